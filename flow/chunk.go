@@ -1,0 +1,62 @@
+package flow
+
+import "github.com/rowflow/rowflow/rowid"
+
+// Item is one element of a stream as users see it: the value, its row ID,
+// and the batch number of the partition it belongs to.
+type Item[T any] struct {
+	Batch int64
+	ID    rowid.ID
+	Value T
+}
+
+// Chunk is the unit that travels between stages: consecutive values of one
+// partition with their row IDs, laid out as struct-of-arrays.
+//
+// A chunk never spans two partitions. The last chunk of a partition has End
+// set; it may be empty, so a partition whose rows were all filtered out
+// still closes. Every stage forwards exactly one End chunk per partition it
+// receives, in order.
+//
+// A chunk is passed by value, and whoever receives it owns its slices: a
+// stage may modify them in place, pass them on, or hand them back with
+// [Chunk.Release].
+type Chunk[T any] struct {
+	Batch  int64
+	IDs    IDs
+	Values []T
+	End    bool
+}
+
+// Len returns the number of values in c.
+func (c *Chunk[T]) Len() int { return len(c.Values) }
+
+// Item returns the k-th element of c.
+func (c *Chunk[T]) Item(k int) Item[T] {
+	return Item[T]{Batch: c.Batch, ID: c.IDs.At(k), Value: c.Values[k]}
+}
+
+// Release recycles the chunk's buffers for later chunks. The chunk must
+// not be used afterwards.
+func (c *Chunk[T]) Release() {
+	Recycle(c.Values)
+	c.IDs.release()
+	*c = Chunk[T]{}
+}
+
+func (s *IDs) release() {
+	Recycle(s.list)
+	Recycle(s.sel)
+	*s = IDs{}
+}
+
+// Split returns the values [i, j) of c as a chunk sharing its storage, with
+// End set only if j is the end of c and c has End set.
+func (c *Chunk[T]) split(i, j int) Chunk[T] {
+	return Chunk[T]{
+		Batch:  c.Batch,
+		IDs:    c.IDs.Slice(i, j),
+		Values: c.Values[i:j:j],
+		End:    c.End && j == len(c.Values),
+	}
+}

@@ -1,0 +1,90 @@
+package flow
+
+import (
+	"errors"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/rowflow/rowflow/rowid"
+)
+
+// StageError is how a run reports the failure of one stage: which stage,
+// and where known the batch and the row ID being processed.
+type StageError struct {
+	Stage string
+	Batch int64 // valid if HasBatch
+	ID    rowid.ID
+	// HasBatch and HasID say whether Batch and ID are known.
+	HasBatch, HasID bool
+	Err             error
+}
+
+func (e *StageError) Error() string {
+	switch {
+	case e.HasID:
+		return fmt.Sprintf("flow: stage %q, batch %d, row %s: %v", e.Stage, e.Batch, e.ID, e.Err)
+	case e.HasBatch:
+		return fmt.Sprintf("flow: stage %q, batch %d: %v", e.Stage, e.Batch, e.Err)
+	}
+	return fmt.Sprintf("flow: stage %q: %v", e.Stage, e.Err)
+}
+
+func (e *StageError) Unwrap() error { return e.Err }
+
+// RowError attaches a row's position to an error. Operators return it (see
+// [ErrorAt]) so that the run's [StageError] names the row that failed.
+type RowError struct {
+	Batch int64
+	ID    rowid.ID
+	Err   error
+}
+
+func (e *RowError) Error() string {
+	return fmt.Sprintf("batch %d, row %s: %v", e.Batch, e.ID, e.Err)
+}
+
+func (e *RowError) Unwrap() error { return e.Err }
+
+// ErrorAt returns err attached to the k-th row of c. It returns nil if err
+// is nil and err itself if err is [ErrStop].
+func ErrorAt[T any](c *Chunk[T], k int, err error) error {
+	if err == nil || err == ErrStop {
+		return err
+	}
+	return &RowError{Batch: c.Batch, ID: c.IDs.At(k), Err: err}
+}
+
+// PanicError is a panic in a stage, turned into an error.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("panic: %v\n%s", e.Value, e.Stack)
+}
+
+// Recovered turns a recovered panic value into a *PanicError with the
+// current stack. Use it in a deferred function: if r := recover(); r != nil
+// { err = flow.Recovered(r) }.
+func Recovered(r any) error {
+	return &PanicError{Value: r, Stack: debug.Stack()}
+}
+
+// stageError wraps err, which stage produced while handling batch (if
+// hasBatch), unless it is nil, ErrStop or already a StageError.
+func stageError(stage string, batch int64, hasBatch bool, err error) error {
+	if err == nil || err == ErrStop {
+		return err
+	}
+	var se *StageError
+	if errors.As(err, &se) {
+		return err
+	}
+	e := &StageError{Stage: stage, Batch: batch, HasBatch: hasBatch, Err: err}
+	var re *RowError
+	if errors.As(err, &re) {
+		e.Batch, e.ID, e.HasBatch, e.HasID, e.Err = re.Batch, re.ID, true, true, re.Err
+	}
+	return e
+}

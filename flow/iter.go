@@ -1,0 +1,103 @@
+package flow
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"reflect"
+)
+
+// Items runs p, which must have no sink and produce values of type T, and
+// returns its items in order.
+//
+// The run starts when the loop starts and each loop runs p anew. Leaving
+// the loop early (break, return, panic) cancels the run and waits for all
+// its goroutines before the loop statement completes. An error ends the
+// sequence: it is yielded once, with a zero Item, as the last pair. If p's
+// output type is not T, that error is the only pair.
+func Items[T any](ctx context.Context, p *Pipeline) iter.Seq2[Item[T], error] {
+	return func(yield func(Item[T], error) bool) {
+		for c, err := range chunks[T](ctx, p) {
+			if err != nil {
+				yield(Item[T]{}, err)
+				return
+			}
+			for k := range c.Values {
+				if !yield(c.Item(k), nil) {
+					c.Release()
+					return
+				}
+			}
+			c.Release()
+		}
+	}
+}
+
+// Values is [Items] without batch numbers and IDs.
+func Values[T any](ctx context.Context, p *Pipeline) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		for c, err := range chunks[T](ctx, p) {
+			if err != nil {
+				var zero T
+				yield(zero, err)
+				return
+			}
+			for _, v := range c.Values {
+				if !yield(v, nil) {
+					c.Release()
+					return
+				}
+			}
+			c.Release()
+		}
+	}
+}
+
+// Chunks is [Items] chunk by chunk, for consumers that work on whole
+// chunks. Each chunk belongs to the loop body, which may keep it or hand
+// its buffers back with [Chunk.Release].
+func Chunks[T any](ctx context.Context, p *Pipeline) iter.Seq2[Chunk[T], error] {
+	return chunks[T](ctx, p)
+}
+
+func chunks[T any](ctx context.Context, p *Pipeline) iter.Seq2[Chunk[T], error] {
+	return func(yield func(Chunk[T], error) bool) {
+		if err := checkIter[T](p); err != nil {
+			yield(Chunk[T]{}, err)
+			return
+		}
+		r, runCtx := newRunner(ctx)
+		ch := make(chan Chunk[T], 4)
+		p.start(runCtx, r, Env{Seed: p.seed}, chanOut[T]{ch: ch})
+		stopped := false
+		for !stopped {
+			c, ok, _ := recv(runCtx, ch)
+			if !ok {
+				break
+			}
+			stopped = !yield(c, nil)
+		}
+		if stopped {
+			r.cancel(errStopped)
+			r.wait(ctx)
+			return
+		}
+		if err := r.wait(ctx); err != nil {
+			yield(Chunk[T]{}, err)
+		}
+	}
+}
+
+func checkIter[T any](p *Pipeline) error {
+	if p.err != nil {
+		return p.err
+	}
+	if p.sink.n != nil {
+		return fmt.Errorf("flow: pipeline ends in sink %q; run it with Run", p.sink.n.info().Name)
+	}
+	info, out := p.last()
+	if want := reflect.TypeFor[T](); out.typ() != want {
+		return fmt.Errorf("flow: stage %q produces %v but the iterator takes %v", info.Name, out.typ(), want)
+	}
+	return nil
+}

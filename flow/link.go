@@ -1,0 +1,136 @@
+package flow
+
+import "context"
+
+// downstream is what a stage pushes into inside one goroutine: the next
+// stage's link, a channel to another goroutine, or the sink. close ends the
+// stream.
+type downstream[T any] interface {
+	Emitter[T]
+	close(ctx context.Context) error
+}
+
+// link runs one processor in the goroutine of its caller and feeds its
+// output to next. Consecutive stages with the same parallelism are fused
+// into one chain of links, so a chunk passes through them as function calls.
+type link[In, Out any] struct {
+	name    string
+	p       Processor[In, Out]
+	next    downstream[Out]
+	stopped bool  // this stage or one downstream of it has ended the stream
+	downErr error // the last error next returned, so it is not wrapped twice
+}
+
+func (l *link[In, Out]) Push(ctx context.Context, c Chunk[In]) (err error) {
+	if l.stopped {
+		c.Release()
+		return ErrStop
+	}
+	batch := c.Batch
+	defer func() {
+		if r := recover(); r != nil {
+			err = stageError(l.name, batch, true, Recovered(r))
+		}
+	}()
+	l.downErr = nil
+	return l.result(ctx, l.p.Process(ctx, c, (*linkOut[In, Out])(l)), batch, true)
+}
+
+func (l *link[In, Out]) close(ctx context.Context) (err error) {
+	if l.stopped {
+		return nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = stageError(l.name, 0, false, Recovered(r))
+		}
+	}()
+	l.downErr = nil
+	if err := l.result(ctx, l.p.Flush(ctx, (*linkOut[In, Out])(l)), 0, false); err != nil {
+		if err != ErrStop {
+			return err
+		}
+		return nil
+	}
+	return l.next.close(ctx)
+}
+
+// result interprets what the processor returned.
+func (l *link[In, Out]) result(ctx context.Context, err error, batch int64, hasBatch bool) error {
+	switch {
+	case err == nil:
+		return nil
+	case err == l.downErr:
+		// Passed up from downstream: already attributed, or ErrStop after
+		// downstream closed itself.
+		if err == ErrStop {
+			l.stopped = true
+		}
+		return err
+	case err == ErrStop:
+		// This stage ends the stream: downstream finishes normally.
+		l.stopped = true
+		if cerr := l.next.close(ctx); cerr != nil {
+			return cerr
+		}
+		return ErrStop
+	}
+	return stageError(l.name, batch, hasBatch, err)
+}
+
+// linkOut is the Emitter a link's processor pushes to.
+type linkOut[In, Out any] link[In, Out]
+
+func (o *linkOut[In, Out]) Push(ctx context.Context, c Chunk[Out]) error {
+	err := o.next.Push(ctx, c)
+	o.downErr = err
+	return err
+}
+
+// sinkLink feeds a Consumer. The consumer's Close is called by the run's
+// owner once every goroutine has finished.
+type sinkLink[T any] struct {
+	name    string
+	c       Consumer[T]
+	stopped bool
+}
+
+func (s *sinkLink[T]) Push(ctx context.Context, c Chunk[T]) (err error) {
+	if s.stopped {
+		c.Release()
+		return ErrStop
+	}
+	batch := c.Batch
+	defer func() {
+		if r := recover(); r != nil {
+			err = stageError(s.name, batch, true, Recovered(r))
+		}
+	}()
+	err = s.c.Consume(ctx, c)
+	if err == ErrStop {
+		s.stopped = true
+	}
+	return stageError(s.name, batch, true, err)
+}
+
+func (s *sinkLink[T]) close(context.Context) error { return nil }
+
+// chanOut sends chunks to another goroutine; close closes the channel.
+type chanOut[T any] struct {
+	ch chan Chunk[T]
+}
+
+func (o chanOut[T]) Push(ctx context.Context, c Chunk[T]) error {
+	select {
+	case o.ch <- c:
+		return nil
+	case <-ctx.Done():
+		c.Release()
+		return ctx.Err()
+	}
+}
+
+func (o chanOut[T]) close(context.Context) error {
+	close(o.ch)
+	return nil
+}

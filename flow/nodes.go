@@ -1,0 +1,118 @@
+package flow
+
+import (
+	"context"
+	"iter"
+)
+
+// The pipeline plan is untyped so that the DSL can chain stages of any
+// types; each node keeps its stage's types inside and builds typed links.
+// Type assertions happen once per run, when links are built, never per
+// element.
+
+type opNode interface {
+	info() Info
+	inOps() typeOps
+	outOps() typeOps
+	// link returns a downstream of the input type that runs a new
+	// processor and pushes into next, a downstream of the output type.
+	link(env Env, next any) any
+}
+
+type srcNode interface {
+	info() Info
+	outOps() typeOps
+	partitions(ctx context.Context, env Env) iter.Seq2[srcPart, error]
+}
+
+// srcPart is a source partition with a read function that takes a
+// downstream of the source's type.
+type srcPart struct {
+	batch int64
+	read  func(ctx context.Context, head any) error
+}
+
+type sinkNode interface {
+	info() Info
+	inOps() typeOps
+	open(env Env) (head any, closeFn func(error) error)
+}
+
+// Stage is an operator ready to be chained with [Pipeline.Via]. Make one
+// with [NewStage].
+type Stage struct{ n opNode }
+
+// NewStage wraps op for the DSL.
+func NewStage[In, Out any](op Operator[In, Out]) Stage {
+	return Stage{n: opAdapter[In, Out]{op}}
+}
+
+type opAdapter[In, Out any] struct{ op Operator[In, Out] }
+
+func (a opAdapter[In, Out]) info() Info      { return a.op.Info() }
+func (a opAdapter[In, Out]) inOps() typeOps  { return opsOf[In]() }
+func (a opAdapter[In, Out]) outOps() typeOps { return opsOf[Out]() }
+func (a opAdapter[In, Out]) link(env Env, next any) any {
+	return &link[In, Out]{name: a.op.Info().Name, p: a.op.NewProcessor(env), next: next.(downstream[Out])}
+}
+
+// Sink is a sink ready for [Pipeline.To]. Make one with [NewSink].
+type Sink struct{ n sinkNode }
+
+// NewSink wraps s for the DSL.
+func NewSink[T any](s SinkStage[T]) Sink { return Sink{n: sinkAdapter[T]{s}} }
+
+type sinkAdapter[T any] struct{ s SinkStage[T] }
+
+func (a sinkAdapter[T]) info() Info     { return a.s.Info() }
+func (a sinkAdapter[T]) inOps() typeOps { return opsOf[T]() }
+func (a sinkAdapter[T]) open(env Env) (any, func(error) error) {
+	c := a.s.NewConsumer(env)
+	return &sinkLink[T]{name: a.s.Info().Name, c: c}, c.Close
+}
+
+type srcAdapter[T any] struct{ s Source[T] }
+
+func (a srcAdapter[T]) info() Info      { return a.s.Info() }
+func (a srcAdapter[T]) outOps() typeOps { return opsOf[T]() }
+
+// partitions yields the source's partitions, attributing the source's own errors to the source.
+func (a srcAdapter[T]) partitions(ctx context.Context, env Env) iter.Seq2[srcPart, error] {
+	name := a.s.Info().Name
+	return func(yield func(srcPart, error) bool) {
+		for p, err := range a.s.Partitions(ctx, env) {
+			if err != nil {
+				yield(srcPart{}, stageError(name, 0, false, err))
+				return
+			}
+			read := func(ctx context.Context, head any) (err error) {
+				defer func() {
+					if r := recover(); r != nil {
+						err = stageError(name, p.Batch, true, Recovered(r))
+					}
+				}()
+				out := &recordingOut[T]{next: head.(downstream[T])}
+				err = p.Read(ctx, out)
+				if err == nil || err == out.err {
+					return err
+				}
+				return stageError(name, p.Batch, true, err)
+			}
+			if !yield(srcPart{p.Batch, read}, nil) {
+				return
+			}
+		}
+	}
+}
+
+// recordingOut remembers the last error downstream returned, so that it is
+// passed on as it is rather than attributed to the stage that pushed.
+type recordingOut[T any] struct {
+	next downstream[T]
+	err  error
+}
+
+func (o *recordingOut[T]) Push(ctx context.Context, c Chunk[T]) error {
+	o.err = o.next.Push(ctx, c)
+	return o.err
+}

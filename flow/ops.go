@@ -1,0 +1,162 @@
+package flow
+
+import (
+	"context"
+	"errors"
+	"reflect"
+)
+
+var errStopInParallel = errors.New("a stage running on several workers returned ErrStop; only serial stages may end the stream")
+
+// typeOps does, for one element type, the typed work that the untyped
+// pipeline plan needs: channels, the workers' terminal, the merge and the
+// dispatcher. It is called once per run or per partition, never per element.
+type typeOps interface {
+	typ() reflect.Type
+	newChan(n int) any
+	closeChan(ch any)
+	newTerminal(unordered bool) terminal
+	merge(ctx context.Context, g *group, next any) error
+	newDispatcher(g *group) any
+	newChanOut(ch any) any
+}
+
+// terminal is the end of a worker's chain: it sends the chain's output to
+// the current task's channel.
+type terminal interface {
+	setTask(t *task)
+	endTask(ctx context.Context) error
+}
+
+type ops[T any] struct{}
+
+func opsOf[T any]() typeOps { return ops[T]{} }
+
+func (ops[T]) typ() reflect.Type           { return reflect.TypeFor[T]() }
+func (ops[T]) newChan(n int) any           { return make(chan Chunk[T], n) }
+func (ops[T]) closeChan(ch any)            { close(ch.(chan Chunk[T])) }
+func (ops[T]) newChanOut(ch any) any       { return chanOut[T]{ch: ch.(chan Chunk[T])} }
+func (ops[T]) newTerminal(u bool) terminal { return &taskOut[T]{unordered: u} }
+
+// taskOut is a worker's terminal. It makes sure every partition ends with
+// exactly one End chunk, even if a stage dropped it.
+type taskOut[T any] struct {
+	ch        chan Chunk[T]
+	batch     int64
+	ended     bool
+	unordered bool
+}
+
+func (o *taskOut[T]) setTask(t *task) {
+	o.ch, o.batch, o.ended = t.out.(chan Chunk[T]), t.batch, false
+}
+
+func (o *taskOut[T]) Push(ctx context.Context, c Chunk[T]) error {
+	if o.ended {
+		// A stage pushed after the partition's End: keep the stream valid.
+		if c.Len() == 0 {
+			c.Release()
+			return nil
+		}
+		c.End = true
+	}
+	c.Batch = o.batch
+	o.ended = c.End
+	return send(ctx, o.ch, c)
+}
+
+func (o *taskOut[T]) endTask(ctx context.Context) error {
+	if !o.ended {
+		if err := send(ctx, o.ch, Chunk[T]{Batch: o.batch, End: true}); err != nil {
+			return err
+		}
+	}
+	if !o.unordered {
+		close(o.ch)
+	}
+	return nil
+}
+
+func (o *taskOut[T]) close(context.Context) error { return nil }
+
+func (ops[T]) merge(ctx context.Context, g *group, next any) error {
+	down := next.(downstream[T])
+	if g.unordered {
+		if err := forward(ctx, g.shared.(chan Chunk[T]), down); err != nil {
+			return err
+		}
+		return down.close(ctx)
+	}
+	for {
+		t, ok, err := recv(ctx, g.schedule)
+		if !ok {
+			if err != nil {
+				return err
+			}
+			return down.close(ctx)
+		}
+		if err := forward(ctx, t.out.(chan Chunk[T]), down); err != nil {
+			return err
+		}
+	}
+}
+
+// forward pushes everything from ch into down until ch is closed.
+func forward[T any](ctx context.Context, ch chan Chunk[T], down downstream[T]) error {
+	for {
+		c, ok, err := recv(ctx, ch)
+		if !ok {
+			return err
+		}
+		if err := down.Push(ctx, c); err != nil {
+			return err
+		}
+	}
+}
+
+// dispatcher feeds a parallel group from a stream: each partition becomes
+// a task whose chunks go through a channel of their own.
+type dispatcher[T any] struct {
+	g   *group
+	cur chan Chunk[T]
+	b   int64
+}
+
+func (ops[T]) newDispatcher(g *group) any { return &dispatcher[T]{g: g} }
+
+func (d *dispatcher[T]) Push(ctx context.Context, c Chunk[T]) error {
+	if d.cur != nil && c.Batch != d.b {
+		close(d.cur) // the partition ended without an End chunk
+		d.cur = nil
+	}
+	if d.cur == nil {
+		in := make(chan Chunk[T], taskBuffer)
+		d.cur, d.b = in, c.Batch
+		read := func(ctx context.Context, head any) error {
+			return forward(ctx, in, head.(downstream[T]))
+		}
+		if err := d.g.submit(ctx, c.Batch, read); err != nil {
+			c.Release()
+			return err
+		}
+	}
+	end := c.End
+	if err := send(ctx, d.cur, c); err != nil {
+		c.Release()
+		return err
+	}
+	if end {
+		close(d.cur)
+		d.cur = nil
+	}
+	return nil
+}
+
+func (d *dispatcher[T]) close(context.Context) error {
+	if d.cur != nil {
+		close(d.cur)
+		d.cur = nil
+	}
+	d.g.finish()
+	return nil
+}

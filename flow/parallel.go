@@ -1,0 +1,126 @@
+package flow
+
+import (
+	"context"
+	"sync"
+)
+
+// A parallel group runs a run of fused stages on n workers.
+//
+// Partitions are handed out in batch order as tasks. Each task carries its
+// own bounded output channel; the ordered merge takes the tasks in the same
+// order from the schedule and drains each task's channel before moving on,
+// so it streams the lowest open partition as its chunks arrive. The
+// schedule's capacity is the window of partitions in flight: a slow
+// partition holds back at most that many finished ones, each holding at
+// most taskBuffer chunks.
+//
+// Unordered groups skip the schedule: workers push into one shared channel.
+
+const taskBuffer = 8 // chunks buffered per partition in flight
+
+// task is one partition for a worker: read pushes the partition into the
+// worker's chain (a downstream of the group's input type), and out (a chan
+// Chunk of the group's output type) receives the chain's output.
+type task struct {
+	batch int64
+	read  func(ctx context.Context, head any) error
+	out   any
+}
+
+// group is the shared state of one parallel group.
+type group struct {
+	n         int
+	unordered bool
+	tasks     chan *task
+	schedule  chan *task // ordered only
+	shared    any        // unordered only: chan Chunk[Out]
+	in, out   typeOps
+	chain     func(env Env, terminal any) any // builds one worker's chain
+	env       Env
+}
+
+func newGroup(n int, unordered bool, in, out typeOps, chain func(Env, any) any, env Env) *group {
+	g := &group{n: n, unordered: unordered, in: in, out: out, chain: chain, env: env,
+		tasks: make(chan *task, 2*n)}
+	if unordered {
+		g.shared = out.newChan(2 * n * taskBuffer)
+	} else {
+		g.schedule = make(chan *task, 2*n)
+	}
+	return g
+}
+
+// submit hands a task to the workers and, when ordered, to the merge.
+func (g *group) submit(ctx context.Context, batch int64, read func(context.Context, any) error) error {
+	t := &task{batch: batch, read: read}
+	if g.unordered {
+		t.out = g.shared
+	} else {
+		t.out = g.out.newChan(taskBuffer)
+		if err := send(ctx, g.schedule, t); err != nil {
+			return err
+		}
+	}
+	return send(ctx, g.tasks, t)
+}
+
+// finish tells the workers and the merge that no more tasks come.
+func (g *group) finish() {
+	close(g.tasks)
+	if !g.unordered {
+		close(g.schedule)
+	}
+}
+
+// start starts the workers under upCtx and the merge under downCtx; the
+// merge pushes into next (a downstream of the output type) and cancels
+// upstream with errStopped if next stops the stream.
+func (g *group) start(r *runner, upCtx, downCtx context.Context, stopUp context.CancelCauseFunc, next any) {
+	var workers sync.WaitGroup
+	workers.Add(g.n)
+	for range g.n {
+		r.goroutine(upCtx, func() error {
+			defer workers.Done()
+			return g.work(upCtx)
+		})
+	}
+	if g.unordered {
+		// The shared channel closes once every worker is done.
+		r.goroutine(upCtx, func() error {
+			workers.Wait()
+			g.out.closeChan(g.shared)
+			return nil
+		})
+	}
+	r.goroutine(downCtx, func() error {
+		err := g.out.merge(downCtx, g, next)
+		if err == ErrStop {
+			stopUp(errStopped)
+			return nil
+		}
+		return err
+	})
+}
+
+func (g *group) work(ctx context.Context) error {
+	term := g.out.newTerminal(g.unordered)
+	head := g.chain(g.env, term)
+	for {
+		t, ok, err := recv(ctx, g.tasks)
+		if !ok {
+			return err
+		}
+		term.setTask(t)
+		if err := t.read(ctx, head); err != nil {
+			if err == ErrStop {
+				return stageError("parallel worker", t.batch, true,
+					errStopInParallel)
+			}
+			return err
+		}
+		if err := term.endTask(ctx); err != nil {
+			return err
+		}
+	}
+}

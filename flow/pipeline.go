@@ -1,0 +1,277 @@
+package flow
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+)
+
+// Pipeline is a source followed by stages and, once [Pipeline.To] is
+// called, a sink. It is a value: every builder method returns a new
+// Pipeline and leaves its receiver as it was, and a pipeline can be run any
+// number of times, giving the same output each time.
+//
+// Building never panics and never fails on the spot: the first mistake
+// (stages whose types do not fit, Parallel on a serial stage) is kept and
+// returned by [Pipeline.Err], [Pipeline.Run] and the iterators.
+type Pipeline struct {
+	src    srcNode
+	stages []step // stages[0] is the source's step, with op nil
+	sink   srcSink
+	seed   uint64
+	err    error
+}
+
+type step struct {
+	op        opNode // nil for the source
+	n         int    // workers
+	unordered bool
+}
+
+type srcSink struct{ n sinkNode }
+
+// From starts a pipeline that reads src.
+//
+// If src has a method Err() error that returns an error (a bad option),
+// the pipeline keeps that error.
+func From[T any](src Source[T]) *Pipeline {
+	p := &Pipeline{src: srcAdapter[T]{src}, stages: []step{{n: 1}}}
+	if e, ok := src.(interface{ Err() error }); ok {
+		p.err = e.Err()
+	}
+	return p
+}
+
+func (p *Pipeline) clone() *Pipeline {
+	q := *p
+	q.stages = append([]step(nil), p.stages...)
+	return &q
+}
+
+func (p *Pipeline) last() (Info, typeOps) {
+	if s := p.stages[len(p.stages)-1]; s.op != nil {
+		return s.op.info(), s.op.outOps()
+	}
+	return p.src.info(), p.src.outOps()
+}
+
+func (p *Pipeline) fail(err error) *Pipeline {
+	q := p.clone()
+	if q.err == nil {
+		q.err = err
+	}
+	return q
+}
+
+// Via appends a stage. Its input type must be the output type of the stage
+// before it.
+func (p *Pipeline) Via(s Stage) *Pipeline {
+	switch {
+	case p.err != nil:
+		return p
+	case s.n == nil:
+		return p.fail(fmt.Errorf("flow: Via of a zero Stage; make stages with NewStage"))
+	case p.sink.n != nil:
+		return p.fail(fmt.Errorf("flow: Via(%q) after To(%q)", s.n.info().Name, p.sink.n.info().Name))
+	}
+	prev, out := p.last()
+	if err := fit(prev, out.typ(), s.n.info(), s.n.inOps().typ()); err != nil {
+		return p.fail(err)
+	}
+	q := p.clone()
+	q.stages = append(q.stages, step{op: s.n, n: 1})
+	return q
+}
+
+// Parallel runs the most recent stage (or the source, right after From) on
+// n workers. Output order stays the serial order unless [Pipeline.Unordered]
+// is also called. Consecutive stages with the same parallelism run fused on
+// the same workers, with no merge between them. Parallel on a stage that
+// keeps state across partitions is an error; n < 1 is an error.
+func (p *Pipeline) Parallel(n int) *Pipeline {
+	if p.err != nil {
+		return p
+	}
+	info, _ := p.last()
+	switch {
+	case p.sink.n != nil:
+		return p.fail(fmt.Errorf("flow: Parallel(%d) after To(%q): sinks run on one goroutine", n, p.sink.n.info().Name))
+	case n < 1:
+		return p.fail(fmt.Errorf("flow: Parallel(%d) on stage %q: need at least 1 worker", n, info.Name))
+	case info.Serial != "" && n > 1:
+		return p.fail(fmt.Errorf("flow: stage %q cannot run in parallel: %s", info.Name, info.Serial))
+	}
+	q := p.clone()
+	q.stages[len(q.stages)-1].n = n
+	return q
+}
+
+// Unordered lets the most recent stage's merge emit partitions in whatever
+// order the workers finish them, instead of in batch order. Items keep
+// their batch numbers and IDs; only the order of partitions changes. It
+// does nothing for a stage on one worker.
+func (p *Pipeline) Unordered() *Pipeline {
+	if p.err != nil {
+		return p
+	}
+	q := p.clone()
+	q.stages[len(q.stages)-1].unordered = true
+	return q
+}
+
+// WithSeed sets the seed every stage sees in its [Env]. The default is 0.
+func (p *Pipeline) WithSeed(seed uint64) *Pipeline {
+	q := p.clone()
+	q.seed = seed
+	return q
+}
+
+// To ends the pipeline with a sink, whose input type must be the output
+// type of the last stage.
+func (p *Pipeline) To(s Sink) *Pipeline {
+	switch {
+	case p.err != nil:
+		return p
+	case s.n == nil:
+		return p.fail(fmt.Errorf("flow: To of a zero Sink; make sinks with NewSink"))
+	case p.sink.n != nil:
+		return p.fail(fmt.Errorf("flow: To(%q) after To(%q)", s.n.info().Name, p.sink.n.info().Name))
+	}
+	prev, out := p.last()
+	if err := fit(prev, out.typ(), s.n.info(), s.n.inOps().typ()); err != nil {
+		return p.fail(err)
+	}
+	q := p.clone()
+	q.sink = srcSink{s.n}
+	return q
+}
+
+// Err returns the first mistake made while building p, or nil.
+func (p *Pipeline) Err() error { return p.err }
+
+// OutType returns the type of the values the last stage produces.
+func (p *Pipeline) OutType() reflect.Type {
+	_, out := p.last()
+	return out.typ()
+}
+
+func fit(prev Info, out reflect.Type, next Info, in reflect.Type) error {
+	if out == in {
+		return nil
+	}
+	return fmt.Errorf("flow: stage %q produces %v but stage %q takes %v", prev.Name, out, next.Name, in)
+}
+
+// Run runs a pipeline that ends in a sink, and returns once every
+// goroutine of the run has returned: nil if the stream ended and the sink
+// committed, the first error otherwise.
+func (p *Pipeline) Run(ctx context.Context) error {
+	if p.err != nil {
+		return p.err
+	}
+	if p.sink.n == nil {
+		return fmt.Errorf("flow: Run of a pipeline with no sink; add one with To, or read it with Items")
+	}
+	env := Env{Seed: p.seed}
+	head, closeSink := p.sink.n.open(env)
+	r, runCtx := newRunner(ctx)
+	p.start(runCtx, r, env, head)
+	err := r.wait(ctx)
+	if cerr := closeSink(err); err == nil && cerr != nil {
+		err = stageError(p.sink.n.info().Name, 0, false, cerr)
+	}
+	return err
+}
+
+// start builds the run's links from the last stage back to the source and
+// starts its goroutines. next is a downstream of the last stage's type.
+func (p *Pipeline) start(ctx context.Context, r *runner, env Env, next any) {
+	end := len(p.stages)
+	for end > 0 {
+		// The group is stages[begin:end]: equal parallelism, fused.
+		n, begin, unordered := p.stages[end-1].n, end-1, false
+		for begin > 0 && p.stages[begin-1].n == n {
+			begin--
+		}
+		for _, s := range p.stages[begin:end] {
+			unordered = unordered || s.unordered
+		}
+		withSource := begin == 0 && p.stages[0].op == nil
+		ops := p.stages[begin:end]
+		if withSource {
+			ops = ops[1:]
+		}
+		chain := func(env Env, terminal any) any {
+			for i := len(ops) - 1; i >= 0; i-- {
+				terminal = ops[i].op.link(env, terminal)
+			}
+			return terminal
+		}
+		if n == 1 {
+			next = chain(env, next)
+			if withSource {
+				p.startSerialSource(ctx, r, env, next)
+			}
+			end = begin
+			continue
+		}
+		var in typeOps
+		if withSource {
+			in = p.src.outOps()
+		} else {
+			in = ops[0].op.inOps()
+		}
+		_, out := stepOut(p, end-1)
+		g := newGroup(n, unordered, in, out, chain, env)
+		upCtx, stopUp := context.WithCancelCause(ctx)
+		g.start(r, upCtx, ctx, stopUp, next)
+		ctx = upCtx
+		if withSource {
+			p.startParallelSource(ctx, r, env, g)
+		} else {
+			next = in.newDispatcher(g)
+		}
+		end = begin
+	}
+}
+
+func stepOut(p *Pipeline, i int) (Info, typeOps) {
+	if op := p.stages[i].op; op != nil {
+		return op.info(), op.outOps()
+	}
+	return p.src.info(), p.src.outOps()
+}
+
+func (p *Pipeline) startSerialSource(ctx context.Context, r *runner, env Env, head any) {
+	r.goroutine(ctx, func() error {
+		for part, err := range p.src.partitions(ctx, env) {
+			if err != nil {
+				return err
+			}
+			if err := part.read(ctx, head); err != nil {
+				if err == ErrStop {
+					return nil
+				}
+				return err
+			}
+		}
+		return head.(closer).close(ctx)
+	})
+}
+
+func (p *Pipeline) startParallelSource(ctx context.Context, r *runner, env Env, g *group) {
+	r.goroutine(ctx, func() error {
+		for part, err := range p.src.partitions(ctx, env) {
+			if err != nil {
+				return err
+			}
+			if err := g.submit(ctx, part.batch, part.read); err != nil {
+				return err
+			}
+		}
+		g.finish()
+		return nil
+	})
+}
+
+type closer interface{ close(context.Context) error }

@@ -1,0 +1,96 @@
+package flow
+
+import (
+	"context"
+	"errors"
+	"sync"
+)
+
+// errStopped is the cancellation cause of the stages upstream of a stage
+// that ended the stream with ErrStop. Their context errors are not errors
+// of the run.
+var errStopped = errors.New("flow: stopped by a downstream stage")
+
+// runner owns every goroutine of one run. The first error cancels the run;
+// wait returns it once all goroutines have returned.
+type runner struct {
+	cancel context.CancelCauseFunc
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	err    error
+}
+
+func newRunner(parent context.Context) (*runner, context.Context) {
+	ctx, cancel := context.WithCancelCause(parent)
+	return &runner{cancel: cancel}, ctx
+}
+
+// goroutine runs f in a new goroutine. ctx is the context f runs under: if
+// it was cancelled because a downstream stage stopped the stream, the
+// context error f returns is expected and dropped.
+func (r *runner) goroutine(ctx context.Context, f func() error) {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		var err error
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					err = Recovered(p)
+				}
+			}()
+			err = f()
+		}()
+		r.fail(ctx, err)
+	}()
+}
+
+func (r *runner) fail(ctx context.Context, err error) {
+	if err == nil || err == ErrStop {
+		return
+	}
+	if ctx.Err() != nil && context.Cause(ctx) == errStopped && isContextErr(err) {
+		return
+	}
+	r.mu.Lock()
+	if r.err == nil {
+		r.err = err
+	}
+	r.mu.Unlock()
+	r.cancel(err)
+}
+
+// wait waits for every goroutine and returns the run's first error. If the
+// parent context was cancelled, its error is returned as it is.
+func (r *runner) wait(parent context.Context) error {
+	r.wg.Wait()
+	r.cancel(nil)
+	if r.err != nil && isContextErr(r.err) && parent.Err() != nil {
+		return context.Cause(parent)
+	}
+	return r.err
+}
+
+func isContextErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// recv receives from ch unless ctx is done first.
+func recv[T any](ctx context.Context, ch <-chan T) (v T, ok bool, err error) {
+	select {
+	case v, ok = <-ch:
+		return v, ok, nil
+	case <-ctx.Done():
+		return v, false, ctx.Err()
+	}
+}
+
+// send sends v on ch unless ctx is done first.
+func send[T any](ctx context.Context, ch chan<- T, v T) error {
+	select {
+	case ch <- v:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,100 @@
+package flow
+
+import (
+	"context"
+	"errors"
+	"iter"
+)
+
+// Emitter receives the chunks a stage produces. Push hands c downstream;
+// the receiver owns c afterwards. Push blocks while downstream is full and
+// returns ctx's error when the pipeline is cancelled.
+type Emitter[T any] interface {
+	Push(ctx context.Context, c Chunk[T]) error
+}
+
+// Env is what a run tells its stages: the seed set with [Pipeline.WithSeed].
+// It never depends on the parallelism, the machine or the time.
+type Env struct {
+	Seed uint64
+}
+
+// Info describes a stage to the runtime and in errors.
+type Info struct {
+	// Name names the stage in errors, e.g. "map" or "parquet(data/)".
+	Name string
+	// Serial, when not empty, says why the stage keeps state across
+	// partitions and so cannot run on several workers; asking such a stage
+	// for Parallel is an error that quotes this reason.
+	Serial string
+}
+
+// Source produces a stream. It is lazy: nothing is opened or read before
+// Partitions is called, and every call plans the same partitions again.
+type Source[T any] interface {
+	Info() Info
+	// Partitions returns the source's partitions in serial order. Batch
+	// numbers must increase. A source may yield an error instead of a
+	// partition; the run then fails with it.
+	Partitions(ctx context.Context, env Env) iter.Seq2[Partition[T], error]
+}
+
+// Partition is one independently readable part of a source's input.
+type Partition[T any] struct {
+	Batch int64
+	// Read pushes the partition's values in order, in chunks whose Batch is
+	// the partition's, the last with End set. Partitions of one source may
+	// be read concurrently, each by one goroutine.
+	Read func(ctx context.Context, out Emitter[T]) error
+}
+
+// Operator transforms a stream of In into a stream of Out. Make a [Stage]
+// of it with [NewStage].
+type Operator[In, Out any] interface {
+	Info() Info
+	// NewProcessor returns a processor for one run and one worker. A
+	// processor is used by one goroutine at a time.
+	NewProcessor(env Env) Processor[In, Out]
+}
+
+// Processor is one worker's instance of an operator.
+//
+// Process is called for every chunk in stream order. It pushes its output
+// to out, forwarding one End chunk for each End chunk it receives. A
+// processor of a stage that is not serial sees whole partitions only, in
+// batch order but possibly with gaps, and must not keep state from one
+// partition to the next.
+//
+// Flush is called once at the end of the stream, for serial stages only,
+// so that they can push what they still hold.
+//
+// Returning [ErrStop] from Process ends the stream at this stage: the
+// stages downstream are flushed and finish normally, the stages upstream
+// are cancelled, and the run succeeds.
+type Processor[In, Out any] interface {
+	Process(ctx context.Context, c Chunk[In], out Emitter[Out]) error
+	Flush(ctx context.Context, out Emitter[Out]) error
+}
+
+// ErrStop is returned by a serial [Processor] or [Consumer] that needs no
+// more input. It is not an error of the run.
+var ErrStop = errors.New("flow: stop")
+
+// SinkStage consumes a stream at the end of a pipeline. Make a [Sink] of it
+// with [NewSink].
+type SinkStage[T any] interface {
+	Info() Info
+	// NewConsumer returns the consumer for one run.
+	NewConsumer(env Env) Consumer[T]
+}
+
+// Consumer is one run's instance of a sink. Consume is called for every
+// chunk in stream order, from one goroutine. Close is called exactly once
+// at the end: with nil when the stream ended normally, so the consumer
+// commits its result, or with the run's error, so it discards what it
+// began. Returning [ErrStop] from Consume ends the run early and
+// successfully; Close(nil) follows.
+type Consumer[T any] interface {
+	Consume(ctx context.Context, c Chunk[T]) error
+	Close(err error) error
+}

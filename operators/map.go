@@ -1,0 +1,67 @@
+package operators
+
+import (
+	"context"
+	"reflect"
+	"unsafe"
+
+	"github.com/rowflow/rowflow/flow"
+)
+
+// Map returns a stage that replaces every value v by f(v). IDs and batch
+// numbers pass through unchanged. An error from f fails the run.
+func Map[In, Out any](f func(In) (Out, error)) flow.Stage {
+	return flow.NewStage[In, Out](mapOp[In, Out]{f: f})
+}
+
+type mapOp[In, Out any] struct{ f func(In) (Out, error) }
+
+func (mapOp[In, Out]) Info() flow.Info { return flow.Info{Name: "map"} }
+
+func (m mapOp[In, Out]) NewProcessor(flow.Env) flow.Processor[In, Out] {
+	return &mapProc[In, Out]{f: m.f, inPlace: reflect.TypeFor[In]() == reflect.TypeFor[Out]()}
+}
+
+type mapProc[In, Out any] struct {
+	f       func(In) (Out, error)
+	inPlace bool // In and Out are one type: write results over the input
+	passThrough[Out]
+}
+
+func (p *mapProc[In, Out]) Process(ctx context.Context, c flow.Chunk[In], out flow.Emitter[Out]) (err error) {
+	var dst []Out
+	if p.inPlace {
+		dst = *(*[]Out)(unsafe.Pointer(&c.Values))
+	} else {
+		dst = flow.Alloc[Out](len(c.Values))[:len(c.Values)]
+	}
+	k := 0
+	defer guard(&c, &k, &err)
+	for ; k < len(c.Values); k++ {
+		v, err := p.f(c.Values[k])
+		if err != nil {
+			return flow.ErrorAt(&c, k, err)
+		}
+		dst[k] = v
+	}
+	if !p.inPlace {
+		flow.Recycle(c.Values)
+	}
+	return out.Push(ctx, flow.Chunk[Out]{Batch: c.Batch, IDs: c.IDs, Values: dst, End: c.End})
+}
+
+// passThrough is the Flush of stages that hold nothing between chunks.
+type passThrough[Out any] struct{}
+
+func (passThrough[Out]) Flush(context.Context, flow.Emitter[Out]) error { return nil }
+
+// guard turns a panic while handling the k-th value of c into an error
+// naming that row.
+func guard[T any](c *flow.Chunk[T], k *int, err *error) {
+	if r := recover(); r != nil {
+		*err = flow.Recovered(r)
+		if *k >= 0 && *k < c.Len() {
+			*err = flow.ErrorAt(c, *k, *err)
+		}
+	}
+}

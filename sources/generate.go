@@ -1,0 +1,78 @@
+package sources
+
+import (
+	"context"
+	"iter"
+	"math"
+
+	"github.com/rowflow/rowflow/flow"
+)
+
+// Generate returns a source of the values f(0), f(1), … f(n-1), or of an
+// unending sequence if n is negative (end it with operators.Take).
+// Partition k holds indexes [k*size, (k+1)*size) for the [PartitionSize]
+// size, and is batch k. Value i gets the ID rowid.Ordinal(i) combined with
+// the source's ID (see [Named]; the default name is "generate"). f may be
+// called concurrently when the source runs in parallel. An error from f
+// fails the run, naming the index's batch and row ID.
+//
+// Options: [PartitionSize], [ChunkSize], [Named].
+func Generate[T any](n int64, f func(i int64) (T, error), opts ...Option) flow.Source[T] {
+	c, err := build("generate", opts, "PartitionSize", "ChunkSize", "Named")
+	if n < 0 {
+		n = math.MaxInt64
+	}
+	return &genSource[T]{n: n, f: f, cfg: c, err: err}
+}
+
+type genSource[T any] struct {
+	n   int64
+	f   func(int64) (T, error)
+	cfg config
+	err error
+}
+
+func (s *genSource[T]) Info() flow.Info { return flow.Info{Name: s.cfg.name} }
+
+// Err reports a bad option.
+func (s *genSource[T]) Err() error { return s.err }
+
+func (s *genSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2[flow.Partition[T], error] {
+	return func(yield func(flow.Partition[T], error) bool) {
+		if s.err != nil {
+			yield(flow.Partition[T]{}, s.err)
+			return
+		}
+		size := int64(s.cfg.partitionSize)
+		for b, lo := int64(0), int64(0); lo < s.n; b, lo = b+1, lo+size {
+			hi := lo + min(size, s.n-lo)
+			p := flow.Partition[T]{Batch: b, Read: func(ctx context.Context, out flow.Emitter[T]) error {
+				return s.read(ctx, b, lo, hi, out)
+			}}
+			if !yield(p, nil) {
+				return
+			}
+		}
+	}
+}
+
+func (s *genSource[T]) read(ctx context.Context, batch, lo, hi int64, out flow.Emitter[T]) error {
+	for i := lo; i < hi; i += int64(s.cfg.chunkSize) {
+		j := i + min(int64(s.cfg.chunkSize), hi-i)
+		c := flow.Chunk[T]{Batch: batch, IDs: flow.OrdinalIDs(s.cfg.base, uint64(i), int(j-i)), End: j == hi}
+		c.Values = flow.Alloc[T](int(j - i))
+		for k := i; k < j; k++ {
+			v, err := s.f(k)
+			if err != nil {
+				err = flow.ErrorAt(&c, int(k-i), err)
+				c.Release()
+				return err
+			}
+			c.Values = append(c.Values, v)
+		}
+		if err := out.Push(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,62 @@
+package sources
+
+import (
+	"context"
+	"iter"
+
+	"github.com/rowflow/rowflow/flow"
+)
+
+// Slice returns a source of the values of values, in order. Partition k
+// holds values [k*size, (k+1)*size) for the [PartitionSize] size, and is
+// batch k. Row i gets the ID rowid.Ordinal(i) combined with the source's
+// ID (see [Named]; the default name is "slice"). The source copies values
+// as it reads them; the caller must not modify values while a run reads it.
+//
+// Options: [PartitionSize], [ChunkSize], [Named].
+func Slice[T any](values []T, opts ...Option) flow.Source[T] {
+	c, err := build("slice", opts, "PartitionSize", "ChunkSize", "Named")
+	return &sliceSource[T]{values: values, cfg: c, err: err}
+}
+
+type sliceSource[T any] struct {
+	values []T
+	cfg    config
+	err    error
+}
+
+func (s *sliceSource[T]) Info() flow.Info { return flow.Info{Name: s.cfg.name} }
+
+// Err reports a bad option.
+func (s *sliceSource[T]) Err() error { return s.err }
+
+func (s *sliceSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2[flow.Partition[T], error] {
+	return func(yield func(flow.Partition[T], error) bool) {
+		if s.err != nil {
+			yield(flow.Partition[T]{}, s.err)
+			return
+		}
+		size := s.cfg.partitionSize
+		for b, lo := int64(0), 0; lo < len(s.values); b, lo = b+1, lo+size {
+			hi := min(lo+size, len(s.values))
+			p := flow.Partition[T]{Batch: b, Read: func(ctx context.Context, out flow.Emitter[T]) error {
+				return s.read(ctx, b, lo, hi, out)
+			}}
+			if !yield(p, nil) {
+				return
+			}
+		}
+	}
+}
+
+func (s *sliceSource[T]) read(ctx context.Context, batch int64, lo, hi int, out flow.Emitter[T]) error {
+	for i := lo; i < hi; i += s.cfg.chunkSize {
+		j := min(i+s.cfg.chunkSize, hi)
+		vals := append(flow.Alloc[T](j-i), s.values[i:j]...)
+		c := flow.Chunk[T]{Batch: batch, IDs: flow.OrdinalIDs(s.cfg.base, uint64(i), j-i), Values: vals, End: j == hi}
+		if err := out.Push(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -17,7 +17,7 @@ import (
 //
 // Unordered groups skip the schedule: workers push into one shared channel.
 
-const taskBuffer = 8 // chunks buffered per partition in flight
+const taskBuffer = 64 // chunks buffered per partition in flight
 
 // task is one partition for a worker: read pushes the partition into the
 // worker's chain (a downstream of the group's input type), and out (a chan

@@ -26,17 +26,21 @@ type filterProc[T any] struct {
 }
 
 func (p *filterProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[T]) (err error) {
-	kept := flow.Alloc[uint32](len(c.Values))
-	k := 0
+	vals := c.Values
+	kept := flow.Alloc[uint32](len(vals))[:len(vals)]
+	k, j := 0, 0
 	defer guard(&c, &k, &err)
-	for ; k < len(c.Values); k++ {
-		if v := c.Values[k]; p.keep(v) {
-			c.Values[len(kept)] = v
-			kept = append(kept, uint32(k))
+	keep := p.keep
+	for ; k < len(vals); k++ {
+		// Branch-free compaction: write every value, advance on keep.
+		v := vals[k]
+		vals[j], kept[j] = v, uint32(k)
+		if keep(v) {
+			j++
 		}
 	}
-	c.Values = c.Values[:len(kept)]
-	c.IDs.Keep(kept)
+	c.Values = vals[:j]
+	c.IDs.Keep(kept[:j])
 	if len(c.Values) == 0 && !c.End {
 		c.Release()
 		return nil

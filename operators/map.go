@@ -37,8 +37,10 @@ func (p *mapProc[In, Out]) Process(ctx context.Context, c flow.Chunk[In], out fl
 	}
 	k := 0
 	defer guard(&c, &k, &err)
-	for ; k < len(c.Values); k++ {
-		v, err := p.f(c.Values[k])
+	f, src := p.f, c.Values
+	dst = dst[:len(src)]
+	for ; k < len(src); k++ {
+		v, err := f(src[k])
 		if err != nil {
 			return flow.ErrorAt(&c, k, err)
 		}

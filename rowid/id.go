@@ -8,7 +8,8 @@ const (
 	c2 = 0x4cf5ad432745937f
 )
 
-// forkMix is rotl(c1, 31) * c2: the contribution of a block with k1 = 1, k2 = 0.
+// forkMix is rotl(c1, 31) * c2, the mixed form of the block word k1 = 1,
+// which Fork xors into h1 after a zero-block round.
 var forkMix = bits.RotateLeft64(c1, 31) * c2
 
 // ID is a 128-bit row ID: an unmixed Murmur3-128 hash state, Lo being h1 and
@@ -38,8 +39,9 @@ func (id ID) Next() ID {
 
 // Fork returns an ID that starts a new sequence derived from id, distinct
 // from id.Next(): Next followed by h1 ^= rotl(c1, 31)*c2, c1 and c2 being
-// the Murmur3 constants, which is the mixed form of the block word k1 = 1. As in ML.NET, the word is mixed in after the round,
-// not before it as a Murmur3 block would be, so Fork is not the state after
+// the Murmur3 constants; rotl(c1, 31)*c2 is the mixed form of the block
+// word k1 = 1. As in ML.NET, the word is xored in after the round, not
+// before it as a Murmur3 block would be, so Fork is not the state after
 // hashing a real block.
 func (id ID) Fork() ID {
 	n := id.Next()

@@ -1,0 +1,366 @@
+package flow_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/testutil"
+	"github.com/rowflow/rowflow/operators"
+	"github.com/rowflow/rowflow/rowid"
+	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sources"
+)
+
+var parallelisms = []int{1, 2, 3, 4, 8}
+
+func ints(n int) []int64 {
+	v := make([]int64, n)
+	for i := range v {
+		v[i] = int64(i)
+	}
+	return v
+}
+
+// mixed is a pipeline with every kind of stage, parallel at n.
+func mixed(n int) *flow.Pipeline {
+	return flow.From(sources.Slice(ints(20000), sources.PartitionSize(700), sources.ChunkSize(64))).
+		Via(operators.Filter(func(v int64) bool { return v%3 != 0 && (v/700)%5 != 2 })).Parallel(n).
+		Via(operators.FlatMap(func(v int64) ([]int64, error) { return make([]int64, v%4), nil })).Parallel(n).
+		Via(operators.Map(func(v int64) (string, error) { return strings.Repeat("x", int(v%5)), nil })).Parallel(n + 1)
+}
+
+func collect[T any](t *testing.T, p *flow.Pipeline) []flow.Item[T] {
+	t.Helper()
+	var out []flow.Item[T]
+	for it, err := range flow.Items[T](context.Background(), p) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+func TestSerialEqualsParallel(t *testing.T) {
+	testutil.CheckGoroutines(t)
+	ref := collect[string](t, mixed(1))
+	if len(ref) < 10000 {
+		t.Fatalf("reference run has %d items; the pipeline should keep more", len(ref))
+	}
+	seen := map[rowid.ID]bool{}
+	for i, it := range ref {
+		if seen[it.ID] {
+			t.Fatalf("item %d: duplicate ID %v", i, it.ID)
+		}
+		seen[it.ID] = true
+		if i > 0 && it.Batch < ref[i-1].Batch {
+			t.Fatalf("item %d: batch %d after batch %d", i, it.Batch, ref[i-1].Batch)
+		}
+	}
+	for _, n := range parallelisms {
+		for range 3 {
+			if got := collect[string](t, mixed(n)); !slices.Equal(got, ref) {
+				t.Fatalf("parallelism %d: %d items differ from the serial %d", n, len(got), len(ref))
+			}
+		}
+	}
+}
+
+func TestUnorderedKeepsItems(t *testing.T) {
+	testutil.CheckGoroutines(t)
+	ref := collect[string](t, mixed(1))
+	got := collect[string](t, mixed(4).Unordered())
+	key := func(a, b flow.Item[string]) int { return a.ID.Compare(b.ID) }
+	slices.SortFunc(ref, key)
+	slices.SortFunc(got, key)
+	if !slices.Equal(got, ref) {
+		t.Fatalf("unordered run has %d items, serial %d, or they differ", len(got), len(ref))
+	}
+}
+
+func TestRunTwiceSameOutput(t *testing.T) {
+	var a, b []flow.Item[string]
+	p := mixed(3)
+	if err := p.To(sinks.Collect(&a)).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.To(sinks.Collect(&b)).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(a) == 0 || !slices.Equal(a, b) {
+		t.Fatalf("two runs differ: %d and %d items", len(a), len(b))
+	}
+}
+
+func TestEarlyBreakLeavesNoGoroutine(t *testing.T) {
+	for _, n := range parallelisms {
+		testutil.CheckGoroutines(t)
+		got := 0
+		for _, err := range flow.Items[string](context.Background(), mixed(n)) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got++; got == 1234 {
+				break
+			}
+		}
+		if got != 1234 {
+			t.Fatalf("parallelism %d: got %d items before break", n, got)
+		}
+	}
+}
+
+func TestCancelMidRun(t *testing.T) {
+	for _, n := range parallelisms {
+		testutil.CheckGoroutines(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		seen := 0
+		err := flow.From(sources.Generate(-1, func(i int64) (int64, error) { return i, nil })).
+			Via(operators.Map(func(v int64) (int64, error) { return v + 1, nil })).Parallel(n).
+			To(sinks.ForEach(func(flow.Item[int64]) error {
+				if seen++; seen == 5000 {
+					cancel()
+				}
+				return nil
+			})).Run(ctx)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("parallelism %d: Run = %v, want context.Canceled", n, err)
+		}
+	}
+}
+
+var errBad = errors.New("bad value")
+
+func TestStageErrorNamesStageBatchAndRow(t *testing.T) {
+	for _, n := range parallelisms {
+		testutil.CheckGoroutines(t)
+		p := flow.From(sources.Slice(ints(10000), sources.PartitionSize(100), sources.Named("numbers"))).
+			Via(operators.Map(func(v int64) (int64, error) {
+				if v == 4321 {
+					return 0, errBad
+				}
+				return v, nil
+			})).Parallel(n)
+		var got int64
+		err := p.To(sinks.Count[int64](&got)).Run(context.Background())
+		var se *flow.StageError
+		if !errors.As(err, &se) || !errors.Is(err, errBad) {
+			t.Fatalf("parallelism %d: Run = %v, want a StageError wrapping errBad", n, err)
+		}
+		want := rowid.Ordinal(4321).Combine(rowid.FromString("numbers"))
+		if se.Stage != "map" || !se.HasID || se.Batch != 43 || se.ID != want {
+			t.Fatalf("parallelism %d: error %+v, want stage map, batch 43, ID %v", n, se, want)
+		}
+		if got != 0 {
+			t.Fatalf("parallelism %d: count %d stored by a failed run", n, got)
+		}
+	}
+}
+
+func TestPanicBecomesError(t *testing.T) {
+	cases := map[string]func(n int) *flow.Pipeline{
+		"map": func(n int) *flow.Pipeline {
+			return flow.From(sources.Slice(ints(5000), sources.PartitionSize(100))).
+				Via(operators.Map(func(v int64) (int64, error) {
+					if v == 777 {
+						panic("boom")
+					}
+					return v, nil
+				})).Parallel(n)
+		},
+		"filter": func(n int) *flow.Pipeline {
+			return flow.From(sources.Slice(ints(5000), sources.PartitionSize(100))).
+				Via(operators.Filter(func(v int64) bool {
+					if v == 777 {
+						panic("boom")
+					}
+					return true
+				})).Parallel(n)
+		},
+		"generate": func(n int) *flow.Pipeline {
+			return flow.From(sources.Generate(5000, func(i int64) (int64, error) {
+				if i == 777 {
+					panic("boom")
+				}
+				return i, nil
+			}, sources.PartitionSize(100))).Parallel(n)
+		},
+	}
+	for name, build := range cases {
+		for _, n := range parallelisms {
+			testutil.CheckGoroutines(t)
+			var got []int64
+			err := build(n).To(sinks.CollectValues(&got)).Run(context.Background())
+			var pe *flow.PanicError
+			var se *flow.StageError
+			if !errors.As(err, &pe) || !errors.As(err, &se) || pe.Value != "boom" || len(pe.Stack) == 0 {
+				t.Fatalf("%s at %d: Run = %v, want a StageError with the panic", name, n, err)
+			}
+			if se.Batch != 7 {
+				t.Fatalf("%s at %d: batch %d, want 7", name, n, se.Batch)
+			}
+		}
+	}
+}
+
+func TestSinkPanicAndError(t *testing.T) {
+	testutil.CheckGoroutines(t)
+	err := flow.From(sources.Slice(ints(100))).
+		To(sinks.ForEach(func(it flow.Item[int64]) error {
+			if it.Value == 50 {
+				panic("sink boom")
+			}
+			return nil
+		})).Run(context.Background())
+	var pe *flow.PanicError
+	if !errors.As(err, &pe) || pe.Value != "sink boom" {
+		t.Fatalf("Run = %v, want the sink's panic", err)
+	}
+}
+
+func TestTakeStopsAnEndlessSource(t *testing.T) {
+	for _, n := range parallelisms {
+		testutil.CheckGoroutines(t)
+		p := flow.From(sources.Generate(-1, func(i int64) (int64, error) { return i, nil }, sources.PartitionSize(64))).
+			Via(operators.Map(func(v int64) (int64, error) { return v * 2, nil })).Parallel(n).
+			Via(operators.Take[int64](1000)).
+			Via(operators.Map(func(v int64) (int64, error) { return v + 1, nil })).Parallel(n)
+		got := collect[int64](t, p)
+		if len(got) != 1000 {
+			t.Fatalf("parallelism %d: %d items, want 1000", n, len(got))
+		}
+		for i, it := range got {
+			if it.Value != int64(2*i+1) || it.Batch != int64(i/64) {
+				t.Fatalf("parallelism %d: item %d = %+v", n, i, it)
+			}
+		}
+	}
+}
+
+func TestEmptyPartitionsStillClose(t *testing.T) {
+	// Every partition but the last is filtered out entirely, and the
+	// stages after the filter run in parallel: the merge must not wait.
+	for _, n := range parallelisms {
+		p := flow.From(sources.Slice(ints(10000), sources.PartitionSize(10))).
+			Via(operators.Filter(func(v int64) bool { return v >= 9995 })).Parallel(n).
+			Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(n + 1)
+		var got []int64
+		for c, err := range flow.Chunks[int64](context.Background(), p) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, c.Values...)
+		}
+		if !slices.Equal(got, []int64{9995, 9996, 9997, 9998, 9999}) {
+			t.Fatalf("parallelism %d: got %v", n, got)
+		}
+	}
+}
+
+func TestEndMarkersOnePerPartition(t *testing.T) {
+	for _, n := range parallelisms {
+		ends := map[int64]int{}
+		for c, err := range flow.Chunks[string](context.Background(), mixed(n)) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.End {
+				ends[c.Batch]++
+			}
+		}
+		if len(ends) != 29 { // 20000 values in partitions of 700
+			t.Fatalf("parallelism %d: End chunks for %d partitions, want 29", n, len(ends))
+		}
+		for b, k := range ends {
+			if k != 1 {
+				t.Fatalf("parallelism %d: batch %d has %d End chunks", n, b, k)
+			}
+		}
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	src := flow.From(sources.Slice([]int64{1, 2, 3}))
+	cases := []struct {
+		name string
+		err  error
+		want []string
+	}{
+		{"types", src.Via(operators.Map(func(s string) (int, error) { return len(s), nil })).Err(),
+			[]string{`"slice"`, "int64", `"map"`, "string"}},
+		{"serial", src.Via(operators.Take[int64](2)).Parallel(2).Err(),
+			[]string{`"take"`, "cannot run in parallel", "counts values across partitions"}},
+		{"workers", src.Parallel(0).Err(), []string{"at least 1 worker"}},
+		{"sink type", src.To(sinks.Count[string](new(int64))).Err(), []string{"int64", `"count"`, "string"}},
+		{"no sink", src.Run(context.Background()), []string{"no sink"}},
+		{"option", flow.From(sources.Slice([]int{1}, sources.PartitionSize(0))).Err(), []string{"PartitionSize(0)"}},
+	}
+	for _, c := range cases {
+		if c.err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(c.err.Error(), w) {
+				t.Errorf("%s: error %q does not mention %s", c.name, c.err, w)
+			}
+		}
+	}
+	for _, err := range flow.Items[string](context.Background(), src) {
+		if err == nil || !strings.Contains(err.Error(), "iterator takes string") {
+			t.Fatalf("Items of the wrong type: %v", err)
+		}
+	}
+}
+
+func TestWindowBoundsReadAhead(t *testing.T) {
+	// Partition 0 blocks in its worker; the source must not read more than
+	// the window of partitions ahead of it.
+	for _, n := range []int{2, 4} {
+		testutil.CheckGoroutines(t)
+		release := make(chan struct{})
+		var maxRead atomic.Int64
+		src := sources.Generate(-1, func(i int64) (int64, error) {
+			if int64(i) > maxRead.Load() {
+				maxRead.Store(i)
+			}
+			return i, nil
+		}, sources.PartitionSize(10))
+		p := flow.From(src).
+			Via(operators.Map(func(v int64) (int64, error) {
+				if v == 0 {
+					<-release
+				}
+				return v, nil
+			})).Parallel(n).Via(operators.Take[int64](10000))
+		done := make(chan error)
+		go func() {
+			var c int64
+			done <- p.To(sinks.Count[int64](&c)).Run(context.Background())
+		}()
+		// Wait until the source is stuck: its read index stops moving.
+		// The window is 2n partitions queued plus n being worked on, plus
+		// the one the source is pushing.
+		bound := int64((3*n + 2) * 10)
+		for range 2000 {
+			if maxRead.Load() > bound {
+				break
+			}
+			runtimeGosched()
+		}
+		if got := maxRead.Load(); got > bound {
+			close(release)
+			<-done
+			t.Fatalf("parallelism %d: source read up to %d while partition 0 was blocked; bound %d", n, got, bound)
+		}
+		close(release)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,5 @@
+package flow_test
+
+import "runtime"
+
+func runtimeGosched() { runtime.Gosched() }

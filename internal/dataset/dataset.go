@@ -1,0 +1,222 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// File is one data file of a [Dataset].
+type File struct {
+	// Path is the absolute path of the file in the local file system.
+	Path string
+	// RelPath is the slash-separated path of the file relative to the
+	// dataset root. Files are sorted by it, and it is what callers hash to
+	// derive a file ID: it does not change when the dataset is moved.
+	RelPath string
+	// Partition holds the Hive partition values parsed from the
+	// directories of RelPath, in path order.
+	Partition Partition
+}
+
+// Dataset is a sorted list of data files found under one root directory.
+// It is immutable and safe for concurrent use.
+type Dataset struct {
+	root    string
+	columns []string
+	files   []File
+}
+
+// Root returns the absolute directory that [File.RelPath] is relative to.
+func (d *Dataset) Root() string { return d.root }
+
+// Files returns the files of the dataset sorted by RelPath. The slice is
+// shared: callers must not modify it.
+func (d *Dataset) Files() []File { return d.files }
+
+// Columns returns the names of the Hive partition columns, in path order.
+// Every file has a value for each of them. The slice is shared: callers
+// must not modify it.
+func (d *Dataset) Columns() []string { return d.columns }
+
+// Discover finds the Parquet files named by paths. Each path is a file, a
+// directory (searched recursively for *.parquet files) or a glob pattern;
+// see "Discovery" in the package documentation. The dataset root is the
+// deepest directory that contains every path: for a single directory, the
+// directory itself.
+func Discover(paths ...string) (*Dataset, error) {
+	return discover("", paths)
+}
+
+// DiscoverRoot is like [Discover] with an explicit root directory, which
+// fixes [File.RelPath] and the directories parsed for Hive partition
+// values. Every file found must lie under root.
+func DiscoverRoot(root string, paths ...string) (*Dataset, error) {
+	if root == "" {
+		return nil, errors.New("dataset: empty root")
+	}
+	return discover(root, paths)
+}
+
+// entry is one resolved argument of Discover.
+type entry struct {
+	arg     string   // the path as given, for errors
+	abs     string   // absolute path (for globs, of the pattern)
+	base    string   // directory the entry lies in or under
+	kind    int      // entryFile, entryDir or entryGlob
+	pattern []string // glob segments below base
+}
+
+const (
+	entryFile = iota
+	entryDir
+	entryGlob
+)
+
+func discover(root string, paths []string) (*Dataset, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("dataset: no paths given")
+	}
+	entries := make([]entry, 0, len(paths))
+	for _, p := range paths {
+		e, err := resolve(p)
+		if err != nil {
+			return nil, err
+		}
+		entries = append(entries, e)
+	}
+	root, err := chooseRoot(root, entries)
+	if err != nil {
+		return nil, err
+	}
+	files, err := collect(root, entries)
+	if err != nil {
+		return nil, err
+	}
+	columns, err := parseHive(files)
+	if err != nil {
+		return nil, err
+	}
+	return &Dataset{root: root, columns: columns, files: files}, nil
+}
+
+// resolve classifies one argument of Discover. A path that exists is taken
+// literally, even if it contains glob metacharacters.
+func resolve(p string) (entry, error) {
+	if p == "" {
+		return entry{}, errors.New("dataset: empty path")
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return entry{}, fmt.Errorf("dataset: %s: %w", p, err)
+	}
+	st, err := os.Stat(abs)
+	switch {
+	case err == nil && st.IsDir():
+		return entry{arg: p, abs: abs, base: abs, kind: entryDir}, nil
+	case err == nil:
+		return entry{arg: p, abs: abs, base: filepath.Dir(abs), kind: entryFile}, nil
+	case errors.Is(err, os.ErrNotExist) && hasMeta(abs):
+		return globEntry(p, abs)
+	default:
+		return entry{}, fmt.Errorf("dataset: %w", err)
+	}
+}
+
+// chooseRoot returns the absolute root: the given one, or the deepest
+// common directory of the entries' bases.
+func chooseRoot(root string, entries []entry) (string, error) {
+	if root != "" {
+		abs, err := filepath.Abs(root)
+		if err != nil {
+			return "", fmt.Errorf("dataset: root %s: %w", root, err)
+		}
+		st, err := os.Stat(abs)
+		if err != nil {
+			return "", fmt.Errorf("dataset: root: %w", err)
+		}
+		if !st.IsDir() {
+			return "", fmt.Errorf("dataset: root %s is not a directory", root)
+		}
+		return abs, nil
+	}
+	common := entries[0].base
+	for _, e := range entries[1:] {
+		common = commonDir(common, e.base)
+	}
+	return common, nil
+}
+
+// commonDir returns the deepest directory containing both absolute paths.
+func commonDir(a, b string) string {
+	for !within(a, b) {
+		parent := filepath.Dir(a)
+		if parent == a {
+			return a
+		}
+		a = parent
+	}
+	return a
+}
+
+// within reports whether path p is dir or lies under it.
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// collect lists the files of all entries relative to root, without
+// duplicates, sorted by RelPath.
+func collect(root string, entries []entry) ([]File, error) {
+	seen := make(map[string]bool)
+	var files []File
+	add := func(e entry, abs string) error {
+		if !within(root, abs) {
+			return fmt.Errorf("dataset: %s (from %s) is outside the root %s", abs, e.arg, root)
+		}
+		rel, err := filepath.Rel(root, abs)
+		if err != nil {
+			return fmt.Errorf("dataset: %s: %w", abs, err)
+		}
+		rel = filepath.ToSlash(rel)
+		if !seen[rel] {
+			seen[rel] = true
+			files = append(files, File{Path: abs, RelPath: rel})
+		}
+		return nil
+	}
+	for _, e := range entries {
+		n, err := e.list(func(abs string) error { return add(e, abs) })
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("dataset: no Parquet files found for %s", e.arg)
+		}
+	}
+	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.RelPath, b.RelPath) })
+	return files, nil
+}
+
+// list calls fn with the absolute path of every file of e and returns how
+// many there were.
+func (e entry) list(fn func(abs string) error) (int, error) {
+	switch e.kind {
+	case entryFile:
+		return 1, fn(e.abs)
+	case entryDir:
+		return walkDir(e.abs, fn)
+	default:
+		return walkGlob(e, fn)
+	}
+}
+
+// hidden reports whether a file or directory name is skipped by discovery:
+// names starting with "." or "_", such as .DS_Store, _SUCCESS and
+// _temporary.
+func hidden(name string) bool {
+	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
+}

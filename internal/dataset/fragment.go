@@ -1,0 +1,90 @@
+package dataset
+
+import "math/bits"
+
+// EpochStride is the distance between the batch numbers of two consecutive
+// epochs: the fragment at index i of epoch e has batch e*EpochStride + i.
+// An epoch holds at most EpochStride fragments.
+const EpochStride = 1 << 32
+
+// maxEpoch bounds epoch numbers so that batch numbers fit in an int64.
+const maxEpoch = 1<<31 - 1
+
+// Position addresses one fragment of a plan: the Index-th fragment, counted
+// from 0 before sharding, of epoch Epoch, counted from 0.
+type Position struct {
+	Epoch int64
+	Index int64
+}
+
+// Batch returns the batch number of the fragment at p.
+func (p Position) Batch() int64 { return p.Epoch*EpochStride + p.Index }
+
+// BatchPosition returns the position of the fragment with batch number b;
+// it is the inverse of [Position.Batch] for non-negative b.
+func BatchPosition(b int64) Position {
+	return Position{Epoch: b / EpochStride, Index: b % EpochStride}
+}
+
+// Fragment is one partition of a plan: a range of rows of one file, read
+// as a unit.
+type Fragment struct {
+	// Epoch is the epoch the fragment belongs to, counted from 0.
+	Epoch int64
+	// Index is the fragment's position in the epoch's order before
+	// sharding, counted from 0.
+	Index int64
+	// Batch is Position{Epoch, Index}.Batch(): it increases along the plan
+	// and no two fragments of a plan share it, whatever the rank.
+	Batch int64
+	// File is the index of the file in [Dataset.Files].
+	File int
+	// Path is the file's [File.RelPath].
+	Path string
+	// RowGroup is the index of the row group in the file, or -1 when the
+	// fragment is the whole file (see [WholeFiles]).
+	RowGroup int
+	// From and To delimit the rows [From, To) of the fragment, counted
+	// within the row group, or within the file when RowGroup is -1.
+	From, To int64
+	// FirstRow is the ordinal within the file of row From: row From+i of
+	// the fragment is row FirstRow+i of the file, whatever the shuffle.
+	FirstRow int64
+}
+
+// Rows returns the number of rows of the fragment, To - From.
+func (f Fragment) Rows() int64 { return f.To - f.From }
+
+// Position returns the fragment's position in the plan.
+func (f Fragment) Position() Position { return Position{Epoch: f.Epoch, Index: f.Index} }
+
+// unresolved marks the To of a whole-file fragment whose row count is not
+// known yet: ordering whole files needs no footer.
+const unresolved = -1
+
+// appendRowGroups appends the fragments of one file, in file order: one per
+// row group, or several of at most maxRows rows each for a row group that
+// is larger (maxRows 0 means no limit). A row group of n rows split in k
+// parts has parts [i*n/k, (i+1)*n/k), which differ in size by at most one.
+func appendRowGroups(dst []Fragment, file int, rel string, rows []int64, maxRows int64) []Fragment {
+	var first int64
+	for rg, n := range rows {
+		parts := int64(1)
+		if maxRows > 0 && n > maxRows {
+			parts = (n-1)/maxRows + 1
+		}
+		for i := range parts {
+			from, to := splitPoint(i, n, parts), splitPoint(i+1, n, parts)
+			dst = append(dst, Fragment{File: file, Path: rel, RowGroup: rg, From: from, To: to, FirstRow: first + from})
+		}
+		first += n
+	}
+	return dst
+}
+
+// splitPoint returns i*n/parts without overflow, for 0 <= i <= parts.
+func splitPoint(i, n, parts int64) int64 {
+	hi, lo := bits.Mul64(uint64(i), uint64(n))
+	q, _ := bits.Div64(hi, lo, uint64(parts))
+	return int64(q)
+}

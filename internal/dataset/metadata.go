@@ -1,0 +1,64 @@
+package dataset
+
+import (
+	"context"
+	"os"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// Metadata reports the layout of a data file without reading its data.
+// A [Plan] calls it lazily, at most once per file in the common case (see
+// "Costs" in the package documentation), and never for a file that a
+// partition filter pruned.
+type Metadata interface {
+	// RowGroups returns the number of rows of each row group of f, in file
+	// order. Implementations must be safe for concurrent use.
+	RowGroups(ctx context.Context, f File) ([]int64, error)
+}
+
+// MetadataFunc adapts a function to the [Metadata] interface.
+type MetadataFunc func(ctx context.Context, f File) ([]int64, error)
+
+// RowGroups calls fn(ctx, f).
+func (fn MetadataFunc) RowGroups(ctx context.Context, f File) ([]int64, error) {
+	return fn(ctx, f)
+}
+
+// ParquetFooters is the [Metadata] of Parquet files in the local file
+// system: it reads the magic bytes and the footer of f.Path, and nothing
+// else (no page index, no bloom filters, no pages).
+type ParquetFooters struct{}
+
+var (
+	_ Metadata = ParquetFooters{}
+	_ Metadata = MetadataFunc(nil)
+)
+
+// RowGroups reads the footer of f.Path and returns its row-group sizes.
+// Its errors are [*os.PathError]s naming f.Path.
+func (ParquetFooters) RowGroups(ctx context.Context, f File) ([]int64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	fh, err := os.Open(f.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	pf, err := parquet.OpenFile(fh, st.Size(),
+		parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return nil, &os.PathError{Op: "read footer", Path: f.Path, Err: err}
+	}
+	groups := pf.Metadata().RowGroups
+	rows := make([]int64, len(groups))
+	for i, g := range groups {
+		rows[i] = g.NumRows
+	}
+	return rows, nil
+}

@@ -68,7 +68,7 @@ func chunks[T any](ctx context.Context, p *Pipeline) iter.Seq2[Chunk[T], error] 
 		}
 		r, runCtx := newRunner(ctx)
 		ch := make(chan Chunk[T], 4)
-		p.start(runCtx, r, Env{Seed: p.seed}, chanOut[T]{ch: ch})
+		p.start(runCtx, r, p.env(), chanOut[T]{ch: ch})
 		stopped := false
 		for !stopped {
 			c, ok, _ := recv(runCtx, ch)

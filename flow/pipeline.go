@@ -2,6 +2,8 @@ package flow
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"reflect"
 )
@@ -172,7 +174,7 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	if p.sink.n == nil {
 		return fmt.Errorf("flow: Run of a pipeline with no sink; add one with To, or read it with Items")
 	}
-	env := Env{Seed: p.seed}
+	env := p.env()
 	head, closeSink := p.sink.n.open(env)
 	r, runCtx := newRunner(ctx)
 	p.start(runCtx, r, env, head)
@@ -275,3 +277,19 @@ func (p *Pipeline) startParallelSource(ctx context.Context, r *runner, env Env, 
 }
 
 type closer interface{ close(context.Context) error }
+
+// env returns the Env of a run of p.
+func (p *Pipeline) env() Env {
+	h := sha256.New()
+	fmt.Fprintf(h, "rowflow pipeline v1\nseed %d\nsource %q %v\n", p.seed, p.src.info().Name, p.src.outOps().typ())
+	for _, s := range p.stages[1:] {
+		fmt.Fprintf(h, "stage %q %v %v unordered=%t\n", s.op.info().Name, s.op.inOps().typ(), s.op.outOps().typ(), s.unordered)
+	}
+	if p.stages[0].unordered {
+		fmt.Fprintf(h, "source unordered\n")
+	}
+	if p.sink.n != nil {
+		fmt.Fprintf(h, "sink %q %v\n", p.sink.n.info().Name, p.sink.n.inOps().typ())
+	}
+	return Env{Seed: p.seed, Fingerprint: hex.EncodeToString(h.Sum(nil)[:16])}
+}

@@ -13,10 +13,17 @@ type Emitter[T any] interface {
 	Push(ctx context.Context, c Chunk[T]) error
 }
 
-// Env is what a run tells its stages: the seed set with [Pipeline.WithSeed].
-// It never depends on the parallelism, the machine or the time.
+// Env is what a run tells its stages. It never depends on the
+// parallelism, the machine or the time.
 type Env struct {
+	// Seed is the seed set with [Pipeline.WithSeed].
 	Seed uint64
+	// Fingerprint identifies the pipeline's definition: 32 hex digits
+	// hashed from the names and types of its source, stages and sink, the
+	// stages that are Unordered, and the seed. It does not depend on the
+	// parallelism, and it cannot see inside user functions: two pipelines
+	// that differ only in a Map's function share a fingerprint.
+	Fingerprint string
 }
 
 // Info describes a stage to the runtime and in errors.

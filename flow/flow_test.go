@@ -3,6 +3,7 @@ package flow_test
 import (
 	"context"
 	"errors"
+	"iter"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -361,6 +362,50 @@ func TestWindowBoundsReadAhead(t *testing.T) {
 		close(release)
 		if err := <-done; err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+func TestAtEndRunsOncePerRun(t *testing.T) {
+	for _, n := range []int{1, 3} {
+		var ends, reads atomic.Int64
+		src := sources.Generate(1000, func(i int64) (int64, error) { return i, nil }, sources.PartitionSize(100))
+		p := flow.From(atEndSource{src, &ends, &reads}).Parallel(n)
+		for range 2 {
+			got := collect[int64](t, p)
+			if len(got) != 1000 {
+				t.Fatalf("%d items", len(got))
+			}
+		}
+		if ends.Load() != 2 || reads.Load() != 20 {
+			t.Fatalf("parallelism %d: AtEnd ran %d times for 2 runs; %d partitions read", n, ends.Load(), reads.Load())
+		}
+	}
+	if flow.AtEnd(context.Background(), func() {}) {
+		t.Fatal("AtEnd accepted a context that belongs to no run")
+	}
+}
+
+// atEndSource counts partitions read and runs ended.
+type atEndSource struct {
+	flow.Source[int64]
+	ends, reads *atomic.Int64
+}
+
+func (s atEndSource) Partitions(ctx context.Context, env flow.Env) iter.Seq2[flow.Partition[int64], error] {
+	if !flow.AtEnd(ctx, func() { s.ends.Add(1) }) {
+		panic("no run context")
+	}
+	return func(yield func(flow.Partition[int64], error) bool) {
+		for p, err := range s.Source.Partitions(ctx, env) {
+			read := p.Read
+			p.Read = func(ctx context.Context, out flow.Emitter[int64]) error {
+				s.reads.Add(1)
+				return read(ctx, out)
+			}
+			if !yield(p, err) {
+				return
+			}
 		}
 	}
 }

@@ -18,11 +18,33 @@ type runner struct {
 	wg     sync.WaitGroup
 	mu     sync.Mutex
 	err    error
+	atEnd  []func()
 }
 
+type runnerKey struct{}
+
 func newRunner(parent context.Context) (*runner, context.Context) {
-	ctx, cancel := context.WithCancelCause(parent)
-	return &runner{cancel: cancel}, ctx
+	r := &runner{}
+	ctx, cancel := context.WithCancelCause(context.WithValue(parent, runnerKey{}, r))
+	r.cancel = cancel
+	return r, ctx
+}
+
+// AtEnd registers f to be called once when the run that ctx belongs to
+// ends, after all its goroutines have returned and before Run returns or
+// the iterator's loop ends, whether the run succeeded or not. Sources and
+// stages use it to release what they hold for the whole run, such as open
+// files. Functions run in the reverse order of registration. AtEnd
+// reports false, and does not keep f, if ctx is not the context of a run.
+func AtEnd(ctx context.Context, f func()) bool {
+	r, ok := ctx.Value(runnerKey{}).(*runner)
+	if !ok {
+		return false
+	}
+	r.mu.Lock()
+	r.atEnd = append(r.atEnd, f)
+	r.mu.Unlock()
+	return true
 }
 
 // goroutine runs f in a new goroutine. ctx is the context f runs under: if
@@ -65,6 +87,10 @@ func (r *runner) fail(ctx context.Context, err error) {
 func (r *runner) wait(parent context.Context) error {
 	r.wg.Wait()
 	r.cancel(nil)
+	for i := len(r.atEnd) - 1; i >= 0; i-- {
+		r.atEnd[i]()
+	}
+	r.atEnd = nil
 	if r.err != nil && isContextErr(r.err) && parent.Err() != nil {
 		return context.Cause(parent)
 	}

@@ -112,7 +112,6 @@ type recordingOut[T any] struct {
 	err  error
 }
 
-//
 // It also checks ctx before every chunk: in a fused chain with no channel
 // between source and sink, that is what notices cancellation.
 func (o *recordingOut[T]) Push(ctx context.Context, c Chunk[T]) error {

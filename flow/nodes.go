@@ -112,7 +112,7 @@ type recordingOut[T any] struct {
 	err  error
 }
 
-// It also checks ctx before every chunk: in a fused chain with no channel
+// Push checks ctx before every chunk: in a fused chain with no channel
 // between source and sink, that is what notices cancellation.
 func (o *recordingOut[T]) Push(ctx context.Context, c Chunk[T]) error {
 	if err := ctx.Err(); err != nil {

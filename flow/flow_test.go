@@ -409,3 +409,62 @@ func (s atEndSource) Partitions(ctx context.Context, env flow.Env) iter.Seq2[flo
 		}
 	}
 }
+
+func TestUnorderedKeepsPartitionsWhole(t *testing.T) {
+	testutil.CheckGoroutines(t)
+	// Partition 0 cannot finish until the stage after the merge has seen
+	// partition 1 end, so an unordered merge must deliver partition 1
+	// first, whole, then partition 0, whole.
+	batch1Done := make(chan struct{})
+	p := flow.From(sources.Slice(ints(8), sources.PartitionSize(4), sources.ChunkSize(1))).
+		Via(operators.Map(func(v int64) (int64, error) {
+			if v == 0 {
+				<-batch1Done
+			}
+			return v, nil
+		})).Parallel(2).Unordered().
+		Via(operators.Map(func(v int64) (int64, error) {
+			if v == 7 {
+				close(batch1Done)
+			}
+			return v, nil
+		})).
+		Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(3)
+	var batches []int64
+	ends := map[int64]int{}
+	for c, err := range flow.Chunks[int64](context.Background(), p) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range c.Values {
+			batches = append(batches, c.Batch)
+		}
+		if c.End {
+			ends[c.Batch]++
+		}
+	}
+	if want := []int64{1, 1, 1, 1, 0, 0, 0, 0}; !slices.Equal(batches, want) {
+		t.Fatalf("batches in stream order %v, want %v", batches, want)
+	}
+	if ends[0] != 1 || ends[1] != 1 {
+		t.Fatalf("End chunks per batch %v, want one each", ends)
+	}
+}
+
+func TestUnorderedLargePartitions(t *testing.T) {
+	testutil.CheckGoroutines(t)
+	// Partitions of 500 one-value chunks overflow the per-partition
+	// buffer; the merge must still make progress.
+	p := flow.From(sources.Slice(ints(5000), sources.PartitionSize(500), sources.ChunkSize(1))).
+		Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(4).Unordered()
+	got := collect[int64](t, p)
+	slices.SortFunc(got, func(a, b flow.Item[int64]) int { return int(a.Value - b.Value) })
+	for i, it := range got {
+		if it.Value != int64(i) || it.Batch != int64(i/500) {
+			t.Fatalf("item %d = %+v", i, it)
+		}
+	}
+	if len(got) != 5000 {
+		t.Fatalf("%d items", len(got))
+	}
+}

@@ -14,8 +14,7 @@ var errStopInParallel = errors.New("a stage running on several workers returned 
 type typeOps interface {
 	typ() reflect.Type
 	newChan(n int) any
-	closeChan(ch any)
-	newTerminal(unordered bool) terminal
+	newTerminal(g *group) terminal
 	merge(ctx context.Context, g *group, next any) error
 	newDispatcher(g *group) any
 	newChanOut(ch any) any
@@ -32,23 +31,34 @@ type ops[T any] struct{}
 
 func opsOf[T any]() typeOps { return ops[T]{} }
 
-func (ops[T]) typ() reflect.Type           { return reflect.TypeFor[T]() }
-func (ops[T]) newChan(n int) any           { return make(chan Chunk[T], n) }
-func (ops[T]) closeChan(ch any)            { close(ch.(chan Chunk[T])) }
-func (ops[T]) newChanOut(ch any) any       { return chanOut[T]{ch: ch.(chan Chunk[T])} }
-func (ops[T]) newTerminal(u bool) terminal { return &taskOut[T]{unordered: u} }
+func (ops[T]) typ() reflect.Type             { return reflect.TypeFor[T]() }
+func (ops[T]) newChan(n int) any             { return make(chan Chunk[T], n) }
+func (ops[T]) closeChan(ch any)              { close(ch.(chan Chunk[T])) }
+func (ops[T]) newChanOut(ch any) any         { return chanOut[T]{ch: ch.(chan Chunk[T])} }
+func (ops[T]) newTerminal(g *group) terminal { return &taskOut[T]{g: g} }
 
 // taskOut is a worker's terminal. It makes sure every partition ends with
 // exactly one End chunk, even if a stage dropped it.
 type taskOut[T any] struct {
+	g         *group
+	t         *task
 	ch        chan Chunk[T]
 	batch     int64
 	ended     bool
-	unordered bool
+	announced bool // unordered: the merge knows the task
 }
 
 func (o *taskOut[T]) setTask(t *task) {
-	o.ch, o.batch, o.ended = t.out.(chan Chunk[T]), t.batch, false
+	o.t, o.ch, o.batch, o.ended, o.announced = t, t.out.(chan Chunk[T]), t.batch, false, false
+}
+
+// announce tells an unordered merge about the task, once.
+func (o *taskOut[T]) announce(ctx context.Context) error {
+	if !o.g.unordered || o.announced {
+		return nil
+	}
+	o.announced = true
+	return o.g.announce(ctx, o.t)
 }
 
 func (o *taskOut[T]) Push(ctx context.Context, c Chunk[T]) error {
@@ -62,6 +72,16 @@ func (o *taskOut[T]) Push(ctx context.Context, c Chunk[T]) error {
 	}
 	c.Batch = o.batch
 	o.ended = c.End
+	select {
+	case o.ch <- c:
+		return nil
+	default:
+	}
+	// The channel is full: an unordered merge must start draining it.
+	if err := o.announce(ctx); err != nil {
+		c.Release()
+		return err
+	}
 	return send(ctx, o.ch, c)
 }
 
@@ -71,22 +91,14 @@ func (o *taskOut[T]) endTask(ctx context.Context) error {
 			return err
 		}
 	}
-	if !o.unordered {
-		close(o.ch)
-	}
-	return nil
+	close(o.ch)
+	return o.announce(ctx)
 }
 
 func (o *taskOut[T]) close(context.Context) error { return nil }
 
 func (ops[T]) merge(ctx context.Context, g *group, next any) error {
 	down := next.(downstream[T])
-	if g.unordered {
-		if err := forward(ctx, g.shared.(chan Chunk[T]), down); err != nil {
-			return err
-		}
-		return down.close(ctx)
-	}
 	for {
 		t, ok, err := recv(ctx, g.schedule)
 		if !ok {

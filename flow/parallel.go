@@ -15,7 +15,11 @@ import (
 // partition holds back at most that many finished ones, each holding at
 // most taskBuffer chunks.
 //
-// Unordered groups skip the schedule: workers push into one shared channel.
+// Unordered groups keep a partition's chunks together too, but the merge
+// takes partitions in the order they become ready rather than in batch
+// order: a worker announces its task when the task ends, or earlier when
+// the task's channel is full, so a large partition cannot block its worker
+// while the merge waits for an announcement.
 
 const taskBuffer = 64 // chunks buffered per partition in flight
 
@@ -33,31 +37,21 @@ type group struct {
 	n         int
 	unordered bool
 	tasks     chan *task
-	schedule  chan *task // ordered only
-	shared    any        // unordered only: chan Chunk[Out]
+	schedule  chan *task // tasks in batch order (ordered) or as they become ready (unordered)
 	in, out   typeOps
 	chain     func(env Env, terminal any) any // builds one worker's chain
 	env       Env
 }
 
 func newGroup(n int, unordered bool, in, out typeOps, chain func(Env, any) any, env Env) *group {
-	g := &group{n: n, unordered: unordered, in: in, out: out, chain: chain, env: env,
-		tasks: make(chan *task, 2*n)}
-	if unordered {
-		g.shared = out.newChan(2 * n * taskBuffer)
-	} else {
-		g.schedule = make(chan *task, 2*n)
-	}
-	return g
+	return &group{n: n, unordered: unordered, in: in, out: out, chain: chain, env: env,
+		tasks: make(chan *task, 2*n), schedule: make(chan *task, 3*n)}
 }
 
 // submit hands a task to the workers and, when ordered, to the merge.
 func (g *group) submit(ctx context.Context, batch int64, read func(context.Context, any) error) error {
-	t := &task{batch: batch, read: read}
-	if g.unordered {
-		t.out = g.shared
-	} else {
-		t.out = g.out.newChan(taskBuffer)
+	t := &task{batch: batch, read: read, out: g.out.newChan(taskBuffer)}
+	if !g.unordered {
 		if err := send(ctx, g.schedule, t); err != nil {
 			return err
 		}
@@ -73,6 +67,11 @@ func (g *group) finish() {
 	}
 }
 
+// announce hands an unordered group's task to the merge.
+func (g *group) announce(ctx context.Context, t *task) error {
+	return send(ctx, g.schedule, t)
+}
+
 // start starts the workers under upCtx and the merge under downCtx; the
 // merge pushes into next (a downstream of the output type) and cancels
 // upstream with errStopped if next stops the stream.
@@ -86,10 +85,10 @@ func (g *group) start(r *runner, upCtx, downCtx context.Context, stopUp context.
 		})
 	}
 	if g.unordered {
-		// The shared channel closes once every worker is done.
+		// Every task has been announced once every worker is done.
 		r.goroutine(upCtx, func() error {
 			workers.Wait()
-			g.out.closeChan(g.shared)
+			close(g.schedule)
 			return nil
 		})
 	}
@@ -104,7 +103,7 @@ func (g *group) start(r *runner, upCtx, downCtx context.Context, stopUp context.
 }
 
 func (g *group) work(ctx context.Context) error {
-	term := g.out.newTerminal(g.unordered)
+	term := g.out.newTerminal(g)
 	head := g.chain(g.env, term)
 	for {
 		t, ok, err := recv(ctx, g.tasks)

@@ -1,0 +1,110 @@
+package determinism
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"hash"
+	"unsafe"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/rowid"
+)
+
+// header starts the hashed bytes of every stream. It names the version of
+// the encoding, so that a later encoding cannot be mistaken for this one.
+const header = "rowflow digest v1\n"
+
+// flushSize is how many encoded bytes a Hasher gathers before hashing them.
+const flushSize = 8 << 10
+
+// Sum is the digest of a stream: the SHA-256 of its encoding (see the
+// package documentation) and the number of items. Sums compare with ==.
+// The zero Sum is not the digest of any stream; the empty stream's Sum
+// has Count 0 and the SHA-256 of "rowflow digest v1\n" alone.
+type Sum struct {
+	Hash  [sha256.Size]byte
+	Count int64
+}
+
+// String returns the hash as 64 lower-case hexadecimal digits. It leaves
+// out the count.
+func (s Sum) String() string { return hex.EncodeToString(s.Hash[:]) }
+
+// Hasher computes the digest of a stream of items of type T, added in
+// stream order. The zero value is not usable; make one with [NewHasher].
+// A Hasher is not safe for concurrent use.
+//
+// Hashing costs the encoding of each item (16 bytes of row ID, then the
+// value) and SHA-256 of those bytes, which dominates: on an x86-64 server
+// core with SHA extensions, about 30 ns per item for a stream of int64 and
+// about 1 ns per byte of longer values (a []float32 of 128 elements, 529
+// bytes, takes about 400 ns). Values in maps and interfaces add reflection
+// and allocations: a map of 4 entries takes about 1 µs.
+type Hasher[T any] struct {
+	h   hash.Hash
+	c   *codec
+	s   state
+	n   int64
+	tmp T // Add's value, so that encoding it does not allocate
+}
+
+// NewHasher returns a Hasher for values of type T. It panics if
+// [Encodable] reports an error for T.
+func NewHasher[T any]() *Hasher[T] {
+	h := &Hasher[T]{h: sha256.New(), c: mustCodec[T]()}
+	h.Reset()
+	return h
+}
+
+// Reset makes h the Hasher of an empty stream again.
+func (h *Hasher[T]) Reset() {
+	h.h.Reset()
+	h.s = state{b: append(h.s.b[:0], header...), scratch: h.s.scratch[:0]}
+	h.n = 0
+}
+
+// Add adds the item with ID id and value v. It panics as [AppendValue]
+// does; h is then unusable until Reset.
+func (h *Hasher[T]) Add(id rowid.ID, v T) {
+	h.tmp = v
+	h.add(id, unsafe.Pointer(&h.tmp))
+	var zero T
+	h.tmp = zero
+}
+
+// AddItem adds it. It ignores it.Batch: see the package documentation.
+func (h *Hasher[T]) AddItem(it flow.Item[T]) { h.Add(it.ID, it.Value) }
+
+// AddChunk adds the items of c, in order. It ignores c.Batch and does not
+// keep c.
+func (h *Hasher[T]) AddChunk(c *flow.Chunk[T]) {
+	for k := range c.Values {
+		h.add(c.IDs.At(k), unsafe.Pointer(&c.Values[k]))
+	}
+}
+
+func (h *Hasher[T]) add(id rowid.ID, p unsafe.Pointer) {
+	h.s.b = le.AppendUint64(le.AppendUint64(h.s.b, id.Lo), id.Hi)
+	h.c.enc(&h.s, p)
+	h.n++
+	if len(h.s.b) >= flushSize {
+		h.flush()
+	}
+}
+
+func (h *Hasher[T]) flush() {
+	h.h.Write(h.s.b)
+	h.s.b = h.s.b[:0]
+}
+
+// Sum returns the digest of the items added so far. It does not change
+// h: more items can be added afterwards.
+func (h *Hasher[T]) Sum() Sum {
+	h.flush()
+	s := Sum{Count: h.n}
+	h.h.Sum(s.Hash[:0])
+	return s
+}
+
+// Count returns the number of items added so far.
+func (h *Hasher[T]) Count() int64 { return h.n }

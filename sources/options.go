@@ -3,6 +3,7 @@ package sources
 import (
 	"fmt"
 
+	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -18,10 +19,26 @@ type config struct {
 	base          rowid.ID
 	partitionSize int
 	chunkSize     int
+
+	// Parquet datasets.
+	paths       []string
+	wholeFiles  bool
+	maxRows     int64
+	columns     map[string]bool
+	rename      map[string]string // user name -> raw column name
+	window      int
+	seed        *uint64
+	epochs      int64
+	rank, world int
+	shardEnv    bool
+	where       dataset.Expr
+	trace       bool
+	maxPage     int64
 }
 
 func defaults(name string) config {
-	return config{name: name, base: rowid.FromString(name), partitionSize: 16384, chunkSize: 1024}
+	return config{name: name, base: rowid.FromString(name), partitionSize: 16384, chunkSize: 1024,
+		maxRows: 65536, epochs: 1}
 }
 
 // PartitionSize sets how many values make one partition (default 16384).

@@ -1,0 +1,195 @@
+package assemble
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/rowflow/rowflow/internal/pqcol"
+)
+
+// loader prepares values [v0, v1) of a column and returns a function that
+// gives value v, for v in that range, as a D.
+type loader[D any] func(c *pqcol.Column, v0, v1 int) func(v int) D
+
+// numGetter reads a numeric physical type S into fields of type D, with a
+// direct loop for required columns.
+type numGetter[S, D number] func(*pqcol.Column) []S
+
+func (g numGetter[S, D]) load(c *pqcol.Column, _, _ int) func(int) D {
+	s := g(c)
+	return func(v int) D { return D(s[v]) }
+}
+
+func (g numGetter[S, D]) scalar(off uintptr, maxDef int, ptr bool) fillFunc {
+	if maxDef > 0 || ptr {
+		return loader[D](g.load).scalar(off, maxDef, ptr)
+	}
+	return func(c *pqcol.Column, cur *cursor, base unsafe.Pointer, stride uintptr, n int, _ *Pos) error {
+		src := g(c)
+		if cur.val+n > len(src) {
+			return errShort(c, cur.val+n, len(src))
+		}
+		for i, v := range src[cur.val : cur.val+n] {
+			*at[D](base, i, stride, off) = D(v)
+		}
+		cur.val += n
+		return nil
+	}
+}
+
+func (g numGetter[S, D]) list(off uintptr, maxDef, repDef int) fillFunc {
+	return loader[D](g.load).list(off, maxDef, repDef)
+}
+
+func errShort(c *pqcol.Column, want, have int) error {
+	return fmt.Errorf("column %q of row group %d holds %d values or levels, rows need %d",
+		c.Leaf.PathString(), c.RowGroup, have, want)
+}
+
+// scalar fills a field of type D (or *D) from a column that is not
+// repeated.
+func (load loader[D]) scalar(off uintptr, maxDef int, ptr bool) fillFunc {
+	return func(c *pqcol.Column, cur *cursor, base unsafe.Pointer, stride uintptr, n int, _ *Pos) error {
+		present := n
+		var defs []byte
+		if maxDef > 0 {
+			if cur.lvl+n > len(c.DefLevels) {
+				return errShort(c, cur.lvl+n, len(c.DefLevels))
+			}
+			defs = c.DefLevels[cur.lvl : cur.lvl+n]
+			present = 0
+			for _, d := range defs {
+				if int(d) == maxDef {
+					present++
+				}
+			}
+		}
+		if cur.val+present > c.Len() {
+			return errShort(c, cur.val+present, c.Len())
+		}
+		get := load(c, cur.val, cur.val+present)
+		var arena []D
+		if ptr {
+			arena = make([]D, present)
+		}
+		v, k := cur.val, 0
+		for i := range n {
+			if defs != nil && int(defs[i]) != maxDef {
+				if ptr {
+					*at[*D](base, i, stride, off) = nil
+				} else {
+					var zero D
+					*at[D](base, i, stride, off) = zero
+				}
+				continue
+			}
+			x := get(v)
+			v++
+			if ptr {
+				arena[k] = x
+				*at[*D](base, i, stride, off) = &arena[k]
+				k++
+			} else {
+				*at[D](base, i, stride, off) = x
+			}
+		}
+		cur.val = v
+		if maxDef > 0 {
+			cur.lvl += n
+		}
+		return nil
+	}
+}
+
+// list fills a []D field from a column with one level of repetition: a
+// row's entries run from one repetition level 0 to the next; an entry
+// whose definition level reaches repDef is an element (null elements read
+// as zero), and a row with no element gets a nil slice.
+func (load loader[D]) list(off uintptr, maxDef, repDef int) fillFunc {
+	return func(c *pqcol.Column, cur *cursor, base unsafe.Pointer, stride uintptr, n int, _ *Pos) error {
+		reps, defs := c.RepLevels, c.DefLevels
+		if len(defs) != len(reps) {
+			return fmt.Errorf("column %q of row group %d: %d definition levels but %d repetition levels",
+				c.Leaf.PathString(), c.RowGroup, len(defs), len(reps))
+		}
+		// First pass: where the rows end, and how many elements and values.
+		end, elems, vals := cur.lvl, 0, 0
+		for r := range n {
+			if end >= len(reps) || reps[end] != 0 {
+				return fmt.Errorf("column %q of row group %d: row %d does not start at level entry %d",
+					c.Leaf.PathString(), c.RowGroup, c.FirstRow+int64(r), end)
+			}
+			for first := true; end < len(reps) && (first || reps[end] != 0); first = false {
+				if int(defs[end]) >= repDef {
+					elems++
+				}
+				if int(defs[end]) == maxDef {
+					vals++
+				}
+				end++
+			}
+		}
+		if cur.val+vals > c.Len() {
+			return errShort(c, cur.val+vals, c.Len())
+		}
+		get := load(c, cur.val, cur.val+vals)
+		arena := make([]D, elems)
+		l, v, k := cur.lvl, cur.val, 0
+		for r := range n {
+			start := k
+			for first := true; l < end && (first || reps[l] != 0); first = false {
+				d := int(defs[l])
+				l++
+				if d < repDef {
+					continue
+				}
+				if d == maxDef {
+					arena[k] = get(v)
+					v++
+				}
+				k++
+			}
+			var s []D
+			if k > start {
+				s = arena[start:k:k]
+			}
+			*at[[]D](base, r, stride, off) = s
+		}
+		cur.lvl, cur.val = end, v
+		return nil
+	}
+}
+
+// loadStrings copies the bytes of values [v0, v1) into one string and
+// returns substrings of it: one allocation per chunk, not per value.
+func loadStrings(c *pqcol.Column, v0, v1 int) func(int) string {
+	if w := c.Leaf.TypeLength; len(c.Offsets) == 0 && w > 0 {
+		arena := string(c.Bytes[v0*w : v1*w])
+		return func(v int) string { return arena[(v-v0)*w : (v-v0+1)*w] }
+	}
+	if v1 == v0 {
+		return func(int) string { return "" }
+	}
+	base := c.Offsets[v0]
+	arena := string(c.Bytes[base:c.Offsets[v1]])
+	offs := c.Offsets
+	return func(v int) string { return arena[offs[v]-base : offs[v+1]-base] }
+}
+
+// loadBytes is loadStrings for []byte: capped slices of one copy.
+func loadBytes(c *pqcol.Column, v0, v1 int) func(int) []byte {
+	if w := c.Leaf.TypeLength; len(c.Offsets) == 0 && w > 0 {
+		arena := append([]byte(nil), c.Bytes[v0*w:v1*w]...)
+		return func(v int) []byte { i := (v - v0) * w; return arena[i : i+w : i+w] }
+	}
+	if v1 == v0 {
+		return func(int) []byte { return []byte{} }
+	}
+	base := c.Offsets[v0]
+	arena := append([]byte(nil), c.Bytes[base:c.Offsets[v1]]...)
+	offs := c.Offsets
+	return func(v int) []byte {
+		i, j := offs[v]-base, offs[v+1]-base
+		return arena[i:j:j]
+	}
+}

@@ -1,0 +1,351 @@
+package sources
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/assemble"
+	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/pqcol"
+	"github.com/rowflow/rowflow/rowid"
+)
+
+// Parquet returns a source of the rows of a Parquet dataset, decoded into
+// structs of type T (see "Struct fields" below).
+//
+// The dataset is root: a file, a directory tree (every *.parquet file
+// under it, skipping hidden and _-prefixed names), or a glob; or the
+// paths given with [Files], under root. Files are taken in the order of
+// their paths relative to root. Hive-style key=value directories become
+// partition columns, which struct fields of that name receive and which
+// [Where] filters on before any file is opened.
+//
+// # Partitions and row IDs
+//
+// Each fragment (a row group, or up to [MaxRows] rows of one, or a whole
+// file with [WholeFiles]) is a partition, numbered in plan order. Row i of
+// a file gets the ID rowid.Ordinal(i).Combine(rowid.FromString(rel)), rel
+// being the file's slash-separated path relative to root: a row has the
+// same ID whatever the shuffle, shard or parallelism.
+//
+// # Parallel reads
+//
+// With Parallel(n) the source reads n fragments at once, sharing one open
+// file between them; output order is the plan order at every n. Files
+// stay open until the run ends.
+//
+// # Struct fields
+//
+// A field reads the column named by its parquet tag (or its Go name):
+// bool, integers, floats, string and []byte, pointers to these (nil for
+// null) and slices of these (for repeated and LIST columns). Only the
+// columns of T's fields are read and decoded; [Columns] narrows that
+// further. The reader decodes pages straight into typed buffers and fills
+// the structs through field offsets: nothing is reflected per row.
+//
+// # Bad input
+//
+// A corrupt, truncated or unsupported file fails the run with an error
+// that names the file, row group, column and page where known. A page
+// whose decoded size exceeds [MaxPageSize] fails the same way before it is
+// decompressed. With [SkipBadFragments], a fragment that fails to read is
+// skipped instead, and reported.
+//
+// Options: [Files], [RowGroups], [WholeFiles], [MaxRows], [Columns],
+// [Rename], [ShuffleWindow], [Seed], [Epochs], [Shard], [ShardFromEnv],
+// [Where], [Trace], [MaxPageSize], [SkipBadFragments], [ChunkSize],
+// [Named].
+func Parquet[T any](root string, opts ...Option) flow.Source[T] {
+	c, err := build("parquet("+root+")", opts, parquetOptions...)
+	return &parquetSource[T]{root: root, cfg: c, err: err}
+}
+
+var parquetOptions = []string{"Files", "RowGroups", "WholeFiles", "MaxRows", "Columns", "Rename",
+	"ShuffleWindow", "Seed", "Epochs", "Shard", "ShardFromEnv", "Where", "Trace", "MaxPageSize",
+	"SkipBadFragments", "ChunkSize", "Named"}
+
+type parquetSource[T any] struct {
+	root string
+	cfg  config
+	err  error
+}
+
+func (s *parquetSource[T]) Info() flow.Info { return flow.Info{Name: s.cfg.name} }
+
+// Err reports a bad option.
+func (s *parquetSource[T]) Err() error { return s.err }
+
+func (s *parquetSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2[flow.Partition[T], error] {
+	return func(yield func(flow.Partition[T], error) bool) {
+		run, plan, err := s.start(ctx, env)
+		if err != nil {
+			yield(flow.Partition[T]{}, err)
+			return
+		}
+		for fr, err := range plan.Fragments(ctx, dataset.Position{}) {
+			if err != nil {
+				yield(flow.Partition[T]{}, err)
+				return
+			}
+			p := flow.Partition[T]{Batch: fr.Batch, Read: func(ctx context.Context, out flow.Emitter[T]) error {
+				return run.read(ctx, fr, out)
+			}}
+			if !yield(p, nil) {
+				return
+			}
+		}
+	}
+}
+
+// start discovers the dataset and plans the run.
+func (s *parquetSource[T]) start(ctx context.Context, env flow.Env) (*parquetRun[T], *dataset.Plan, error) {
+	if s.err != nil {
+		return nil, nil, s.err
+	}
+	var ds *dataset.Dataset
+	var err error
+	if s.cfg.paths != nil {
+		ds, err = dataset.DiscoverRoot(s.root, s.cfg.paths...)
+	} else {
+		ds, err = dataset.DiscoverRoot(s.root, s.root)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	run := &parquetRun[T]{src: s, ds: ds, files: map[int]*openFile[T]{}}
+	if !flow.AtEnd(ctx, run.close) {
+		return nil, nil, fmt.Errorf("sources: %s: Partitions called outside a run", s.cfg.name)
+	}
+	seed := env.Seed
+	if s.cfg.seed != nil {
+		seed = *s.cfg.seed
+	}
+	opts := []dataset.Option{dataset.Seed(seed), dataset.ShuffleWindow(s.cfg.window),
+		dataset.Epochs(s.cfg.epochs), dataset.WithMetadata(dataset.MetadataFunc(run.rowGroups))}
+	if s.cfg.wholeFiles {
+		opts = append(opts, dataset.WholeFiles())
+	} else {
+		opts = append(opts, dataset.RowGroups(), dataset.MaxRows(s.cfg.maxRows))
+	}
+	if s.cfg.world > 0 {
+		opts = append(opts, dataset.Shard(s.cfg.rank, s.cfg.world))
+	}
+	if s.cfg.where != nil {
+		opts = append(opts, dataset.Where(s.cfg.where))
+	}
+	plan, err := dataset.New(ds, opts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return run, plan, nil
+}
+
+// parquetRun is one run's state: the files opened so far.
+type parquetRun[T any] struct {
+	src   *parquetSource[T]
+	ds    *dataset.Dataset
+	mu    sync.Mutex
+	files map[int]*openFile[T]
+}
+
+// openFile is a file open for the run: one pqcol.Reader shared by every
+// fragment of the file, the struct plan for its schema, and decoders to
+// reuse.
+type openFile[T any] struct {
+	once   sync.Once
+	err    error
+	f      *os.File
+	r      *pqcol.Reader
+	plan   *assemble.Plan[T]
+	id     rowid.ID
+	rel    string
+	starts []int64 // first file row of each row group
+	decs   sync.Pool
+}
+
+func (run *parquetRun[T]) open(ctx context.Context, i int) (*openFile[T], error) {
+	run.mu.Lock()
+	of, ok := run.files[i]
+	if !ok {
+		of = &openFile[T]{}
+		run.files[i] = of
+	}
+	run.mu.Unlock()
+	of.once.Do(func() { of.err = run.load(of, run.ds.Files()[i]) })
+	return of, of.err
+}
+
+func (run *parquetRun[T]) load(of *openFile[T], file dataset.File) error {
+	cfg := &run.src.cfg
+	f, err := os.Open(file.Path)
+	if err != nil {
+		return err
+	}
+	of.f = f
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	var popts []pqcol.Option
+	if cfg.maxPage > 0 {
+		popts = append(popts, pqcol.MaxPageSize(cfg.maxPage))
+	}
+	of.r, err = pqcol.Open(file.Path, f, st.Size(), popts...)
+	if err != nil {
+		return err
+	}
+	of.rel, of.id = file.RelPath, rowid.FromString(file.RelPath)
+	var consts []assemble.Const
+	for _, fld := range file.Partition {
+		consts = append(consts, assemble.Const{Name: fld.Name, Kind: assemble.ConstString, Value: fld.Value})
+	}
+	if cfg.trace {
+		consts = append(consts, assemble.Const{Name: "__file", Kind: assemble.ConstFile},
+			assemble.Const{Name: "__row_group", Kind: assemble.ConstRowGroup},
+			assemble.Const{Name: "__row_index", Kind: assemble.ConstRow})
+	}
+	of.plan, err = assemble.NewPlan[T](file.Path, of.r.Leaves(), of.r.File().Root(), cfg.rename, cfg.columns, consts)
+	if err != nil {
+		return err
+	}
+	start := int64(0)
+	for rg := range of.r.NumRowGroups() {
+		of.starts = append(of.starts, start)
+		start += of.r.NumRows(rg)
+	}
+	return nil
+}
+
+// rowGroups is the plan's metadata: the row-group sizes of a file, from
+// the run's open file.
+func (run *parquetRun[T]) rowGroups(ctx context.Context, f dataset.File) ([]int64, error) {
+	i, ok := slices.BinarySearchFunc(run.ds.Files(), f.RelPath, func(a dataset.File, rel string) int {
+		return cmpString(a.RelPath, rel)
+	})
+	if !ok {
+		return nil, fmt.Errorf("sources: %s is not in the dataset", f.Path)
+	}
+	of, err := run.open(ctx, i)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]int64, of.r.NumRowGroups())
+	for rg := range rows {
+		rows[rg] = of.r.NumRows(rg)
+	}
+	return rows, nil
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func (run *parquetRun[T]) close() {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	for _, of := range run.files {
+		if of.f != nil {
+			of.f.Close()
+		}
+	}
+	run.files = nil
+}
+
+// read pushes the rows of one fragment.
+func (run *parquetRun[T]) read(ctx context.Context, fr dataset.Fragment, out flow.Emitter[T]) error {
+	of, err := run.open(ctx, fr.File)
+	if err == nil {
+		out := &pushTracker[T]{out: out}
+		err = run.readFile(ctx, of, fr, out)
+		if err != nil && err == out.err {
+			return err // downstream's error, or ErrStop: passed on as it is
+		}
+	}
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s, fragment %s: %w", filepath.ToSlash(fr.Path), fragmentName(fr), err)
+}
+
+// pushTracker remembers the error of the last Push, so that a reader can
+// tell its own errors from those of the stages downstream.
+type pushTracker[T any] struct {
+	out flow.Emitter[T]
+	err error
+}
+
+func (p *pushTracker[T]) Push(ctx context.Context, c flow.Chunk[T]) error {
+	p.err = p.out.Push(ctx, c)
+	return p.err
+}
+
+func fragmentName(fr dataset.Fragment) string {
+	if fr.RowGroup < 0 {
+		return fmt.Sprintf("rows [%d, %d)", fr.From, fr.To)
+	}
+	return fmt.Sprintf("row group %d rows [%d, %d)", fr.RowGroup, fr.From, fr.To)
+}
+
+func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr dataset.Fragment, out flow.Emitter[T]) error {
+	dec, _ := of.decs.Get().(*assemble.Decoder[T])
+	if dec == nil {
+		dec = assemble.NewDecoder(of.plan)
+	}
+	defer of.decs.Put(dec)
+	// A whole-file fragment spans row groups; a row-group fragment is one.
+	type span struct {
+		rg       int
+		from, to int64
+	}
+	var spans []span
+	if fr.RowGroup >= 0 {
+		spans = []span{{fr.RowGroup, fr.From, fr.To}}
+	} else {
+		for rg, start := range of.starts {
+			n := of.r.NumRows(rg)
+			lo, hi := max(fr.From, start), min(fr.To, start+n)
+			if lo < hi {
+				spans = append(spans, span{rg, lo - start, hi - start})
+			}
+		}
+	}
+	chunk := int64(run.src.cfg.chunkSize)
+	for si, sp := range spans {
+		for i, leaf := range of.plan.Leaves() {
+			if err := of.r.ReadColumnRange(ctx, sp.rg, leaf, sp.from, sp.to, &dec.Columns[i]); err != nil {
+				return err
+			}
+		}
+		dec.Reset()
+		for r := sp.from; r < sp.to; r += chunk {
+			m := min(chunk, sp.to-r)
+			first := of.starts[sp.rg] + r
+			c := flow.Chunk[T]{Batch: fr.Batch, IDs: flow.OrdinalIDs(of.id, uint64(first), int(m)),
+				Values: flow.Alloc[T](int(m))[:m], End: si == len(spans)-1 && r+m == sp.to}
+			pos := assemble.Pos{File: of.rel, RowGroup: sp.rg, FirstRow: first}
+			if err := dec.Next(c.Values, &pos); err != nil {
+				c.Release()
+				return fmt.Errorf("row group %d, rows from %d: %w", sp.rg, r, err)
+			}
+			if err := out.Push(ctx, c); err != nil {
+				return err
+			}
+		}
+	}
+	if len(spans) == 0 || spans[len(spans)-1].from == spans[len(spans)-1].to {
+		return out.Push(ctx, flow.Chunk[T]{Batch: fr.Batch, End: true})
+	}
+	return nil
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"runtime"
+	"testing"
+)
+
+func TestVariantsAgree(t *testing.T) {
+	for _, part := range []int{1000, 65536} {
+		vs := variants(part)
+		for _, n := range []int{0, 1, 1023, 1025, 100_003} {
+			d := data(n)
+			for _, v := range vs {
+				got, err := v.run(t.Context(), d)
+				if err != nil {
+					t.Fatalf("p=%d n=%d %s: %v", part, n, v.name, err)
+				}
+				if got != want(n) {
+					t.Errorf("p=%d n=%d %s: count %d, want %d", part, n, v.name, got, want(n))
+				}
+			}
+		}
+	}
+}
+
+// Benchmark sizes: go-streams spends about a microsecond per value.
+const (
+	benchN      = 1 << 20
+	benchSmallN = 1 << 17
+)
+
+// BenchmarkMapFilterCount runs every variant; one op is a run over benchN
+// values (benchSmallN for go-streams). Compare variants by ns/elem.
+func BenchmarkMapFilterCount(b *testing.B) {
+	d := data(benchN)
+	for _, v := range variants(defaultPartition) {
+		in := d
+		if v.small {
+			in = d[:benchSmallN]
+		}
+		b.Run(v.name, func(b *testing.B) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			for b.Loop() {
+				got, err := v.run(b.Context(), in)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if got != want(len(in)) {
+					b.Fatalf("count %d, want %d", got, want(len(in)))
+				}
+			}
+			runtime.ReadMemStats(&after)
+			elems := float64(b.N) * float64(len(in))
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/elems, "ns/elem")
+			b.ReportMetric(float64(after.Mallocs-before.Mallocs)/elems, "allocs/elem")
+		})
+	}
+}

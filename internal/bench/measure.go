@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"time"
+)
+
+// sample is one run of a variant.
+type sample struct {
+	d       time.Duration
+	mallocs uint64
+}
+
+// result is a variant's median over the rounds.
+type result struct {
+	v       variant
+	n       int // values it ran on
+	d       time.Duration
+	mallocs uint64
+}
+
+// perElem returns the median nanoseconds per value.
+func (r result) perElem() float64 { return float64(r.d.Nanoseconds()) / float64(r.n) }
+
+// allocsPerElem returns the median allocations per value.
+func (r result) allocsPerElem() float64 { return float64(r.mallocs) / float64(r.n) }
+
+// measureAll warms every variant up once, runs cfg.rounds rounds, and
+// returns each variant's median, in the order of [variants].
+func measureAll(ctx context.Context, cfg config) ([]result, error) {
+	vs := variants(cfg.part)
+	big := data(cfg.n)
+	input := func(v variant) []int64 {
+		if v.small {
+			return big[:cfg.streamsN]
+		}
+		return big
+	}
+	for _, v := range vs {
+		if _, err := measure(ctx, v, input(v)); err != nil {
+			return nil, err
+		}
+	}
+	samples := make([][]sample, len(vs))
+	for r := range cfg.rounds {
+		for k := range vs {
+			i := (r + k) % len(vs)
+			s, err := measure(ctx, vs[i], input(vs[i]))
+			if err != nil {
+				return nil, err
+			}
+			samples[i] = append(samples[i], s)
+		}
+	}
+	res := make([]result, len(vs))
+	for i, v := range vs {
+		res[i] = median(v, len(input(v)), samples[i])
+	}
+	return res, nil
+}
+
+// measure runs v once on data after a garbage collection and checks its
+// count.
+func measure(ctx context.Context, v variant, data []int64) (sample, error) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	got, err := v.run(ctx, data)
+	d := time.Since(start)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		return sample{}, fmt.Errorf("%s: %w", v.name, err)
+	}
+	if w := want(len(data)); got != w {
+		return sample{}, fmt.Errorf("%s: counted %d of %d values, want %d", v.name, got, len(data), w)
+	}
+	return sample{d: d, mallocs: after.Mallocs - before.Mallocs}, nil
+}
+
+// median returns the medians of the durations and allocation counts of
+// ss, taken separately.
+func median(v variant, n int, ss []sample) result {
+	ds := make([]time.Duration, len(ss))
+	ms := make([]uint64, len(ss))
+	for i, s := range ss {
+		ds[i], ms[i] = s.d, s.mallocs
+	}
+	slices.Sort(ds)
+	slices.Sort(ms)
+	return result{v: v, n: n, d: mid(ds), mallocs: mid(ms)}
+}
+
+// mid returns the middle of sorted s, or the mean of its two middle
+// values.
+func mid[T time.Duration | uint64](s []T) T {
+	h := len(s) / 2
+	if len(s)%2 == 1 {
+		return s[h]
+	}
+	return (s[h-1] + s[h]) / 2
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+)
+
+// report prints the machine, the method and a Markdown table of res.
+// loadBefore and loadAfter are the load averages around the measurement.
+func report(w io.Writer, cfg config, res []result, loadBefore, loadAfter string) {
+	ref := map[string]result{}
+	for _, r := range res {
+		ref[r.v.name] = r
+	}
+	fmt.Fprintf(w, "Map → Filter → count over %d int64 values (map v → 3v, keep even; count %d)\n\n",
+		cfg.n, want(cfg.n))
+	fmt.Fprintf(w, "%s %s/%s, GOMAXPROCS=%d, NumCPU=%d\n", runtime.Version(), runtime.GOOS, runtime.GOARCH,
+		runtime.GOMAXPROCS(0), runtime.NumCPU())
+	if loadBefore != "" {
+		fmt.Fprintf(w, "load average before: %s, after: %s\n", loadBefore, loadAfter)
+	}
+	fmt.Fprintf(w, "median of %d rounds after one warm-up; rowflow partition size %d, chunk size %d\n\n",
+		cfg.rounds, cfg.part, chunkSize)
+
+	fmt.Fprintln(w, "| variant | values | ns/value | speed vs (b) hand | vs (a) go-streams | vs (c) loop | allocs/value |")
+	fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|")
+	for _, r := range res {
+		fmt.Fprintf(w, "| %s | %s | %.2f | %s | %s | %s | %.4g |\n", r.v.name, count(r.n), r.perElem(),
+			speed(ref[nameHand], r), speed(ref[nameGoStreams], r), speed(ref[nameLoop], r), r.allocsPerElem())
+	}
+	fmt.Fprintln(w)
+	for _, r := range res {
+		fmt.Fprintf(w, "- %s: %s\n", r.v.name, r.v.desc)
+	}
+	fmt.Fprintln(w, "\nSpeed vs X is X's time per value divided by the variant's: above 1× is faster than X.")
+	if ref[nameGoStreams].n != cfg.n {
+		fmt.Fprintf(w, "go-streams ran on the first %s values; its time is compared per value.\n",
+			count(ref[nameGoStreams].n))
+	}
+}
+
+// speed returns how many times faster r is than base, per value.
+func speed(base, r result) string {
+	switch x := base.perElem() / r.perElem(); {
+	case x >= 10:
+		return fmt.Sprintf("%.0f×", x)
+	case x >= 0.1:
+		return fmt.Sprintf("%.2f×", x)
+	default:
+		return fmt.Sprintf("%.2g×", x)
+	}
+}
+
+// count formats n compactly: 10M, 1M, 250k, or n itself.
+func count(n int) string {
+	switch {
+	case n >= 1_000_000 && n%1_000_000 == 0:
+		return fmt.Sprintf("%dM", n/1_000_000)
+	case n >= 1_000 && n%1_000 == 0:
+		return fmt.Sprintf("%dk", n/1_000)
+	}
+	return fmt.Sprint(n)
+}
+
+// loadAvg returns the 1-, 5- and 15-minute load averages, or "" where the
+// system does not report them.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
+}

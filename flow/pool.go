@@ -8,12 +8,16 @@ import (
 // Buffers for chunk values are recycled through one sync.Pool per element
 // type. Recycling matters: a pipeline moves millions of values through a
 // handful of chunk-sized buffers instead of allocating one per chunk.
+//
+// The pools hold *[]T, not []T, so that putting a slice does not allocate
+// an interface box; the emptied *[]T holders are themselves recycled.
 
 var pools sync.Map // reflect.Type -> *slicePool
 
 type slicePool struct {
-	pool     sync.Pool
-	pointers bool // clear recycled buffers so they do not keep values alive
+	pool     sync.Pool // *[]T holding a buffer
+	holders  sync.Pool // empty *[]T
+	pointers bool      // clear recycled buffers so they do not keep values alive
 }
 
 func poolFor[T any]() *slicePool {
@@ -28,8 +32,14 @@ func poolFor[T any]() *slicePool {
 // Alloc returns an empty slice with capacity at least n, recycled from
 // earlier chunks where possible. Pass it to [Recycle] when done with it.
 func Alloc[T any](n int) []T {
-	if s, ok := poolFor[T]().pool.Get().([]T); ok && cap(s) >= n {
-		return s[:0]
+	p := poolFor[T]()
+	if h, ok := p.pool.Get().(*[]T); ok {
+		s := *h
+		*h = nil
+		p.holders.Put(h)
+		if cap(s) >= n {
+			return s[:0]
+		}
 	}
 	return make([]T, 0, n)
 }
@@ -44,7 +54,12 @@ func Recycle[T any](s []T) {
 	if p.pointers {
 		clear(s[:cap(s)])
 	}
-	p.pool.Put(s[:0])
+	h, ok := p.holders.Get().(*[]T)
+	if !ok {
+		h = new([]T)
+	}
+	*h = s[:0]
+	p.pool.Put(h)
 }
 
 func hasPointers(t reflect.Type) bool {

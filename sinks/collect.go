@@ -10,7 +10,7 @@ import (
 // when the run succeeds.
 func Collect[T any](dst *[]flow.Item[T]) flow.Sink {
 	return flow.NewSink[T](result[T, []flow.Item[T]]{name: "collect", dst: dst,
-		add: func(acc *[]flow.Item[T], c *flow.Chunk[T]) error {
+		add: func(acc *[]flow.Item[T], c flow.Chunk[T]) error {
 			for k := range c.Values {
 				*acc = append(*acc, c.Item(k))
 			}
@@ -22,7 +22,7 @@ func Collect[T any](dst *[]flow.Item[T]) flow.Sink {
 // in *dst when the run succeeds.
 func CollectValues[T any](dst *[]T) flow.Sink {
 	return flow.NewSink[T](result[T, []T]{name: "collect-values", dst: dst,
-		add: func(acc *[]T, c *flow.Chunk[T]) error {
+		add: func(acc *[]T, c flow.Chunk[T]) error {
 			*acc = append(*acc, c.Values...)
 			return nil
 		}})
@@ -32,7 +32,7 @@ func CollectValues[T any](dst *[]T) flow.Sink {
 // *dst when the run succeeds.
 func Count[T any](dst *int64) flow.Sink {
 	return flow.NewSink[T](result[T, int64]{name: "count", dst: dst,
-		add: func(acc *int64, c *flow.Chunk[T]) error {
+		add: func(acc *int64, c flow.Chunk[T]) error {
 			*acc += int64(len(c.Values))
 			return nil
 		}})
@@ -43,10 +43,10 @@ func Count[T any](dst *int64) flow.Sink {
 // successfully.
 func ForEach[T any](f func(flow.Item[T]) error) flow.Sink {
 	return flow.NewSink[T](result[T, struct{}]{name: "for-each", dst: new(struct{}),
-		add: func(_ *struct{}, c *flow.Chunk[T]) error {
+		add: func(_ *struct{}, c flow.Chunk[T]) error {
 			for k := range c.Values {
 				if err := f(c.Item(k)); err != nil {
-					return flow.ErrorAt(c, k, err)
+					return flow.ErrorAt(&c, k, err)
 				}
 			}
 			return nil
@@ -58,7 +58,7 @@ func ForEach[T any](f func(flow.Item[T]) error) flow.Sink {
 type result[T, R any] struct {
 	name string
 	dst  *R
-	add  func(acc *R, c *flow.Chunk[T]) error
+	add  func(acc *R, c flow.Chunk[T]) error
 }
 
 func (r result[T, R]) Info() flow.Info { return flow.Info{Name: r.name} }
@@ -73,7 +73,7 @@ type resultConsumer[T, R any] struct {
 }
 
 func (c *resultConsumer[T, R]) Consume(_ context.Context, ch flow.Chunk[T]) error {
-	err := c.r.add(&c.acc, &ch)
+	err := c.r.add(&c.acc, ch)
 	ch.Release()
 	return err
 }

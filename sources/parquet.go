@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/assemble"
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/internal/pqcol"
 	"github.com/rowflow/rowflow/rowid"
@@ -62,8 +61,47 @@ import (
 // [Where], [Trace], [MaxPageSize], [SkipBadFragments], [ChunkSize],
 // [Named].
 func Parquet[T any](root string, opts ...Option) flow.Source[T] {
+	return newParquet[T](root, structFormat[T]{}, opts)
+}
+
+func newParquet[T any](root string, f format[T], opts []Option) flow.Source[T] {
 	c, err := build("parquet("+root+")", opts, parquetOptions...)
-	return &parquetSource[T]{root: root, cfg: c, err: err}
+	return &parquetSource[T]{root: root, cfg: c, err: err, format: f}
+}
+
+// format is how a Parquet source turns decoded columns into values of T:
+// structs, column batches or records.
+type format[T any] interface {
+	// plan prepares the reading of one file.
+	plan(file dataset.File, r *pqcol.Reader, cfg *config) (filePlan[T], error)
+}
+
+// filePlan is a format's plan for one file.
+type filePlan[T any] interface {
+	// leaves returns the leaf columns to read.
+	leaves() []int
+	// newReader returns the state for reading fragments, one at a time.
+	newReader() fragmentReader[T]
+}
+
+// fragmentReader turns the columns of one span of rows into chunks.
+type fragmentReader[T any] interface {
+	// columns returns the buffers to read the plan's leaves into.
+	columns() []pqcol.Column
+	// emit pushes the span's rows, whose columns have just been read;
+	// last says whether the span ends the fragment.
+	emit(ctx context.Context, sp span, last bool, out flow.Emitter[T]) error
+}
+
+// span is rows [from, to) of one row group of a file, and where they go.
+type span struct {
+	batch    int64
+	file     string   // relative path
+	id       rowid.ID // the file's ID
+	rg       int
+	from, to int64
+	first    int64 // file ordinal of row from
+	chunk    int   // rows per chunk
 }
 
 var parquetOptions = []string{"Files", "RowGroups", "WholeFiles", "MaxRows", "Columns", "Rename",
@@ -71,9 +109,10 @@ var parquetOptions = []string{"Files", "RowGroups", "WholeFiles", "MaxRows", "Co
 	"SkipBadFragments", "ChunkSize", "Named"}
 
 type parquetSource[T any] struct {
-	root string
-	cfg  config
-	err  error
+	root   string
+	cfg    config
+	err    error
+	format format[T]
 }
 
 func (s *parquetSource[T]) Info() flow.Info { return flow.Info{Name: s.cfg.name} }
@@ -113,7 +152,7 @@ func (s *parquetSource[T]) start(ctx context.Context, env flow.Env) (*parquetRun
 	if s.cfg.paths != nil {
 		ds, err = dataset.DiscoverRoot(s.root, s.cfg.paths...)
 	} else {
-		ds, err = dataset.DiscoverRoot(s.root, s.root)
+		ds, err = dataset.Discover(s.root)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -155,18 +194,18 @@ type parquetRun[T any] struct {
 }
 
 // openFile is a file open for the run: one pqcol.Reader shared by every
-// fragment of the file, the struct plan for its schema, and decoders to
-// reuse.
+// fragment of the file, the format's plan for its schema, and fragment
+// readers to reuse.
 type openFile[T any] struct {
-	once   sync.Once
-	err    error
-	f      *os.File
-	r      *pqcol.Reader
-	plan   *assemble.Plan[T]
-	id     rowid.ID
-	rel    string
-	starts []int64 // first file row of each row group
-	decs   sync.Pool
+	once    sync.Once
+	err     error
+	f       *os.File
+	r       *pqcol.Reader
+	plan    filePlan[T]
+	id      rowid.ID
+	rel     string
+	starts  []int64 // first file row of each row group
+	readers sync.Pool
 }
 
 func (run *parquetRun[T]) open(ctx context.Context, i int) (*openFile[T], error) {
@@ -201,16 +240,7 @@ func (run *parquetRun[T]) load(of *openFile[T], file dataset.File) error {
 		return err
 	}
 	of.rel, of.id = file.RelPath, rowid.FromString(file.RelPath)
-	var consts []assemble.Const
-	for _, fld := range file.Partition {
-		consts = append(consts, assemble.Const{Name: fld.Name, Kind: assemble.ConstString, Value: fld.Value})
-	}
-	if cfg.trace {
-		consts = append(consts, assemble.Const{Name: "__file", Kind: assemble.ConstFile},
-			assemble.Const{Name: "__row_group", Kind: assemble.ConstRowGroup},
-			assemble.Const{Name: "__row_index", Kind: assemble.ConstRow})
-	}
-	of.plan, err = assemble.NewPlan[T](file.Path, of.r.Leaves(), of.r.File().Root(), cfg.rename, cfg.columns, consts)
+	of.plan, err = run.src.format.plan(file, of.r, cfg)
 	if err != nil {
 		return err
 	}
@@ -299,53 +329,42 @@ func fragmentName(fr dataset.Fragment) string {
 }
 
 func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr dataset.Fragment, out flow.Emitter[T]) error {
-	dec, _ := of.decs.Get().(*assemble.Decoder[T])
-	if dec == nil {
-		dec = assemble.NewDecoder(of.plan)
+	rd, _ := of.readers.Get().(fragmentReader[T])
+	if rd == nil {
+		rd = of.plan.newReader()
 	}
-	defer of.decs.Put(dec)
+	defer of.readers.Put(rd)
 	// A whole-file fragment spans row groups; a row-group fragment is one.
-	type span struct {
-		rg       int
-		from, to int64
-	}
+	base := span{batch: fr.Batch, file: of.rel, id: of.id, chunk: run.src.cfg.chunkSize}
 	var spans []span
 	if fr.RowGroup >= 0 {
-		spans = []span{{fr.RowGroup, fr.From, fr.To}}
+		sp := base
+		sp.rg, sp.from, sp.to = fr.RowGroup, fr.From, fr.To
+		spans = append(spans, sp)
 	} else {
 		for rg, start := range of.starts {
-			n := of.r.NumRows(rg)
-			lo, hi := max(fr.From, start), min(fr.To, start+n)
+			lo, hi := max(fr.From, start), min(fr.To, start+of.r.NumRows(rg))
 			if lo < hi {
-				spans = append(spans, span{rg, lo - start, hi - start})
+				sp := base
+				sp.rg, sp.from, sp.to = rg, lo-start, hi-start
+				spans = append(spans, sp)
 			}
 		}
 	}
-	chunk := int64(run.src.cfg.chunkSize)
-	for si, sp := range spans {
-		for i, leaf := range of.plan.Leaves() {
-			if err := of.r.ReadColumnRange(ctx, sp.rg, leaf, sp.from, sp.to, &dec.Columns[i]); err != nil {
-				return err
-			}
-		}
-		dec.Reset()
-		for r := sp.from; r < sp.to; r += chunk {
-			m := min(chunk, sp.to-r)
-			first := of.starts[sp.rg] + r
-			c := flow.Chunk[T]{Batch: fr.Batch, IDs: flow.OrdinalIDs(of.id, uint64(first), int(m)),
-				Values: flow.Alloc[T](int(m))[:m], End: si == len(spans)-1 && r+m == sp.to}
-			pos := assemble.Pos{File: of.rel, RowGroup: sp.rg, FirstRow: first}
-			if err := dec.Next(c.Values, &pos); err != nil {
-				c.Release()
-				return fmt.Errorf("row group %d, rows from %d: %w", sp.rg, r, err)
-			}
-			if err := out.Push(ctx, c); err != nil {
-				return err
-			}
-		}
-	}
-	if len(spans) == 0 || spans[len(spans)-1].from == spans[len(spans)-1].to {
+	if len(spans) == 0 {
 		return out.Push(ctx, flow.Chunk[T]{Batch: fr.Batch, End: true})
+	}
+	cols := rd.columns()
+	for si, sp := range spans {
+		sp.first = of.starts[sp.rg] + sp.from
+		for i, leaf := range of.plan.leaves() {
+			if err := of.r.ReadColumnRange(ctx, sp.rg, leaf, sp.from, sp.to, &cols[i]); err != nil {
+				return err
+			}
+		}
+		if err := rd.emit(ctx, sp, si == len(spans)-1, out); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -1,0 +1,200 @@
+package sources
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/pqcol"
+	"github.com/rowflow/rowflow/rowid"
+)
+
+// ParquetColumns returns a source of column batches: each item is the
+// rows of one fragment (or, with [WholeFiles], of one row group of it) as
+// typed column slices, for consumers that work on tables. The batch's row
+// ID is the ID of its first row; [ColumnBatch.RowID] gives the others.
+//
+// Every leaf column is read unless [Columns] names some (by their dotted
+// paths, after [Rename]). It takes the options of [Parquet]; [ChunkSize]
+// does not apply, and [Trace] adds nothing (the batch has its file, row
+// group and first row).
+func ParquetColumns(root string, opts ...Option) flow.Source[*ColumnBatch] {
+	return newParquet[*ColumnBatch](root, columnsFormat{}, opts)
+}
+
+// ColumnBatch is rows [FirstRow, FirstRow+NumRows) of one row group of one
+// file, column by column. The batch owns its slices.
+type ColumnBatch struct {
+	File     string // path relative to the dataset root
+	RowGroup int
+	FirstRow int64 // the file ordinal of the batch's first row
+	NumRows  int
+	Columns  []Column
+	// Partition holds the file's Hive partition values.
+	Partition map[string]string
+
+	fileID rowid.ID
+}
+
+// RowID returns the row ID of row i of the batch.
+func (b *ColumnBatch) RowID(i int) rowid.ID {
+	return rowid.Ordinal(uint64(b.FirstRow) + uint64(i)).Combine(b.fileID)
+}
+
+// Column returns the column with the given name, or nil.
+func (b *ColumnBatch) Column(name string) *Column {
+	for i := range b.Columns {
+		if b.Columns[i].Name == name {
+			return &b.Columns[i]
+		}
+	}
+	return nil
+}
+
+// Column is one leaf column of a [ColumnBatch]. Values are dense: only
+// non-null values are stored, in the one slice that matches Kind.
+// BYTE_ARRAY value i is Bytes[Offsets[i]:Offsets[i+1]]; FIXED_LEN_BYTE_ARRAY
+// value i is Bytes[i*TypeLength:(i+1)*TypeLength]. DefLevels (when
+// MaxDefinitionLevel > 0) holds a level per entry, an entry holding a
+// value when its level is the maximum; RepLevels (when MaxRepetitionLevel >
+// 0) starts a new row at each 0. Logical types are not applied: Node has
+// them.
+type Column struct {
+	Name               string // the user name: the dotted path, after Rename
+	Node               parquet.Node
+	Kind               parquet.Kind
+	TypeLength         int
+	MaxDefinitionLevel int
+	MaxRepetitionLevel int
+
+	Boolean []bool
+	Int32   []int32
+	Int64   []int64
+	Float   []float32
+	Double  []float64
+	Bytes   []byte
+	Offsets []uint32
+	// Int96 values are 12 bytes each, in Bytes.
+
+	DefLevels []byte
+	RepLevels []byte
+}
+
+// Len returns the number of non-null values.
+func (c *Column) Len() int {
+	switch c.Kind {
+	case parquet.Boolean:
+		return len(c.Boolean)
+	case parquet.Int32:
+		return len(c.Int32)
+	case parquet.Int64:
+		return len(c.Int64)
+	case parquet.Float:
+		return len(c.Float)
+	case parquet.Double:
+		return len(c.Double)
+	case parquet.ByteArray:
+		return max(len(c.Offsets)-1, 0)
+	case parquet.Int96:
+		return len(c.Bytes) / 12
+	case parquet.FixedLenByteArray:
+		if c.TypeLength > 0 {
+			return len(c.Bytes) / c.TypeLength
+		}
+	}
+	return 0
+}
+
+type columnsFormat struct{}
+
+type columnsPlan struct {
+	file  dataset.File
+	idx   []int
+	names []string
+	info  []pqcol.Leaf
+}
+
+func (columnsFormat) plan(file dataset.File, r *pqcol.Reader, cfg *config) (filePlan[*ColumnBatch], error) {
+	p := &columnsPlan{file: file}
+	raw := map[string]string{}
+	for user, r := range cfg.rename {
+		raw[r] = user
+	}
+	for i, leaf := range r.Leaves() {
+		name := leaf.PathString()
+		if u, ok := raw[name]; ok {
+			name = u
+		}
+		if cfg.columns != nil && !cfg.columns[name] {
+			continue
+		}
+		p.idx = append(p.idx, i)
+		p.names = append(p.names, name)
+		p.info = append(p.info, leaf)
+	}
+	for name := range cfg.columns {
+		found := false
+		for _, n := range p.names {
+			found = found || n == name
+		}
+		if !found {
+			return nil, fmt.Errorf("%s has no column %q (columns: %s)", file.Path, name, strings.Join(p.names, ", "))
+		}
+	}
+	return p, nil
+}
+
+func (p *columnsPlan) leaves() []int { return p.idx }
+
+func (p *columnsPlan) newReader() fragmentReader[*ColumnBatch] {
+	return &columnsReader{p: p, cols: make([]pqcol.Column, len(p.idx))}
+}
+
+type columnsReader struct {
+	p    *columnsPlan
+	cols []pqcol.Column
+}
+
+func (r *columnsReader) columns() []pqcol.Column { return r.cols }
+
+// emit hands the decoded columns to a batch and starts the next read with
+// fresh buffers: the batch owns what it holds.
+func (r *columnsReader) emit(ctx context.Context, sp span, last bool, out flow.Emitter[*ColumnBatch]) error {
+	if sp.from == sp.to {
+		return pushEnd(ctx, sp, last, out)
+	}
+	b := &ColumnBatch{File: sp.file, RowGroup: sp.rg, FirstRow: sp.first, NumRows: int(sp.to - sp.from),
+		Columns: make([]Column, len(r.cols)), fileID: sp.id}
+	if len(r.p.file.Partition) > 0 {
+		b.Partition = map[string]string{}
+		for _, f := range r.p.file.Partition {
+			b.Partition[f.Name] = f.Value
+		}
+	}
+	for i := range r.cols {
+		c, leaf := &r.cols[i], &r.p.info[i]
+		b.Columns[i] = Column{Name: r.p.names[i], Node: leaf.Node, Kind: leaf.Kind, TypeLength: leaf.TypeLength,
+			MaxDefinitionLevel: leaf.MaxDefinitionLevel, MaxRepetitionLevel: leaf.MaxRepetitionLevel,
+			Boolean: c.Boolean, Int32: c.Int32, Int64: c.Int64, Float: c.Float, Double: c.Double,
+			Bytes: c.Bytes, Offsets: c.Offsets, DefLevels: c.DefLevels, RepLevels: c.RepLevels}
+		if leaf.Kind == parquet.Int96 {
+			b.Columns[i].Bytes = int96Bytes(c)
+		}
+		r.cols[i] = pqcol.Column{}
+	}
+	ids := flow.OrdinalIDs(sp.id, uint64(sp.first), 1)
+	return out.Push(ctx, flow.Chunk[*ColumnBatch]{Batch: sp.batch, IDs: ids, Values: []*ColumnBatch{b}, End: last})
+}
+
+func int96Bytes(c *pqcol.Column) []byte {
+	out := make([]byte, 0, 12*len(c.Int96))
+	for _, v := range c.Int96 {
+		for _, w := range v {
+			out = append(out, byte(w), byte(w>>8), byte(w>>16), byte(w>>24))
+		}
+	}
+	return out
+}

@@ -1,0 +1,269 @@
+package sources
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
+	pqformat "github.com/parquet-go/parquet-go/format"
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/pqcol"
+)
+
+// ParquetRecords returns a source of the rows of a Parquet dataset as
+// [Record]s, for ETL that does not know the schema in advance. It takes
+// the options of [Parquet]; [Columns] selects columns by their dotted leaf
+// paths (after [Rename]), and [Trace] adds the columns __file,
+// __row_group and __row_index. Hive partition columns come as strings.
+//
+// Records cost an allocation per value; [Parquet] with a struct type, or
+// [ParquetColumns], are much faster.
+func ParquetRecords(root string, opts ...Option) flow.Source[Record] {
+	return newParquet[Record](root, recordsFormat{}, opts)
+}
+
+// Record is one row: its values in the order of Names, which the records of
+// one file share (callers must not modify it). A value is nil for null,
+// bool, int32, int64, float32 or float64; a string for BYTE_ARRAY columns
+// of the STRING, ENUM or JSON logical types; a []byte for other BYTE_ARRAY
+// and FIXED_LEN_BYTE_ARRAY columns; a [12]byte for INT96; and a []any of
+// such values for a repeated or LIST column (nil for a null or empty
+// list). Logical types other than strings are not applied.
+type Record struct {
+	Names  []string
+	Values []any
+}
+
+// Get returns the value of the named column, and whether the record has it.
+func (r Record) Get(name string) (any, bool) {
+	i := slices.Index(r.Names, name)
+	if i < 0 {
+		return nil, false
+	}
+	return r.Values[i], true
+}
+
+type recordsFormat struct{}
+
+type recordsPlan struct {
+	cols   *columnsPlan
+	names  []string
+	consts []string // values of the Hive columns, after the file columns
+	trace  bool     // __file, __row_group, __row_index follow
+	str    []bool   // per column: BYTE_ARRAY read as string
+	repDef []int    // per column: definition level of the repeated node
+}
+
+func (recordsFormat) plan(file dataset.File, r *pqcol.Reader, cfg *config) (filePlan[Record], error) {
+	cp, err := columnsFormat{}.plan(file, r, cfg)
+	if err != nil {
+		return nil, err
+	}
+	p := &recordsPlan{cols: cp.(*columnsPlan), trace: cfg.trace}
+	p.names = append(p.names, p.cols.names...)
+	for i, leaf := range p.cols.info {
+		if leaf.MaxRepetitionLevel > 1 {
+			return nil, fmt.Errorf("%s: column %q has %d levels of repetition; records read one (unsupported)",
+				file.Path, leaf.PathString(), leaf.MaxRepetitionLevel)
+		}
+		p.str = append(p.str, isString(leaf.Node.Type()))
+		p.repDef = append(p.repDef, 0)
+		if leaf.MaxRepetitionLevel == 1 {
+			p.repDef[i] = repeatedLevel(r.File().Root(), leaf.Path)
+		}
+	}
+	for _, f := range file.Partition {
+		p.names = append(p.names, f.Name)
+		p.consts = append(p.consts, f.Value)
+	}
+	if cfg.trace {
+		p.names = append(p.names, "__file", "__row_group", "__row_index")
+	}
+	return p, nil
+}
+
+// isString reports whether a BYTE_ARRAY column holds text: the STRING,
+// ENUM or JSON logical type, or the matching converted type of older
+// writers.
+func isString(t parquet.Type) bool {
+	if lt := t.LogicalType(); lt != nil {
+		switch lt.Value.(type) {
+		case *pqformat.StringType, *pqformat.EnumType, *pqformat.JsonType:
+			return true
+		}
+	}
+	if ct := t.ConvertedType(); ct != nil {
+		switch *ct {
+		case deprecated.UTF8, deprecated.Enum, deprecated.Json:
+			return true
+		}
+	}
+	return false
+}
+
+// repeatedLevel is the definition level at which the repeated node on
+// path is present.
+func repeatedLevel(root *parquet.Column, path []string) int {
+	def, rep := 0, 0
+	c := root
+	for _, name := range path {
+		if c = c.Column(name); c == nil {
+			return rep
+		}
+		if c.Optional() || c.Repeated() {
+			def++
+		}
+		if c.Repeated() {
+			rep = def
+		}
+	}
+	return rep
+}
+
+func (p *recordsPlan) leaves() []int { return p.cols.idx }
+
+func (p *recordsPlan) newReader() fragmentReader[Record] {
+	return &recordsReader{p: p, cols: make([]pqcol.Column, len(p.cols.idx))}
+}
+
+type recordsReader struct {
+	p    *recordsPlan
+	cols []pqcol.Column
+}
+
+func (r *recordsReader) columns() []pqcol.Column { return r.cols }
+
+func (r *recordsReader) emit(ctx context.Context, sp span, last bool, out flow.Emitter[Record]) error {
+	if sp.from == sp.to {
+		return pushEnd(ctx, sp, last, out)
+	}
+	n := int(sp.to - sp.from)
+	recs := make([]Record, n)
+	vals := make([]any, n*len(r.p.names))
+	for i := range recs {
+		recs[i] = Record{Names: r.p.names, Values: vals[i*len(r.p.names) : (i+1)*len(r.p.names) : (i+1)*len(r.p.names)]}
+	}
+	for j := range r.cols {
+		if err := r.fill(recs, j); err != nil {
+			return fmt.Errorf("row group %d: column %q: %w", sp.rg, r.p.cols.names[j], err)
+		}
+	}
+	k := len(r.cols)
+	for i := range recs {
+		for ci, v := range r.p.consts {
+			recs[i].Values[k+ci] = v
+		}
+		if r.p.trace {
+			t := k + len(r.p.consts)
+			recs[i].Values[t], recs[i].Values[t+1], recs[i].Values[t+2] = sp.file, sp.rg, sp.first+int64(i)
+		}
+	}
+	chunk := sp.chunk
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(lo+chunk, n)
+		c := flow.Chunk[Record]{Batch: sp.batch, IDs: flow.OrdinalIDs(sp.id, uint64(sp.first)+uint64(lo), hi-lo),
+			Values: recs[lo:hi:hi], End: last && hi == n}
+		if err := out.Push(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fill sets column j of every record.
+func (r *recordsReader) fill(recs []Record, j int) error {
+	c := &r.cols[j]
+	leaf := &r.p.cols.info[j]
+	get := valueGetter(c, r.p.str[j])
+	maxDef := leaf.MaxDefinitionLevel
+	short := func() error { return fmt.Errorf("fewer values or levels than rows") }
+	switch {
+	case leaf.MaxRepetitionLevel == 1:
+		reps, defs := c.RepLevels, c.DefLevels
+		if len(reps) != len(defs) {
+			return short()
+		}
+		l, v := 0, 0
+		for i := range recs {
+			if l >= len(reps) || reps[l] != 0 {
+				return fmt.Errorf("row %d does not start at level entry %d", i, l)
+			}
+			var list []any
+			for first := true; l < len(reps) && (first || reps[l] != 0); first = false {
+				d := int(defs[l])
+				l++
+				if d < r.p.repDef[j] {
+					continue
+				}
+				var x any
+				if d == maxDef {
+					if v >= c.Len() {
+						return short()
+					}
+					x = get(v)
+					v++
+				}
+				list = append(list, x)
+			}
+			recs[i].Values[j] = list
+		}
+	case maxDef > 0:
+		if len(c.DefLevels) < len(recs) {
+			return short()
+		}
+		v := 0
+		for i := range recs {
+			if int(c.DefLevels[i]) != maxDef {
+				continue
+			}
+			if v >= c.Len() {
+				return short()
+			}
+			recs[i].Values[j] = get(v)
+			v++
+		}
+	default:
+		if c.Len() < len(recs) {
+			return short()
+		}
+		for i := range recs {
+			recs[i].Values[j] = get(i)
+		}
+	}
+	return nil
+}
+
+// valueGetter returns value v of c as a record value.
+func valueGetter(c *pqcol.Column, str bool) func(v int) any {
+	switch c.Leaf.Kind {
+	case parquet.Boolean:
+		return func(v int) any { return c.Boolean[v] }
+	case parquet.Int32:
+		return func(v int) any { return c.Int32[v] }
+	case parquet.Int64:
+		return func(v int) any { return c.Int64[v] }
+	case parquet.Float:
+		return func(v int) any { return c.Float[v] }
+	case parquet.Double:
+		return func(v int) any { return c.Double[v] }
+	case parquet.Int96:
+		return func(v int) any {
+			var b [12]byte
+			for k, w := range c.Int96[v] {
+				b[4*k], b[4*k+1], b[4*k+2], b[4*k+3] = byte(w), byte(w>>8), byte(w>>16), byte(w>>24)
+			}
+			return b
+		}
+	case parquet.ByteArray:
+		if str {
+			return func(v int) any { return string(c.ByteArray(v)) }
+		}
+		return func(v int) any { return append([]byte(nil), c.ByteArray(v)...) }
+	case parquet.FixedLenByteArray:
+		return func(v int) any { return append([]byte(nil), c.FixedLenByteArray(v)...) }
+	}
+	return func(int) any { return nil }
+}

@@ -1,0 +1,74 @@
+package sources
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/assemble"
+	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/pqcol"
+)
+
+// structFormat decodes rows into structs T through internal/assemble.
+type structFormat[T any] struct{}
+
+type structPlan[T any] struct{ p *assemble.Plan[T] }
+
+func (structFormat[T]) plan(file dataset.File, r *pqcol.Reader, cfg *config) (filePlan[T], error) {
+	var consts []assemble.Const
+	for _, fld := range file.Partition {
+		consts = append(consts, assemble.Const{Name: fld.Name, Kind: assemble.ConstString, Value: fld.Value})
+	}
+	if cfg.trace {
+		consts = append(consts, assemble.Const{Name: "__file", Kind: assemble.ConstFile},
+			assemble.Const{Name: "__row_group", Kind: assemble.ConstRowGroup},
+			assemble.Const{Name: "__row_index", Kind: assemble.ConstRow})
+	}
+	p, err := assemble.NewPlan[T](file.Path, r.Leaves(), r.File().Root(), cfg.rename, cfg.columns, consts)
+	if err != nil {
+		return nil, err
+	}
+	return structPlan[T]{p}, nil
+}
+
+func (p structPlan[T]) leaves() []int { return p.p.Leaves() }
+
+func (p structPlan[T]) newReader() fragmentReader[T] {
+	return structReader[T]{assemble.NewDecoder(p.p)}
+}
+
+type structReader[T any] struct{ d *assemble.Decoder[T] }
+
+func (r structReader[T]) columns() []pqcol.Column { return r.d.Columns }
+
+func (r structReader[T]) emit(ctx context.Context, sp span, last bool, out flow.Emitter[T]) error {
+	r.d.Reset()
+	if sp.from == sp.to {
+		return pushEnd(ctx, sp, last, out)
+	}
+	chunk := int64(sp.chunk)
+	for row := sp.from; row < sp.to; row += chunk {
+		m := min(chunk, sp.to-row)
+		first := sp.first + (row - sp.from)
+		c := flow.Chunk[T]{Batch: sp.batch, IDs: flow.OrdinalIDs(sp.id, uint64(first), int(m)),
+			Values: flow.Alloc[T](int(m))[:m], End: last && row+m == sp.to}
+		pos := assemble.Pos{File: sp.file, RowGroup: sp.rg, FirstRow: first}
+		if err := r.d.Next(c.Values, &pos); err != nil {
+			c.Release()
+			return fmt.Errorf("row group %d, rows from %d: %w", sp.rg, row, err)
+		}
+		if err := out.Push(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pushEnd pushes the End chunk of an empty span that ends its fragment.
+func pushEnd[T any](ctx context.Context, sp span, last bool, out flow.Emitter[T]) error {
+	if !last {
+		return nil
+	}
+	return out.Push(ctx, flow.Chunk[T]{Batch: sp.batch, End: true})
+}

@@ -1,0 +1,109 @@
+package sources_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sources"
+)
+
+const parquetTesting = "../../shared/testdata/parquet-testing"
+
+// failing lists the files of parquet-testing/data that must fail, with a
+// word their error must contain; every other file must read all the rows
+// its footer declares.
+var failing = map[string]string{
+	"datapage_v1-corrupt-checksum.parquet":           "checksum",
+	"rle-dict-uncompressed-corrupt-checksum.parquet": "checksum",
+	"hadoop_lz4_compressed.parquet":                  "unsupported",
+	"large_string_map.brotli.parquet":                "MaxPageSize",
+	"nested_lists.snappy.parquet":                    "levels of repetition",
+	"nested_maps.snappy.parquet":                     "levels of repetition",
+	"nonnullable.impala.parquet":                     "levels of repetition",
+	"nullable.impala.parquet":                        "levels of repetition",
+}
+
+func TestParquetTestingData(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(parquetTesting, "data", "*.parquet"))
+	if len(files) < 30 {
+		t.Fatalf("%d test files under %s", len(files), parquetTesting)
+	}
+	for _, path := range files {
+		name := filepath.Base(path)
+		var n int64
+		err := flow.From(sources.ParquetRecords(path)).To(sinks.Count[sources.Record](&n)).Run(context.Background())
+		word, mustFail := failing[name]
+		switch {
+		case mustFail && err == nil:
+			t.Errorf("%s: read %d rows, want an error about %s", name, n, word)
+		case mustFail && (!strings.Contains(err.Error(), word) || !strings.Contains(err.Error(), name)):
+			t.Errorf("%s: error %q does not name the file and %s", name, firstLine(err.Error()), word)
+		case !mustFail && err != nil:
+			t.Errorf("%s: %v", name, err)
+		case !mustFail && n != declaredRows(t, path):
+			t.Errorf("%s: %d rows, the footer declares %d", name, n, declaredRows(t, path))
+		}
+	}
+}
+
+// TestParquetBadData: every file of parquet-testing/bad_data fails with an
+// error naming it, except ARROW-GH-43605.parquet. That file crashed other
+// readers, but it is valid: its dictionary indexes are RLE-encoded with
+// bit width 0, which is legal for a one-entry dictionary (Arrow's fix for
+// the issue reads it too), so it must read all its rows.
+func TestParquetBadData(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(parquetTesting, "bad_data", "*.parquet"))
+	if len(files) == 0 {
+		t.Fatal("no bad_data files")
+	}
+	for _, path := range files {
+		var n int64
+		err := flow.From(sources.ParquetRecords(path)).Parallel(2).To(sinks.Count[sources.Record](&n)).Run(context.Background())
+		if filepath.Base(path) == "ARROW-GH-43605.parquet" {
+			if err != nil || n != declaredRows(t, path) {
+				t.Errorf("%s: %d rows, %v; want all %d rows", filepath.Base(path), n, err, declaredRows(t, path))
+			}
+			continue
+		}
+		if err == nil {
+			t.Errorf("%s: read %d rows, want an error", filepath.Base(path), n)
+		} else if !strings.Contains(err.Error(), filepath.Base(path)) {
+			t.Errorf("%s: error does not name the file: %v", filepath.Base(path), firstLine(err.Error()))
+		}
+		if n != 0 {
+			t.Errorf("%s: a failed run stored a count", filepath.Base(path))
+		}
+	}
+}
+
+// declaredRows reads a file's row count from its footer.
+func declaredRows(t *testing.T, path string) int64 {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	// Some writers leave the file's num_rows at 0 (repeated_no_annotation):
+	// count the row groups' rows.
+	n := int64(0)
+	for _, rg := range pf.Metadata().RowGroups {
+		n += rg.NumRows
+	}
+	return n
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}

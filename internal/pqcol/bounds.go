@@ -1,0 +1,186 @@
+package pqcol
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// parquet-go's decoders trust the counts written inside encoded streams: an
+// RLE run header of a few bytes may ask for two billion values, and a delta
+// header for as many, and the decoders allocate for them before finding
+// that the data is not there. The walkers here read only those headers,
+// before parquet-go decodes, so that the memory a page's values take stays
+// proportional to the value count its header declares (which MaxPageSize
+// bounds). They follow parquet-go's parsing of the same streams.
+
+// slackValues bounds how many values beyond those needed a stream may hold:
+// encoders pad the last bit-packed run to 8 values, and a reader can
+// afford some generosity, but not billions.
+func slackValues(n int) uint64 { return 2*uint64(n) + 8 }
+
+// rlePrefix checks the runs of an RLE/bit-packed hybrid stream of values of
+// bitWidth bits and returns the prefix of src that holds its first n values
+// (or all of src if it holds fewer). Runs must lie within src, and the runs
+// of that prefix may hold at most slackValues(n) values.
+func rlePrefix(src []byte, bitWidth, n int) ([]byte, error) {
+	if bitWidth < 0 || bitWidth > 32 {
+		return nil, corruptf("RLE bit width %d", bitWidth)
+	}
+	var total uint64
+	for i := 0; i < len(src); {
+		if total >= uint64(n) {
+			return src[:i], nil
+		}
+		u, k := binary.Uvarint(src[i:])
+		if k <= 0 {
+			return nil, corruptf("malformed RLE run header at byte %d", i)
+		}
+		i += k
+		count := u >> 1
+		if count == 0 {
+			continue // parquet-go skips empty runs without reading a value
+		}
+		if count > math.MaxInt32 {
+			return nil, corruptf("RLE run of %d values", count)
+		}
+		values, size := count, uint64(bitWidth+7)/8
+		if u&1 == 1 {
+			values, size = count*8, count*uint64(bitWidth)
+		}
+		if size > uint64(len(src)-i) {
+			return nil, corruptf("RLE run of %d values needs %d bytes, %d are left", values, size, len(src)-i)
+		}
+		if total+values > slackValues(n) {
+			return nil, corruptf("RLE runs hold %d or more values where %d are expected", total+values, n)
+		}
+		total += values
+		i += int(size)
+	}
+	return src, nil
+}
+
+// checkDelta checks the value counts in the headers of a DELTA_* stream
+// meant to hold n values.
+func checkDelta(enc format.Encoding, src []byte, n int) error {
+	switch enc {
+	case format.DeltaBinaryPacked, format.DeltaLengthByteArray:
+		_, _, err := deltaStream(src, n)
+		return err
+	case format.DeltaByteArray:
+		_, size, err := deltaStream(src, n) // prefix lengths
+		if err != nil {
+			return err
+		}
+		_, _, err = deltaStream(src[size:], n) // suffix lengths
+		return err
+	}
+	return nil
+}
+
+// deltaStream walks a DELTA_BINARY_PACKED stream's header and block
+// headers, returning its value count and the bytes it spans, as parquet-go
+// consumes them. The count may be at most slackValues(n).
+func deltaStream(src []byte, n int) (count, size int, err error) {
+	var h [3]uint64
+	i := 0
+	for j := range h {
+		v, k := binary.Uvarint(src[i:])
+		if k <= 0 {
+			return 0, 0, corruptf("malformed DELTA_BINARY_PACKED header")
+		}
+		h[j], i = v, i+k
+	}
+	if _, k := binary.Varint(src[i:]); k <= 0 {
+		return 0, 0, corruptf("malformed DELTA_BINARY_PACKED first value")
+	} else {
+		i += k
+	}
+	blockSize, miniBlocks, total := h[0], h[1], h[2]
+	if miniBlocks == 0 || blockSize == 0 || blockSize%128 != 0 || blockSize > 1<<16 || (blockSize/miniBlocks)%32 != 0 {
+		return 0, 0, corruptf("DELTA_BINARY_PACKED blocks of %d values in %d mini-blocks", blockSize, miniBlocks)
+	}
+	if total > slackValues(n) {
+		return 0, 0, corruptf("DELTA_BINARY_PACKED header declares %d values where %d are expected", total, n)
+	}
+	perMini := blockSize / miniBlocks
+	remaining := int64(total) - 1
+	for remaining > 0 && i < len(src) {
+		if _, k := binary.Varint(src[i:]); k <= 0 {
+			return 0, 0, corruptf("malformed DELTA_BINARY_PACKED block header")
+		} else {
+			i += k
+		}
+		if uint64(len(src)-i) < miniBlocks {
+			return 0, 0, corruptf("DELTA_BINARY_PACKED block header is truncated")
+		}
+		widths := src[i : i+int(miniBlocks)]
+		i += int(miniBlocks)
+		for _, w := range widths {
+			if w > 64 {
+				return 0, 0, corruptf("DELTA_BINARY_PACKED bit width %d", w)
+			}
+			i = min(i+int(perMini*uint64(w)/8), len(src))
+			if remaining -= int64(perMini); remaining <= 0 {
+				break
+			}
+		}
+	}
+	return int(total), i, nil
+}
+
+// plainByteArrays returns the prefix of a PLAIN BYTE_ARRAY stream that
+// holds its first n values, checking that each value's length prefix stays
+// within src. (parquet-go's decoder checks a value's length against the
+// whole input rather than what is left of it.)
+func plainByteArrays(src []byte, n int) ([]byte, error) {
+	i := 0
+	for k := range n {
+		if len(src)-i < 4 {
+			return nil, corruptf("PLAIN byte array %d of %d: %d bytes left, want a 4-byte length", k, n, len(src)-i)
+		}
+		size := uint64(binary.LittleEndian.Uint32(src[i:]))
+		i += 4
+		if size > uint64(len(src)-i) {
+			return nil, corruptf("PLAIN byte array %d of %d is %d bytes long, %d are left", k, n, size, len(src)-i)
+		}
+		i += int(size)
+	}
+	return src[:i], nil
+}
+
+// deltaByteArraySize returns the bytes that the first n values of a
+// DELTA_BYTE_ARRAY stream decode to: the sums of their prefix and suffix
+// lengths, decoded with parquet-go's DELTA_BINARY_PACKED decoder. Values
+// that share prefixes can decode to far more bytes than the page holds;
+// more than the MaxPageSize limit is refused.
+func deltaByteArraySize(src []byte, n int, scratch *scratch) (int, error) {
+	_, size, err := deltaStream(src, n)
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	for _, stream := range [][]byte{src[:size], src[size:]} {
+		lengths, err := parquet.DeltaBinaryPacked.DecodeInt32(scratch.lengths[:0], stream)
+		if cap(lengths) > cap(scratch.lengths) {
+			scratch.lengths = lengths[:0]
+		}
+		if err != nil {
+			return 0, corruptf("DELTA_BYTE_ARRAY lengths: %v", err)
+		}
+		for _, l := range lengths[:min(n, len(lengths))] {
+			if l < 0 {
+				return 0, corruptf("DELTA_BYTE_ARRAY length %d", l)
+			}
+			total += int64(l)
+		}
+	}
+	if total > scratch.limit {
+		return 0, fmt.Errorf("%w: DELTA_BYTE_ARRAY values decode to %d bytes; the limit is %d bytes (see pqcol.MaxPageSize)",
+			ErrPageTooLarge, total, scratch.limit)
+	}
+	return int(total), nil
+}

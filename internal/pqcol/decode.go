@@ -1,0 +1,365 @@
+package pqcol
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/parquet-go/parquet-go/encoding/rle"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// dictionaryIndexes decodes the RLE_DICTIONARY (and legacy PLAIN_DICTIONARY)
+// index stream of data pages: a bit-width byte, then RLE/bit-packed ints.
+var dictionaryIndexes rle.DictionaryEncoding
+
+// scratch holds buffers that decoders borrow.
+type scratch struct {
+	levels  []byte
+	offsets []uint32
+	lengths []int32
+	limit   int64 // MaxPageSize
+}
+
+// decoder decodes one column chunk at a time. It lives in a Column so that
+// its buffers are reused by the next read into that Column.
+type decoder struct {
+	cfg   config
+	leaf  *Leaf
+	codec format.CompressionCodec
+	proto thrift.CompactProtocol
+	win   window
+
+	hdrReader  thrift.BytesReader // reused to decode page headers
+	hdrDecoder *thrift.Decoder
+	page       page
+	dict       dictionary
+
+	scratch  []byte       // decompressed page
+	src      bytes.Reader // the compressed page, for streaming decoders
+	tmp      scratch
+	rep, def []byte  // levels of the current page
+	idx      []int32 // dictionary indexes of the current page
+
+	// Position. pageNum is -1 outside a page; pageRow is the row at which the
+	// current page starts, or -1 if unknown.
+	pageNum    int
+	pageRow    int64
+	nextRow    int64 // rows started so far, as a row index in the row group
+	levels     int64 // level entries seen (only meaningful if !seeked)
+	seeked     bool  // pages before the current one were skipped via the offset index
+	atBoundary bool  // the next page must start a row
+	done       bool  // the requested rows are complete
+}
+
+// request is one read: rows [from, to) of a column chunk, or all of it.
+type request struct {
+	from, to  int64
+	whole     bool  // read the whole chunk and check it against the metadata
+	numRows   int64 // rows in the row group
+	numValues int64 // level entries in the chunk, per its metadata
+	col       *Column
+}
+
+func (d *decoder) init(cfg config, leaf *Leaf, codec format.CompressionCodec) {
+	d.cfg, d.leaf, d.codec = cfg, leaf, codec
+	d.tmp.limit = cfg.maxPageSize
+	d.dict.reset()
+	d.pageNum, d.pageRow = -1, -1
+	d.nextRow, d.levels = 0, 0
+	d.seeked, d.atBoundary, d.done = false, true, false
+}
+
+// run decodes the pages between file offsets pos and the chunk's end.
+// firstPage is the ordinal of the page at pos within the chunk.
+func (d *decoder) run(ctx context.Context, pos int64, firstPage int, req *request) error {
+	for n := firstPage; !d.done && pos < d.win.end; n++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !req.whole && d.leaf.MaxRepetitionLevel == 0 && d.nextRow >= req.to {
+			break
+		}
+		if !d.seeked && d.levels >= req.numValues {
+			break
+		}
+		d.pageNum, d.pageRow = n, d.nextRow
+		p, err := d.readPage(pos)
+		if err != nil {
+			return err
+		}
+		if err := d.handlePage(p, req); err != nil {
+			return err
+		}
+		pos = p.end
+	}
+	d.pageNum, d.pageRow = -1, -1
+	return d.finish(req)
+}
+
+func (d *decoder) handlePage(p *page, req *request) error {
+	h := &p.header
+	switch h.Type {
+	case format.DictionaryPage:
+		if d.dict.loaded {
+			return corruptf("a second dictionary page in the column chunk")
+		}
+		return d.dictionaryPage(p)
+	case format.IndexPage:
+		return nil
+	}
+	if !req.whole && d.leaf.MaxRepetitionLevel > 0 && d.nextRow >= req.to &&
+		(h.Type == format.DataPageV2 || d.seeked) {
+		// This page starts a new row, so the last requested row is complete.
+		d.done = true
+		return nil
+	}
+	return d.dataPage(p, req)
+}
+
+func (d *decoder) dictionaryPage(p *page) error {
+	h := &p.header
+	data, err := d.decompress(p.body, int(h.UncompressedPageSize))
+	if err != nil {
+		return err
+	}
+	v := &h.DictionaryPageHeader.V
+	return d.dict.load(d.leaf, v.Encoding, data, int(v.NumValues), &d.tmp)
+}
+
+// finish checks the rows (and, for a whole chunk, the values) read against
+// what was asked and what the metadata promises.
+func (d *decoder) finish(req *request) error {
+	col := req.col
+	if req.whole {
+		if d.levels != req.numValues {
+			return corruptf("the column chunk's pages hold %d values but its metadata declares %d", d.levels, req.numValues)
+		}
+		if d.nextRow != req.numRows {
+			return corruptf("the column chunk holds %d rows but the row group declares %d", d.nextRow, req.numRows)
+		}
+	}
+	if want := req.to - req.from; col.NumRows != want {
+		return corruptf("read %d rows of the %d in [%d, %d): the column chunk ends early", col.NumRows, want, req.from, req.to)
+	}
+	return nil
+}
+
+// dataPage decodes the levels of a data page, selects the level entries of
+// the requested rows, and appends their levels and values to the column.
+func (d *decoder) dataPage(p *page, req *request) error {
+	h := &p.header
+	maxRep := d.leaf.MaxRepetitionLevel
+	var n int
+	var enc format.Encoding
+	if h.Type == format.DataPageV2 {
+		n, enc = int(h.DataPageHeaderV2.V.NumValues), h.DataPageHeaderV2.V.Encoding
+	} else {
+		n, enc = int(h.DataPageHeader.V.NumValues), h.DataPageHeader.V.Encoding
+	}
+	if !req.whole && maxRep == 0 && d.nextRow+int64(n) <= req.from {
+		d.skipRows(int64(n), n) // every row of the page precedes the range
+		return nil
+	}
+	var values []byte
+	var err error
+	if h.Type == format.DataPageV2 {
+		var skip bool
+		if values, skip, err = d.pageV2(p, n, req); err != nil || skip {
+			return err
+		}
+	} else if values, err = d.pageV1(p, n); err != nil {
+		return err
+	}
+	if maxRep > 0 && n > 0 && d.atBoundary && d.rep[0] != 0 {
+		return corruptf("the page should start a row but its first repetition level is %d", d.rep[0])
+	}
+	d.atBoundary = false
+	lo, hi, rows := d.selectLevels(n, req)
+	d.levels += int64(n)
+	return d.appendPage(enc, values, n, lo, hi, rows, req.col)
+}
+
+func (d *decoder) skipRows(rows int64, levels int) {
+	d.nextRow += rows
+	d.levels += int64(levels)
+	d.atBoundary = d.leaf.MaxRepetitionLevel == 0
+}
+
+// pageV1 decompresses a data page v1 and decodes its levels into d.rep and
+// d.def, returning the encoded values that follow.
+func (d *decoder) pageV1(p *page, n int) ([]byte, error) {
+	h := &p.header
+	v := &h.DataPageHeader.V
+	data, err := d.decompress(p.body, int(h.UncompressedPageSize))
+	if err != nil {
+		return nil, err
+	}
+	if m := d.leaf.MaxRepetitionLevel; m > 0 {
+		if d.rep, data, err = levelsV1(d.rep, v.RepetitionLevelEncoding, m, n, data); err != nil {
+			return nil, err
+		}
+	}
+	if m := d.leaf.MaxDefinitionLevel; m > 0 {
+		if d.def, data, err = levelsV1(d.def, v.DefinitionLevelEncoding, m, n, data); err != nil {
+			return nil, err
+		}
+	}
+	return data, nil
+}
+
+// pageV2 decodes the (never compressed) levels of a data page v2, then
+// decompresses its values unless every row of the page precedes the range
+// (skip). A v2 page always starts a row.
+func (d *decoder) pageV2(p *page, n int, req *request) (values []byte, skip bool, err error) {
+	h := &p.header
+	v := &h.DataPageHeaderV2.V
+	rl, dl := int(v.RepetitionLevelsByteLength), int(v.DefinitionLevelsByteLength)
+	body := p.body
+	if m := d.leaf.MaxRepetitionLevel; m > 0 {
+		if d.rep, err = decodeLevels(d.rep, format.RLE, m, n, body[:rl]); err != nil {
+			return nil, false, err
+		}
+		if n > 0 && d.rep[0] != 0 {
+			return nil, false, corruptf("data page v2 starts inside a row: its first repetition level is %d", d.rep[0])
+		}
+		d.atBoundary = true
+	}
+	if m := d.leaf.MaxDefinitionLevel; m > 0 {
+		if d.def, err = decodeLevels(d.def, format.RLE, m, n, body[rl:rl+dl]); err != nil {
+			return nil, false, err
+		}
+	}
+	if !req.whole && d.leaf.MaxRepetitionLevel > 0 {
+		if rows := int64(countEqual(d.rep[:n], 0)); d.nextRow+rows <= req.from {
+			d.skipRows(rows, n)
+			return nil, true, nil
+		}
+	}
+	values = body[rl+dl:]
+	compressed := !v.IsCompressed.Valid || v.IsCompressed.V
+	if compressed && len(values) > 0 {
+		// An empty values section (a page of nulls) is not a compressed
+		// stream and is not handed to the codec.
+		values, err = d.decompress(values, int(h.UncompressedPageSize)-rl-dl)
+	}
+	return values, false, err
+}
+
+// selectLevels numbers the rows of the page's n level entries and returns
+// the range [lo, hi) of entries that belong to rows [req.from, req.to), and
+// how many rows start in that range.
+func (d *decoder) selectLevels(n int, req *request) (lo, hi int, rows int64) {
+	first := d.nextRow
+	if d.leaf.MaxRepetitionLevel == 0 {
+		d.nextRow += int64(n)
+		if req.whole {
+			return 0, n, int64(n)
+		}
+		lo, hi = clamp(req.from-first, n), clamp(req.to-first, n)
+		return lo, hi, int64(hi - lo)
+	}
+	started := int64(countEqual(d.rep[:n], 0))
+	firstRow := first - 1 // entries before the first 0 continue the previous row
+	if n > 0 && d.rep[0] == 0 {
+		firstRow = first
+	}
+	if req.whole || (firstRow >= req.from && first+started <= req.to) {
+		d.nextRow += started // the whole page is wanted
+		return 0, n, started
+	}
+	lo, hi = -1, n
+	row := firstRow
+	for i, r := range d.rep[:n] {
+		if r == 0 {
+			row = d.nextRow
+			d.nextRow++
+		}
+		if row >= req.to {
+			hi = i
+			d.done = true
+			break
+		}
+		if lo < 0 && row >= req.from {
+			lo = i
+		}
+	}
+	if lo < 0 {
+		lo = hi
+	}
+	return lo, hi, int64(countEqual(d.rep[lo:hi], 0))
+}
+
+func clamp(v int64, n int) int {
+	return int(max(0, min(v, int64(n))))
+}
+
+// appendPage appends entries [lo, hi) of the page: levels, row count and
+// the non-null values among them.
+func (d *decoder) appendPage(enc format.Encoding, values []byte, n, lo, hi int, rows int64, col *Column) error {
+	if hi <= lo {
+		return nil
+	}
+	maxDef := d.leaf.MaxDefinitionLevel
+	nonNull, skip, keep := n, lo, hi-lo
+	if maxDef > 0 {
+		m := byte(maxDef)
+		nonNull = countEqual(d.def[:n], m)
+		skip, keep = 0, nonNull
+		if lo > 0 || hi < n {
+			skip = countEqual(d.def[:lo], m)
+			keep = countEqual(d.def[lo:hi], m)
+		}
+	}
+	if keep > 0 {
+		if err := d.appendValues(enc, values, nonNull, skip, keep, col); err != nil {
+			return err
+		}
+	}
+	if maxDef > 0 {
+		col.DefLevels = append(col.DefLevels, d.def[lo:hi]...)
+	}
+	if d.leaf.MaxRepetitionLevel > 0 {
+		col.RepLevels = append(col.RepLevels, d.rep[lo:hi]...)
+	}
+	col.NumRows += rows
+	return nil
+}
+
+// appendValues appends values [skip, skip+keep) of the page's nonNull
+// values.
+func (d *decoder) appendValues(enc format.Encoding, values []byte, nonNull, skip, keep int, col *Column) error {
+	s := col.sink()
+	if enc == format.RLEDictionary || enc == format.PlainDictionary {
+		if !d.dict.loaded {
+			return corruptf("a %s data page but the column chunk has no dictionary page", enc)
+		}
+		if len(values) > 0 {
+			runs, err := rlePrefix(values[1:], int(values[0]), nonNull)
+			if err != nil {
+				return fmt.Errorf("dictionary indexes: %w", err)
+			}
+			values = values[:1+len(runs)]
+		}
+		idx, err := dictionaryIndexes.DecodeInt32(d.idx[:0], values)
+		if cap(idx) > cap(d.idx) {
+			d.idx = idx[:0]
+		}
+		if err != nil {
+			return corruptf("dictionary indexes: %v", err)
+		}
+		if len(idx) < nonNull {
+			return corruptf("decoded %d dictionary indexes, the page holds %d values", len(idx), nonNull)
+		}
+		return d.dict.gather(d.leaf, idx[skip:skip+keep], s)
+	}
+	base := s.length(d.leaf.Kind, d.leaf.TypeLength)
+	if err := decodeValues(d.leaf, enc, values, nonNull, s, &d.tmp); err != nil {
+		return err
+	}
+	if skip > 0 || keep < nonNull {
+		s.trim(d.leaf, base, skip, keep)
+	}
+	return nil
+}

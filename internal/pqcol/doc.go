@@ -1,0 +1,95 @@
+// Package pqcol decodes Parquet column chunks page by page into reusable
+// typed column buffers.
+//
+// It is the fast path under rowflow's Parquet source. parquet-go's
+// GenericReader spends most of its time in reflection and builds a
+// parquet.Value per value; pqcol instead reads a column chunk's pages itself
+// and decodes each page's levels and values straight into the typed slices of
+// a [Column], which the next read reuses. Mapping columns to Go structs,
+// dynamic records or columnar batches is left to the caller.
+//
+// # Use
+//
+// [Open] a file (or wrap one opened with parquet-go using [NewReader]), then
+// call [Reader.ReadColumn] for a whole column chunk or
+// [Reader.ReadColumnRange] for rows [from, to) of one. [Reader.Leaves]
+// describes the leaf columns: path, schema node, physical type and maximum
+// levels, which a caller needs to interpret DefLevels and RepLevels.
+//
+// A Reader is safe for concurrent use; a Column is not. Use one Column per
+// goroutine and per column being kept.
+//
+// # What is decoded
+//
+// Values keep their physical type (BOOLEAN, INT32, INT64, INT96, FLOAT,
+// DOUBLE, BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY); logical types (strings, dates,
+// decimals, timestamps) are not applied. Values are dense: nulls are present
+// only in the definition levels.
+//
+// Data pages v1 and v2 and dictionary pages are read. Decoding of encodings
+// and decompression rely on parquet-go (its encoding and compress
+// packages): PLAIN, RLE (levels and booleans), BIT_PACKED levels,
+// PLAIN_DICTIONARY and RLE_DICTIONARY, DELTA_BINARY_PACKED,
+// DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY and BYTE_STREAM_SPLIT, and the
+// codecs UNCOMPRESSED, SNAPPY, GZIP, BROTLI, ZSTD and LZ4_RAW. Dictionary
+// pages are decoded once per chunk into typed slices and data pages'
+// indexes are resolved by typed loops, so no value goes through an
+// interface call. The deprecated Hadoop LZ4 codec, LZO and encrypted column
+// chunks are reported as [ErrUnsupported].
+//
+// Rows of repeated columns are counted by repetition level 0, so a row whose
+// values continue from one data page v1 into the next is read whole.
+//
+// # Row ranges
+//
+// [Reader.ReadColumnRange] lets a caller split a large row group into
+// sub-partitions of a bounded number of rows. With an offset index (the
+// "page index") the pages before the range are not read at all. Without
+// one, earlier pages are read and skipped; they are not decompressed unless
+// their row count can only be learned from their levels (data pages v1 of
+// repeated columns). Reading stops at the page where the range ends.
+//
+// # Safety
+//
+// Input is untrusted. Every error is an [*Error] naming the file (as the
+// caller named it), the row group, the column and, where known, the page,
+// its file offset and the row it starts at; the cause is wrapped with %w and
+// is one of [ErrCorrupt], [ErrChecksum], [ErrUnsupported],
+// [ErrPageTooLarge], [ErrTooLarge], [ErrArgument], an I/O error or the
+// context's error. Panics raised while decoding (in parquet-go or here) are
+// recovered and returned as a [*PanicError] cause.
+//
+// A decompression bomb is stopped before it is decompressed. Before a page
+// is decompressed, the sizes its header declares are checked against
+// [MaxPageSize] (default [DefaultMaxPageSize], 256 MiB): the compressed
+// size, the uncompressed size, and the declared number of values times the
+// memory each takes once decoded (a page of a million nulls can be a few
+// bytes long). The page's stored bytes are read only after that check.
+// After decompression, a page must be exactly the size it declared. A header
+// could understate the size; where the compressed format states its own
+// length (a snappy block, a zstd frame with a content size) that is checked
+// before decoding too, and LZ4_RAW is decoded into a buffer of exactly the
+// declared size. GZIP, BROTLI and zstd frames without a content size give no
+// length up front: a page of those codecs whose header understates its size
+// is caught only once decompressed. The column chunk's
+// TotalUncompressedSize is not used as a limit, since a chunk may
+// legitimately hold many pages.
+//
+// Page CRC-32 checksums (IEEE, over the page bytes as stored) are verified
+// when a page header carries one, before decompression; see
+// [VerifyChecksums]. A checksum of 0 is indistinguishable from an absent
+// one and is not verified. Pages skipped by a row range are not verified.
+//
+// Checks that turn malformed input into errors rather than wrong data
+// include: page and level sizes against the chunk and page bounds, levels
+// above the column's maximum, dictionary indexes outside the dictionary,
+// fewer decoded values than declared, a column chunk (or a data page v2)
+// that starts inside a row, and, for whole-chunk reads, the chunk's value
+// and row counts against its metadata and its row group.
+//
+// # Costs
+//
+// A read holds one window of the column chunk's stored bytes (1 MiB, or
+// the largest page if bigger), one decompressed page and the decoded
+// dictionary, besides the Column itself.
+package pqcol

@@ -1,0 +1,5 @@
+//go:build !race
+
+package pqcol
+
+const raceEnabled = false

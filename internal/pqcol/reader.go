@@ -1,0 +1,322 @@
+package pqcol
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"sync/atomic"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// Reader decodes the column chunks of one open Parquet file into [Column]
+// buffers. It holds no per-read state: one Reader may serve any number of
+// goroutines at once, each reading into its own Column.
+type Reader struct {
+	name    string
+	file    *parquet.File
+	leaves  []Leaf
+	errs    []error // per leaf: why it cannot be read, or nil
+	cfg     config
+	indexes []atomic.Pointer[format.OffsetIndex] // per column chunk, once read
+}
+
+// Open opens the Parquet file of the given size read through r and returns
+// a Reader for it. name identifies the file in errors. The footer is read
+// and checked now (its thrift encoding is walked before parquet-go decodes
+// it, so that a small footer cannot claim huge lists); pages and page
+// indexes are read by the Read methods.
+func Open(name string, r io.ReaderAt, size int64, options ...Option) (rd *Reader, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			rd, err = nil, &Error{File: name, RowGroup: -1, Page: -1, Offset: -1, Row: -1,
+				Err: &PanicError{Value: v, Stack: debug.Stack()}}
+		}
+	}()
+	if err := checkFooter(r, size); err != nil {
+		return nil, &Error{File: name, RowGroup: -1, Page: -1, Offset: -1, Row: -1, Err: err}
+	}
+	f, err := parquet.OpenFile(r, size, parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
+	if err != nil {
+		return nil, &Error{File: name, RowGroup: -1, Page: -1, Offset: -1, Row: -1,
+			Err: fmt.Errorf("%w: opening the file: %v", ErrCorrupt, err)}
+	}
+	return NewReader(name, f, options...)
+}
+
+// NewReader returns a Reader for a file opened with parquet-go. name
+// identifies the file in errors.
+func NewReader(name string, f *parquet.File, options ...Option) (*Reader, error) {
+	fail := func(err error) error {
+		return &Error{File: name, RowGroup: -1, Page: -1, Offset: -1, Row: -1, Err: err}
+	}
+	cfg := defaultConfig()
+	for _, o := range options {
+		if err := o(&cfg); err != nil {
+			return nil, fail(err)
+		}
+	}
+	leaves, errs, err := leavesOf(f)
+	if err != nil {
+		return nil, fail(err)
+	}
+	return &Reader{name: name, file: f, leaves: leaves, errs: errs, cfg: cfg,
+		indexes: make([]atomic.Pointer[format.OffsetIndex], len(f.Metadata().RowGroups)*len(leaves))}, nil
+}
+
+// Name returns the name the file was given.
+func (r *Reader) Name() string { return r.name }
+
+// File returns the parquet-go file.
+func (r *Reader) File() *parquet.File { return r.file }
+
+// NumRowGroups returns the number of row groups in the file.
+func (r *Reader) NumRowGroups() int { return len(r.file.Metadata().RowGroups) }
+
+// NumRows returns the number of rows of a row group, as its metadata
+// declares. It returns -1 if there is no such row group.
+func (r *Reader) NumRows(rowGroup int) int64 {
+	if rowGroup < 0 || rowGroup >= r.NumRowGroups() {
+		return -1
+	}
+	return r.file.Metadata().RowGroups[rowGroup].NumRows
+}
+
+// Leaves returns the leaf columns of the file in column chunk order. The
+// caller must not modify them.
+func (r *Reader) Leaves() []Leaf { return r.leaves }
+
+// LookupLeaf returns the index of the leaf column with the given path.
+func (r *Reader) LookupLeaf(path ...string) (int, bool) {
+	for i := range r.leaves {
+		if equalPath(r.leaves[i].Path, path) {
+			return i, true
+		}
+	}
+	return -1, false
+}
+
+func equalPath(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// ReadColumn decodes the whole column chunk of leaf column `column` in row
+// group `rowGroup` into dst, replacing its contents. Besides decoding, it
+// checks that the chunk holds exactly the values its metadata declares and
+// the rows its row group declares.
+//
+// On error dst holds an unspecified part of the chunk. The error is an
+// [*Error] naming the file, row group, column and, where known, the page.
+// ctx is checked between pages.
+func (r *Reader) ReadColumn(ctx context.Context, rowGroup, column int, dst *Column) error {
+	return r.read(ctx, rowGroup, column, 0, -1, true, dst)
+}
+
+// ReadColumnRange decodes rows [from, to) of the column chunk into dst,
+// replacing its contents; 0 <= from <= to <= NumRows(rowGroup). A row of a
+// repeated column is all the level entries from one repetition level 0 to
+// the next, whichever pages they lie in.
+//
+// When the column chunk has an offset index, the pages before the one
+// holding row from are not read at all; otherwise they are read and
+// skipped, decompressing only those whose row count the page header does
+// not give (data pages v1 of repeated columns). Reading stops at the page
+// where row to begins.
+//
+// Errors are as for [Reader.ReadColumn].
+func (r *Reader) ReadColumnRange(ctx context.Context, rowGroup, column int, from, to int64, dst *Column) error {
+	return r.read(ctx, rowGroup, column, from, to, false, dst)
+}
+
+func (r *Reader) read(ctx context.Context, rg, column int, from, to int64, whole bool, dst *Column) (err error) {
+	e := &Error{File: r.name, RowGroup: -1, Page: -1, Offset: -1, Row: -1}
+	if rg < 0 || rg >= r.NumRowGroups() {
+		e.Err = fmt.Errorf("%w: row group %d does not exist (the file has %d)", ErrArgument, rg, r.NumRowGroups())
+		return e
+	}
+	e.RowGroup = rg
+	if column < 0 || column >= len(r.leaves) {
+		e.Err = fmt.Errorf("%w: leaf column %d does not exist (the file has %d)", ErrArgument, column, len(r.leaves))
+		return e
+	}
+	leaf := &r.leaves[column]
+	e.Column = leaf.PathString()
+	meta := &r.file.Metadata().RowGroups[rg]
+	if whole {
+		to = meta.NumRows
+	}
+	if from < 0 || from > to || to > meta.NumRows {
+		e.Err = fmt.Errorf("%w: rows [%d, %d) are not within the row group's %d rows", ErrArgument, from, to, meta.NumRows)
+		return e
+	}
+	dst.reset(leaf, rg, from)
+	d := &dst.dec
+	defer func() {
+		if v := recover(); v != nil {
+			err = &PanicError{Value: v, Stack: debug.Stack()}
+		}
+		if err != nil {
+			e.Page, e.Offset, e.Row, e.Err = d.pageNum, -1, d.pageRow, err
+			if d.pageNum >= 0 {
+				e.Offset = d.page.offset
+			}
+			err = e
+		}
+	}()
+	if !whole && from == to {
+		return nil
+	}
+	return r.decode(ctx, rg, column, meta, &request{from: from, to: to, whole: whole, numRows: meta.NumRows, col: dst})
+}
+
+// decode checks the column chunk's metadata, positions the decoder and runs
+// it.
+func (r *Reader) decode(ctx context.Context, rg, column int, meta *format.RowGroup, req *request) error {
+	d := &req.col.dec
+	leaf := &r.leaves[column]
+	d.init(r.cfg, leaf, 0)
+	if err := r.errs[column]; err != nil {
+		return err
+	}
+	if len(meta.Columns) != len(r.leaves) {
+		return corruptf("the row group has %d column chunks for %d leaf columns", len(meta.Columns), len(r.leaves))
+	}
+	if meta.NumRows < 0 {
+		return corruptf("the row group declares %d rows", meta.NumRows)
+	}
+	cc := &meta.Columns[column]
+	if cc.CryptoMetadata.Value != nil || len(cc.EncryptedColumnMetadata) > 0 {
+		return unsupportedf("encrypted column chunk")
+	}
+	cm := &cc.MetaData
+	if parquet.Kind(cm.Type) != leaf.Kind {
+		return corruptf("the column chunk's physical type %s differs from the schema's %s", cm.Type, leaf.Kind)
+	}
+	if err := checkCodec(cm.Codec); err != nil {
+		return err
+	}
+	if cm.NumValues < 0 {
+		return corruptf("the column chunk declares %d values", cm.NumValues)
+	}
+	start, end, err := chunkBounds(cm, r.file.Size())
+	if err != nil {
+		return err
+	}
+	d.codec = cm.Codec
+	d.win.reset(r.file, start, end)
+	req.numValues = cm.NumValues
+	pos, firstPage := start, 0
+	if !req.whole && req.from > 0 && !r.cfg.ignoreIndex {
+		if pos, firstPage, err = d.seek(r.offsetIndex(rg, column), start, req); err != nil {
+			return err
+		}
+	}
+	return d.run(ctx, pos, firstPage, req)
+}
+
+// chunkBounds returns the file byte range of a column chunk: from its
+// dictionary page (if recorded before the first data page) through
+// TotalCompressedSize bytes.
+func chunkBounds(cm *format.ColumnMetaData, fileSize int64) (start, end int64, err error) {
+	start = cm.DataPageOffset
+	if cm.DictionaryPageOffset > 0 && cm.DictionaryPageOffset < start {
+		start = cm.DictionaryPageOffset
+	}
+	size := cm.TotalCompressedSize
+	if start < 0 || size < 0 || start > fileSize || size > fileSize-start {
+		return 0, 0, corruptf("the column chunk's byte range (offset %d, %d bytes) lies outside the %d-byte file", start, size, fileSize)
+	}
+	return start, start + size, nil
+}
+
+// offsetIndex returns the offset index of a column chunk, or nil if it has
+// none or it cannot be read. It is read (once) from the file rather than
+// through parquet-go so that its thrift encoding is checked first.
+func (r *Reader) offsetIndex(rg, column int) *format.OffsetIndex {
+	slot := &r.indexes[rg*len(r.leaves)+column]
+	if index := slot.Load(); index != nil {
+		return index
+	}
+	cc := &r.file.Metadata().RowGroups[rg].Columns[column]
+	off, n := cc.OffsetIndexOffset, int64(cc.OffsetIndexLength)
+	if off <= 0 || n <= 0 || off > r.file.Size() || n > r.file.Size()-off {
+		return nil
+	}
+	b := make([]byte, n)
+	if readAt(r.file, b, off) != nil || checkThrift(b) != nil {
+		return nil
+	}
+	index := new(format.OffsetIndex)
+	if thrift.Unmarshal(new(thrift.CompactProtocol), b, index) != nil {
+		return nil
+	}
+	slot.Store(index)
+	return index
+}
+
+// seek positions the decoder at the data page holding row req.from, using
+// the offset index, after loading the dictionary page if the chunk has one.
+// It returns the file offset and page ordinal to decode from. Without a
+// usable index it returns the chunk's start.
+func (d *decoder) seek(index *format.OffsetIndex, start int64, req *request) (int64, int, error) {
+	if index == nil || !validIndex(index.PageLocations, start, d.win.end, req.numRows) {
+		return start, 0, nil
+	}
+	pages := index.PageLocations
+	target := 0
+	for i := 1; i < len(pages) && pages[i].FirstRowIndex <= req.from; i++ {
+		target = i
+	}
+	if target == 0 {
+		return start, 0, nil
+	}
+	firstPage := target
+	if pages[0].Offset > start {
+		// The bytes before the first data page are the dictionary page.
+		d.pageNum, d.pageRow = 0, -1
+		p, err := d.readPage(start)
+		if err != nil {
+			return 0, 0, err
+		}
+		if p.header.Type != format.DictionaryPage || p.end > pages[0].Offset {
+			d.pageNum = -1
+			return start, 0, nil // not the layout the index describes: scan instead
+		}
+		if err := d.dictionaryPage(p); err != nil {
+			return 0, 0, err
+		}
+		firstPage++
+	}
+	d.nextRow = pages[target].FirstRowIndex
+	d.seeked, d.atBoundary = true, true
+	return pages[target].Offset, firstPage, nil
+}
+
+// validIndex reports whether an offset index is consistent with the chunk:
+// pages in order within its bytes, row indexes starting at 0 and never
+// decreasing. An inconsistent index is not used.
+func validIndex(pages []format.PageLocation, start, end, numRows int64) bool {
+	if len(pages) == 0 || pages[0].FirstRowIndex != 0 {
+		return false
+	}
+	prevEnd, prevRow := start, int64(0)
+	for _, p := range pages {
+		size := int64(p.CompressedPageSize)
+		if p.Offset < prevEnd || size <= 0 || size > end-p.Offset || p.FirstRowIndex < prevRow || p.FirstRowIndex > numRows {
+			return false
+		}
+		prevEnd, prevRow = p.Offset+size, p.FirstRowIndex
+	}
+	return true
+}

@@ -1,0 +1,50 @@
+package pqcol
+
+import (
+	"fmt"
+	"io"
+)
+
+// readAhead is how many bytes of a column chunk a window reads at once when
+// the bytes asked for are not buffered: large enough that a chunk of small
+// pages costs few ReadAt calls, small enough to bound memory.
+const readAhead = 1 << 20
+
+// window buffers a byte range of a column chunk [start, end) read from r.
+// Slices it returns stay valid until the next call to bytes.
+type window struct {
+	r          io.ReaderAt
+	start, end int64  // the column chunk's bytes in the file
+	buf        []byte // bytes [off, off+len(buf)) of the file
+	off        int64
+}
+
+func (w *window) reset(r io.ReaderAt, start, end int64) {
+	w.r = r
+	w.start, w.end = start, end
+	w.buf = w.buf[:0]
+	w.off = start
+}
+
+// bytes returns the n bytes at file offset off, which must lie within the
+// chunk.
+func (w *window) bytes(off int64, n int) ([]byte, error) {
+	if off < w.start || n < 0 || off+int64(n) > w.end {
+		return nil, corruptf("byte range [%d, %d) lies outside the column chunk [%d, %d)", off, off+int64(n), w.start, w.end)
+	}
+	if off >= w.off && off+int64(n) <= w.off+int64(len(w.buf)) {
+		i := off - w.off
+		return w.buf[i : i+int64(n)], nil
+	}
+	size := int(min(max(int64(n), readAhead), w.end-off))
+	if cap(w.buf) < size {
+		w.buf = make([]byte, size)
+	}
+	w.buf = w.buf[:size]
+	w.off = off
+	if err := readAt(w.r, w.buf, off); err != nil {
+		w.buf = w.buf[:0]
+		return nil, fmt.Errorf("reading %d bytes at offset %d: %w", size, off, err)
+	}
+	return w.buf[:n], nil
+}

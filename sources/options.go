@@ -34,6 +34,7 @@ type config struct {
 	where       dataset.Expr
 	trace       bool
 	maxPage     int64
+	skip        *SkipReport
 }
 
 func defaults(name string) config {

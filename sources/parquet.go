@@ -158,6 +158,9 @@ func (s *parquetSource[T]) start(ctx context.Context, env flow.Env) (*parquetRun
 		return nil, nil, err
 	}
 	run := &parquetRun[T]{src: s, ds: ds, files: map[int]*openFile[T]{}}
+	if s.cfg.skip != nil && !flow.AtEnd(ctx, func() { run.skips.write(s.cfg.skip) }) {
+		return nil, nil, fmt.Errorf("sources: %s: Partitions called outside a run", s.cfg.name)
+	}
 	if !flow.AtEnd(ctx, run.close) {
 		return nil, nil, fmt.Errorf("sources: %s: Partitions called outside a run", s.cfg.name)
 	}
@@ -191,6 +194,7 @@ type parquetRun[T any] struct {
 	ds    *dataset.Dataset
 	mu    sync.Mutex
 	files map[int]*openFile[T]
+	skips skipLog
 }
 
 // openFile is a file open for the run: one pqcol.Reader shared by every
@@ -263,6 +267,10 @@ func (run *parquetRun[T]) rowGroups(ctx context.Context, f dataset.File) ([]int6
 	}
 	of, err := run.open(ctx, i)
 	if err != nil {
+		if run.src.cfg.skip != nil && ctx.Err() == nil {
+			run.skips.add(Skipped{Path: f.RelPath, Batch: -1, RowGroup: -1, Err: err.Error()})
+			return nil, nil
+		}
 		return nil, err
 	}
 	rows := make([]int64, of.r.NumRowGroups())
@@ -295,6 +303,14 @@ func (run *parquetRun[T]) close() {
 
 // read pushes the rows of one fragment.
 func (run *parquetRun[T]) read(ctx context.Context, fr dataset.Fragment, out flow.Emitter[T]) error {
+	if run.src.cfg.skip != nil {
+		return run.readSkipping(ctx, fr, out)
+	}
+	return run.readStrict(ctx, fr, out)
+}
+
+// readStrict pushes the rows of one fragment, or fails.
+func (run *parquetRun[T]) readStrict(ctx context.Context, fr dataset.Fragment, out flow.Emitter[T]) error {
 	of, err := run.open(ctx, fr.File)
 	if err == nil {
 		out := &pushTracker[T]{out: out}

@@ -1,0 +1,114 @@
+package sources
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/dataset"
+)
+
+// SkipBadFragments makes a Parquet source skip what it cannot read instead
+// of failing: a fragment whose pages are corrupt, unsupported or too large
+// yields no rows (its partition still closes), and a file whose footer
+// cannot be read yields no fragments. What was skipped is written to
+// report when the run ends, replacing its contents; the same input gives
+// the same report at every parallelism.
+//
+// A skipped fragment's rows are buffered until it has been read whole, so
+// that no row of a bad fragment is passed on.
+func SkipBadFragments(report *SkipReport) Option {
+	return Option{"SkipBadFragments", func(c *config) error {
+		c.skip = report
+		return nil
+	}}
+}
+
+// SkipReport lists what a run with [SkipBadFragments] skipped.
+type SkipReport struct {
+	// Skipped lists the skipped files and fragments in plan order: files
+	// whose footer failed first (by path), then fragments by batch.
+	Skipped []Skipped
+	// RowsLost counts the rows of the skipped fragments, as the footers
+	// declare them; the rows of files whose footer failed are unknown.
+	RowsLost int64
+	// FilesLost counts the files whose footer could not be read.
+	FilesLost int
+}
+
+// Skipped is one skipped file (RowGroup -1, From = To = 0, Batch -1) or
+// fragment.
+type Skipped struct {
+	Path     string // relative to the dataset root
+	Batch    int64
+	RowGroup int
+	From, To int64
+	Err      string
+}
+
+// skipLog gathers a run's skips; parallel reads add to it concurrently.
+type skipLog struct {
+	mu    sync.Mutex
+	items []Skipped
+}
+
+func (l *skipLog) add(s Skipped) {
+	l.mu.Lock()
+	l.items = append(l.items, s)
+	l.mu.Unlock()
+}
+
+// write stores the log in r in plan order.
+func (l *skipLog) write(r *SkipReport) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	items := slices.Clone(l.items)
+	slices.SortFunc(items, func(a, b Skipped) int {
+		return cmp.Or(cmp.Compare(a.Batch, b.Batch), cmp.Compare(a.Path, b.Path))
+	})
+	*r = SkipReport{Skipped: items}
+	for _, s := range items {
+		if s.Batch < 0 {
+			r.FilesLost++
+		} else {
+			r.RowsLost += s.To - s.From
+		}
+	}
+}
+
+// readSkipping reads a fragment into memory and passes it on only if all
+// of it could be read; otherwise it logs the fragment and closes the
+// partition empty.
+func (run *parquetRun[T]) readSkipping(ctx context.Context, fr dataset.Fragment, out flow.Emitter[T]) error {
+	var buf bufferOut[T]
+	err := run.readStrict(ctx, fr, &buf)
+	if err != nil && ctx.Err() == nil {
+		for _, c := range buf.chunks {
+			c.Release()
+		}
+		run.skips.add(Skipped{Path: fr.Path, Batch: fr.Batch, RowGroup: fr.RowGroup, From: fr.From, To: fr.To, Err: err.Error()})
+		return out.Push(ctx, flow.Chunk[T]{Batch: fr.Batch, End: true})
+	}
+	if err != nil {
+		return err
+	}
+	for i, c := range buf.chunks {
+		if err := out.Push(ctx, c); err != nil {
+			for _, rest := range buf.chunks[i+1:] {
+				rest.Release()
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// bufferOut keeps the chunks pushed to it.
+type bufferOut[T any] struct{ chunks []flow.Chunk[T] }
+
+func (b *bufferOut[T]) Push(_ context.Context, c flow.Chunk[T]) error {
+	b.chunks = append(b.chunks, c)
+	return nil
+}

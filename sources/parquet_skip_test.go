@@ -1,0 +1,87 @@
+package sources_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/testutil"
+	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sources"
+)
+
+// badDataset holds two good files, a copy of a parquet-testing file with a
+// corrupt page checksum, and a file cut short inside its footer.
+func badDataset(t *testing.T) (root string, goodRows int64) {
+	root = t.TempDir()
+	for i, name := range []string{"a.parquet", "d.parquet"} {
+		rows := makeRows(i, 500)
+		testutil.WriteParquet(t, filepath.Join(root, name), rows, 100)
+		goodRows += int64(len(rows))
+	}
+	corrupt, err := os.ReadFile(filepath.Join(parquetTesting, "data", "datapage_v1-corrupt-checksum.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "b.parquet"), corrupt, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(filepath.Join(root, "a.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "c.parquet"), good[:len(good)-20], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root, goodRows
+}
+
+func TestParquetFailsFastByDefault(t *testing.T) {
+	root, _ := badDataset(t)
+	var n int64
+	err := flow.From(sources.ParquetRecords(root)).To(sinks.Count[sources.Record](&n)).Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "b.parquet") {
+		t.Fatalf("Run = %v, want an error naming b.parquet", err)
+	}
+}
+
+func TestParquetSkipsBadFragmentsDeterministically(t *testing.T) {
+	testutil.CheckGoroutines(t)
+	root, goodRows := badDataset(t)
+	var ref sources.SkipReport
+	var refItems []flow.Item[sources.Record]
+	for _, n := range []int{1, 2, 3} {
+		var report sources.SkipReport
+		var items []flow.Item[sources.Record]
+		err := flow.From(sources.ParquetRecords(root, sources.SkipBadFragments(&report), sources.MaxRows(64))).
+			Parallel(n).To(sinks.Collect(&items)).Run(context.Background())
+		if err != nil {
+			t.Fatalf("parallelism %d: %v", n, err)
+		}
+		if int64(len(items)) != goodRows {
+			t.Fatalf("parallelism %d: %d rows, want the good files' %d", n, len(items), goodRows)
+		}
+		if report.FilesLost != 1 || report.RowsLost == 0 || len(report.Skipped) < 2 {
+			t.Fatalf("parallelism %d: report %+v", n, report)
+		}
+		if s := report.Skipped[0]; s.Path != "c.parquet" || s.Batch != -1 {
+			t.Fatalf("parallelism %d: first skip %+v, want the file c.parquet", n, s)
+		}
+		for _, s := range report.Skipped[1:] {
+			if s.Path != "b.parquet" || !strings.Contains(s.Err, "checksum") {
+				t.Fatalf("parallelism %d: skip %+v, want b.parquet's checksum", n, s)
+			}
+		}
+		if n == 1 {
+			ref, refItems = report, items
+			continue
+		}
+		if !reflect.DeepEqual(report, ref) || !reflect.DeepEqual(items, refItems) {
+			t.Fatalf("parallelism %d: the report or the rows differ from the serial run", n)
+		}
+	}
+}

@@ -3,6 +3,7 @@ module github.com/rowflow/rowflow
 go 1.26
 
 require (
+	github.com/andybalholm/brotli v1.1.1
 	github.com/dgryski/go-pcgr v0.0.0-20211101192959-4b34ab9ccb8c
 	github.com/klauspost/compress v1.20.3
 	github.com/parquet-go/parquet-go v0.32.0
@@ -11,7 +12,6 @@ require (
 )
 
 require (
-	github.com/andybalholm/brotli v1.1.1 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/parquet-go/bitpack v1.0.0 // indirect
 	github.com/parquet-go/jsonlite v1.0.0 // indirect

@@ -33,10 +33,12 @@ func checkCodec(c format.CompressionCodec) error {
 // parquet-go's codecs once the length the compressed data states (a snappy
 // block's, a zstd frame's content size when present) has been checked
 // against size. LZ4_RAW blocks are decoded into a buffer of exactly size
-// bytes. GZIP and BROTLI streams are read through their streaming decoders
-// (the libraries parquet-go's codecs wrap) up to size bytes and must end
-// there. A zstd frame without a content size is decoded by parquet-go and
-// rejected afterwards if it decoded to more than size bytes.
+// bytes (see decompressLZ4). GZIP and BROTLI streams are read
+// through the streaming decoders that parquet-go's codecs wrap, up to size
+// bytes, and must end there (parquet-go's GZIP codec panics on a corrupt
+// header and reads any stream to its end). A zstd frame without a content
+// size is decoded by parquet-go and rejected afterwards if it decoded to
+// more than size bytes.
 func (d *decoder) decompress(src []byte, size int) ([]byte, error) {
 	switch d.codec {
 	case format.Uncompressed:
@@ -129,10 +131,11 @@ func (d *decoder) decompressStream(src []byte, size int) ([]byte, error) {
 	return out, nil
 }
 
-// decompressLZ4 decodes an LZ4_RAW block into exactly size bytes. parquet-go's
-// LZ4_RAW codec retries failed blocks with ever larger buffers, which never
-// ends on corrupt input; decoding into a buffer of the declared size turns
-// that into an error.
+// decompressLZ4 decodes an LZ4_RAW block into exactly size bytes.
+// parquet-go's LZ4_RAW codec retries a failing block with a buffer twice as
+// large, with no bound: a corrupt block of a few bytes makes it allocate
+// until the process runs out of memory. Decoding into a buffer of the
+// declared size turns that into an error.
 func (d *decoder) decompressLZ4(src []byte, size int) ([]byte, error) {
 	if cap(d.scratch) < size {
 		d.scratch = make([]byte, size)

@@ -26,16 +26,18 @@
 // decimals, timestamps) are not applied. Values are dense: nulls are present
 // only in the definition levels.
 //
-// Data pages v1 and v2 and dictionary pages are read. Decoding of encodings
-// and decompression rely on parquet-go (its encoding and compress
-// packages): PLAIN, RLE (levels and booleans), BIT_PACKED levels,
+// Data pages v1 and v2 and dictionary pages are read. The encodings are
+// decoded by parquet-go's encoding packages, straight into the Column's
+// slices: PLAIN, RLE (levels and booleans), BIT_PACKED levels,
 // PLAIN_DICTIONARY and RLE_DICTIONARY, DELTA_BINARY_PACKED,
-// DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY and BYTE_STREAM_SPLIT, and the
-// codecs UNCOMPRESSED, SNAPPY, GZIP, BROTLI, ZSTD and LZ4_RAW. Dictionary
-// pages are decoded once per chunk into typed slices and data pages'
-// indexes are resolved by typed loops, so no value goes through an
-// interface call. The deprecated Hadoop LZ4 codec, LZO and encrypted column
-// chunks are reported as [ErrUnsupported].
+// DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY and BYTE_STREAM_SPLIT.
+// Dictionary pages are decoded once per chunk into typed slices and data
+// pages' indexes are resolved by typed loops, so no value goes through an
+// interface call. Pages are decompressed by parquet-go's codecs (SNAPPY,
+// ZSTD) or, where those cannot bound their output (GZIP, BROTLI, LZ4_RAW;
+// see Safety), by the libraries they wrap. The deprecated Hadoop LZ4 codec,
+// LZO, encrypted footers and encrypted column chunks are reported as
+// [ErrUnsupported].
 //
 // Rows of repeated columns are counted by repetition level 0, so a row whose
 // values continue from one data page v1 into the next is read whole.
@@ -52,40 +54,52 @@
 // # Safety
 //
 // Input is untrusted. Every error is an [*Error] naming the file (as the
-// caller named it), the row group, the column and, where known, the page,
-// its file offset and the row it starts at; the cause is wrapped with %w and
+// caller named it) and, for reads, the row group, the column and, where
+// known, the page, its file offset and the row it starts at (errors from
+// [Open] concern the footer and name the file only); the cause is wrapped
+// with %w and
 // is one of [ErrCorrupt], [ErrChecksum], [ErrUnsupported],
 // [ErrPageTooLarge], [ErrTooLarge], [ErrArgument], an I/O error or the
 // context's error. Panics raised while decoding (in parquet-go or here) are
 // recovered and returned as a [*PanicError] cause.
 //
 // A decompression bomb is stopped before it is decompressed. Before a page
-// is decompressed, the sizes its header declares are checked against
-// [MaxPageSize] (default [DefaultMaxPageSize], 256 MiB): the compressed
-// size, the uncompressed size, and the declared number of values times the
-// memory each takes once decoded (a page of a million nulls can be a few
-// bytes long). The page's stored bytes are read only after that check.
-// After decompression, a page must be exactly the size it declared. A header
-// could understate the size; where the compressed format states its own
-// length (a snappy block, a zstd frame with a content size) that is checked
-// before decoding too, and LZ4_RAW is decoded into a buffer of exactly the
-// declared size. GZIP, BROTLI and zstd frames without a content size give no
-// length up front: a page of those codecs whose header understates its size
-// is caught only once decompressed. The column chunk's
-// TotalUncompressedSize is not used as a limit, since a chunk may
-// legitimately hold many pages.
+// is decompressed, and before its stored bytes are read, the sizes its
+// header declares are checked against [MaxPageSize] (default
+// [DefaultMaxPageSize], 256 MiB): the stored size, the uncompressed size,
+// and the declared number of values times the memory each takes once
+// decoded (a page of a million nulls can be a few bytes long). No codec may
+// then produce more than the declared size: a snappy block's stated length
+// and a zstd frame's content size are checked before decoding, LZ4_RAW is
+// decoded into a buffer of exactly the declared size, and GZIP and BROTLI
+// are read through streaming decoders that stop there. The one gap is a
+// zstd frame without a content size, which parquet-go decodes in full
+// before the size is checked. The column chunk's TotalUncompressedSize is
+// not used as a limit, since a chunk may legitimately hold many pages.
+//
+// Encoded streams can be bombs too: parquet-go's decoders trust the counts
+// inside RLE runs and DELTA headers (a few bytes can ask for two billion
+// values) and allocate for them. pqcol walks those headers first and refuses
+// streams that claim far more values than the page declares, and refuses
+// DELTA_BYTE_ARRAY pages whose values would decode to more than
+// MaxPageSize bytes. Likewise [Open] walks the footer's thrift encoding
+// before parquet-go decodes it, so that a footer of a few bytes cannot
+// claim a list of millions of elements, and reads offset indexes the same
+// way.
 //
 // Page CRC-32 checksums (IEEE, over the page bytes as stored) are verified
 // when a page header carries one, before decompression; see
 // [VerifyChecksums]. A checksum of 0 is indistinguishable from an absent
-// one and is not verified. Pages skipped by a row range are not verified.
+// one and is not verified. Pages that a row range jumps over by the offset
+// index are not read, so not verified.
 //
 // Checks that turn malformed input into errors rather than wrong data
 // include: page and level sizes against the chunk and page bounds, levels
 // above the column's maximum, dictionary indexes outside the dictionary,
-// fewer decoded values than declared, a column chunk (or a data page v2)
-// that starts inside a row, and, for whole-chunk reads, the chunk's value
-// and row counts against its metadata and its row group.
+// fewer decoded values than declared, byte array offsets out of order, a
+// column chunk (or a data page v2) that starts inside a row, and, for
+// whole-chunk reads, the chunk's value and row counts against its metadata
+// and its row group.
 //
 // # Costs
 //

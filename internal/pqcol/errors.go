@@ -11,9 +11,10 @@ import (
 // wraps one of these (test with [errors.Is]) or an I/O or context error.
 var (
 	// ErrUnsupported reports a feature that the data needs but this package
-	// (or parquet-go beneath it) cannot decode: an unknown or unavailable
-	// compression codec, an encoding parquet-go does not implement for the
-	// column's physical type, or encrypted column chunks.
+	// (or parquet-go beneath it) cannot decode: a compression codec without
+	// a decoder (the deprecated Hadoop LZ4 framing, LZO), an encoding
+	// parquet-go does not implement for the column's physical type, or
+	// encryption (of the footer or of column chunks).
 	ErrUnsupported = errors.New("pqcol: unsupported")
 
 	// ErrCorrupt reports data that violates the Parquet format: impossible
@@ -25,8 +26,11 @@ var (
 	// An error that wraps ErrChecksum also wraps [ErrCorrupt].
 	ErrChecksum = fmt.Errorf("%w: page checksum mismatch", ErrCorrupt)
 
-	// ErrPageTooLarge reports a page whose declared size exceeds the limit set
-	// with [MaxPageSize]. It is returned before the page is decompressed.
+	// ErrPageTooLarge reports a page that would decode to more than the limit
+	// set with [MaxPageSize]. For the sizes and value counts a page header
+	// declares, it is returned before the page is read or decompressed; for
+	// DELTA_BYTE_ARRAY values, whose shared prefixes can multiply their
+	// size, before they are decoded.
 	ErrPageTooLarge = errors.New("pqcol: page exceeds the size limit")
 
 	// ErrTooLarge reports a byte array column buffer that would exceed 4 GiB

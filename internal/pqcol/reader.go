@@ -153,6 +153,10 @@ func (r *Reader) read(ctx context.Context, rg, column int, from, to int64, whole
 	leaf := &r.leaves[column]
 	e.Column = leaf.PathString()
 	meta := &r.file.Metadata().RowGroups[rg]
+	if meta.NumRows < 0 {
+		e.Err = corruptf("the row group declares %d rows", meta.NumRows)
+		return e
+	}
 	if whole {
 		to = meta.NumRows
 	}
@@ -191,9 +195,6 @@ func (r *Reader) decode(ctx context.Context, rg, column int, meta *format.RowGro
 	}
 	if len(meta.Columns) != len(r.leaves) {
 		return corruptf("the row group has %d column chunks for %d leaf columns", len(meta.Columns), len(r.leaves))
-	}
-	if meta.NumRows < 0 {
-		return corruptf("the row group declares %d rows", meta.NumRows)
 	}
 	cc := &meta.Columns[column]
 	if cc.CryptoMetadata.Value != nil || len(cc.EncryptedColumnMetadata) > 0 {

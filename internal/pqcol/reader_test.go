@@ -5,11 +5,14 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"unsafe"
 
@@ -239,5 +242,66 @@ func TestErrorMessage(t *testing.T) {
 	p := &PanicError{Value: "boom"}
 	if !errors.Is(p, ErrCorrupt) || !strings.Contains(p.Error(), "boom") {
 		t.Fatal(p)
+	}
+}
+
+// countingReaderAt counts the bytes read through it.
+type countingReaderAt struct {
+	r io.ReaderAt
+	n atomic.Int64
+}
+
+func (c *countingReaderAt) ReadAt(b []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(b, off)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// TestSeekReadsLess reads the last rows of a large column chunk: with the
+// offset index only the pages holding them are read; without it, the whole
+// chunk is.
+func TestSeekReadsLess(t *testing.T) {
+	type row struct {
+		Name string `parquet:"name"`
+	}
+	rows := make([]row, 200_000)
+	for i := range rows {
+		rows[i].Name = fmt.Sprintf("%08d-%036x", i, uint64(i)*0x9e3779b97f4a7c15)
+	}
+	path := filepath.Join(t.TempDir(), "big.parquet")
+	writeGenerated(t, path, rows, parquet.Compression(&parquet.Uncompressed))
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	counter := &countingReaderAt{r: f}
+	r, err := Open("big.parquet", counter, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := r.File().Metadata().RowGroups[0].Columns[0].MetaData.TotalCompressedSize
+	if chunk < 4*readAhead {
+		t.Fatalf("the chunk is only %d bytes", chunk)
+	}
+	var col Column
+	for _, scan := range []bool{false, true} {
+		r.cfg.ignoreIndex = scan
+		counter.n.Store(0)
+		if err := r.ReadColumnRange(t.Context(), 0, 0, 199_990, 200_000, &col); err != nil {
+			t.Fatal(err)
+		}
+		if col.NumRows != 10 || string(col.ByteArray(9)) != rows[199_999].Name {
+			t.Fatalf("read %d rows, last %q", col.NumRows, col.ByteArray(int(col.NumRows)-1))
+		}
+		read := counter.n.Load()
+		t.Logf("scan=%v: read %d bytes of a %d-byte chunk", scan, read, chunk)
+		if !scan && read > chunk/2 {
+			t.Fatalf("with the offset index, read %d bytes of a %d-byte chunk", read, chunk)
+		}
+		if scan && (read < chunk || read > chunk+chunk/100) {
+			t.Fatalf("without the offset index, read %d bytes of a %d-byte chunk", read, chunk)
+		}
 	}
 }

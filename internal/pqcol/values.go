@@ -163,6 +163,11 @@ func decodeByteArrays(enc format.Encoding, e encoding.Encoding, data []byte, n i
 	if size > len(out) || offs[0] != 0 {
 		return corruptf("byte array offsets are inconsistent with the decoded data")
 	}
+	for i, v := range offs[1 : n+1] {
+		if v < offs[i] {
+			return corruptf("byte array offsets are inconsistent with the decoded data")
+		}
+	}
 	if int64(base)+int64(size) > math.MaxUint32 {
 		return ErrTooLarge
 	}

@@ -37,14 +37,22 @@ func (w *window) bytes(off int64, n int) ([]byte, error) {
 		return w.buf[i : i+int64(n)], nil
 	}
 	size := int(min(max(int64(n), readAhead), w.end-off))
+	// Bytes at off that are already buffered move to the front and are not
+	// read again.
+	keep := 0
+	if off >= w.off && off < w.off+int64(len(w.buf)) {
+		keep = copy(w.buf, w.buf[off-w.off:])
+	}
 	if cap(w.buf) < size {
-		w.buf = make([]byte, size)
+		buf := make([]byte, size)
+		copy(buf, w.buf[:keep])
+		w.buf = buf
 	}
 	w.buf = w.buf[:size]
 	w.off = off
-	if err := readAt(w.r, w.buf, off); err != nil {
+	if err := readAt(w.r, w.buf[keep:], off+int64(keep)); err != nil {
 		w.buf = w.buf[:0]
-		return nil, fmt.Errorf("reading %d bytes at offset %d: %w", size, off, err)
+		return nil, fmt.Errorf("reading %d bytes at offset %d: %w", size-keep, off+int64(keep), err)
 	}
 	return w.buf[:n], nil
 }

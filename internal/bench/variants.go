@@ -50,6 +50,7 @@ type variant struct {
 // Names of the reference variants, which the table compares against.
 const (
 	nameHand      = "hand"
+	nameHandFuncs = "hand-funcs"
 	nameGoStreams = "gostreams"
 	nameLoop      = "loop"
 )
@@ -73,18 +74,17 @@ func variants(part int) []variant {
 			run: rf(func(p *flow.Pipeline) *flow.Pipeline {
 				return p.Via(mapStage()).Parallel(2).Via(filterStage()).Parallel(2)
 			})},
-		{name: nameHand, desc: "(b) hand-written: 1024-value chunks over channels, 2 workers", run: runHand},
+		{name: nameHand, desc: "(b) hand-written: 1024-value chunks over channels, 2 workers, map and filter inlined", run: runHand},
+		{name: nameHandFuncs, desc: "(b') as (b), calling the map and filter through the same function values rowflow's stages get", run: runHandFuncs},
 		{name: nameGoStreams, desc: "(a) go-streams v0.13.0: NewMap and NewFilter at parallelism 2",
 			small: true, run: runGoStreams},
 		{name: nameLoop, desc: "(c) plain loop on one goroutine", run: runLoop},
 	}
 }
 
-func mapStage() flow.Stage {
-	return operators.Map(func(v int64) (int64, error) { return triple(v), nil })
-}
+func mapStage() flow.Stage { return operators.Map(userMap) }
 
-func filterStage() flow.Stage { return operators.Filter(even) }
+func filterStage() flow.Stage { return operators.Filter(userKeep) }
 
 // fused runs the source, the map and the filter on w workers each; stages
 // of equal parallelism are fused, so one worker takes a partition through

@@ -1,10 +1,12 @@
-// Command quickstart runs rowflow's main job on built-in sample data: a
-// parallel pipeline that cleans, tokenises and measures a corpus of
-// sentences, then checks that the parallel run reproduces the serial one
-// exactly by comparing the digests of both streams.
+// Command quickstart runs rowflow's main job on built-in sample data: it
+// writes a small Hive-partitioned Parquet dataset of sentences, reads it
+// back shuffled and in parallel, cleans and tokenises the sentences, checks
+// that the parallel run reproduces the serial one exactly by comparing
+// the digests of both streams, and writes the tokens as sharded Parquet
+// files with a manifest.
 //
 //	go run ./examples/quickstart
-//	go run ./examples/quickstart -n 200000 -workers 4
+//	go run ./examples/quickstart -n 200000 -workers 4 -dir /tmp/quickstart
 package main
 
 import (
@@ -13,43 +15,70 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
+	"path/filepath"
 	"strings"
 	"unicode"
 
 	"github.com/rowflow/rowflow/determinism"
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/operators"
+	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
 )
 
+// Sentence is a row of the sample dataset; Lang comes from the lang=…
+// directories.
+type Sentence struct {
+	ID   int64  `parquet:"id"`
+	Text string `parquet:"text"`
+	Lang string `parquet:"lang"`
+}
+
 // Token is one word of a sentence, as a training job would see it.
 type Token struct {
-	Word string
-	ID   uint32 // a hashed vocabulary ID
-	Pos  int    // position in its sentence
+	Word string `parquet:"word"`
+	ID   int32  `parquet:"vocab_id"`
+	Pos  int32  `parquet:"pos"`
+	Lang string `parquet:"lang"`
 }
 
 func main() {
 	n := flag.Int("n", 100_000, "sentences of sample data")
-	workers := flag.Int("workers", 4, "workers for the parallel run")
+	workers := flag.Int("workers", 4, "workers for the parallel runs")
+	dir := flag.String("dir", "", "working directory (default: a new temporary one, removed at the end)")
 	flag.Parse()
-	if err := run(context.Background(), *n, *workers); err != nil {
+	if err := run(context.Background(), *n, *workers, *dir); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, n, workers int) error {
-	corpus := sampleCorpus(n)
+func run(ctx context.Context, n, workers int, dir string) error {
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "rowflow-quickstart-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
+	data, out := filepath.Join(dir, "sentences"), filepath.Join(dir, "tokens")
+	files, err := writeSample(data, n)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("sample dataset: %d sentences in %d Parquet files under %s\n", n, files, data)
+
 	pipeline := func(par int) *flow.Pipeline {
-		return flow.From(sources.Slice(corpus, sources.Named("corpus"), sources.PartitionSize(2048))).
+		return flow.From(sources.Parquet[Sentence](data, sources.ShuffleWindow(8), sources.MaxRows(4096))).Parallel(par).
 			Via(operators.Filter(keepSentence)).Parallel(par).
 			Via(operators.FlatMap(tokenize)).Parallel(par).
-			Via(operators.Map(vocab)).Parallel(par)
+			Via(operators.Map(vocab)).Parallel(par).
+			WithSeed(42)
 	}
 
 	var tokens, sentences int
-	lengths := map[int]int{}
+	langs := map[string]int{}
 	var first []flow.Item[Token]
 	for it, err := range flow.Items[Token](ctx, pipeline(workers)) {
 		if err != nil {
@@ -59,21 +88,16 @@ func run(ctx context.Context, n, workers int) error {
 		if it.Value.Pos == 0 {
 			sentences++
 		}
-		lengths[len(it.Value.Word)]++
+		langs[it.Value.Lang]++
 		if len(first) < 3 {
 			first = append(first, it)
 		}
 	}
-	fmt.Printf("sample corpus: %d sentences; kept %d; %d tokens\n", len(corpus), sentences, tokens)
-	fmt.Println("first tokens (batch, row ID, value):")
+	fmt.Printf("kept %d sentences, %d tokens (en %d, de %d, fr %d)\n", sentences, tokens, langs["en"], langs["de"], langs["fr"])
+	fmt.Println("first tokens of the shuffled stream (batch, row ID, value):")
 	for _, it := range first {
 		fmt.Printf("  %d  %s  %+v\n", it.Batch, it.ID, it.Value)
 	}
-	fmt.Print("word lengths:")
-	for l := 1; l <= 8; l++ {
-		fmt.Printf(" %d:%d", l, lengths[l])
-	}
-	fmt.Println()
 
 	serial, err := determinism.SumOf[Token](ctx, pipeline(1))
 	if err != nil {
@@ -88,44 +112,35 @@ func run(ctx context.Context, n, workers int) error {
 	if serial != parallel {
 		return fmt.Errorf("the parallel run differs from the serial run")
 	}
-	if err := determinism.Verify[Token](ctx, pipeline); err != nil {
+	if err := determinism.Verify[Token](ctx, pipeline, determinism.Parallelisms(2, workers)); err != nil {
 		return err
 	}
 	fmt.Println("serial and parallel runs are identical: values, row IDs and order")
+
+	err = pipeline(workers).To(sinks.ParquetShards[Token](out, sinks.RowsPerShard(int64(tokens/4+1)))).Run(ctx)
+	if err != nil {
+		return err
+	}
+	m, err := sinks.ReadManifest(out, 0)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("wrote %d shard files under %s:\n", len(m.Files), out)
+	for _, f := range m.Files {
+		fmt.Printf("  %s  %7d rows  %8d bytes  sha256 %.16s…\n", f.Path, f.Rows, f.Bytes, f.SHA256)
+	}
 	return nil
 }
 
-// sampleCorpus makes n sentences from a small vocabulary with a fixed
-// linear congruential sequence, so every run sees the same data.
-func sampleCorpus(n int) []string {
-	words := strings.Fields("the a data row pipeline parallel serial order merge batch shard epoch " +
-		"seed stream parquet column token model train replay test exact fast worker")
-	x := uint64(42)
-	next := func(m int) int {
-		x = x*6364136223846793005 + 1442695040888963407
-		return int(x>>33) % m
-	}
-	corpus := make([]string, n)
-	for i := range corpus {
-		k := next(12)
-		parts := make([]string, k)
-		for j := range parts {
-			parts[j] = words[next(len(words))]
-		}
-		corpus[i] = strings.Join(parts, " ") + strings.Repeat(" ", next(3))
-	}
-	return corpus
-}
-
 // keepSentence drops sentences of fewer than three words.
-func keepSentence(s string) bool { return len(strings.Fields(s)) >= 3 }
+func keepSentence(s Sentence) bool { return len(strings.Fields(s.Text)) >= 3 }
 
 // tokenize splits a sentence into lower-case words.
-func tokenize(s string) ([]Token, error) {
-	words := strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) })
+func tokenize(s Sentence) ([]Token, error) {
+	words := strings.FieldsFunc(s.Text, func(r rune) bool { return !unicode.IsLetter(r) })
 	out := make([]Token, len(words))
 	for i, w := range words {
-		out[i] = Token{Word: strings.ToLower(w), Pos: i}
+		out[i] = Token{Word: strings.ToLower(w), Pos: int32(i), Lang: s.Lang}
 	}
 	return out, nil
 }
@@ -134,6 +149,6 @@ func tokenize(s string) ([]Token, error) {
 func vocab(t Token) (Token, error) {
 	h := fnv.New32a()
 	h.Write([]byte(t.Word))
-	t.ID = h.Sum32() % 50_000
+	t.ID = int32(h.Sum32() % 50_000)
 	return t, nil
 }

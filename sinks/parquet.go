@@ -1,0 +1,370 @@
+package sinks
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/rowflow/rowflow/flow"
+)
+
+// ParquetShards returns a sink that writes the stream's values, structs
+// of type T mapped to columns by their parquet tags, as sharded Parquet
+// files in dir, and a manifest of them.
+//
+// Options: [RowsPerShard], [BytesPerShard], [RowGroupRows], [PageSize],
+// [Codec], [ZstdLevel], [Rank], [Shards], [RowIDColumn], [PartitionBy],
+// [MaxOpenPartitions], [Overwrite].
+//
+// # Files
+//
+// Files are named part-<rank>-<seq>.parquet, both numbers zero-padded to
+// five digits (part-00000-00003.parquet), and sort by name in seq order
+// while seq is below 100000. With one shard, seq counts the files in
+// stream order. With [Shards](n), shard s numbers its files s, s+n, s+2n,
+// …; a shard that writes fewer files than another leaves gaps. With
+// [PartitionBy], every partition directory has its own sequence. Files
+// are compressed with zstd unless [Codec] says otherwise, and carry the
+// pipeline's fingerprint ([flow.Env]) in their key-value metadata as
+// rowflow.fingerprint. A file ends when [RowsPerShard] or [BytesPerShard]
+// says so; by default each shard writes one file.
+//
+// # Determinism
+//
+// The files' names and bytes, and the manifest, are a function of the
+// stream's values and IDs, the options, the pipeline's fingerprint and the
+// versions of rowflow and parquet-go: not of time, the machine, the
+// directory's name, or the parallelism of the stages upstream, since the
+// sink sees the same ordered stream whatever that parallelism (unless a
+// stage upstream is Unordered), nor of how the stream is cut into chunks.
+// The files do depend on [Shards], which chooses which rows go together.
+// created_by is a constant.
+//
+// # Crash safety and failure
+//
+// Each file is written under a hidden temporary name in its final
+// directory (.part-….parquet.tmp-<random>) and fsynced when complete.
+// When the run succeeds, every file is renamed to its final name, the
+// directories are fsynced, and the manifest [ManifestName](rank) is
+// written last, the same way: its presence means the output is complete.
+// When the run fails or is cancelled, the sink removes its temporary
+// files and the directories it created, if empty, and fsyncs what it
+// changed: no file of a failed run ever has a final name, and the
+// directory is left as it was (but see [Overwrite]). A crash before the
+// commit leaves only hidden temporary files; a crash during it can leave
+// some files under final names with no manifest.
+//
+// A run fails before writing anything if dir already holds output of the
+// same rank, unless [Overwrite] is given.
+//
+// # Partitioning
+//
+// With [PartitionBy], rows go to dir/col=value/…. Column names and values
+// are escaped with Hive's %XX escapes (upper-case hex), so that a
+// directory name can hold any value and is decoded by url.PathUnescape:
+// control characters (NUL included), DEL, the characters
+// " # % ' * / : < = > ? [ \ ] ^ { | } ~, bytes that are not valid UTF-8,
+// and every '.' of a value that is "." or of a run of two or more dots. A column name starting with '.' or '_' has that
+// character escaped, so that dataset discovery does not skip the
+// directory. The empty value (and a nil pointer) is
+// __HIVE_DEFAULT_PARTITION__; the value "__HIVE_DEFAULT_PARTITION__"
+// itself is escaped to stay distinct. A value longer than 128 bytes
+// escaped is cut and suffixed with '~' and 32 hex digits of its SHA-256,
+// so that it stays distinct and the name short; the manifest records
+// every file's exact values.
+//
+// # Parallelism and cost
+//
+// With one shard, the sink runs in the goroutine that feeds it. With
+// [Shards](n), it starts n goroutines at its first chunk of values, one
+// per shard, each with its own writer, and joins them before it returns
+// from Close: none outlives the run. Values are handed to parquet-go's typed writer
+// (GenericWriter[T]) straight from the chunks, in batches of 1024 rows
+// aligned on the row group, and copied only where a chunk ends inside a
+// batch. A writer holds a row group of encoded pages in memory.
+// [RowIDColumn] goes through parquet-go's dynamic rows instead, which
+// costs more per row.
+//
+// # Errors
+//
+// flow.NewSink has no error path, so a bad option, or a T that parquet-go
+// cannot write, is returned by the sink's first Consume, or by Close if
+// the stream is empty: the run fails with it before writing anything.
+// Errors name the directory, the file and, where known, the batch and row
+// ID being written.
+func ParquetShards[T any](dir string, opts ...ParquetOption) flow.Sink {
+	plan, err := newPQPlan[T](dir, opts)
+	return flow.NewSink[T](&parquetSink[T]{dir: dir, plan: plan, err: err})
+}
+
+type parquetSink[T any] struct {
+	dir  string
+	plan *pqPlan[T]
+	err  error
+}
+
+// Info does not name the directory: writing the same stream elsewhere is
+// the same pipeline, with the same fingerprint.
+func (s *parquetSink[T]) Info() flow.Info { return flow.Info{Name: "parquet-shards"} }
+
+// Err reports a bad option or a T that cannot be written, like the Err
+// method of sources that flow.From checks.
+func (s *parquetSink[T]) Err() error { return s.err }
+
+func (s *parquetSink[T]) NewConsumer(env flow.Env) flow.Consumer[T] {
+	return &parquetConsumer[T]{sink: s, env: env, err: s.err}
+}
+
+// parquetConsumer is one run of ParquetShards.
+type parquetConsumer[T any] struct {
+	sink   *parquetSink[T]
+	env    flow.Env
+	err    error // a build error or the first failure; later calls return it
+	run    *pqRun[T]
+	shards []*shardWriter[T]
+	pool   *shardPool[T] // with Shards(n > 1), once started
+	parts  int64         // partitions seen: End chunks
+}
+
+// open checks the directory and makes the shards' writers.
+func (c *parquetConsumer[T]) open() error {
+	plan := c.sink.plan
+	c.run = &pqRun[T]{plan: plan, env: c.env, out: newOutputDir(plan.dir, plan.cfg.rank, plan.cfg.overwrite)}
+	if err := c.run.out.prepare(); err != nil {
+		return err
+	}
+	for s := range plan.cfg.shards {
+		c.shards = append(c.shards, newShardWriter(c.run, s))
+	}
+	return nil
+}
+
+// Consume routes the chunk's partition to its shard: the k-th partition
+// of the stream to shard k % n.
+func (c *parquetConsumer[T]) Consume(ctx context.Context, ch flow.Chunk[T]) error {
+	if c.err == nil && c.run == nil {
+		c.err = c.open()
+	}
+	if c.err != nil {
+		ch.Release()
+		return c.err
+	}
+	shard := int(c.parts % int64(len(c.shards)))
+	if ch.End {
+		c.parts++
+	}
+	if len(c.shards) == 1 {
+		err := c.shards[0].consume(&ch)
+		ch.Release()
+		c.err = err
+		return err
+	}
+	if len(ch.Values) == 0 {
+		ch.Release()
+		return nil
+	}
+	if c.pool == nil {
+		c.pool = startShardPool(ctx, c.shards)
+	}
+	if err := c.pool.send(ctx, shard, ch); err != nil {
+		c.err = err
+		return err
+	}
+	return nil
+}
+
+// Close commits the run's files if err is nil and the run went well, and
+// removes them otherwise. It returns the error that made it fail, if the
+// run had not already failed with err.
+func (c *parquetConsumer[T]) Close(err error) error {
+	if err == nil && c.err == nil && c.run == nil {
+		c.err = c.open() // an empty stream still checks the directory and writes a manifest
+	}
+	failed := err != nil || c.err != nil
+	if c.pool != nil {
+		if perr := c.pool.close(!failed); perr != nil && !failed {
+			c.err, failed = perr, true
+		}
+	}
+	if !failed && c.pool == nil {
+		for _, s := range c.shards {
+			if c.err = s.finish(); c.err != nil {
+				failed = true
+				break
+			}
+		}
+	}
+	if failed {
+		return c.abort(err)
+	}
+	files, m := c.manifest()
+	if c.err = c.run.out.commit(files, m); c.err != nil {
+		return c.err
+	}
+	return nil
+}
+
+// abort removes everything the run wrote. It returns the consumer's own
+// error if the run did not fail with err, and otherwise what went wrong
+// while cleaning up, which the run reports with err or not at all.
+func (c *parquetConsumer[T]) abort(err error) error {
+	var cleanup error
+	if c.run != nil {
+		for _, s := range c.shards {
+			s.abort()
+		}
+		cleanup = c.run.out.abort()
+	}
+	if err == nil {
+		return errors.Join(c.err, cleanup)
+	}
+	return cleanup
+}
+
+// manifest returns the run's files, sorted by path, and their manifest.
+func (c *parquetConsumer[T]) manifest() ([]doneFile, *Manifest) {
+	plan := c.sink.plan
+	var files []doneFile
+	for _, s := range c.shards {
+		files = append(files, s.done...)
+	}
+	slices.SortFunc(files, func(a, b doneFile) int { return cmp.Compare(a.Path, b.Path) })
+	m := &Manifest{
+		Version:      ManifestVersion,
+		Fingerprint:  c.env.Fingerprint,
+		Rank:         plan.cfg.rank,
+		Shards:       plan.cfg.shards,
+		Codec:        plan.cfg.codecName,
+		CodecLevel:   plan.level,
+		RowGroupRows: plan.cfg.rowGroupRows,
+		RowIDColumn:  plan.cfg.rowIDColumn,
+		PartitionBy:  plan.cfg.partitionBy,
+		Schema:       plan.schema.String(),
+		Files:        make([]ManifestFile, 0, len(files)),
+	}
+	for _, f := range files {
+		m.Files = append(m.Files, f.ManifestFile)
+		m.Rows += f.Rows
+		m.Bytes += f.Bytes
+	}
+	return files, m
+}
+
+// shardQueue is the number of chunks that may wait for a shard's
+// goroutine.
+const shardQueue = 4
+
+// shardPool runs each shard of a consumer in its own goroutine.
+//
+// The goroutines run under a context of their own, derived from the first
+// Consume's without its cancellation: the run's context is cancelled
+// before Close is called, even when the run succeeds, and the goroutines
+// must still finish their files then. Close(err) with an error cancels
+// it. Sends to a goroutine select on the Consume context, and on the pool
+// failing.
+type shardPool[T any] struct {
+	ins    []chan flow.Chunk[T]
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	wg     sync.WaitGroup
+	once   sync.Once
+	failed chan struct{} // closed when a shard fails
+	err    error         // the first shard's error; set before failed is closed
+}
+
+var errAborted = errors.New("sinks: ParquetShards: run aborted")
+
+func startShardPool[T any](ctx context.Context, shards []*shardWriter[T]) *shardPool[T] {
+	wctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	p := &shardPool[T]{ctx: wctx, cancel: cancel, failed: make(chan struct{})}
+	for _, s := range shards {
+		in := make(chan flow.Chunk[T], shardQueue)
+		p.ins = append(p.ins, in)
+		p.wg.Add(1)
+		go p.work(s, in)
+	}
+	return p
+}
+
+func (p *shardPool[T]) fail(err error) {
+	p.once.Do(func() {
+		p.err = err
+		close(p.failed)
+	})
+}
+
+// work writes the chunks that come in, and finishes the shard's files
+// when the channel is closed.
+func (p *shardPool[T]) work(s *shardWriter[T], in <-chan flow.Chunk[T]) {
+	defer p.wg.Done()
+	defer func() {
+		if r := recover(); r != nil {
+			p.fail(fmt.Errorf("sinks: ParquetShards(%q): shard %d: %w", s.run.plan.dir, s.shard, flow.Recovered(r)))
+		}
+	}()
+	for {
+		select {
+		case c, ok := <-in:
+			if !ok {
+				if err := s.finish(); err != nil {
+					p.fail(err)
+				}
+				return
+			}
+			err := s.consume(&c)
+			c.Release()
+			if err != nil {
+				p.fail(err)
+				return
+			}
+		case <-p.ctx.Done():
+			return
+		}
+	}
+}
+
+// send hands c to the shard's goroutine.
+func (p *shardPool[T]) send(ctx context.Context, shard int, c flow.Chunk[T]) error {
+	select {
+	case p.ins[shard] <- c:
+		return nil
+	case <-ctx.Done():
+		c.Release()
+		return ctx.Err()
+	case <-p.failed:
+		c.Release()
+		return p.err
+	}
+}
+
+// close ends the goroutines and waits for them: with commit, by closing
+// their channels, so that they write what they hold and finish their
+// files; without, by cancelling them. It returns the first shard's error.
+func (p *shardPool[T]) close(commit bool) error {
+	if commit {
+		for _, in := range p.ins {
+			close(in)
+		}
+	} else {
+		p.cancel(errAborted)
+	}
+	p.wg.Wait()
+	p.cancel(nil)
+	for _, in := range p.ins {
+		if !commit {
+			close(in)
+		}
+		for c := range in {
+			c.Release()
+		}
+	}
+	select {
+	case <-p.failed:
+		return p.err
+	default:
+		return nil
+	}
+}

@@ -1,0 +1,329 @@
+package sinks
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// outputDir is the file-system side of one run of ParquetShards: the
+// directories the run created, the temporary files it holds, and the
+// commit that gives them their final names. It is safe for concurrent use
+// by the shards' goroutines.
+type outputDir struct {
+	root      string
+	rank      int
+	overwrite bool
+
+	mu      sync.Mutex
+	known   map[string]bool // directories known to exist
+	created []string        // directories this run created, parents first
+	temps   map[string]bool // temporary files not yet renamed or removed
+}
+
+func newOutputDir(root string, rank int, overwrite bool) *outputDir {
+	return &outputDir{root: root, rank: rank, overwrite: overwrite,
+		known: map[string]bool{}, temps: map[string]bool{}}
+}
+
+// partPrefix is the start of the names of the rank's data files.
+func (o *outputDir) partPrefix() string { return fmt.Sprintf("part-%05d-", o.rank) }
+
+// isRankFile reports whether name is a data file name of the rank.
+func (o *outputDir) isRankFile(name string) bool {
+	return strings.HasPrefix(name, o.partPrefix()) && strings.HasSuffix(name, ".parquet")
+}
+
+// prepare checks, unless the run may overwrite, that the directory holds
+// no output of the rank, and creates the directory.
+func (o *outputDir) prepare() error {
+	if !o.overwrite {
+		old, err := o.rankFiles()
+		if err != nil {
+			return err
+		}
+		if _, err := os.Lstat(filepath.Join(o.root, ManifestName(o.rank))); err == nil {
+			old = append(old, ManifestName(o.rank))
+		}
+		if len(old) > 0 {
+			return fmt.Errorf("sinks: ParquetShards(%q): the directory already holds output of rank %d (%s); remove it, or use Overwrite", o.root, o.rank, old[0])
+		}
+	}
+	_, err := o.ensureDir("")
+	return err
+}
+
+// rankFiles returns the slash-separated relative paths of the rank's data
+// files under the directory, sorted; none if the directory does not exist.
+func (o *outputDir) rankFiles() ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(o.root, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil && p == o.root && errors.Is(err, fs.ErrNotExist):
+			return fs.SkipAll
+		case err != nil:
+			return err
+		case d.Type().IsRegular() && o.isRankFile(d.Name()):
+			rel, err := filepath.Rel(o.root, p)
+			if err != nil {
+				return err
+			}
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sinks: ParquetShards(%q): listing the directory: %w", o.root, err)
+	}
+	slices.Sort(files)
+	return files, nil
+}
+
+// ensureDir creates the directory rel (slash-separated, relative to the
+// root) and its missing parents, remembering those it created, and
+// returns its path.
+func (o *outputDir) ensureDir(rel string) (string, error) {
+	dir := filepath.Join(o.root, filepath.FromSlash(rel))
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.known[dir] {
+		return dir, nil
+	}
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err == nil {
+			if !fi.IsDir() {
+				return "", fmt.Errorf("sinks: ParquetShards(%q): %s is not a directory", o.root, d)
+			}
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("sinks: ParquetShards(%q): %w", o.root, err)
+		}
+		missing = append(missing, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	for _, d := range slices.Backward(missing) {
+		if err := os.Mkdir(d, 0o777); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				continue
+			}
+			return "", fmt.Errorf("sinks: ParquetShards(%q): %w", o.root, err)
+		}
+		o.created = append(o.created, d)
+	}
+	o.known[dir] = true
+	return dir, nil
+}
+
+// createTemp creates a temporary file for the data file name in dir: a
+// hidden file named .<name>.tmp-<random>, which dataset discovery skips.
+func (o *outputDir) createTemp(dir, name string) (*os.File, error) {
+	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
+	if err != nil {
+		return nil, err
+	}
+	o.mu.Lock()
+	o.temps[f.Name()] = true
+	o.mu.Unlock()
+	return f, nil
+}
+
+// abort removes every temporary file of the run and the directories it
+// created, if they are empty, then syncs the directories it changed. It
+// returns the first error other than a missing file.
+func (o *outputDir) abort() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var errs []error
+	touched := map[string]bool{}
+	for _, t := range slices.Sorted(maps.Keys(o.temps)) {
+		if err := os.Remove(t); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+		touched[filepath.Dir(t)] = true
+	}
+	clear(o.temps)
+	errs = append(errs, o.removeCreated(touched)...)
+	errs = append(errs, syncDirs(touched)...)
+	return errors.Join(errs...)
+}
+
+// removeCreated removes the directories the run created, deepest first,
+// if they are empty, and adds their parents to touched.
+func (o *outputDir) removeCreated(touched map[string]bool) []error {
+	var errs []error
+	for _, d := range slices.Backward(o.created) {
+		err := os.Remove(d)
+		switch {
+		case err == nil:
+			delete(touched, d)
+			touched[filepath.Dir(d)] = true
+		case errors.Is(err, fs.ErrNotExist):
+		case isNotEmpty(err):
+			// Someone else put a file there: leave it.
+		default:
+			errs = append(errs, err)
+		}
+	}
+	o.created = nil
+	clear(o.known)
+	return errs
+}
+
+// doneFile is a data file written completely to its temporary name.
+type doneFile struct {
+	ManifestFile
+	temp string
+}
+
+// commit gives the files their final names, removes, with Overwrite, the
+// rank's old files it did not replace, syncs the directories, and writes
+// the manifest m last. If it fails, it removes what the run wrote.
+func (o *outputDir) commit(files []doneFile, m *Manifest) (err error) {
+	var renamed []string
+	defer func() {
+		if err != nil {
+			for _, p := range renamed {
+				os.Remove(p)
+			}
+			err = errors.Join(err, o.abort())
+		}
+	}()
+	dirs := map[string]bool{o.root: true}
+	for _, f := range files {
+		final := filepath.Join(o.root, filepath.FromSlash(f.Path))
+		if !o.overwrite {
+			if _, err := os.Lstat(final); err == nil {
+				return fmt.Errorf("sinks: ParquetShards(%q): %s appeared during the run (another writer of rank %d, or partition directories whose names differ only in case on this file system)", o.root, f.Path, o.rank)
+			}
+		}
+		if err := os.Rename(f.temp, final); err != nil {
+			return fmt.Errorf("sinks: ParquetShards(%q): %w", o.root, err)
+		}
+		renamed = append(renamed, final)
+		o.mu.Lock()
+		delete(o.temps, f.temp)
+		o.mu.Unlock()
+		dirs[filepath.Dir(final)] = true
+	}
+	if o.overwrite {
+		if err := o.removeStale(files, dirs); err != nil {
+			return err
+		}
+	}
+	for _, d := range o.created {
+		dirs[filepath.Dir(d)] = true
+	}
+	if err := errors.Join(syncDirs(dirs)...); err != nil {
+		return fmt.Errorf("sinks: ParquetShards(%q): %w", o.root, err)
+	}
+	return o.writeManifest(m)
+}
+
+// removeStale removes the rank's data files that files does not list.
+func (o *outputDir) removeStale(files []doneFile, dirs map[string]bool) error {
+	keep := make(map[string]bool, len(files))
+	for _, f := range files {
+		keep[f.Path] = true
+	}
+	old, err := o.rankFiles()
+	if err != nil {
+		return err
+	}
+	for _, rel := range old {
+		if keep[rel] {
+			continue
+		}
+		p := filepath.Join(o.root, filepath.FromSlash(rel))
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("sinks: ParquetShards(%q): removing old output: %w", o.root, err)
+		}
+		dirs[filepath.Dir(p)] = true
+	}
+	return nil
+}
+
+// writeManifest writes m under a temporary name, syncs it and renames it.
+func (o *outputDir) writeManifest(m *Manifest) error {
+	b, err := m.encode()
+	if err != nil {
+		return fmt.Errorf("sinks: ParquetShards(%q): manifest: %w", o.root, err)
+	}
+	name := ManifestName(o.rank)
+	f, err := o.createTemp(o.root, name)
+	if err != nil {
+		return fmt.Errorf("sinks: ParquetShards(%q): manifest: %w", o.root, err)
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(o.root, name))
+	}
+	if err == nil {
+		o.mu.Lock()
+		delete(o.temps, f.Name())
+		o.mu.Unlock()
+		err = syncDir(o.root)
+	}
+	if err != nil {
+		return fmt.Errorf("sinks: ParquetShards(%q): manifest: %w", o.root, err)
+	}
+	return nil
+}
+
+// syncDirs syncs the directories that exist among dirs, in sorted order.
+func syncDirs(dirs map[string]bool) []error {
+	var errs []error
+	for _, d := range slices.Sorted(maps.Keys(dirs)) {
+		if err := syncDir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+// syncDir makes the entries of directory d durable. File systems that
+// cannot sync a directory are not an error.
+func syncDir(d string) error {
+	f, err := os.Open(d)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if errors.Is(err, syscall.EINVAL) || errors.Is(err, errors.ErrUnsupported) {
+		return nil
+	}
+	return err
+}
+
+func isNotEmpty(err error) bool {
+	return errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST)
+}
+
+// slashJoin joins a partition directory and a file name.
+func slashJoin(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return path.Join(dir, name)
+}

@@ -1,0 +1,121 @@
+package sinks
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/rowflow/rowflow/rowid"
+)
+
+// ManifestVersion is the version of the manifest format that
+// [ParquetShards] writes and [ReadManifest] reads.
+const ManifestVersion = 1
+
+// Manifest describes the output of one successful run of [ParquetShards]
+// for one rank. It is written, as indented JSON, to the file
+// [ManifestName](rank) in the output directory, after every data file is
+// in place: a manifest's presence means the run completed. Its content is
+// deterministic: nothing in it depends on time, the machine or the
+// parallelism of the pipeline.
+type Manifest struct {
+	// Version is ManifestVersion.
+	Version int `json:"version"`
+	// Fingerprint is the pipeline's fingerprint (flow.Env.Fingerprint),
+	// also stored in every file's key-value metadata under
+	// "rowflow.fingerprint".
+	Fingerprint string `json:"fingerprint"`
+	// Rank is the rank set with [Rank].
+	Rank int `json:"rank"`
+	// Shards is the number of shards set with [Shards].
+	Shards int `json:"shards"`
+	// Codec is the compression codec: zstd, snappy, gzip, lz4 or none;
+	// CodecLevel the zstd encoder level (fastest, default, better, best).
+	Codec      string `json:"codec"`
+	CodecLevel string `json:"codec_level,omitempty"`
+	// RowGroupRows is the number of rows of a full row group.
+	RowGroupRows int64 `json:"row_group_rows"`
+	// RowIDColumn is the name given to [RowIDColumn], if any.
+	RowIDColumn string `json:"row_id_column,omitempty"`
+	// PartitionBy lists the [PartitionBy] columns, if any.
+	PartitionBy []string `json:"partition_by,omitempty"`
+	// Schema is the files' Parquet schema, as parquet-go prints it.
+	Schema string `json:"schema"`
+	// Files lists the data files, sorted by Path.
+	Files []ManifestFile `json:"files"`
+	// Rows and Bytes are the totals over Files.
+	Rows  int64 `json:"rows"`
+	Bytes int64 `json:"bytes"`
+}
+
+// ManifestFile describes one data file.
+type ManifestFile struct {
+	// Path is the file's slash-separated path relative to the output
+	// directory, e.g. "part-00000-00003.parquet" or
+	// "lang=en/part-00000-00000.parquet".
+	Path string `json:"path"`
+	// Shard is the shard that wrote the file and Seq its sequence number:
+	// the shard's j-th file of a partition directory has Seq j*Shards+Shard.
+	Shard int `json:"shard"`
+	Seq   int `json:"seq"`
+	// Partition holds the exact values of the PartitionBy columns, which
+	// the directory name may hold only in truncated form.
+	Partition []PartitionValue `json:"partition,omitempty"`
+	// Rows and Bytes are the file's row count and size.
+	Rows  int64 `json:"rows"`
+	Bytes int64 `json:"bytes"`
+	// FirstID and LastID are the row IDs of the file's first and last
+	// rows, in rowid's text form.
+	FirstID rowid.ID `json:"first_id"`
+	LastID  rowid.ID `json:"last_id"`
+	// SHA256 is the hex SHA-256 of the file's bytes.
+	SHA256 string `json:"sha256"`
+}
+
+// PartitionValue is the value of one PartitionBy column. Null and empty
+// values are both "" and share the directory __HIVE_DEFAULT_PARTITION__.
+// JSON strings hold only UTF-8: in a value that is not valid UTF-8, each
+// bad byte reads back as U+FFFD, while the directory name, escaped byte
+// by byte, keeps the exact value.
+type PartitionValue struct {
+	Column string `json:"column"`
+	Value  string `json:"value"`
+}
+
+// ManifestName returns the name of the manifest of rank r:
+// "_manifest-<rank>.json", the rank zero-padded to five digits, e.g.
+// _manifest-00000.json. The leading underscore makes dataset discovery
+// skip it.
+func ManifestName(rank int) string {
+	return fmt.Sprintf("_manifest-%05d.json", rank)
+}
+
+// ReadManifest reads the manifest of rank in dir. An error names the file;
+// a missing manifest gives an error that satisfies errors.Is(err,
+// fs.ErrNotExist).
+func ReadManifest(dir string, rank int) (*Manifest, error) {
+	path := filepath.Join(dir, ManifestName(rank))
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("sinks: reading manifest: %w", err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("sinks: manifest %s: %w", path, err)
+	}
+	if m.Version != ManifestVersion {
+		return nil, fmt.Errorf("sinks: manifest %s: version %d, want %d", path, m.Version, ManifestVersion)
+	}
+	return &m, nil
+}
+
+// encode returns the manifest as it is written: indented JSON and a
+// newline.
+func (m *Manifest) encode() ([]byte, error) {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}

@@ -1,0 +1,283 @@
+package sinks
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+	pqzstd "github.com/parquet-go/parquet-go/compress/zstd"
+)
+
+// ParquetOption configures [ParquetShards]. Options are checked when the
+// sink is built; see [ParquetShards] for how a bad one is reported. The
+// zero ParquetOption is an error.
+type ParquetOption struct {
+	name  string
+	apply func(*parquetConfig) error
+}
+
+// parquetConfig is the result of applying ParquetOptions.
+type parquetConfig struct {
+	rowsPerShard  int64 // 0: unlimited
+	bytesPerShard int64 // 0: unlimited
+	rowGroupRows  int64
+	pageSize      int // 0: parquet-go's default
+	codecName     string
+	zstdLevel     int // 0: not set
+	rank          int
+	shards        int
+	rowIDColumn   string
+	partitionBy   []string
+	maxOpenParts  int
+	overwrite     bool
+}
+
+// Defaults of [ParquetShards].
+const (
+	// DefaultRowGroupRows is the number of rows of a row group unless
+	// [RowGroupRows] says otherwise.
+	DefaultRowGroupRows = 64 * 1024
+	// DefaultMaxOpenPartitions is the number of partition writers a shard
+	// may hold open unless [MaxOpenPartitions] says otherwise.
+	DefaultMaxOpenPartitions = 64
+)
+
+func parquetDefaults() parquetConfig {
+	return parquetConfig{
+		rowGroupRows: DefaultRowGroupRows,
+		codecName:    "zstd",
+		shards:       1,
+		maxOpenParts: DefaultMaxOpenPartitions,
+	}
+}
+
+// RowsPerShard ends a file once it holds n rows, and starts the next. The
+// default is no limit: one file per shard (and per partition directory
+// with [PartitionBy]), unless [BytesPerShard] ends it. n must be at least 1.
+func RowsPerShard(n int64) ParquetOption {
+	return ParquetOption{"RowsPerShard", func(c *parquetConfig) error {
+		if n < 1 {
+			return fmt.Errorf("sinks: RowsPerShard(%d): must be at least 1", n)
+		}
+		c.rowsPerShard = n
+		return nil
+	}}
+}
+
+// BytesPerShard ends a file once it holds at least n bytes of compressed
+// output, and starts the next. The size is checked when a row group has
+// been written, so a file ends at the first row-group boundary at which it
+// has reached n bytes: it may exceed n by up to one row group plus the
+// footer. Make [RowGroupRows] smaller for a tighter bound. The default is
+// no limit. n must be at least 1.
+func BytesPerShard(n int64) ParquetOption {
+	return ParquetOption{"BytesPerShard", func(c *parquetConfig) error {
+		if n < 1 {
+			return fmt.Errorf("sinks: BytesPerShard(%d): must be at least 1", n)
+		}
+		c.bytesPerShard = n
+		return nil
+	}}
+}
+
+// RowGroupRows sets the number of rows of a row group (default
+// [DefaultRowGroupRows]). The last row group of a file may be shorter. A
+// writer buffers one row group's encoded pages in memory. n must be at
+// least 1.
+func RowGroupRows(n int) ParquetOption {
+	return ParquetOption{"RowGroupRows", func(c *parquetConfig) error {
+		if n < 1 {
+			return fmt.Errorf("sinks: RowGroupRows(%d): must be at least 1", n)
+		}
+		c.rowGroupRows = int64(n)
+		return nil
+	}}
+}
+
+// PageSize sets the size in bytes, before encoding and compression, at
+// which a column's page is cut (parquet-go's PageBufferSize; default 256
+// KiB). n must be at least 1.
+func PageSize(n int) ParquetOption {
+	return ParquetOption{"PageSize", func(c *parquetConfig) error {
+		if n < 1 {
+			return fmt.Errorf("sinks: PageSize(%d): must be at least 1", n)
+		}
+		c.pageSize = n
+		return nil
+	}}
+}
+
+// Codec sets the compression codec of every column: "zstd" (the default,
+// klauspost/compress's encoder), "snappy", "gzip", "lz4" (Parquet's
+// LZ4_RAW) or "none".
+func Codec(name string) ParquetOption {
+	return ParquetOption{"Codec", func(c *parquetConfig) error {
+		switch name {
+		case "zstd", "snappy", "gzip", "lz4", "none":
+			c.codecName = name
+			return nil
+		}
+		return fmt.Errorf("sinks: Codec(%q): want one of zstd, snappy, gzip, lz4, none", name)
+	}}
+}
+
+// ZstdLevel sets the zstd compression level, on zstd's scale of 1 to 22.
+// klauspost/compress has four encoder levels, and the level maps to the
+// nearest: 1–2 fastest, 3–5 default, 6–9 better, 10–22 best. The default is
+// 3. It is an error with a codec other than zstd.
+func ZstdLevel(level int) ParquetOption {
+	return ParquetOption{"ZstdLevel", func(c *parquetConfig) error {
+		if level < 1 || level > 22 {
+			return fmt.Errorf("sinks: ZstdLevel(%d): must be from 1 to 22", level)
+		}
+		c.zstdLevel = level
+		return nil
+	}}
+}
+
+// Rank sets the rank whose output this is (default 0). It is the first
+// number in file names, part-<rank>-<seq>.parquet, and names the manifest,
+// so that ranks of a multi-process job can write into one directory. r
+// must be at least 0.
+func Rank(r int) ParquetOption {
+	return ParquetOption{"Rank", func(c *parquetConfig) error {
+		if r < 0 {
+			return fmt.Errorf("sinks: Rank(%d): must be at least 0", r)
+		}
+		c.rank = r
+		return nil
+	}}
+}
+
+// Shards sets the number of files written at once, each by its own
+// goroutine (default 1: everything runs in the goroutine that feeds the
+// sink). The k-th partition of the stream (counting the partitions'
+// end markers) goes, whole, to shard k % n. Shard s numbers its files
+// s, s+n, s+2n, …, so every shard's files have distinct names. The files
+// depend on n; for a given n they do not depend on the parallelism of the
+// stages upstream. n must be at least 1.
+func Shards(n int) ParquetOption {
+	return ParquetOption{"Shards", func(c *parquetConfig) error {
+		if n < 1 {
+			return fmt.Errorf("sinks: Shards(%d): must be at least 1", n)
+		}
+		c.shards = n
+		return nil
+	}}
+}
+
+// RowIDColumn adds each row's ID to the files as two columns, name+"_hi"
+// and name+"_lo", required INT64 with the logical type unsigned 64-bit
+// integer, holding the ID's Hi and Lo halves: sorting by (hi, lo) sorts
+// by ID. The columns come after T's. Rows then go through parquet-go's
+// dynamic row path (parquet.Row), which costs more per row than the typed
+// path used otherwise. It is an error if T already has a column of either
+// name. name must not be empty.
+func RowIDColumn(name string) ParquetOption {
+	return ParquetOption{"RowIDColumn", func(c *parquetConfig) error {
+		if name == "" {
+			return fmt.Errorf("sinks: RowIDColumn(%q): the name must not be empty", name)
+		}
+		c.rowIDColumn = name
+		return nil
+	}}
+}
+
+// PartitionBy writes rows into Hive-style directories by the values of
+// the named columns, in the order given: dir/col1=v1/col2=v2/part-….parquet
+// (see [ParquetShards] for the escaping of values). Each column must be a
+// top-level column of T (a field of T or of a struct embedded in T), named
+// by its Parquet name (its parquet tag's name, or the field's name), of a
+// string, []byte, bool, integer or floating-point type, or a pointer to
+// one (nil goes to the default partition, like the empty value). The
+// columns stay in the files too.
+func PartitionBy(columns ...string) ParquetOption {
+	columns = append([]string(nil), columns...)
+	return ParquetOption{"PartitionBy", func(c *parquetConfig) error {
+		if len(columns) == 0 {
+			return fmt.Errorf("sinks: PartitionBy(): name at least one column")
+		}
+		for i, col := range columns {
+			if col == "" {
+				return fmt.Errorf("sinks: PartitionBy(%q): empty column name", columns)
+			}
+			for _, prev := range columns[:i] {
+				if prev == col {
+					return fmt.Errorf("sinks: PartitionBy(%q): column %q named twice", columns, col)
+				}
+			}
+		}
+		c.partitionBy = columns
+		return nil
+	}}
+}
+
+// MaxOpenPartitions caps the number of partition directories ([PartitionBy])
+// each shard writes to in one run (default [DefaultMaxOpenPartitions]).
+// Every partition keeps a writer, with its column buffers, open until the
+// end of the run; a row of a partition beyond the cap fails the run with an
+// error that names its values. n must be at least 1.
+func MaxOpenPartitions(n int) ParquetOption {
+	return ParquetOption{"MaxOpenPartitions", func(c *parquetConfig) error {
+		if n < 1 {
+			return fmt.Errorf("sinks: MaxOpenPartitions(%d): must be at least 1", n)
+		}
+		c.maxOpenParts = n
+		return nil
+	}}
+}
+
+// Overwrite lets a run replace the output of an earlier run of the same
+// rank in the directory. Without it, a run fails before writing anything
+// if the directory, or a directory below it, already holds this rank's
+// manifest or a file named part-<rank>-*.parquet. With it, a successful
+// run renames its files over the old ones at its commit, then removes the
+// old files of the rank that it did not rewrite, and replaces the
+// manifest. A run that fails before its commit leaves the old output as
+// it was; one that fails during the commit may have replaced some old
+// files, and leaves no manifest.
+func Overwrite() ParquetOption {
+	return ParquetOption{"Overwrite", func(c *parquetConfig) error {
+		c.overwrite = true
+		return nil
+	}}
+}
+
+// buildParquetConfig applies opts to the defaults.
+func buildParquetConfig(opts []ParquetOption) (parquetConfig, error) {
+	c := parquetDefaults()
+	for _, o := range opts {
+		if o.apply == nil {
+			return c, fmt.Errorf("sinks: ParquetShards: zero ParquetOption")
+		}
+		if err := o.apply(&c); err != nil {
+			return c, err
+		}
+	}
+	if c.zstdLevel != 0 && c.codecName != "zstd" {
+		return c, fmt.Errorf("sinks: ZstdLevel(%d) with Codec(%q): the level is for zstd only", c.zstdLevel, c.codecName)
+	}
+	return c, nil
+}
+
+// codec returns the compression codec of c and the name of its level, if
+// it has one.
+func (c *parquetConfig) codec() (compress.Codec, string) {
+	switch c.codecName {
+	case "snappy":
+		return &parquet.Snappy, ""
+	case "gzip":
+		return &parquet.Gzip, ""
+	case "lz4":
+		return &parquet.Lz4Raw, ""
+	case "none":
+		return &parquet.Uncompressed, ""
+	}
+	level := pqzstd.DefaultLevel
+	if c.zstdLevel != 0 {
+		level = zstd.EncoderLevelFromZstd(c.zstdLevel)
+	}
+	return &pqzstd.Codec{Level: level}, strings.ToLower(level.String())
+}

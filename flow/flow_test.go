@@ -468,3 +468,10 @@ func TestUnorderedLargePartitions(t *testing.T) {
 		t.Fatalf("%d items", len(got))
 	}
 }
+
+func TestSinkOptionErrorAtBuild(t *testing.T) {
+	p := flow.From(sources.Slice(ints(10))).To(sinks.ParquetShards[int64](t.TempDir(), sinks.Shards(0)))
+	if p.Err() == nil || !strings.Contains(p.Err().Error(), "Shards(0)") {
+		t.Fatalf("Err() = %v, want the sink's bad option", p.Err())
+	}
+}

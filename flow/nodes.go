@@ -34,6 +34,7 @@ type srcPart struct {
 
 type sinkNode interface {
 	info() Info
+	buildErr() error
 	inOps() typeOps
 	open(env Env) (head any, closeFn func(error) error)
 }
@@ -66,6 +67,13 @@ type sinkAdapter[T any] struct{ s SinkStage[T] }
 
 func (a sinkAdapter[T]) info() Info     { return a.s.Info() }
 func (a sinkAdapter[T]) inOps() typeOps { return opsOf[T]() }
+
+func (a sinkAdapter[T]) buildErr() error {
+	if e, ok := a.s.(interface{ Err() error }); ok {
+		return e.Err()
+	}
+	return nil
+}
 func (a sinkAdapter[T]) open(env Env) (any, func(error) error) {
 	c := a.s.NewConsumer(env)
 	return &sinkLink[T]{name: a.s.Info().Name, c: c}, c.Close

@@ -129,13 +129,16 @@ func (p *Pipeline) WithSeed(seed uint64) *Pipeline {
 }
 
 // To ends the pipeline with a sink, whose input type must be the output
-// type of the last stage.
+// type of the last stage. If the sink's stage has a method Err() error
+// that returns an error (a bad option), the pipeline keeps that error.
 func (p *Pipeline) To(s Sink) *Pipeline {
 	switch {
 	case p.err != nil:
 		return p
 	case s.n == nil:
 		return p.fail(fmt.Errorf("flow: To of a zero Sink; make sinks with NewSink"))
+	case s.n.buildErr() != nil:
+		return p.fail(s.n.buildErr())
 	case p.sink.n != nil:
 		return p.fail(fmt.Errorf("flow: To(%q) after To(%q)", s.n.info().Name, p.sink.n.info().Name))
 	}

@@ -100,7 +100,10 @@ type SinkStage[T any] interface {
 // at the end: with nil when the stream ended normally, so the consumer
 // commits its result, or with the run's error, so it discards what it
 // began. Returning [ErrStop] from Consume ends the run early and
-// successfully; Close(nil) follows.
+// successfully; Close(nil) follows. Close is called after every goroutine
+// of the run has returned, when the context given to Consume is already
+// cancelled, whether the run succeeded or not: a consumer that runs
+// goroutines of its own must not tie their completion to that context.
 type Consumer[T any] interface {
 	Consume(ctx context.Context, c Chunk[T]) error
 	Close(err error) error

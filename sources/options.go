@@ -32,6 +32,7 @@ type config struct {
 	rank, world int
 	shardEnv    bool
 	where       dataset.Expr
+	rowFilter   Filter
 	trace       bool
 	maxPage     int64
 	skip        *SkipReport

@@ -33,6 +33,13 @@ import (
 // being the file's slash-separated path relative to root: a row has the
 // same ID whatever the shuffle, shard or parallelism.
 //
+// # Filters
+//
+// [Where] selects files by their Hive partition values before any file
+// is opened. [RowFilter] selects rows by the values of file columns: it
+// skips the row groups whose statistics show that no row matches, and
+// tests the rows of the others one by one.
+//
 // # Parallel reads
 //
 // With Parallel(n) the source reads n fragments at once, sharing one open
@@ -58,8 +65,8 @@ import (
 //
 // Options: [Files], [RowGroups], [WholeFiles], [MaxRows], [Columns],
 // [Rename], [ShuffleWindow], [Seed], [Epochs], [Shard], [ShardFromEnv],
-// [Where], [Trace], [MaxPageSize], [SkipBadFragments], [ChunkSize],
-// [Named].
+// [Where], [RowFilter], [Trace], [MaxPageSize], [SkipBadFragments],
+// [ChunkSize], [Named].
 func Parquet[T any](root string, opts ...Option) flow.Source[T] {
 	return newParquet[T](root, structFormat[T]{}, opts)
 }
@@ -100,13 +107,14 @@ type span struct {
 	id       rowid.ID // the file's ID
 	rg       int
 	from, to int64
-	first    int64 // file ordinal of row from
-	chunk    int   // rows per chunk
+	first    int64  // file ordinal of row from
+	chunk    int    // rows per chunk
+	keep     []bool // per row: whether the RowFilter keeps it; nil if it keeps all
 }
 
 var parquetOptions = []string{"Files", "RowGroups", "WholeFiles", "MaxRows", "Columns", "Rename",
-	"ShuffleWindow", "Seed", "Epochs", "Shard", "ShardFromEnv", "Where", "Trace", "MaxPageSize",
-	"SkipBadFragments", "ChunkSize", "Named"}
+	"ShuffleWindow", "Seed", "Epochs", "Shard", "ShardFromEnv", "Where", "RowFilter", "Trace",
+	"MaxPageSize", "SkipBadFragments", "ChunkSize", "Named"}
 
 type parquetSource[T any] struct {
 	root   string
@@ -206,10 +214,18 @@ type openFile[T any] struct {
 	f       *os.File
 	r       *pqcol.Reader
 	plan    filePlan[T]
+	filter  *predicate // the RowFilter compiled for the file, or nil
 	id      rowid.ID
 	rel     string
-	starts  []int64 // first file row of each row group
-	readers sync.Pool
+	starts  []int64   // first file row of each row group
+	readers sync.Pool // *readerState[T]
+}
+
+// readerState is what one fragment read uses: the format's reader and the
+// row filter's buffers.
+type readerState[T any] struct {
+	rd     fragmentReader[T]
+	filter *filterState
 }
 
 func (run *parquetRun[T]) open(ctx context.Context, i int) (*openFile[T], error) {
@@ -247,6 +263,11 @@ func (run *parquetRun[T]) load(of *openFile[T], file dataset.File) error {
 	of.plan, err = run.src.format.plan(file, of.r, cfg)
 	if err != nil {
 		return err
+	}
+	if cfg.rowFilter.n != nil {
+		if of.filter, err = compileRowFilter(file, of.r, cfg, of.plan.leaves()); err != nil {
+			return err
+		}
 	}
 	start := int64(0)
 	for rg := range of.r.NumRowGroups() {
@@ -345,11 +366,12 @@ func fragmentName(fr dataset.Fragment) string {
 }
 
 func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr dataset.Fragment, out flow.Emitter[T]) error {
-	rd, _ := of.readers.Get().(fragmentReader[T])
-	if rd == nil {
-		rd = of.plan.newReader()
+	st, _ := of.readers.Get().(*readerState[T])
+	if st == nil {
+		st = &readerState[T]{rd: of.plan.newReader(), filter: of.filter.newState()}
 	}
-	defer of.readers.Put(rd)
+	defer of.readers.Put(st)
+	rd := st.rd
 	// A whole-file fragment spans row groups; a row-group fragment is one.
 	base := span{batch: fr.Batch, file: of.rel, id: of.id, chunk: run.src.cfg.chunkSize}
 	var spans []span
@@ -373,12 +395,29 @@ func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr data
 	cols := rd.columns()
 	for si, sp := range spans {
 		sp.first = of.starts[sp.rg] + sp.from
+		last := si == len(spans)-1
+		if of.filter != nil {
+			keep, some, err := of.filter.filterSpan(ctx, of.r, st.filter, sp, cols)
+			if err != nil {
+				return err
+			}
+			if !some {
+				if err := pushEnd(ctx, sp, last, out); err != nil {
+					return err
+				}
+				continue
+			}
+			sp.keep = keep
+		}
 		for i, leaf := range of.plan.leaves() {
+			if of.filter.filled(i) {
+				continue
+			}
 			if err := of.r.ReadColumnRange(ctx, sp.rg, leaf, sp.from, sp.to, &cols[i]); err != nil {
 				return err
 			}
 		}
-		if err := rd.emit(ctx, sp, si == len(spans)-1, out); err != nil {
+		if err := rd.emit(ctx, sp, last, out); err != nil {
 			return err
 		}
 	}

@@ -3,6 +3,7 @@ package sources
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
@@ -20,7 +21,8 @@ import (
 // Every leaf column is read unless [Columns] names some (by their dotted
 // paths, after [Rename]). It takes the options of [Parquet]; [ChunkSize]
 // does not apply, and [Trace] adds nothing (the batch has its file, row
-// group and first row).
+// group and first row). With [RowFilter], batches keep every row and mark
+// the matching ones in [ColumnBatch.Keep].
 func ParquetColumns(root string, opts ...Option) flow.Source[*ColumnBatch] {
 	return newParquet[*ColumnBatch](root, columnsFormat{}, opts)
 }
@@ -35,6 +37,11 @@ type ColumnBatch struct {
 	Columns  []Column
 	// Partition holds the file's Hive partition values.
 	Partition map[string]string
+	// Keep marks the rows that the source's [RowFilter] keeps: row i is
+	// kept when Keep[i] is true. It is nil when every row is kept (and
+	// always without a RowFilter). The rows it does not keep are still in
+	// the columns; [ColumnBatch.Kept] tests a row either way.
+	Keep []bool
 
 	fileID rowid.ID
 }
@@ -43,6 +50,9 @@ type ColumnBatch struct {
 func (b *ColumnBatch) RowID(i int) rowid.ID {
 	return rowid.Ordinal(uint64(b.FirstRow) + uint64(i)).Combine(b.fileID)
 }
+
+// Kept reports whether row i is one the source's [RowFilter] keeps.
+func (b *ColumnBatch) Kept(i int) bool { return b.Keep == nil || b.Keep[i] }
 
 // Column returns the column with the given name, or nil.
 func (b *ColumnBatch) Column(name string) *Column {
@@ -167,7 +177,7 @@ func (r *columnsReader) emit(ctx context.Context, sp span, last bool, out flow.E
 		return pushEnd(ctx, sp, last, out)
 	}
 	b := &ColumnBatch{File: sp.file, RowGroup: sp.rg, FirstRow: sp.first, NumRows: int(sp.to - sp.from),
-		Columns: make([]Column, len(r.cols)), fileID: sp.id}
+		Columns: make([]Column, len(r.cols)), Keep: slices.Clone(sp.keep), fileID: sp.id}
 	if len(r.p.file.Partition) > 0 {
 		b.Partition = map[string]string{}
 		for _, f := range r.p.file.Partition {

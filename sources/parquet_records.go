@@ -141,13 +141,18 @@ func (r *recordsReader) emit(ctx context.Context, sp span, last bool, out flow.E
 		return pushEnd(ctx, sp, last, out)
 	}
 	n := int(sp.to - sp.from)
-	recs := make([]Record, n)
-	vals := make([]any, n*len(r.p.names))
+	rows := keptRows(sp.keep, n) // the span rows of the records; nil: all
+	m := n
+	if rows != nil {
+		m = len(rows)
+	}
+	recs := make([]Record, m)
+	vals := make([]any, m*len(r.p.names))
 	for i := range recs {
 		recs[i] = Record{Names: r.p.names, Values: vals[i*len(r.p.names) : (i+1)*len(r.p.names) : (i+1)*len(r.p.names)]}
 	}
 	for j := range r.cols {
-		if err := r.fill(recs, j); err != nil {
+		if err := r.fill(recs, j, n, sp.keep); err != nil {
 			return fmt.Errorf("row group %d: column %q: %w", sp.rg, r.p.cols.names[j], err)
 		}
 	}
@@ -157,15 +162,22 @@ func (r *recordsReader) emit(ctx context.Context, sp span, last bool, out flow.E
 			recs[i].Values[k+ci] = v
 		}
 		if r.p.trace {
+			row := int64(i)
+			if rows != nil {
+				row = int64(rows[i])
+			}
 			t := k + len(r.p.consts)
-			recs[i].Values[t], recs[i].Values[t+1], recs[i].Values[t+2] = sp.file, sp.rg, sp.first+int64(i)
+			recs[i].Values[t], recs[i].Values[t+1], recs[i].Values[t+2] = sp.file, sp.rg, sp.first+row
 		}
 	}
 	chunk := sp.chunk
-	for lo := 0; lo < n; lo += chunk {
-		hi := min(lo+chunk, n)
-		c := flow.Chunk[Record]{Batch: sp.batch, IDs: flow.OrdinalIDs(sp.id, uint64(sp.first)+uint64(lo), hi-lo),
-			Values: recs[lo:hi:hi], End: last && hi == n}
+	for lo := 0; lo < m; lo += chunk {
+		hi := min(lo+chunk, m)
+		ids := flow.OrdinalIDs(sp.id, uint64(sp.first)+uint64(lo), hi-lo)
+		if rows != nil {
+			ids = keptIDs(sp, rows[lo:hi])
+		}
+		c := flow.Chunk[Record]{Batch: sp.batch, IDs: ids, Values: recs[lo:hi:hi], End: last && hi == m}
 		if err := out.Push(ctx, c); err != nil {
 			return err
 		}
@@ -173,13 +185,15 @@ func (r *recordsReader) emit(ctx context.Context, sp span, last bool, out flow.E
 	return nil
 }
 
-// fill sets column j of every record.
-func (r *recordsReader) fill(recs []Record, j int) error {
+// fill sets column j of the records of the n rows of the span that keep
+// keeps (all if keep is nil), in order.
+func (r *recordsReader) fill(recs []Record, j, n int, keep []bool) error {
 	c := &r.cols[j]
 	leaf := &r.p.cols.info[j]
 	get := valueGetter(c, r.p.str[j])
 	maxDef := leaf.MaxDefinitionLevel
 	short := func() error { return fmt.Errorf("fewer values or levels than rows") }
+	k := 0 // the next record
 	switch {
 	case leaf.MaxRepetitionLevel == 1:
 		reps, defs := c.RepLevels, c.DefLevels
@@ -187,10 +201,11 @@ func (r *recordsReader) fill(recs []Record, j int) error {
 			return short()
 		}
 		l, v := 0, 0
-		for i := range recs {
+		for i := range n {
 			if l >= len(reps) || reps[l] != 0 {
 				return fmt.Errorf("row %d does not start at level entry %d", i, l)
 			}
+			use := keep == nil || keep[i]
 			var list []any
 			for first := true; l < len(reps) && (first || reps[l] != 0); first = false {
 				d := int(defs[l])
@@ -203,34 +218,49 @@ func (r *recordsReader) fill(recs []Record, j int) error {
 					if v >= c.Len() {
 						return short()
 					}
-					x = get(v)
+					if use {
+						x = get(v)
+					}
 					v++
 				}
-				list = append(list, x)
+				if use {
+					list = append(list, x)
+				}
 			}
-			recs[i].Values[j] = list
+			if use {
+				recs[k].Values[j] = list
+				k++
+			}
 		}
 	case maxDef > 0:
-		if len(c.DefLevels) < len(recs) {
+		if len(c.DefLevels) < n {
 			return short()
 		}
 		v := 0
-		for i := range recs {
-			if int(c.DefLevels[i]) != maxDef {
-				continue
+		for i := range n {
+			use := keep == nil || keep[i]
+			if int(c.DefLevels[i]) == maxDef {
+				if v >= c.Len() {
+					return short()
+				}
+				if use {
+					recs[k].Values[j] = get(v)
+				}
+				v++
 			}
-			if v >= c.Len() {
-				return short()
+			if use {
+				k++
 			}
-			recs[i].Values[j] = get(v)
-			v++
 		}
 	default:
-		if c.Len() < len(recs) {
+		if c.Len() < n {
 			return short()
 		}
-		for i := range recs {
-			recs[i].Values[j] = get(i)
+		for i := range n {
+			if keep == nil || keep[i] {
+				recs[k].Values[j] = get(i)
+				k++
+			}
 		}
 	}
 	return nil

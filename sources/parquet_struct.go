@@ -47,6 +47,9 @@ func (r structReader[T]) emit(ctx context.Context, sp span, last bool, out flow.
 	if sp.from == sp.to {
 		return pushEnd(ctx, sp, last, out)
 	}
+	if sp.keep != nil {
+		return r.emitKept(ctx, sp, last, out)
+	}
 	chunk := int64(sp.chunk)
 	for row := sp.from; row < sp.to; row += chunk {
 		m := min(chunk, sp.to-row)

@@ -93,11 +93,11 @@ type filePlan[T any] interface {
 
 // fragmentReader turns the columns of one span of rows into chunks.
 type fragmentReader[T any] interface {
-	// columns returns the buffers to read the plan's leaves into.
-	columns() []pqcol.Column
-	// emit pushes the span's rows, whose columns have just been read;
-	// last says whether the span ends the fragment.
-	emit(ctx context.Context, sp span, last bool, out flow.Emitter[T]) error
+	// emit pushes the span's rows, whose columns (the plan's leaves, in
+	// order) have just been read into cols.set; last says whether the span
+	// ends the fragment. It reports whether it handed cols on with its
+	// values, so that the caller must not reuse them.
+	emit(ctx context.Context, sp span, cols *columnSet, last bool, out flow.Emitter[T]) (taken bool, err error)
 }
 
 // span is rows [from, to) of one row group of a file, and where they go.
@@ -110,6 +110,8 @@ type span struct {
 	first    int64  // file ordinal of row from
 	chunk    int    // rows per chunk
 	keep     []bool // per row: whether the RowFilter keeps it; nil if it keeps all
+	// recycle takes back column buffers a format handed on.
+	recycle func(*columnSet)
 }
 
 var parquetOptions = []string{"Files", "RowGroups", "WholeFiles", "MaxRows", "Columns", "Rename",
@@ -202,7 +204,34 @@ type parquetRun[T any] struct {
 	ds    *dataset.Dataset
 	mu    sync.Mutex
 	files map[int]*openFile[T]
+	open_ int    // files open now
+	clock uint64 // counts uses, for closing the least recently used file
 	skips skipLog
+	// cols recycles column buffers across the run's files: their size
+	// depends on the rows read, not on the file.
+	cols sync.Pool // *columnSet
+}
+
+// maxOpenFiles bounds the files a run keeps open; the least recently used
+// file that no read is using is closed past it, and opened again if a
+// later fragment needs it.
+const maxOpenFiles = 64
+
+// columnSet is the column buffers of one read.
+type columnSet struct {
+	set []pqcol.Column
+}
+
+func (run *parquetRun[T]) columns(n int) *columnSet {
+	cs, _ := run.cols.Get().(*columnSet)
+	if cs == nil {
+		cs = &columnSet{}
+	}
+	for len(cs.set) < n {
+		cs.set = append(cs.set, pqcol.Column{})
+	}
+	cs.set = cs.set[:n]
+	return cs
 }
 
 // openFile is a file open for the run: one pqcol.Reader shared by every
@@ -211,6 +240,8 @@ type parquetRun[T any] struct {
 type openFile[T any] struct {
 	once    sync.Once
 	err     error
+	refs    int    // reads using the file; guarded by the run's mu
+	used    uint64 // the run's clock at the last use; guarded by mu
 	f       *os.File
 	r       *pqcol.Reader
 	plan    filePlan[T]
@@ -228,16 +259,50 @@ type readerState[T any] struct {
 	filter *filterState
 }
 
+// open returns file i, opening it if needed; the caller must release it.
 func (run *parquetRun[T]) open(ctx context.Context, i int) (*openFile[T], error) {
 	run.mu.Lock()
 	of, ok := run.files[i]
 	if !ok {
 		of = &openFile[T]{}
 		run.files[i] = of
+		run.open_++
+		run.evict()
 	}
+	of.refs++
+	run.clock++
+	of.used = run.clock
 	run.mu.Unlock()
 	of.once.Do(func() { of.err = run.load(of, run.ds.Files()[i]) })
 	return of, of.err
+}
+
+// release ends a use of of.
+func (run *parquetRun[T]) release(of *openFile[T]) {
+	run.mu.Lock()
+	of.refs--
+	run.mu.Unlock()
+}
+
+// evict closes the least recently used idle file while too many are
+// open. Called with mu held.
+func (run *parquetRun[T]) evict() {
+	for run.open_ > maxOpenFiles {
+		victim := -1
+		for i, of := range run.files {
+			if of.refs == 0 && (victim < 0 || of.used < run.files[victim].used) {
+				victim = i
+			}
+		}
+		if victim < 0 {
+			return // every open file is in use
+		}
+		if f := run.files[victim].f; f != nil {
+			f.Close()
+		}
+		delete(run.files, victim)
+		run.open_--
+	}
 }
 
 func (run *parquetRun[T]) load(of *openFile[T], file dataset.File) error {
@@ -287,6 +352,7 @@ func (run *parquetRun[T]) rowGroups(ctx context.Context, f dataset.File) ([]int6
 		return nil, fmt.Errorf("sources: %s is not in the dataset", f.Path)
 	}
 	of, err := run.open(ctx, i)
+	defer run.release(of)
 	if err != nil {
 		if run.src.cfg.skip != nil && ctx.Err() == nil {
 			run.skips.add(Skipped{Path: f.RelPath, Batch: -1, RowGroup: -1, Err: err.Error()})
@@ -319,7 +385,7 @@ func (run *parquetRun[T]) close() {
 			of.f.Close()
 		}
 	}
-	run.files = nil
+	run.files, run.open_ = nil, 0
 }
 
 // read pushes the rows of one fragment.
@@ -333,6 +399,7 @@ func (run *parquetRun[T]) read(ctx context.Context, fr dataset.Fragment, out flo
 // readStrict pushes the rows of one fragment, or fails.
 func (run *parquetRun[T]) readStrict(ctx context.Context, fr dataset.Fragment, out flow.Emitter[T]) error {
 	of, err := run.open(ctx, fr.File)
+	defer run.release(of)
 	if err == nil {
 		out := &pushTracker[T]{out: out}
 		err = run.readFile(ctx, of, fr, out)
@@ -373,7 +440,8 @@ func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr data
 	defer of.readers.Put(st)
 	rd := st.rd
 	// A whole-file fragment spans row groups; a row-group fragment is one.
-	base := span{batch: fr.Batch, file: of.rel, id: of.id, chunk: run.src.cfg.chunkSize}
+	base := span{batch: fr.Batch, file: of.rel, id: of.id, chunk: run.src.cfg.chunkSize,
+		recycle: func(cs *columnSet) { run.cols.Put(cs) }}
 	var spans []span
 	if fr.RowGroup >= 0 {
 		sp := base
@@ -392,12 +460,20 @@ func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr data
 	if len(spans) == 0 {
 		return out.Push(ctx, flow.Chunk[T]{Batch: fr.Batch, End: true})
 	}
-	cols := rd.columns()
+	cols := run.columns(len(of.plan.leaves()))
+	defer func() {
+		if cols != nil {
+			run.cols.Put(cols)
+		}
+	}()
 	for si, sp := range spans {
+		if cols == nil {
+			cols = run.columns(len(of.plan.leaves()))
+		}
 		sp.first = of.starts[sp.rg] + sp.from
 		last := si == len(spans)-1
 		if of.filter != nil {
-			keep, some, err := of.filter.filterSpan(ctx, of.r, st.filter, sp, cols)
+			keep, some, err := of.filter.filterSpan(ctx, of.r, st.filter, sp, cols.set)
 			if err != nil {
 				return err
 			}
@@ -413,11 +489,15 @@ func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr data
 			if of.filter.filled(i) {
 				continue
 			}
-			if err := of.r.ReadColumnRange(ctx, sp.rg, leaf, sp.from, sp.to, &cols[i]); err != nil {
+			if err := of.r.ReadColumnRange(ctx, sp.rg, leaf, sp.from, sp.to, &cols.set[i]); err != nil {
 				return err
 			}
 		}
-		if err := rd.emit(ctx, sp, last, out); err != nil {
+		taken, err := rd.emit(ctx, sp, cols, last, out)
+		if taken {
+			cols = nil
+		}
+		if err != nil {
 			return err
 		}
 	}

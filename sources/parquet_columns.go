@@ -43,7 +43,20 @@ type ColumnBatch struct {
 	// the columns; [ColumnBatch.Kept] tests a row either way.
 	Keep []bool
 
-	fileID rowid.ID
+	fileID  rowid.ID
+	bufs    *columnSet       // the buffers the columns are in
+	recycle func(*columnSet) // hands them back to the run
+}
+
+// Release hands the batch's buffers back to the source, which reuses them
+// for later batches of the same run: reading then allocates almost
+// nothing. The batch and its columns must not be used afterwards. A batch
+// that is not released is simply garbage collected.
+func (b *ColumnBatch) Release() {
+	if b.bufs != nil && b.recycle != nil {
+		b.recycle(b.bufs)
+	}
+	b.bufs, b.recycle, b.Columns = nil, nil, nil
 }
 
 // RowID returns the row ID of row i of the batch.
@@ -160,32 +173,30 @@ func (columnsFormat) plan(file dataset.File, r *pqcol.Reader, cfg *config) (file
 func (p *columnsPlan) leaves() []int { return p.idx }
 
 func (p *columnsPlan) newReader() fragmentReader[*ColumnBatch] {
-	return &columnsReader{p: p, cols: make([]pqcol.Column, len(p.idx))}
+	return &columnsReader{p: p}
 }
 
 type columnsReader struct {
-	p    *columnsPlan
-	cols []pqcol.Column
+	p *columnsPlan
 }
 
-func (r *columnsReader) columns() []pqcol.Column { return r.cols }
-
-// emit hands the decoded columns to a batch and starts the next read with
-// fresh buffers: the batch owns what it holds.
-func (r *columnsReader) emit(ctx context.Context, sp span, last bool, out flow.Emitter[*ColumnBatch]) error {
+// emit hands the decoded columns to a batch: the batch owns them until
+// its Release hands them back for later reads.
+func (r *columnsReader) emit(ctx context.Context, sp span, cols *columnSet, last bool, out flow.Emitter[*ColumnBatch]) (bool, error) {
 	if sp.from == sp.to {
-		return pushEnd(ctx, sp, last, out)
+		return false, pushEnd(ctx, sp, last, out)
 	}
 	b := &ColumnBatch{File: sp.file, RowGroup: sp.rg, FirstRow: sp.first, NumRows: int(sp.to - sp.from),
-		Columns: make([]Column, len(r.cols)), Keep: slices.Clone(sp.keep), fileID: sp.id}
+		Columns: make([]Column, len(cols.set)), Keep: slices.Clone(sp.keep), fileID: sp.id,
+		bufs: cols, recycle: sp.recycle}
 	if len(r.p.file.Partition) > 0 {
 		b.Partition = map[string]string{}
 		for _, f := range r.p.file.Partition {
 			b.Partition[f.Name] = f.Value
 		}
 	}
-	for i := range r.cols {
-		c, leaf := &r.cols[i], &r.p.info[i]
+	for i := range cols.set {
+		c, leaf := &cols.set[i], &r.p.info[i]
 		b.Columns[i] = Column{Name: r.p.names[i], Node: leaf.Node, Kind: leaf.Kind, TypeLength: leaf.TypeLength,
 			MaxDefinitionLevel: leaf.MaxDefinitionLevel, MaxRepetitionLevel: leaf.MaxRepetitionLevel,
 			Boolean: c.Boolean, Int32: c.Int32, Int64: c.Int64, Float: c.Float, Double: c.Double,
@@ -193,10 +204,9 @@ func (r *columnsReader) emit(ctx context.Context, sp span, last bool, out flow.E
 		if leaf.Kind == parquet.Int96 {
 			b.Columns[i].Bytes = int96Bytes(c)
 		}
-		r.cols[i] = pqcol.Column{}
 	}
 	ids := flow.OrdinalIDs(sp.id, uint64(sp.first), 1)
-	return out.Push(ctx, flow.Chunk[*ColumnBatch]{Batch: sp.batch, IDs: ids, Values: []*ColumnBatch{b}, End: last})
+	return true, out.Push(ctx, flow.Chunk[*ColumnBatch]{Batch: sp.batch, IDs: ids, Values: []*ColumnBatch{b}, End: last})
 }
 
 func int96Bytes(c *pqcol.Column) []byte {

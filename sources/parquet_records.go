@@ -126,17 +126,21 @@ func repeatedLevel(root *parquet.Column, path []string) int {
 func (p *recordsPlan) leaves() []int { return p.cols.idx }
 
 func (p *recordsPlan) newReader() fragmentReader[Record] {
-	return &recordsReader{p: p, cols: make([]pqcol.Column, len(p.cols.idx))}
+	return &recordsReader{p: p}
 }
 
 type recordsReader struct {
 	p    *recordsPlan
-	cols []pqcol.Column
+	cols []pqcol.Column // the span's columns, during emit
 }
 
-func (r *recordsReader) columns() []pqcol.Column { return r.cols }
+func (r *recordsReader) emit(ctx context.Context, sp span, cols *columnSet, last bool, out flow.Emitter[Record]) (bool, error) {
+	return false, r.emitRows(ctx, sp, cols, last, out)
+}
 
-func (r *recordsReader) emit(ctx context.Context, sp span, last bool, out flow.Emitter[Record]) error {
+func (r *recordsReader) emitRows(ctx context.Context, sp span, cols *columnSet, last bool, out flow.Emitter[Record]) error {
+	r.cols = cols.set
+	defer func() { r.cols = nil }()
 	if sp.from == sp.to {
 		return pushEnd(ctx, sp, last, out)
 	}

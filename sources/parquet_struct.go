@@ -40,9 +40,13 @@ func (p structPlan[T]) newReader() fragmentReader[T] {
 
 type structReader[T any] struct{ d *assemble.Decoder[T] }
 
-func (r structReader[T]) columns() []pqcol.Column { return r.d.Columns }
+func (r structReader[T]) emit(ctx context.Context, sp span, cols *columnSet, last bool, out flow.Emitter[T]) (bool, error) {
+	return false, r.emitRows(ctx, sp, cols, last, out)
+}
 
-func (r structReader[T]) emit(ctx context.Context, sp span, last bool, out flow.Emitter[T]) error {
+func (r structReader[T]) emitRows(ctx context.Context, sp span, cols *columnSet, last bool, out flow.Emitter[T]) error {
+	r.d.Columns = cols.set
+	defer func() { r.d.Columns = nil }()
 	r.d.Reset()
 	if sp.from == sp.to {
 		return pushEnd(ctx, sp, last, out)

@@ -237,3 +237,70 @@ func TestParquetShuffleIsSeededPerEpoch(t *testing.T) {
 		t.Fatal("different seeds give the same order")
 	}
 }
+
+// OnlyID reads one column.
+type OnlyID struct {
+	ID int64 `parquet:"id"`
+}
+
+func TestParquetManyFilesReopen(t *testing.T) {
+	testutil.CheckGoroutines(t)
+	root := t.TempDir()
+	want := map[int64]bool{}
+	for f := range 70 {
+		rows := makeRows(f, 40)
+		testutil.WriteParquet(t, filepath.Join(root, fmt.Sprintf("f%03d.parquet", f)), rows, 20)
+		for _, r := range rows {
+			want[r.ID] = true
+		}
+	}
+	// A global shuffle visits the files' row groups in random order, so
+	// files closed to stay under the open-file bound are opened again.
+	build := func(n int) *flow.Pipeline {
+		return flow.From(sources.Parquet[OnlyID](root, sources.ShuffleWindow(-1), sources.Seed(3))).Parallel(n)
+	}
+	ref := readAll[OnlyID](t, build(1))
+	if len(ref) != len(want) {
+		t.Fatalf("%d rows, want %d", len(ref), len(want))
+	}
+	for _, it := range ref {
+		if !want[it.Value.ID] {
+			t.Fatalf("unexpected row %d", it.Value.ID)
+		}
+	}
+	if got := readAll[OnlyID](t, build(3)); !slices.Equal(got, ref) {
+		t.Fatal("parallel read differs from the serial one")
+	}
+}
+
+func TestParquetColumnBatchRelease(t *testing.T) {
+	root, files := hiveDataset(t)
+	total := 0
+	for _, rows := range files {
+		total += len(rows)
+	}
+	for range 2 {
+		seen := 0
+		for b, err := range flow.Values[*sources.ColumnBatch](context.Background(),
+			flow.From(sources.ParquetColumns(root, sources.Columns("id", "text"), sources.MaxRows(100))).Parallel(2)) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids, text := b.Column("id"), b.Column("text")
+			if ids == nil || text == nil || len(ids.Int64) != b.NumRows || text.Len() != b.NumRows {
+				t.Fatalf("batch %+v lacks its columns", b)
+			}
+			for i, id := range ids.Int64 {
+				r := files[b.File][b.FirstRow+int64(i)]
+				if id != r.ID || string(text.Bytes[text.Offsets[i]:text.Offsets[i+1]]) != r.Text {
+					t.Fatalf("%s row %d: id %d, want %d", b.File, b.FirstRow+int64(i), id, r.ID)
+				}
+			}
+			seen += b.NumRows
+			b.Release()
+		}
+		if seen != total {
+			t.Fatalf("%d rows, want %d", seen, total)
+		}
+	}
+}

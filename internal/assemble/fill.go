@@ -37,8 +37,73 @@ func (g numGetter[S, D]) scalar(off uintptr, maxDef int, ptr bool) fillFunc {
 	}
 }
 
+// list fills []D fields; when no element of the rows is null, the values
+// go into the rows' shared arena with one conversion loop, and each row's
+// slice is cut from it.
 func (g numGetter[S, D]) list(off uintptr, maxDef, repDef int) fillFunc {
-	return loader[D](g.load).list(off, maxDef, repDef)
+	slow := loader[D](g.load).list(off, maxDef, repDef)
+	return func(c *pqcol.Column, cur *cursor, base unsafe.Pointer, stride uintptr, n int, pos *Pos) error {
+		end, elems, vals, err := listExtent(c, cur, n, maxDef, repDef)
+		if err != nil {
+			return err
+		}
+		if elems != vals {
+			return slow(c, cur, base, stride, n, pos)
+		}
+		src := g(c)
+		if cur.val+vals > len(src) {
+			return errShort(c, cur.val+vals, len(src))
+		}
+		arena := make([]D, vals)
+		for i, v := range src[cur.val : cur.val+vals] {
+			arena[i] = D(v)
+		}
+		reps, defs := c.RepLevels, c.DefLevels
+		l, k := cur.lvl, 0
+		for r := range n {
+			start := k
+			for first := true; l < end && (first || reps[l] != 0); first = false {
+				if int(defs[l]) >= repDef {
+					k++
+				}
+				l++
+			}
+			var s []D
+			if k > start {
+				s = arena[start:k:k]
+			}
+			*at[[]D](base, r, stride, off) = s
+		}
+		cur.lvl, cur.val = end, cur.val+vals
+		return nil
+	}
+}
+
+// listExtent finds where n rows of a repeated column end, starting at
+// cur, and counts their elements and non-null values.
+func listExtent(c *pqcol.Column, cur *cursor, n, maxDef, repDef int) (end, elems, vals int, err error) {
+	reps, defs := c.RepLevels, c.DefLevels
+	if len(defs) != len(reps) {
+		return 0, 0, 0, fmt.Errorf("column %q of row group %d: %d definition levels but %d repetition levels",
+			c.Leaf.PathString(), c.RowGroup, len(defs), len(reps))
+	}
+	end = cur.lvl
+	for r := range n {
+		if end >= len(reps) || reps[end] != 0 {
+			return 0, 0, 0, fmt.Errorf("column %q of row group %d: row %d does not start at level entry %d",
+				c.Leaf.PathString(), c.RowGroup, c.FirstRow+int64(r), end)
+		}
+		for first := true; end < len(reps) && (first || reps[end] != 0); first = false {
+			if int(defs[end]) >= repDef {
+				elems++
+			}
+			if int(defs[end]) == maxDef {
+				vals++
+			}
+			end++
+		}
+	}
+	return end, elems, vals, nil
 }
 
 func errShort(c *pqcol.Column, want, have int) error {
@@ -108,26 +173,9 @@ func (load loader[D]) scalar(off uintptr, maxDef int, ptr bool) fillFunc {
 func (load loader[D]) list(off uintptr, maxDef, repDef int) fillFunc {
 	return func(c *pqcol.Column, cur *cursor, base unsafe.Pointer, stride uintptr, n int, _ *Pos) error {
 		reps, defs := c.RepLevels, c.DefLevels
-		if len(defs) != len(reps) {
-			return fmt.Errorf("column %q of row group %d: %d definition levels but %d repetition levels",
-				c.Leaf.PathString(), c.RowGroup, len(defs), len(reps))
-		}
-		// First pass: where the rows end, and how many elements and values.
-		end, elems, vals := cur.lvl, 0, 0
-		for r := range n {
-			if end >= len(reps) || reps[end] != 0 {
-				return fmt.Errorf("column %q of row group %d: row %d does not start at level entry %d",
-					c.Leaf.PathString(), c.RowGroup, c.FirstRow+int64(r), end)
-			}
-			for first := true; end < len(reps) && (first || reps[end] != 0); first = false {
-				if int(defs[end]) >= repDef {
-					elems++
-				}
-				if int(defs[end]) == maxDef {
-					vals++
-				}
-				end++
-			}
+		end, elems, vals, err := listExtent(c, cur, n, maxDef, repDef)
+		if err != nil {
+			return err
 		}
 		if cur.val+vals > c.Len() {
 			return errShort(c, cur.val+vals, c.Len())

@@ -254,8 +254,10 @@ func (c *parquetConsumer[T]) manifest() ([]doneFile, *Manifest) {
 }
 
 // shardQueue is the number of chunks that may wait for a shard's
-// goroutine.
-const shardQueue = 4
+// goroutine. Whole partitions go to one shard, so the queue holds about
+// two partitions of the default size: the router can move on to the next
+// shard's partition while this one encodes.
+const shardQueue = 32
 
 // shardPool runs each shard of a consumer in its own goroutine.
 //

@@ -64,16 +64,18 @@ func variants(part int) []variant {
 		}
 	}
 	return []variant{
-		{name: "rowflow", desc: "source, map and filter on 2 workers, ordered merge",
-			run: rf(func(p *flow.Pipeline) *flow.Pipeline { return fused(p, 2) })},
-		{name: "rowflow-unordered", desc: "as rowflow, with Unordered()",
-			run: rf(func(p *flow.Pipeline) *flow.Pipeline { return fused(p, 2).Unordered() })},
-		{name: "rowflow-p1", desc: "as rowflow, with Parallel(1): one goroutine",
-			run: rf(func(p *flow.Pipeline) *flow.Pipeline { return fused(p, 1) })},
-		{name: "rowflow-serialsrc", desc: "serial source; map and filter on 2 workers, ordered merge",
+		{name: "rowflow", desc: "From(Slice).Via(Map).Parallel(2).Via(Filter).Parallel(2): map and filter fused on 2 workers, ordered merge, the source on its own goroutine",
 			run: rf(func(p *flow.Pipeline) *flow.Pipeline {
 				return p.Via(mapStage()).Parallel(2).Via(filterStage()).Parallel(2)
 			})},
+		{name: "rowflow-unordered", desc: "as rowflow, with Unordered()",
+			run: rf(func(p *flow.Pipeline) *flow.Pipeline {
+				return p.Via(mapStage()).Parallel(2).Via(filterStage()).Parallel(2).Unordered()
+			})},
+		{name: "rowflow-parsrc", desc: "as rowflow, with the source fused into the 2 workers too (Parallel(2) on the source)",
+			run: rf(func(p *flow.Pipeline) *flow.Pipeline { return fused(p, 2) })},
+		{name: "rowflow-p1", desc: "source, map and filter on one goroutine (Parallel(1))",
+			run: rf(func(p *flow.Pipeline) *flow.Pipeline { return fused(p, 1) })},
 		{name: nameHand, desc: "(b) hand-written: 1024-value chunks over channels, 2 workers, map and filter inlined", run: runHand},
 		{name: nameHandFuncs, desc: "(b') as (b), calling the map and filter through the same function values rowflow's stages get", run: runHandFuncs},
 		{name: nameGoStreams, desc: "(a) go-streams v0.13.0: NewMap and NewFilter at parallelism 2",

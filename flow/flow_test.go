@@ -35,21 +35,9 @@ func mixed(n int) *flow.Pipeline {
 		Via(operators.Map(func(v int64) (string, error) { return strings.Repeat("x", int(v%5)), nil })).Parallel(n + 1)
 }
 
-func collect[T any](t *testing.T, p *flow.Pipeline) []flow.Item[T] {
-	t.Helper()
-	var out []flow.Item[T]
-	for it, err := range flow.Items[T](context.Background(), p) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, it)
-	}
-	return out
-}
-
 func TestSerialEqualsParallel(t *testing.T) {
 	testutil.CheckGoroutines(t)
-	ref := collect[string](t, mixed(1))
+	ref := testutil.Items[string](t, mixed(1))
 	if len(ref) < 10000 {
 		t.Fatalf("reference run has %d items; the pipeline should keep more", len(ref))
 	}
@@ -65,7 +53,7 @@ func TestSerialEqualsParallel(t *testing.T) {
 	}
 	for _, n := range parallelisms {
 		for range 3 {
-			if got := collect[string](t, mixed(n)); !slices.Equal(got, ref) {
+			if got := testutil.Items[string](t, mixed(n)); !slices.Equal(got, ref) {
 				t.Fatalf("parallelism %d: %d items differ from the serial %d", n, len(got), len(ref))
 			}
 		}
@@ -74,8 +62,8 @@ func TestSerialEqualsParallel(t *testing.T) {
 
 func TestUnorderedKeepsItems(t *testing.T) {
 	testutil.CheckGoroutines(t)
-	ref := collect[string](t, mixed(1))
-	got := collect[string](t, mixed(4).Unordered())
+	ref := testutil.Items[string](t, mixed(1))
+	got := testutil.Items[string](t, mixed(4).Unordered())
 	key := func(a, b flow.Item[string]) int { return a.ID.Compare(b.ID) }
 	slices.SortFunc(ref, key)
 	slices.SortFunc(got, key)
@@ -231,7 +219,7 @@ func TestTakeStopsAnEndlessSource(t *testing.T) {
 			Via(operators.Map(func(v int64) (int64, error) { return v * 2, nil })).Parallel(n).
 			Via(operators.Take[int64](1000)).
 			Via(operators.Map(func(v int64) (int64, error) { return v + 1, nil })).Parallel(n)
-		got := collect[int64](t, p)
+		got := testutil.Items[int64](t, p)
 		if len(got) != 1000 {
 			t.Fatalf("parallelism %d: %d items, want 1000", n, len(got))
 		}
@@ -372,7 +360,7 @@ func TestAtEndRunsOncePerRun(t *testing.T) {
 		src := sources.Generate(1000, func(i int64) (int64, error) { return i, nil }, sources.PartitionSize(100))
 		p := flow.From(atEndSource{src, &ends, &reads}).Parallel(n)
 		for range 2 {
-			got := collect[int64](t, p)
+			got := testutil.Items[int64](t, p)
 			if len(got) != 1000 {
 				t.Fatalf("%d items", len(got))
 			}
@@ -457,7 +445,7 @@ func TestUnorderedLargePartitions(t *testing.T) {
 	// buffer; the merge must still make progress.
 	p := flow.From(sources.Slice(ints(5000), sources.PartitionSize(500), sources.ChunkSize(1))).
 		Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(4).Unordered()
-	got := collect[int64](t, p)
+	got := testutil.Items[int64](t, p)
 	slices.SortFunc(got, func(a, b flow.Item[int64]) int { return int(a.Value - b.Value) })
 	for i, it := range got {
 		if it.Value != int64(i) || it.Batch != int64(i/500) {

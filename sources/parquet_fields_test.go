@@ -61,7 +61,7 @@ func TestParquetFieldKinds(t *testing.T) {
 	testutil.WriteParquet(t, filepath.Join(dir, "kinds.parquet"), rows, 700)
 	ref := testutil.ReadParquet[Kinds](t, filepath.Join(dir, "kinds.parquet"))
 	for _, n := range []int{1, 3} {
-		got := readAll[Kinds](t, flow.From(sources.Parquet[Kinds](dir, sources.MaxRows(256), sources.ChunkSize(100))).Parallel(n))
+		got := testutil.Items[Kinds](t, flow.From(sources.Parquet[Kinds](dir, sources.MaxRows(256), sources.ChunkSize(100))).Parallel(n))
 		if len(got) != len(rows) {
 			t.Fatalf("%d rows, want %d", len(got), len(rows))
 		}
@@ -71,7 +71,7 @@ func TestParquetFieldKinds(t *testing.T) {
 			}
 		}
 	}
-	wide := readAll[Widened](t, flow.From(sources.Parquet[Widened](dir)))
+	wide := testutil.Items[Widened](t, flow.From(sources.Parquet[Widened](dir)))
 	for i, it := range wide {
 		if r := rows[i]; it.Value != (Widened{I8: int64(r.I8), F32: float64(r.F32), U32: uint64(r.U32)}) {
 			t.Fatalf("row %d widened to %+v", i, it.Value)

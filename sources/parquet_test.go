@@ -65,18 +65,6 @@ func hiveDataset(t *testing.T) (string, map[string][]Row) {
 	return root, files
 }
 
-func readAll[T any](t *testing.T, p *flow.Pipeline) []flow.Item[T] {
-	t.Helper()
-	var out []flow.Item[T]
-	for it, err := range flow.Items[T](context.Background(), p) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, it)
-	}
-	return out
-}
-
 func TestParquetReadsWhatTheGenericReaderReads(t *testing.T) {
 	testutil.CheckGoroutines(t)
 	root, files := hiveDataset(t)
@@ -96,7 +84,7 @@ func TestParquetReadsWhatTheGenericReaderReads(t *testing.T) {
 		}
 	}
 	for _, n := range []int{1, 2, 4} {
-		got := readAll[Row](t, flow.From(sources.Parquet[Row](root, sources.MaxRows(50), sources.ChunkSize(32))).Parallel(n))
+		got := testutil.Items[Row](t, flow.From(sources.Parquet[Row](root, sources.MaxRows(50), sources.ChunkSize(32))).Parallel(n))
 		if len(got) != len(want) {
 			t.Fatalf("parallelism %d: %d rows, want %d", n, len(got), len(want))
 		}
@@ -136,7 +124,7 @@ type Hive struct {
 
 func TestParquetHiveColumnsAndWhere(t *testing.T) {
 	root, files := hiveDataset(t)
-	got := readAll[Hive](t, flow.From(sources.Parquet[Hive](root,
+	got := testutil.Items[Hive](t, flow.From(sources.Parquet[Hive](root,
 		sources.Where(sources.And(sources.In("lang", "en", "fr"), sources.Ge("day", "1"))))).Parallel(2))
 	want := 0
 	for rel, rows := range files {
@@ -168,7 +156,7 @@ type Projected struct {
 
 func TestParquetProjectionRenameTrace(t *testing.T) {
 	root, files := hiveDataset(t)
-	got := readAll[Projected](t, flow.From(sources.Parquet[Projected](root,
+	got := testutil.Items[Projected](t, flow.From(sources.Parquet[Projected](root,
 		sources.Rename("id", "key"), sources.Columns("key", "text", "__file", "__row_group", "__row_index"),
 		sources.Trace())).Parallel(3))
 	seen := 0
@@ -191,11 +179,11 @@ func TestParquetProjectionRenameTrace(t *testing.T) {
 
 func TestParquetShardsCoverTheDataset(t *testing.T) {
 	root, _ := hiveDataset(t)
-	all := readAll[Hive](t, flow.From(sources.Parquet[Hive](root, sources.MaxRows(100))))
+	all := testutil.Items[Hive](t, flow.From(sources.Parquet[Hive](root, sources.MaxRows(100))))
 	for world := 1; world <= 4; world++ {
 		var union []flow.Item[Hive]
 		for rank := range world {
-			union = append(union, readAll[Hive](t, flow.From(sources.Parquet[Hive](root,
+			union = append(union, testutil.Items[Hive](t, flow.From(sources.Parquet[Hive](root,
 				sources.MaxRows(100), sources.Shard(rank, world))).Parallel(2))...)
 		}
 		slices.SortStableFunc(union, func(a, b flow.Item[Hive]) int { return int(a.Batch - b.Batch) })
@@ -211,9 +199,9 @@ func TestParquetShuffleIsSeededPerEpoch(t *testing.T) {
 		return flow.From(sources.Parquet[Hive](root, sources.MaxRows(64), sources.ShuffleWindow(5),
 			sources.Epochs(2), sources.Seed(seed))).Parallel(n)
 	}
-	ref := readAll[Hive](t, build(7, 1))
+	ref := testutil.Items[Hive](t, build(7, 1))
 	for _, n := range []int{1, 2, 4} {
-		if got := readAll[Hive](t, build(7, n)); !slices.Equal(got, ref) {
+		if got := testutil.Items[Hive](t, build(7, n)); !slices.Equal(got, ref) {
 			t.Fatalf("parallelism %d: the shuffled order differs from the serial one", n)
 		}
 	}
@@ -233,7 +221,7 @@ func TestParquetShuffleIsSeededPerEpoch(t *testing.T) {
 	if !slices.Equal(ids(e0), ids(e1)) {
 		t.Fatal("the epochs do not hold the same rows")
 	}
-	if other := readAll[Hive](t, build(8, 1)); slices.Equal(other, ref) {
+	if other := testutil.Items[Hive](t, build(8, 1)); slices.Equal(other, ref) {
 		t.Fatal("different seeds give the same order")
 	}
 }
@@ -259,7 +247,7 @@ func TestParquetManyFilesReopen(t *testing.T) {
 	build := func(n int) *flow.Pipeline {
 		return flow.From(sources.Parquet[OnlyID](root, sources.ShuffleWindow(-1), sources.Seed(3))).Parallel(n)
 	}
-	ref := readAll[OnlyID](t, build(1))
+	ref := testutil.Items[OnlyID](t, build(1))
 	if len(ref) != len(want) {
 		t.Fatalf("%d rows, want %d", len(ref), len(want))
 	}
@@ -268,7 +256,7 @@ func TestParquetManyFilesReopen(t *testing.T) {
 			t.Fatalf("unexpected row %d", it.Value.ID)
 		}
 	}
-	if got := readAll[OnlyID](t, build(3)); !slices.Equal(got, ref) {
+	if got := testutil.Items[OnlyID](t, build(3)); !slices.Equal(got, ref) {
 		t.Fatal("parallel read differs from the serial one")
 	}
 }

@@ -118,14 +118,14 @@ func TestRowFilterKeepsWhatPlainGoKeeps(t *testing.T) {
 	testutil.CheckGoroutines(t)
 	root := sortedDataset(t)
 	opts := []sources.Option{sources.MaxRows(64), sources.ChunkSize(10)}
-	all := readAll[Sorted](t, flow.From(sources.Parquet[Sorted](root, opts...)))
+	all := testutil.Items[Sorted](t, flow.From(sources.Parquet[Sorted](root, opts...)))
 	if len(all) != 2000 {
 		t.Fatalf("%d rows, want 2000", len(all))
 	}
 	for _, c := range rowFilterCases {
 		want := filtered(all, c.keep)
 		for _, n := range []int{1, 2, 4} {
-			got := readAll[Sorted](t, flow.From(sources.Parquet[Sorted](root, append(opts, sources.RowFilter(c.f))...)).Parallel(n))
+			got := testutil.Items[Sorted](t, flow.From(sources.Parquet[Sorted](root, append(opts, sources.RowFilter(c.f))...)).Parallel(n))
 			if !reflect.DeepEqual(withoutNaN(got), withoutNaN(want)) {
 				t.Fatalf("%v, parallelism %d: %d rows, want %d%s", c.f, n, len(got), len(want), firstDiff(got, want))
 			}
@@ -157,12 +157,12 @@ func firstDiff(got, want []flow.Item[Sorted]) string {
 
 func TestRowFilterRecordsAndColumns(t *testing.T) {
 	root := sortedDataset(t)
-	all := readAll[Sorted](t, flow.From(sources.Parquet[Sorted](root, sources.MaxRows(64))))
+	all := testutil.Items[Sorted](t, flow.From(sources.Parquet[Sorted](root, sources.MaxRows(64))))
 	for _, c := range rowFilterCases {
 		want := filtered(all, c.keep)
 		for _, n := range []int{1, 3} {
 			opts := []sources.Option{sources.RowFilter(c.f), sources.MaxRows(64), sources.ChunkSize(10)}
-			recs := readAll[sources.Record](t, flow.From(sources.ParquetRecords(root, append(opts, sources.Columns("id", "opt"))...)).Parallel(n))
+			recs := testutil.Items[sources.Record](t, flow.From(sources.ParquetRecords(root, append(opts, sources.Columns("id", "opt"))...)).Parallel(n))
 			if len(recs) != len(want) {
 				t.Fatalf("%v, records, parallelism %d: %d rows, want %d", c.f, n, len(recs), len(want))
 			}
@@ -177,7 +177,7 @@ func TestRowFilterRecordsAndColumns(t *testing.T) {
 			}
 			var ids []rowid.ID
 			var vals []int64
-			for _, it := range readAll[*sources.ColumnBatch](t, flow.From(sources.ParquetColumns(root, append(opts, sources.Columns("id"))...)).Parallel(n)) {
+			for _, it := range testutil.Items[*sources.ColumnBatch](t, flow.From(sources.ParquetColumns(root, append(opts, sources.Columns("id"))...)).Parallel(n)) {
 				b := it.Value
 				if len(b.Columns) != 1 || b.Keep != nil && len(b.Keep) != b.NumRows {
 					t.Fatalf("%v: batch with %d columns and %d Keep flags for %d rows", c.f, len(b.Columns), len(b.Keep), b.NumRows)
@@ -231,7 +231,7 @@ func TestRowFilterOnColumnsNotReturnedWithRenameAndTrace(t *testing.T) {
 			}
 		}
 		for _, n := range []int{1, 2, 4} {
-			got := readAll[IDOnly](t, flow.From(sources.Parquet[IDOnly](root, opts...)).Parallel(n))
+			got := testutil.Items[IDOnly](t, flow.From(sources.Parquet[IDOnly](root, opts...)).Parallel(n))
 			if len(got) != len(want) {
 				t.Fatalf("whole files %v, parallelism %d: %d rows, want %d", whole, n, len(got), len(want))
 			}
@@ -356,16 +356,16 @@ func TestRowFilterNeverReadsPrunedRowGroups(t *testing.T) {
 					opts = append(opts, sources.WholeFiles())
 				}
 				var got []int64
-				for _, it := range readAll[Sorted](t, flow.From(sources.Parquet[Sorted](root, opts...)).Parallel(n)) {
+				for _, it := range testutil.Items[Sorted](t, flow.From(sources.Parquet[Sorted](root, opts...)).Parallel(n)) {
 					got = append(got, it.Value.ID)
 				}
 				var recs []int64
-				for _, it := range readAll[sources.Record](t, flow.From(sources.ParquetRecords(root, opts...)).Parallel(n)) {
+				for _, it := range testutil.Items[sources.Record](t, flow.From(sources.ParquetRecords(root, opts...)).Parallel(n)) {
 					id, _ := it.Value.Get("id")
 					recs = append(recs, id.(int64))
 				}
 				var cols []int64
-				for _, it := range readAll[*sources.ColumnBatch](t, flow.From(sources.ParquetColumns(root, opts...)).Parallel(n)) {
+				for _, it := range testutil.Items[*sources.ColumnBatch](t, flow.From(sources.ParquetColumns(root, opts...)).Parallel(n)) {
 					for i, id := range it.Value.Column("id").Int64 {
 						if it.Value.Kept(i) {
 							cols = append(cols, id)
@@ -435,7 +435,7 @@ func TestRowFilterErrors(t *testing.T) {
 // given twice: the filters of one option are combined with And.
 func TestRowFilterWithWhere(t *testing.T) {
 	root, files := hiveDataset(t)
-	got := readAll[Row](t, flow.From(sources.Parquet[Row](root,
+	got := testutil.Items[Row](t, flow.From(sources.Parquet[Row](root,
 		sources.Where(sources.Eq("lang", "en")), sources.RowFilter(sources.Ge("small", "100")),
 		sources.RowFilter(sources.Eq("label", "l3")))).Parallel(3))
 	want := 0

@@ -68,22 +68,37 @@ func chunks[T any](ctx context.Context, p *Pipeline) iter.Seq2[Chunk[T], error] 
 		}
 		r, runCtx := newRunner(ctx)
 		ch := make(chan Chunk[T], 4)
-		p.start(runCtx, r, p.env(), chanOut[T]{ch: ch})
-		stopped := false
-		for !stopped {
-			c, ok, _ := recv(runCtx, ch)
-			if !ok {
-				break
+		r.guard(runCtx, "pipeline", func() { p.start(runCtx, r, p.env(), chanOut[T]{ch: ch}) })
+		finished := false
+		defer func() {
+			// The loop was left early: by break or return, or by a panic
+			// or runtime.Goexit in its body.
+			if !finished {
+				r.cancel(errStopped)
+				r.wait(ctx)
 			}
-			stopped = !yield(c, nil)
-		}
-		if stopped {
-			r.cancel(errStopped)
-			r.wait(ctx)
-			return
-		}
-		if err := r.wait(ctx); err != nil {
-			yield(Chunk[T]{}, err)
+		}()
+		for {
+			c, ok, recvErr := recv(runCtx, ch)
+			if !ok {
+				finished = true
+				err := r.wait(ctx)
+				if err == nil && recvErr != nil {
+					// Cancelled with chunks still on their way: the stream
+					// did not end, so say why.
+					err = context.Cause(ctx)
+					if err == nil {
+						err = recvErr
+					}
+				}
+				if err != nil {
+					yield(Chunk[T]{}, err)
+				}
+				return
+			}
+			if !yield(c, nil) {
+				return
+			}
 		}
 	}
 }

@@ -101,8 +101,11 @@ func (a srcAdapter[T]) partitions(ctx context.Context, env Env) iter.Seq2[srcPar
 				}()
 				out := &recordingOut[T]{next: head.(downstream[T])}
 				err = p.Read(ctx, out)
-				if err == nil || err == out.err {
+				switch {
+				case err == nil || err == out.err:
 					return err
+				case err == ErrStop:
+					err = errSourceStop
 				}
 				return stageError(name, p.Batch, true, err)
 			}

@@ -6,7 +6,10 @@ import (
 	"reflect"
 )
 
-var errStopInParallel = errors.New("a stage running on several workers returned ErrStop; only serial stages may end the stream")
+var (
+	errStopInParallel = errors.New("a stage running on several workers returned ErrStop; only serial stages may end the stream")
+	errSourceStop     = errors.New("a source returned ErrStop; sources end the stream by running out of partitions")
+)
 
 // typeOps does, for one element type, the typed work that the untyped
 // pipeline plan needs: channels, the workers' terminal, the merge and the
@@ -72,12 +75,17 @@ func (o *taskOut[T]) Push(ctx context.Context, c Chunk[T]) error {
 	}
 	c.Batch = o.batch
 	o.ended = c.End
+	return o.send(ctx, c)
+}
+
+// send sends c to the task's channel. If the channel is full, an
+// unordered merge is told about the task first, so that it drains it.
+func (o *taskOut[T]) send(ctx context.Context, c Chunk[T]) error {
 	select {
 	case o.ch <- c:
 		return nil
 	default:
 	}
-	// The channel is full: an unordered merge must start draining it.
 	if err := o.announce(ctx); err != nil {
 		c.Release()
 		return err
@@ -87,7 +95,7 @@ func (o *taskOut[T]) Push(ctx context.Context, c Chunk[T]) error {
 
 func (o *taskOut[T]) endTask(ctx context.Context) error {
 	if !o.ended {
-		if err := send(ctx, o.ch, Chunk[T]{Batch: o.batch, End: true}); err != nil {
+		if err := o.send(ctx, Chunk[T]{Batch: o.batch, End: true}); err != nil {
 			return err
 		}
 	}

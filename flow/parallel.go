@@ -3,6 +3,7 @@ package flow
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 )
 
 // A parallel group runs a run of fused stages on n workers.
@@ -78,17 +79,26 @@ func (g *group) announce(ctx context.Context, t *task) error {
 func (g *group) start(r *runner, upCtx, downCtx context.Context, stopUp context.CancelCauseFunc, next any) {
 	var workers sync.WaitGroup
 	workers.Add(g.n)
+	var failed atomic.Bool
 	for range g.n {
 		r.goroutine(upCtx, func() error {
-			defer workers.Done()
-			return g.work(upCtx)
+			err := g.work(upCtx)
+			if err != nil {
+				failed.Store(true)
+			}
+			workers.Done()
+			return err
 		})
 	}
 	if g.unordered {
-		// Every task has been announced once every worker is done.
+		// Every task has been announced once every worker is done. After a
+		// failure the schedule stays open: the merge must not take the
+		// stream for ended; it returns when the run is cancelled.
 		r.goroutine(upCtx, func() error {
 			workers.Wait()
-			close(g.schedule)
+			if !failed.Load() {
+				close(g.schedule)
+			}
 			return nil
 		})
 	}

@@ -178,14 +178,31 @@ func (p *Pipeline) Run(ctx context.Context) error {
 		return fmt.Errorf("flow: Run of a pipeline with no sink; add one with To, or read it with Items")
 	}
 	env := p.env()
-	head, closeSink := p.sink.n.open(env)
 	r, runCtx := newRunner(ctx)
-	p.start(runCtx, r, env, head)
+	name := p.sink.n.info().Name
+	var closeSink func(error) error
+	r.guard(runCtx, name, func() {
+		var head any
+		head, closeSink = p.sink.n.open(env)
+		p.start(runCtx, r, env, head)
+	})
 	err := r.wait(ctx)
-	if cerr := closeSink(err); err == nil && cerr != nil {
-		err = stageError(p.sink.n.info().Name, 0, false, cerr)
+	if closeSink != nil {
+		if cerr := callClose(closeSink, err); err == nil && cerr != nil {
+			err = stageError(name, 0, false, cerr)
+		}
 	}
 	return err
+}
+
+// callClose calls a consumer's Close, turning a panic into an error.
+func callClose(closeSink func(error) error, runErr error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = Recovered(r)
+		}
+	}()
+	return closeSink(runErr)
 }
 
 // start builds the run's links from the last stage back to the source and

@@ -67,6 +67,18 @@ func (r *runner) goroutine(ctx context.Context, f func() error) {
 	}()
 }
 
+// guard runs f, which builds and starts the run, in the caller's
+// goroutine; a panic in it (in a stage's NewProcessor, say) fails the run
+// like any error, so that the goroutines already started are cancelled.
+func (r *runner) guard(ctx context.Context, name string, f func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.fail(ctx, stageError(name, 0, false, Recovered(p)))
+		}
+	}()
+	f()
+}
+
 func (r *runner) fail(ctx context.Context, err error) {
 	if err == nil || err == ErrStop {
 		return

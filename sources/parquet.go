@@ -267,11 +267,13 @@ func (run *parquetRun[T]) open(ctx context.Context, i int) (*openFile[T], error)
 		of = &openFile[T]{}
 		run.files[i] = of
 		run.open_++
-		run.evict()
 	}
 	of.refs++
 	run.clock++
 	of.used = run.clock
+	if !ok {
+		run.evict() // after refs++: the file just opened is in use
+	}
 	run.mu.Unlock()
 	of.once.Do(func() { of.err = run.load(of, run.ds.Files()[i]) })
 	return of, of.err
@@ -355,7 +357,7 @@ func (run *parquetRun[T]) rowGroups(ctx context.Context, f dataset.File) ([]int6
 	defer run.release(of)
 	if err != nil {
 		if run.src.cfg.skip != nil && ctx.Err() == nil {
-			run.skips.add(Skipped{Path: f.RelPath, Batch: -1, RowGroup: -1, Err: err.Error()})
+			run.skips.addFile(Skipped{Path: f.RelPath, Batch: -1, RowGroup: -1, Err: err.Error()})
 			return nil, nil
 		}
 		return nil, err

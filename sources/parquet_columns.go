@@ -144,6 +144,11 @@ func (columnsFormat) plan(file dataset.File, r *pqcol.Reader, cfg *config) (file
 	p := &columnsPlan{file: file}
 	raw := map[string]string{}
 	for user, r := range cfg.rename {
+		if other, ok := raw[r]; ok {
+			a, b := min(user, other), max(user, other)
+			return nil, fmt.Errorf("%s: Rename gives column %q two names, %q and %q; column batches and records take one",
+				file.Path, r, a, b)
+		}
 		raw[r] = user
 	}
 	for i, leaf := range r.Leaves() {

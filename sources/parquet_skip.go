@@ -15,7 +15,10 @@ import (
 // yields no rows (its partition still closes), and a file whose footer
 // cannot be read yields no fragments. What was skipped is written to
 // report when the run ends, replacing its contents; the same input gives
-// the same report at every parallelism.
+// the same report at every parallelism, for runs that read the whole
+// plan. (When a stage downstream ends the stream early, as
+// operators.Take does, parallel readers may have read ahead, and skipped,
+// fragments that a serial run never reached.)
 //
 // A skipped fragment's rows are buffered until it has been read whole, so
 // that no row of a bad fragment is passed on.
@@ -52,12 +55,27 @@ type Skipped struct {
 type skipLog struct {
 	mu    sync.Mutex
 	items []Skipped
+	files map[string]bool // files logged as unreadable
 }
 
 func (l *skipLog) add(s Skipped) {
 	l.mu.Lock()
 	l.items = append(l.items, s)
 	l.mu.Unlock()
+}
+
+// addFile logs an unreadable file, once.
+func (l *skipLog) addFile(s Skipped) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.files[s.Path] {
+		return
+	}
+	if l.files == nil {
+		l.files = map[string]bool{}
+	}
+	l.files[s.Path] = true
+	l.items = append(l.items, s)
 }
 
 // write stores the log in r in plan order.
@@ -80,10 +98,17 @@ func (l *skipLog) write(r *SkipReport) {
 
 // readSkipping reads a fragment into memory and passes it on only if all
 // of it could be read; otherwise it logs the fragment and closes the
-// partition empty.
+// partition empty. A fragment of a file that cannot be opened is not
+// logged again: the file was, when the plan asked for its row groups.
 func (run *parquetRun[T]) readSkipping(ctx context.Context, fr dataset.Fragment, out flow.Emitter[T]) error {
+	of, err := run.open(ctx, fr.File)
+	run.release(of)
+	if err != nil && ctx.Err() == nil {
+		run.skips.addFile(Skipped{Path: fr.Path, Batch: -1, RowGroup: -1, Err: err.Error()})
+		return out.Push(ctx, flow.Chunk[T]{Batch: fr.Batch, End: true})
+	}
 	var buf bufferOut[T]
-	err := run.readStrict(ctx, fr, &buf)
+	err = run.readStrict(ctx, fr, &buf)
 	if err != nil && ctx.Err() == nil {
 		for _, c := range buf.chunks {
 			c.Release()

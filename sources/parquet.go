@@ -37,8 +37,9 @@ import (
 //
 // [Where] selects files by their Hive partition values before any file
 // is opened. [RowFilter] selects rows by the values of file columns: it
-// skips the row groups whose statistics show that no row matches, and
-// tests the rows of the others one by one.
+// skips the row groups, and the pages where the file has a page index,
+// whose statistics show that no row matches, and tests the remaining rows
+// one by one.
 //
 // # Parallel reads
 //
@@ -457,6 +458,13 @@ func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr data
 				sp.rg, sp.from, sp.to = rg, lo-start, hi-start
 				spans = append(spans, sp)
 			}
+		}
+	}
+	if of.filter != nil {
+		// Only the rows whose row group and pages may match are read.
+		var err error
+		if spans, err = of.filter.narrow(ctx, of.r, spans); err != nil {
+			return err
 		}
 	}
 	if len(spans) == 0 {

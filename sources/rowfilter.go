@@ -13,10 +13,11 @@ import (
 )
 
 // RowFilter makes a Parquet source pass on only the rows that f keeps,
-// comparing the values of file columns with f's literals. Row groups whose
-// column statistics show that no row can match are skipped without being
-// read; the rows of the others are tested one by one. Given more than
-// once, the filters are combined with [And].
+// comparing the values of file columns with f's literals. Row groups, and
+// pages where the file has a page index, whose statistics show that no
+// row can match are skipped without being read; the remaining rows are
+// tested one by one. Given more than once, the filters are combined with
+// [And].
 //
 // # Columns and literals
 //
@@ -65,9 +66,24 @@ import (
 // its column_orders field declares (none declared means the type's order);
 // the deprecated min and max fields of older writers are used only for
 // signed numeric columns, since they were computed with signed byte
-// comparisons; bounds that are NaN are ignored. Only whole row groups are
-// pruned: pages are not (the page index is not consulted), so a row group
-// that may match is read whole and filtered row by row.
+// comparisons; bounds that are NaN, or a minimum above the maximum, are
+// ignored.
+//
+// In the row groups that remain, the page index narrows the rows further
+// where the file has one (a column index and an offset index for a
+// filter column, as most writers produce). The fragment's rows are cut at
+// the page boundaries of every filter column, and the filter is evaluated
+// on each piece in the same way, with the statistics of the pages that
+// hold it: their bounds, by the rules above, and whether they hold only
+// nulls. A filter column without a page index gives each piece its column
+// chunk's statistics. Only the pieces where the filter may be true are
+// read, in every column: the pages of the others are not read, nor
+// decompressed, in the columns that have an offset index (a column
+// without one skips the pages before each piece by reading them, as when
+// a fragment starts inside a row group). A maximum of only 0xff bytes in a column index is ignored, since
+// a writer that truncates long bounds cannot round it up. A page index
+// that cannot be read, lies outside the file or disagrees with itself or
+// its column chunk fails the fragment, as other corrupt data does.
 //
 // # What is returned
 //
@@ -75,18 +91,25 @@ import (
 // the IDs of the others (still their ordinals in their file), filling
 // chunks of up to [ChunkSize] kept rows. [ParquetColumns] keeps the rows
 // in its batches and marks those that match in [ColumnBatch.Keep]; it
-// returns no batch for a span of rows none of which match. A partition
-// none of whose rows match still ends, so the ordered merge never waits
-// for it. What is returned is the same at every parallelism.
+// returns no batch for a span of rows none of which match. A chunk or a
+// batch holds rows of one row group, and of one piece where the page
+// index cuts it, so a partition may have several chunks shorter than
+// ChunkSize. A partition none of whose rows match still ends, so the
+// ordered merge never waits for it. What is returned is the same at every
+// parallelism.
 //
 // # Costs
 //
 // The filter's columns are read first; the other columns of a span of
-// rows are read only if some of its rows match, and then whole. [Parquet]
-// decodes the rows that do not match too (up to the last that does) and
-// leaves them out of its chunks; [ParquetRecords] skips them before
-// building any value. Testing a row costs a few nanoseconds per
-// comparison.
+// rows are read only if some of its rows match, and then whole. The page
+// index of a filter column's chunk is read when a fragment of its row
+// group is first read, and kept while the file is open; cutting a
+// fragment into pieces costs a pass over its filter columns' pages, and
+// reading a piece starts with the dictionary page of each column that has
+// one. [Parquet] decodes the rows that do not match too (up to the last
+// that does) and leaves them out of its chunks; [ParquetRecords] skips
+// them before building any value. Testing a row costs a few nanoseconds
+// per comparison.
 func RowFilter(f Filter) Option {
 	return Option{"RowFilter", func(c *config) error {
 		if err := f.check(); err != nil {
@@ -103,10 +126,11 @@ func RowFilter(f Filter) Option {
 // predicate is a row filter compiled for one file.
 type predicate struct {
 	root   pnode
-	leaves []int  // the leaf columns the filter reads, each once
-	slots  []int  // per entry of leaves: the plan's column buffer that receives it, or -1
-	inPlan []bool // per plan column buffer: the filter reads it
-	prune  []bool // per row group: no row can match
+	leaves []int      // the leaf columns the filter reads, each once
+	infos  []statInfo // per entry of leaves: how to read its statistics
+	slots  []int      // per entry of leaves: the plan's column buffer that receives it, or -1
+	inPlan []bool     // per plan column buffer: the filter reads it
+	prune  []bool     // per row group: no row can match
 }
 
 // pnode is a node of a compiled filter: a comparison (term) or a logical
@@ -115,7 +139,6 @@ type pnode struct {
 	op   filterOp
 	col  int  // comparisons: the column, an index into predicate.leaves
 	term term // comparisons
-	stat statInfo
 	subs []pnode
 }
 
@@ -165,8 +188,9 @@ func (p *predicate) compile(f Filter, file dataset.File, r *pqcol.Reader, rename
 	if col < 0 {
 		col = len(p.leaves)
 		p.leaves = append(p.leaves, leaf.Index)
+		p.infos = append(p.infos, statInfoOf(leaf))
 	}
-	return pnode{op: n.op, col: col, term: t, stat: statInfoOf(leaf)}, nil
+	return pnode{op: n.op, col: col, term: t}, nil
 }
 
 // filterLeaf finds the leaf column a filter names, and checks that a

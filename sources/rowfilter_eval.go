@@ -41,9 +41,9 @@ func (p *predicate) filled(i int) bool { return p != nil && p.inPlan[i] }
 // filterSpan reads the filter's columns for the rows of sp (into the
 // plan's buffers planCols where the plan reads them too) and evaluates
 // the filter. It returns which rows are kept, nil if all are, and whether
-// any is. A row group the statistics prune is not read.
+// any is. The spans it is given are those that narrow left.
 func (p *predicate) filterSpan(ctx context.Context, r *pqcol.Reader, st *filterState, sp span, planCols []pqcol.Column) (keep []bool, some bool, err error) {
-	if p.prune[sp.rg] || sp.from == sp.to {
+	if sp.from == sp.to {
 		return nil, false, nil
 	}
 	for j, leaf := range p.leaves {

@@ -29,55 +29,82 @@ func statInfoOf(leaf *pqcol.Leaf) statInfo {
 	return s
 }
 
+// colStats is what statistics say about the values of one filter column
+// over some rows: a column chunk or a page.
+type colStats struct {
+	allNull bool // every value is null
+	// min and max are the PLAIN-encoded bounds of the non-null values, or
+	// nil if the statistics give none that the filter can use.
+	min, max []byte
+}
+
+// chunkStats returns the statistics of a filter column's chunk in row
+// group g.
+func chunkStats(md *pqformat.FileMetaData, g *pqformat.RowGroup, info *statInfo) colStats {
+	cm := &g.Columns[info.leaf].MetaData
+	st := &cm.Statistics
+	if cm.NumValues > 0 && st.NullCount == cm.NumValues {
+		return colStats{allNull: true}
+	}
+	minb, maxb, ok := bounds(md, info, st)
+	if !ok {
+		return colStats{}
+	}
+	return colStats{min: minb, max: maxb}
+}
+
 // prunedRowGroups evaluates the filter on the statistics of every row
 // group: true for those where it cannot be true.
 func (p *predicate) prunedRowGroups(md *pqformat.FileMetaData, leaves int) []bool {
 	prune := make([]bool, len(md.RowGroups))
+	st := make([]colStats, len(p.leaves))
 	for rg := range md.RowGroups {
 		g := &md.RowGroups[rg]
 		if len(g.Columns) != leaves {
 			continue // a corrupt footer: reading the row group reports it
 		}
-		canTrue, _ := p.root.possible(md, g)
+		for j := range p.leaves {
+			st[j] = chunkStats(md, g, &p.infos[j])
+		}
+		canTrue, _ := p.root.possible(st)
 		prune[rg] = !canTrue
 	}
 	return prune
 }
 
 // possible says whether the node can be true, and whether it can be
-// false, on some row of row group g, going by its statistics. Unknown
-// (null) outcomes are neither; they stay unknown through Not, and never
-// make And or Or true, so they need no tracking.
-func (n *pnode) possible(md *pqformat.FileMetaData, g *pqformat.RowGroup) (canTrue, canFalse bool) {
+// false, on some row of a set of rows whose filter columns have the
+// statistics st (per entry of predicate.leaves). Unknown (null) outcomes
+// are neither; they stay unknown through Not, and never make And or Or
+// true, so they need no tracking.
+func (n *pnode) possible(st []colStats) (canTrue, canFalse bool) {
 	switch n.op {
 	case opNot:
-		t, f := n.subs[0].possible(md, g)
+		t, f := n.subs[0].possible(st)
 		return f, t
 	case opAnd:
 		canTrue = true
 		for i := range n.subs {
-			t, f := n.subs[i].possible(md, g)
+			t, f := n.subs[i].possible(st)
 			canTrue, canFalse = canTrue && t, canFalse || f
 		}
 		return canTrue, canFalse
 	case opOr:
 		canFalse = true
 		for i := range n.subs {
-			t, f := n.subs[i].possible(md, g)
+			t, f := n.subs[i].possible(st)
 			canTrue, canFalse = canTrue || t, canFalse && f
 		}
 		return canTrue, canFalse
 	}
-	cm := &g.Columns[n.stat.leaf].MetaData
-	st := &cm.Statistics
-	if cm.NumValues > 0 && st.NullCount == cm.NumValues {
-		return false, false // every value is null
-	}
-	minb, maxb, ok := bounds(md, &n.stat, st)
-	if !ok {
+	s := &st[n.col]
+	switch {
+	case s.allNull:
+		return false, false
+	case s.min == nil || s.max == nil:
 		return true, true
 	}
-	return n.term.bounds(minb, maxb)
+	return n.term.bounds(s.min, s.max)
 }
 
 // bounds returns the PLAIN-encoded bounds of a column chunk's non-null

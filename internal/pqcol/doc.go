@@ -51,6 +51,16 @@
 // their row count can only be learned from their levels (data pages v1 of
 // repeated columns). Reading stops at the page where the range ends.
 //
+// # Page indexes
+//
+// [Reader.OffsetIndex] and [Reader.ColumnIndex] return a column chunk's
+// page index, if the file has one: where each data page lies and which
+// rows it starts at, and each page's bounds, null count and whether it
+// holds only nulls. A caller can use them to find the rows whose pages
+// may hold the values it wants, and read only those with
+// ReadColumnRange. Each is read once per column chunk, when first asked
+// for, and kept.
+//
 // # Safety
 //
 // Input is untrusted. Every error is an [*Error] naming the file (as the
@@ -84,8 +94,8 @@
 // DELTA_BYTE_ARRAY pages whose values would decode to more than
 // MaxPageSize bytes. Likewise [Open] walks the footer's thrift encoding
 // before parquet-go decodes it, so that a footer of a few bytes cannot
-// claim a list of millions of elements, and reads offset indexes the same
-// way.
+// claim a list of millions of elements, and reads page indexes the same
+// way, after checking that their byte ranges lie within the file.
 //
 // Page CRC-32 checksums (IEEE, over the page bytes as stored) are verified
 // when a page header carries one, before decompression; see

@@ -11,8 +11,9 @@ import (
 )
 
 // decodeBytes opens data as a Parquet file and reads every column chunk of
-// every row group whole and in halves. It returns the first error, and
-// reports whether a recovered panic was among the errors.
+// every row group whole and in halves, and its page indexes. It returns
+// the first error, and reports whether a recovered panic was among the
+// errors.
 func decodeBytes(ctx context.Context, data []byte) (err error, panicked bool) {
 	r, err := Open("fuzz.parquet", bytes.NewReader(data), int64(len(data)), MaxPageSize(1<<20))
 	if err != nil {
@@ -24,10 +25,13 @@ func decodeBytes(ctx context.Context, data []byte) (err error, panicked bool) {
 	for rg := range r.NumRowGroups() {
 		n := r.NumRows(rg)
 		for c := range r.Leaves() {
-			for _, span := range [][2]int64{{0, n}, {n / 2, n}} {
-				if span[0] == 0 {
+			for _, span := range [][2]int64{{0, n}, {n / 2, n}, {-1, -1}} {
+				switch {
+				case span[0] < 0:
+					_, err = r.ColumnIndex(ctx, rg, c) // and the offset index
+				case span[0] == 0:
 					err = r.ReadColumn(ctx, rg, c, &col)
-				} else {
+				default:
 					err = r.ReadColumnRange(ctx, rg, c, span[0], span[1], &col)
 				}
 				var p *PanicError
@@ -59,6 +63,7 @@ var fuzzSeeds = []string{
 	"data/byte_stream_split.zstd.parquet",
 	"data/lz4_raw_compressed.parquet",
 	"data/concatenated_gzip_members.parquet",
+	"data/int32_with_null_pages.parquet",
 	"data/rle-dict-uncompressed-corrupt-checksum.parquet",
 }
 
@@ -132,13 +137,15 @@ func decodeBytesNoCRC(ctx context.Context, data []byte) (error, bool) {
 	var first error
 	for rg := range r.NumRowGroups() {
 		for c := range r.Leaves() {
-			err := r.ReadColumn(ctx, rg, c, &col)
-			var p *PanicError
-			if errors.As(err, &p) {
-				return err, true
-			}
-			if first == nil {
-				first = err
+			_, ierr := r.ColumnIndex(ctx, rg, c)
+			for _, err := range []error{ierr, r.ReadColumn(ctx, rg, c, &col)} {
+				var p *PanicError
+				if errors.As(err, &p) {
+					return err, true
+				}
+				if first == nil {
+					first = err
+				}
 			}
 		}
 	}

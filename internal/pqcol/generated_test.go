@@ -247,8 +247,8 @@ func TestGenerated(t *testing.T) {
 // offset index (used by the seeking path).
 func checkPagesSmall(t *testing.T, r *Reader) {
 	t.Helper()
-	index := r.offsetIndex(0, 0)
-	if index == nil || len(index.PageLocations) < 8 {
+	index, err := r.OffsetIndex(t.Context(), 0, 0)
+	if err != nil || index == nil || len(index.PageLocations) < 8 {
 		t.Fatalf("want an offset index with many pages for column %s", r.Leaves()[0].PathString())
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 )
 
@@ -16,19 +15,22 @@ import (
 // buffers. It holds no per-read state: one Reader may serve any number of
 // goroutines at once, each reading into its own Column.
 type Reader struct {
-	name    string
-	file    *parquet.File
-	leaves  []Leaf
-	errs    []error // per leaf: why it cannot be read, or nil
-	cfg     config
-	indexes []atomic.Pointer[format.OffsetIndex] // per column chunk, once read
+	name   string
+	file   *parquet.File
+	leaves []Leaf
+	errs   []error // per leaf: why it cannot be read, or nil
+	cfg    config
+	// Page indexes, per column chunk, once read and checked.
+	indexes    []atomic.Pointer[format.OffsetIndex]
+	colIndexes []atomic.Pointer[format.ColumnIndex]
 }
 
 // Open opens the Parquet file of the given size read through r and returns
 // a Reader for it. name identifies the file in errors. The footer is read
 // and checked now (its thrift encoding is walked before parquet-go decodes
-// it, so that a small footer cannot claim huge lists); pages and page
-// indexes are read by the Read methods.
+// it, so that a small footer cannot claim huge lists); pages are read by
+// the Read methods, and page indexes when they or [Reader.OffsetIndex] and
+// [Reader.ColumnIndex] need them.
 func Open(name string, r io.ReaderAt, size int64, options ...Option) (rd *Reader, err error) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -63,8 +65,10 @@ func NewReader(name string, f *parquet.File, options ...Option) (*Reader, error)
 	if err != nil {
 		return nil, fail(err)
 	}
+	chunks := len(f.Metadata().RowGroups) * len(leaves)
 	return &Reader{name: name, file: f, leaves: leaves, errs: errs, cfg: cfg,
-		indexes: make([]atomic.Pointer[format.OffsetIndex], len(f.Metadata().RowGroups)*len(leaves))}, nil
+		indexes:    make([]atomic.Pointer[format.OffsetIndex], chunks),
+		colIndexes: make([]atomic.Pointer[format.ColumnIndex], chunks)}, nil
 }
 
 // Name returns the name the file was given.
@@ -219,7 +223,7 @@ func (r *Reader) decode(ctx context.Context, rg, column int, meta *format.RowGro
 	req.numValues = cm.NumValues
 	pos, firstPage := start, 0
 	if !req.whole && req.from > 0 && !r.cfg.ignoreIndex {
-		if pos, firstPage, err = d.seek(r.offsetIndex(rg, column), start, req); err != nil {
+		if pos, firstPage, err = d.seek(r.offsetIndex(ctx, rg, column), start, req); err != nil {
 			return err
 		}
 	}
@@ -241,37 +245,12 @@ func chunkBounds(cm *format.ColumnMetaData, fileSize int64) (start, end int64, e
 	return start, start + size, nil
 }
 
-// offsetIndex returns the offset index of a column chunk, or nil if it has
-// none or it cannot be read. It is read (once) from the file rather than
-// through parquet-go so that its thrift encoding is checked first.
-func (r *Reader) offsetIndex(rg, column int) *format.OffsetIndex {
-	slot := &r.indexes[rg*len(r.leaves)+column]
-	if index := slot.Load(); index != nil {
-		return index
-	}
-	cc := &r.file.Metadata().RowGroups[rg].Columns[column]
-	off, n := cc.OffsetIndexOffset, int64(cc.OffsetIndexLength)
-	if off <= 0 || n <= 0 || off > r.file.Size() || n > r.file.Size()-off {
-		return nil
-	}
-	b := make([]byte, n)
-	if readAt(r.file, b, off) != nil || checkThrift(b) != nil {
-		return nil
-	}
-	index := new(format.OffsetIndex)
-	if thrift.Unmarshal(new(thrift.CompactProtocol), b, index) != nil {
-		return nil
-	}
-	slot.Store(index)
-	return index
-}
-
 // seek positions the decoder at the data page holding row req.from, using
 // the offset index, after loading the dictionary page if the chunk has one.
 // It returns the file offset and page ordinal to decode from. Without a
 // usable index it returns the chunk's start.
 func (d *decoder) seek(index *format.OffsetIndex, start int64, req *request) (int64, int, error) {
-	if index == nil || !validIndex(index.PageLocations, start, d.win.end, req.numRows) {
+	if index == nil {
 		return start, 0, nil
 	}
 	pages := index.PageLocations
@@ -302,22 +281,4 @@ func (d *decoder) seek(index *format.OffsetIndex, start int64, req *request) (in
 	d.nextRow = pages[target].FirstRowIndex
 	d.seeked, d.atBoundary = true, true
 	return pages[target].Offset, firstPage, nil
-}
-
-// validIndex reports whether an offset index is consistent with the chunk:
-// pages in order within its bytes, row indexes starting at 0 and never
-// decreasing. An inconsistent index is not used.
-func validIndex(pages []format.PageLocation, start, end, numRows int64) bool {
-	if len(pages) == 0 || pages[0].FirstRowIndex != 0 {
-		return false
-	}
-	prevEnd, prevRow := start, int64(0)
-	for _, p := range pages {
-		size := int64(p.CompressedPageSize)
-		if p.Offset < prevEnd || size <= 0 || size > end-p.Offset || p.FirstRowIndex < prevRow || p.FirstRowIndex > numRows {
-			return false
-		}
-		prevEnd, prevRow = p.Offset+size, p.FirstRowIndex
-	}
-	return true
 }

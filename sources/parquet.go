@@ -73,7 +73,10 @@ func Parquet[T any](root string, opts ...Option) flow.Source[T] {
 }
 
 func newParquet[T any](root string, f format[T], opts []Option) flow.Source[T] {
-	c, err := build("parquet("+root+")", opts, parquetOptions...)
+	// The name leaves out root, so that the pipeline's fingerprint, and
+	// so the files a sink writes, do not depend on where the dataset is.
+	// Errors name the files themselves.
+	c, err := build("parquet", opts, parquetOptions...)
 	return &parquetSource[T]{root: root, cfg: c, err: err, format: f}
 }
 

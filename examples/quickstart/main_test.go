@@ -18,6 +18,23 @@ func TestQuickstartRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Another run, elsewhere and with other workers, writes the same files.
+	other := t.TempDir()
+	if err := run(context.Background(), 5000, 2, other); err != nil {
+		t.Fatal(err)
+	}
+	m2, err := sinks.ReadManifest(filepath.Join(other, "tokens"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m2.Files) != len(m.Files) {
+		t.Fatalf("%d files, then %d", len(m.Files), len(m2.Files))
+	}
+	for i := range m.Files {
+		if m.Files[i].SHA256 != m2.Files[i].SHA256 || m.Files[i].Path != m2.Files[i].Path {
+			t.Fatalf("file %s differs between runs", m.Files[i].Path)
+		}
+	}
 	var rows int64
 	for _, f := range m.Files {
 		rows += f.Rows

@@ -29,9 +29,17 @@ func ParquetRecords(root string, opts ...Option) flow.Source[Record] {
 // one file share (callers must not modify it). A value is nil for null,
 // bool, int32, int64, float32 or float64; a string for BYTE_ARRAY columns
 // of the STRING, ENUM or JSON logical types; a []byte for other BYTE_ARRAY
-// and FIXED_LEN_BYTE_ARRAY columns; a [12]byte for INT96; and a []any of
-// such values for a repeated or LIST column (nil for a null or empty
-// list). Logical types other than strings are not applied.
+// and FIXED_LEN_BYTE_ARRAY columns; a [12]byte for INT96; and, for a leaf
+// under k repeated fields (a repeated column, a LIST, a MAP), k nested
+// []any: for k = 2 a []any of []any of such values. A list at any depth is
+// nil when it is null or empty (a null list and an empty one read the
+// same), and an element is nil when it, or an optional group between it and
+// its list, is null. Logical types other than strings are not applied.
+//
+// There is one value per leaf column, named by its dotted path: groups are
+// not rebuilt. A MAP column m gives two values, m.key_value.key and
+// m.key_value.value, each a list, and a list of structs gives one list per
+// field of the struct, with matching lengths.
 type Record struct {
 	Names  []string
 	Values []any
@@ -54,7 +62,7 @@ type recordsPlan struct {
 	consts []string // values of the Hive columns, after the file columns
 	trace  bool     // __file, __row_group, __row_index follow
 	str    []bool   // per column: BYTE_ARRAY read as string
-	repDef []int    // per column: definition level of the repeated node
+	repDef [][]int  // per column: definition levels of its repeated ancestors, outermost first
 }
 
 func (recordsFormat) plan(file dataset.File, r *pqcol.Reader, cfg *config) (filePlan[Record], error) {
@@ -64,16 +72,17 @@ func (recordsFormat) plan(file dataset.File, r *pqcol.Reader, cfg *config) (file
 	}
 	p := &recordsPlan{cols: cp.(*columnsPlan), trace: cfg.trace}
 	p.names = append(p.names, p.cols.names...)
-	for i, leaf := range p.cols.info {
-		if leaf.MaxRepetitionLevel > 1 {
-			return nil, fmt.Errorf("%s: column %q has %d levels of repetition; records read one (unsupported)",
-				file.Path, leaf.PathString(), leaf.MaxRepetitionLevel)
-		}
+	for _, leaf := range p.cols.info {
 		p.str = append(p.str, isString(leaf.Node.Type()))
-		p.repDef = append(p.repDef, 0)
-		if leaf.MaxRepetitionLevel == 1 {
-			p.repDef[i] = repeatedLevel(r.File().Root(), leaf.Path)
+		var defs []int
+		if leaf.MaxRepetitionLevel > 0 {
+			defs = repeatedLevels(r.File().Root(), leaf.Path)
+			if len(defs) != leaf.MaxRepetitionLevel {
+				return nil, fmt.Errorf("%s: column %q: the schema path has %d repeated fields, the column %d levels of repetition",
+					file.Path, leaf.PathString(), len(defs), leaf.MaxRepetitionLevel)
+			}
 		}
+		p.repDef = append(p.repDef, defs)
 	}
 	for _, f := range file.Partition {
 		p.names = append(p.names, f.Name)
@@ -104,23 +113,26 @@ func isString(t parquet.Type) bool {
 	return false
 }
 
-// repeatedLevel is the definition level at which the repeated node on
-// path is present.
-func repeatedLevel(root *parquet.Column, path []string) int {
-	def, rep := 0, 0
+// repeatedLevels returns, for each repeated node on path from the root
+// down, the definition level at which it is present: the level from which
+// its list has an element. The repetition level of the i-th (from 0) is
+// i+1.
+func repeatedLevels(root *parquet.Column, path []string) []int {
+	def := 0
+	var reps []int
 	c := root
 	for _, name := range path {
 		if c = c.Column(name); c == nil {
-			return rep
+			return reps
 		}
 		if c.Optional() || c.Repeated() {
 			def++
 		}
 		if c.Repeated() {
-			rep = def
+			reps = append(reps, def)
 		}
 	}
-	return rep
+	return reps
 }
 
 func (p *recordsPlan) leaves() []int { return p.cols.idx }
@@ -199,40 +211,26 @@ func (r *recordsReader) fill(recs []Record, j, n int, keep []bool) error {
 	short := func() error { return fmt.Errorf("fewer values or levels than rows") }
 	k := 0 // the next record
 	switch {
-	case leaf.MaxRepetitionLevel == 1:
+	case leaf.MaxRepetitionLevel > 0:
 		reps, defs := c.RepLevels, c.DefLevels
 		if len(reps) != len(defs) {
 			return short()
 		}
-		l, v := 0, 0
+		as := assembler{reps: reps, defs: defs, repDef: r.p.repDef[j], maxDef: maxDef, get: get, n: c.Len()}
 		for i := range n {
-			if l >= len(reps) || reps[l] != 0 {
-				return fmt.Errorf("row %d does not start at level entry %d", i, l)
+			if as.l >= len(reps) || reps[as.l] != 0 {
+				return fmt.Errorf("row %d does not start at level entry %d", i, as.l)
 			}
-			use := keep == nil || keep[i]
-			var list []any
-			for first := true; l < len(reps) && (first || reps[l] != 0); first = false {
-				d := int(defs[l])
-				l++
-				if d < r.p.repDef[j] {
-					continue
-				}
-				var x any
-				if d == maxDef {
-					if v >= c.Len() {
-						return short()
-					}
-					if use {
-						x = get(v)
-					}
-					v++
-				}
-				if use {
-					list = append(list, x)
-				}
+			as.use = keep == nil || keep[i]
+			x, err := as.list(0)
+			if err != nil {
+				return fmt.Errorf("row %d: %w", i, err)
 			}
-			if use {
-				recs[k].Values[j] = list
+			if as.l < len(reps) && reps[as.l] != 0 {
+				return fmt.Errorf("row %d: level entry %d has repetition level %d, beyond the column's %d", i, as.l, reps[as.l], len(as.repDef))
+			}
+			if as.use {
+				recs[k].Values[j] = x
 				k++
 			}
 		}
@@ -268,6 +266,62 @@ func (r *recordsReader) fill(recs []Record, j, n int, keep []bool) error {
 		}
 	}
 	return nil
+}
+
+// assembler rebuilds the nested lists of a leaf under repeated fields from
+// its levels (Dremel record assembly): an entry with repetition level r
+// adds an element to the list at depth r-1 (0 starts a row) and starts new
+// lists at every deeper depth; its definition level says how deep these are
+// defined.
+type assembler struct {
+	reps, defs []byte
+	repDef     []int // per depth: definition level from which its list has an element
+	maxDef     int
+	get        func(v int) any
+	n          int  // number of values
+	l, v       int  // the next level entry and value
+	use        bool // build the values (else only walk the levels)
+}
+
+// list returns the list at depth j that starts at entry a.l, and moves
+// a.l past its entries.
+func (a *assembler) list(j int) (any, error) {
+	if int(a.defs[a.l]) < a.repDef[j] { // null or empty
+		a.l++
+		return nil, nil
+	}
+	var list []any
+	for {
+		var x any
+		if j == len(a.repDef)-1 {
+			d := int(a.defs[a.l])
+			if d > a.maxDef {
+				return nil, fmt.Errorf("level entry %d has definition level %d, beyond the column's %d", a.l, d, a.maxDef)
+			}
+			if d == a.maxDef {
+				if a.v >= a.n {
+					return nil, fmt.Errorf("fewer values or levels than rows")
+				}
+				if a.use {
+					x = a.get(a.v)
+				}
+				a.v++
+			}
+			a.l++
+		} else {
+			var err error
+			if x, err = a.list(j + 1); err != nil {
+				return nil, err
+			}
+		}
+		if a.use {
+			list = append(list, x)
+		}
+		if a.l >= len(a.reps) || int(a.reps[a.l]) != j+1 {
+			break
+		}
+	}
+	return list, nil
 }
 
 // valueGetter returns value v of c as a record value.

@@ -23,10 +23,6 @@ var failing = map[string]string{
 	"rle-dict-uncompressed-corrupt-checksum.parquet": "checksum",
 	"hadoop_lz4_compressed.parquet":                  "unsupported",
 	"large_string_map.brotli.parquet":                "MaxPageSize",
-	"nested_lists.snappy.parquet":                    "levels of repetition",
-	"nested_maps.snappy.parquet":                     "levels of repetition",
-	"nonnullable.impala.parquet":                     "levels of repetition",
-	"nullable.impala.parquet":                        "levels of repetition",
 }
 
 func TestParquetTestingData(t *testing.T) {

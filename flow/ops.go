@@ -81,6 +81,12 @@ func (o *taskOut[T]) Push(ctx context.Context, c Chunk[T]) error {
 // send sends c to the task's channel. If the channel is full, an
 // unordered merge is told about the task first, so that it drains it.
 func (o *taskOut[T]) send(ctx context.Context, c Chunk[T]) error {
+	if b := o.g.budget; b != nil {
+		if err := b.acquire(ctx, o.t); err != nil {
+			c.Release()
+			return err
+		}
+	}
 	select {
 	case o.ch <- c:
 		return nil
@@ -115,8 +121,14 @@ func (ops[T]) merge(ctx context.Context, g *group, next any) error {
 			}
 			return down.close(ctx)
 		}
+		if g.budget != nil {
+			g.budget.setHead(t)
+		}
 		if err := forward(ctx, t.out.(chan Chunk[T]), down); err != nil {
 			return err
+		}
+		if g.budget != nil {
+			g.budget.release(t)
 		}
 	}
 }

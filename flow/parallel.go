@@ -28,9 +28,10 @@ const taskBuffer = 64 // chunks buffered per partition in flight
 // worker's chain (a downstream of the group's input type), and out (a chan
 // Chunk of the group's output type) receives the chain's output.
 type task struct {
-	batch int64
-	read  func(ctx context.Context, head any) error
-	out   any
+	batch  int64
+	read   func(ctx context.Context, head any) error
+	out    any
+	tokens atomic.Int64 // budget tokens its chunks hold (ordered groups)
 }
 
 // group is the shared state of one parallel group.
@@ -42,11 +43,16 @@ type group struct {
 	in, out   typeOps
 	chain     func(env Env, terminal any) any // builds one worker's chain
 	env       Env
+	budget    *budget // ordered groups only
 }
 
 func newGroup(n int, unordered bool, in, out typeOps, chain func(Env, any) any, env Env) *group {
-	return &group{n: n, unordered: unordered, in: in, out: out, chain: chain, env: env,
+	g := &group{n: n, unordered: unordered, in: in, out: out, chain: chain, env: env,
 		tasks: make(chan *task, 2*n), schedule: make(chan *task, 3*n)}
+	if !unordered {
+		g.budget = newBudget(n)
+	}
+	return g
 }
 
 // submit hands a task to the workers and, when ordered, to the merge.

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,15 +35,23 @@ const (
 const fileRows = rowGroupRows
 
 // TestPeakMemoryFlat checks that streaming a dataset four times larger
-// than another, file for file alike, does not take memory in proportion:
-// the source holds a bounded window of the dataset, not a growing share
-// of it. Each dataset is streamed five times in a child process whose
-// peak RSS is read from /proc; the medians are compared and logged.
+// than another, file for file alike, takes at most 10% more memory at its
+// peak: the source holds a bounded window of the dataset, not a growing
+// share of it. Each dataset is streamed in a child process whose peak RSS
+// is read from /proc, five times; the medians are compared.
+//
+// The smaller dataset is 32 files of one 64k-row group (2M rows): the
+// live heap takes about a million rows to reach the level of a parallel
+// read's in-flight window, and a dataset shorter than that would compare
+// a ramp with a plateau. The files are hard links to one file, so the
+// datasets take no disk space. On a shared machine a set of five runs can
+// be thrown by a burst of load, so a failing comparison is measured once
+// more, and the test fails only if both sets exceed the bound.
 func TestPeakMemoryFlat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("streams 12.5M rows in child processes")
 	}
-	const small, large, runs = 8, 32, 5
+	const small, large, runs = 32, 128, 5
 	root := t.TempDir()
 	one := filepath.Join(root, "one.parquet")
 	if err := writeFile(one, fileRows, fileRows); err != nil {
@@ -54,32 +61,32 @@ func TestPeakMemoryFlat(t *testing.T) {
 	copies(t, one, smallDir, small)
 	copies(t, one, largeDir, large)
 
-	var peaks [2][]int64
-	for range runs {
-		for i, d := range []struct {
-			dir   string
-			files int
-		}{{smallDir, small}, {largeDir, large}} {
-			r := stream(t, d.dir, 2)
-			if want := int64(d.files * fileRows); r.rows != want {
-				t.Fatalf("%s: %d rows, want %d", d.dir, r.rows, want)
+	ratio := func() float64 {
+		var peaks [2][]int64
+		for range runs {
+			for i, d := range []struct {
+				dir   string
+				files int
+			}{{smallDir, small}, {largeDir, large}} {
+				r := stream(t, d.dir, 2)
+				if want := int64(d.files * fileRows); r.rows != want {
+					t.Fatalf("%s: %d rows, want %d", d.dir, r.rows, want)
+				}
+				t.Logf("%3d files: peak RSS %.1f MiB, %d ms, %d MiB allocated, %d GCs", d.files, mib(r.peakKiB), r.ms, r.allocMiB, r.gcs)
+				peaks[i] = append(peaks[i], r.peakKiB)
 			}
-			t.Logf("%2d files: peak RSS %.1f MiB, %d ms, %d MiB allocated, %d GCs", d.files, mib(r.peakKiB), r.ms, r.allocMiB, r.gcs)
-			peaks[i] = append(peaks[i], r.peakKiB)
 		}
+		s, l := medianInt(peaks[0]), medianInt(peaks[1])
+		t.Logf("median peak RSS: %d files of %d rows %.1f MiB, %d files %.1f MiB, ratio %.3f",
+			small, fileRows, mib(s), large, mib(l), float64(l)/float64(s))
+		return float64(l) / float64(s)
 	}
-	s, l := medianInt(peaks[0]), medianInt(peaks[1])
-	t.Logf("median peak RSS: %d files of %d rows %.1f MiB, %d files %.1f MiB, ratio %.3f",
-		small, fileRows, mib(s), large, mib(l), float64(l)/float64(s))
-	// Memory that grew with the data would make the 4× dataset's peak
-	// several times the small one's. What is measured instead is 10–25%
-	// more (see the README): the live heap is the same at the end of both
-	// runs, and the difference is the garbage collector's high-water mark,
-	// which a run four times longer samples more often. The bound catches
-	// growth with the data without failing on that noise.
-	if float64(l) > 1.5*float64(s) {
-		t.Errorf("the peak grows with the dataset: %.1f MiB for %d files, %.1f MiB for %d (%.0f%% more; at most 50%% allowed)",
-			mib(l), large, mib(s), small, 100*(float64(l)/float64(s)-1))
+	if r := ratio(); r > 1.10 {
+		t.Logf("ratio %.3f over 1.10; measuring again", r)
+		if r := ratio(); r > 1.10 {
+			t.Errorf("the peak grows with the dataset: %.0f%% more for %d files than for %d; at most 10%% allowed",
+				100*(r-1), large, small)
+		}
 	}
 }
 
@@ -154,34 +161,17 @@ func statusKiB(field string) (int64, error) {
 	return 0, fmt.Errorf("/proc/self/status has no %s", field)
 }
 
-// copies copies src to n files dir/part-NNN.parquet.
+// copies makes n hard links dir/part-NNN.parquet to src.
 func copies(t *testing.T, src, dir string, n int) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for i := range n {
-		if err := copyFile(src, filepath.Join(dir, fmt.Sprintf("part-%03d.parquet", i))); err != nil {
+		if err := os.Link(src, filepath.Join(dir, fmt.Sprintf("part-%03d.parquet", i))); err != nil {
 			t.Fatal(err)
 		}
 	}
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 func medianInt(s []int64) int64 {

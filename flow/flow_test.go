@@ -463,3 +463,45 @@ func TestSinkOptionErrorAtBuild(t *testing.T) {
 		t.Fatalf("Err() = %v, want the sink's bad option", p.Err())
 	}
 }
+
+func TestBudgetBoundsChunksBehindTheMerge(t *testing.T) {
+	testutil.CheckGoroutines(t)
+	// Partition 0 blocks in its worker. The other worker may run ahead,
+	// but the chunks waiting behind partition 0 stay within the group's
+	// budget (one 64-chunk buffer per worker), far fewer than the five
+	// partitions of 60 chunks the window alone would let through.
+	release := make(chan struct{})
+	var processed atomic.Int64
+	p := flow.From(sources.Generate(-1, func(i int64) (int64, error) { return i, nil },
+		sources.PartitionSize(60), sources.ChunkSize(1))).
+		Via(operators.Map(func(v int64) (int64, error) {
+			if v == 0 {
+				<-release
+			}
+			processed.Add(1)
+			return v, nil
+		})).Parallel(2).Via(operators.Take[int64](100000))
+	done := make(chan error)
+	go func() {
+		var c int64
+		done <- p.To(sinks.Count[int64](&c)).Run(context.Background())
+	}()
+	const bound = 2*64 + 60 + 2 // the budget, one partition in hand, slack
+	for range 20000 {
+		if processed.Load() > bound {
+			break
+		}
+		runtimeGosched()
+	}
+	got := processed.Load()
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got > bound {
+		t.Fatalf("%d values processed while partition 0 was blocked; the budget allows %d", got, bound)
+	}
+	if got < 60 {
+		t.Fatalf("only %d values processed while partition 0 was blocked: the other worker did not run ahead", got)
+	}
+}

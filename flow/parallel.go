@@ -12,9 +12,9 @@ import (
 // own bounded output channel; the ordered merge takes the tasks in the same
 // order from the schedule and drains each task's channel before moving on,
 // so it streams the lowest open partition as its chunks arrive. The
-// schedule's capacity is the window of partitions in flight: a slow
-// partition holds back at most that many finished ones, each holding at
-// most taskBuffer chunks.
+// schedule's capacity is the window of partitions in flight, each holding
+// at most taskBuffer chunks; behind the partition being merged, all of
+// them together hold at most the group's budget (see budget.go).
 //
 // Unordered groups keep a partition's chunks together too, but the merge
 // takes partitions in the order they become ready rather than in batch

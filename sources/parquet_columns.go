@@ -3,6 +3,7 @@ package sources
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -104,31 +105,16 @@ type Column struct {
 
 	DefLevels []byte
 	RepLevels []byte
+
+	src *pqcol.Column // the decoded column the slices belong to
 }
 
 // Len returns the number of non-null values.
 func (c *Column) Len() int {
-	switch c.Kind {
-	case parquet.Boolean:
-		return len(c.Boolean)
-	case parquet.Int32:
-		return len(c.Int32)
-	case parquet.Int64:
-		return len(c.Int64)
-	case parquet.Float:
-		return len(c.Float)
-	case parquet.Double:
-		return len(c.Double)
-	case parquet.ByteArray:
-		return max(len(c.Offsets)-1, 0)
-	case parquet.Int96:
-		return len(c.Bytes) / 12
-	case parquet.FixedLenByteArray:
-		if c.TypeLength > 0 {
-			return len(c.Bytes) / c.TypeLength
-		}
+	if c.src == nil {
+		return 0
 	}
-	return 0
+	return c.src.Len()
 }
 
 type columnsFormat struct{}
@@ -163,13 +149,13 @@ func (columnsFormat) plan(file dataset.File, r *pqcol.Reader, cfg *config) (file
 		p.names = append(p.names, name)
 		p.info = append(p.info, leaf)
 	}
-	for name := range cfg.columns {
-		found := false
-		for _, n := range p.names {
-			found = found || n == name
-		}
-		if !found {
-			return nil, fmt.Errorf("%s has no column %q (columns: %s)", file.Path, name, strings.Join(p.names, ", "))
+	for _, name := range slices.Sorted(maps.Keys(cfg.columns)) {
+		if !slices.Contains(p.names, name) {
+			all := make([]string, len(r.Leaves()))
+			for i, leaf := range r.Leaves() {
+				all[i] = leaf.PathString()
+			}
+			return nil, fmt.Errorf("%s has no column %q (columns: %s)", file.Path, name, strings.Join(all, ", "))
 		}
 	}
 	return p, nil
@@ -205,7 +191,7 @@ func (r *columnsReader) emit(ctx context.Context, sp span, cols *columnSet, last
 		b.Columns[i] = Column{Name: r.p.names[i], Node: leaf.Node, Kind: leaf.Kind, TypeLength: leaf.TypeLength,
 			MaxDefinitionLevel: leaf.MaxDefinitionLevel, MaxRepetitionLevel: leaf.MaxRepetitionLevel,
 			Boolean: c.Boolean, Int32: c.Int32, Int64: c.Int64, Float: c.Float, Double: c.Double,
-			Bytes: c.Bytes, Offsets: c.Offsets, DefLevels: c.DefLevels, RepLevels: c.RepLevels}
+			Bytes: c.Bytes, Offsets: c.Offsets, DefLevels: c.DefLevels, RepLevels: c.RepLevels, src: c}
 		if leaf.Kind == parquet.Int96 {
 			b.Columns[i].Bytes = int96Bytes(c)
 		}

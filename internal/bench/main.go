@@ -36,6 +36,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+
+	"github.com/rowflow/rowflow/internal/benchutil"
 )
 
 func main() {
@@ -52,13 +54,13 @@ func main() {
 		*streamsN = *n
 	}
 	cfg := config{n: *n, streamsN: *streamsN, rounds: *rounds, part: *part}
-	load := loadAvg()
+	load := benchutil.LoadAvg()
 	res, err := measureAll(context.Background(), cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
-	report(os.Stdout, cfg, res, load, loadAvg())
+	report(os.Stdout, cfg, res, load, benchutil.LoadAvg())
 }
 
 // config is what one invocation measures.

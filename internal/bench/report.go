@@ -3,9 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"runtime"
-	"strings"
+
+	"github.com/rowflow/rowflow/internal/benchutil"
 )
 
 // report prints the machine, the method and a Markdown table of res.
@@ -17,8 +16,7 @@ func report(w io.Writer, cfg config, res []result, loadBefore, loadAfter string)
 	}
 	fmt.Fprintf(w, "Map → Filter → count over %d int64 values (map v → 3v, keep even; count %d)\n\n",
 		cfg.n, want(cfg.n))
-	fmt.Fprintf(w, "%s %s/%s, GOMAXPROCS=%d, NumCPU=%d\n", runtime.Version(), runtime.GOOS, runtime.GOARCH,
-		runtime.GOMAXPROCS(0), runtime.NumCPU())
+	fmt.Fprintln(w, benchutil.Machine())
 	if loadBefore != "" {
 		fmt.Fprintf(w, "load average before: %s, after: %s\n", loadBefore, loadAfter)
 	}
@@ -64,18 +62,4 @@ func count(n int) string {
 		return fmt.Sprintf("%dk", n/1_000)
 	}
 	return fmt.Sprint(n)
-}
-
-// loadAvg returns the 1-, 5- and 15-minute load averages, or "" where the
-// system does not report them.
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return ""
-	}
-	return strings.Join(f[:3], " ")
 }

@@ -60,6 +60,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/rowflow/rowflow/internal/benchutil"
 )
 
 // config is what one invocation measures.
@@ -104,7 +106,7 @@ func run(ctx context.Context, cfg config, dir string) error {
 	if cfg.size, err = ensureFile(cfg.path, cfg.rows); err != nil {
 		return err
 	}
-	load := loadAvg()
+	load := benchutil.LoadAvg()
 	reads, err := measureAll(ctx, readVariants(cfg.path), cfg.rounds, int64(cfg.rows), tmp)
 	if err != nil {
 		return err
@@ -113,7 +115,7 @@ func run(ctx context.Context, cfg config, dir string) error {
 	if err != nil {
 		return err
 	}
-	report(os.Stdout, cfg, append(reads, writes...), load, loadAvg())
+	report(os.Stdout, cfg, append(reads, writes...), load, benchutil.LoadAvg())
 	return nil
 }
 

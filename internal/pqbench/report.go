@@ -3,9 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"runtime"
-	"strings"
+
+	"github.com/rowflow/rowflow/internal/benchutil"
 )
 
 // report prints the machine, the method and a Markdown table of the
@@ -18,8 +17,7 @@ func report(w io.Writer, cfg config, res []result, loadBefore, loadAfter string)
 	}
 	fmt.Fprintf(w, "Parquet reads and writes, %d rows of Row (int64, int32, float64, 40-byte string, list of ~16 int32), "+
 		"zstd, row groups of %d rows; file %s (%.1f MB)\n\n", cfg.rows, rowGroupRows, cfg.path, float64(cfg.size)/1e6)
-	fmt.Fprintf(w, "%s %s/%s, GOMAXPROCS=%d, NumCPU=%d\n", runtime.Version(), runtime.GOOS, runtime.GOARCH,
-		runtime.GOMAXPROCS(0), runtime.NumCPU())
+	fmt.Fprintln(w, benchutil.Machine())
 	if loadBefore != "" {
 		fmt.Fprintf(w, "load average before: %s, after: %s\n", loadBefore, loadAfter)
 	}
@@ -69,18 +67,4 @@ func rate(x float64) string {
 		return fmt.Sprintf("%.3gk", x/1e3)
 	}
 	return fmt.Sprintf("%.3g", x)
-}
-
-// loadAvg returns the 1-, 5- and 15-minute load averages, or "" where the
-// system does not report them.
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return ""
-	}
-	return strings.Join(f[:3], " ")
 }

@@ -49,14 +49,3 @@ func (s *IDs) release() {
 	Recycle(s.sel)
 	*s = IDs{}
 }
-
-// Split returns the values [i, j) of c as a chunk sharing its storage, with
-// End set only if j is the end of c and c has End set.
-func (c *Chunk[T]) split(i, j int) Chunk[T] {
-	return Chunk[T]{
-		Batch:  c.Batch,
-		IDs:    c.IDs.Slice(i, j),
-		Values: c.Values[i:j:j],
-		End:    c.End && j == len(c.Values),
-	}
-}

@@ -36,7 +36,6 @@ func opsOf[T any]() typeOps { return ops[T]{} }
 
 func (ops[T]) typ() reflect.Type             { return reflect.TypeFor[T]() }
 func (ops[T]) newChan(n int) any             { return make(chan Chunk[T], n) }
-func (ops[T]) closeChan(ch any)              { close(ch.(chan Chunk[T])) }
 func (ops[T]) newChanOut(ch any) any         { return chanOut[T]{ch: ch.(chan Chunk[T])} }
 func (ops[T]) newTerminal(g *group) terminal { return &taskOut[T]{g: g} }
 

@@ -7,6 +7,29 @@
 // pass IDs through unchanged; the k-th output of [FlatMap] for an input with
 // ID id gets id.Fork() followed by k calls of Next.
 //
+// # Batches, partitions and regrouping
+//
+// [Batch] makes training batches: each output item's value is a [Rows]
+// holding the member values and their row IDs. An item's Batch field is
+// something else: the number of the input partition it came from (a
+// Parquet row group, a slice range), which the ordered merge sorts on. The
+// two are kept apart by name: a training batch is always a value of type
+// Rows (or the output of [Pad], [Pack]) produced by a stage, and never the
+// Batch field.
+//
+// Stages that regroup rows ([Batch], [ReduceEvery], [ReduceRuns]) keep
+// state across partitions and are serial: they run after the ordered
+// merge, so what they emit depends on the serial order only, never on the
+// parallelism. They number their own output partitions 0, 1, 2, … (each
+// [PartitionItems] items), so that a Parallel stage can follow them.
+// Their output IDs follow the N:1 rule: the stage's fixed ID,
+// rowid.FromString of its name, combined with each member's ID in order.
+//
+// What such a stage must remember to be resumed is small: the [Mark]
+// (input partition and row) of the oldest row it still holds, how many
+// items it delivered, and its next output partition. Replaying its input
+// from that mark gives the rest of its output unchanged.
+//
 // # Parallelism
 //
 // [Map], [Filter] and [FlatMap] work on one element at a time and may run

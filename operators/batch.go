@@ -1,0 +1,132 @@
+package operators
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/rowid"
+)
+
+// Rows is the value of one batch of rows: its members' values and row IDs,
+// in stream order. The last Padding members are padding (see
+// [PadRemainder]): zero values with the zero row ID.
+//
+// The batch's own row ID, the ID of the item that carries it, is the
+// stage's fixed ID (rowid.FromString of its name, see [Named]) combined
+// with each real member's ID in order:
+// base.Combine(IDs[0]).Combine(IDs[1])…, padding left out. Two batches
+// with the same members in the same order have the same ID; the members'
+// IDs stay available in IDs.
+type Rows[T any] struct {
+	Values  []T
+	IDs     []rowid.ID
+	Padding int
+}
+
+// Len returns the number of members, padding included.
+func (r Rows[T]) Len() int { return len(r.Values) }
+
+// Batch returns a stage that groups consecutive rows into batches of n,
+// each one item whose value is a [Rows]. A batch may take rows from
+// several input partitions, so Batch is serial: put it after the ordered
+// merge (a Parallel stage before it is fine, and so is one after it).
+// Its output partitions hold [PartitionItems] batches (default 16) and are
+// numbered 0, 1, 2, …
+//
+// The last batch may be short; [LastBatch] says whether it is kept (the
+// default), dropped or padded to n. Batch panics nowhere: n < 1 or a bad
+// option is kept as the stage's error and fails the pipeline.
+//
+// A note on names: an item's Batch field is the number of the input
+// partition it came from, not a training batch; the training batch is the
+// item Batch emits, whose Batch field is its output partition.
+//
+// To be resumed, Batch needs the [Mark] of the first row of the batch it
+// is filling (rows before it were all delivered), the number of batches
+// it delivered and its next output partition.
+func Batch[T any](n int, opts ...BatchOption) flow.Stage {
+	op := &batchOp[T]{n: n, cfg: shapeConfig{name: "batch", perPart: 16}}
+	op.err = configure(&op.cfg, opts)
+	if op.err == nil && n < 1 {
+		op.err = fmt.Errorf("operators: Batch(%d): the size must be at least 1", n)
+	}
+	return flow.NewStage[T, Rows[T]](op)
+}
+
+type batchOp[T any] struct {
+	n   int
+	cfg shapeConfig
+	err error
+}
+
+func (b *batchOp[T]) Info() flow.Info {
+	return flow.Info{Name: b.cfg.name, Serial: "it groups rows across partitions"}
+}
+
+// Err reports a bad size or option.
+func (b *batchOp[T]) Err() error { return b.err }
+
+func (b *batchOp[T]) NewProcessor(flow.Env) flow.Processor[T, Rows[T]] {
+	if b.err != nil {
+		return failed[T, Rows[T]]{b.err}
+	}
+	return &batchProc[T]{op: b, base: rowid.FromString(b.cfg.name), out: outParts[Rows[T]]{per: b.cfg.perPart}}
+}
+
+type batchProc[T any] struct {
+	op    *batchOp[T]
+	base  rowid.ID
+	in    inCursor
+	start Mark // of the first row of cur, if cur has rows
+	cur   Rows[T]
+	out   outParts[Rows[T]]
+}
+
+func (p *batchProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[Rows[T]]) error {
+	defer c.Release()
+	at := p.in.at(c.Batch)
+	n := p.op.n
+	for k := 0; k < len(c.Values); {
+		if len(p.cur.Values) == 0 {
+			p.start = Mark{Part: at.Part, Row: at.Row + int64(k)}
+			p.cur = Rows[T]{Values: make([]T, 0, n), IDs: make([]rowid.ID, 0, n)}
+		}
+		take := min(n-len(p.cur.Values), len(c.Values)-k)
+		p.cur.Values = append(p.cur.Values, c.Values[k:k+take]...)
+		p.cur.IDs = c.IDs.Slice(k, k+take).AppendTo(p.cur.IDs)
+		k += take
+		if len(p.cur.Values) == n {
+			if err := p.emit(ctx, out); err != nil {
+				return err
+			}
+		}
+	}
+	p.in.advance(len(c.Values))
+	return p.out.sync(ctx, out)
+}
+
+func (p *batchProc[T]) emit(ctx context.Context, out flow.Emitter[Rows[T]]) error {
+	r := p.cur
+	p.cur = Rows[T]{}
+	return p.out.put(ctx, out, r, fold(p.base, r.IDs[:len(r.IDs)-r.Padding]))
+}
+
+func (p *batchProc[T]) Flush(ctx context.Context, out flow.Emitter[Rows[T]]) error {
+	if len(p.cur.Values) > 0 {
+		switch p.op.cfg.last {
+		case DropRemainder:
+			p.cur = Rows[T]{}
+		case PadRemainder:
+			p.cur.Padding = p.op.n - len(p.cur.Values)
+			p.cur.Values = append(p.cur.Values, make([]T, p.cur.Padding)...)
+			p.cur.IDs = append(p.cur.IDs, make([]rowid.ID, p.cur.Padding)...)
+			fallthrough
+		default:
+			if err := p.emit(ctx, out); err != nil {
+				return err
+			}
+		}
+	}
+	return p.out.finish(ctx, out)
+}

@@ -1,0 +1,117 @@
+package operators_test
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/operators"
+	"github.com/rowflow/rowflow/rowid"
+)
+
+// sameItems fails at the first item of got that differs from want, values
+// compared deeply.
+func sameItems[T any](t *testing.T, what string, got, want []flow.Item[T]) {
+	t.Helper()
+	for i := range min(len(got), len(want)) {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			t.Fatalf("%s: item %d is\n%+v, want\n%+v", what, i, got[i], want[i])
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d items, want %d", what, len(got), len(want))
+	}
+}
+
+// shapeVariants checks build at every parallelism against want, and with
+// determinism.Verify over several rounds.
+func shapeVariants[T any](t *testing.T, want []flow.Item[T], build func(n int) *flow.Pipeline) {
+	t.Helper()
+	verify[T](t, build)
+	for _, n := range []int{1, 2, 4, 8} {
+		sameItems(t, fmt.Sprintf("parallelism %d", n), collect[T](t, build(n)), want)
+	}
+}
+
+// foldIDs is the N:1 rule: base combined with every member ID.
+func foldIDs(name string, ids []rowid.ID) rowid.ID {
+	id := rowid.FromString(name)
+	for _, m := range ids {
+		id = id.Combine(m)
+	}
+	return id
+}
+
+// kept lists the rows of the mixed filter, with their IDs.
+func kept(rows int64) ([]int64, []rowid.ID) {
+	var vals []int64
+	var ids []rowid.ID
+	for i := range rows {
+		if keep(i) {
+			vals = append(vals, i)
+			ids = append(ids, sourceID(i))
+		}
+	}
+	return vals, ids
+}
+
+// batchSerial cuts vals into batches of n in plain Go.
+func batchSerial(vals []int64, ids []rowid.ID, n, per int, last operators.Remainder) []flow.Item[operators.Rows[int64]] {
+	var items []flow.Item[operators.Rows[int64]]
+	for lo := 0; lo < len(vals); lo += n {
+		hi := min(lo+n, len(vals))
+		r := operators.Rows[int64]{Values: vals[lo:hi:hi], IDs: ids[lo:hi:hi]}
+		if hi-lo < n {
+			switch last {
+			case operators.DropRemainder:
+				continue
+			case operators.PadRemainder:
+				r.Padding = n - (hi - lo)
+				r.Values = append(r.Values, make([]int64, r.Padding)...)
+				r.IDs = append(r.IDs, make([]rowid.ID, r.Padding)...)
+			}
+		}
+		k := len(items)
+		items = append(items, flow.Item[operators.Rows[int64]]{Batch: int64(k / per), ID: foldIDs("batch", ids[lo:hi]), Value: r})
+	}
+	return items
+}
+
+func TestBatch(t *testing.T) {
+	const rows = 3000
+	vals, ids := kept(rows)
+	for _, last := range []operators.Remainder{operators.KeepRemainder, operators.DropRemainder, operators.PadRemainder} {
+		for _, size := range []int{1, 7, 32, 5000} {
+			t.Run(fmt.Sprintf("%v/%d", last, size), func(t *testing.T) {
+				want := batchSerial(vals, ids, size, 4, last)
+				// A parallel filter before, a parallel map after.
+				shapeVariants(t, want, func(n int) *flow.Pipeline {
+					return flow.From(source(rows, 64, 16)).
+						Via(operators.Filter(keep)).Parallel(n).
+						Via(operators.Batch[int64](size, operators.LastBatch(last), operators.PartitionItems(4))).
+						Via(operators.Map(func(r operators.Rows[int64]) (operators.Rows[int64], error) { return r, nil })).Parallel(n)
+				})
+			})
+		}
+	}
+}
+
+func TestBatchBadOptions(t *testing.T) {
+	for name, s := range map[string]flow.Stage{
+		"size 0":         operators.Batch[int64](0),
+		"PartitionItems": operators.Batch[int64](4, operators.PartitionItems(0)),
+		"LastBatch":      operators.Batch[int64](4, operators.LastBatch(9)),
+		"Named":          operators.Batch[int64](4, operators.Named("")),
+	} {
+		for _, err := range flow.Items[operators.Rows[int64]](t.Context(), flow.From(source(10, 5, 5)).Via(s)) {
+			if err == nil {
+				t.Fatalf("%s: the run gave an item", name)
+			}
+			t.Logf("%s: %v", name, err)
+		}
+	}
+	if err := flow.From(source(10, 5, 5)).Via(operators.Batch[int64](4)).Parallel(2).Err(); err == nil {
+		t.Error("Batch on 2 workers: no error")
+	}
+}

@@ -1,0 +1,122 @@
+package operators
+
+import (
+	"context"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/rowid"
+)
+
+// Stages that regroup rows (Batch, the reductions, BucketByLength, Pack,
+// TableBucket) keep state across partitions, so they are serial: they run
+// after the ordered merge and see the serial order. Their input partitions
+// vanish in their output; they number output partitions of their own,
+// 0, 1, 2, …, each of [PartitionItems] items, so that a Parallel stage can
+// follow them and the next merge restores their order.
+
+// Mark is a position in a stage's input: row Row (counted from 0) of the
+// partition whose batch number is Part.
+type Mark struct {
+	Part int64
+	Row  int64
+}
+
+// less reports whether m comes before o in the stream.
+func (m Mark) less(o Mark) bool {
+	return m.Part < o.Part || m.Part == o.Part && m.Row < o.Row
+}
+
+// inCursor tracks the position of the rows a serial stage receives.
+type inCursor struct {
+	part    int64
+	row     int64
+	started bool
+}
+
+// at returns the mark of the chunk's first row, starting a new partition
+// when the chunk's batch differs from the last one.
+func (c *inCursor) at(batch int64) Mark {
+	if !c.started || batch != c.part {
+		c.part, c.row, c.started = batch, 0, true
+	}
+	return Mark{Part: c.part, Row: c.row}
+}
+
+// advance moves past n rows of the current partition.
+func (c *inCursor) advance(n int) { c.row += int64(n) }
+
+// outParts numbers a regrouping stage's output partitions and cuts them
+// into chunks. Items are pushed when their partition is full, and at the
+// end of each input chunk, so that nothing waits on the next input.
+type outParts[T any] struct {
+	per       int
+	part      int64 // the output partition being filled
+	n         int   // items of it added so far
+	vals      []T
+	ids       []rowid.ID
+	delivered int64 // items pushed downstream
+}
+
+// put adds one output item, pushing the partition if it is full.
+func (o *outParts[T]) put(ctx context.Context, out flow.Emitter[T], v T, id rowid.ID) error {
+	if o.vals == nil {
+		o.vals, o.ids = flow.Alloc[T](o.per), flow.Alloc[rowid.ID](o.per)
+	}
+	o.vals, o.ids = append(o.vals, v), append(o.ids, id)
+	o.n++
+	if o.n < o.per {
+		return nil
+	}
+	return o.push(ctx, out, true)
+}
+
+// push pushes the pending items, ending the partition if end.
+func (o *outParts[T]) push(ctx context.Context, out flow.Emitter[T], end bool) error {
+	c := flow.Chunk[T]{Batch: o.part, IDs: flow.ListIDs(o.ids), Values: o.vals, End: end}
+	o.delivered += int64(len(o.vals))
+	o.vals, o.ids = nil, nil
+	if end {
+		o.part++
+		o.n = 0
+	}
+	return out.Push(ctx, c)
+}
+
+// sync pushes what is pending without ending the partition. Stages call
+// it at the end of every Process.
+func (o *outParts[T]) sync(ctx context.Context, out flow.Emitter[T]) error {
+	if len(o.vals) == 0 {
+		return nil
+	}
+	return o.push(ctx, out, false)
+}
+
+// finish ends the last partition, if it has items. Stages call it at the
+// end of Flush.
+func (o *outParts[T]) finish(ctx context.Context, out flow.Emitter[T]) error {
+	if o.n == 0 {
+		return nil
+	}
+	return o.push(ctx, out, true)
+}
+
+// fold returns the N:1 ID of a group: base combined with each member ID
+// in order.
+func fold(base rowid.ID, members []rowid.ID) rowid.ID {
+	id := base
+	for _, m := range members {
+		id = id.Combine(m)
+	}
+	return id
+}
+
+// failed is the processor of a stage whose options are bad: it fails the
+// run at the first chunk, or at the end of an empty stream.
+type failed[In, Out any] struct{ err error }
+
+func (f failed[In, Out]) Process(_ context.Context, c flow.Chunk[In], _ flow.Emitter[Out]) error {
+	c.Release()
+	return f.err
+}
+
+func (f failed[In, Out]) Flush(context.Context, flow.Emitter[Out]) error { return f.err }

@@ -1,0 +1,194 @@
+package operators
+
+import "fmt"
+
+// The stages that regroup rows take functional options. Each stage has an
+// option interface of its own ([BatchOption], [ReduceOption],
+// [BucketOption], [PackOption], [TableOption], [PadOption]); an option
+// implements the interfaces of the stages that take it, so giving a stage
+// an option it does not take fails to compile. Options are checked when
+// the stage is built: a bad value is kept by the stage and fails the
+// pipeline that uses it, before anything runs.
+
+// BatchOption configures [Batch]: [LastBatch], [PartitionItems], [Named].
+type BatchOption interface{ batchOption() }
+
+// ReduceOption configures [ReduceEvery] and [ReduceRuns]: [LastBatch]
+// (ReduceEvery only; keep or drop), [PartitionItems], [Named].
+type ReduceOption interface{ reduceOption() }
+
+// BucketOption configures [BucketByLength]: [Buckets], [TokenBudget],
+// [LastBatch], [PartitionItems], [Named].
+type BucketOption interface{ bucketOption() }
+
+// PackOption configures [Pack]: [Window], [Overlong], [PartitionItems],
+// [Named].
+type PackOption interface{ packOption() }
+
+// TableOption configures [TableBucket]: [Tables], [LastBatch],
+// [PartitionItems], [Named].
+type TableOption interface{ tableOption() }
+
+// PadOption configures [Pad]: [PadLeft], [PadMultiple], [PadLength].
+type PadOption interface{ padOption() }
+
+// shapeConfig holds every option of the regrouping stages; each stage
+// reads the fields its options set.
+type shapeConfig struct {
+	name      string
+	last      Remainder
+	lastSet   bool
+	perPart   int
+	bounds    []int // bucket upper bounds, exclusive, increasing
+	sizes     []int // batch size per bucket, len(bounds)+1
+	budget    int   // tokens per batch, 0 for none
+	window    int
+	overlong  Overlong
+	minParts  int
+	maxParts  int
+	target    int
+	padLeft   bool
+	padMult   int
+	padLength int
+}
+
+// option is the one representation of every option; the types below give
+// it the marker methods of the stages that take it.
+type option struct {
+	name  string
+	apply func(*shapeConfig) error
+}
+
+func (o option) set(c *shapeConfig) error {
+	if o.apply == nil {
+		return fmt.Errorf("operators: zero option")
+	}
+	return o.apply(c)
+}
+
+// settable is what every option type is underneath.
+type settable interface{ set(*shapeConfig) error }
+
+// configure applies opts to c and returns the first error.
+func configure[O any](c *shapeConfig, opts []O) error {
+	for _, o := range opts {
+		s, ok := any(o).(settable)
+		if !ok {
+			return fmt.Errorf("operators: %s: nil option", c.name)
+		}
+		if err := s.set(c); err != nil {
+			return fmt.Errorf("operators: %s: %w", c.name, err)
+		}
+	}
+	return nil
+}
+
+// Remainder says what a stage does with a batch that is not full when the
+// stream ends.
+type Remainder int
+
+const (
+	// KeepRemainder emits the partly filled batch as it is (the default).
+	KeepRemainder Remainder = iota
+	// DropRemainder drops it. Its rows are not delivered.
+	DropRemainder
+	// PadRemainder fills it up to its size with padding members: zero
+	// values with the zero row ID, counted in [Rows.Padding].
+	PadRemainder
+)
+
+func (r Remainder) String() string {
+	switch r {
+	case KeepRemainder:
+		return "KeepRemainder"
+	case DropRemainder:
+		return "DropRemainder"
+	case PadRemainder:
+		return "PadRemainder"
+	}
+	return fmt.Sprintf("Remainder(%d)", int(r))
+}
+
+// lastOpt is taken by Batch, Reduce, BucketByLength and TableBucket.
+type lastOpt struct{ option }
+
+func (lastOpt) batchOption()  {}
+func (lastOpt) reduceOption() {}
+func (lastOpt) bucketOption() {}
+func (lastOpt) tableOption()  {}
+
+// LastBatch sets what happens to a batch (or group, or bucket) that is
+// only partly filled when the stream ends. The default is KeepRemainder.
+// Reductions take KeepRemainder and DropRemainder.
+func LastBatch(r Remainder) interface {
+	BatchOption
+	ReduceOption
+	BucketOption
+	TableOption
+} {
+	return lastOpt{option{"LastBatch", func(c *shapeConfig) error {
+		if r < KeepRemainder || r > PadRemainder {
+			return fmt.Errorf("LastBatch(%v): unknown policy", r)
+		}
+		c.last, c.lastSet = r, true
+		return nil
+	}}}
+}
+
+// commonOpt is taken by every regrouping stage.
+type commonOpt struct{ option }
+
+func (commonOpt) batchOption()  {}
+func (commonOpt) reduceOption() {}
+func (commonOpt) bucketOption() {}
+func (commonOpt) packOption()   {}
+func (commonOpt) tableOption()  {}
+
+// Common is an option every regrouping stage takes.
+type Common interface {
+	BatchOption
+	ReduceOption
+	BucketOption
+	PackOption
+	TableOption
+}
+
+// PartitionItems sets how many output items make one output partition of
+// a regrouping stage (the default is 16 for stages that emit batches and
+// packed rows, 1024 for reductions). Output partitions are what a Parallel
+// stage after it hands out to its workers.
+func PartitionItems(n int) Common {
+	return commonOpt{option{"PartitionItems", func(c *shapeConfig) error {
+		if n < 1 {
+			return fmt.Errorf("PartitionItems(%d): must be at least 1", n)
+		}
+		c.perPart = n
+		return nil
+	}}}
+}
+
+// Named names the stage in errors and sets the fixed ID from which it
+// folds the member IDs of each output item: rowid.FromString(name). Two
+// regrouping stages whose outputs are mixed should have different names.
+// The default is the stage's kind: "batch", "reduce", "bucket-by-length",
+// "pack", "table-bucket".
+func Named(name string) Common {
+	return commonOpt{option{"Named", func(c *shapeConfig) error {
+		if name == "" {
+			return fmt.Errorf("Named(\"\"): empty name")
+		}
+		c.name = name
+		return nil
+	}}}
+}
+
+// Overlong says what [Pack] does with a sequence longer than a packed row.
+type Overlong int
+
+const (
+	// SplitOverlong cuts it into pieces of the row length, each packed as
+	// a sequence of its own (the default).
+	SplitOverlong Overlong = iota
+	// DropOverlong drops it; [PackStats] counts what was dropped.
+	DropOverlong
+)

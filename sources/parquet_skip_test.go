@@ -14,8 +14,9 @@ import (
 	"github.com/rowflow/rowflow/sources"
 )
 
-// badDataset holds two good files, a copy of a parquet-testing file with a
-// corrupt page checksum, and a file cut short inside its footer.
+// badDataset holds two good files, a copy of the first with a page whose
+// checksum no longer matches in every row group, and a copy cut short
+// inside its footer.
 func badDataset(t *testing.T) (root string, goodRows int64) {
 	root = t.TempDir()
 	for i, name := range []string{"a.parquet", "d.parquet"} {
@@ -23,15 +24,11 @@ func badDataset(t *testing.T) (root string, goodRows int64) {
 		testutil.WriteParquet(t, filepath.Join(root, name), rows, 100)
 		goodRows += int64(len(rows))
 	}
-	corrupt, err := os.ReadFile(filepath.Join(parquetTesting, "data", "datapage_v1-corrupt-checksum.parquet"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "b.parquet"), corrupt, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	good, err := os.ReadFile(filepath.Join(root, "a.parquet"))
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "b.parquet"), testutil.CorruptPages(t, good), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(root, "c.parquet"), good[:len(good)-20], 0o644); err != nil {

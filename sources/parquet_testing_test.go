@@ -9,11 +9,10 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
 )
-
-const parquetTesting = "../../shared/testdata/parquet-testing"
 
 // failing lists the files of parquet-testing/data that must fail, with a
 // word their error must contain; every other file must read all the rows
@@ -25,10 +24,43 @@ var failing = map[string]string{
 	"large_string_map.brotli.parquet":                "MaxPageSize",
 }
 
+// TestParquetGoTestdata reads every file parquet-go ships in its testdata,
+// written by several implementations: each reads all the rows its footer
+// declares, and each file of malformed/ fails with an error naming it.
+func TestParquetGoTestdata(t *testing.T) {
+	dir := testutil.ParquetGoTestdata(t)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.parquet"))
+	variants, _ := filepath.Glob(filepath.Join(dir, "shredded_variant", "*.parquet"))
+	if len(files) < 40 || len(variants) == 0 {
+		t.Fatalf("%d files and %d shredded variants under %s", len(files), len(variants), dir)
+	}
+	for _, path := range append(files, variants...) {
+		var n int64
+		err := flow.From(sources.ParquetRecords(path)).Parallel(2).To(sinks.Count[sources.Record](&n)).Run(context.Background())
+		if want := declaredRows(t, path); err != nil || n != want {
+			t.Errorf("%s: %d rows, %v; want all %d rows", filepath.Base(path), n, err, want)
+		}
+	}
+	malformed, _ := filepath.Glob(filepath.Join(dir, "malformed", "*.parquet"))
+	if len(malformed) == 0 {
+		t.Fatalf("no malformed files under %s", dir)
+	}
+	for _, path := range malformed {
+		var n int64
+		err := flow.From(sources.ParquetRecords(path)).To(sinks.Count[sources.Record](&n)).Run(context.Background())
+		if err == nil || !strings.Contains(err.Error(), filepath.Base(path)) || n != 0 {
+			t.Errorf("%s: %d rows, %v; want an error naming the file", filepath.Base(path), n, err)
+		}
+	}
+}
+
+// TestParquetTestingData reads the files of parquet-testing/data, when the
+// corpus is there.
 func TestParquetTestingData(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(parquetTesting, "data", "*.parquet"))
+	corpus := testutil.SharedCorpus(t)
+	files, _ := filepath.Glob(filepath.Join(corpus, "data", "*.parquet"))
 	if len(files) < 30 {
-		t.Fatalf("%d test files under %s", len(files), parquetTesting)
+		t.Fatalf("%d test files under %s", len(files), corpus)
 	}
 	for _, path := range files {
 		name := filepath.Base(path)
@@ -54,7 +86,7 @@ func TestParquetTestingData(t *testing.T) {
 // bit width 0, which is legal for a one-entry dictionary (Arrow's fix for
 // the issue reads it too), so it must read all its rows.
 func TestParquetBadData(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(parquetTesting, "bad_data", "*.parquet"))
+	files, _ := filepath.Glob(filepath.Join(testutil.SharedCorpus(t), "bad_data", "*.parquet"))
 	if len(files) == 0 {
 		t.Fatal("no bad_data files")
 	}

@@ -13,11 +13,13 @@ import (
 	"github.com/parquet-go/parquet-go/deprecated"
 	pqformat "github.com/parquet-go/parquet-go/format"
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
 )
 
-// TestRecordsNestedTestingData reads the files of parquet-testing with
+// TestRecordsNestedTestingData reads the files of parquet-testing (which
+// parquet-go ships in its testdata) with
 // columns under several repeated fields and compares every leaf value of
 // every row with lists rebuilt from the values parquet-go reads.
 func TestRecordsNestedTestingData(t *testing.T) {
@@ -28,7 +30,7 @@ func TestRecordsNestedTestingData(t *testing.T) {
 		"nullable.impala.parquet",
 	} {
 		t.Run(name, func(t *testing.T) {
-			path := filepath.Join(parquetTesting, "data", name)
+			path := filepath.Join(testutil.ParquetGoTestdata(t), name)
 			want := expectedRecords(t, path)
 			got := readRecords(t, path)
 			compareRecords(t, got, want)

@@ -463,29 +463,31 @@ func TestRowFilterPagesOtherWriters(t *testing.T) {
 	}
 	alls := map[key][]flow.Item[sources.Record]{}
 	for _, c := range cases {
-		path := filepath.Join(parquetTesting, "data", c.file)
-		for i, frag := range [][]sources.Option{nil, {sources.MaxRows(700)}} {
-			all, ok := alls[key{c.file, i}]
-			if !ok {
-				all = testutil.Items[sources.Record](t, flow.From(sources.ParquetRecords(path, frag...)))
-				alls[key{c.file, i}] = all
-			}
-			var want []flow.Item[sources.Record]
-			for _, it := range all {
-				if c.keep(it.Value) {
-					want = append(want, it)
+		t.Run(c.file, func(t *testing.T) {
+			path := testutil.ParquetTestingFile(t, "data/"+c.file)
+			for i, frag := range [][]sources.Option{nil, {sources.MaxRows(700)}} {
+				all, ok := alls[key{c.file, i}]
+				if !ok {
+					all = testutil.Items[sources.Record](t, flow.From(sources.ParquetRecords(path, frag...)))
+					alls[key{c.file, i}] = all
+				}
+				var want []flow.Item[sources.Record]
+				for _, it := range all {
+					if c.keep(it.Value) {
+						want = append(want, it)
+					}
+				}
+				if len(want) == 0 || len(want) == len(all) {
+					t.Fatalf("%s: %v keeps %d of %d rows", c.file, c.f, len(want), len(all))
+				}
+				for _, n := range []int{1, 3} {
+					got := testutil.Items[sources.Record](t, flow.From(sources.ParquetRecords(path, append(frag, sources.RowFilter(c.f))...)).Parallel(n))
+					if !reflect.DeepEqual(got, want) {
+						t.Fatalf("%s: %v, parallelism %d: %d rows, want %d", c.file, c.f, n, len(got), len(want))
+					}
 				}
 			}
-			if len(want) == 0 || len(want) == len(all) {
-				t.Fatalf("%s: %v keeps %d of %d rows", c.file, c.f, len(want), len(all))
-			}
-			for _, n := range []int{1, 3} {
-				got := testutil.Items[sources.Record](t, flow.From(sources.ParquetRecords(path, append(frag, sources.RowFilter(c.f))...)).Parallel(n))
-				if !reflect.DeepEqual(got, want) {
-					t.Fatalf("%s: %v, parallelism %d: %d rows, want %d", c.file, c.f, n, len(got), len(want))
-				}
-			}
-		}
+		})
 	}
 }
 

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+
+	"github.com/rowflow/rowflow/internal/testutil"
 )
 
 // decodeBytes opens data as a Parquet file and reads every column chunk of
@@ -53,30 +57,62 @@ func decodeBytes(ctx context.Context, data []byte) (err error, panicked bool) {
 	return first, false
 }
 
+// fuzzSeeds are files of parquet-testing/data that parquet-go ships in its
+// testdata, so they are there wherever the tests run.
 var fuzzSeeds = []string{
-	"data/alltypes_plain.parquet",
-	"data/alltypes_dictionary.parquet",
-	"data/datapage_v2.snappy.parquet",
-	"data/nested_lists.snappy.parquet",
-	"data/nullable.impala.parquet",
-	"data/delta_encoding_optional_column.parquet",
-	"data/byte_stream_split.zstd.parquet",
-	"data/lz4_raw_compressed.parquet",
-	"data/concatenated_gzip_members.parquet",
-	"data/int32_with_null_pages.parquet",
-	"data/rle-dict-uncompressed-corrupt-checksum.parquet",
+	"alltypes_plain.parquet",
+	"alltypes_dictionary.parquet",
+	"datapage_v2.snappy.parquet",
+	"nested_lists.snappy.parquet",
+	"nullable.impala.parquet",
+	"delta_encoding_optional_column.parquet",
+	"delta_binary_packed.parquet",
+	"delta_byte_array.parquet",
+	"lz4_raw_compressed.parquet",
+	"rle_boolean_encoding.parquet",
+}
+
+// sharedFuzzSeeds are further seeds from the shared corpus, used when it is
+// there.
+var sharedFuzzSeeds = []string{
+	"byte_stream_split.zstd.parquet",
+	"concatenated_gzip_members.parquet",
+	"int32_with_null_pages.parquet",
+	"rle-dict-uncompressed-corrupt-checksum.parquet",
+}
+
+// seedFiles returns the contents of the seed files, by name.
+func seedFiles(t testing.TB) map[string][]byte {
+	t.Helper()
+	paths := map[string]string{}
+	for _, s := range fuzzSeeds {
+		paths[s] = filepath.Join(testutil.ParquetGoTestdata(t), s)
+	}
+	if dir, ok := testutil.LookupSharedCorpus(t); ok {
+		for _, s := range sharedFuzzSeeds {
+			paths[s] = filepath.Join(dir, "data", s)
+		}
+	} else {
+		t.Logf("the shared corpus is not at %s: %d seeds left out", dir, len(sharedFuzzSeeds))
+	}
+	out := map[string][]byte{}
+	for name, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name] = data
+	}
+	return out
 }
 
 // FuzzDecode feeds arbitrary bytes to the reader: it must return, and must
 // not let a panic escape. (Recovered panics are reported as failures too, so
 // that fuzzing finds the decoder paths that rely on recovery.)
 func FuzzDecode(f *testing.F) {
-	for _, s := range fuzzSeeds {
-		data, err := os.ReadFile(filepath.Join(testdataDir, s))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
+	seeds := seedFiles(f)
+	for _, name := range slices.Sorted(maps.Keys(seeds)) {
+		f.Add(seeds[name])
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if err, panicked := decodeBytes(t.Context(), data); panicked {
@@ -93,11 +129,9 @@ func FuzzDecode(f *testing.F) {
 // where, and no read may end in a panic, recovered or not.
 func TestCorruptionSweep(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, s := range fuzzSeeds {
-		orig, err := os.ReadFile(filepath.Join(testdataDir, s))
-		if err != nil {
-			t.Fatal(err)
-		}
+	seeds := seedFiles(t)
+	for _, s := range slices.Sorted(maps.Keys(seeds)) {
+		orig := seeds[s]
 		// Damage the pages, not the footer: the footer is parquet-go's to
 		// parse and is covered by FuzzDecode.
 		pages := len(orig) - 8 - footerLen(orig)

@@ -16,6 +16,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/rowflow/rowflow/internal/testutil"
 )
 
 // referenceIndexes returns the page indexes parquet-go reads from the file,
@@ -53,9 +55,12 @@ func sameColumnIndex(a, b *format.ColumnIndex) bool {
 // other writers, and compares them with what parquet-go decodes.
 func TestPageIndexesMatchParquetGo(t *testing.T) {
 	gen := genFile(t, 2000, parquet.PageBufferSize(1024), parquet.MaxRowsPerRowGroup(700))
-	paths := []string{gen,
-		filepath.Join(testdataDir, "data/alltypes_tiny_pages.parquet"),
-		filepath.Join(testdataDir, "data/int32_with_null_pages.parquet")}
+	paths := []string{gen, testutil.ParquetTestingFile(t, "data/alltypes_tiny_pages.parquet")}
+	if dir, ok := testutil.LookupSharedCorpus(t); ok {
+		paths = append(paths, filepath.Join(dir, "data/int32_with_null_pages.parquet"))
+	} else {
+		t.Logf("the shared corpus is not at %s: int32_with_null_pages.parquet left out", dir)
+	}
 	for _, path := range paths {
 		r := openTest(t, path, filepath.Base(path))
 		wantCI, wantOI := referenceIndexes(t, path)
@@ -114,7 +119,7 @@ func TestPageIndexesMatchParquetGo(t *testing.T) {
 func TestNoPageIndex(t *testing.T) {
 	crafted := filepath.Join(t.TempDir(), "crafted.parquet")
 	writeCrafted(t, crafted, spanRows(300, 1), craftOptions{rowsPerGroup: 100, pageEntries: 64})
-	for _, path := range []string{crafted, filepath.Join(testdataDir, "data/alltypes_plain.parquet")} {
+	for _, path := range []string{crafted, testutil.ParquetTestingFile(t, "data/alltypes_plain.parquet")} {
 		r := openTest(t, path, filepath.Base(path))
 		for rg := range r.NumRowGroups() {
 			for c := range r.Leaves() {

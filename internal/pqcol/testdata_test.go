@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,9 +17,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
+	"github.com/rowflow/rowflow/internal/testutil"
 )
-
-const testdataDir = "/work/shared/testdata/parquet-testing"
 
 // outcome is what reading a test file must give.
 type outcome int
@@ -226,28 +226,34 @@ func checkOutcome(t *testing.T, name string, o outcome, column string, err error
 	}
 }
 
+// TestParquetTestingData reads the files of parquet-testing/data: those
+// parquet-go ships in its testdata everywhere, the others when the shared
+// corpus is there.
 func TestParquetTestingData(t *testing.T) {
-	dir := filepath.Join(testdataDir, "data")
-	names := listParquet(t, dir)
-	checkTable(t, names, dataFiles)
-	for _, name := range names {
-		o, ok := dataFiles[name]
-		if !ok {
-			continue
-		}
+	for _, name := range slices.Sorted(maps.Keys(dataFiles)) {
 		t.Run(name, func(t *testing.T) {
-			cols, r, err := readWithDeadline(t, filepath.Join(dir, name))
+			path := testutil.ParquetTestingFile(t, "data/"+name)
+			o := dataFiles[name]
+			cols, r, err := readWithDeadline(t, path)
 			checkOutcome(t, name, o, "", err)
 			if o != matches {
 				return
 			}
 			compareWithParquetGo(t, r, cols)
 			checkFileRanges(t, r, cols)
-			if csvPath := strings.TrimSuffix(filepath.Join(dir, name), ".parquet") + "_expect.csv"; fileExists(csvPath) {
+			if csvPath := strings.TrimSuffix(path, ".parquet") + "_expect.csv"; fileExists(csvPath) {
 				compareWithCSV(t, r, cols, csvPath)
 			}
 		})
 	}
+}
+
+// TestParquetTestingTables checks that the tables of outcomes name exactly
+// the files of the shared corpus.
+func TestParquetTestingTables(t *testing.T) {
+	dir := testutil.SharedCorpus(t)
+	checkTable(t, listParquet(t, filepath.Join(dir, "data")), dataFiles)
+	checkTable(t, listParquet(t, filepath.Join(dir, "bad_data")), badFiles)
 }
 
 func fileExists(path string) bool {
@@ -333,9 +339,8 @@ func renderPlain(leaf Leaf, col flat) []string {
 }
 
 func TestParquetTestingBadData(t *testing.T) {
-	dir := filepath.Join(testdataDir, "bad_data")
+	dir := filepath.Join(testutil.SharedCorpus(t), "bad_data")
 	names := listParquet(t, dir)
-	checkTable(t, names, badFiles)
 	for _, name := range names {
 		want, ok := badFiles[name]
 		if !ok {
@@ -351,11 +356,11 @@ func TestParquetTestingBadData(t *testing.T) {
 	}
 }
 
-// TestDecompressionBomb reads a 4 KB file whose pages decompress to 1 GiB
-// each: with the default limit it fails before decompressing anything,
-// quickly and with little memory.
+// TestDecompressionBomb reads a 4 KB file of the shared corpus whose pages
+// decompress to 1 GiB each: with the default limit it fails before
+// decompressing anything, quickly and with little memory.
 func TestDecompressionBomb(t *testing.T) {
-	path := filepath.Join(testdataDir, "data", "large_string_map.brotli.parquet")
+	path := testutil.ParquetTestingFile(t, "data/large_string_map.brotli.parquet")
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	_, _, err := readWithDeadline(t, path)
@@ -372,9 +377,13 @@ func TestDecompressionBomb(t *testing.T) {
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32<<20 {
 		t.Fatalf("allocated %d bytes before failing", alloc)
 	}
-	// A limit below a page's declared size fails the same way on an
-	// ordinary file, and above it the file reads.
-	small := filepath.Join(testdataDir, "data", "alltypes_plain.parquet")
+}
+
+// TestMaxPageSize: a limit below a page's declared size fails the way a
+// decompression bomb does, on an ordinary file, and above it the file
+// reads.
+func TestMaxPageSize(t *testing.T) {
+	small := testutil.ParquetTestingFile(t, "data/alltypes_plain.parquet")
 	if _, _, err := readWithDeadline(t, small, MaxPageSize(16)); !errors.Is(err, ErrPageTooLarge) {
 		t.Fatalf("MaxPageSize(16): got %v, want ErrPageTooLarge", err)
 	}
@@ -389,7 +398,7 @@ func TestDecompressionBomb(t *testing.T) {
 // TestEmptyDataPageV2 checks the one row of datapage_v2_empty_datapage: a
 // null FLOAT in a data page v2 whose values section is empty.
 func TestEmptyDataPageV2(t *testing.T) {
-	cols, r, err := readWithDeadline(t, filepath.Join(testdataDir, "data", "datapage_v2_empty_datapage.snappy.parquet"))
+	cols, r, err := readWithDeadline(t, testutil.ParquetTestingFile(t, "data/datapage_v2_empty_datapage.snappy.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -407,7 +416,7 @@ func TestEmptyDataPageV2(t *testing.T) {
 // a UUID, they are distinct, the first is the one other readers report, and
 // the smallest and largest equal the page statistics' min and max.
 func TestLZ4RawLarger(t *testing.T) {
-	cols, r, err := readWithDeadline(t, filepath.Join(testdataDir, "data", "lz4_raw_compressed_larger.parquet"))
+	cols, r, err := readWithDeadline(t, testutil.ParquetTestingFile(t, "data/lz4_raw_compressed_larger.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -436,7 +445,7 @@ func TestLZ4RawLarger(t *testing.T) {
 // TestBitWidthZeroIndexes checks ARROW-GH-43605: a one-value dictionary
 // whose indexes are a bit-packed run of width 0 decodes to that value.
 func TestBitWidthZeroIndexes(t *testing.T) {
-	cols, _, err := readWithDeadline(t, filepath.Join(testdataDir, "bad_data", "ARROW-GH-43605.parquet"))
+	cols, _, err := readWithDeadline(t, testutil.ParquetTestingFile(t, "bad_data/ARROW-GH-43605.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}

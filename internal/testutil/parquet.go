@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -57,6 +58,28 @@ func ReadParquet[T any](t testing.TB, path string) []T {
 		if err != nil && n < len(out) {
 			t.Fatalf("reading %s: %d of %d rows: %v", path, n, len(out), err)
 		}
+	}
+	return out
+}
+
+// CorruptPages returns a copy of the Parquet file data with the last byte
+// of the first column chunk of every row group flipped: a byte of page
+// data, which the page's CRC (parquet-go writes one for every page) no
+// longer matches. The footer is untouched, so the file still opens.
+func CorruptPages(t testing.TB, data []byte) []byte {
+	t.Helper()
+	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		t.Fatalf("opening the file to corrupt: %v", err)
+	}
+	out := bytes.Clone(data)
+	for _, rg := range f.Metadata().RowGroups {
+		md := rg.Columns[0].MetaData
+		start := md.DataPageOffset
+		if md.DictionaryPageOffset > 0 && md.DictionaryPageOffset < start {
+			start = md.DictionaryPageOffset
+		}
+		out[start+md.TotalCompressedSize-1] ^= 0xff
 	}
 	return out
 }

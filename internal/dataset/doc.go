@@ -127,15 +127,15 @@
 //
 // # Random streams
 //
-// All randomness comes from PCG-XSH-RR 64/32 streams of
-// github.com/dgryski/go-pcgr, one per (seed, epoch, purpose). With γ =
-// 0x9e3779b97f4a7c15, mix64 the SplitMix64 finaliser and arithmetic
-// modulo 2^64:
+// All randomness comes from PCG-XSH-RR 64/32 streams (internal/pcg, the
+// same streams as github.com/dgryski/go-pcgr's New and Next), one per
+// (seed, epoch, purpose). With γ = 0x9e3779b97f4a7c15, mix64 the SplitMix64
+// finaliser and arithmetic modulo 2^64:
 //
 //	k     = mix64(mix64(seed + γ) ^ (epoch + 2γ))
 //	state = mix64(k ^ (purpose + 3γ))
 //	seq   = mix64(k ^ (purpose + 4γ))
-//	rng   = pcgr.New(int64(state), int64(seq))
+//	rng   = pcg.New(state, seq)
 //
 // The purposes are 1 for the order of files (ShuffleWindow k > 0), 2 for
 // the choices of the shuffle buffer (k > 0) and 3 for the permutation of

@@ -3,7 +3,7 @@ package dataset
 import (
 	"math/bits"
 
-	pcgr "github.com/dgryski/go-pcgr"
+	"github.com/rowflow/rowflow/internal/pcg"
 )
 
 // Purposes of the random streams of a plan. Each (seed, epoch, purpose)
@@ -29,7 +29,7 @@ func mix64(z uint64) uint64 {
 // stream is a PCG-XSH-RR 64/32 stream in which every decision consumes
 // exactly two outputs, so that decision d starts at output 2d.
 type stream struct {
-	r pcgr.Rand
+	r pcg.Rand
 }
 
 // newStream returns the stream for (seed, epoch, purpose):
@@ -37,14 +37,14 @@ type stream struct {
 //	k     = mix64(mix64(seed + γ) ^ (epoch + 2γ))
 //	state = mix64(k ^ (purpose + 3γ))
 //	seq   = mix64(k ^ (purpose + 4γ))
-//	r     = pcgr.New(int64(state), int64(seq))
+//	r     = pcg.New(state, seq)
 //
 // where γ is 0x9e3779b97f4a7c15 and arithmetic wraps modulo 2^64.
 func newStream(seed uint64, epoch int64, purpose uint64) *stream {
 	k := mix64(mix64(seed+golden) ^ (uint64(epoch) + 2*golden))
 	state := mix64(k ^ (purpose + 3*golden))
 	seq := mix64(k ^ (purpose + 4*golden))
-	return &stream{r: pcgr.New(int64(state), int64(seq))}
+	return &stream{r: pcg.New(state, seq)}
 }
 
 // intn returns a number in [0, n) from the next two outputs x1, x2 of the

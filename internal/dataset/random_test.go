@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	pcgr "github.com/dgryski/go-pcgr"
+	"github.com/rowflow/rowflow/internal/pcg"
 )
 
 // TestStreamDerivation recomputes a stream from the formula in the package
@@ -15,7 +15,7 @@ func TestStreamDerivation(t *testing.T) {
 	k := mix64(mix64(seed+g) ^ (uint64(epoch) + 2*g))
 	state := mix64(k ^ (purpose + 3*g))
 	seq := mix64(k ^ (purpose + 4*g))
-	want := pcgr.New(int64(state), int64(seq))
+	want := pcg.New(state, seq)
 	got := newStream(seed, epoch, purpose)
 	for i := range 10 {
 		if a, b := got.r.Next(), want.Next(); a != b {

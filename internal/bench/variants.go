@@ -76,6 +76,10 @@ func variants(part int) []variant {
 			run: rf(func(p *flow.Pipeline) *flow.Pipeline { return fused(p, 2) })},
 		{name: "rowflow-p1", desc: "source, map and filter on one goroutine (Parallel(1))",
 			run: rf(func(p *flow.Pipeline) *flow.Pipeline { return fused(p, 1) })},
+		{name: "rowflow-chunks", desc: "as rowflow, with the chunk-level MapChunks and FilterChunks: one call per 1024-value chunk",
+			run: rf(func(p *flow.Pipeline) *flow.Pipeline {
+				return p.Via(operators.MapChunks(userMapChunk)).Parallel(2).Via(operators.FilterChunks(userKeepChunk)).Parallel(2)
+			})},
 		{name: nameHand, desc: "(b) hand-written: 1024-value chunks over channels, 2 workers, map and filter inlined", run: runHand},
 		{name: nameHandFuncs, desc: "(b') as (b), calling the map and filter through the same function values rowflow's stages get", run: runHandFuncs},
 		{name: nameGoStreams, desc: "(a) go-streams v0.13.0: NewMap and NewFilter at parallelism 2",
@@ -83,6 +87,25 @@ func variants(part int) []variant {
 		{name: nameLoop, desc: "(c) plain loop on one goroutine", run: runLoop},
 	}
 }
+
+// userMapChunk and userKeepChunk are the work as chunk-level functions.
+var (
+	userMapChunk = func(in, out []int64) error {
+		out = out[:len(in)]
+		for k, v := range in {
+			out[k] = triple(v)
+		}
+		return nil
+	}
+	userKeepChunk = func(vals []int64, kept []uint32) ([]uint32, error) {
+		for k, v := range vals {
+			if even(v) {
+				kept = append(kept, uint32(k))
+			}
+		}
+		return kept, nil
+	}
+)
 
 func mapStage() flow.Stage { return operators.Map(userMap) }
 

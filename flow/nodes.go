@@ -87,11 +87,18 @@ func (a srcAdapter[T]) outOps() typeOps { return opsOf[T]() }
 // partitions yields the source's partitions, attributing the source's own errors to the source.
 func (a srcAdapter[T]) partitions(ctx context.Context, env Env) iter.Seq2[srcPart, error] {
 	name := a.s.Info().Name
+	hi := EpochBatch(env.Epoch, 0) // see Pipeline.Epochs
 	return func(yield func(srcPart, error) bool) {
 		for p, err := range a.s.Partitions(ctx, env) {
 			if err != nil {
 				yield(srcPart{}, stageError(name, 0, false, err))
 				return
+			}
+			if env.Epoch > 0 {
+				if err := checkEpochBatch(name, env.Epoch, p.Batch); err != nil {
+					yield(srcPart{}, err)
+					return
+				}
 			}
 			read := func(ctx context.Context, head any) (err error) {
 				defer func() {
@@ -99,7 +106,7 @@ func (a srcAdapter[T]) partitions(ctx context.Context, env Env) iter.Seq2[srcPar
 						err = stageError(name, p.Batch, true, Recovered(r))
 					}
 				}()
-				out := &recordingOut[T]{next: head.(downstream[T])}
+				out := &recordingOut[T]{next: head.(downstream[T]), hi: hi}
 				err = p.Read(ctx, out)
 				switch {
 				case err == nil || err == out.err:
@@ -109,7 +116,7 @@ func (a srcAdapter[T]) partitions(ctx context.Context, env Env) iter.Seq2[srcPar
 				}
 				return stageError(name, p.Batch, true, err)
 			}
-			if !yield(srcPart{p.Batch, read}, nil) {
+			if !yield(srcPart{p.Batch | hi, read}, nil) {
 				return
 			}
 		}
@@ -121,6 +128,7 @@ func (a srcAdapter[T]) partitions(ctx context.Context, env Env) iter.Seq2[srcPar
 type recordingOut[T any] struct {
 	next downstream[T]
 	err  error
+	hi   int64 // the epoch's bits of the batch numbers
 }
 
 // Push checks ctx before every chunk: in a fused chain with no channel
@@ -131,6 +139,7 @@ func (o *recordingOut[T]) Push(ctx context.Context, c Chunk[T]) error {
 		o.err = err
 		return err
 	}
+	c.Batch |= o.hi
 	o.err = o.next.Push(ctx, c)
 	return o.err
 }

@@ -22,6 +22,9 @@ type Pipeline struct {
 	sink   srcSink
 	seed   uint64
 	err    error
+
+	epochs      int64 // 0 means 1; see Epochs
+	rank, world int   // see WithRank; world 0 means 1
 }
 
 type step struct {
@@ -219,12 +222,14 @@ func (p *Pipeline) start(ctx context.Context, r *runner, env Env, next any) {
 			unordered = unordered || s.unordered
 		}
 		withSource := begin == 0 && p.stages[0].op == nil
-		ops := p.stages[begin:end]
+		first := begin // the position of ops[0]
 		if withSource {
-			ops = ops[1:]
+			first++
 		}
+		ops := p.stages[first:end]
 		chain := func(env Env, terminal any) any {
 			for i := len(ops) - 1; i >= 0; i-- {
+				env.Position = first + i
 				terminal = ops[i].op.link(env, terminal)
 			}
 			return terminal
@@ -266,7 +271,7 @@ func stepOut(p *Pipeline, i int) (Info, typeOps) {
 
 func (p *Pipeline) startSerialSource(ctx context.Context, r *runner, env Env, head any) {
 	r.goroutine(ctx, func() error {
-		for part, err := range p.src.partitions(ctx, env) {
+		for part, err := range p.partitions(ctx, env) {
 			if err != nil {
 				return err
 			}
@@ -283,7 +288,7 @@ func (p *Pipeline) startSerialSource(ctx context.Context, r *runner, env Env, he
 
 func (p *Pipeline) startParallelSource(ctx context.Context, r *runner, env Env, g *group) {
 	r.goroutine(ctx, func() error {
-		for part, err := range p.src.partitions(ctx, env) {
+		for part, err := range p.partitions(ctx, env) {
 			if err != nil {
 				return err
 			}
@@ -311,5 +316,13 @@ func (p *Pipeline) env() Env {
 	if p.sink.n != nil {
 		fmt.Fprintf(h, "sink %q %v\n", p.sink.n.info().Name, p.sink.n.inOps().typ())
 	}
-	return Env{Seed: p.seed, Fingerprint: hex.EncodeToString(h.Sum(nil)[:16])}
+	env := Env{Seed: p.seed, Rank: p.rank, World: max(p.world, 1)}
+	if n := p.epochCount(); n != 1 {
+		fmt.Fprintf(h, "epochs %d\n", n)
+	}
+	if env.World != 1 {
+		fmt.Fprintf(h, "rank %d of %d\n", env.Rank, env.World)
+	}
+	env.Fingerprint = hex.EncodeToString(h.Sum(nil)[:16])
+	return env
 }

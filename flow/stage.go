@@ -24,6 +24,20 @@ type Env struct {
 	// parallelism, and it cannot see inside user functions: two pipelines
 	// that differ only in a Map's function share a fingerprint.
 	Fingerprint string
+	// Epoch is the epoch being planned: a source's Partitions sees each
+	// epoch of the run in turn (see [Pipeline.Epochs]). Stages are made
+	// once per run and see its first epoch, 0; they tell the epoch of an
+	// item from its batch number with [EpochOf].
+	Epoch int64
+	// Rank and World are this process's rank and the number of processes
+	// that run the pipeline together (see [Pipeline.WithRank]): 0 and 1
+	// unless set.
+	Rank, World int
+	// Position is the stage's position in the pipeline: 0 for the source,
+	// k for the k-th stage added with Via. Stages that draw random choices
+	// mix it into their streams, so that two such stages of one pipeline
+	// draw differently.
+	Position int
 }
 
 // Info describes a stage to the runtime and in errors.

@@ -1,0 +1,131 @@
+package flow
+
+import (
+	"context"
+	"fmt"
+	"iter"
+)
+
+// # Epochs
+//
+// A run reads its source once per epoch. Epochs are numbered from 0; the
+// source is planned again for every epoch with the epoch in its [Env], so a
+// source or stage that draws random choices from (seed, epoch, …) reshuffles
+// every epoch. Within epoch e, a source's batch numbers lie in [0, 2^32)
+// and the run carries them as EpochBatch(e, b): batch numbers keep
+// increasing from one epoch to the next, and [EpochOf] tells which epoch an
+// item belongs to.
+
+// EpochBits is the number of low bits of a batch number that number the
+// partitions of one epoch; the bits above them hold the epoch.
+const EpochBits = 32
+
+// MaxEpochs is the largest number of epochs a run can have: the epoch of a
+// batch number is below 2^31.
+const MaxEpochs = 1<<(63-EpochBits) - 1
+
+// Forever, given to [Pipeline.Epochs], repeats the source until the
+// stream is ended downstream (by operators.Take, say) or the run is
+// cancelled.
+const Forever = -1
+
+// EpochBatch returns the batch number of partition b (0 <= b < 2^32) of
+// epoch e.
+func EpochBatch(e, b int64) int64 { return e<<EpochBits | b }
+
+// EpochOf returns the epoch a batch number belongs to.
+func EpochOf(batch int64) int64 { return batch >> EpochBits }
+
+// PartitionOf returns a batch number's partition number within its epoch.
+func PartitionOf(batch int64) int64 { return batch & (1<<EpochBits - 1) }
+
+// Epochs makes a run read its source n times, each time planned anew with
+// the epoch number in the source's [Env]; n is [Forever] (or any negative
+// number) for no end. The default is 1. An epoch in which the source yields
+// no partition ends the run, so an empty source repeated forever ends too.
+//
+// Within an epoch a source's batch numbers must lie in [0, 2^32); a run of
+// more than one epoch fails with an error naming the source otherwise.
+// n = 0 is an error.
+func (p *Pipeline) Epochs(n int64) *Pipeline {
+	if p.err != nil {
+		return p
+	}
+	switch {
+	case n == 0:
+		return p.fail(fmt.Errorf("flow: Epochs(0): want at least 1, or Forever"))
+	case n > MaxEpochs:
+		return p.fail(fmt.Errorf("flow: Epochs(%d): at most %d", n, int64(MaxEpochs)))
+	case n < 0:
+		n = Forever
+	}
+	q := p.clone()
+	q.epochs = n
+	return q
+}
+
+// WithRank sets the rank and the world size that every source and stage
+// sees in its [Env]: this process is rank of world (0 <= rank < world).
+// Sources that split their input across processes read them. The default
+// is rank 0 of 1.
+func (p *Pipeline) WithRank(rank, world int) *Pipeline {
+	if p.err != nil {
+		return p
+	}
+	if world < 1 || rank < 0 || rank >= world {
+		return p.fail(fmt.Errorf("flow: WithRank(%d, %d): need 0 <= rank < world", rank, world))
+	}
+	q := p.clone()
+	q.rank, q.world = rank, world
+	return q
+}
+
+// epochCount returns the number of epochs of a run, Forever for no end.
+func (p *Pipeline) epochCount() int64 {
+	if p.epochs == 0 {
+		return 1
+	}
+	return p.epochs
+}
+
+// partitions yields the source's partitions of every epoch of a run, each
+// epoch planned with its number in env, with batch numbers carrying the
+// epoch.
+func (p *Pipeline) partitions(ctx context.Context, env Env) iter.Seq2[srcPart, error] {
+	return func(yield func(srcPart, error) bool) {
+		n := p.epochCount()
+		for e := env.Epoch; n == Forever || e < env.Epoch+n; e++ {
+			if e > MaxEpochs {
+				yield(srcPart{}, fmt.Errorf("flow: epoch %d exceeds the limit %d", e, int64(MaxEpochs)))
+				return
+			}
+			epochEnv := env
+			epochEnv.Epoch = e
+			some := false
+			for part, err := range p.src.partitions(ctx, epochEnv) {
+				if err == nil && n != 1 && e == 0 {
+					// Later epochs are checked as they are numbered.
+					err = checkEpochBatch(p.src.info().Name, 0, part.batch)
+				}
+				some = true
+				if !yield(part, err) || err != nil {
+					return
+				}
+			}
+			if !some {
+				return
+			}
+		}
+	}
+}
+
+// checkEpochBatch checks that a source numbered partition b of epoch e
+// within one epoch's range.
+func checkEpochBatch(source string, e, b int64) error {
+	if b >= 0 && b < 1<<EpochBits {
+		return nil
+	}
+	return stageError(source, b, true, fmt.Errorf(
+		"flow: batch number %d of epoch %d is outside [0, 2^%d): a source repeated by Epochs numbers the partitions of one epoch",
+		b, e, EpochBits))
+}

@@ -1,0 +1,29 @@
+package flow_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/sources"
+)
+
+// Epochs reads the source again for every epoch; batch numbers carry the
+// epoch.
+func ExamplePipeline_Epochs() {
+	p := flow.From(sources.Slice([]string{"a", "b", "c"}, sources.PartitionSize(2))).Epochs(2)
+	for it, err := range flow.Items[string](context.Background(), p) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(it.Value, "epoch", flow.EpochOf(it.Batch), "partition", flow.PartitionOf(it.Batch))
+	}
+	// Output:
+	// a epoch 0 partition 0
+	// b epoch 0 partition 0
+	// c epoch 0 partition 1
+	// a epoch 1 partition 0
+	// b epoch 1 partition 0
+	// c epoch 1 partition 1
+}

@@ -1,0 +1,202 @@
+package operators
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/rowid"
+)
+
+// BucketByLength returns a stage that batches rows of similar length
+// together, as tf.data's bucket_by_sequence_length and fairseq2's
+// bucket_by_length do, so that padded batches waste little. length gives
+// a row's length (its token count, say).
+//
+// [Buckets] sets the bucket boundaries and a batch size per bucket: a row
+// of length l goes to the first bucket whose boundary exceeds l, or to
+// the last bucket. [TokenBudget] caps a batch's padded size instead, or as
+// well: a bucket is emitted before a row would make rows × longest row
+// exceed the budget (a row longer than the budget makes a batch of its
+// own). One of the two is required. A bucket is emitted, as one item whose
+// value is a [Rows], as soon as it is full, so the output order depends on
+// the serial input order only.
+//
+// When the stream ends, the partly filled buckets are emitted in the
+// order of their oldest rows (KeepRemainder, the default), dropped
+// (DropRemainder) or padded to their bucket's batch size (PadRemainder,
+// with Buckets only); see [LastBatch]. Batch IDs follow [Rows]. The stage
+// is serial; its output partitions hold [PartitionItems] batches (default
+// 16). Memory is the rows held in the buckets: at most the sum of the
+// batch sizes, or the budget per bucket.
+//
+// To be resumed, the stage needs, per bucket, the [Mark] of its oldest
+// row: on replay from the oldest of these marks, a row is in the bucket
+// exactly when it is not before its bucket's mark.
+func BucketByLength[T any](length func(T) int, opts ...BucketOption) flow.Stage {
+	op := &bucketOp[T]{length: length, cfg: shapeConfig{name: "bucket-by-length", perPart: 16}}
+	op.err = op.check(configure(&op.cfg, opts))
+	return flow.NewStage[T, Rows[T]](op)
+}
+
+func (b *bucketOp[T]) check(err error) error {
+	switch c := &b.cfg; {
+	case err != nil:
+		return err
+	case c.sizes == nil && c.budget == 0:
+		return fmt.Errorf("operators: %s: needs Buckets or TokenBudget", c.name)
+	case c.last == PadRemainder && c.sizes == nil:
+		return fmt.Errorf("operators: %s: LastBatch(PadRemainder) needs Buckets to know the batch size", c.name)
+	}
+	return nil
+}
+
+// bucketOpt is taken by BucketByLength.
+type bucketOpt struct{ option }
+
+func (bucketOpt) bucketOption() {}
+
+// Buckets sets the bucket boundaries, increasing, and the batch size of
+// each bucket: len(batchSizes) must be len(boundaries)+1. Bucket i holds
+// rows with boundaries[i-1] <= length < boundaries[i]; the last bucket
+// holds the longer rows.
+func Buckets(boundaries []int, batchSizes []int) BucketOption {
+	return bucketOpt{option{"Buckets", func(c *shapeConfig) error {
+		if len(batchSizes) != len(boundaries)+1 {
+			return fmt.Errorf("Buckets: %d boundaries need %d batch sizes, got %d", len(boundaries), len(boundaries)+1, len(batchSizes))
+		}
+		for i := 1; i < len(boundaries); i++ {
+			if boundaries[i] <= boundaries[i-1] {
+				return fmt.Errorf("Buckets: boundaries %v do not increase", boundaries)
+			}
+		}
+		for _, s := range batchSizes {
+			if s < 1 {
+				return fmt.Errorf("Buckets: batch size %d is less than 1", s)
+			}
+		}
+		c.bounds, c.sizes = slices.Clone(boundaries), slices.Clone(batchSizes)
+		return nil
+	}}}
+}
+
+// TokenBudget caps each batch at tokens padded tokens: its rows times its
+// longest row.
+func TokenBudget(tokens int) BucketOption {
+	return bucketOpt{option{"TokenBudget", func(c *shapeConfig) error {
+		if tokens < 1 {
+			return fmt.Errorf("TokenBudget(%d): must be at least 1", tokens)
+		}
+		c.budget = tokens
+		return nil
+	}}}
+}
+
+type bucketOp[T any] struct {
+	length func(T) int
+	cfg    shapeConfig
+	err    error
+}
+
+func (b *bucketOp[T]) Info() flow.Info {
+	return flow.Info{Name: b.cfg.name, Serial: "it groups rows across partitions"}
+}
+
+// Err reports a bad option.
+func (b *bucketOp[T]) Err() error { return b.err }
+
+func (b *bucketOp[T]) NewProcessor(flow.Env) flow.Processor[T, Rows[T]] {
+	if b.err != nil {
+		return failed[T, Rows[T]]{b.err}
+	}
+	return &bucketProc[T]{op: b, base: rowid.FromString(b.cfg.name),
+		buckets: make([]bucket[T], len(b.cfg.bounds)+1), out: outParts[Rows[T]]{per: b.cfg.perPart}}
+}
+
+// bucket is one bucket's pending batch.
+type bucket[T any] struct {
+	rows    Rows[T]
+	longest int
+	oldest  Mark
+}
+
+type bucketProc[T any] struct {
+	op      *bucketOp[T]
+	base    rowid.ID
+	in      inCursor
+	buckets []bucket[T]
+	out     outParts[Rows[T]]
+}
+
+// index returns the bucket of a row of length l.
+func (p *bucketProc[T]) index(l int) int {
+	i, _ := slices.BinarySearch(p.op.cfg.bounds, l+1)
+	return i
+}
+
+func (p *bucketProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[Rows[T]]) (err error) {
+	defer c.Release()
+	at := p.in.at(c.Batch)
+	k := 0
+	defer guard(&c, &k, &err)
+	for ; k < len(c.Values); k++ {
+		v := c.Values[k]
+		l := p.op.length(v)
+		b := &p.buckets[p.index(l)]
+		if budget := p.op.cfg.budget; budget > 0 && len(b.rows.Values) > 0 && (len(b.rows.Values)+1)*max(b.longest, l) > budget {
+			if err := p.emit(ctx, out, b); err != nil {
+				return err
+			}
+		}
+		if len(b.rows.Values) == 0 {
+			b.oldest = Mark{Part: at.Part, Row: at.Row + int64(k)}
+		}
+		b.rows.Values = append(b.rows.Values, v)
+		b.rows.IDs = append(b.rows.IDs, c.IDs.At(k))
+		b.longest = max(b.longest, l)
+		if p.op.cfg.sizes != nil && len(b.rows.Values) == p.op.cfg.sizes[p.index(l)] {
+			if err := p.emit(ctx, out, b); err != nil {
+				return err
+			}
+		}
+	}
+	p.in.advance(len(c.Values))
+	return p.out.sync(ctx, out)
+}
+
+func (p *bucketProc[T]) emit(ctx context.Context, out flow.Emitter[Rows[T]], b *bucket[T]) error {
+	r := b.rows
+	*b = bucket[T]{}
+	return p.out.put(ctx, out, r, fold(p.base, r.IDs[:len(r.IDs)-r.Padding]))
+}
+
+func (p *bucketProc[T]) Flush(ctx context.Context, out flow.Emitter[Rows[T]]) error {
+	var left []int
+	for i := range p.buckets {
+		if len(p.buckets[i].rows.Values) > 0 {
+			left = append(left, i)
+		}
+	}
+	slices.SortFunc(left, func(i, j int) int {
+		if p.buckets[i].oldest.less(p.buckets[j].oldest) {
+			return -1
+		}
+		return 1
+	})
+	for _, i := range left {
+		b := &p.buckets[i]
+		switch p.op.cfg.last {
+		case DropRemainder:
+			continue
+		case PadRemainder:
+			b.rows.Padding = p.op.cfg.sizes[i] - len(b.rows.Values)
+			b.rows.Values = append(b.rows.Values, make([]T, b.rows.Padding)...)
+			b.rows.IDs = append(b.rows.IDs, make([]rowid.ID, b.rows.Padding)...)
+		}
+		if err := p.emit(ctx, out, b); err != nil {
+			return err
+		}
+	}
+	return p.out.finish(ctx, out)
+}

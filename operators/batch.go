@@ -85,6 +85,9 @@ type batchProc[T any] struct {
 
 func (p *batchProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[Rows[T]]) error {
 	defer c.Release()
+	if err := epochStart(ctx, p, &p.out, out, c.Batch); err != nil {
+		return err
+	}
 	at := p.in.at(c.Batch)
 	n := p.op.n
 	for k := 0; k < len(c.Values); {
@@ -113,6 +116,10 @@ func (p *batchProc[T]) emit(ctx context.Context, out flow.Emitter[Rows[T]]) erro
 }
 
 func (p *batchProc[T]) Flush(ctx context.Context, out flow.Emitter[Rows[T]]) error {
+	return flush(ctx, p, &p.out, out)
+}
+
+func (p *batchProc[T]) end(ctx context.Context, out flow.Emitter[Rows[T]]) error {
 	if len(p.cur.Values) > 0 {
 		switch p.op.cfg.last {
 		case DropRemainder:
@@ -123,10 +130,8 @@ func (p *batchProc[T]) Flush(ctx context.Context, out flow.Emitter[Rows[T]]) err
 			p.cur.IDs = append(p.cur.IDs, make([]rowid.ID, p.cur.Padding)...)
 			fallthrough
 		default:
-			if err := p.emit(ctx, out); err != nil {
-				return err
-			}
+			return p.emit(ctx, out)
 		}
 	}
-	return p.out.finish(ctx, out)
+	return nil
 }

@@ -115,3 +115,25 @@ func TestBatchBadOptions(t *testing.T) {
 		t.Error("Batch on 2 workers: no error")
 	}
 }
+
+func TestBatchEpochs(t *testing.T) {
+	const rows, size = 100, 32
+	vals, ids := make([]int64, rows), make([]rowid.ID, rows)
+	for i := range vals {
+		vals[i], ids[i] = int64(i), sourceID(int64(i))
+	}
+	// Each epoch is batched on its own: its last batch is dropped, and its
+	// output partitions are numbered within the epoch.
+	one := batchSerial(vals, ids, size, 2, operators.DropRemainder)
+	var want []flow.Item[operators.Rows[int64]]
+	for e := range int64(3) {
+		for _, it := range one {
+			it.Batch = flow.EpochBatch(e, it.Batch)
+			want = append(want, it)
+		}
+	}
+	shapeVariants(t, want, func(n int) *flow.Pipeline {
+		return flow.From(source(rows, 16, 8)).Parallel(n).Epochs(3).
+			Via(operators.Batch[int64](size, operators.LastBatch(operators.DropRemainder), operators.PartitionItems(2)))
+	})
+}

@@ -137,6 +137,9 @@ func (p *bucketProc[T]) index(l int) int {
 
 func (p *bucketProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[Rows[T]]) (err error) {
 	defer c.Release()
+	if err := epochStart(ctx, p, &p.out, out, c.Batch); err != nil {
+		return err
+	}
 	at := p.in.at(c.Batch)
 	k := 0
 	defer guard(&c, &k, &err)
@@ -172,6 +175,10 @@ func (p *bucketProc[T]) emit(ctx context.Context, out flow.Emitter[Rows[T]], b *
 }
 
 func (p *bucketProc[T]) Flush(ctx context.Context, out flow.Emitter[Rows[T]]) error {
+	return flush(ctx, p, &p.out, out)
+}
+
+func (p *bucketProc[T]) end(ctx context.Context, out flow.Emitter[Rows[T]]) error {
 	var left []int
 	for i := range p.buckets {
 		if len(p.buckets[i].rows.Values) > 0 {
@@ -188,6 +195,7 @@ func (p *bucketProc[T]) Flush(ctx context.Context, out flow.Emitter[Rows[T]]) er
 		b := &p.buckets[i]
 		switch p.op.cfg.last {
 		case DropRemainder:
+			*b = bucket[T]{}
 			continue
 		case PadRemainder:
 			b.rows.Padding = p.op.cfg.sizes[i] - len(b.rows.Values)
@@ -198,5 +206,5 @@ func (p *bucketProc[T]) Flush(ctx context.Context, out flow.Emitter[Rows[T]]) er
 			return err
 		}
 	}
-	return p.out.finish(ctx, out)
+	return nil
 }

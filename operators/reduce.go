@@ -91,6 +91,9 @@ type reduceProc[T, Out any] struct {
 
 func (p *reduceProc[T, Out]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[Out]) (err error) {
 	defer c.Release()
+	if err := epochStart(ctx, p, &p.out, out, c.Batch); err != nil {
+		return err
+	}
 	at := p.in.at(c.Batch)
 	k := 0
 	defer guard(&c, &k, &err)
@@ -129,10 +132,14 @@ func (p *reduceProc[T, Out]) emit(ctx context.Context, out flow.Emitter[Out]) er
 }
 
 func (p *reduceProc[T, Out]) Flush(ctx context.Context, out flow.Emitter[Out]) error {
+	return flush(ctx, p, &p.out, out)
+}
+
+func (p *reduceProc[T, Out]) end(ctx context.Context, out flow.Emitter[Out]) error {
 	if p.n > 0 && p.op.cfg.last != DropRemainder {
-		if err := p.emit(ctx, out); err != nil {
-			return err
-		}
+		return p.emit(ctx, out)
 	}
-	return p.out.finish(ctx, out)
+	var zero Out
+	p.acc, p.id, p.n = zero, p.base, 0
+	return nil
 }

@@ -11,8 +11,11 @@ import (
 // TableBucket) keep state across partitions, so they are serial: they run
 // after the ordered merge and see the serial order. Their input partitions
 // vanish in their output; they number output partitions of their own,
-// 0, 1, 2, …, each of [PartitionItems] items, so that a Parallel stage can
-// follow them and the next merge restores their order.
+// 0, 1, 2, … within each epoch (flow.EpochBatch(e, k)), each of
+// [PartitionItems] items, so that a Parallel stage can follow them and the
+// next merge restores their order. Groups never span epochs: when the
+// first row of a new epoch arrives, the stage ends the previous epoch as
+// it ends the stream, by its [LastBatch] policy.
 
 // Mark is a position in a stage's input: row Row (counted from 0) of the
 // partition whose batch number is Part.
@@ -50,7 +53,8 @@ func (c *inCursor) advance(n int) { c.row += int64(n) }
 // end of each input chunk, so that nothing waits on the next input.
 type outParts[T any] struct {
 	per       int
-	part      int64 // the output partition being filled
+	epoch     int64
+	part      int64 // the output partition being filled, within the epoch
 	n         int   // items of it added so far
 	vals      []T
 	ids       []rowid.ID
@@ -72,7 +76,7 @@ func (o *outParts[T]) put(ctx context.Context, out flow.Emitter[T], v T, id rowi
 
 // push pushes the pending items, ending the partition if end.
 func (o *outParts[T]) push(ctx context.Context, out flow.Emitter[T], end bool) error {
-	c := flow.Chunk[T]{Batch: o.part, IDs: flow.ListIDs(o.ids), Values: o.vals, End: end}
+	c := flow.Chunk[T]{Batch: flow.EpochBatch(o.epoch, o.part), IDs: flow.ListIDs(o.ids), Values: o.vals, End: end}
 	o.delivered += int64(len(o.vals))
 	o.vals, o.ids = nil, nil
 	if end {
@@ -98,6 +102,44 @@ func (o *outParts[T]) finish(ctx context.Context, out flow.Emitter[T]) error {
 		return nil
 	}
 	return o.push(ctx, out, true)
+}
+
+// crosses reports whether the input batch belongs to a later epoch than
+// the output so far. The stage then ends the epoch and
+// calls [outParts.enter]; [epochStart] does both.
+func (o *outParts[T]) crosses(batch int64) bool { return flow.EpochOf(batch) > o.epoch }
+
+// enter starts numbering the output partitions of the input batch's
+// epoch. The last partition of the previous epoch must be finished.
+func (o *outParts[T]) enter(batch int64) { o.epoch, o.part, o.n = flow.EpochOf(batch), 0, 0 }
+
+// ender is a regrouping processor: end pushes what it holds at the end of
+// an epoch or of the stream, by its remainder policy.
+type ender[T any] interface {
+	end(ctx context.Context, out flow.Emitter[T]) error
+}
+
+// epochStart ends the previous epoch if batch starts a new one.
+func epochStart[T any](ctx context.Context, p ender[T], o *outParts[T], out flow.Emitter[T], batch int64) error {
+	if !o.crosses(batch) {
+		return nil
+	}
+	if err := p.end(ctx, out); err != nil {
+		return err
+	}
+	if err := o.finish(ctx, out); err != nil {
+		return err
+	}
+	o.enter(batch)
+	return nil
+}
+
+// flush ends the stream.
+func flush[T any](ctx context.Context, p ender[T], o *outParts[T], out flow.Emitter[T]) error {
+	if err := p.end(ctx, out); err != nil {
+		return err
+	}
+	return o.finish(ctx, out)
 }
 
 // fold returns the N:1 ID of a group: base combined with each member ID

@@ -228,7 +228,7 @@ func TestEncodeHook(t *testing.T) {
 		t.Fatalf("Encodable[hooked]: %v", err)
 	}
 	checkCases(t, []encCase{
-		{"value receiver", enc(hooked{s: "ab"}), "02" + "4142"},
+		{"value receiver", enc(hooked{s: "ab", f: func() {}}), "02" + "4142"},
 		{"case folded by the hook", enc(hooked{s: "AB"}), "024142"},
 		{"empty", enc(hooked{}), "00"},
 		{"pointer receiver", enc(ptrHooked{3}), "02" + "0303"},

@@ -150,7 +150,7 @@ func (p *Pipeline) To(s Sink) *Pipeline {
 		return p.fail(err)
 	}
 	q := p.clone()
-	q.sink = srcSink{s.n}
+	q.sink = srcSink(s)
 	return q
 }
 

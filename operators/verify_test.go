@@ -218,13 +218,12 @@ func TestMap(t *testing.T) {
 	const rows, part = 1000, 64
 	var want []flow.Item[string]
 	for i := range int64(rows) {
-		want = append(want, flow.Item[string]{Batch: i / part, ID: sourceID(i), Value: fmt.Sprint(i * i)})
+		want = append(want, flow.Item[string]{Batch: i / part, ID: sourceID(i), Value: fmt.Sprint(i*i, " ", spin(i%7))})
 	}
 	variants(t, want, func(n int) *flow.Pipeline {
 		return flow.From(source(rows, part, 10)).
 			Via(operators.Map(func(v int64) (string, error) {
-				spin(v % 7)
-				return fmt.Sprint(v * v), nil
+				return fmt.Sprint(v*v, " ", spin(v%7)), nil
 			})).Parallel(n)
 	})
 	// A map to the same type works in place.

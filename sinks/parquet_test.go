@@ -710,7 +710,7 @@ func TestParquetShardsBadOptions(t *testing.T) {
 			case "not a struct":
 				err = p.To(c.sink).Run(context.Background())
 			case "no columns":
-				err = flow.From(sources.Slice(make([]noTags, n))).To(c.sink).Run(context.Background())
+				err = flow.From(sources.Slice(slices.Repeat([]noTags{{x: 1}}, n))).To(c.sink).Run(context.Background())
 			case "rowid clash":
 				err = flow.From(sources.Slice(make([]clash, n))).To(c.sink).Run(context.Background())
 			default:

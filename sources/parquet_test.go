@@ -163,7 +163,7 @@ func TestParquetProjectionRenameTrace(t *testing.T) {
 	for _, it := range got {
 		rows := files[it.Value.File]
 		r := rows[it.Value.RowIdx]
-		if it.Value.Key != r.ID || it.Value.Text != r.Text || it.Value.Score != 0 || it.Value.Group != int(it.Value.RowIdx/128) {
+		if it.Value.Key != r.ID || it.Value.Text != r.Text || it.Value.Score != 0 || it.Value.private != 0 || it.Value.Group != int(it.Value.RowIdx/128) {
 			t.Fatalf("row %+v does not match file %s row %d: %+v", it.Value, it.Value.File, it.Value.RowIdx, r)
 		}
 		seen++

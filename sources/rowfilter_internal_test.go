@@ -20,7 +20,7 @@ func TestCmpIntFloatIsExact(t *testing.T) {
 		f    float64
 		want int
 	}{
-		{2, 2.5, -1}, {3, 2.5, 1}, {2, 2, 0}, {-2, -2.5, 1}, {-3, -2.5, -1}, {0, -0.0, 0},
+		{2, 2.5, -1}, {3, 2.5, 1}, {2, 2, 0}, {-2, -2.5, 1}, {-3, -2.5, -1}, {0, math.Copysign(0, -1), 0},
 		{math.MaxInt64, 0x1p63, -1}, {math.MinInt64, -0x1p63, 0}, {math.MinInt64, -0x1p64, 1},
 		{1<<53 + 1, 0x1p53, 1}, {1<<53 - 1, 0x1p53, -1}, // float64(v) would round these to 2^53
 		{5, math.Inf(1), -1}, {5, math.Inf(-1), 1},

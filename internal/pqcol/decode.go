@@ -331,6 +331,7 @@ func (d *decoder) appendPage(enc format.Encoding, values []byte, n, lo, hi int, 
 // values.
 func (d *decoder) appendValues(enc format.Encoding, values []byte, nonNull, skip, keep int, col *Column) error {
 	s := col.sink()
+	//lint:ignore SA1019 PLAIN_DICTIONARY is deprecated for writers; readers must still decode the files that use it.
 	if enc == format.RLEDictionary || enc == format.PlainDictionary {
 		if !d.dict.loaded {
 			return corruptf("a %s data page but the column chunk has no dictionary page", enc)

@@ -21,7 +21,7 @@ type ReduceOption interface{ reduceOption() }
 // [LastBatch], [PartitionItems], [Named].
 type BucketOption interface{ bucketOption() }
 
-// PackOption configures [Pack]: [Window], [Overlong], [PartitionItems],
+// PackOption configures [Pack]: [Window], [OverlongPolicy], [PartitionItems],
 // [Named].
 type PackOption interface{ packOption() }
 
@@ -189,6 +189,6 @@ const (
 	// SplitOverlong cuts it into pieces of the row length, each packed as
 	// a sequence of its own (the default).
 	SplitOverlong Overlong = iota
-	// DropOverlong drops it; [PackStats] counts what was dropped.
+	// DropOverlong drops it.
 	DropOverlong
 )

@@ -116,15 +116,15 @@ type seq[E Number] struct {
 }
 
 type packProc[E Number] struct {
-	op      *packOp[E]
-	base    rowid.ID
-	in      inCursor
-	window  []seq[E]
-	row     Packed[E]
-	used    int      // tokens of row filled
-	ids     []rowid.ID // the segments' IDs
-	held    []Mark   // marks of the row's segments
-	out     outParts[Packed[E]]
+	op     *packOp[E]
+	base   rowid.ID
+	in     inCursor
+	window []seq[E]
+	row    Packed[E]
+	used   int        // tokens of row filled
+	ids    []rowid.ID // the segments' IDs
+	held   []Mark     // marks of the row's segments
+	out    outParts[Packed[E]]
 }
 
 func (p *packProc[E]) Process(ctx context.Context, c flow.Chunk[[]E], out flow.Emitter[Packed[E]]) error {

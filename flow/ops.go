@@ -21,6 +21,7 @@ type typeOps interface {
 	merge(ctx context.Context, g *group, next any) error
 	newDispatcher(g *group) any
 	newChanOut(ch any) any
+	forward(ctx context.Context, ch any, next any) error
 }
 
 // terminal is the end of a worker's chain: it sends the chain's output to

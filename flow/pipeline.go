@@ -215,7 +215,7 @@ func (p *Pipeline) start(ctx context.Context, r *runner, env Env, next any) {
 	for end > 0 {
 		// The group is stages[begin:end]: equal parallelism, fused.
 		n, begin, unordered := p.stages[end-1].n, end-1, false
-		for begin > 0 && p.stages[begin-1].n == n {
+		for begin > 0 && p.stages[begin-1].n == n && p.stages[begin].op.info().Buffer == 0 {
 			begin--
 		}
 		for _, s := range p.stages[begin:end] {
@@ -236,6 +236,9 @@ func (p *Pipeline) start(ctx context.Context, r *runner, env Env, next any) {
 		}
 		if n == 1 {
 			next = chain(env, next)
+			if len(ops) > 0 && ops[0].op.info().Buffer > 0 {
+				next, ctx = startBuffer(ctx, r, ops[0].op, next)
+			}
 			if withSource {
 				p.startSerialSource(ctx, r, env, next)
 			}

@@ -48,6 +48,13 @@ type Info struct {
 	// partitions and so cannot run on several workers; asking such a stage
 	// for Parallel is an error that quotes this reason.
 	Serial string
+	// Buffer, when above 0, gives a stage on one worker a goroutine of its
+	// own that reads its input from a channel of Buffer chunks: the stages
+	// upstream run ahead of it, and of the stages fused after it, by up to
+	// Buffer chunks. It is how operators.Prefetch decouples a slow
+	// consumer from the work that feeds it. Stages on several workers
+	// ignore it.
+	Buffer int
 }
 
 // Source produces a stream. It is lazy: nothing is opened or read before

@@ -1,0 +1,53 @@
+package operators
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rowflow/rowflow/flow"
+)
+
+// Prefetch returns a stage that keeps up to n chunks ready ahead of what
+// follows it, so that the work upstream overlaps the work downstream: the
+// stages before it run on their own goroutine and fill a queue of n
+// chunks while the stages after it, and the sink, consume. Without it, a
+// serial pipeline does one then the other, and their times add up; with
+// it, the slower side sets the pace. Items pass unchanged.
+//
+// Memory grows by up to n chunks. Prefetch is serial (it is one queue in
+// front of one consumer); the stages before it may be parallel. n < 1 is
+// kept as the stage's error. It holds nothing that a resume needs: what
+// is in the queue is produced again.
+func Prefetch[T any](n int) flow.Stage {
+	op := prefetchOp[T]{n: n}
+	if n < 1 {
+		op.err = fmt.Errorf("operators: Prefetch(%d): must be at least 1", n)
+		op.n = 1
+	}
+	return flow.NewStage[T, T](op)
+}
+
+type prefetchOp[T any] struct {
+	n   int
+	err error
+}
+
+func (p prefetchOp[T]) Info() flow.Info {
+	return flow.Info{Name: "prefetch", Serial: "it is one queue in front of one consumer", Buffer: p.n}
+}
+
+// Err reports a bad size.
+func (p prefetchOp[T]) Err() error { return p.err }
+
+func (p prefetchOp[T]) NewProcessor(flow.Env) flow.Processor[T, T] {
+	if p.err != nil {
+		return failed[T, T]{p.err}
+	}
+	return prefetchProc[T]{}
+}
+
+type prefetchProc[T any] struct{ passThrough[T] }
+
+func (prefetchProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[T]) error {
+	return out.Push(ctx, c)
+}

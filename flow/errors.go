@@ -54,14 +54,27 @@ func ErrorAt[T any](c *Chunk[T], k int, err error) error {
 	return &RowError{Batch: c.Batch, ID: c.IDs.At(k), Err: err}
 }
 
-// PanicError is a panic in a stage, turned into an error.
+// PanicError is a panic in a stage or a user function, turned into an
+// error. Its message is one line, "panic: " and the panic value; the stack
+// of the goroutine that panicked is kept in Stack for those who want it:
+//
+//	var pe *flow.PanicError
+//	if errors.As(err, &pe) {
+//		log.Printf("%v\n%s", err, pe.Stack)
+//	}
 type PanicError struct {
-	Value any
-	Stack []byte
+	Value any    // the value given to panic
+	Stack []byte // the goroutine's stack where it was recovered, as [debug.Stack] formats it
 }
 
-func (e *PanicError) Error() string {
-	return fmt.Sprintf("panic: %v\n%s", e.Value, e.Stack)
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
+
+// Unwrap returns the panic value if it is an error (a runtime error, or an
+// error a function panicked with), so that [errors.Is] and [errors.As] see
+// it, and nil otherwise.
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
 }
 
 // Recovered turns a recovered panic value into a *PanicError with the

@@ -12,6 +12,7 @@ import (
 
 type opNode interface {
 	info() Info
+	buildErr() error
 	inOps() typeOps
 	outOps() typeOps
 	// link returns a downstream of the input type that runs a new
@@ -39,6 +40,15 @@ type sinkNode interface {
 	open(env Env) (head any, closeFn func(error) error)
 }
 
+// buildErr returns the error a source, operator or sink kept while it was
+// built (a bad option or argument), if it has a method Err() error.
+func buildErr(v any) error {
+	if e, ok := v.(interface{ Err() error }); ok {
+		return e.Err()
+	}
+	return nil
+}
+
 // Stage is an operator ready to be chained with [Pipeline.Via]. Make one
 // with [NewStage].
 type Stage struct{ n opNode }
@@ -51,6 +61,7 @@ func NewStage[In, Out any](op Operator[In, Out]) Stage {
 type opAdapter[In, Out any] struct{ op Operator[In, Out] }
 
 func (a opAdapter[In, Out]) info() Info      { return a.op.Info() }
+func (a opAdapter[In, Out]) buildErr() error { return buildErr(a.op) }
 func (a opAdapter[In, Out]) inOps() typeOps  { return opsOf[In]() }
 func (a opAdapter[In, Out]) outOps() typeOps { return opsOf[Out]() }
 func (a opAdapter[In, Out]) link(env Env, next any) any {
@@ -68,12 +79,7 @@ type sinkAdapter[T any] struct{ s SinkStage[T] }
 func (a sinkAdapter[T]) info() Info     { return a.s.Info() }
 func (a sinkAdapter[T]) inOps() typeOps { return opsOf[T]() }
 
-func (a sinkAdapter[T]) buildErr() error {
-	if e, ok := a.s.(interface{ Err() error }); ok {
-		return e.Err()
-	}
-	return nil
-}
+func (a sinkAdapter[T]) buildErr() error { return buildErr(a.s) }
 func (a sinkAdapter[T]) open(env Env) (any, func(error) error) {
 	c := a.s.NewConsumer(env)
 	return &sinkLink[T]{name: a.s.Info().Name, c: c}, c.Close

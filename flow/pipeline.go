@@ -14,8 +14,9 @@ import (
 // number of times, giving the same output each time.
 //
 // Building never panics and never fails on the spot: the first mistake
-// (stages whose types do not fit, Parallel on a serial stage) is kept and
-// returned by [Pipeline.Err], [Pipeline.Run] and the iterators.
+// (stages whose types do not fit, Parallel on a serial stage, a bad
+// argument or option a source, stage or sink kept) is kept and returned by
+// [Pipeline.Err], [Pipeline.Run] and the iterators.
 type Pipeline struct {
 	src    srcNode
 	stages []step // stages[0] is the source's step, with op nil
@@ -40,11 +41,7 @@ type srcSink struct{ n sinkNode }
 // If src has a method Err() error that returns an error (a bad option),
 // the pipeline keeps that error.
 func From[T any](src Source[T]) *Pipeline {
-	p := &Pipeline{src: srcAdapter[T]{src}, stages: []step{{n: 1}}}
-	if e, ok := src.(interface{ Err() error }); ok {
-		p.err = e.Err()
-	}
-	return p
+	return &Pipeline{src: srcAdapter[T]{src}, stages: []step{{n: 1}}, err: buildErr(src)}
 }
 
 func (p *Pipeline) clone() *Pipeline {
@@ -69,13 +66,16 @@ func (p *Pipeline) fail(err error) *Pipeline {
 }
 
 // Via appends a stage. Its input type must be the output type of the stage
-// before it.
+// before it. If the stage's operator has a method Err() error that returns
+// an error (a bad argument or option), the pipeline keeps that error.
 func (p *Pipeline) Via(s Stage) *Pipeline {
 	switch {
 	case p.err != nil:
 		return p
 	case s.n == nil:
 		return p.fail(fmt.Errorf("flow: Via of a zero Stage; make stages with NewStage"))
+	case s.n.buildErr() != nil:
+		return p.fail(s.n.buildErr())
 	case p.sink.n != nil:
 		return p.fail(fmt.Errorf("flow: Via(%q) after To(%q)", s.n.info().Name, p.sink.n.info().Name))
 	}

@@ -2,6 +2,7 @@ package operators
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/rowflow/rowflow/flow"
 )
@@ -9,15 +10,20 @@ import (
 // Take returns a stage that passes on the first n values of the stream and
 // then ends it: the stages upstream are cancelled and read no further, and
 // the run succeeds. Take counts across partitions, so it is serial.
-// It panics if n is negative.
+// A negative n is kept as the stage's error and fails the pipeline.
 func Take[T any](n int64) flow.Stage {
-	if n < 0 {
-		panic("operators: Take of a negative count")
-	}
 	return flow.NewStage[T, T](takeOp[T]{n: n})
 }
 
 type takeOp[T any] struct{ n int64 }
+
+// Err reports a negative count.
+func (t takeOp[T]) Err() error {
+	if t.n < 0 {
+		return fmt.Errorf("operators: Take(%d): the count must be at least 0", t.n)
+	}
+	return nil
+}
 
 func (takeOp[T]) Info() flow.Info {
 	return flow.Info{Name: "take", Serial: "it counts values across partitions"}

@@ -6,6 +6,7 @@ require (
 	github.com/andybalholm/brotli v1.1.1
 	github.com/dgryski/go-pcgr v0.0.0-20211101192959-4b34ab9ccb8c
 	github.com/klauspost/compress v1.20.3
+	github.com/parquet-go/bitpack v1.0.0
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/pierrec/lz4/v4 v4.1.21
 	github.com/reugn/go-streams v0.13.0
@@ -13,7 +14,6 @@ require (
 
 require (
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/parquet-go/bitpack v1.0.0 // indirect
 	github.com/parquet-go/jsonlite v1.0.0 // indirect
 	github.com/twpayne/go-geom v1.6.1 // indirect
 	golang.org/x/sys v0.38.0 // indirect

@@ -4,7 +4,7 @@ import (
 	"context"
 	"os"
 
-	"github.com/parquet-go/parquet-go"
+	"github.com/rowflow/rowflow/internal/pqcol"
 )
 
 // Metadata reports the layout of a data file without reading its data.
@@ -50,12 +50,11 @@ func (ParquetFooters) RowGroups(ctx context.Context, f File) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	pf, err := parquet.OpenFile(fh, st.Size(),
-		parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	r, err := pqcol.Open(f.Path, fh, st.Size())
 	if err != nil {
 		return nil, &os.PathError{Op: "read footer", Path: f.Path, Err: err}
 	}
-	groups := pf.Metadata().RowGroups
+	groups := r.File().Metadata().RowGroups
 	rows := make([]int64, len(groups))
 	for i, g := range groups {
 		rows[i] = g.NumRows

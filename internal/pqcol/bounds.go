@@ -3,65 +3,24 @@ package pqcol
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 
-	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 )
 
 // parquet-go's decoders trust the counts written inside encoded streams: an
 // RLE run header of a few bytes may ask for two billion values, and a delta
 // header for as many, and the decoders allocate for them before finding
-// that the data is not there. The walkers here read only those headers,
-// before parquet-go decodes, so that the memory a page's values take stays
-// proportional to the value count its header declares (which MaxPageSize
-// bounds). They follow parquet-go's parsing of the same streams.
+// that the data is not there. The walkers here (and rlePrefix, for RLE
+// runs) read only those headers, before parquet-go decodes, so that the
+// memory a page's values take stays proportional to the value count its
+// header declares (which MaxPageSize bounds). They follow parquet-go's
+// parsing of the same streams.
 
-// slackValues bounds how many values beyond those needed a stream may hold:
-// encoders pad the last bit-packed run to 8 values, and a reader can
-// afford some generosity, but not billions.
+// slackValues bounds how many values a DELTA_LENGTH_BYTE_ARRAY or
+// DELTA_BYTE_ARRAY stream's length header may declare beyond those needed
+// (parquet-go decodes them all): encoders pad to a few values, and a reader
+// can afford some generosity, but not billions.
 func slackValues(n int) uint64 { return 2*uint64(n) + 8 }
-
-// rlePrefix checks the runs of an RLE/bit-packed hybrid stream of values of
-// bitWidth bits and returns the prefix of src that holds its first n values
-// (or all of src if it holds fewer). Runs must lie within src, and the runs
-// of that prefix may hold at most slackValues(n) values.
-func rlePrefix(src []byte, bitWidth, n int) ([]byte, error) {
-	if bitWidth < 0 || bitWidth > 32 {
-		return nil, corruptf("RLE bit width %d", bitWidth)
-	}
-	var total uint64
-	for i := 0; i < len(src); {
-		if total >= uint64(n) {
-			return src[:i], nil
-		}
-		u, k := binary.Uvarint(src[i:])
-		if k <= 0 {
-			return nil, corruptf("malformed RLE run header at byte %d", i)
-		}
-		i += k
-		count := u >> 1
-		if count == 0 {
-			continue // parquet-go skips empty runs without reading a value
-		}
-		if count > math.MaxInt32 {
-			return nil, corruptf("RLE run of %d values", count)
-		}
-		values, size := count, uint64(bitWidth+7)/8
-		if u&1 == 1 {
-			values, size = count*8, count*uint64(bitWidth)
-		}
-		if size > uint64(len(src)-i) {
-			return nil, corruptf("RLE run of %d values needs %d bytes, %d are left", values, size, len(src)-i)
-		}
-		if total+values > slackValues(n) {
-			return nil, corruptf("RLE runs hold %d or more values where %d are expected", total+values, n)
-		}
-		total += values
-		i += int(size)
-	}
-	return src, nil
-}
 
 // checkDelta checks the value counts in the headers of a DELTA_* stream
 // meant to hold n values.
@@ -164,14 +123,14 @@ func deltaByteArraySize(src []byte, n int, scratch *scratch) (int, error) {
 	}
 	var total int64
 	for _, stream := range [][]byte{src[:size], src[size:]} {
-		lengths, err := parquet.DeltaBinaryPacked.DecodeInt32(scratch.lengths[:0], stream)
+		lengths, err := decodeDelta(scratch.lengths[:0], stream, n, &scratch.delta)
 		if cap(lengths) > cap(scratch.lengths) {
 			scratch.lengths = lengths[:0]
 		}
 		if err != nil {
-			return 0, corruptf("DELTA_BYTE_ARRAY lengths: %v", err)
+			return 0, fmt.Errorf("DELTA_BYTE_ARRAY lengths: %w", err)
 		}
-		for _, l := range lengths[:min(n, len(lengths))] {
+		for _, l := range lengths {
 			if l < 0 {
 				return 0, corruptf("DELTA_BYTE_ARRAY length %d", l)
 			}

@@ -19,7 +19,9 @@ type scratch struct {
 	levels  []byte
 	offsets []uint32
 	lengths []int32
-	limit   int64 // MaxPageSize
+	delta   deltaScratch
+	runs    []byte // RLE runs cut to a page's values (see rlePrefix)
+	limit   int64  // MaxPageSize
 }
 
 // decoder decodes one column chunk at a time. It lives in a Column so that
@@ -29,7 +31,13 @@ type decoder struct {
 	leaf  *Leaf
 	codec format.CompressionCodec
 	proto thrift.CompactProtocol
-	win   window
+	win   window // the chunk's bytes: up to end, or further (see dictionaryPage)
+	end   int64  // the chunk's end, as its metadata declares
+	size  int64  // the file's size
+	// Where the chunk's pages may end past end: by its dictionary page's
+	// header size or its whole size (0 without a dictionary page at the
+	// chunk's start), and where they did end.
+	dictHeader, dictSize, pagesEnd int64
 
 	hdrReader  thrift.BytesReader // reused to decode page headers
 	hdrDecoder *thrift.Decoder
@@ -50,6 +58,7 @@ type decoder struct {
 	levels     int64 // level entries seen (only meaningful if !seeked)
 	seeked     bool  // pages before the current one were skipped via the offset index
 	atBoundary bool  // the next page must start a row
+	lastDef    int   // the definition level of the last level entry decoded
 	done       bool  // the requested rows are complete
 }
 
@@ -69,6 +78,8 @@ func (d *decoder) init(cfg config, leaf *Leaf, codec format.CompressionCodec) {
 	d.pageNum, d.pageRow = -1, -1
 	d.nextRow, d.levels = 0, 0
 	d.seeked, d.atBoundary, d.done = false, true, false
+	d.lastDef = 0
+	d.dictHeader, d.dictSize, d.pagesEnd = 0, 0, 0
 }
 
 // run decodes the pages between file offsets pos and the chunk's end.
@@ -81,8 +92,8 @@ func (d *decoder) run(ctx context.Context, pos int64, firstPage int, req *reques
 		if !req.whole && d.leaf.MaxRepetitionLevel == 0 && d.nextRow >= req.to {
 			break
 		}
-		if !d.seeked && d.levels >= req.numValues {
-			break
+		if !d.seeked && d.levels >= req.numValues || d.seeked && pos >= d.end {
+			break // past the declared end, only values still missing are looked for
 		}
 		d.pageNum, d.pageRow = n, d.nextRow
 		p, err := d.readPage(pos)
@@ -95,6 +106,7 @@ func (d *decoder) run(ctx context.Context, pos int64, firstPage int, req *reques
 		pos = p.end
 	}
 	d.pageNum, d.pageRow = -1, -1
+	d.pagesEnd = pos
 	return d.finish(req)
 }
 
@@ -118,7 +130,19 @@ func (d *decoder) handlePage(p *page, req *request) error {
 	return d.dataPage(p, req)
 }
 
+// dictionaryPage loads the chunk's dictionary. A chunk that starts with its
+// dictionary page may run past its declared end by that page's size: some
+// writers leave the dictionary page's header (parquet-mr up to 1.2.8,
+// PARQUET-816) or the whole page (older fastparquet) out of the chunk's
+// TotalCompressedSize. Arrow pads such chunks and DuckDB reads past the
+// size; pqcol lets the pages reach that far, within the file, and no
+// further.
 func (d *decoder) dictionaryPage(p *page) error {
+	if p.offset == d.win.start {
+		d.dictSize = p.end - p.offset
+		d.dictHeader = d.dictSize - int64(p.header.CompressedPageSize)
+		d.win.end = max(d.win.end, min(d.end+d.dictSize, d.size))
+	}
 	h := &p.header
 	data, err := d.decompress(p.body, int(h.UncompressedPageSize))
 	if err != nil {
@@ -132,6 +156,11 @@ func (d *decoder) dictionaryPage(p *page) error {
 // what was asked and what the metadata promises.
 func (d *decoder) finish(req *request) error {
 	col := req.col
+	if req.whole && d.pagesEnd > d.end && d.pagesEnd != d.end+d.dictHeader && d.pagesEnd != d.end+d.dictSize {
+		return corruptf("the column chunk's pages end at offset %d, %d bytes past the chunk's declared end; "+
+			"only a chunk whose size leaves out its dictionary page's header (%d bytes) or whole page (%d bytes) may do so",
+			d.pagesEnd, d.pagesEnd-d.end, d.dictHeader, d.dictSize)
+	}
 	if req.whole {
 		if d.levels != req.numValues {
 			return corruptf("the column chunk's pages hold %d values but its metadata declares %d", d.levels, req.numValues)
@@ -172,13 +201,40 @@ func (d *decoder) dataPage(p *page, req *request) error {
 	} else if values, err = d.pageV1(p, n); err != nil {
 		return err
 	}
-	if maxRep > 0 && n > 0 && d.atBoundary && d.rep[0] != 0 {
-		return corruptf("the page should start a row but its first repetition level is %d", d.rep[0])
+	if maxRep > 0 && n > 0 {
+		if d.atBoundary && d.rep[0] != 0 {
+			return corruptf("the page should start a row but its first repetition level is %d", d.rep[0])
+		}
+		if err := d.checkRepetition(n); err != nil {
+			return err
+		}
 	}
 	d.atBoundary = false
 	lo, hi, rows := d.selectLevels(n, req)
 	d.levels += int64(n)
 	return d.appendPage(enc, values, n, lo, hi, rows, req.col)
+}
+
+// checkRepetition checks the page's n level entries of a repeated column:
+// an entry with repetition level r adds an element to the list at depth r,
+// so the entry before it (on this page or the previous one) must have
+// given that list an element, not left it null or empty.
+func (d *decoder) checkRepetition(n int) error {
+	lists := d.leaf.RepeatedLevels
+	prev := d.lastDef
+	for i, r := range d.rep[:n] {
+		if r > 0 && prev < lists[r-1] {
+			row := d.nextRow + int64(countEqual(d.rep[:i], 0)) - 1
+			return corruptf("level entry %d of the page (row %d) has repetition level %d, adding an element to a list "+
+				"that the entry before it left null or empty (definition level %d); an entry of repetition level %d "+
+				"must follow one of definition level %d or more", i, row, r, prev, r, lists[r-1])
+		}
+		if d.leaf.MaxDefinitionLevel > 0 {
+			prev = int(d.def[i])
+		}
+	}
+	d.lastDef = prev
+	return nil
 }
 
 func (d *decoder) skipRows(rows int64, levels int) {
@@ -197,12 +253,12 @@ func (d *decoder) pageV1(p *page, n int) ([]byte, error) {
 		return nil, err
 	}
 	if m := d.leaf.MaxRepetitionLevel; m > 0 {
-		if d.rep, data, err = levelsV1(d.rep, v.RepetitionLevelEncoding, m, n, data); err != nil {
+		if d.rep, data, err = levelsV1(d.rep, v.RepetitionLevelEncoding, m, n, data, &d.tmp.runs); err != nil {
 			return nil, err
 		}
 	}
 	if m := d.leaf.MaxDefinitionLevel; m > 0 {
-		if d.def, data, err = levelsV1(d.def, v.DefinitionLevelEncoding, m, n, data); err != nil {
+		if d.def, data, err = levelsV1(d.def, v.DefinitionLevelEncoding, m, n, data, &d.tmp.runs); err != nil {
 			return nil, err
 		}
 	}
@@ -218,7 +274,7 @@ func (d *decoder) pageV2(p *page, n int, req *request) (values []byte, skip bool
 	rl, dl := int(v.RepetitionLevelsByteLength), int(v.DefinitionLevelsByteLength)
 	body := p.body
 	if m := d.leaf.MaxRepetitionLevel; m > 0 {
-		if d.rep, err = decodeLevels(d.rep, format.RLE, m, n, body[:rl]); err != nil {
+		if d.rep, err = decodeLevels(d.rep, format.RLE, m, n, body[:rl], &d.tmp.runs); err != nil {
 			return nil, false, err
 		}
 		if n > 0 && d.rep[0] != 0 {
@@ -227,7 +283,7 @@ func (d *decoder) pageV2(p *page, n int, req *request) (values []byte, skip bool
 		d.atBoundary = true
 	}
 	if m := d.leaf.MaxDefinitionLevel; m > 0 {
-		if d.def, err = decodeLevels(d.def, format.RLE, m, n, body[rl:rl+dl]); err != nil {
+		if d.def, err = decodeLevels(d.def, format.RLE, m, n, body[rl:rl+dl], &d.tmp.runs); err != nil {
 			return nil, false, err
 		}
 	}
@@ -337,11 +393,10 @@ func (d *decoder) appendValues(enc format.Encoding, values []byte, nonNull, skip
 			return corruptf("a %s data page but the column chunk has no dictionary page", enc)
 		}
 		if len(values) > 0 {
-			runs, err := rlePrefix(values[1:], int(values[0]), nonNull)
-			if err != nil {
+			var err error
+			if values, err = rlePrefix(&d.tmp.runs, values, 1, int(values[0]), nonNull); err != nil {
 				return fmt.Errorf("dictionary indexes: %w", err)
 			}
-			values = values[:1+len(runs)]
 		}
 		idx, err := dictionaryIndexes.DecodeInt32(d.idx[:0], values)
 		if cap(idx) > cap(d.idx) {

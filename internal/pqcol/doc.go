@@ -29,8 +29,13 @@
 // Data pages v1 and v2 and dictionary pages are read. The encodings are
 // decoded by parquet-go's encoding packages, straight into the Column's
 // slices: PLAIN, RLE (levels and booleans), BIT_PACKED levels,
-// PLAIN_DICTIONARY and RLE_DICTIONARY, DELTA_BINARY_PACKED,
-// DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY and BYTE_STREAM_SPLIT.
+// PLAIN_DICTIONARY and RLE_DICTIONARY, DELTA_LENGTH_BYTE_ARRAY,
+// DELTA_BYTE_ARRAY and BYTE_STREAM_SPLIT. DELTA_BINARY_PACKED integers
+// are decoded here, in 64-bit arithmetic: an INT32 value is the low 32
+// bits of the sum, as arrow-go and DuckDB read it, so INT32 (and UINT_32)
+// pages whose deltas were computed in 64 bits (mini-blocks of bit width 33
+// or more, a first value above 2^31; DuckDB writes them) read right, where
+// parquet-go's decoder returns wrong numbers or fails.
 // Dictionary pages are decoded once per chunk into typed slices and data
 // pages' indexes are resolved by typed loops, so no value goes through an
 // interface call. Pages are decompressed by parquet-go's codecs (SNAPPY,
@@ -89,13 +94,18 @@
 //
 // Encoded streams can be bombs too: parquet-go's decoders trust the counts
 // inside RLE runs and DELTA headers (a few bytes can ask for two billion
-// values) and allocate for them. pqcol walks those headers first and refuses
-// streams that claim far more values than the page declares, and refuses
-// DELTA_BYTE_ARRAY pages whose values would decode to more than
-// MaxPageSize bytes. Likewise [Open] walks the footer's thrift encoding
-// before parquet-go decodes it, so that a footer of a few bytes cannot
-// claim a list of millions of elements, and reads page indexes the same
-// way, after checking that their byte ranges lie within the file.
+// values) and allocate for them. pqcol walks those headers first. It hands
+// parquet-go only the RLE runs that hold the page's values, the last one cut
+// to what the page needs, so that runs padded far past the page's values
+// (DuckDB writes every bit-packed run as 256 values) read and runs claiming
+// billions cost no more than the page's values; it refuses
+// DELTA_LENGTH_BYTE_ARRAY and DELTA_BYTE_ARRAY streams that claim far more
+// values than the page declares, and DELTA_BYTE_ARRAY pages whose values
+// would decode to more than MaxPageSize bytes. Likewise [Open] walks the
+// footer's thrift encoding before parquet-go decodes it, so that a footer of
+// a few bytes cannot claim a list of millions of elements, and reads page
+// indexes the same way, after checking that their byte ranges lie within the
+// file.
 //
 // Page CRC-32 checksums (IEEE, over the page bytes as stored) are verified
 // when a page header carries one, before decompression; see
@@ -105,11 +115,20 @@
 //
 // Checks that turn malformed input into errors rather than wrong data
 // include: page and level sizes against the chunk and page bounds, levels
-// above the column's maximum, dictionary indexes outside the dictionary,
-// fewer decoded values than declared, byte array offsets out of order, a
-// column chunk (or a data page v2) that starts inside a row, and, for
-// whole-chunk reads, the chunk's value and row counts against its metadata
-// and its row group.
+// above the column's maximum, repetition levels that add an element to a
+// list the entry before left null or empty, dictionary indexes outside the
+// dictionary, fewer decoded values than declared, byte array offsets out of
+// order, a column chunk (or a data page v2) that starts inside a row, and,
+// for whole-chunk reads, the chunk's value and row counts against its
+// metadata and its row group.
+//
+// Some files that Arrow and DuckDB read and parquet-go refuses are read as
+// they read them. A footer key-value entry without a value (the format allows it;
+// parquet-go's metadata cannot hold it) is dropped, so its value reads as
+// absent. A column chunk that starts with its dictionary page may declare a
+// TotalCompressedSize that leaves out that page's header (parquet-mr up to
+// 1.2.8, PARQUET-816) or the whole page (older fastparquet): its pages are
+// read that far past the declared end, within the file, and no further.
 //
 // # Costs
 //

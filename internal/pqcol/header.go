@@ -42,7 +42,11 @@ func (d *decoder) readPage(off int64) (*page, error) {
 	}
 	bodyStart := off + int64(n)
 	if int64(h.CompressedPageSize) > d.win.end-bodyStart {
-		return nil, corruptf("page of %d bytes at offset %d overruns the column chunk, which ends at %d", h.CompressedPageSize, bodyStart, d.win.end)
+		if d.win.end > d.end {
+			return nil, corruptf("page of %d bytes at offset %d overruns the column chunk, which ends at %d (%d with the dictionary page, which some writers leave out of the chunk's size)",
+				h.CompressedPageSize, bodyStart, d.end, d.win.end)
+		}
+		return nil, corruptf("page of %d bytes at offset %d overruns the column chunk, which ends at %d", h.CompressedPageSize, bodyStart, d.end)
 	}
 	if err := d.checkLimit(h); err != nil {
 		return nil, err

@@ -19,6 +19,12 @@ type Leaf struct {
 	TypeLength         int          // byte width of FIXED_LEN_BYTE_ARRAY values, else 0
 	MaxDefinitionLevel int          // 0 for a required leaf outside any optional or repeated group
 	MaxRepetitionLevel int          // 0 unless the leaf is inside a repeated field
+	// RepeatedLevels holds, for each repeated field on the path from the
+	// root (outermost first, one per repetition level), the definition
+	// level from which that field has an element: an entry whose
+	// definition level is lower leaves the list at that depth null or
+	// empty.
+	RepeatedLevels []int
 }
 
 // PathString returns the path joined with dots.
@@ -31,8 +37,14 @@ func (l *Leaf) PathString() string { return strings.Join(l.Path, ".") }
 // physical kind); the levels and the node come from parquet-go's column tree.
 func leavesOf(f *parquet.File) ([]Leaf, []error, error) {
 	var leaves []Leaf
-	var walk func(c *parquet.Column)
-	walk = func(c *parquet.Column) {
+	var walk func(c *parquet.Column, def int, reps []int)
+	walk = func(c *parquet.Column, def int, reps []int) {
+		if c.Optional() || c.Repeated() {
+			def++
+		}
+		if c.Repeated() {
+			reps = append(reps[:len(reps):len(reps)], def)
+		}
 		if c.Leaf() {
 			leaves = append(leaves, Leaf{
 				Index:              c.Index(),
@@ -41,14 +53,17 @@ func leavesOf(f *parquet.File) ([]Leaf, []error, error) {
 				Kind:               -1,
 				MaxDefinitionLevel: c.MaxDefinitionLevel(),
 				MaxRepetitionLevel: c.MaxRepetitionLevel(),
+				RepeatedLevels:     reps,
 			})
 			return
 		}
 		for _, child := range c.Columns() {
-			walk(child)
+			walk(child, def, reps)
 		}
 	}
-	walk(f.Root())
+	for _, child := range f.Root().Columns() {
+		walk(child, 0, nil)
+	}
 
 	elements := leafElements(f.Metadata().Schema)
 	if len(elements) != len(leaves) {
@@ -79,6 +94,9 @@ func (l *Leaf) setType(e *format.SchemaElement) error {
 	}
 	if l.MaxDefinitionLevel > 255 || l.MaxRepetitionLevel > 255 {
 		return unsupportedf("nesting deeper than 255 levels")
+	}
+	if len(l.RepeatedLevels) != l.MaxRepetitionLevel {
+		return corruptf("the schema path has %d repeated fields but the column %d levels of repetition", len(l.RepeatedLevels), l.MaxRepetitionLevel)
 	}
 	return nil
 }

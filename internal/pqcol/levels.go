@@ -30,7 +30,7 @@ func init() {
 // (in dst's memory) with the rest of the page. RLE levels carry a 4-byte
 // length prefix; the deprecated BIT_PACKED levels take exactly
 // ceil(n*width/8) bytes.
-func levelsV1(dst []byte, enc format.Encoding, maxLevel, n int, data []byte) (levels, rest []byte, err error) {
+func levelsV1(dst []byte, enc format.Encoding, maxLevel, n int, data []byte, runs *[]byte) (levels, rest []byte, err error) {
 	var size int
 	switch enc {
 	case format.RLE:
@@ -47,19 +47,20 @@ func levelsV1(dst []byte, enc format.Encoding, maxLevel, n int, data []byte) (le
 	if size < 0 || size > len(data) {
 		return nil, nil, corruptf("levels: %d bytes declared, %d left in the page", size, len(data))
 	}
-	levels, err = decodeLevels(dst, enc, maxLevel, n, data[:size])
+	levels, err = decodeLevels(dst, enc, maxLevel, n, data[:size], runs)
 	return levels, data[size:], err
 }
 
 // decodeLevels decodes n levels from src, encoded with enc (RLE or
-// BIT_PACKED), and checks that none exceeds maxLevel.
-func decodeLevels(dst []byte, enc format.Encoding, maxLevel, n int, src []byte) ([]byte, error) {
+// BIT_PACKED), and checks that none exceeds maxLevel. runs is scratch for
+// rlePrefix.
+func decodeLevels(dst []byte, enc format.Encoding, maxLevel, n int, src []byte, runs *[]byte) ([]byte, error) {
 	w := bits.Len(uint(maxLevel))
 	var e encoding.Encoding
 	switch enc {
 	case format.RLE:
 		var err error
-		if src, err = rlePrefix(src, w, n); err != nil {
+		if src, err = rlePrefix(runs, src, 0, w, n); err != nil {
 			return nil, fmt.Errorf("levels: %w", err)
 		}
 		e = &levelRLE[w]

@@ -38,7 +38,8 @@ func Open(name string, r io.ReaderAt, size int64, options ...Option) (rd *Reader
 				Err: &PanicError{Value: v, Stack: debug.Stack()}}
 		}
 	}()
-	if err := checkFooter(r, size); err != nil {
+	r, size, err = checkFooter(r, size)
+	if err != nil {
 		return nil, &Error{File: name, RowGroup: -1, Page: -1, Offset: -1, Row: -1, Err: err}
 	}
 	f, err := parquet.OpenFile(r, size, parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
@@ -220,6 +221,7 @@ func (r *Reader) decode(ctx context.Context, rg, column int, meta *format.RowGro
 	}
 	d.codec = cm.Codec
 	d.win.reset(r.file, start, end)
+	d.end, d.size = end, r.file.Size()
 	req.numValues = cm.NumValues
 	pos, firstPage := start, 0
 	if !req.whole && req.from > 0 && !r.cfg.ignoreIndex {

@@ -157,38 +157,49 @@ func (w *thriftWalker) elements(n uint64, t, v byte, depth int) error {
 }
 
 // checkFooter reads the footer of the Parquet file of the given size and
-// checks it with checkThrift before parquet-go decodes it.
-func checkFooter(r io.ReaderAt, size int64) error {
+// checks it with checkThrift before parquet-go decodes it. It returns the
+// file as parquet-go should read it: r itself, or, if key-value entries
+// without a value had to be dropped (see dropValuelessKeys), a view of r
+// with the footer patched, and its size.
+func checkFooter(r io.ReaderAt, size int64) (io.ReaderAt, int64, error) {
 	if size < 12 {
-		return corruptf("%d bytes is too short for a Parquet file", size)
+		return nil, 0, corruptf("%d bytes is too short for a Parquet file", size)
 	}
 	var tail [8]byte
 	if err := readAt(r, tail[:], size-8); err != nil {
-		return fmt.Errorf("reading the footer: %w", err)
+		return nil, 0, fmt.Errorf("reading the footer: %w", err)
 	}
 	switch string(tail[4:]) {
 	case "PAR1":
 	case "PARE":
-		return unsupportedf("encrypted footer")
+		return nil, 0, unsupportedf("encrypted footer")
 	default:
-		return corruptf("the file does not end with the Parquet magic bytes")
+		return nil, 0, corruptf("the file does not end with the Parquet magic bytes")
 	}
 	n := int64(binary.LittleEndian.Uint32(tail[:4]))
 	if n > size-12 {
-		return corruptf("the footer length %d exceeds the file's %d bytes", n, size)
+		return nil, 0, corruptf("the footer length %d exceeds the file's %d bytes", n, size)
 	}
 	footer := make([]byte, n)
 	if err := readAt(r, footer, size-8-n); err != nil {
-		return fmt.Errorf("reading the footer: %w", err)
+		return nil, 0, fmt.Errorf("reading the footer: %w", err)
 	}
 	if err := checkThrift(footer); err != nil {
-		return corruptf("file metadata: %v", err)
+		return nil, 0, corruptf("file metadata: %v", err)
+	}
+	patched, err := dropValuelessKeys(footer)
+	if err != nil {
+		return nil, 0, corruptf("file metadata: %v", err)
+	}
+	if patched != nil {
+		p := newPatchedFooter(r, size-8-n, patched)
+		r, size, footer = p, p.size(), patched
 	}
 	var md format.FileMetaData
 	if err := thrift.Unmarshal(new(thrift.CompactProtocol), footer, &md); err != nil {
-		return corruptf("file metadata: %v", err)
+		return nil, 0, corruptf("file metadata: %v", err)
 	}
-	return checkSchema(md.Schema)
+	return r, size, checkSchema(md.Schema)
 }
 
 // checkSchema checks that the flattened schema is a tree: every group's

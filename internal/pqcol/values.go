@@ -63,6 +63,14 @@ func decodeValues(leaf *Leaf, enc format.Encoding, data []byte, n int, s sink, s
 	if _, ok := e.(encoding.NotSupported); ok {
 		return unsupportedf("encoding %s", enc)
 	}
+	if enc == format.DeltaBinaryPacked {
+		switch leaf.Kind {
+		case parquet.Int32:
+			return appendDecoded(s.int32, n, func(dst []int32) ([]int32, error) { return decodeDelta(dst, data, n, &scratch.delta) })
+		case parquet.Int64:
+			return appendDecoded(s.int64, n, func(dst []int64) ([]int64, error) { return decodeDelta(dst, data, n, &scratch.delta) })
+		}
+	}
 	if err := checkDelta(enc, data, n); err != nil {
 		return err
 	}
@@ -208,7 +216,7 @@ func decodeBooleans(enc format.Encoding, data []byte, n int, dst *[]bool, scratc
 		if int64(size) > int64(len(data)-4) {
 			return corruptf("RLE booleans: %d bytes declared, %d present", size, len(data)-4)
 		}
-		bits, err := decodeLevels(scratch.levels[:0], format.RLE, 1, n, data[4:4+size])
+		bits, err := decodeLevels(scratch.levels[:0], format.RLE, 1, n, data[4:4+size], &scratch.runs)
 		if cap(bits) > cap(scratch.levels) {
 			scratch.levels = bits[:0]
 		}

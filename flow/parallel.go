@@ -82,7 +82,32 @@ func (g *group) announce(ctx context.Context, t *task) error {
 // start starts the workers under upCtx and the merge under downCtx; the
 // merge pushes into next (a downstream of the output type) and cancels
 // upstream with errStopped if next stops the stream.
+//
+// If next is a cursor set's feed, the group has no merge: the set's
+// cursors take the tasks from the schedule, in batch order, each draining
+// the tasks it takes. The group then has no budget either, since the
+// partition that must make progress is not one but every partition a
+// cursor holds.
 func (g *group) start(r *runner, upCtx, downCtx context.Context, stopUp context.CancelCauseFunc, next any) {
+	if f, ok := next.(interface{ adopt(*group) }); ok {
+		g.unordered, g.budget = false, nil
+		g.startWorkers(r, upCtx)
+		f.adopt(g)
+		return
+	}
+	g.startWorkers(r, upCtx)
+	r.goroutine(downCtx, func() error {
+		err := g.out.merge(downCtx, g, next)
+		if err == ErrStop {
+			stopUp(errStopped)
+			return nil
+		}
+		return err
+	})
+}
+
+// startWorkers starts the group's workers under upCtx.
+func (g *group) startWorkers(r *runner, upCtx context.Context) {
 	var workers sync.WaitGroup
 	workers.Add(g.n)
 	var failed atomic.Bool
@@ -108,14 +133,6 @@ func (g *group) start(r *runner, upCtx, downCtx context.Context, stopUp context.
 			return nil
 		})
 	}
-	r.goroutine(downCtx, func() error {
-		err := g.out.merge(downCtx, g, next)
-		if err == ErrStop {
-			stopUp(errStopped)
-			return nil
-		}
-		return err
-	})
 }
 
 func (g *group) work(ctx context.Context) error {

@@ -1,0 +1,370 @@
+package flow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"sync"
+	"sync/atomic"
+)
+
+// ErrCursorSetClosed is what a cursor reports from [Cursor.Err] when its
+// set was closed before the cursor reached the end of the stream.
+var ErrCursorSetClosed = errors.New("flow: cursor set closed")
+
+// CursorSet is one run of a pipeline read by several cursors at once, as
+// ML.NET's GetRowCursorSet hands a data view to n consumers: n training
+// threads, n writers. Make one with [Cursors].
+//
+// The cursors share the run's partitions: a cursor that needs more items
+// takes the next partition in batch order that no cursor has taken, and
+// keeps it to its end. So
+//
+//   - the batch numbers one cursor yields never decrease;
+//   - no batch number appears in two cursors;
+//   - collecting the items of every cursor with their batch numbers and
+//     stable-sorting them by batch gives exactly the serial stream of the
+//     pipeline, and [CursorSet.Consolidate] gives that stream directly.
+//
+// Which cursor gets which partition depends on when each asks; the items
+// of each partition, and so the consolidated stream, do not.
+//
+// When the pipeline's last stage runs on several workers, each cursor
+// reads the partition it holds straight from the worker that produces it:
+// a slow cursor holds back only its own partition's worker. When the last
+// stage is serial, its output is handed out partition by partition, and
+// the stage waits while the partition it is producing is full.
+//
+// A CursorSet and its cursors are single-use. Each cursor belongs to one
+// goroutine at a time; different cursors, and [CursorSet.Close], may be
+// used from different goroutines.
+type CursorSet[T any] struct {
+	r *runner
+	// parent and run are the context given to Cursors and the run's own
+	// context, kept to tell why the run was cancelled.
+	parent, run context.Context
+	feed        *cursorFeed[T]
+	cursors     []*Cursor[T]
+
+	closed  atomic.Bool
+	mu      sync.Mutex
+	open    int // cursors that have not ended
+	waited  sync.Once
+	waitErr error
+}
+
+// Cursors starts a run of p, which must have no sink and produce values of
+// type T, and returns n cursors over it. It returns an error, and starts
+// nothing, if p was built with a mistake, ends in a sink, produces another
+// type, or n < 1.
+//
+// The run's goroutines belong to the set: they have all returned once
+// every cursor has ended (read to its end, or closed with [Cursor.Close]),
+// or once [CursorSet.Close] has returned. Call Close when done with the
+// set, typically with defer.
+//
+// A cursor set with n = 1 is the serial stream, as [Items] gives it.
+func Cursors[T any](ctx context.Context, p *Pipeline, n int) (*CursorSet[T], error) {
+	if err := checkIter[T](p); err != nil {
+		return nil, err
+	}
+	if n < 1 {
+		return nil, fmt.Errorf("flow: Cursors(%d): need at least 1 cursor", n)
+	}
+	r, runCtx := newRunner(ctx)
+	s := &CursorSet[T]{r: r, parent: ctx, run: runCtx, open: n,
+		feed: &cursorFeed[T]{schedule: make(chan *task, n)}}
+	r.guard(runCtx, "pipeline", func() { p.start(runCtx, r, p.env(), s.feed) })
+	for range n {
+		s.cursors = append(s.cursors, &Cursor[T]{s: s, k: -1})
+	}
+	return s, nil
+}
+
+// Cursors returns the set's cursors. The slice is the caller's; the
+// cursors are the set's.
+func (s *CursorSet[T]) Cursors() []*Cursor[T] {
+	return append([]*Cursor[T](nil), s.cursors...)
+}
+
+// Close ends the run: it cancels what is still running and waits for
+// every goroutine of the run. Cursors that had not ended report
+// [ErrCursorSetClosed] from then on. Close returns the run's error if the
+// run had failed, and nil if it ended normally or was cut short by Close.
+// Calling Close again returns the same.
+func (s *CursorSet[T]) Close() error {
+	s.closed.Store(true)
+	s.r.cancel(errStopped)
+	return s.wait()
+}
+
+// wait waits for the run once and keeps its error.
+func (s *CursorSet[T]) wait() error {
+	s.waited.Do(func() { s.waitErr = s.r.wait(s.parent) })
+	return s.waitErr
+}
+
+// ended counts a cursor out; the last one waits for the run.
+func (s *CursorSet[T]) ended() {
+	s.mu.Lock()
+	s.open--
+	last := s.open == 0
+	s.mu.Unlock()
+	if last {
+		s.wait()
+	}
+}
+
+// cause says why the run's context is done: the run's error, the parent
+// context's, or ErrCursorSetClosed after Close.
+func (s *CursorSet[T]) cause() error {
+	err := context.Cause(s.run)
+	switch {
+	case err == errStopped:
+		return ErrCursorSetClosed
+	case isContextErr(err) && s.parent.Err() != nil:
+		return context.Cause(s.parent)
+	}
+	return err
+}
+
+// Consolidate returns the set's stream in serial order, as [Items] would
+// give it: it reads the cursors itself, one partition at a time, always
+// taking the lowest batch any cursor holds. Use it instead of the cursors,
+// not alongside them, on a fresh set. Leaving the loop early closes the
+// set; an error is yielded once, as the last pair.
+func (s *CursorSet[T]) Consolidate() iter.Seq2[Item[T], error] {
+	return func(yield func(Item[T], error) bool) {
+		next := 0 // the cursor that takes the next partition when none holds one
+		for {
+			var low *Cursor[T]
+			for _, c := range s.cursors {
+				if c.holding() && (low == nil || c.batch < low.batch) {
+					low = c
+				}
+			}
+			if low == nil {
+				if !s.takeNext(&next) {
+					break
+				}
+				continue
+			}
+			for low.step(false) {
+				if !yield(low.item, nil) {
+					s.Close()
+					return
+				}
+			}
+		}
+		for _, c := range s.cursors {
+			if c.err != nil {
+				yield(Item[T]{}, c.err)
+				return
+			}
+		}
+	}
+}
+
+// takeNext has the first open cursor from *next on take a partition. It
+// reports false when every cursor has ended.
+func (s *CursorSet[T]) takeNext(next *int) bool {
+	for range s.cursors {
+		c := s.cursors[*next%len(s.cursors)]
+		*next++
+		if !c.done && c.takePartition() {
+			return true
+		}
+	}
+	return false
+}
+
+// Cursor reads the partitions of a [CursorSet] that it takes, one item at
+// a time, in the style of [bufio.Scanner]:
+//
+//	for c.Next() {
+//		it := c.Item()
+//	}
+//	if err := c.Err(); err != nil { … }
+//
+// Once Next has returned false it returns false forever: an ended cursor
+// never restarts, never panics, and keeps reporting the same Err.
+type Cursor[T any] struct {
+	s     *CursorSet[T]
+	ch    chan Chunk[T] // the partition being read; nil between partitions
+	batch int64         // its batch number
+	c     Chunk[T]      // the chunk being read
+	k     int           // the index of the current item in c
+	item  Item[T]
+	done  bool
+	err   error
+}
+
+// Next advances to the next item, taking a new partition when the current
+// one ends. It returns false at the end of the stream, when the run has
+// failed, and after Close.
+func (c *Cursor[T]) Next() bool { return c.step(true) }
+
+// Item returns the current item.
+func (c *Cursor[T]) Item() Item[T] { return c.item }
+
+// Err returns nil if the cursor has not ended, reached the end of the
+// stream, or was closed with [Cursor.Close]; the run's error if the run
+// failed; [ErrCursorSetClosed] if the set was closed first; and the
+// context's cause if the context given to [Cursors] was cancelled.
+func (c *Cursor[T]) Err() error { return c.err }
+
+// Close ends the cursor: it takes no more partitions, and the rest of the
+// partition it holds is read and dropped, so that the worker producing it
+// can go on (Close returns once that partition is finished). The other
+// cursors carry on with the remaining partitions. Closing an ended cursor
+// does nothing.
+func (c *Cursor[T]) Close() {
+	if c.done {
+		return
+	}
+	for c.ch != nil {
+		select {
+		case ch, ok := <-c.ch:
+			if !ok {
+				c.ch = nil
+			}
+			ch.Release()
+		case <-c.s.run.Done():
+			c.ch = nil
+		}
+	}
+	c.end(nil)
+}
+
+// All returns the cursor's items as a sequence, ending with the cursor's
+// error, if any, as the last pair. Leaving the loop early closes the
+// cursor. Like the cursor, the sequence is single-use.
+func (c *Cursor[T]) All() iter.Seq2[Item[T], error] {
+	return func(yield func(Item[T], error) bool) {
+		for c.Next() {
+			if !yield(c.item, nil) {
+				c.Close()
+				return
+			}
+		}
+		if c.err != nil {
+			yield(Item[T]{}, c.err)
+		}
+	}
+}
+
+// holding reports whether c holds a partition it has not finished.
+func (c *Cursor[T]) holding() bool {
+	return !c.done && (c.ch != nil || c.k+1 < len(c.c.Values))
+}
+
+// step advances c to its next item; with more false, only within the
+// partition it holds.
+func (c *Cursor[T]) step(more bool) bool {
+	for !c.done {
+		if c.s.closed.Load() {
+			c.end(ErrCursorSetClosed)
+			break
+		}
+		if c.k+1 < len(c.c.Values) {
+			c.k++
+			c.item = c.c.Item(c.k)
+			return true
+		}
+		c.c.Release()
+		c.k = -1
+		if c.ch == nil && (!more || !c.takePartition()) {
+			return false
+		}
+		if c.ch == nil {
+			continue
+		}
+		select {
+		case ch, ok := <-c.ch:
+			if !ok {
+				c.ch = nil
+				continue
+			}
+			c.c = ch
+		case <-c.s.run.Done():
+			c.end(c.s.cause())
+		}
+	}
+	return false
+}
+
+// takePartition takes the next partition. It reports false, and ends c,
+// when there is none.
+func (c *Cursor[T]) takePartition() bool {
+	select {
+	case t, ok := <-c.s.feed.schedule:
+		if !ok {
+			c.end(nil)
+			return false
+		}
+		c.ch, c.batch = t.out.(chan Chunk[T]), t.batch
+		return true
+	case <-c.s.run.Done():
+		c.end(c.s.cause())
+		return false
+	}
+}
+
+// end ends c with err, once.
+func (c *Cursor[T]) end(err error) {
+	if c.done {
+		return
+	}
+	c.done, c.err, c.ch, c.item = true, err, nil, Item[T]{}
+	c.c.Release()
+	c.k = -1
+	c.s.ended()
+}
+
+// cursorFeed is the downstream of a cursor set's last stage. When the
+// last stage runs on several workers, the set reads the group's schedule
+// of tasks directly (see group.start); otherwise the feed cuts the serial
+// stream into tasks of its own.
+type cursorFeed[T any] struct {
+	schedule chan *task
+	cur      chan Chunk[T]
+	b        int64
+}
+
+// adopt makes the feed hand out g's tasks.
+func (f *cursorFeed[T]) adopt(g *group) { f.schedule = g.schedule }
+
+func (f *cursorFeed[T]) Push(ctx context.Context, c Chunk[T]) error {
+	if f.cur != nil && c.Batch != f.b {
+		close(f.cur) // the partition ended without an End chunk
+		f.cur = nil
+	}
+	if f.cur == nil {
+		ch := make(chan Chunk[T], taskBuffer)
+		if err := send(ctx, f.schedule, &task{batch: c.Batch, out: ch}); err != nil {
+			c.Release()
+			return err
+		}
+		f.cur, f.b = ch, c.Batch
+	}
+	end := c.End
+	if err := send(ctx, f.cur, c); err != nil {
+		c.Release()
+		return err
+	}
+	if end {
+		close(f.cur)
+		f.cur = nil
+	}
+	return nil
+}
+
+func (f *cursorFeed[T]) close(context.Context) error {
+	if f.cur != nil {
+		close(f.cur)
+		f.cur = nil
+	}
+	close(f.schedule)
+	return nil
+}

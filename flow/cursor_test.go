@@ -1,0 +1,424 @@
+package flow_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/testutil"
+	"github.com/rowflow/rowflow/operators"
+	"github.com/rowflow/rowflow/sources"
+)
+
+var cursorCounts = []int{1, 2, 3, 4, 8}
+
+// uneven is a pipeline with a filter, a flat-map and a map whose work per
+// value varies a lot, its stages at parallelism w, the last at last.
+func uneven(w, last int) *flow.Pipeline {
+	return flow.From(sources.Slice(ints(30000), sources.PartitionSize(450), sources.ChunkSize(50))).
+		Via(operators.Filter(func(v int64) bool { return v%7 != 0 && (v/450)%6 != 4 })).Parallel(w).
+		Via(operators.FlatMap(func(v int64) ([]int64, error) { return make([]int64, v%3), nil })).Parallel(w).
+		Via(operators.Map(func(v int64) (int64, error) {
+			x := v
+			for range (v * 7919) % 300 {
+				x = x*31 + 1
+			}
+			return x, nil
+		})).Parallel(last)
+}
+
+// consumer reads one cursor at its own pace: after each item it makes
+// rounds round trips through a channel with a goroutine of its own.
+func consumer(c *flow.Cursor[int64], rounds int, got *[]flow.Item[int64], seen *atomic.Int64) error {
+	ping, pong := make(chan int), make(chan int)
+	defer close(ping)
+	go func() {
+		defer close(pong)
+		for v := range ping {
+			pong <- v + 1
+		}
+	}()
+	for c.Next() {
+		*got = append(*got, c.Item())
+		seen.Add(1)
+		for r := range rounds {
+			ping <- r
+			<-pong
+		}
+	}
+	return c.Err()
+}
+
+// readAll reads every cursor of s on a goroutine of its own. Consumer i
+// works i*3 rounds per item; consumer 0, when there are others, waits
+// until the others have read 2000 items (or all ended) before it starts.
+func readAll(t *testing.T, s *flow.CursorSet[int64]) [][]flow.Item[int64] {
+	t.Helper()
+	cs := s.Cursors()
+	got := make([][]flow.Item[int64], len(cs))
+	errs := make([]error, len(cs))
+	var seen atomic.Int64
+	start := make(chan struct{})
+	var others sync.WaitGroup
+	var all sync.WaitGroup
+	for i, c := range cs {
+		if i > 0 {
+			others.Add(1)
+		}
+		all.Add(1)
+		go func() {
+			defer all.Done()
+			if i == 0 && len(cs) > 1 {
+				<-start
+			}
+			errs[i] = consumer(c, 3*i, &got[i], &seen)
+			if i > 0 {
+				others.Done()
+			}
+		}()
+	}
+	if len(cs) > 1 {
+		go func() {
+			defer close(start)
+			done := make(chan struct{})
+			go func() { others.Wait(); close(done) }()
+			for seen.Load() < 2000 {
+				select {
+				case <-done:
+					return
+				default:
+					runtimeGosched()
+				}
+			}
+		}()
+	}
+	all.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("cursor %d: %v", i, err)
+		}
+	}
+	return got
+}
+
+// TestCursorSetStableSortIsSerial checks ML.NET's property: every cursor's
+// items, put together and stable-sorted by batch, are the serial stream;
+// each cursor's batches never decrease and no batch is in two cursors.
+func TestCursorSetStableSortIsSerial(t *testing.T) {
+	ref := testutil.Items[int64](t, uneven(1, 1))
+	if len(ref) < 15000 {
+		t.Fatalf("serial run has %d items", len(ref))
+	}
+	for _, shape := range []struct{ w, last int }{{1, 1}, {3, 3}, {4, 1}, {2, 4}} {
+		for _, n := range cursorCounts {
+			testutil.CheckGoroutines(t)
+			s, err := flow.Cursors[int64](context.Background(), uneven(shape.w, shape.last), n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := readAll(t, s)
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			owner := map[int64]int{}
+			var all []flow.Item[int64]
+			for i, items := range got {
+				for k, it := range items {
+					if k > 0 && it.Batch < items[k-1].Batch {
+						t.Fatalf("%v n=%d: cursor %d: batch %d after %d", shape, n, i, it.Batch, items[k-1].Batch)
+					}
+					if o, ok := owner[it.Batch]; ok && o != i {
+						t.Fatalf("%v n=%d: batch %d in cursors %d and %d", shape, n, it.Batch, o, i)
+					}
+					owner[it.Batch] = i
+				}
+				all = append(all, items...)
+			}
+			slices.SortStableFunc(all, func(a, b flow.Item[int64]) int { return int(a.Batch - b.Batch) })
+			if !slices.Equal(all, ref) {
+				t.Fatalf("%v n=%d: %d items sorted by batch differ from the serial %d", shape, n, len(all), len(ref))
+			}
+			if n == 1 && !slices.Equal(got[0], ref) {
+				t.Fatalf("%v: one cursor is not the serial stream", shape)
+			}
+			used := 0
+			for _, items := range got {
+				if len(items) > 0 {
+					used++
+				}
+			}
+			t.Logf("%v n=%d: %d cursors got items", shape, n, used)
+			for i, c := range s.Cursors() {
+				for range 3 {
+					if c.Next() || c.Err() != nil {
+						t.Fatalf("%v n=%d: ended cursor %d: Next true or Err %v", shape, n, i, c.Err())
+					}
+				}
+				c.Close()
+			}
+		}
+	}
+}
+
+func TestCursorSetConsolidate(t *testing.T) {
+	ref := testutil.Items[int64](t, uneven(1, 1))
+	for _, n := range cursorCounts {
+		for _, last := range []int{1, 3} {
+			testutil.CheckGoroutines(t)
+			s, err := flow.Cursors[int64](context.Background(), uneven(2, last), n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []flow.Item[int64]
+			for it, err := range s.Consolidate() {
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, it)
+			}
+			if !slices.Equal(got, ref) {
+				t.Fatalf("n=%d last=%d: consolidated %d items differ from the serial %d", n, last, len(got), len(ref))
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Leaving the loop early closes the set.
+	testutil.CheckGoroutines(t)
+	s, err := flow.Cursors[int64](context.Background(), uneven(2, 2), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := 0
+	for it, err := range s.Consolidate() {
+		if err != nil || it != ref[k] {
+			t.Fatalf("item %d: %v, %v; want %v", k, it, err, ref[k])
+		}
+		if k++; k == 777 {
+			break
+		}
+	}
+	for _, c := range s.Cursors() {
+		if c.Next() {
+			t.Fatal("a cursor of a closed set yields items")
+		}
+	}
+}
+
+func TestCursorSetCancel(t *testing.T) {
+	for _, last := range []int{1, 3} {
+		for _, n := range []int{1, 3} {
+			testutil.CheckGoroutines(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			s, err := flow.Cursors[int64](ctx, endless(last), n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wg sync.WaitGroup
+			errs := make([]error, n)
+			var seen atomic.Int64
+			for i, c := range s.Cursors() {
+				wg.Go(func() {
+					for c.Next() {
+						if seen.Add(1) == 5000 {
+							cancel()
+						}
+					}
+					errs[i] = c.Err()
+				})
+			}
+			wg.Wait()
+			for i, err := range errs {
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("last=%d n=%d: cursor %d: Err %v, want context.Canceled", last, n, i, err)
+				}
+			}
+			if err := s.Close(); !errors.Is(err, context.Canceled) {
+				t.Fatalf("last=%d n=%d: Close = %v, want context.Canceled", last, n, err)
+			}
+		}
+	}
+}
+
+func endless(last int) *flow.Pipeline {
+	return flow.From(sources.Generate(-1, func(i int64) (int64, error) { return i, nil })).
+		Via(operators.Map(func(v int64) (int64, error) { return v + 1, nil })).Parallel(last)
+}
+
+// One consumer fails and closes the set: the others stop with
+// ErrCursorSetClosed and nothing keeps running.
+func TestCursorSetConsumerError(t *testing.T) {
+	for _, last := range []int{1, 2} {
+		testutil.CheckGoroutines(t)
+		s, err := flow.Cursors[int64](context.Background(), endless(last), 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		errBody := errors.New("consumer failed")
+		var wg sync.WaitGroup
+		errs := make([]error, 3)
+		for i, c := range s.Cursors() {
+			wg.Go(func() {
+				k := 0
+				for c.Next() {
+					if k++; i == 1 && k == 3000 {
+						errs[i] = errBody
+						if err := s.Close(); err != nil {
+							t.Errorf("Close = %v", err)
+						}
+					}
+				}
+				if errs[i] == nil {
+					errs[i] = c.Err()
+				}
+			})
+		}
+		wg.Wait()
+		for i, err := range errs {
+			want := closedOr(i == 1, errBody)
+			if !errors.Is(err, want) {
+				t.Fatalf("last=%d: cursor %d: %v, want %v", last, i, err, want)
+			}
+		}
+	}
+}
+
+func closedOr(own bool, err error) error {
+	if own {
+		return err
+	}
+	return flow.ErrCursorSetClosed
+}
+
+// A consumer that stops early closes its cursor; the others read the rest.
+func TestCursorStopsEarlyOthersContinue(t *testing.T) {
+	ref := testutil.Items[int64](t, uneven(1, 1))
+	byBatch := map[int64][]flow.Item[int64]{}
+	for _, it := range ref {
+		byBatch[it.Batch] = append(byBatch[it.Batch], it)
+	}
+	for _, last := range []int{1, 3} {
+		testutil.CheckGoroutines(t)
+		s, err := flow.Cursors[int64](context.Background(), uneven(2, last), 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs := s.Cursors()
+		var stopped []flow.Item[int64]
+		for it, err := range cs[0].All() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stopped = append(stopped, it); len(stopped) == 100 {
+				break
+			}
+		}
+		if cs[0].Next() || cs[0].Err() != nil {
+			t.Fatal("a closed cursor yields items or an error")
+		}
+		var rest [][]flow.Item[int64]
+		var wg sync.WaitGroup
+		rest = make([][]flow.Item[int64], 2)
+		for i, c := range cs[1:] {
+			wg.Go(func() {
+				for it, err := range c.All() {
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					rest[i] = append(rest[i], it)
+				}
+			})
+		}
+		wg.Wait()
+		// The stopped cursor's partitions are lost past what it read; every
+		// other partition arrives whole.
+		dropped := map[int64]bool{}
+		for _, it := range stopped {
+			dropped[it.Batch] = true
+		}
+		got := map[int64][]flow.Item[int64]{}
+		for _, items := range rest {
+			for _, it := range items {
+				if dropped[it.Batch] {
+					t.Fatalf("last=%d: batch %d read by the stopped cursor reached another", last, it.Batch)
+				}
+				got[it.Batch] = append(got[it.Batch], it)
+			}
+		}
+		for b, want := range byBatch {
+			if dropped[b] {
+				if !slices.Equal(want[:countBatch(stopped, b)], filterBatch(stopped, b)) {
+					t.Fatalf("last=%d: the stopped cursor's batch %d differs", last, b)
+				}
+				continue
+			}
+			if !slices.Equal(got[b], want) {
+				t.Fatalf("last=%d: batch %d: %d items, want %d", last, b, len(got[b]), len(want))
+			}
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func countBatch(items []flow.Item[int64], b int64) int { return len(filterBatch(items, b)) }
+
+func filterBatch(items []flow.Item[int64], b int64) []flow.Item[int64] {
+	var out []flow.Item[int64]
+	for _, it := range items {
+		if it.Batch == b {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// A stage error reaches every cursor, and Close returns it.
+func TestCursorSetStageError(t *testing.T) {
+	for _, last := range []int{1, 3} {
+		testutil.CheckGoroutines(t)
+		p := flow.From(sources.Slice(ints(20000), sources.PartitionSize(100))).
+			Via(operators.Map(func(v int64) (int64, error) {
+				if v == 12345 {
+					return 0, errBad
+				}
+				return v, nil
+			})).Parallel(last)
+		s, err := flow.Cursors[int64](context.Background(), p, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for i, c := range s.Cursors() {
+			wg.Go(func() {
+				for c.Next() {
+				}
+				var se *flow.StageError
+				if !errors.As(c.Err(), &se) || !errors.Is(c.Err(), errBad) {
+					t.Errorf("last=%d: cursor %d: Err %v, want the stage error", last, i, c.Err())
+				}
+			})
+		}
+		wg.Wait()
+		if err := s.Close(); !errors.Is(err, errBad) {
+			t.Fatalf("last=%d: Close = %v", last, err)
+		}
+	}
+}
+
+func TestCursorsRefuses(t *testing.T) {
+	if _, err := flow.Cursors[int64](context.Background(), endless(1), 0); err == nil {
+		t.Fatal("Cursors(0) did not fail")
+	}
+	if _, err := flow.Cursors[string](context.Background(), endless(1), 2); err == nil {
+		t.Fatal("Cursors of the wrong type did not fail")
+	}
+}

@@ -6,7 +6,9 @@ import "github.com/rowflow/rowflow/rowid"
 //
 // An IDs is either an explicit list or a compact run: the ordinals
 // first, first+1, … of a source, each combined with the source's base ID
-// (DESIGN rule 1), possibly thinned to a selection of offsets by filters.
+// (so that a row's ID depends only on its input and its position in it,
+// never on the shuffle, sharding or parallelism), possibly thinned to a
+// selection of offsets by filters.
 // A run costs nothing per row until an ID is asked for, so sources and
 // filters do not spend time and memory bandwidth on IDs that no stage
 // reads. Whatever the form, [IDs.At] gives the same IDs.

@@ -8,7 +8,7 @@ import (
 )
 
 // The reference functions below re-derive the operations from the formulas
-// of the design, one statement per step, with their own copies of the
+// in the package documentation, one statement per step, with their own copies of the
 // constants. They share no code with the package.
 
 const (
@@ -106,7 +106,7 @@ func randomIDs(n int) []ID {
 }
 
 // Literal values, computed once with an independent Python transcription of
-// the formulas of the design (and of MurmurHash3_x64_128 for FromString,
+// the formulas in the package documentation (and of MurmurHash3_x64_128 for FromString,
 // checked first against the published vectors in murmur_test.go) and pasted
 // here.
 var literalVectors = []struct {

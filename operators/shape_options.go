@@ -138,19 +138,23 @@ func LastBatch(r Remainder) interface {
 // commonOpt is taken by every regrouping stage.
 type commonOpt struct{ option }
 
-func (commonOpt) batchOption()  {}
-func (commonOpt) reduceOption() {}
-func (commonOpt) bucketOption() {}
-func (commonOpt) packOption()   {}
-func (commonOpt) tableOption()  {}
+func (commonOpt) batchOption()   {}
+func (commonOpt) reduceOption()  {}
+func (commonOpt) bucketOption()  {}
+func (commonOpt) packOption()    {}
+func (commonOpt) tableOption()   {}
+func (commonOpt) shuffleOption() {}
+func (commonOpt) indexOption()   {}
 
-// Common is an option every regrouping stage takes.
+// Common is an option every regrouping stage takes, and the shuffles too.
 type Common interface {
 	BatchOption
 	ReduceOption
 	BucketOption
 	PackOption
 	TableOption
+	ShuffleOption
+	IndexOption
 }
 
 // PartitionItems sets how many output items make one output partition of
@@ -171,7 +175,8 @@ func PartitionItems(n int) Common {
 // folds the member IDs of each output item: rowid.FromString(name). Two
 // regrouping stages whose outputs are mixed should have different names.
 // The default is the stage's kind: "batch", "reduce", "bucket-by-length",
-// "pack", "table-bucket".
+// "pack", "table-bucket". The shuffles, whose items keep their IDs, take
+// it as a name only (defaults "shuffle", "block-shuffle", "index-shuffle").
 func Named(name string) Common {
 	return commonOpt{option{"Named", func(c *shapeConfig) error {
 		if name == "" {

@@ -1,0 +1,206 @@
+package operators
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/pcg"
+	"github.com/rowflow/rowflow/rowid"
+)
+
+// BlockShuffle returns a stage that shuffles rows within a rolling window
+// of k whole partitions, in the manner of CNTK's block randomizer, on top
+// of the order in which the source gives its partitions (shuffle those at
+// the source, e.g. with the Parquet source's ShuffleWindow).
+//
+// Row r of the epoch's q-th input partition goes to output partition
+// q + j, with j drawn uniformly from [0, k) from the input partition's
+// own PCG stream of (seed, epoch, stage position, q). Output partition q
+// is complete once input partition q has ended; it is then put in random
+// order (a Fisher–Yates shuffle from its own stream) and given out. So a
+// row moves at most k partitions, rows of k neighbouring partitions are
+// mixed, at most k partitions' worth of rows are held, and k = 1 shuffles
+// each partition in place. Items keep their IDs; output partitions are
+// numbered like the input's ordinals, 0, 1, 2, … within each epoch, plus
+// k-1 partitions at the end of the epoch.
+//
+// BlockShuffle keeps rows across partitions, so it is serial: put it after
+// the ordered merge. k < 1 or a bad option is kept as the stage's error.
+//
+// To be resumed (see [OrderState]), it restarts its input at partition
+// q-k+1 when it was giving out output partition q: the rows it held all
+// came from the k partitions before q's end.
+func BlockShuffle[T any](k int, opts ...ShuffleOption) flow.Stage {
+	return flow.NewStage[T, T](newBlock[T](k, opts))
+}
+
+func newBlock[T any](k int, opts []ShuffleOption) *blockOp[T] {
+	op := &blockOp[T]{k: k, cfg: orderConfig{shapeConfig: shapeConfig{name: "block-shuffle"}}}
+	op.err = configureOrder(&op.cfg, opts)
+	switch {
+	case op.err != nil:
+	case k < 1:
+		op.err = fmt.Errorf("operators: BlockShuffle(%d): k must be at least 1", k)
+	case op.cfg.size != nil:
+		op.err = fmt.Errorf("operators: %s: MaxBytes is an option of Shuffle; BlockShuffle's window is whole partitions", op.cfg.name)
+	case op.cfg.perPart != 0:
+		op.err = fmt.Errorf("operators: %s: PartitionItems is an option of Shuffle; BlockShuffle's output partitions follow its input's", op.cfg.name)
+	}
+	return op
+}
+
+type blockOp[T any] struct {
+	k   int
+	cfg orderConfig
+	err error
+}
+
+func (b *blockOp[T]) Info() flow.Info {
+	return flow.Info{Name: b.cfg.name, Serial: "it shuffles rows across partitions"}
+}
+
+// Err reports a bad k or option.
+func (b *blockOp[T]) Err() error { return b.err }
+
+func (b *blockOp[T]) NewProcessor(env flow.Env) flow.Processor[T, T] {
+	if b.err != nil {
+		return failed[T, T]{b.err}
+	}
+	return &blockProc[T]{op: b, env: env, slots: make([]slot[T], b.k), batches: make([]int64, b.k), resume: b.cfg.resume}
+}
+
+// slot is one output partition being filled.
+type slot[T any] struct {
+	vals []T
+	ids  []rowid.ID
+}
+
+type blockProc[T any] struct {
+	op      *blockOp[T]
+	env     flow.Env
+	started bool
+	epoch   int64
+	q       int64    // ordinal in the epoch of the input partition being read
+	open    bool     // a partition is being read (its End has not come)
+	rng     pcg.Rand // input partition q's stream
+	slots   []slot[T]
+	batches []int64 // batch numbers of the last k input partitions, by ordinal mod k
+	next    int64   // the next output partition to give out
+	resume  *OrderState
+	discard int64 // output partitions before this are discarded (resume)
+	skip    int64 // items of output partition discard to discard
+}
+
+func (p *blockProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[T]) error {
+	defer c.Release()
+	if e := flow.EpochOf(c.Batch); !p.started || e != p.epoch {
+		if err := p.endEpoch(ctx, out); err != nil {
+			return err
+		}
+		if err := p.begin(e); err != nil {
+			return err
+		}
+	}
+	if !p.open {
+		p.open = true
+		p.rng = pcg.Keyed(p.env.Seed, uint64(p.epoch), uint64(p.env.Position), purposeBlock, uint64(p.q))
+		p.batches[p.q%int64(p.op.k)] = c.Batch
+	}
+	k := uint64(p.op.k)
+	for i, v := range c.Values {
+		j := (p.q + int64(uint64(p.rng.Next())*k>>32)) % int64(k)
+		s := &p.slots[j]
+		s.vals, s.ids = append(s.vals, v), append(s.ids, c.IDs.At(i))
+	}
+	if !c.End {
+		return nil
+	}
+	p.open = false
+	p.q++
+	return p.give(ctx, out, p.q-1)
+}
+
+// begin starts epoch e, or the resume point if the stage has one.
+func (p *blockProc[T]) begin(e int64) error {
+	p.started, p.epoch, p.q, p.next, p.open = true, e, 0, 0, false
+	p.discard, p.skip = 0, 0
+	if r := p.resume; r != nil && r.Epoch < e {
+		// The state's epoch had nothing left to give: its partition was
+		// past the epoch's last.
+		p.resume = nil
+	}
+	if r := p.resume; r != nil {
+		if r.Epoch != e {
+			return fmt.Errorf("operators: %s: resuming in epoch %d, but the input starts in epoch %d", p.op.cfg.name, r.Epoch, e)
+		}
+		if r.Index > r.Output || r.Output-r.Index >= int64(p.op.k) {
+			return fmt.Errorf("operators: %s: resume state %+v: input partition %d cannot hold rows of output partition %d with k = %d",
+				p.op.cfg.name, *r, r.Index, r.Output, p.op.k)
+		}
+		p.q, p.next, p.discard, p.skip = r.Index, r.Index, r.Output, r.Delivered
+	}
+	return nil
+}
+
+// give gives out the output partitions up to and including last, in
+// random order each.
+func (p *blockProc[T]) give(ctx context.Context, out flow.Emitter[T], last int64) error {
+	for ; p.next <= last; p.next++ {
+		s := &p.slots[p.next%int64(p.op.k)]
+		vals, ids := s.vals, s.ids
+		*s = slot[T]{}
+		rng := pcg.Keyed(p.env.Seed, uint64(p.epoch), uint64(p.env.Position), purposeSlot, uint64(p.next))
+		for i := len(vals) - 1; i > 0; i-- {
+			j := rng.Intn(i + 1)
+			vals[i], vals[j] = vals[j], vals[i]
+			ids[i], ids[j] = ids[j], ids[i]
+		}
+		if p.next < p.discard {
+			continue // given out before the resume point
+		}
+		from := 0
+		if p.next == p.discard {
+			from = int(min(p.skip, int64(len(vals))))
+			p.resume = nil
+		}
+		c := flow.Chunk[T]{Batch: flow.EpochBatch(p.epoch, p.next), IDs: flow.ListIDs(ids[from:]), Values: vals[from:], End: true}
+		if err := out.Push(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// endEpoch gives out the output partitions still filling.
+func (p *blockProc[T]) endEpoch(ctx context.Context, out flow.Emitter[T]) error {
+	if !p.started {
+		return nil
+	}
+	if p.open {
+		p.q++ // a partition that did not end: its rows are given out all the same
+		p.open = false
+	}
+	return p.give(ctx, out, p.q+int64(p.op.k)-2)
+}
+
+func (p *blockProc[T]) Flush(ctx context.Context, out flow.Emitter[T]) error {
+	return p.endEpoch(ctx, out)
+}
+
+// State returns what resumes the stage after the partitions it has pushed:
+// the next output partition, whose rows come from the k input partitions
+// up to its own ordinal.
+func (p *blockProc[T]) State() OrderState {
+	if p.resume != nil {
+		return *p.resume
+	}
+	from := max(p.next-int64(p.op.k)+1, 0)
+	s := OrderState{Epoch: p.epoch, Index: from, Output: p.next}
+	if from < p.q || from == p.q && p.open {
+		s.Partition = p.batches[from%int64(p.op.k)]
+	} else if p.q > 0 {
+		s.Partition = p.batches[(p.q-1)%int64(p.op.k)] + 1
+	}
+	return s
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"iter"
 	"reflect"
+
+	"github.com/rowflow/rowflow/rowid"
 )
 
 // Items runs p, which must have no sink and produce values of type T, and
@@ -22,15 +24,44 @@ func Items[T any](ctx context.Context, p *Pipeline) iter.Seq2[Item[T], error] {
 				yield(Item[T]{}, err)
 				return
 			}
-			for k := range c.Values {
-				if !yield(c.Item(k), nil) {
-					c.Release()
-					return
-				}
+			if !yieldItems(&c, yield) {
+				c.Release()
+				return
 			}
 			c.Release()
 		}
 	}
+}
+
+// yieldItems yields the items of c, and reports false if yield did. It
+// takes the IDs in whichever form c holds them, without [IDs.At]'s
+// checks per item.
+func yieldItems[T any](c *Chunk[T], yield func(Item[T], error) bool) bool {
+	ids, b := &c.IDs, c.Batch
+	switch {
+	case !ids.run:
+		list := ids.list[:len(c.Values)]
+		for k, v := range c.Values {
+			if !yield(Item[T]{Batch: b, ID: list[k], Value: v}, nil) {
+				return false
+			}
+		}
+	case ids.sel == nil:
+		comb, first := ids.comb, ids.first
+		for k, v := range c.Values {
+			if !yield(Item[T]{Batch: b, ID: comb.Combine(rowid.Ordinal(first + uint64(k))), Value: v}, nil) {
+				return false
+			}
+		}
+	default:
+		comb, first, sel := ids.comb, ids.first, ids.sel[:len(c.Values)]
+		for k, v := range c.Values {
+			if !yield(Item[T]{Batch: b, ID: comb.Combine(rowid.Ordinal(first + uint64(sel[k]))), Value: v}, nil) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // Values is [Items] without batch numbers and IDs.

@@ -57,3 +57,22 @@ func BenchmarkMapFilterCount(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkIterators compares counting with sinks.Count against loops
+// over flow.Items and flow.Values on the headline pipeline.
+func BenchmarkIterators(b *testing.B) {
+	d := data(benchN)
+	for _, v := range variants(defaultPartition) {
+		if v.name != nameRowflow && v.name != nameItems && v.name != nameValues {
+			continue
+		}
+		b.Run(v.name, func(b *testing.B) {
+			for b.Loop() {
+				if got, err := v.run(b.Context(), d); err != nil || got != want(len(d)) {
+					b.Fatalf("count %d, %v; want %d", got, err, want(len(d)))
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(d)), "ns/elem")
+		})
+	}
+}

@@ -34,6 +34,10 @@ func report(w io.Writer, cfg config, res []result, loadBefore, loadAfter string)
 	for _, r := range res {
 		fmt.Fprintf(w, "- %s: %s\n", r.v.name, r.v.desc)
 	}
+	if rf, ok := ref[nameRowflow]; ok {
+		fmt.Fprintf(w, "\nLoops against the same pipeline into sinks.Count (aim ≥ 0.8×): flow.Items %s, flow.Values %s.\n",
+			speed(rf, ref[nameItems]), speed(rf, ref[nameValues]))
+	}
 	fmt.Fprintln(w, "\nSpeed vs X is X's time per value divided by the variant's: above 1× is faster than X.")
 	if ref[nameGoStreams].n != cfg.n {
 		fmt.Fprintf(w, "go-streams ran on the first %s values; its time is compared per value.\n",

@@ -53,6 +53,9 @@ const (
 	nameHandFuncs = "hand-funcs"
 	nameGoStreams = "gostreams"
 	nameLoop      = "loop"
+	nameRowflow   = "rowflow"
+	nameItems     = "rowflow-items"
+	nameValues    = "rowflow-values"
 )
 
 // variants returns every variant, rowflow's first. part is the partition
@@ -64,10 +67,10 @@ func variants(part int) []variant {
 		}
 	}
 	return []variant{
-		{name: "rowflow", desc: "From(Slice).Via(Map).Parallel(2).Via(Filter).Parallel(2): map and filter fused on 2 workers, ordered merge, the source on its own goroutine",
-			run: rf(func(p *flow.Pipeline) *flow.Pipeline {
-				return p.Via(mapStage()).Parallel(2).Via(filterStage()).Parallel(2)
-			})},
+		{name: nameRowflow, desc: "From(Slice).Via(Map).Parallel(2).Via(Filter).Parallel(2): map and filter fused on 2 workers, ordered merge, the source on its own goroutine",
+			run: rf(headline)},
+		{name: nameItems, desc: "as rowflow, counted in a loop over flow.Items instead of by sinks.Count", run: runItems(part)},
+		{name: nameValues, desc: "as rowflow, counted in a loop over flow.Values", run: runValues(part)},
 		{name: "rowflow-unordered", desc: "as rowflow, with Unordered()",
 			run: rf(func(p *flow.Pipeline) *flow.Pipeline {
 				return p.Via(mapStage()).Parallel(2).Via(filterStage()).Parallel(2).Unordered()

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/sources"
+)
+
+// The iterator variants run the headline pipeline and count its output
+// in a loop over flow.Items or flow.Values instead of with sinks.Count,
+// so that the table shows what consuming a pipeline in a for loop costs.
+
+func headline(p *flow.Pipeline) *flow.Pipeline {
+	return p.Via(mapStage()).Parallel(2).Via(filterStage()).Parallel(2)
+}
+
+func pipelineOf(data []int64, part int) *flow.Pipeline {
+	return headline(flow.From(sources.Slice(data, sources.PartitionSize(part), sources.ChunkSize(chunkSize))))
+}
+
+func runItems(part int) func(context.Context, []int64) (int64, error) {
+	return func(ctx context.Context, data []int64) (int64, error) {
+		var n int64
+		for it, err := range flow.Items[int64](ctx, pipelineOf(data, part)) {
+			if err != nil {
+				return n, err
+			}
+			n += it.Value & 0 // read the value, as a loop body would
+			n++
+		}
+		return n, nil
+	}
+}
+
+func runValues(part int) func(context.Context, []int64) (int64, error) {
+	return func(ctx context.Context, data []int64) (int64, error) {
+		var n int64
+		for v, err := range flow.Values[int64](ctx, pipelineOf(data, part)) {
+			if err != nil {
+				return n, err
+			}
+			n += v & 0
+			n++
+		}
+		return n, nil
+	}
+}

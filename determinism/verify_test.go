@@ -16,7 +16,7 @@ import (
 	"github.com/rowflow/rowflow/sources"
 )
 
-func counting(n int64, opts ...sources.Option) flow.Source[int64] {
+func counting(n int64, opts ...sources.SliceOption) flow.Source[int64] {
 	return sources.Generate(n, func(i int64) (int64, error) { return i, nil }, opts...)
 }
 
@@ -49,9 +49,9 @@ func TestVerifyPasses(t *testing.T) {
 
 // divergent builds a pipeline of 0, 1, … n-1 that, at parallelism p > 1,
 // has change applied to it.
-func divergent(n int64, change func(p int, src *[]sources.Option, f *func(int64) int64)) func(int) *flow.Pipeline {
+func divergent(n int64, change func(p int, src *[]sources.SliceOption, f *func(int64) int64)) func(int) *flow.Pipeline {
 	return func(p int) *flow.Pipeline {
-		opts := []sources.Option{sources.PartitionSize(100), sources.ChunkSize(16)}
+		opts := []sources.SliceOption{sources.PartitionSize(100), sources.ChunkSize(16)}
 		f := func(i int64) int64 { return i }
 		if p > 1 {
 			change(p, &opts, &f)
@@ -71,7 +71,7 @@ func verifyDivergence(t *testing.T, build func(int) *flow.Pipeline) *determinism
 }
 
 func TestVerifyValueDivergence(t *testing.T) {
-	d := verifyDivergence(t, divergent(1000, func(p int, _ *[]sources.Option, f *func(int64) int64) {
+	d := verifyDivergence(t, divergent(1000, func(p int, _ *[]sources.SliceOption, f *func(int64) int64) {
 		*f = func(i int64) int64 {
 			if i == 437 {
 				return int64(-p)
@@ -104,8 +104,8 @@ func checkDivergence(t *testing.T, got *determinism.Divergence, want determinism
 
 func TestVerifyBatchAndIDDivergence(t *testing.T) {
 	// Another partition size renumbers batches from item 50 on.
-	d := verifyDivergence(t, divergent(1000, func(_ int, opts *[]sources.Option, _ *func(int64) int64) {
-		*opts = []sources.Option{sources.PartitionSize(50)}
+	d := verifyDivergence(t, divergent(1000, func(_ int, opts *[]sources.SliceOption, _ *func(int64) int64) {
+		*opts = []sources.SliceOption{sources.PartitionSize(50)}
 	}))
 	id := rowid.Ordinal(50).Combine(rowid.FromString("generate"))
 	checkDivergence(t, d, determinism.Divergence{Parallelism: 2, Round: 1, Position: 50,
@@ -116,7 +116,7 @@ func TestVerifyBatchAndIDDivergence(t *testing.T) {
 	}
 
 	// Another source name changes every ID.
-	d = verifyDivergence(t, divergent(1000, func(_ int, opts *[]sources.Option, _ *func(int64) int64) {
+	d = verifyDivergence(t, divergent(1000, func(_ int, opts *[]sources.SliceOption, _ *func(int64) int64) {
 		*opts = append(*opts, sources.Named("other"))
 	}))
 	checkDivergence(t, d, determinism.Divergence{Parallelism: 2, Round: 1, Position: 0,
@@ -198,7 +198,7 @@ func TestVerifyUnordered(t *testing.T) {
 // TestVerifyStreams shows that Verify compares as the runs go: the stream
 // has no end, and the divergence is found and the runs stopped.
 func TestVerifyStreams(t *testing.T) {
-	d := verifyDivergence(t, divergent(-1, func(_ int, _ *[]sources.Option, f *func(int64) int64) {
+	d := verifyDivergence(t, divergent(-1, func(_ int, _ *[]sources.SliceOption, f *func(int64) int64) {
 		*f = func(i int64) int64 {
 			if i == 50000 {
 				return 0

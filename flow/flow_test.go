@@ -459,8 +459,8 @@ func TestUnorderedLargePartitions(t *testing.T) {
 }
 
 func TestSinkOptionErrorAtBuild(t *testing.T) {
-	p := flow.From(sources.Slice(ints(10))).To(sinks.ParquetShards[int64](t.TempDir(), sinks.Shards(0)))
-	if p.Err() == nil || !strings.Contains(p.Err().Error(), "Shards(0)") {
+	p := flow.From(sources.Slice(ints(10))).To(sinks.ParquetShards[int64](t.TempDir(), sinks.Writers(0)))
+	if p.Err() == nil || !strings.Contains(p.Err().Error(), "Writers(0)") {
 		t.Fatalf("Err() = %v, want the sink's bad option", p.Err())
 	}
 }

@@ -3,7 +3,7 @@
 //
 // A sink consumes the stream in stream order, called from one goroutine
 // (a sink may run goroutines of its own, as [ParquetShards] does with
-// [Shards], and joins them before its run returns). Sinks that
+// [Writers], and joins them before its run returns). Sinks that
 // produce a result (a slice, a count, a digest) store it only when the run
 // succeeds, replacing what the destination held: a failed or cancelled run
 // leaves the destination as it was.

@@ -15,22 +15,22 @@ import (
 // of type T mapped to columns by their parquet tags, as sharded Parquet
 // files in dir, and a manifest of them.
 //
-// Options: [RowsPerShard], [BytesPerShard], [RowGroupRows], [PageSize],
-// [Codec], [ZstdLevel], [Rank], [Shards], [RowIDColumn], [PartitionBy],
+// Options: [RowsPerFile], [BytesPerFile], [RowGroupRows], [PageSize],
+// [Codec], [ZstdLevel], [Rank], [Writers], [RowIDColumn], [PartitionBy],
 // [MaxOpenPartitions], [Overwrite].
 //
 // # Files
 //
 // Files are named part-<rank>-<seq>.parquet, both numbers zero-padded to
 // five digits (part-00000-00003.parquet), and sort by name in seq order
-// while seq is below 100000. With one shard, seq counts the files in
-// stream order. With [Shards](n), shard s numbers its files s, s+n, s+2n,
-// …; a shard that writes fewer files than another leaves gaps. With
+// while seq is below 100000. With one writer, seq counts the files in
+// stream order. With [Writers](n), writer w numbers its files w, w+n, w+2n,
+// …; a writer that writes fewer files than another leaves gaps. With
 // [PartitionBy], every partition directory has its own sequence. Files
 // are compressed with zstd unless [Codec] says otherwise, and carry the
 // pipeline's fingerprint ([flow.Env]) in their key-value metadata as
-// rowflow.fingerprint. A file ends when [RowsPerShard] or [BytesPerShard]
-// says so; by default each shard writes one file.
+// rowflow.fingerprint. A file ends when [RowsPerFile] or [BytesPerFile]
+// says so; by default each writer writes one file.
 //
 // # Determinism
 //
@@ -40,7 +40,7 @@ import (
 // directory's name, or the parallelism of the stages upstream, since the
 // sink sees the same ordered stream whatever that parallelism (unless a
 // stage upstream is Unordered), nor of how the stream is cut into chunks.
-// The files do depend on [Shards], which chooses which rows go together.
+// The files do depend on [Writers], which chooses which rows go together.
 // created_by is a constant.
 //
 // # Crash safety and failure
@@ -78,9 +78,9 @@ import (
 //
 // # Parallelism and cost
 //
-// With one shard, the sink runs in the goroutine that feeds it. With
-// [Shards](n), it starts n goroutines at its first chunk of values, one
-// per shard, each with its own writer, and joins them before it returns
+// With one writer, the sink runs in the goroutine that feeds it. With
+// [Writers](n), it starts n goroutines at its first chunk of values, one
+// per writer, each with its own Parquet writer, and joins them before it returns
 // from Close: none outlives the run. Values are handed to parquet-go's typed writer
 // (GenericWriter[T]) straight from the chunks, in batches of 1024 rows
 // aligned on the row group, and copied only where a chunk ends inside a
@@ -120,30 +120,30 @@ func (s *parquetSink[T]) NewConsumer(env flow.Env) flow.Consumer[T] {
 
 // parquetConsumer is one run of ParquetShards.
 type parquetConsumer[T any] struct {
-	sink   *parquetSink[T]
-	env    flow.Env
-	err    error // a build error or the first failure; later calls return it
-	run    *pqRun[T]
-	shards []*shardWriter[T]
-	pool   *shardPool[T] // with Shards(n > 1), once started
-	parts  int64         // partitions seen: End chunks
+	sink    *parquetSink[T]
+	env     flow.Env
+	err     error // a build error or the first failure; later calls return it
+	run     *pqRun[T]
+	writers []*writer[T]
+	pool    *writerPool[T] // with Writers(n > 1), once started
+	parts   int64          // partitions seen: End chunks
 }
 
-// open checks the directory and makes the shards' writers.
+// open checks the directory and makes the writers.
 func (c *parquetConsumer[T]) open() error {
 	plan := c.sink.plan
 	c.run = &pqRun[T]{plan: plan, env: c.env, out: newOutputDir(plan.dir, plan.cfg.rank, plan.cfg.overwrite)}
 	if err := c.run.out.prepare(); err != nil {
 		return err
 	}
-	for s := range plan.cfg.shards {
-		c.shards = append(c.shards, newShardWriter(c.run, s))
+	for s := range plan.cfg.writers {
+		c.writers = append(c.writers, makeWriter(c.run, s))
 	}
 	return nil
 }
 
-// Consume routes the chunk's partition to its shard: the k-th partition
-// of the stream to shard k % n.
+// Consume routes the chunk's partition to its writer: the k-th partition
+// of the stream to writer k % n.
 func (c *parquetConsumer[T]) Consume(ctx context.Context, ch flow.Chunk[T]) error {
 	if c.err == nil && c.run == nil {
 		c.err = c.open()
@@ -152,12 +152,12 @@ func (c *parquetConsumer[T]) Consume(ctx context.Context, ch flow.Chunk[T]) erro
 		ch.Release()
 		return c.err
 	}
-	shard := int(c.parts % int64(len(c.shards)))
+	to := int(c.parts % int64(len(c.writers)))
 	if ch.End {
 		c.parts++
 	}
-	if len(c.shards) == 1 {
-		err := c.shards[0].consume(&ch)
+	if len(c.writers) == 1 {
+		err := c.writers[0].consume(&ch)
 		ch.Release()
 		c.err = err
 		return err
@@ -167,9 +167,9 @@ func (c *parquetConsumer[T]) Consume(ctx context.Context, ch flow.Chunk[T]) erro
 		return nil
 	}
 	if c.pool == nil {
-		c.pool = startShardPool(ctx, c.shards)
+		c.pool = startWriterPool(ctx, c.writers)
 	}
-	if err := c.pool.send(ctx, shard, ch); err != nil {
+	if err := c.pool.send(ctx, to, ch); err != nil {
 		c.err = err
 		return err
 	}
@@ -190,7 +190,7 @@ func (c *parquetConsumer[T]) Close(err error) error {
 		}
 	}
 	if !failed && c.pool == nil {
-		for _, s := range c.shards {
+		for _, s := range c.writers {
 			if c.err = s.finish(); c.err != nil {
 				failed = true
 				break
@@ -213,7 +213,7 @@ func (c *parquetConsumer[T]) Close(err error) error {
 func (c *parquetConsumer[T]) abort(err error) error {
 	var cleanup error
 	if c.run != nil {
-		for _, s := range c.shards {
+		for _, s := range c.writers {
 			s.abort()
 		}
 		cleanup = c.run.out.abort()
@@ -228,7 +228,7 @@ func (c *parquetConsumer[T]) abort(err error) error {
 func (c *parquetConsumer[T]) manifest() ([]doneFile, *Manifest) {
 	plan := c.sink.plan
 	var files []doneFile
-	for _, s := range c.shards {
+	for _, s := range c.writers {
 		files = append(files, s.done...)
 	}
 	slices.SortFunc(files, func(a, b doneFile) int { return cmp.Compare(a.Path, b.Path) })
@@ -236,7 +236,7 @@ func (c *parquetConsumer[T]) manifest() ([]doneFile, *Manifest) {
 		Version:      ManifestVersion,
 		Fingerprint:  c.env.Fingerprint,
 		Rank:         plan.cfg.rank,
-		Shards:       plan.cfg.shards,
+		Writers:      plan.cfg.writers,
 		Codec:        plan.cfg.codecName,
 		CodecLevel:   plan.level,
 		RowGroupRows: plan.cfg.rowGroupRows,
@@ -253,13 +253,13 @@ func (c *parquetConsumer[T]) manifest() ([]doneFile, *Manifest) {
 	return files, m
 }
 
-// shardQueue is the number of chunks that may wait for a shard's
-// goroutine. Whole partitions go to one shard, so the queue holds about
+// writerQueue is the number of chunks that may wait for a writer's
+// goroutine. Whole partitions go to one writer, so the queue holds about
 // two partitions of the default size: the router can move on to the next
-// shard's partition while this one encodes.
-const shardQueue = 32
+// writer's partition while this one encodes.
+const writerQueue = 32
 
-// shardPool runs each shard of a consumer in its own goroutine.
+// writerPool runs each writer of a consumer in its own goroutine.
 //
 // The goroutines run under a context of their own, derived from the first
 // Consume's without its cancellation: the run's context is cancelled
@@ -267,23 +267,23 @@ const shardQueue = 32
 // must still finish their files then. Close(err) with an error cancels
 // it. Sends to a goroutine select on the Consume context, and on the pool
 // failing.
-type shardPool[T any] struct {
+type writerPool[T any] struct {
 	ins    []chan flow.Chunk[T]
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	wg     sync.WaitGroup
 	once   sync.Once
-	failed chan struct{} // closed when a shard fails
-	err    error         // the first shard's error; set before failed is closed
+	failed chan struct{} // closed when a writer fails
+	err    error         // the first writer's error; set before failed is closed
 }
 
 var errAborted = errors.New("sinks: ParquetShards: run aborted")
 
-func startShardPool[T any](ctx context.Context, shards []*shardWriter[T]) *shardPool[T] {
+func startWriterPool[T any](ctx context.Context, writers []*writer[T]) *writerPool[T] {
 	wctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	p := &shardPool[T]{ctx: wctx, cancel: cancel, failed: make(chan struct{})}
-	for _, s := range shards {
-		in := make(chan flow.Chunk[T], shardQueue)
+	p := &writerPool[T]{ctx: wctx, cancel: cancel, failed: make(chan struct{})}
+	for _, s := range writers {
+		in := make(chan flow.Chunk[T], writerQueue)
 		p.ins = append(p.ins, in)
 		p.wg.Add(1)
 		go p.work(s, in)
@@ -291,20 +291,20 @@ func startShardPool[T any](ctx context.Context, shards []*shardWriter[T]) *shard
 	return p
 }
 
-func (p *shardPool[T]) fail(err error) {
+func (p *writerPool[T]) fail(err error) {
 	p.once.Do(func() {
 		p.err = err
 		close(p.failed)
 	})
 }
 
-// work writes the chunks that come in, and finishes the shard's files
+// work writes the chunks that come in, and finishes the writer's files
 // when the channel is closed.
-func (p *shardPool[T]) work(s *shardWriter[T], in <-chan flow.Chunk[T]) {
+func (p *writerPool[T]) work(s *writer[T], in <-chan flow.Chunk[T]) {
 	defer p.wg.Done()
 	defer func() {
 		if r := recover(); r != nil {
-			p.fail(fmt.Errorf("sinks: ParquetShards(%q): shard %d: %w", s.run.plan.dir, s.shard, flow.Recovered(r)))
+			p.fail(fmt.Errorf("sinks: ParquetShards(%q): writer %d: %w", s.run.plan.dir, s.index, flow.Recovered(r)))
 		}
 	}()
 	for {
@@ -328,10 +328,10 @@ func (p *shardPool[T]) work(s *shardWriter[T], in <-chan flow.Chunk[T]) {
 	}
 }
 
-// send hands c to the shard's goroutine.
-func (p *shardPool[T]) send(ctx context.Context, shard int, c flow.Chunk[T]) error {
+// send hands c to the writer's goroutine.
+func (p *writerPool[T]) send(ctx context.Context, to int, c flow.Chunk[T]) error {
 	select {
-	case p.ins[shard] <- c:
+	case p.ins[to] <- c:
 		return nil
 	case <-ctx.Done():
 		c.Release()
@@ -344,8 +344,8 @@ func (p *shardPool[T]) send(ctx context.Context, shard int, c flow.Chunk[T]) err
 
 // close ends the goroutines and waits for them: with commit, by closing
 // their channels, so that they write what they hold and finish their
-// files; without, by cancelling them. It returns the first shard's error.
-func (p *shardPool[T]) close(commit bool) error {
+// files; without, by cancelling them. It returns the first writer's error.
+func (p *writerPool[T]) close(commit bool) error {
 	if commit {
 		for _, in := range p.ins {
 			close(in)

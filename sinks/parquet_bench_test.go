@@ -44,13 +44,13 @@ func writeBare(dir string, rows []pqRow) error {
 	return f.Close()
 }
 
-func writeShards(dir string, rows []pqRow, shards int) error {
+func writeShards(dir string, rows []pqRow, writers int) error {
 	return flow.From(sources.Slice(rows)).
-		To(sinks.ParquetShards[pqRow](filepath.Join(dir, "out"), sinks.Shards(shards))).Run(context.Background())
+		To(sinks.ParquetShards[pqRow](filepath.Join(dir, "out"), sinks.Writers(writers))).Run(context.Background())
 }
 
 // BenchmarkParquetShards writes 2M rows with a bare GenericWriter and
-// with the sink on one and two shards. Each iteration runs the three, in
+// with the sink on one and two writers. Each iteration runs the three, in
 // a rotating order so that noise from other processes falls on all
 // alike. The metrics give each one's rows/s, the sink's speed relative to
 // the bare writer (x-bare-…, above 1 is faster) and its CPU time relative

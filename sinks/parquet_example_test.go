@@ -33,7 +33,7 @@ func ExampleParquetShards() {
 	p := flow.From(sources.Slice(events, sources.PartitionSize(1000))).
 		Via(operators.Filter(func(e Event) bool { return e.Words > 0 })).Parallel(4).
 		To(sinks.ParquetShards[Event](filepath.Join(dir, "events"),
-			sinks.RowsPerShard(2000), sinks.PartitionBy("lang"), sinks.RowIDColumn("row_id")))
+			sinks.RowsPerFile(2000), sinks.PartitionBy("lang"), sinks.RowIDColumn("row_id")))
 	if err := p.Run(context.Background()); err != nil {
 		fmt.Println(err)
 		return

@@ -58,11 +58,11 @@ func countTemps(dir string) int {
 func TestParquetShardsFailure(t *testing.T) {
 	rows := pqRows(12_000)
 	boom := errors.New("boom")
-	for _, shards := range []int{1, 2} {
+	for _, writers := range []int{1, 2} {
 		for _, mode := range []string{"error", "cancel"} {
 			for _, upstream := range []int{1, 2} {
 				for _, existing := range []bool{false, true} {
-					name := fmt.Sprintf("shards=%d/%s/parallel=%d/existing=%t", shards, mode, upstream, existing)
+					name := fmt.Sprintf("writers=%d/%s/parallel=%d/existing=%t", writers, mode, upstream, existing)
 					t.Run(name, func(t *testing.T) {
 						testutil.CheckGoroutines(t)
 						root := t.TempDir()
@@ -94,7 +94,7 @@ func TestParquetShardsFailure(t *testing.T) {
 								}
 								return r, boom
 							})).Parallel(upstream)
-						sink := sinks.ParquetShards[pqRow](dir, sinks.Shards(shards), sinks.RowsPerShard(1000), sinks.RowGroupRows(250))
+						sink := sinks.ParquetShards[pqRow](dir, sinks.Writers(writers), sinks.RowsPerFile(1000), sinks.RowGroupRows(250))
 						err := p.To(sink).Run(ctx)
 						switch {
 						case mode == "error" && !errors.Is(err, boom):
@@ -104,7 +104,7 @@ func TestParquetShardsFailure(t *testing.T) {
 						}
 						// In a serial run, the sink has written the 9000 rows
 						// before the failing one: 9 files.
-						if shards == 1 && upstream == 1 && temps != 9 {
+						if writers == 1 && upstream == 1 && temps != 9 {
 							t.Errorf("%d temporary files when the run failed, want 9", temps)
 						}
 						if after := listTree(t, root); !slices.Equal(after, before) {
@@ -117,12 +117,12 @@ func TestParquetShardsFailure(t *testing.T) {
 	}
 }
 
-// TestParquetShardsShardFailure fails the run from inside a shard's
-// goroutine, with too many partitions for one shard.
+// TestParquetShardsShardFailure fails the run from inside a writer's
+// goroutine, with too many partitions for one writer.
 func TestParquetShardsShardFailure(t *testing.T) {
 	testutil.CheckGoroutines(t)
-	// Partition k (500 rows) goes to shard k%2. Shard 1's partitions all
-	// have the key "odd"; shard 0's partition 2j has the key j, and its
+	// Partition k (500 rows) goes to writer k%2. Writer 1's partitions all
+	// have the key "odd"; writer 0's partition 2j has the key j, and its
 	// third, partition 4 from row 2000 on, is one too many.
 	rows := make([]hiveRow, 5000)
 	for i := range rows {
@@ -137,12 +137,12 @@ func TestParquetShardsShardFailure(t *testing.T) {
 	if err := p.To(sinks.Collect(&items)).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	sink := sinks.ParquetShards[hiveRow](dir, sinks.Shards(2), sinks.PartitionBy("key"), sinks.MaxOpenPartitions(2),
-		sinks.RowsPerShard(300))
+	sink := sinks.ParquetShards[hiveRow](dir, sinks.Writers(2), sinks.PartitionBy("key"), sinks.MaxOpenPartitions(2),
+		sinks.RowsPerFile(300))
 	err := p.To(sink).Run(context.Background())
 	var se *flow.StageError
 	if !errors.As(err, &se) || !se.HasID || se.ID != items[2000].ID || se.Batch != 4 ||
-		!strings.Contains(err.Error(), `partition key="2" would be number 3 of shard 0; MaxOpenPartitions(2)`) {
+		!strings.Contains(err.Error(), `partition key="2" would be number 3 of writer 0; MaxOpenPartitions(2)`) {
 		t.Fatalf("Run: %v; want the error of row 2000, batch 4, %s", err, items[2000].ID)
 	}
 	if got := listTree(t, dir); len(got) != 0 {
@@ -152,7 +152,7 @@ func TestParquetShardsShardFailure(t *testing.T) {
 
 // TestParquetShardsCommitFailure makes the commit fail: a file appears
 // under one of the run's final names during the run. The stream is one
-// partition, so shard 0 writes all files: seq 0, 2, 4, 6, 8. The run fails, the
+// partition, so writer 0 writes all files: seq 0, 2, 4, 6, 8. The run fails, the
 // file stays, and the run's files are removed, renamed or not.
 func TestParquetShardsCommitFailure(t *testing.T) {
 	testutil.CheckGoroutines(t)
@@ -166,7 +166,7 @@ func TestParquetShardsCommitFailure(t *testing.T) {
 			}
 			return r, nil
 		}))
-	err := p.To(sinks.ParquetShards[pqRow](dir, sinks.RowsPerShard(1000), sinks.Shards(2))).Run(context.Background())
+	err := p.To(sinks.ParquetShards[pqRow](dir, sinks.RowsPerFile(1000), sinks.Writers(2))).Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "part-00000-00002.parquet appeared during the run") {
 		t.Fatalf("Run: %v", err)
 	}

@@ -17,7 +17,7 @@ import (
 // outputDir is the file-system side of one run of ParquetShards: the
 // directories the run created, the temporary files it holds, and the
 // commit that gives them their final names. It is safe for concurrent use
-// by the shards' goroutines.
+// by the writers' goroutines.
 type outputDir struct {
 	root      string
 	rank      int

@@ -87,12 +87,12 @@ func TestParquetShardsHive(t *testing.T) {
 	if err := p.To(sinks.Collect(&items)).Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for _, shards := range []int{1, 2} {
+	for _, writers := range []int{1, 2} {
 		for _, withID := range []bool{false, true} {
-			t.Run(fmt.Sprintf("shards=%d/rowid=%t", shards, withID), func(t *testing.T) {
+			t.Run(fmt.Sprintf("writers=%d/rowid=%t", writers, withID), func(t *testing.T) {
 				root := t.TempDir()
 				dir := filepath.Join(root, "out")
-				opts := []sinks.ParquetOption{sinks.PartitionBy("key"), sinks.Shards(shards), sinks.RowsPerShard(25)}
+				opts := []sinks.ParquetOption{sinks.PartitionBy("key"), sinks.Writers(writers), sinks.RowsPerFile(25)}
 				if withID {
 					opts = append(opts, sinks.RowIDColumn("rid"))
 				}
@@ -106,7 +106,7 @@ func TestParquetShardsHive(t *testing.T) {
 				checkHiveTree(t, dir, m)
 
 				// Every row is in the partition of its value, in stream
-				// order within a shard's files of a partition, with its ID.
+				// order within a writer's files of a partition, with its ID.
 				seen := make([]bool, len(rows))
 				for _, f := range m.Files {
 					b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
@@ -285,7 +285,7 @@ func TestParquetShardsHiveKinds(t *testing.T) {
 	}
 	dir := t.TempDir()
 	err := flow.From(sources.Slice(rows, sources.PartitionSize(50))).
-		To(sinks.ParquetShards[row](dir, sinks.PartitionBy("region", "ok", "ratio"), sinks.Shards(3))).Run(context.Background())
+		To(sinks.ParquetShards[row](dir, sinks.PartitionBy("region", "ok", "ratio"), sinks.Writers(3))).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,9 @@ import (
 )
 
 // ManifestVersion is the version of the manifest format that
-// [ParquetShards] writes and [ReadManifest] reads.
-const ManifestVersion = 1
+// [ParquetShards] writes and [ReadManifest] reads. Version 2 names the
+// writer goroutines "writers" (version 1 called them "shards").
+const ManifestVersion = 2
 
 // Manifest describes the output of one successful run of [ParquetShards]
 // for one rank. It is written, as indented JSON, to the file
@@ -28,8 +29,8 @@ type Manifest struct {
 	Fingerprint string `json:"fingerprint"`
 	// Rank is the rank set with [Rank].
 	Rank int `json:"rank"`
-	// Shards is the number of shards set with [Shards].
-	Shards int `json:"shards"`
+	// Writers is the number of writers set with [Writers].
+	Writers int `json:"writers"`
 	// Codec is the compression codec: zstd, snappy, gzip, lz4 or none;
 	// CodecLevel the zstd encoder level (fastest, default, better, best).
 	Codec      string `json:"codec"`
@@ -55,10 +56,10 @@ type ManifestFile struct {
 	// directory, e.g. "part-00000-00003.parquet" or
 	// "lang=en/part-00000-00000.parquet".
 	Path string `json:"path"`
-	// Shard is the shard that wrote the file and Seq its sequence number:
-	// the shard's j-th file of a partition directory has Seq j*Shards+Shard.
-	Shard int `json:"shard"`
-	Seq   int `json:"seq"`
+	// Writer is the writer that wrote the file and Seq its sequence number:
+	// the writer's j-th file of a partition directory has Seq j*Writers+Writer.
+	Writer int `json:"writer"`
+	Seq    int `json:"seq"`
 	// Partition holds the exact values of the PartitionBy columns, which
 	// the directory name may hold only in truncated form.
 	Partition []PartitionValue `json:"partition,omitempty"`

@@ -11,27 +11,30 @@ import (
 )
 
 // ParquetOption configures [ParquetShards]. Options are checked when the
-// sink is built; see [ParquetShards] for how a bad one is reported. The
-// zero ParquetOption is an error.
-type ParquetOption struct {
-	name  string
-	apply func(*parquetConfig) error
+// sink is built; see [ParquetShards] for how a bad one is reported. A nil
+// ParquetOption is an error.
+type ParquetOption interface {
+	applyParquet(*parquetConfig) error
 }
+
+type parquetOption func(*parquetConfig) error
+
+func (o parquetOption) applyParquet(c *parquetConfig) error { return o(c) }
 
 // parquetConfig is the result of applying ParquetOptions.
 type parquetConfig struct {
-	rowsPerShard  int64 // 0: unlimited
-	bytesPerShard int64 // 0: unlimited
-	rowGroupRows  int64
-	pageSize      int // 0: parquet-go's default
-	codecName     string
-	zstdLevel     int // 0: not set
-	rank          int
-	shards        int
-	rowIDColumn   string
-	partitionBy   []string
-	maxOpenParts  int
-	overwrite     bool
+	rowsPerFile  int64 // 0: unlimited
+	bytesPerFile int64 // 0: unlimited
+	rowGroupRows int64
+	pageSize     int // 0: parquet-go's default
+	codecName    string
+	zstdLevel    int // 0: not set
+	rank         int
+	writers      int
+	rowIDColumn  string
+	partitionBy  []string
+	maxOpenParts int
+	overwrite    bool
 }
 
 // Defaults of [ParquetShards].
@@ -39,7 +42,7 @@ const (
 	// DefaultRowGroupRows is the number of rows of a row group unless
 	// [RowGroupRows] says otherwise.
 	DefaultRowGroupRows = 64 * 1024
-	// DefaultMaxOpenPartitions is the number of partition writers a shard
+	// DefaultMaxOpenPartitions is the number of partition writers a writer
 	// may hold open unless [MaxOpenPartitions] says otherwise.
 	DefaultMaxOpenPartitions = 64
 )
@@ -48,38 +51,38 @@ func parquetDefaults() parquetConfig {
 	return parquetConfig{
 		rowGroupRows: DefaultRowGroupRows,
 		codecName:    "zstd",
-		shards:       1,
+		writers:      1,
 		maxOpenParts: DefaultMaxOpenPartitions,
 	}
 }
 
-// RowsPerShard ends a file once it holds n rows, and starts the next. The
-// default is no limit: one file per shard (and per partition directory
-// with [PartitionBy]), unless [BytesPerShard] ends it. n must be at least 1.
-func RowsPerShard(n int64) ParquetOption {
-	return ParquetOption{"RowsPerShard", func(c *parquetConfig) error {
+// RowsPerFile ends a file once it holds n rows, and starts the next. The
+// default is no limit: one file per writer (and per partition directory
+// with [PartitionBy]), unless [BytesPerFile] ends it. n must be at least 1.
+func RowsPerFile(n int64) ParquetOption {
+	return parquetOption(func(c *parquetConfig) error {
 		if n < 1 {
-			return fmt.Errorf("sinks: RowsPerShard(%d): must be at least 1", n)
+			return fmt.Errorf("sinks: RowsPerFile(%d): must be at least 1", n)
 		}
-		c.rowsPerShard = n
+		c.rowsPerFile = n
 		return nil
-	}}
+	})
 }
 
-// BytesPerShard ends a file once it holds at least n bytes of compressed
+// BytesPerFile ends a file once it holds at least n bytes of compressed
 // output, and starts the next. The size is checked when a row group has
 // been written, so a file ends at the first row-group boundary at which it
 // has reached n bytes: it may exceed n by up to one row group plus the
 // footer. Make [RowGroupRows] smaller for a tighter bound. The default is
 // no limit. n must be at least 1.
-func BytesPerShard(n int64) ParquetOption {
-	return ParquetOption{"BytesPerShard", func(c *parquetConfig) error {
+func BytesPerFile(n int64) ParquetOption {
+	return parquetOption(func(c *parquetConfig) error {
 		if n < 1 {
-			return fmt.Errorf("sinks: BytesPerShard(%d): must be at least 1", n)
+			return fmt.Errorf("sinks: BytesPerFile(%d): must be at least 1", n)
 		}
-		c.bytesPerShard = n
+		c.bytesPerFile = n
 		return nil
-	}}
+	})
 }
 
 // RowGroupRows sets the number of rows of a row group (default
@@ -87,40 +90,40 @@ func BytesPerShard(n int64) ParquetOption {
 // writer buffers one row group's encoded pages in memory. n must be at
 // least 1.
 func RowGroupRows(n int) ParquetOption {
-	return ParquetOption{"RowGroupRows", func(c *parquetConfig) error {
+	return parquetOption(func(c *parquetConfig) error {
 		if n < 1 {
 			return fmt.Errorf("sinks: RowGroupRows(%d): must be at least 1", n)
 		}
 		c.rowGroupRows = int64(n)
 		return nil
-	}}
+	})
 }
 
 // PageSize sets the size in bytes, before encoding and compression, at
 // which a column's page is cut (parquet-go's PageBufferSize; default 256
 // KiB). n must be at least 1.
 func PageSize(n int) ParquetOption {
-	return ParquetOption{"PageSize", func(c *parquetConfig) error {
+	return parquetOption(func(c *parquetConfig) error {
 		if n < 1 {
 			return fmt.Errorf("sinks: PageSize(%d): must be at least 1", n)
 		}
 		c.pageSize = n
 		return nil
-	}}
+	})
 }
 
 // Codec sets the compression codec of every column: "zstd" (the default,
 // klauspost/compress's encoder), "snappy", "gzip", "lz4" (Parquet's
 // LZ4_RAW) or "none".
 func Codec(name string) ParquetOption {
-	return ParquetOption{"Codec", func(c *parquetConfig) error {
+	return parquetOption(func(c *parquetConfig) error {
 		switch name {
 		case "zstd", "snappy", "gzip", "lz4", "none":
 			c.codecName = name
 			return nil
 		}
 		return fmt.Errorf("sinks: Codec(%q): want one of zstd, snappy, gzip, lz4, none", name)
-	}}
+	})
 }
 
 // ZstdLevel sets the zstd compression level, on zstd's scale of 1 to 22.
@@ -128,13 +131,13 @@ func Codec(name string) ParquetOption {
 // nearest: 1–2 fastest, 3–5 default, 6–9 better, 10–22 best. The default is
 // 3. It is an error with a codec other than zstd.
 func ZstdLevel(level int) ParquetOption {
-	return ParquetOption{"ZstdLevel", func(c *parquetConfig) error {
+	return parquetOption(func(c *parquetConfig) error {
 		if level < 1 || level > 22 {
 			return fmt.Errorf("sinks: ZstdLevel(%d): must be from 1 to 22", level)
 		}
 		c.zstdLevel = level
 		return nil
-	}}
+	})
 }
 
 // Rank sets the rank whose output this is (default 0). It is the first
@@ -142,30 +145,30 @@ func ZstdLevel(level int) ParquetOption {
 // so that ranks of a multi-process job can write into one directory. r
 // must be at least 0.
 func Rank(r int) ParquetOption {
-	return ParquetOption{"Rank", func(c *parquetConfig) error {
+	return parquetOption(func(c *parquetConfig) error {
 		if r < 0 {
 			return fmt.Errorf("sinks: Rank(%d): must be at least 0", r)
 		}
 		c.rank = r
 		return nil
-	}}
+	})
 }
 
-// Shards sets the number of files written at once, each by its own
+// Writers sets the number of files written at once, each by its own
 // goroutine (default 1: everything runs in the goroutine that feeds the
 // sink). The k-th partition of the stream (counting the partitions'
-// end markers) goes, whole, to shard k % n. Shard s numbers its files
-// s, s+n, s+2n, …, so every shard's files have distinct names. The files
+// end markers) goes, whole, to writer k % n. Writer w numbers its files
+// w, w+n, w+2n, …, so every writer's files have distinct names. The files
 // depend on n; for a given n they do not depend on the parallelism of the
 // stages upstream. n must be at least 1.
-func Shards(n int) ParquetOption {
-	return ParquetOption{"Shards", func(c *parquetConfig) error {
+func Writers(n int) ParquetOption {
+	return parquetOption(func(c *parquetConfig) error {
 		if n < 1 {
-			return fmt.Errorf("sinks: Shards(%d): must be at least 1", n)
+			return fmt.Errorf("sinks: Writers(%d): must be at least 1", n)
 		}
-		c.shards = n
+		c.writers = n
 		return nil
-	}}
+	})
 }
 
 // RowIDColumn adds each row's ID to the files as two columns, name+"_hi"
@@ -176,13 +179,13 @@ func Shards(n int) ParquetOption {
 // path used otherwise. It is an error if T already has a column of either
 // name. name must not be empty.
 func RowIDColumn(name string) ParquetOption {
-	return ParquetOption{"RowIDColumn", func(c *parquetConfig) error {
+	return parquetOption(func(c *parquetConfig) error {
 		if name == "" {
 			return fmt.Errorf("sinks: RowIDColumn(%q): the name must not be empty", name)
 		}
 		c.rowIDColumn = name
 		return nil
-	}}
+	})
 }
 
 // PartitionBy writes rows into Hive-style directories by the values of
@@ -195,7 +198,7 @@ func RowIDColumn(name string) ParquetOption {
 // columns stay in the files too.
 func PartitionBy(columns ...string) ParquetOption {
 	columns = append([]string(nil), columns...)
-	return ParquetOption{"PartitionBy", func(c *parquetConfig) error {
+	return parquetOption(func(c *parquetConfig) error {
 		if len(columns) == 0 {
 			return fmt.Errorf("sinks: PartitionBy(): name at least one column")
 		}
@@ -211,22 +214,22 @@ func PartitionBy(columns ...string) ParquetOption {
 		}
 		c.partitionBy = columns
 		return nil
-	}}
+	})
 }
 
 // MaxOpenPartitions caps the number of partition directories ([PartitionBy])
-// each shard writes to in one run (default [DefaultMaxOpenPartitions]).
+// each writer writes to in one run (default [DefaultMaxOpenPartitions]).
 // Every partition keeps a writer, with its column buffers, open until the
 // end of the run; a row of a partition beyond the cap fails the run with an
 // error that names its values. n must be at least 1.
 func MaxOpenPartitions(n int) ParquetOption {
-	return ParquetOption{"MaxOpenPartitions", func(c *parquetConfig) error {
+	return parquetOption(func(c *parquetConfig) error {
 		if n < 1 {
 			return fmt.Errorf("sinks: MaxOpenPartitions(%d): must be at least 1", n)
 		}
 		c.maxOpenParts = n
 		return nil
-	}}
+	})
 }
 
 // Overwrite lets a run replace the output of an earlier run of the same
@@ -239,20 +242,20 @@ func MaxOpenPartitions(n int) ParquetOption {
 // it was; one that fails during the commit may have replaced some old
 // files, and leaves no manifest.
 func Overwrite() ParquetOption {
-	return ParquetOption{"Overwrite", func(c *parquetConfig) error {
+	return parquetOption(func(c *parquetConfig) error {
 		c.overwrite = true
 		return nil
-	}}
+	})
 }
 
 // buildParquetConfig applies opts to the defaults.
 func buildParquetConfig(opts []ParquetOption) (parquetConfig, error) {
 	c := parquetDefaults()
 	for _, o := range opts {
-		if o.apply == nil {
-			return c, fmt.Errorf("sinks: ParquetShards: zero ParquetOption")
+		if o == nil {
+			return c, fmt.Errorf("sinks: ParquetShards: nil ParquetOption")
 		}
-		if err := o.apply(&c); err != nil {
+		if err := o.applyParquet(&c); err != nil {
 			return c, err
 		}
 	}

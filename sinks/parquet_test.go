@@ -63,7 +63,7 @@ func pqRows(n int) []pqRow {
 
 // pqPipeline is rows through an identity Map on p workers. ChunkSize and
 // PartitionSize of the source can be set with opts.
-func pqPipeline(rows []pqRow, p int, opts ...sources.Option) *flow.Pipeline {
+func pqPipeline(rows []pqRow, p int, opts ...sources.SliceOption) *flow.Pipeline {
 	return flow.From(sources.Slice(rows, opts...)).
 		Via(operators.Map(func(r pqRow) (pqRow, error) { return r, nil })).Parallel(p)
 }
@@ -212,7 +212,7 @@ func TestParquetShardsRoundTrip(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	p := pqPipeline(rows, 2, sources.PartitionSize(1500), sources.ChunkSize(333))
 	ids := itemIDs(t, p)
-	err := p.To(sinks.ParquetShards[pqRow](dir, sinks.RowsPerShard(3000), sinks.RowGroupRows(1000))).Run(ctx)
+	err := p.To(sinks.ParquetShards[pqRow](dir, sinks.RowsPerFile(3000), sinks.RowGroupRows(1000))).Run(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,11 +226,11 @@ func TestParquetShardsRoundTrip(t *testing.T) {
 		t.Fatalf("files %q, want %q", names, wantNames)
 	}
 	for i, f := range m.Files {
-		if want := min(3000, 10_000-3000*int64(i)); f.Rows != want || f.Seq != i || f.Shard != 0 {
-			t.Errorf("%s: %d rows, seq %d, shard %d; want %d rows, seq %d, shard 0", f.Path, f.Rows, f.Seq, f.Shard, want, i)
+		if want := min(3000, 10_000-3000*int64(i)); f.Rows != want || f.Seq != i || f.Writer != 0 {
+			t.Errorf("%s: %d rows, seq %d, writer %d; want %d rows, seq %d, writer 0", f.Path, f.Rows, f.Seq, f.Writer, want, i)
 		}
 	}
-	if m.Rows != 10_000 || m.Codec != "zstd" || m.CodecLevel != "default" || m.Rank != 0 || m.Shards != 1 || m.RowGroupRows != 1000 {
+	if m.Rows != 10_000 || m.Codec != "zstd" || m.CodecLevel != "default" || m.Rank != 0 || m.Writers != 1 || m.RowGroupRows != 1000 {
 		t.Errorf("manifest %+v", m)
 	}
 	if !strings.Contains(m.Schema, "required binary text (STRING)") || !strings.Contains(m.Schema, "repeated int32 vec") {
@@ -279,8 +279,8 @@ func TestParquetShardsRoundTrip(t *testing.T) {
 func TestParquetShardsSameBytes(t *testing.T) {
 	ctx := context.Background()
 	rows := pqRows(20_000)
-	for _, shards := range []int{1, 2} {
-		t.Run(fmt.Sprintf("shards=%d", shards), func(t *testing.T) {
+	for _, writers := range []int{1, 2} {
+		t.Run(fmt.Sprintf("writers=%d", writers), func(t *testing.T) {
 			var ref map[string][]byte
 			var refName string
 			type variant struct {
@@ -291,7 +291,7 @@ func TestParquetShardsSameBytes(t *testing.T) {
 				dir := filepath.Join(t.TempDir(), fmt.Sprint(i))
 				// A small page size makes pages end inside write calls,
 				// where chunk boundaries could show.
-				sink := sinks.ParquetShards[pqRow](dir, sinks.Shards(shards), sinks.RowsPerShard(7000),
+				sink := sinks.ParquetShards[pqRow](dir, sinks.Writers(writers), sinks.RowsPerFile(7000),
 					sinks.RowGroupRows(3000), sinks.PageSize(4096))
 				err := pqPipeline(rows, v.p, sources.PartitionSize(2500), sources.ChunkSize(v.chunk)).To(sink).Run(ctx)
 				if err != nil {
@@ -326,16 +326,16 @@ func TestParquetShardsShards(t *testing.T) {
 	dir := t.TempDir()
 	p := pqPipeline(rows, 3, sources.PartitionSize(1000))
 	ids := itemIDs(t, p)
-	err := p.To(sinks.ParquetShards[pqRow](dir, sinks.Shards(2), sinks.RowsPerShard(2000), sinks.Rank(3))).Run(ctx)
+	err := p.To(sinks.ParquetShards[pqRow](dir, sinks.Writers(2), sinks.RowsPerFile(2000), sinks.Rank(3))).Run(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := checkManifest(t, dir, 3, nil)
-	// Partition k (1000 rows) goes to shard k%2: each shard gets 5000 rows,
+	// Partition k (1000 rows) goes to writer k%2: each writer gets 5000 rows,
 	// in files of 2000, 2000 and 1000 rows, numbered s, s+2, s+4.
 	var got []string
 	for _, f := range m.Files {
-		got = append(got, fmt.Sprintf("%s %d/%d %d", f.Path, f.Shard, f.Seq, f.Rows))
+		got = append(got, fmt.Sprintf("%s %d/%d %d", f.Path, f.Writer, f.Seq, f.Rows))
 	}
 	want := []string{
 		"part-00003-00000.parquet 0/0 2000", "part-00003-00001.parquet 1/1 2000",
@@ -345,13 +345,13 @@ func TestParquetShardsShards(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("files:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	// Shard s holds partitions s, s+2, …, in order.
+	// Writer s holds partitions s, s+2, …, in order.
 	for s := range 2 {
-		var shardRows []pqRow
+		var writerRows []pqRow
 		for _, f := range m.Files {
-			if f.Shard == s {
+			if f.Writer == s {
 				b, _ := os.ReadFile(filepath.Join(dir, f.Path))
-				shardRows = append(shardRows, readParquet[pqRow](t, b)...)
+				writerRows = append(writerRows, readParquet[pqRow](t, b)...)
 			}
 		}
 		var want []pqRow
@@ -360,10 +360,10 @@ func TestParquetShardsShards(t *testing.T) {
 			want = append(want, rows[k*1000:(k+1)*1000]...)
 			wantIDs = append(wantIDs, ids[k*1000:(k+1)*1000]...)
 		}
-		equalRows(t, shardRows, want)
+		equalRows(t, writerRows, want)
 		at := 0
 		for _, f := range m.Files {
-			if f.Shard != s {
+			if f.Writer != s {
 				continue
 			}
 			if f.FirstID != wantIDs[at] || f.LastID != wantIDs[at+int(f.Rows)-1] {
@@ -379,7 +379,7 @@ func TestParquetShardsRollByBytes(t *testing.T) {
 	rows := pqRows(20_000)
 	dir := t.TempDir()
 	const limit = 100_000
-	err := pqPipeline(rows, 1).To(sinks.ParquetShards[pqRow](dir, sinks.BytesPerShard(limit), sinks.RowGroupRows(500))).Run(ctx)
+	err := pqPipeline(rows, 1).To(sinks.ParquetShards[pqRow](dir, sinks.BytesPerFile(limit), sinks.RowGroupRows(500))).Run(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,7 +430,7 @@ func TestParquetShardsRollByRows(t *testing.T) {
 		rows := pqRows(n)
 		dir := t.TempDir()
 		err := pqPipeline(rows, 2, sources.PartitionSize(300), sources.ChunkSize(77)).
-			To(sinks.ParquetShards[pqRow](dir, sinks.RowsPerShard(250), sinks.RowGroupRows(100))).Run(ctx)
+			To(sinks.ParquetShards[pqRow](dir, sinks.RowsPerFile(250), sinks.RowGroupRows(100))).Run(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -591,7 +591,7 @@ func TestParquetShardsRowIDColumn(t *testing.T) {
 	for i, it := range items {
 		ids[i] = it.ID
 	}
-	err := p.To(sinks.ParquetShards[pqRow](dir, sinks.RowIDColumn("rid"), sinks.RowsPerShard(1500), sinks.RowGroupRows(600))).Run(ctx)
+	err := p.To(sinks.ParquetShards[pqRow](dir, sinks.RowIDColumn("rid"), sinks.RowsPerFile(1500), sinks.RowGroupRows(600))).Run(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -636,7 +636,7 @@ func TestParquetShardsExistingOutput(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	run := func(n int, opts ...sinks.ParquetOption) error {
-		opts = append(opts, sinks.RowsPerShard(100))
+		opts = append(opts, sinks.RowsPerFile(100))
 		return pqPipeline(pqRows(n), 1).To(sinks.ParquetShards[pqRow](dir, opts...)).Run(ctx)
 	}
 	if err := run(500); err != nil {
@@ -679,15 +679,15 @@ func TestParquetShardsBadOptions(t *testing.T) {
 		sink flow.Sink
 		want string
 	}{
-		{"rows", sinks.ParquetShards[pqRow]("d", sinks.RowsPerShard(0)), "RowsPerShard(0)"},
-		{"bytes", sinks.ParquetShards[pqRow]("d", sinks.BytesPerShard(-1)), "BytesPerShard(-1)"},
+		{"rows", sinks.ParquetShards[pqRow]("d", sinks.RowsPerFile(0)), "RowsPerFile(0)"},
+		{"bytes", sinks.ParquetShards[pqRow]("d", sinks.BytesPerFile(-1)), "BytesPerFile(-1)"},
 		{"group", sinks.ParquetShards[pqRow]("d", sinks.RowGroupRows(0)), "RowGroupRows(0)"},
 		{"page", sinks.ParquetShards[pqRow]("d", sinks.PageSize(0)), "PageSize(0)"},
 		{"codec", sinks.ParquetShards[pqRow]("d", sinks.Codec("brotli")), `Codec("brotli")`},
 		{"level", sinks.ParquetShards[pqRow]("d", sinks.ZstdLevel(23)), "ZstdLevel(23)"},
 		{"level codec", sinks.ParquetShards[pqRow]("d", sinks.ZstdLevel(5), sinks.Codec("gzip")), "zstd only"},
 		{"rank", sinks.ParquetShards[pqRow]("d", sinks.Rank(-1)), "Rank(-1)"},
-		{"shards", sinks.ParquetShards[pqRow]("d", sinks.Shards(0)), "Shards(0)"},
+		{"writers", sinks.ParquetShards[pqRow]("d", sinks.Writers(0)), "Writers(0)"},
 		{"rowid", sinks.ParquetShards[pqRow]("d", sinks.RowIDColumn("")), "RowIDColumn"},
 		{"rowid clash", sinks.ParquetShards[clash]("d", sinks.RowIDColumn("rid")), `already has a column "rid_hi"`},
 		{"partition none", sinks.ParquetShards[pqRow]("d", sinks.PartitionBy()), "at least one column"},
@@ -695,7 +695,7 @@ func TestParquetShardsBadOptions(t *testing.T) {
 		{"partition missing", sinks.ParquetShards[pqRow]("d", sinks.PartitionBy("nope")), `no top-level column "nope"`},
 		{"partition type", sinks.ParquetShards[pqRow]("d", sinks.PartitionBy("vec")), `column "vec" has type []int32`},
 		{"max open", sinks.ParquetShards[pqRow]("d", sinks.MaxOpenPartitions(0)), "MaxOpenPartitions(0)"},
-		{"zero option", sinks.ParquetShards[pqRow]("d", sinks.ParquetOption{}), "zero ParquetOption"},
+		{"nil option", sinks.ParquetShards[pqRow]("d", nil), "nil ParquetOption"},
 		{"empty dir", sinks.ParquetShards[pqRow](""), "empty directory name"},
 		{"not a struct", sinks.ParquetShards[int]("d"), "must be structs"},
 		{"no columns", sinks.ParquetShards[noTags]("d"), "no columns"},

@@ -25,7 +25,7 @@ import (
 // or the row group, is complete.
 const writeBatchRows = 1024
 
-// pqRun is what the shards of one run share: the plan, the run's Env and
+// pqRun is what the writers of one run share: the plan, the run's Env and
 // the output directory.
 type pqRun[T any] struct {
 	plan *pqPlan[T]
@@ -33,11 +33,11 @@ type pqRun[T any] struct {
 	out  *outputDir
 }
 
-// shardWriter writes the partitions routed to one shard. It is used by
+// writer writes the partitions routed to one writer. It is used by
 // one goroutine at a time.
-type shardWriter[T any] struct {
+type writer[T any] struct {
 	run   *pqRun[T]
-	shard int
+	index int                          // the writer's number, from 0
 	flat  *rollingWriter[T]            // without PartitionBy
 	parts map[string]*rollingWriter[T] // with PartitionBy: by partition key
 	dirs  map[string]string            // partition directory → key
@@ -46,8 +46,8 @@ type shardWriter[T any] struct {
 	done  []doneFile
 }
 
-func newShardWriter[T any](run *pqRun[T], shard int) *shardWriter[T] {
-	s := &shardWriter[T]{run: run, shard: shard}
+func makeWriter[T any](run *pqRun[T], index int) *writer[T] {
+	s := &writer[T]{run: run, index: index}
 	if len(run.plan.parts) == 0 {
 		s.flat = &rollingWriter[T]{s: s}
 	} else {
@@ -58,7 +58,7 @@ func newShardWriter[T any](run *pqRun[T], shard int) *shardWriter[T] {
 
 // consume writes the values of c. With PartitionBy, each run of
 // consecutive values of one partition is written with one call.
-func (s *shardWriter[T]) consume(c *flow.Chunk[T]) error {
+func (s *writer[T]) consume(c *flow.Chunk[T]) error {
 	vals := c.Values
 	if len(vals) == 0 {
 		return nil
@@ -91,7 +91,7 @@ func (s *shardWriter[T]) consume(c *flow.Chunk[T]) error {
 
 // partition returns the writer of the partition whose key is s.key, the
 // partition of the k-th value of c.
-func (s *shardWriter[T]) partition(c *flow.Chunk[T], k int) (*rollingWriter[T], error) {
+func (s *writer[T]) partition(c *flow.Chunk[T], k int) (*rollingWriter[T], error) {
 	if w, ok := s.parts[string(s.key)]; ok {
 		return w, nil
 	}
@@ -99,8 +99,8 @@ func (s *shardWriter[T]) partition(c *flow.Chunk[T], k int) (*rollingWriter[T], 
 	key := string(s.key)
 	vals := splitPartitionKey(key, plan.parts)
 	if len(s.parts) >= plan.cfg.maxOpenParts {
-		return nil, flow.ErrorAt(c, k, fmt.Errorf("sinks: ParquetShards(%q): partition %s would be number %d of shard %d; MaxOpenPartitions(%d) caps the partitions a shard writes in one run",
-			plan.dir, fmtPartition(vals), len(s.parts)+1, s.shard, plan.cfg.maxOpenParts))
+		return nil, flow.ErrorAt(c, k, fmt.Errorf("sinks: ParquetShards(%q): partition %s would be number %d of writer %d; MaxOpenPartitions(%d) caps the partitions a writer writes in one run",
+			plan.dir, fmtPartition(vals), len(s.parts)+1, s.index, plan.cfg.maxOpenParts))
 	}
 	dir := hiveDir(plan.parts, vals)
 	if other, ok := s.dirs[dir]; ok {
@@ -123,8 +123,8 @@ func fmtPartition(vals []PartitionValue) string {
 	return b.String()
 }
 
-// finish completes the shard's open files.
-func (s *shardWriter[T]) finish() error {
+// finish completes the writer's open files.
+func (s *writer[T]) finish() error {
 	err := error(nil)
 	if s.flat != nil {
 		err = s.flat.finish()
@@ -140,8 +140,8 @@ func (s *shardWriter[T]) finish() error {
 	return nil
 }
 
-// abort closes the shard's open files; the output directory removes them.
-func (s *shardWriter[T]) abort() {
+// abort closes the writer's open files; the output directory removes them.
+func (s *writer[T]) abort() {
 	if s.flat != nil {
 		s.flat.abort()
 	}
@@ -150,10 +150,10 @@ func (s *shardWriter[T]) abort() {
 	}
 }
 
-// rollingWriter writes the files of one shard in one directory, one after
+// rollingWriter writes the files of one writer in one directory, one after
 // the other.
 type rollingWriter[T any] struct {
-	s        *shardWriter[T]
+	s        *writer[T]
 	dir      string // partition directory, slash-separated; "" for the root
 	part     []PartitionValue
 	files    int // files begun
@@ -197,8 +197,8 @@ func (r *rollingWriter[T]) write(batch int64, vals []T, ids flow.IDs) error {
 		}
 		f := r.cur
 		n := min(int64(len(vals)), cfg.rowGroupRows-r.rgRows)
-		if cfg.rowsPerShard > 0 {
-			n = min(n, cfg.rowsPerShard-f.Rows)
+		if cfg.rowsPerFile > 0 {
+			n = min(n, cfg.rowsPerFile-f.Rows)
 		}
 		if f.Rows == 0 {
 			f.FirstID = ids.At(0)
@@ -209,7 +209,7 @@ func (r *rollingWriter[T]) write(batch int64, vals []T, ids flow.IDs) error {
 		}
 		f.Rows += n
 		r.rgRows += n
-		if r.rgRows == cfg.rowGroupRows || f.Rows == cfg.rowsPerShard {
+		if r.rgRows == cfg.rowGroupRows || f.Rows == cfg.rowsPerFile {
 			if err := r.endRowGroup(); err != nil {
 				return r.fail(batch, ids.At(int(n)-1), err)
 			}
@@ -266,7 +266,7 @@ func (r *rollingWriter[T]) flushCarry() error {
 // rows or by bytes.
 func (r *rollingWriter[T]) endRowGroup() error {
 	cfg := &r.s.run.plan.cfg
-	if cfg.rowsPerShard > 0 && r.cur.Rows == cfg.rowsPerShard {
+	if cfg.rowsPerFile > 0 && r.cur.Rows == cfg.rowsPerFile {
 		return r.finish()
 	}
 	if err := r.flushCarry(); err != nil {
@@ -276,7 +276,7 @@ func (r *rollingWriter[T]) endRowGroup() error {
 	if err := r.cur.w.flush(); err != nil {
 		return fmt.Errorf("%s: %w", r.cur.Path, err)
 	}
-	if cfg.bytesPerShard > 0 && r.cur.w.size() >= cfg.bytesPerShard {
+	if cfg.bytesPerFile > 0 && r.cur.w.size() >= cfg.bytesPerFile {
 		return r.finish()
 	}
 	return nil
@@ -285,7 +285,7 @@ func (r *rollingWriter[T]) endRowGroup() error {
 // open begins the writer's next file.
 func (r *rollingWriter[T]) open() error {
 	run := r.s.run
-	seq := r.files*run.plan.cfg.shards + r.s.shard
+	seq := r.files*run.plan.cfg.writers + r.s.index
 	name := fmt.Sprintf("part-%05d-%05d.parquet", run.plan.cfg.rank, seq)
 	dir, err := run.out.ensureDir(r.dir)
 	if err != nil {
@@ -298,7 +298,7 @@ func (r *rollingWriter[T]) open() error {
 	out := &hashingFile{f: tf, h: sha256.New()}
 	r.cur = &pqFile[T]{
 		doneFile: doneFile{
-			ManifestFile: ManifestFile{Path: slashJoin(r.dir, name), Shard: r.s.shard, Seq: seq, Partition: r.part},
+			ManifestFile: ManifestFile{Path: slashJoin(r.dir, name), Writer: r.s.index, Seq: seq, Partition: r.part},
 			temp:         tf.Name(),
 		},
 		f: tf, out: out, w: run.plan.newWriter(out, run.env.Fingerprint),

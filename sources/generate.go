@@ -17,8 +17,8 @@ import (
 // fails the run, naming the index's batch and row ID.
 //
 // Options: [PartitionSize], [ChunkSize], [Named].
-func Generate[T any](n int64, f func(i int64) (T, error), opts ...Option) flow.Source[T] {
-	c, err := build("generate", opts, "PartitionSize", "ChunkSize", "Named")
+func Generate[T any](n int64, f func(i int64) (T, error), opts ...SliceOption) flow.Source[T] {
+	c, err := buildMem("generate", opts)
 	if n < 0 {
 		n = math.MaxInt64
 	}
@@ -28,7 +28,7 @@ func Generate[T any](n int64, f func(i int64) (T, error), opts ...Option) flow.S
 type genSource[T any] struct {
 	n   int64
 	f   func(int64) (T, error)
-	cfg config
+	cfg memConfig
 	err error
 }
 

@@ -3,94 +3,102 @@ package sources
 import (
 	"fmt"
 
-	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/rowid"
 )
 
-// Option configures a source. Each source documents the options it takes;
-// giving it another one is an error.
-type Option struct {
-	name  string
-	apply func(*config) error
+// Options are typed by the sources that take them, in the manner of
+// parquet-go's ReaderOption and WriterOption: giving a source an option it
+// does not take is a compile error.
+
+// SliceOption configures [Slice] and [Generate].
+type SliceOption interface {
+	applySlice(*memConfig) error
 }
 
-type config struct {
-	name          string
-	base          rowid.ID
+// ParquetOption configures [Parquet], [ParquetColumns] and
+// [ParquetRecords].
+type ParquetOption interface {
+	applyParquet(*parquetConfig) error
+}
+
+// Option is an option that every source takes: [ChunkSize] and [Named].
+type Option interface {
+	SliceOption
+	ParquetOption
+}
+
+// common is the configuration every source has.
+type common struct {
+	name      string
+	base      rowid.ID
+	chunkSize int
+}
+
+func defaultCommon(name string) common {
+	return common{name: name, base: rowid.FromString(name), chunkSize: 1024}
+}
+
+// memConfig configures Slice and Generate.
+type memConfig struct {
+	common
 	partitionSize int
-	chunkSize     int
-
-	// Parquet datasets.
-	paths       []string
-	wholeFiles  bool
-	maxRows     int64
-	columns     map[string]bool
-	rename      map[string]string // user name -> raw column name
-	window      int
-	seed        *uint64
-	epochs      int64
-	rank, world int
-	shardEnv    bool
-	where       dataset.Expr
-	rowFilter   Filter
-	trace       bool
-	maxPage     int64
-	skip        *SkipReport
 }
 
-func defaults(name string) config {
-	return config{name: name, base: rowid.FromString(name), partitionSize: 16384, chunkSize: 1024,
-		maxRows: 65536, epochs: 1}
-}
+type commonOption func(*common) error
+
+func (o commonOption) applySlice(c *memConfig) error       { return o(&c.common) }
+func (o commonOption) applyParquet(c *parquetConfig) error { return o(&c.common) }
+
+type sliceOption func(*memConfig) error
+
+func (o sliceOption) applySlice(c *memConfig) error { return o(c) }
+
+type parquetOption func(*parquetConfig) error
+
+func (o parquetOption) applyParquet(c *parquetConfig) error { return o(c) }
 
 // PartitionSize sets how many values make one partition (default 16384).
-// Partitions are what parallel workers take turns on.
-func PartitionSize(n int) Option {
-	return Option{"PartitionSize", func(c *config) error {
+// Partitions are what parallel workers take turns on. n must be at least 1.
+func PartitionSize(n int) SliceOption {
+	return sliceOption(func(c *memConfig) error {
 		if n < 1 {
 			return fmt.Errorf("sources: PartitionSize(%d): must be at least 1", n)
 		}
 		c.partitionSize = n
 		return nil
-	}}
+	})
 }
 
-// ChunkSize sets the most values one chunk carries (default 1024).
+// ChunkSize sets the most values one chunk carries (default 1024). n must
+// be at least 1.
 func ChunkSize(n int) Option {
-	return Option{"ChunkSize", func(c *config) error {
+	return commonOption(func(c *common) error {
 		if n < 1 {
 			return fmt.Errorf("sources: ChunkSize(%d): must be at least 1", n)
 		}
 		c.chunkSize = n
 		return nil
-	}}
+	})
 }
 
 // Named names the source in errors and derives its row IDs from name:
 // row i gets rowid.Ordinal(i).Combine(rowid.FromString(name)). Two sources
 // that are mixed or joined should have different names.
 func Named(name string) Option {
-	return Option{"Named", func(c *config) error {
+	return commonOption(func(c *common) error {
 		c.name, c.base = name, rowid.FromString(name)
 		return nil
-	}}
+	})
 }
 
-// build applies opts to the defaults, accepting only the options allowed.
-func build(name string, opts []Option, allowed ...string) (config, error) {
-	c := defaults(name)
+// buildMem applies opts to the defaults of Slice and Generate.
+func buildMem(name string, opts []SliceOption) (memConfig, error) {
+	c := memConfig{common: defaultCommon(name), partitionSize: 16384}
 	for _, o := range opts {
-		if o.apply == nil {
-			return c, fmt.Errorf("sources: %s: zero Option", name)
+		if o == nil {
+			return c, fmt.Errorf("sources: %s: nil option", name)
 		}
-		ok := false
-		for _, a := range allowed {
-			ok = ok || a == o.name
-		}
-		if !ok {
-			return c, fmt.Errorf("sources: %s does not take option %s", name, o.name)
-		}
-		if err := o.apply(&c); err != nil {
+		if err := o.applySlice(&c); err != nil {
 			return c, err
 		}
 	}

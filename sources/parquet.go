@@ -7,11 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/internal/pqcol"
+	"github.com/rowflow/rowflow/internal/pqfilter"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -65,18 +67,18 @@ import (
 // skipped instead, and reported.
 //
 // Options: [Files], [RowGroups], [WholeFiles], [MaxRows], [Columns],
-// [Rename], [ShuffleWindow], [Seed], [Epochs], [Shard], [ShardFromEnv],
+// [Rename], [ShuffleWindow], [Seed], [Epochs], [Rank], [RankFromEnv],
 // [Where], [RowFilter], [Trace], [MaxPageSize], [SkipBadFragments],
 // [ChunkSize], [Named].
-func Parquet[T any](root string, opts ...Option) flow.Source[T] {
+func Parquet[T any](root string, opts ...ParquetOption) flow.Source[T] {
 	return newParquet[T](root, structFormat[T]{}, opts)
 }
 
-func newParquet[T any](root string, f format[T], opts []Option) flow.Source[T] {
+func newParquet[T any](root string, f format[T], opts []ParquetOption) flow.Source[T] {
 	// The name leaves out root, so that the pipeline's fingerprint, and
 	// so the files a sink writes, do not depend on where the dataset is.
 	// Errors name the files themselves.
-	c, err := build("parquet", opts, parquetOptions...)
+	c, err := buildParquet(opts)
 	return &parquetSource[T]{root: root, cfg: c, err: err, format: f}
 }
 
@@ -84,7 +86,7 @@ func newParquet[T any](root string, f format[T], opts []Option) flow.Source[T] {
 // structs, column batches or records.
 type format[T any] interface {
 	// plan prepares the reading of one file.
-	plan(file dataset.File, r *pqcol.Reader, cfg *config) (filePlan[T], error)
+	plan(file dataset.File, r *pqcol.Reader, cfg *parquetConfig) (filePlan[T], error)
 }
 
 // filePlan is a format's plan for one file.
@@ -118,13 +120,9 @@ type span struct {
 	recycle func(*columnSet)
 }
 
-var parquetOptions = []string{"Files", "RowGroups", "WholeFiles", "MaxRows", "Columns", "Rename",
-	"ShuffleWindow", "Seed", "Epochs", "Shard", "ShardFromEnv", "Where", "RowFilter", "Trace",
-	"MaxPageSize", "SkipBadFragments", "ChunkSize", "Named"}
-
 type parquetSource[T any] struct {
 	root   string
-	cfg    config
+	cfg    parquetConfig
 	err    error
 	format format[T]
 }
@@ -178,24 +176,17 @@ func (s *parquetSource[T]) start(ctx context.Context, env flow.Env) (*parquetRun
 	if !flow.AtEnd(ctx, run.close) {
 		return nil, nil, fmt.Errorf("sources: %s: Partitions called outside a run", s.cfg.name)
 	}
-	seed := env.Seed
+	cfg := s.cfg.plan
+	cfg.Seed, cfg.Metadata = env.Seed, dataset.MetadataFunc(run.rowGroups)
 	if s.cfg.seed != nil {
-		seed = *s.cfg.seed
+		cfg.Seed = *s.cfg.seed
 	}
-	opts := []dataset.Option{dataset.Seed(seed), dataset.ShuffleWindow(s.cfg.window),
-		dataset.Epochs(s.cfg.epochs), dataset.WithMetadata(dataset.MetadataFunc(run.rowGroups))}
-	if s.cfg.wholeFiles {
-		opts = append(opts, dataset.WholeFiles())
-	} else {
-		opts = append(opts, dataset.RowGroups(), dataset.MaxRows(s.cfg.maxRows))
+	if s.cfg.rankFromEnv {
+		if cfg.Rank, cfg.World, err = dataset.RankFromEnv(os.LookupEnv, s.cfg.completions); err != nil {
+			return nil, nil, err
+		}
 	}
-	if s.cfg.world > 0 {
-		opts = append(opts, dataset.Shard(s.cfg.rank, s.cfg.world))
-	}
-	if s.cfg.where != nil {
-		opts = append(opts, dataset.Where(s.cfg.where))
-	}
-	plan, err := dataset.New(ds, opts...)
+	plan, err := dataset.New(ds, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -249,7 +240,7 @@ type openFile[T any] struct {
 	f       *os.File
 	r       *pqcol.Reader
 	plan    filePlan[T]
-	filter  *predicate // the RowFilter compiled for the file, or nil
+	filter  *pqfilter.Predicate // the RowFilter compiled for the file, or nil
 	id      rowid.ID
 	rel     string
 	starts  []int64   // first file row of each row group
@@ -260,7 +251,7 @@ type openFile[T any] struct {
 // row filter's buffers.
 type readerState[T any] struct {
 	rd     fragmentReader[T]
-	filter *filterState
+	filter *pqfilter.State
 }
 
 // open returns file i, opening it if needed; the caller must release it.
@@ -335,8 +326,12 @@ func (run *parquetRun[T]) load(of *openFile[T], file dataset.File) error {
 	if err != nil {
 		return err
 	}
-	if cfg.rowFilter.n != nil {
-		if of.filter, err = compileRowFilter(file, of.r, cfg, of.plan.leaves()); err != nil {
+	if cfg.rowFilter != nil {
+		pf := pqfilter.File{Path: file.Path, Rename: cfg.rename}
+		for _, f := range file.Partition {
+			pf.Hive = append(pf.Hive, f.Name)
+		}
+		if of.filter, err = pqfilter.Compile(cfg.rowFilter, pf, of.r, of.plan.leaves()); err != nil {
 			return err
 		}
 	}
@@ -352,7 +347,7 @@ func (run *parquetRun[T]) load(of *openFile[T], file dataset.File) error {
 // the run's open file.
 func (run *parquetRun[T]) rowGroups(ctx context.Context, f dataset.File) ([]int64, error) {
 	i, ok := slices.BinarySearchFunc(run.ds.Files(), f.RelPath, func(a dataset.File, rel string) int {
-		return cmpString(a.RelPath, rel)
+		return strings.Compare(a.RelPath, rel)
 	})
 	if !ok {
 		return nil, fmt.Errorf("sources: %s is not in the dataset", f.Path)
@@ -371,16 +366,6 @@ func (run *parquetRun[T]) rowGroups(ctx context.Context, f dataset.File) ([]int6
 		rows[rg] = of.r.NumRows(rg)
 	}
 	return rows, nil
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func (run *parquetRun[T]) close() {
@@ -441,7 +426,7 @@ func fragmentName(fr dataset.Fragment) string {
 func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr dataset.Fragment, out flow.Emitter[T]) error {
 	st, _ := of.readers.Get().(*readerState[T])
 	if st == nil {
-		st = &readerState[T]{rd: of.plan.newReader(), filter: of.filter.newState()}
+		st = &readerState[T]{rd: of.plan.newReader(), filter: of.filter.NewState()}
 	}
 	defer of.readers.Put(st)
 	rd := st.rd
@@ -466,7 +451,7 @@ func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr data
 	if of.filter != nil {
 		// Only the rows whose row group and pages may match are read.
 		var err error
-		if spans, err = of.filter.narrow(ctx, of.r, spans); err != nil {
+		if spans, err = narrow(ctx, of.filter, of.r, spans); err != nil {
 			return err
 		}
 	}
@@ -486,7 +471,7 @@ func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr data
 		sp.first = of.starts[sp.rg] + sp.from
 		last := si == len(spans)-1
 		if of.filter != nil {
-			keep, some, err := of.filter.filterSpan(ctx, of.r, st.filter, sp, cols.set)
+			keep, some, err := of.filter.FilterRows(ctx, of.r, st.filter, sp.rg, sp.from, sp.to, cols.set)
 			if err != nil {
 				return err
 			}
@@ -499,7 +484,7 @@ func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr data
 			sp.keep = keep
 		}
 		for i, leaf := range of.plan.leaves() {
-			if of.filter.filled(i) {
+			if of.filter.Filled(i) {
 				continue
 			}
 			if err := of.r.ReadColumnRange(ctx, sp.rg, leaf, sp.from, sp.to, &cols.set[i]); err != nil {
@@ -515,4 +500,23 @@ func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr data
 		}
 	}
 	return nil
+}
+
+// narrow returns the parts of spans where the row filter may be true, in
+// order (see [pqfilter.Predicate.Narrow]); the parts keep their spans'
+// fields but from and to.
+func narrow(ctx context.Context, p *pqfilter.Predicate, r *pqcol.Reader, spans []span) ([]span, error) {
+	var out []span
+	for _, sp := range spans {
+		ranges, err := p.Narrow(ctx, r, sp.rg, sp.from, sp.to)
+		if err != nil {
+			return nil, err
+		}
+		for _, rr := range ranges {
+			part := sp
+			part.from, part.to = rr[0], rr[1]
+			out = append(out, part)
+		}
+	}
+	return out, nil
 }

@@ -24,7 +24,7 @@ import (
 // does not apply, and [Trace] adds nothing (the batch has its file, row
 // group and first row). With [RowFilter], batches keep every row and mark
 // the matching ones in [ColumnBatch.Keep].
-func ParquetColumns(root string, opts ...Option) flow.Source[*ColumnBatch] {
+func ParquetColumns(root string, opts ...ParquetOption) flow.Source[*ColumnBatch] {
 	return newParquet[*ColumnBatch](root, columnsFormat{}, opts)
 }
 
@@ -126,7 +126,7 @@ type columnsPlan struct {
 	info  []pqcol.Leaf
 }
 
-func (columnsFormat) plan(file dataset.File, r *pqcol.Reader, cfg *config) (filePlan[*ColumnBatch], error) {
+func (columnsFormat) plan(file dataset.File, r *pqcol.Reader, cfg *parquetConfig) (filePlan[*ColumnBatch], error) {
 	p := &columnsPlan{file: file}
 	raw := map[string]string{}
 	for user, r := range cfg.rename {

@@ -21,7 +21,7 @@ import (
 //
 // Records cost an allocation per value; [Parquet] with a struct type, or
 // [ParquetColumns], are much faster.
-func ParquetRecords(root string, opts ...Option) flow.Source[Record] {
+func ParquetRecords(root string, opts ...ParquetOption) flow.Source[Record] {
 	return newParquet[Record](root, recordsFormat{}, opts)
 }
 
@@ -65,7 +65,7 @@ type recordsPlan struct {
 	repDef [][]int  // per column: definition levels of its repeated ancestors, outermost first
 }
 
-func (recordsFormat) plan(file dataset.File, r *pqcol.Reader, cfg *config) (filePlan[Record], error) {
+func (recordsFormat) plan(file dataset.File, r *pqcol.Reader, cfg *parquetConfig) (filePlan[Record], error) {
 	cp, err := columnsFormat{}.plan(file, r, cfg)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package sources
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -22,11 +23,14 @@ import (
 //
 // A skipped fragment's rows are buffered until it has been read whole, so
 // that no row of a bad fragment is passed on.
-func SkipBadFragments(report *SkipReport) Option {
-	return Option{"SkipBadFragments", func(c *config) error {
+func SkipBadFragments(report *SkipReport) ParquetOption {
+	return parquetOption(func(c *parquetConfig) error {
+		if report == nil {
+			return fmt.Errorf("sources: SkipBadFragments(nil): want a report to write to")
+		}
 		c.skip = report
 		return nil
-	}}
+	})
 }
 
 // SkipReport lists what a run with [SkipBadFragments] skipped.

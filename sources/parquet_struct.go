@@ -15,7 +15,7 @@ type structFormat[T any] struct{}
 
 type structPlan[T any] struct{ p *assemble.Plan[T] }
 
-func (structFormat[T]) plan(file dataset.File, r *pqcol.Reader, cfg *config) (filePlan[T], error) {
+func (structFormat[T]) plan(file dataset.File, r *pqcol.Reader, cfg *parquetConfig) (filePlan[T], error) {
 	var consts []assemble.Const
 	for _, fld := range file.Partition {
 		consts = append(consts, assemble.Const{Name: fld.Name, Kind: assemble.ConstString, Value: fld.Value})

@@ -125,7 +125,7 @@ type Hive struct {
 func TestParquetHiveColumnsAndWhere(t *testing.T) {
 	root, files := hiveDataset(t)
 	got := testutil.Items[Hive](t, flow.From(sources.Parquet[Hive](root,
-		sources.Where(sources.And(sources.In("lang", "en", "fr"), sources.Ge("day", "1"))))).Parallel(2))
+		sources.Where(sources.And(sources.In("lang", "en", "fr"), sources.Ge("day", 1))))).Parallel(2))
 	want := 0
 	for rel, rows := range files {
 		if !strings.HasPrefix(rel, "lang=de") && !strings.Contains(rel, "day=0") {
@@ -184,7 +184,7 @@ func TestParquetShardsCoverTheDataset(t *testing.T) {
 		var union []flow.Item[Hive]
 		for rank := range world {
 			union = append(union, testutil.Items[Hive](t, flow.From(sources.Parquet[Hive](root,
-				sources.MaxRows(100), sources.Shard(rank, world))).Parallel(2))...)
+				sources.MaxRows(100), sources.Rank(rank, world))).Parallel(2))...)
 		}
 		slices.SortStableFunc(union, func(a, b flow.Item[Hive]) int { return int(a.Batch - b.Batch) })
 		if !slices.Equal(union, all) {

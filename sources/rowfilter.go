@@ -1,16 +1,6 @@
 package sources
 
-import (
-	"fmt"
-	"slices"
-	"strings"
-
-	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/deprecated"
-	pqformat "github.com/parquet-go/parquet-go/format"
-	"github.com/rowflow/rowflow/internal/dataset"
-	"github.com/rowflow/rowflow/internal/pqcol"
-)
+import "fmt"
 
 // RowFilter makes a Parquet source pass on only the rows that f keeps,
 // comparing the values of file columns with f's literals. Row groups, and
@@ -23,37 +13,36 @@ import (
 //
 // A filter names file columns by their user names: dotted leaf paths,
 // after [Rename]. The columns need not be among those the source returns:
-// they are read for the filter, and not returned. A literal is parsed by
-// the type of the column it compares with:
+// they are read for the filter, and not returned. Each literal must have a
+// type that compares with its column's:
 //
-//   - INT32 and INT64 (signed or unsigned, by their logical type): an
-//     integer, or a decimal number with a fraction or an exponent ("2.5",
-//     "1e9"), compared exactly with the integers;
-//   - FLOAT and DOUBLE: a decimal number, rounded to the column's
-//     precision (so Eq("x", "0.1") matches a FLOAT 0.1);
-//   - BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY: the literal's bytes, compared
+//   - INT32 and INT64 (signed or unsigned, by their logical type), FLOAT
+//     and DOUBLE: any integer or float literal, compared exactly (a float
+//     literal is first rounded to a FLOAT column's precision, so that 0.1
+//     equals a FLOAT 0.1);
+//   - BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY: a string or a []byte, compared
 //     byte-wise as unsigned (for UTF-8 strings, the order of code points);
-//   - BOOLEAN: anything [strconv.ParseBool] takes; false < true.
+//   - BOOLEAN: a bool; false < true;
+//   - DATE (INT32) and TIMESTAMP (INT64, in milliseconds, microseconds or
+//     nanoseconds): a time.Time, compared exactly (a timestamp that is not
+//     adjusted to UTC compares as if it were); an integer literal compares
+//     with the stored day or unit count.
 //
-// Other logical types compare as their physical values: a DATE as its
-// INT32 day number, a TIMESTAMP as its INT64 count of units. Each file is
-// checked when it is opened: a column the file lacks (or that is one of
-// its Hive partition columns, which [Where] filters), a repeated column, a
-// column of a type that cannot be compared this way (INT96, DECIMAL,
-// FLOAT16, INTERVAL) or a literal that does not parse fails the run with
-// an error naming the file and the column. (With [SkipBadFragments] such a
-// file is skipped and reported, like a file whose footer fails.)
+// Each file is checked when it is opened: a column the file lacks (or
+// that is one of its Hive partition columns, which [Where] filters), a
+// repeated column, a column of a type that cannot be compared this way
+// (INT96, DECIMAL, FLOAT16, INTERVAL) or a literal whose type does not
+// compare with the column's fails the run with an error naming the file,
+// the column and both types. (With [SkipBadFragments] such a file is
+// skipped and reported, like a file whose footer fails.)
 //
 // # Nulls
 //
-// A filter follows SQL's three-valued logic. A comparison with a null
-// value, or with a floating-point NaN, is neither true nor false but
-// unknown, and so is its [Not]; [And] is false if any operand is false,
-// else unknown if any is unknown; [Or] is true if any operand is true,
-// else unknown if any is. A row is kept only when the filter is true:
-// both Eq("x", "1") and Not(Eq("x", "1")) drop the rows where x is null,
-// and Or(Eq("x", "1"), Not(Eq("x", "1"))) keeps exactly the rows where x
-// is not null.
+// A filter follows SQL's three-valued logic (see [Filter]); a
+// floating-point NaN in a column compares like a null. A row is kept only
+// when the filter is true: both Eq("x", 1) and Not(Eq("x", 1)) drop the
+// rows where x is null, and Or(Eq("x", 1), Not(Eq("x", 1))) keeps exactly
+// the rows where x is not null.
 //
 // # Pruning
 //
@@ -110,166 +99,12 @@ import (
 // that does) and leaves them out of its chunks; [ParquetRecords] skips
 // them before building any value. Testing a row costs a few nanoseconds
 // per comparison.
-func RowFilter(f Filter) Option {
-	return Option{"RowFilter", func(c *config) error {
-		if err := f.check(); err != nil {
+func RowFilter(f Filter) ParquetOption {
+	return parquetOption(func(c *parquetConfig) error {
+		if err := f.e.Check(); err != nil {
 			return fmt.Errorf("sources: RowFilter(%v): %w", f, err)
 		}
-		if c.rowFilter.n != nil {
-			f = And(c.rowFilter, f)
-		}
-		c.rowFilter = f
+		c.rowFilter = and(c.rowFilter, f.e)
 		return nil
-	}}
-}
-
-// predicate is a row filter compiled for one file.
-type predicate struct {
-	root   pnode
-	leaves []int      // the leaf columns the filter reads, each once
-	infos  []statInfo // per entry of leaves: how to read its statistics
-	slots  []int      // per entry of leaves: the plan's column buffer that receives it, or -1
-	inPlan []bool     // per plan column buffer: the filter reads it
-	prune  []bool     // per row group: no row can match
-}
-
-// pnode is a node of a compiled filter: a comparison (term) or a logical
-// operation on subs.
-type pnode struct {
-	op   filterOp
-	col  int  // comparisons: the column, an index into predicate.leaves
-	term term // comparisons
-	subs []pnode
-}
-
-// compileRowFilter compiles the source's row filter for a file whose
-// format reads planLeaves, and evaluates it on the row groups' statistics.
-func compileRowFilter(file dataset.File, r *pqcol.Reader, cfg *config, planLeaves []int) (*predicate, error) {
-	p := &predicate{inPlan: make([]bool, len(planLeaves))}
-	root, err := p.compile(cfg.rowFilter, file, r, cfg.rename)
-	if err != nil {
-		return nil, fmt.Errorf("sources: RowFilter: %w", err)
-	}
-	p.root = root
-	for _, leaf := range p.leaves {
-		slot := slices.Index(planLeaves, leaf)
-		p.slots = append(p.slots, slot)
-		if slot >= 0 {
-			p.inPlan[slot] = true
-		}
-	}
-	p.prune = p.prunedRowGroups(r.File().Metadata(), len(r.Leaves()))
-	return p, nil
-}
-
-func (p *predicate) compile(f Filter, file dataset.File, r *pqcol.Reader, rename map[string]string) (pnode, error) {
-	n := f.n
-	switch n.op {
-	case opNot, opAnd, opOr:
-		node := pnode{op: n.op}
-		for _, s := range n.subs {
-			sub, err := p.compile(s, file, r, rename)
-			if err != nil {
-				return pnode{}, err
-			}
-			node.subs = append(node.subs, sub)
-		}
-		return node, nil
-	}
-	leaf, err := filterLeaf(file, r, n.col, rename)
-	if err != nil {
-		return pnode{}, err
-	}
-	t, err := newTerm(leaf, n.op, n.vals)
-	if err != nil {
-		return pnode{}, fmt.Errorf("%s: column %q (%s): %w", file.Path, n.col, typeName(leaf), err)
-	}
-	col := slices.Index(p.leaves, leaf.Index)
-	if col < 0 {
-		col = len(p.leaves)
-		p.leaves = append(p.leaves, leaf.Index)
-		p.infos = append(p.infos, statInfoOf(leaf))
-	}
-	return pnode{op: n.op, col: col, term: t}, nil
-}
-
-// filterLeaf finds the leaf column a filter names, and checks that a
-// filter can compare it.
-func filterLeaf(file dataset.File, r *pqcol.Reader, name string, rename map[string]string) (*pqcol.Leaf, error) {
-	raw := name
-	if rr, ok := rename[name]; ok {
-		raw = rr
-	}
-	leaves := r.Leaves()
-	for _, suffix := range []string{"", ".list.element", ".list.item"} {
-		for i := range leaves {
-			if leaves[i].PathString() != raw+suffix {
-				continue
-			}
-			leaf := &leaves[i]
-			if leaf.MaxRepetitionLevel > 0 {
-				return nil, fmt.Errorf("%s: column %q is repeated; a row filter compares columns of one value per row", file.Path, name)
-			}
-			return leaf, nil
-		}
-	}
-	for _, f := range file.Partition {
-		if f.Name == name {
-			return nil, fmt.Errorf("%s has no column %q: it is a Hive partition column, which Where filters", file.Path, name)
-		}
-	}
-	names := make([]string, len(leaves))
-	for i := range leaves {
-		names[i] = leaves[i].PathString()
-	}
-	return nil, fmt.Errorf("%s has no column %q (columns: %s)", file.Path, name, strings.Join(names, ", "))
-}
-
-// typeName describes a leaf's type in errors: its physical type, and its
-// logical type if it has one.
-func typeName(leaf *pqcol.Leaf) string {
-	s := leaf.Kind.String()
-	if lt := leaf.Node.Type().LogicalType(); lt != nil && lt.Value != nil {
-		s += " " + lt.String()
-	}
-	return s
-}
-
-// unsigned reports whether an integer leaf holds unsigned integers.
-func unsigned(leaf *pqcol.Leaf) bool {
-	t := leaf.Node.Type()
-	if lt := t.LogicalType(); lt != nil {
-		if it, ok := lt.Value.(*pqformat.IntType); ok {
-			return !it.IsSigned
-		}
-	}
-	if ct := t.ConvertedType(); ct != nil {
-		switch *ct {
-		case deprecated.Uint8, deprecated.Uint16, deprecated.Uint32, deprecated.Uint64:
-			return true
-		}
-	}
-	return false
-}
-
-// uncomparable returns why a leaf's values cannot be compared as their
-// physical values, or "".
-func uncomparable(leaf *pqcol.Leaf) string {
-	t := leaf.Node.Type()
-	if lt := t.LogicalType(); lt != nil {
-		switch lt.Value.(type) {
-		case *pqformat.DecimalType, *pqformat.Float16Type:
-			return "its logical type does not compare as its physical values"
-		}
-	}
-	if ct := t.ConvertedType(); ct != nil {
-		switch *ct {
-		case deprecated.Decimal, deprecated.Interval:
-			return "its converted type does not compare as its physical values"
-		}
-	}
-	if leaf.Kind == parquet.Int96 || leaf.Kind < 0 {
-		return "the type cannot be filtered"
-	}
-	return ""
+	})
 }

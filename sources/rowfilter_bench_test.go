@@ -26,12 +26,12 @@ func BenchmarkRowFilter(b *testing.B) {
 	testutil.WriteParquet(b, filepath.Join(root, "b.parquet"), rows, 1<<17)
 	for _, c := range []struct {
 		name string
-		opts []sources.Option
+		opts []sources.ParquetOption
 	}{
 		{"none", nil},
-		{"all-kept", []sources.Option{sources.RowFilter(sources.Ge("id", "0"))}},
-		{"half-by-row", []sources.Option{sources.RowFilter(sources.Lt("score", "500"))}},
-		{"eighth-by-stats", []sources.Option{sources.RowFilter(sources.Lt("id", "131072"))}},
+		{"all-kept", []sources.ParquetOption{sources.RowFilter(sources.Ge("id", 0))}},
+		{"half-by-row", []sources.ParquetOption{sources.RowFilter(sources.Lt("score", 500))}},
+		{"eighth-by-stats", []sources.ParquetOption{sources.RowFilter(sources.Lt("id", 131072))}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {

@@ -136,7 +136,7 @@ func TestRowFilterPagesKeepWhatPlainGoKeeps(t *testing.T) {
 	testutil.CheckGoroutines(t)
 	for name, root := range pagedDatasets(t) {
 		// Fragments within row groups, and across them.
-		frags := map[string][]sources.Option{"max rows": {sources.MaxRows(64)}, "whole files": {sources.WholeFiles()}}
+		frags := map[string][]sources.ParquetOption{"max rows": {sources.MaxRows(64)}, "whole files": {sources.WholeFiles()}}
 		if name != "page index" {
 			delete(frags, "whole files")
 		}
@@ -148,7 +148,7 @@ func TestRowFilterPagesKeepWhatPlainGoKeeps(t *testing.T) {
 			for _, c := range rowFilterCases {
 				want := filtered(all, c.keep)
 				for _, n := range []int{1, 2, 4} {
-					opts := append([]sources.Option{sources.RowFilter(c.f), sources.ChunkSize(10)}, frag...)
+					opts := append([]sources.ParquetOption{sources.RowFilter(c.f), sources.ChunkSize(10)}, frag...)
 					what := fmt.Sprintf("%s, %s, %v, parallelism %d", name, fname, c.f, n)
 					got := testutil.Items[Sorted](t, flow.From(sources.Parquet[Sorted](root, opts...)).Parallel(n))
 					if !reflect.DeepEqual(withoutNaN(got), withoutNaN(want)) {
@@ -165,7 +165,7 @@ func TestRowFilterPagesKeepWhatPlainGoKeeps(t *testing.T) {
 
 // checkRecordsAndColumns reads root with ParquetRecords and ParquetColumns
 // and checks the ids and IDs of the rows they keep against want.
-func checkRecordsAndColumns(t *testing.T, what, root string, opts []sources.Option, n int, want []flow.Item[Sorted]) {
+func checkRecordsAndColumns(t *testing.T, what, root string, opts []sources.ParquetOption, n int, want []flow.Item[Sorted]) {
 	t.Helper()
 	recs := testutil.Items[sources.Record](t, flow.From(sources.ParquetRecords(root, append(opts, sources.Columns("id"))...)).Parallel(n))
 	if len(recs) != len(want) {
@@ -247,14 +247,14 @@ func TestRowFilterNeverReadsPrunedPages(t *testing.T) {
 		// page rows of the id and opt columns.
 		pruned func(id, opt [][2]int64) [][2]int64
 	}{
-		{"ids", sources.Between("id", "300", "399"), func(r Sorted) bool { return r.ID >= 300 && r.ID <= 399 },
+		{"ids", sources.Between("id", 300, 399), func(r Sorted) bool { return r.ID >= 300 && r.ID <= 399 },
 			[2]int64{}, nil, idsPruned},
 		// name has no page index: its chunk statistics stand for every page.
-		{"ids, name without page index", sources.And(sources.Between("id", "300", "399"), sources.Ge("name", "n0000")),
+		{"ids, name without page index", sources.And(sources.Between("id", 300, 399), sources.Ge("name", "n0000")),
 			func(r Sorted) bool { return r.ID >= 300 && r.ID <= 399 }, [2]int64{}, []string{"name"}, idsPruned},
 		// Pages whose opt values are all null are ruled out, whatever the
 		// comparison.
-		{"null pages", sources.Or(sources.Eq("opt", "7"), sources.Not(sources.Eq("opt", "7"))),
+		{"null pages", sources.Or(sources.Eq("opt", 7), sources.Not(sources.Eq("opt", 7))),
 			func(r Sorted) bool { return r.Opt != nil }, [2]int64{300, 800}, nil, func(_, opt [][2]int64) [][2]int64 {
 				var out [][2]int64
 				for _, p := range opt {
@@ -295,10 +295,10 @@ func TestRowFilterNeverReadsPrunedPages(t *testing.T) {
 				want = append(want, r.ID)
 			}
 		}
-		frags := map[string][]sources.Option{"row groups": nil, "max rows": {sources.MaxRows(70)}, "whole files": {sources.WholeFiles()}}
+		frags := map[string][]sources.ParquetOption{"row groups": nil, "max rows": {sources.MaxRows(70)}, "whole files": {sources.WholeFiles()}}
 		for fname, frag := range frags {
 			for _, n := range []int{1, 2, 4} {
-				opts := append([]sources.Option{sources.RowFilter(c.f)}, frag...)
+				opts := append([]sources.ParquetOption{sources.RowFilter(c.f)}, frag...)
 				var got []int64
 				for _, it := range testutil.Items[Sorted](t, flow.From(sources.Parquet[Sorted](root, opts...)).Parallel(n)) {
 					if it.ID != rowid.Ordinal(uint64(it.Value.ID)).Combine(rowid.FromString("sorted.parquet")) {
@@ -355,14 +355,14 @@ func TestRowFilterPagesEndPartitions(t *testing.T) {
 		f    sources.Filter
 		keep func(Sorted) bool
 	}{
-		{sources.Or(sources.Between("id", "130", "180"), sources.Between("id", "1610", "1700")),
+		{sources.Or(sources.Between("id", 130, 180), sources.Between("id", 1610, 1700)),
 			func(r Sorted) bool { return r.ID >= 130 && r.ID <= 180 || r.ID >= 1610 && r.ID <= 1700 }},
-		{sources.And(sources.Ge("opt", "0"), sources.Lt("name", "n0700")), func(r Sorted) bool { return r.Opt != nil && r.Name < "n0700" }},
-		{sources.Eq("id", "1999"), func(r Sorted) bool { return r.ID == 1999 }},
+		{sources.And(sources.Ge("opt", 0), sources.Lt("name", "n0700")), func(r Sorted) bool { return r.Opt != nil && r.Name < "n0700" }},
+		{sources.Eq("id", 1999), func(r Sorted) bool { return r.ID == 1999 }},
 	}
 	for _, c := range cases {
 		for _, whole := range []bool{false, true} {
-			opts := []sources.Option{sources.RowFilter(c.f), sources.ChunkSize(8), sources.MaxRows(50)}
+			opts := []sources.ParquetOption{sources.RowFilter(c.f), sources.ChunkSize(8), sources.MaxRows(50)}
 			parts := 40 // 2 files of 1000 rows in fragments of 50
 			if whole {
 				opts, parts = append(opts, sources.WholeFiles()), 2
@@ -437,22 +437,22 @@ func TestRowFilterPagesOtherWriters(t *testing.T) {
 		f    sources.Filter
 		keep func(sources.Record) bool
 	}{
-		{"alltypes_tiny_pages.parquet", sources.Between("id", "1000", "1100"), between("id", 1000, 1100)},
-		{"alltypes_tiny_pages.parquet", sources.And(sources.Ge("int_col", "3"), sources.Lt("bigint_col", "50")),
+		{"alltypes_tiny_pages.parquet", sources.Between("id", 1000, 1100), between("id", 1000, 1100)},
+		{"alltypes_tiny_pages.parquet", sources.And(sources.Ge("int_col", 3), sources.Lt("bigint_col", 50)),
 			func(r sources.Record) bool {
 				return between("int_col", 3, 1e18)(r) && between("bigint_col", -1e18, 49.5)(r)
 			}},
 		{"alltypes_tiny_pages.parquet", sources.Eq("string_col", "5"), func(r sources.Record) bool { return str(r, "string_col") == "5" }},
 		{"alltypes_tiny_pages.parquet", sources.Gt("date_string_col", "03/01/09"),
 			func(r sources.Record) bool { return str(r, "date_string_col") > "03/01/09" }},
-		{"alltypes_tiny_pages.parquet", sources.Or(sources.Lt("float_col", "1.1"), sources.Gt("id", "7000")),
+		{"alltypes_tiny_pages.parquet", sources.Or(sources.Lt("float_col", 1.1), sources.Gt("id", 7000)),
 			func(r sources.Record) bool {
 				return between("float_col", -1e18, 1.09)(r) || between("id", 7000.5, 1e18)(r)
 			}},
-		{"alltypes_tiny_pages.parquet", sources.Eq("bool_col", "true"), func(r sources.Record) bool { v, _ := r.Get("bool_col"); return v == true }},
-		{"int32_with_null_pages.parquet", sources.Ge("int32_field", "0"), between("int32_field", 0, 1e18)},
-		{"int32_with_null_pages.parquet", sources.Not(sources.Lt("int32_field", "0")), between("int32_field", 0, 1e18)},
-		{"int32_with_null_pages.parquet", sources.Or(sources.Lt("int32_field", "-1000000"), sources.Gt("int32_field", "1000000")),
+		{"alltypes_tiny_pages.parquet", sources.Eq("bool_col", true), func(r sources.Record) bool { v, _ := r.Get("bool_col"); return v == true }},
+		{"int32_with_null_pages.parquet", sources.Ge("int32_field", 0), between("int32_field", 0, 1e18)},
+		{"int32_with_null_pages.parquet", sources.Not(sources.Lt("int32_field", 0)), between("int32_field", 0, 1e18)},
+		{"int32_with_null_pages.parquet", sources.Or(sources.Lt("int32_field", -1000000), sources.Gt("int32_field", 1000000)),
 			func(r sources.Record) bool {
 				return between("int32_field", -1e18, -1000000.5)(r) || between("int32_field", 1000000.5, 1e18)(r)
 			}},
@@ -465,7 +465,7 @@ func TestRowFilterPagesOtherWriters(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
 			path := testutil.ParquetTestingFile(t, "data/"+c.file)
-			for i, frag := range [][]sources.Option{nil, {sources.MaxRows(700)}} {
+			for i, frag := range [][]sources.ParquetOption{nil, {sources.MaxRows(700)}} {
 				all, ok := alls[key{c.file, i}]
 				if !ok {
 					all = testutil.Items[sources.Record](t, flow.From(sources.ParquetRecords(path, frag...)))
@@ -511,7 +511,7 @@ func TestRowFilterCorruptPageIndex(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run := func(opts ...sources.Option) (int64, error) {
+	run := func(opts ...sources.ParquetOption) (int64, error) {
 		var n int64
 		err := flow.From(sources.ParquetRecords(root, opts...)).To(sinks.Count[sources.Record](&n)).Run(context.Background())
 		return n, err
@@ -522,7 +522,7 @@ func TestRowFilterCorruptPageIndex(t *testing.T) {
 	if n, err := run(sources.RowFilter(sources.Ge("name", "n0600"))); err != nil || n != 400 {
 		t.Fatalf("a filter on name: %d rows, %v", n, err)
 	}
-	_, err = run(sources.RowFilter(sources.Ge("id", "600")))
+	_, err = run(sources.RowFilter(sources.Ge("id", 600)))
 	for _, w := range []string{"sorted.parquet", "row group 1", `"id"`, "column index"} {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Fatalf("a filter on id: error %v does not say %s", err, w)
@@ -531,7 +531,7 @@ func TestRowFilterCorruptPageIndex(t *testing.T) {
 	// Row group 0 is pruned by its statistics, so its page index is not
 	// read: only the fragment of row group 1 is skipped.
 	var report sources.SkipReport
-	if n, err := run(sources.RowFilter(sources.Ge("id", "600")), sources.SkipBadFragments(&report)); err != nil || n != 0 ||
+	if n, err := run(sources.RowFilter(sources.Ge("id", 600)), sources.SkipBadFragments(&report)); err != nil || n != 0 ||
 		len(report.Skipped) != 1 || report.Skipped[0].RowGroup != 1 || report.RowsLost != 500 {
 		t.Fatalf("skipping bad fragments: %d rows, %v, report %+v", n, err, report)
 	}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/rowflow/rowflow/flow"
@@ -70,36 +71,36 @@ var rowFilterCases = []struct {
 	f    sources.Filter
 	keep func(Sorted) bool
 }{
-	{sources.Between("id", "250", "1234"), func(r Sorted) bool { return r.ID >= 250 && r.ID <= 1234 }},
-	{sources.Or(sources.Lt("id", "100"), sources.Ge("id", "1950")), func(r Sorted) bool { return r.ID < 100 || r.ID >= 1950 }},
-	{sources.Lt("id", "150.5"), func(r Sorted) bool { return r.ID <= 150 }},
-	{sources.Gt("id", "-3.5"), func(r Sorted) bool { return true }},
-	{sources.Eq("id", "2.0"), func(r Sorted) bool { return r.ID == 2 }},
-	{sources.Lt("id", "1e3"), func(r Sorted) bool { return r.ID < 1000 }},
-	{sources.Eq("grp", "3"), func(r Sorted) bool { return r.Group == 3 }},
+	{sources.Between("id", 250, 1234), func(r Sorted) bool { return r.ID >= 250 && r.ID <= 1234 }},
+	{sources.Or(sources.Lt("id", 100), sources.Ge("id", 1950)), func(r Sorted) bool { return r.ID < 100 || r.ID >= 1950 }},
+	{sources.Lt("id", 150.5), func(r Sorted) bool { return r.ID <= 150 }},
+	{sources.Gt("id", -3.5), func(r Sorted) bool { return true }},
+	{sources.Eq("id", 2.0), func(r Sorted) bool { return r.ID == 2 }},
+	{sources.Lt("id", 1e3), func(r Sorted) bool { return r.ID < 1000 }},
+	{sources.Eq("grp", 3), func(r Sorted) bool { return r.Group == 3 }},
 	{sources.In("name", "n0005", "n0777", "zzz"), func(r Sorted) bool { return r.Name == "n0005" || r.Name == "n0777" }},
 	{sources.Gt("name", "n09"), func(r Sorted) bool { return r.Name > "n09" }},
-	{sources.Eq("opt", "7"), func(r Sorted) bool { return optIs(r, 7) }},
-	{sources.Not(sources.Eq("opt", "7")), func(r Sorted) bool { return r.Opt != nil && *r.Opt != 7 }},
-	{sources.Ne("opt", "7"), func(r Sorted) bool { return r.Opt != nil && *r.Opt != 7 }},
-	{sources.Or(sources.Eq("opt", "7"), sources.Not(sources.Eq("opt", "7"))), func(r Sorted) bool { return r.Opt != nil }},
-	{sources.Or(sources.Eq("opt", "7"), sources.Lt("id", "10")), func(r Sorted) bool { return optIs(r, 7) || r.ID < 10 }},
-	{sources.Not(sources.And(sources.Eq("opt", "7"), sources.Lt("id", "600"))), func(r Sorted) bool {
+	{sources.Eq("opt", 7), func(r Sorted) bool { return optIs(r, 7) }},
+	{sources.Not(sources.Eq("opt", 7)), func(r Sorted) bool { return r.Opt != nil && *r.Opt != 7 }},
+	{sources.Ne("opt", 7), func(r Sorted) bool { return r.Opt != nil && *r.Opt != 7 }},
+	{sources.Or(sources.Eq("opt", 7), sources.Not(sources.Eq("opt", 7))), func(r Sorted) bool { return r.Opt != nil }},
+	{sources.Or(sources.Eq("opt", 7), sources.Lt("id", 10)), func(r Sorted) bool { return optIs(r, 7) || r.ID < 10 }},
+	{sources.Not(sources.And(sources.Eq("opt", 7), sources.Lt("id", 600))), func(r Sorted) bool {
 		return r.ID >= 600 || r.Opt != nil && *r.Opt != 7
 	}},
-	{sources.Gt("u", "3000000000"), func(r Sorted) bool { return r.U > 3_000_000_000 }},
-	{sources.Lt("u", "-1"), func(r Sorted) bool { return false }},
-	{sources.Ge("u", "-1"), func(r Sorted) bool { return true }},
-	{sources.Le("u", "8000000.5"), func(r Sorted) bool { return r.U <= 8_000_000 }},
-	{sources.Eq("flag", "true"), func(r Sorted) bool { return r.Flag }},
-	{sources.Lt("f32", "5"), func(r Sorted) bool { return !math.IsNaN(float64(r.F32)) && r.F32 < 5 }},
-	{sources.Not(sources.Lt("f32", "5")), func(r Sorted) bool { return !math.IsNaN(float64(r.F32)) && r.F32 >= 5 }},
-	{sources.Eq("f32", "0.1"), func(r Sorted) bool { return r.F32 == float32(0.1) }},
-	{sources.Ge("score", "-1e1"), func(r Sorted) bool { return r.Score >= -10 }},
+	{sources.Gt("u", 3000000000), func(r Sorted) bool { return r.U > 3_000_000_000 }},
+	{sources.Lt("u", -1), func(r Sorted) bool { return false }},
+	{sources.Ge("u", -1), func(r Sorted) bool { return true }},
+	{sources.Le("u", 8000000.5), func(r Sorted) bool { return r.U <= 8_000_000 }},
+	{sources.Eq("flag", true), func(r Sorted) bool { return r.Flag }},
+	{sources.Lt("f32", 5), func(r Sorted) bool { return !math.IsNaN(float64(r.F32)) && r.F32 < 5 }},
+	{sources.Not(sources.Lt("f32", 5)), func(r Sorted) bool { return !math.IsNaN(float64(r.F32)) && r.F32 >= 5 }},
+	{sources.Eq("f32", 0.1), func(r Sorted) bool { return r.F32 == float32(0.1) }},
+	{sources.Ge("score", -1e1), func(r Sorted) bool { return r.Score >= -10 }},
 	{sources.And(), func(r Sorted) bool { return true }},
 	{sources.Or(), func(r Sorted) bool { return false }},
-	{sources.In("id"), func(r Sorted) bool { return false }},
-	{sources.And(sources.Ge("id", "300"), sources.Lt("id", "320"), sources.Not(sources.In("id", "305", "306"))),
+	{sources.In[int64]("id"), func(r Sorted) bool { return false }},
+	{sources.And(sources.Ge("id", 300), sources.Lt("id", 320), sources.Not(sources.In("id", 305, 306))),
 		func(r Sorted) bool { return r.ID >= 300 && r.ID < 320 && r.ID != 305 && r.ID != 306 }},
 }
 
@@ -117,7 +118,7 @@ func filtered(all []flow.Item[Sorted], keep func(Sorted) bool) []flow.Item[Sorte
 func TestRowFilterKeepsWhatPlainGoKeeps(t *testing.T) {
 	testutil.CheckGoroutines(t)
 	root := sortedDataset(t)
-	opts := []sources.Option{sources.MaxRows(64), sources.ChunkSize(10)}
+	opts := []sources.ParquetOption{sources.MaxRows(64), sources.ChunkSize(10)}
 	all := testutil.Items[Sorted](t, flow.From(sources.Parquet[Sorted](root, opts...)))
 	if len(all) != 2000 {
 		t.Fatalf("%d rows, want 2000", len(all))
@@ -161,7 +162,7 @@ func TestRowFilterRecordsAndColumns(t *testing.T) {
 	for _, c := range rowFilterCases {
 		want := filtered(all, c.keep)
 		for _, n := range []int{1, 3} {
-			opts := []sources.Option{sources.RowFilter(c.f), sources.MaxRows(64), sources.ChunkSize(10)}
+			opts := []sources.ParquetOption{sources.RowFilter(c.f), sources.MaxRows(64), sources.ChunkSize(10)}
 			recs := testutil.Items[sources.Record](t, flow.From(sources.ParquetRecords(root, append(opts, sources.Columns("id", "opt"))...)).Parallel(n))
 			if len(recs) != len(want) {
 				t.Fatalf("%v, records, parallelism %d: %d rows, want %d", c.f, n, len(recs), len(want))
@@ -215,9 +216,9 @@ type IDOnly struct {
 
 func TestRowFilterOnColumnsNotReturnedWithRenameAndTrace(t *testing.T) {
 	root := sortedDataset(t)
-	f := sources.And(sources.Or(sources.Lt("name", "n0300"), sources.Ge("name", "n0600")), sources.Gt("k", "500"))
+	f := sources.And(sources.Or(sources.Lt("name", "n0300"), sources.Ge("name", "n0600")), sources.Gt("k", 500))
 	for _, whole := range []bool{false, true} {
-		opts := []sources.Option{sources.Rename("id", "k"), sources.Rename("id", "key"), sources.Trace(),
+		opts := []sources.ParquetOption{sources.Rename("id", "k"), sources.Rename("id", "key"), sources.Trace(),
 			sources.RowFilter(f), sources.ChunkSize(7)}
 		if whole {
 			opts = append(opts, sources.WholeFiles())
@@ -256,9 +257,9 @@ func TestRowFilterFillsChunksAndEndsPartitions(t *testing.T) {
 		f    sources.Filter
 		rows int
 	}{
-		{sources.Eq("flag", "true"), 1000},
-		{sources.Lt("id", "100"), 100},
-		{sources.Not(sources.In("grp", "2", "3")), 1600},
+		{sources.Eq("flag", true), 1000},
+		{sources.Lt("id", 100), 100},
+		{sources.Not(sources.In("grp", 2, 3)), 1600},
 		{sources.Or(), 0},
 	}
 	for _, c := range cases {
@@ -328,19 +329,19 @@ func TestRowFilterNeverReadsPrunedRowGroups(t *testing.T) {
 	if err := flow.From(sources.ParquetRecords(root)).To(sinks.Count[sources.Record](&count)).Run(context.Background()); err == nil {
 		t.Fatal("reading the corrupt row groups succeeded")
 	}
-	notThree := sources.Not(sources.Between("id", "300", "399"))
+	notThree := sources.Not(sources.Between("id", 300, 399))
 	cases := []struct {
 		f    sources.Filter
 		keep func(Sorted) bool
 	}{
-		{sources.Lt("id", "300"), func(r Sorted) bool { return r.ID < 300 }},
-		{sources.Or(sources.Lt("grp", "3"), sources.Ge("name", "n0600")), func(r Sorted) bool { return r.Group < 3 || r.Group >= 6 }},
-		{sources.And(notThree, sources.Eq("opt", "7")), func(r Sorted) bool { return optIs(r, 7) && r.Group != 3 }},
-		{sources.And(notThree, sources.Not(sources.Eq("opt", "7"))), func(r Sorted) bool {
+		{sources.Lt("id", 300), func(r Sorted) bool { return r.ID < 300 }},
+		{sources.Or(sources.Lt("grp", 3), sources.Ge("name", "n0600")), func(r Sorted) bool { return r.Group < 3 || r.Group >= 6 }},
+		{sources.And(notThree, sources.Eq("opt", 7)), func(r Sorted) bool { return optIs(r, 7) && r.Group != 3 }},
+		{sources.And(notThree, sources.Not(sources.Eq("opt", 7))), func(r Sorted) bool {
 			return r.Opt != nil && *r.Opt != 7 && r.Group != 3
 		}},
-		{sources.And(notThree, sources.Ge("opt", "0")), func(r Sorted) bool { return r.Opt != nil && r.Group != 3 }},
-		{sources.And(notThree, sources.Lt("u", "2000000000")), func(r Sorted) bool { return r.U < 2e9 && r.Group != 3 && r.Group != 5 }},
+		{sources.And(notThree, sources.Ge("opt", 0)), func(r Sorted) bool { return r.Opt != nil && r.Group != 3 }},
+		{sources.And(notThree, sources.Lt("u", 2000000000)), func(r Sorted) bool { return r.U < 2e9 && r.Group != 3 && r.Group != 5 }},
 	}
 	for _, c := range cases {
 		var want []int64
@@ -351,7 +352,7 @@ func TestRowFilterNeverReadsPrunedRowGroups(t *testing.T) {
 		}
 		for _, whole := range []bool{false, true} {
 			for _, n := range []int{1, 2, 4} {
-				opts := []sources.Option{sources.RowFilter(c.f), sources.MaxRows(30)}
+				opts := []sources.ParquetOption{sources.RowFilter(c.f), sources.MaxRows(30)}
 				if whole {
 					opts = append(opts, sources.WholeFiles())
 				}
@@ -394,14 +395,15 @@ func TestRowFilterErrors(t *testing.T) {
 		f     sources.Filter
 		words []string
 	}{
-		{root, sources.Eq("nope", "1"), []string{"part-0.parquet", `"nope"`, "no column"}},
-		{root, sources.And(sources.Gt("id", "1"), sources.Eq("id", "abc")), []string{"part-0.parquet", `"id"`, `"abc"`, "INT64"}},
-		{root, sources.Eq("flag", "maybe"), []string{"part-0.parquet", `"flag"`, `"maybe"`}},
-		{root, sources.Lt("score", "NaN"), []string{"part-0.parquet", `"score"`, `"NaN"`}},
-		{root, sources.Lt("f32", "1e39"), []string{"part-0.parquet", `"f32"`, `"1e39"`}},
-		{root, sources.Eq("id", "0x10"), []string{"part-0.parquet", `"id"`, `"0x10"`}},
+		{root, sources.Eq("nope", 1), []string{"part-0.parquet", `"nope"`, "no column"}},
+		{root, sources.And(sources.Gt("id", 1), sources.Eq("id", "abc")), []string{"part-0.parquet", `"id"`, `string 'abc'`, "INT64"}},
+		{root, sources.Eq("flag", "maybe"), []string{"part-0.parquet", `"flag"`, `string 'maybe'`, "BOOLEAN"}},
+		{root, sources.Lt("score", true), []string{"part-0.parquet", `"score"`, "bool true", "DOUBLE"}},
+		{root, sources.Eq("flag", 1), []string{"part-0.parquet", `"flag"`, "integer 1"}},
+		{root, sources.Eq("name", 1.5), []string{"part-0.parquet", `"name"`, "floating-point 1.5", "BYTE_ARRAY"}},
+		{root, sources.Eq("id", time.Unix(0, 0)), []string{"part-0.parquet", `"id"`, "time.Time timestamp '1970-01-01"}},
 		{hive, sources.Eq("lang", "en"), []string{"part-0.parquet", `"lang"`, "Where"}},
-		{hive, sources.Eq("tags", "1"), []string{"part-0.parquet", `"tags"`, "repeated"}},
+		{hive, sources.Eq("tags", 1), []string{"part-0.parquet", `"tags"`, "repeated"}},
 	}
 	for _, c := range cases {
 		for _, n := range []int{1, 2} {
@@ -418,7 +420,11 @@ func TestRowFilterErrors(t *testing.T) {
 			}
 		}
 	}
-	for _, f := range []sources.Filter{{}, sources.And(sources.Eq("id", "1"), sources.Filter{}), sources.Not(sources.Filter{})} {
+	nan := sources.Lt("score", math.NaN())
+	if err := flow.From(sources.Parquet[JustID](root, sources.RowFilter(nan))).To(sinks.Count[JustID](new(int64))).Run(context.Background()); err == nil || !strings.Contains(err.Error(), "NaN literal") {
+		t.Fatalf("RowFilter(%v): %v, want an error about the NaN literal", nan, err)
+	}
+	for _, f := range []sources.Filter{{}, sources.And(sources.Eq("id", 1), sources.Filter{}), sources.Not(sources.Filter{})} {
 		var count int64
 		err := flow.From(sources.Parquet[JustID](root, sources.RowFilter(f))).To(sinks.Count[JustID](&count)).Run(context.Background())
 		if err == nil || !strings.Contains(err.Error(), "zero Filter") {
@@ -436,7 +442,7 @@ func TestRowFilterErrors(t *testing.T) {
 func TestRowFilterWithWhere(t *testing.T) {
 	root, files := hiveDataset(t)
 	got := testutil.Items[Row](t, flow.From(sources.Parquet[Row](root,
-		sources.Where(sources.Eq("lang", "en")), sources.RowFilter(sources.Ge("small", "100")),
+		sources.Where(sources.Eq("lang", "en")), sources.RowFilter(sources.Ge("small", 100)),
 		sources.RowFilter(sources.Eq("label", "l3")))).Parallel(3))
 	want := 0
 	for rel, rows := range files {

@@ -14,14 +14,14 @@ import (
 // as it reads them; the caller must not modify values while a run reads it.
 //
 // Options: [PartitionSize], [ChunkSize], [Named].
-func Slice[T any](values []T, opts ...Option) flow.Source[T] {
-	c, err := build("slice", opts, "PartitionSize", "ChunkSize", "Named")
+func Slice[T any](values []T, opts ...SliceOption) flow.Source[T] {
+	c, err := buildMem("slice", opts)
 	return &sliceSource[T]{values: values, cfg: c, err: err}
 }
 
 type sliceSource[T any] struct {
 	values []T
-	cfg    config
+	cfg    memConfig
 	err    error
 }
 

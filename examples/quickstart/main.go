@@ -117,7 +117,7 @@ func run(ctx context.Context, n, workers int, dir string) error {
 	}
 	fmt.Println("serial and parallel runs are identical: values, row IDs and order")
 
-	err = pipeline(workers).To(sinks.ParquetShards[Token](out, sinks.RowsPerShard(int64(tokens/4+1)))).Run(ctx)
+	err = pipeline(workers).To(sinks.ParquetShards[Token](out, sinks.RowsPerFile(int64(tokens/4+1)))).Run(ctx)
 	if err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ func run(ctx context.Context, n, workers int, dir string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("wrote %d shard files under %s:\n", len(m.Files), out)
+	fmt.Printf("wrote %d files under %s:\n", len(m.Files), out)
 	for _, f := range m.Files {
 		fmt.Printf("  %s  %7d rows  %8d bytes  sha256 %.16s…\n", f.Path, f.Rows, f.Bytes, f.SHA256)
 	}

@@ -4,11 +4,11 @@
 // number. It reads no data, only file footers, and those lazily.
 //
 // A [Dataset] is found with [Discover]; a [Plan] is made from it with [New]
-// and [Option]s; [Plan.Fragments] and [Plan.Epoch] iterate over it:
+// and a [Config]; [Plan.Fragments] and [Plan.Epoch] iterate over it:
 //
 //	ds, err := dataset.Discover("data/")
-//	plan, err := dataset.New(ds, dataset.ShuffleWindow(100), dataset.Seed(42),
-//		dataset.Epochs(dataset.Forever), dataset.Shard(rank, world))
+//	plan, err := dataset.New(ds, dataset.Config{Window: 100, Seed: 42,
+//		Epochs: -1, Rank: rank, World: world})
 //	for frag, err := range plan.Fragments(ctx, dataset.Position{}) { ... }
 //
 // Only reading row-group sizes is specific to Parquet: it goes through the
@@ -51,21 +51,21 @@
 //
 // # Partition filters
 //
-// [Where] prunes files by their partition values before any file is
-// opened. Filters are built from [Eq], [Ne], [In], [Lt], [Le], [Gt], [Ge],
-// [Between], [Not], [And] and [Or]. Two values compare as numbers when both
-// are decimal numbers ("7", "-1.5", "2e3"; integers exactly, others as
-// float64) and as strings otherwise, for equality as for order: month "07"
-// equals "7" and is less than "10", while lang "de" is less than "en". A
-// filter naming a column the dataset lacks makes [New] fail.
+// [Config.Where] prunes files by their partition values before any file
+// is opened. It is a filter of package internal/filter, evaluated with
+// [filter.Expr.MatchText]: a partition value is read as the kind of the
+// literal it is compared with (month "07" equals the integer 7 and is less
+// than 10, but differs from the string "7"), and __HIVE_DEFAULT_PARTITION__
+// is null. A filter naming a column the dataset lacks makes [New] fail, and
+// so does a value that does not read as its literal's kind.
 //
 // # Fragments
 //
-// A [Fragment] is a range of rows of one file. With [RowGroups], the
-// default, each row group is a fragment, or, with [MaxRows](n), each part
+// A [Fragment] is a range of rows of one file. By
+// default, each row group is a fragment, or, with [Config.MaxRows] n, each part
 // of at most n rows of a larger row group; every row of every kept file
 // belongs to exactly one fragment, empty row groups included. With
-// [WholeFiles] each file is one fragment. Plan order is files in RelPath
+// [Config.WholeFiles] each file is one fragment. Plan order is files in RelPath
 // order and, within a file, fragments in row order.
 //
 // A fragment gives the ordinal within its file of its first row,
@@ -76,7 +76,7 @@
 //
 // # Shuffling
 //
-// [ShuffleWindow] chooses one of three orders for each epoch, following
+// [Config.Window] chooses one of three orders for each epoch, following
 // fairseq2's fragment_shuffle_window:
 //
 //   - 0, the default: plan order.
@@ -98,7 +98,7 @@
 //
 // # Epochs and batch numbers
 //
-// [Epochs] sets a finite number of epochs or [Forever]. Every epoch has the
+// [Config.Epochs] sets a finite number of epochs, or forever. Every epoch has the
 // same fragments, reordered with the epoch's own random streams. The
 // fragment at index i of epoch e (counted before sharding) has batch number
 // e*[EpochStride] + i, so batch numbers increase along the plan, across
@@ -107,12 +107,12 @@
 //
 // # Sharding
 //
-// [Shard](rank, world) keeps, of each epoch's order, the fragments at the
+// [Config.Rank] and [Config.World] keep, of each epoch's order, the fragments at the
 // indices j with j % world == rank. Sharding comes after shuffling, so
 // every rank computes the same order; the ranks' fragments are disjoint,
 // their union is the unsharded plan, and merging them by batch number gives
 // the unsharded order. Ranks get the same number of fragments per epoch,
-// give or take one. [ShardFromEnv] reads rank and world the way torchrun,
+// give or take one. [RankFromEnv] reads rank and world the way torchrun,
 // Kubernetes Indexed Jobs and Slurm arrays pass them.
 //
 // # Resuming
@@ -122,7 +122,7 @@
 // epoch e costs no more than starting it. Within an epoch, the plan is
 // replayed from the epoch's start and the fragments before the position are
 // skipped: that reads the footers of the files fed before the position (in
-// plan or shuffled file order; none with [WholeFiles]) but no data, and no
+// plan or shuffled file order; none with whole files) but no data, and no
 // footer is read twice by one Plan.
 //
 // # Random streams
@@ -171,5 +171,5 @@
 // each kept file's footer at most once and caches its row-group sizes (two
 // iterations racing for the same uncached file may both read it). Memory is
 // O(files) for the plan, plus O(fragments of an epoch) with
-// ShuffleWindow(-1) or O(k) with ShuffleWindow(k).
+// window -1 or O(k) with window k.
 package dataset

@@ -6,7 +6,7 @@ import (
 	"strconv"
 )
 
-// ShardFromEnv reads this process's rank and world size from the
+// RankFromEnv reads this process's rank and world size from the
 // environment, following the conventions of the engines that start it:
 //
 //   - RANK and WORLD_SIZE (torchrun, MPI launchers): both or neither.
@@ -23,16 +23,16 @@ import (
 // 0 of 1. Values that are not integers, a rank outside [0, world), and
 // conventions that disagree with each other are errors. lookup is the
 // environment, such as [os.LookupEnv], which is used when lookup is nil.
-func ShardFromEnv(lookup func(string) (string, bool), completions int) (rank, world int, err error) {
+func RankFromEnv(lookup func(string) (string, bool), completions int) (rank, world int, err error) {
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
 	env := envReader{lookup: lookup}
-	found := []shardGuess{env.torch(), env.kubernetes(completions), env.slurm()}
+	found := []rankGuess{env.torch(), env.kubernetes(completions), env.slurm()}
 	if env.err != nil {
 		return 0, 0, env.err
 	}
-	var first *shardGuess
+	var first *rankGuess
 	for i := range found {
 		g := &found[i]
 		switch {
@@ -53,8 +53,8 @@ func ShardFromEnv(lookup func(string) (string, bool), completions int) (rank, wo
 	return first.rank, first.world, nil
 }
 
-// shardGuess is the rank and world one convention gives, if it applies.
-type shardGuess struct {
+// rankGuess is the rank and world one convention gives, if it applies.
+type rankGuess struct {
 	ok          bool
 	rank, world int
 	from        string
@@ -89,23 +89,23 @@ func (r *envReader) both(a, b string) (x, y int, ok bool) {
 	return x, y, okA && okB
 }
 
-func (r *envReader) torch() shardGuess {
+func (r *envReader) torch() rankGuess {
 	rank, world, ok := r.both("RANK", "WORLD_SIZE")
-	return shardGuess{ok: ok, rank: rank, world: world, from: "RANK/WORLD_SIZE"}
+	return rankGuess{ok: ok, rank: rank, world: world, from: "RANK/WORLD_SIZE"}
 }
 
-func (r *envReader) kubernetes(completions int) shardGuess {
+func (r *envReader) kubernetes(completions int) rankGuess {
 	index, ok := r.int("JOB_COMPLETION_INDEX")
 	if ok && completions < 1 && r.err == nil {
 		r.err = fmt.Errorf("dataset: JOB_COMPLETION_INDEX=%d is set but no completion count was declared", index)
 	}
-	return shardGuess{ok: ok, rank: index, world: completions, from: "JOB_COMPLETION_INDEX"}
+	return rankGuess{ok: ok, rank: index, world: completions, from: "JOB_COMPLETION_INDEX"}
 }
 
-func (r *envReader) slurm() shardGuess {
+func (r *envReader) slurm() rankGuess {
 	id, count, ok := r.both("SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT")
 	if !ok {
-		return shardGuess{}
+		return rankGuess{}
 	}
 	lo, _ := r.int("SLURM_ARRAY_TASK_MIN")
 	step, hasStep := r.int("SLURM_ARRAY_TASK_STEP")
@@ -113,7 +113,7 @@ func (r *envReader) slurm() shardGuess {
 		step = 1
 	}
 	hi, hasMax := r.int("SLURM_ARRAY_TASK_MAX")
-	g := shardGuess{ok: true, world: count, from: "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT"}
+	g := rankGuess{ok: true, world: count, from: "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT"}
 	switch {
 	case r.err != nil:
 	case step < 1 || id < lo || (id-lo)%step != 0 || (hasMax && (hi-lo)/step+1 != count):

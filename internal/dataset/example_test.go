@@ -10,6 +10,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/filter"
 )
 
 type row struct {
@@ -63,7 +64,7 @@ func Example() {
 	fmt.Println("columns:", ds.Columns())
 
 	// Row groups of more than 2 rows are split; no shuffle.
-	plan, err := dataset.New(ds, dataset.MaxRows(2))
+	plan, err := dataset.New(ds, dataset.Config{MaxRows: 2})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func Example() {
 	// batch 4: lang=en/part-0.parquet group 0 rows [1,3) first row 1
 }
 
-func Example_shuffleAndShard() {
+func Example_shuffleAndRank() {
 	root := writeExample()
 	defer os.RemoveAll(root)
 
@@ -92,9 +93,9 @@ func Example_shuffleAndShard() {
 		log.Fatal(err)
 	}
 	// Rank 1 of 2 of a global shuffle over two epochs, German files only.
-	plan, err := dataset.New(ds,
-		dataset.Where(dataset.Eq("lang", "de")), dataset.MaxRows(2),
-		dataset.ShuffleWindow(-1), dataset.Seed(7), dataset.Epochs(2), dataset.Shard(1, 2))
+	plan, err := dataset.New(ds, dataset.Config{
+		Where:   filter.Compare(filter.Eq, "lang", filter.Of("de")),
+		MaxRows: 2, Window: -1, Seed: 7, Epochs: 2, Rank: 1, World: 2})
 	if err != nil {
 		log.Fatal(err)
 	}

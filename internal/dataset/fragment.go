@@ -42,7 +42,7 @@ type Fragment struct {
 	// Path is the file's [File.RelPath].
 	Path string
 	// RowGroup is the index of the row group in the file, or -1 when the
-	// fragment is the whole file (see [WholeFiles]).
+	// fragment is the whole file (see [Config.WholeFiles]).
 	RowGroup int
 	// From and To delimit the rows [From, To) of the fragment, counted
 	// within the row group, or within the file when RowGroup is -1.

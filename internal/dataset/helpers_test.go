@@ -146,9 +146,9 @@ func mustDiscover(t testing.TB, paths ...string) *Dataset {
 	return ds
 }
 
-func mustPlan(t testing.TB, ds *Dataset, opts ...Option) *Plan {
+func mustPlan(t testing.TB, ds *Dataset, cfg Config) *Plan {
 	t.Helper()
-	p, err := New(ds, opts...)
+	p, err := New(ds, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,8 @@ import (
 // partition filter pruned.
 type Metadata interface {
 	// RowGroups returns the number of rows of each row group of f, in file
-	// order. Implementations must be safe for concurrent use.
+	// order. Implementations must be safe for concurrent use. An error
+	// must name the file: the Plan passes it on as it is.
 	RowGroups(ctx context.Context, f File) ([]int64, error)
 }
 

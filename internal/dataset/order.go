@@ -30,9 +30,9 @@ func (p *Plan) epoch(ctx context.Context, e, skip int64, yield func(Fragment, er
 	switch {
 	case e > maxEpoch:
 		err = fmt.Errorf("dataset: epoch %d exceeds the limit %d", e, maxEpoch)
-	case p.cfg.window == 0:
+	case p.cfg.Window == 0:
 		err = p.planOrder(ctx, em)
-	case p.cfg.window < 0:
+	case p.cfg.Window < 0:
 		err = p.globalOrder(ctx, e, em)
 	default:
 		err = p.windowOrder(ctx, e, em)
@@ -63,7 +63,7 @@ func (p *Plan) globalOrder(ctx context.Context, e int64, em *emitter) error {
 			return err
 		}
 	}
-	shuffle(newStream(p.cfg.seed, e, purposeGlobal), all)
+	shuffle(newStream(p.cfg.Seed, e, purposeGlobal), all)
 	for _, f := range all {
 		if err := em.emit(ctx, f); err != nil {
 			return err
@@ -79,9 +79,9 @@ func (p *Plan) globalOrder(ctx context.Context, e int64, em *emitter) error {
 // random order.
 func (p *Plan) windowOrder(ctx context.Context, e int64, em *emitter) error {
 	order := slices.Clone(p.files)
-	shuffle(newStream(p.cfg.seed, e, purposeFiles), order)
-	s := newStream(p.cfg.seed, e, purposeWindow)
-	k := p.cfg.window
+	shuffle(newStream(p.cfg.Seed, e, purposeFiles), order)
+	s := newStream(p.cfg.Seed, e, purposeWindow)
+	k := p.cfg.Window
 	var buf []Fragment
 	take := func() Fragment {
 		j, last := s.intn(len(buf)), len(buf)-1
@@ -115,14 +115,14 @@ func (p *Plan) windowOrder(ctx context.Context, e int64, em *emitter) error {
 // it is emitted.
 func (p *Plan) feed(ctx context.Context, i int, fn func(Fragment) error) error {
 	f := p.ds.files[i]
-	if p.cfg.wholeFiles {
+	if p.cfg.WholeFiles {
 		return fn(Fragment{File: i, Path: f.RelPath, RowGroup: -1, To: unresolved})
 	}
 	rows, err := p.rowGroups(ctx, i)
 	if err != nil {
 		return err
 	}
-	for _, frag := range appendRowGroups(nil, i, f.RelPath, rows, p.cfg.maxRows) {
+	for _, frag := range appendRowGroups(nil, i, f.RelPath, rows, p.cfg.MaxRows) {
 		if err := fn(frag); err != nil {
 			return err
 		}
@@ -142,7 +142,7 @@ func (em *emitter) emit(ctx context.Context, f Fragment) error {
 		return fmt.Errorf("dataset: epoch %d has more than %d fragments", em.epoch, int64(EpochStride))
 	}
 	cfg := &em.plan.cfg
-	if f.Index < em.skip || f.Index%int64(cfg.world) != int64(cfg.rank) {
+	if f.Index < em.skip || f.Index%int64(cfg.world()) != int64(cfg.Rank) {
 		return nil
 	}
 	if f.To == unresolved {

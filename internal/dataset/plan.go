@@ -7,6 +7,8 @@ import (
 	"iter"
 	"slices"
 	"sync"
+
+	"github.com/rowflow/rowflow/internal/filter"
 )
 
 // Plan computes, per epoch, the ordered fragments of a [Dataset] for one
@@ -16,40 +18,37 @@ import (
 // same result.
 type Plan struct {
 	ds    *Dataset
-	cfg   config
+	cfg   Config
 	files []int // indices into ds.files kept by the filter, in RelPath order
 
 	mu   sync.Mutex
 	rows map[int][]int64 // row-group sizes by file index
 }
 
-// New returns the plan of ds configured by opts. It evaluates the partition
-// filter, so an error names a filter column that the dataset lacks; it
-// opens no file.
-func New(ds *Dataset, opts ...Option) (*Plan, error) {
+// New returns the plan of ds configured by cfg. It evaluates the
+// partition filter, so an error names a filter column that the dataset
+// lacks; it opens no file.
+func New(ds *Dataset, cfg Config) (*Plan, error) {
 	if ds == nil {
 		return nil, errors.New("dataset: nil Dataset")
 	}
-	cfg := defaultConfig()
-	for _, o := range opts {
-		if err := o(&cfg); err != nil {
-			return nil, err
-		}
+	if cfg.Metadata == nil {
+		cfg.Metadata = ParquetFooters{}
 	}
-	if cfg.wholeFiles && cfg.maxRows > 0 {
-		return nil, errors.New("dataset: MaxRows needs RowGroups, not WholeFiles")
-	}
-	files, err := selectFiles(ds, cfg.filter)
+	files, err := selectFiles(ds, cfg.Where)
 	if err != nil {
 		return nil, err
 	}
 	return &Plan{ds: ds, cfg: cfg, files: files, rows: make(map[int][]int64)}, nil
 }
 
-// selectFiles returns the indices of the files that match e.
-func selectFiles(ds *Dataset, e Expr) ([]int, error) {
+// selectFiles returns the indices of the files that e makes true.
+func selectFiles(ds *Dataset, e *filter.Expr) ([]int, error) {
 	if e != nil {
-		for _, col := range e.columns(nil) {
+		if err := e.Check(); err != nil {
+			return nil, fmt.Errorf("dataset: filter %s: %w", e, err)
+		}
+		for _, col := range e.Columns(nil) {
 			if !slices.Contains(ds.columns, col) {
 				return nil, fmt.Errorf("dataset: filter %s names unknown partition column %q (partition columns: %q)",
 					e, col, ds.columns)
@@ -59,11 +58,11 @@ func selectFiles(ds *Dataset, e Expr) ([]int, error) {
 	files := make([]int, 0, len(ds.files))
 	for i, f := range ds.files {
 		if e != nil {
-			ok, err := e.Match(f.Partition)
+			t, err := e.MatchText(f.Partition.Get)
 			if err != nil {
-				return nil, fmt.Errorf("%w (file %s)", err, f.RelPath)
+				return nil, fmt.Errorf("dataset: %s: filter %s: %w", f.RelPath, e, err)
 			}
-			if !ok {
+			if t != filter.TriTrue {
 				continue
 			}
 		}
@@ -89,7 +88,7 @@ func (p *Plan) Fragments(ctx context.Context, from Position) iter.Seq2[Fragment,
 			yield(Fragment{}, fmt.Errorf("dataset: invalid start position %+v", from))
 			return
 		}
-		for e := from.Epoch; p.cfg.epochs == Forever || e < p.cfg.epochs; e++ {
+		for e := from.Epoch; p.cfg.forever() || e < p.cfg.epochs(); e++ {
 			skip := int64(0)
 			if e == from.Epoch {
 				skip = from.Index
@@ -106,7 +105,7 @@ func (p *Plan) Fragments(ctx context.Context, from Position) iter.Seq2[Fragment,
 // Planning an epoch does not depend on the epochs before it.
 func (p *Plan) Epoch(ctx context.Context, e int64) iter.Seq2[Fragment, error] {
 	return func(yield func(Fragment, error) bool) {
-		if e < 0 || (p.cfg.epochs != Forever && e >= p.cfg.epochs) {
+		if e < 0 || (!p.cfg.forever() && e >= p.cfg.epochs()) {
 			yield(Fragment{}, fmt.Errorf("dataset: epoch %d out of range", e))
 			return
 		}
@@ -127,9 +126,9 @@ func (p *Plan) rowGroups(ctx context.Context, i int) ([]int64, error) {
 		return nil, err
 	}
 	f := p.ds.files[i]
-	rows, err := p.cfg.meta.RowGroups(ctx, f)
+	rows, err := p.cfg.Metadata.RowGroups(ctx, f)
 	if err != nil {
-		return nil, fmt.Errorf("dataset: row groups of %s: %w", f.RelPath, err)
+		return nil, err // the Metadata's error names the file
 	}
 	for g, n := range rows {
 		if n < 0 {

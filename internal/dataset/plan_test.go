@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	ft "github.com/rowflow/rowflow/internal/filter/filtertest"
 	"slices"
 	"strings"
 	"sync"
@@ -31,7 +32,7 @@ func (h hiveLayout) planOrder(ds *Dataset) []Fragment {
 func TestPlanOrder(t *testing.T) {
 	h := makeHive(t)
 	ds := mustDiscover(t, h.root)
-	got := collectAll(t, mustPlan(t, ds).Fragments(ctx, Position{}))
+	got := collectAll(t, mustPlan(t, ds, Config{}).Fragments(ctx, Position{}))
 	want := h.planOrder(ds)
 	if !slices.Equal(got, want) {
 		t.Fatalf("plan order:\n got %v\nwant %v", got, want)
@@ -44,7 +45,7 @@ func TestPlanOrder(t *testing.T) {
 func TestWholeFiles(t *testing.T) {
 	h := makeHive(t)
 	ds := mustDiscover(t, h.root)
-	got := collectAll(t, mustPlan(t, ds, WholeFiles()).Fragments(ctx, Position{}))
+	got := collectAll(t, mustPlan(t, ds, Config{WholeFiles: true}).Fragments(ctx, Position{}))
 	if len(got) != len(ds.Files()) {
 		t.Fatalf("%d fragments, want %d", len(got), len(ds.Files()))
 	}
@@ -65,10 +66,10 @@ func TestWholeFiles(t *testing.T) {
 func TestShufflesArePermutations(t *testing.T) {
 	h := makeHive(t)
 	ds := mustDiscover(t, h.root)
-	for _, mode := range []Option{RowGroups(), WholeFiles()} {
-		base := collectAll(t, mustPlan(t, ds, mode).Fragments(ctx, Position{}))
+	for _, whole := range []bool{false, true} {
+		base := collectAll(t, mustPlan(t, ds, Config{WholeFiles: whole}).Fragments(ctx, Position{}))
 		for _, w := range []int{-1, 1, 2, 5, 1000} {
-			got := collectAll(t, mustPlan(t, ds, mode, ShuffleWindow(w), Seed(7)).Fragments(ctx, Position{}))
+			got := collectAll(t, mustPlan(t, ds, Config{WholeFiles: whole, Window: w, Seed: 7}).Fragments(ctx, Position{}))
 			if !slices.Equal(sortedKeys(got), sortedKeys(base)) {
 				t.Errorf("window %d: not a permutation of the plan order", w)
 			}
@@ -90,13 +91,13 @@ func TestShufflesArePermutations(t *testing.T) {
 func TestWindowBoundsDisplacement(t *testing.T) {
 	h := makeHive(t)
 	ds := mustDiscover(t, h.root)
-	fileOrder := keys(collectAll(t, mustPlan(t, ds, ShuffleWindow(1), Seed(3)).Fragments(ctx, Position{})))
+	fileOrder := keys(collectAll(t, mustPlan(t, ds, Config{Window: 1, Seed: 3}).Fragments(ctx, Position{})))
 	fed := make(map[key]int)
 	for i, k := range fileOrder {
 		fed[k] = i
 	}
 	for _, k := range []int{2, 4, 8} {
-		got := collectAll(t, mustPlan(t, ds, ShuffleWindow(k), Seed(3)).Fragments(ctx, Position{}))
+		got := collectAll(t, mustPlan(t, ds, Config{Window: k, Seed: 3}).Fragments(ctx, Position{}))
 		for i, f := range got {
 			if early := fed[keyOf(f)] - i; early > k-1 {
 				t.Errorf("window %d: %v emitted %d places early", k, keyOf(f), early)
@@ -116,13 +117,13 @@ func TestShuffleIsDeterministic(t *testing.T) {
 	h := makeHive(t)
 	ds := mustDiscover(t, h.root)
 	for _, w := range []int{-1, 3} {
-		opts := []Option{ShuffleWindow(w), Seed(42), Epochs(3)}
-		first := mustPlan(t, ds, opts...)
+		cfg := Config{Window: w, Seed: 42, Epochs: 3}
+		first := mustPlan(t, ds, cfg)
 		runs := [][]Fragment{
 			collectAll(t, first.Epoch(ctx, 1)),
 			collectAll(t, first.Epoch(ctx, 1)), // cached footers
-			collectAll(t, mustPlan(t, ds, opts...).Epoch(ctx, 1)),
-			collectAll(t, mustPlan(t, mustDiscover(t, h.root), opts...).Epoch(ctx, 1)),
+			collectAll(t, mustPlan(t, ds, cfg).Epoch(ctx, 1)),
+			collectAll(t, mustPlan(t, mustDiscover(t, h.root), cfg).Epoch(ctx, 1)),
 		}
 		for i, r := range runs[1:] {
 			if !slices.Equal(r, runs[0]) {
@@ -136,7 +137,7 @@ func TestShuffleIsDeterministic(t *testing.T) {
 		if slices.Equal(epochs[0], epochs[1]) || slices.Equal(epochs[1], epochs[2]) || slices.Equal(epochs[0], epochs[2]) {
 			t.Errorf("window %d: two epochs have the same order", w)
 		}
-		other := keys(collectAll(t, mustPlan(t, ds, ShuffleWindow(w), Seed(43), Epochs(3)).Epoch(ctx, 1)))
+		other := keys(collectAll(t, mustPlan(t, ds, Config{Window: w, Seed: 43, Epochs: 3}).Epoch(ctx, 1)))
 		if slices.Equal(other, epochs[1]) {
 			t.Errorf("window %d: seeds 42 and 43 give the same order", w)
 		}
@@ -153,7 +154,7 @@ func TestWindowReadsFootersLazily(t *testing.T) {
 	ds := mustDiscover(t, root)
 	for _, k := range []int{1, 3, 4, 9} {
 		c := &counter{}
-		p := mustPlan(t, ds, ShuffleWindow(k), WithMetadata(c), Seed(1))
+		p := mustPlan(t, ds, Config{Window: k, Metadata: c, Seed: 1})
 		for range p.Fragments(ctx, Position{}) {
 			break
 		}
@@ -163,14 +164,14 @@ func TestWindowReadsFootersLazily(t *testing.T) {
 		}
 	}
 	c := &counter{}
-	for range mustPlan(t, ds, ShuffleWindow(-1), WithMetadata(c)).Fragments(ctx, Position{}) {
+	for range mustPlan(t, ds, Config{Window: -1, Metadata: c}).Fragments(ctx, Position{}) {
 		break
 	}
 	if c.count() != 40 {
 		t.Errorf("global shuffle: %d footers read, want 40", c.count())
 	}
 	c = &counter{}
-	for range mustPlan(t, ds, WithMetadata(c)).Fragments(ctx, Position{}) {
+	for range mustPlan(t, ds, Config{Metadata: c}).Fragments(ctx, Position{}) {
 		break
 	}
 	if c.count() != 1 {
@@ -182,7 +183,7 @@ func TestFootersReadOncePerPlan(t *testing.T) {
 	h := makeHive(t)
 	ds := mustDiscover(t, h.root)
 	c := &counter{}
-	p := mustPlan(t, ds, ShuffleWindow(4), Epochs(3), WithMetadata(c))
+	p := mustPlan(t, ds, Config{Window: 4, Epochs: 3, Metadata: c})
 	collectAll(t, p.Fragments(ctx, Position{}))
 	collectAll(t, p.Epoch(ctx, 2))
 	if got, want := c.files(), h.relPaths(); !slices.Equal(got, want) {
@@ -193,7 +194,7 @@ func TestFootersReadOncePerPlan(t *testing.T) {
 func TestEpochsAndBatches(t *testing.T) {
 	h := makeHive(t)
 	ds := mustDiscover(t, h.root)
-	p := mustPlan(t, ds, ShuffleWindow(5), Seed(9), Epochs(3))
+	p := mustPlan(t, ds, Config{Window: 5, Seed: 9, Epochs: 3})
 	all := collectAll(t, p.Fragments(ctx, Position{}))
 	if len(all) != 3*36 {
 		t.Fatalf("%d fragments, want %d", len(all), 3*36)
@@ -225,7 +226,7 @@ func TestResumeFromPosition(t *testing.T) {
 	h := makeHive(t)
 	ds := mustDiscover(t, h.root)
 	for _, w := range []int{0, -1, 4} {
-		p := mustPlan(t, ds, ShuffleWindow(w), Seed(5), Epochs(3), Shard(1, 3))
+		p := mustPlan(t, ds, Config{Window: w, Seed: 5, Epochs: 3, Rank: 1, World: 3})
 		all := collectAll(t, p.Fragments(ctx, Position{}))
 		for _, pos := range []Position{{0, 0}, {0, 7}, {1, 0}, {1, 1}, {2, 35}, {2, 36}, {1, 100}, {3, 0}} {
 			var want []Fragment
@@ -234,13 +235,13 @@ func TestResumeFromPosition(t *testing.T) {
 					want = append(want, f)
 				}
 			}
-			fresh := mustPlan(t, ds, ShuffleWindow(w), Seed(5), Epochs(3), Shard(1, 3))
+			fresh := mustPlan(t, ds, Config{Window: w, Seed: 5, Epochs: 3, Rank: 1, World: 3})
 			if got := collectAll(t, fresh.Fragments(ctx, pos)); !slices.Equal(got, want) {
 				t.Errorf("window %d, from %+v: %d fragments, want %d", w, pos, len(got), len(want))
 			}
 		}
 	}
-	p := mustPlan(t, ds)
+	p := mustPlan(t, ds, Config{})
 	for _, err := range p.Fragments(ctx, Position{Epoch: -1}) {
 		if err == nil {
 			t.Error("negative position accepted")
@@ -251,7 +252,7 @@ func TestResumeFromPosition(t *testing.T) {
 func TestForever(t *testing.T) {
 	h := makeHive(t)
 	ds := mustDiscover(t, h.root)
-	p := mustPlan(t, ds, Epochs(Forever), ShuffleWindow(3))
+	p := mustPlan(t, ds, Config{Epochs: -1, Window: 3})
 	n := 0
 	for f, err := range p.Fragments(ctx, Position{Epoch: 1000}) {
 		if err != nil {
@@ -268,7 +269,7 @@ func TestForever(t *testing.T) {
 		t.Fatalf("stopped after %d fragments", n)
 	}
 	// An empty plan ends even with Forever.
-	empty := mustPlan(t, ds, Epochs(Forever), Where(Eq("year", "1999")))
+	empty := mustPlan(t, ds, Config{Epochs: -1, Where: ft.Eq("year", "1999")})
 	if got := collectAll(t, empty.Fragments(ctx, Position{})); len(got) != 0 {
 		t.Errorf("empty plan yielded %d fragments", len(got))
 	}
@@ -280,20 +281,20 @@ func TestMetadataErrors(t *testing.T) {
 	boom := errors.New("boom")
 	fail := MetadataFunc(func(ctx context.Context, f File) ([]int64, error) {
 		if f.RelPath == "year=2022/lang=en/part-1.parquet" {
-			return nil, boom
+			return nil, fmt.Errorf("%s: %w", f.RelPath, boom) // a Metadata's errors name the file
 		}
 		return ParquetFooters{}.RowGroups(ctx, f)
 	})
 	var got []Fragment
 	var errs []error
-	for f, err := range mustPlan(t, ds, WithMetadata(fail)).Fragments(ctx, Position{}) {
+	for f, err := range mustPlan(t, ds, Config{Metadata: fail}).Fragments(ctx, Position{}) {
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		got = append(got, f)
 	}
-	if len(errs) != 1 || !errors.Is(errs[0], boom) || !strings.Contains(errs[0].Error(), "year=2022/lang=en/part-1.parquet") {
+	if len(errs) != 1 || !errors.Is(errs[0], boom) || errs[0].Error() != "year=2022/lang=en/part-1.parquet: boom" {
 		t.Fatalf("errors %v", errs)
 	}
 	if len(got) == 0 || got[len(got)-1].Path != "year=2022/lang=en/part-0.parquet" {
@@ -302,7 +303,7 @@ func TestMetadataErrors(t *testing.T) {
 
 	writeFile(t, h.root, "year=2022/lang=en/part-2.parquet", "not parquet")
 	ds = mustDiscover(t, h.root)
-	for _, err := range mustPlan(t, ds, Where(Eq("year", "2022"))).Fragments(ctx, Position{}) {
+	for _, err := range mustPlan(t, ds, Config{Where: ft.Eq("year", "2022")}).Fragments(ctx, Position{}) {
 		if err != nil {
 			if !strings.Contains(err.Error(), "part-2.parquet") {
 				t.Errorf("error %v does not name the file", err)
@@ -318,33 +319,15 @@ func TestCancelledContext(t *testing.T) {
 	ds := mustDiscover(t, h.root)
 	c, cancel := context.WithCancel(ctx)
 	cancel()
-	for _, err := range mustPlan(t, ds, WholeFiles()).Fragments(c, Position{}) {
+	for _, err := range mustPlan(t, ds, Config{WholeFiles: true}).Fragments(c, Position{}) {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("error %v, want context.Canceled", err)
 		}
 	}
 }
 
-func TestOptionErrors(t *testing.T) {
-	ds := mustDiscover(t, makeHive(t).root)
-	tests := []struct {
-		opts []Option
-		want string
-	}{
-		{[]Option{MaxRows(-1)}, "MaxRows(-1)"},
-		{[]Option{ShuffleWindow(-2)}, "ShuffleWindow(-2)"},
-		{[]Option{Epochs(0)}, "Epochs(0)"},
-		{[]Option{Shard(2, 2)}, "Shard(2, 2)"},
-		{[]Option{Shard(0, 0)}, "Shard(0, 0)"},
-		{[]Option{WithMetadata(nil)}, "nil Metadata"},
-		{[]Option{WholeFiles(), MaxRows(10)}, "MaxRows needs RowGroups"},
-	}
-	for _, tt := range tests {
-		if _, err := New(ds, tt.opts...); err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("error %v, want %q", err, tt.want)
-		}
-	}
-	if _, err := New(nil); err == nil {
+func TestNilDataset(t *testing.T) {
+	if _, err := New(nil, Config{}); err == nil {
 		t.Error("nil dataset accepted")
 	}
 }
@@ -354,8 +337,8 @@ func TestOptionErrors(t *testing.T) {
 func TestConcurrentIterations(t *testing.T) {
 	h := makeHive(t)
 	ds := mustDiscover(t, h.root)
-	p := mustPlan(t, ds, ShuffleWindow(4), Seed(1), Epochs(4))
-	want := collectAll(t, mustPlan(t, ds, ShuffleWindow(4), Seed(1), Epochs(4)).Epoch(ctx, 2))
+	p := mustPlan(t, ds, Config{Window: 4, Seed: 1, Epochs: 4})
+	want := collectAll(t, mustPlan(t, ds, Config{Window: 4, Seed: 1, Epochs: 4}).Epoch(ctx, 2))
 	results := make([][]Fragment, 8)
 	var wg sync.WaitGroup
 	for i := range results {

@@ -10,15 +10,17 @@ func TestShardUnionIsThePlan(t *testing.T) {
 	h := makeHive(t)
 	ds := mustDiscover(t, h.root)
 	for _, w := range []int{0, -1, 3} {
-		for _, mode := range []Option{RowGroups(), WholeFiles()} {
-			opts := []Option{mode, ShuffleWindow(w), Seed(11), Epochs(2)}
-			whole := collectAll(t, mustPlan(t, ds, opts...).Fragments(ctx, Position{}))
+		for _, wholeFiles := range []bool{false, true} {
+			cfg := Config{WholeFiles: wholeFiles, Window: w, Seed: 11, Epochs: 2}
+			whole := collectAll(t, mustPlan(t, ds, cfg).Fragments(ctx, Position{}))
 			for world := 1; world <= 5; world++ {
 				var union []Fragment
 				seen := make(map[int64]int)
 				for rank := range world {
 					c := &counter{}
-					p := mustPlan(t, ds, append(opts, Shard(rank, world), WithMetadata(c))...)
+					rc := cfg
+					rc.Rank, rc.World, rc.Metadata = rank, world, c
+					p := mustPlan(t, ds, rc)
 					frags := collectAll(t, p.Fragments(ctx, Position{}))
 					for _, f := range frags {
 						if f.Index%int64(world) != int64(rank) {
@@ -47,7 +49,7 @@ func TestShardWholeFilesReadsOwnFootersOnly(t *testing.T) {
 	h := makeHive(t)
 	ds := mustDiscover(t, h.root)
 	c := &counter{}
-	p := mustPlan(t, ds, WholeFiles(), ShuffleWindow(-1), Shard(1, 3), WithMetadata(c))
+	p := mustPlan(t, ds, Config{WholeFiles: true, Window: -1, Rank: 1, World: 3, Metadata: c})
 	frags := collectAll(t, p.Fragments(ctx, Position{}))
 	var mine []string
 	for _, f := range frags {
@@ -59,7 +61,7 @@ func TestShardWholeFilesReadsOwnFootersOnly(t *testing.T) {
 	}
 }
 
-func TestShardFromEnv(t *testing.T) {
+func TestRankFromEnv(t *testing.T) {
 	tests := []struct {
 		name        string
 		env         map[string]string
@@ -98,7 +100,7 @@ func TestShardFromEnv(t *testing.T) {
 	}
 	for _, tt := range tests {
 		lookup := func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok }
-		rank, world, err := ShardFromEnv(lookup, tt.completions)
+		rank, world, err := RankFromEnv(lookup, tt.completions)
 		switch {
 		case tt.err != "":
 			if err == nil || !strings.Contains(err.Error(), tt.err) || !strings.HasPrefix(err.Error(), "dataset: ") {
@@ -115,7 +117,7 @@ func TestShardFromEnv(t *testing.T) {
 func TestShardFromProcessEnv(t *testing.T) {
 	t.Setenv("RANK", "2")
 	t.Setenv("WORLD_SIZE", "5")
-	rank, world, err := ShardFromEnv(nil, 0)
+	rank, world, err := RankFromEnv(nil, 0)
 	if err != nil || rank != 2 || world != 5 {
 		t.Errorf("rank %d of %d, %v", rank, world, err)
 	}

@@ -53,7 +53,7 @@ func TestMaxRowsOnFiles(t *testing.T) {
 	writeParquet(t, root, "a.parquet", 10, 3, 7)
 	writeParquet(t, root, "b.parquet", 4)
 	ds := mustDiscover(t, root)
-	got := collectAll(t, mustPlan(t, ds, MaxRows(3)).Fragments(ctx, Position{}))
+	got := collectAll(t, mustPlan(t, ds, Config{MaxRows: 3}).Fragments(ctx, Position{}))
 	type r struct {
 		path     string
 		rg       int
@@ -75,7 +75,7 @@ func TestMaxRowsOnFiles(t *testing.T) {
 		}
 	}
 	// Shuffled, the same parts cover the same rows.
-	shuffled := collectAll(t, mustPlan(t, ds, MaxRows(3), ShuffleWindow(-1), Seed(2)).Fragments(ctx, Position{}))
+	shuffled := collectAll(t, mustPlan(t, ds, Config{MaxRows: 3, Window: -1, Seed: 2}).Fragments(ctx, Position{}))
 	covered := map[string]int64{}
 	for _, f := range shuffled {
 		covered[f.Path] += f.Rows()

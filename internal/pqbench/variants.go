@@ -33,8 +33,8 @@ const (
 	nameColumns    = "rowflow-columns"
 	namePqcol      = "pqcol-reused"
 	nameBare       = "bare-writer"
-	nameSink1      = "sink-1-shard"
-	nameSink2      = "sink-2-shards"
+	nameSink1      = "sink-1-writer"
+	nameSink2      = "sink-2-writers"
 	nameBare2      = "bare-writer-p2"
 )
 
@@ -70,8 +70,8 @@ func writeVariants(rows []Row) []variant {
 	}
 	return []variant{
 		v(nameBare, "parquet-go GenericWriter[Row], Write(all rows), one file, fsynced", writeBare(1)),
-		v(nameSink1, "sources.Slice → sinks.ParquetShards[Row], one shard", writeSink(1)),
-		v(nameSink2, "as sink-1-shard, with Shards(2)", writeSink(2)),
+		v(nameSink1, "sources.Slice → sinks.ParquetShards[Row], one writer", writeSink(1)),
+		v(nameSink2, "as sink-1-writer, with Writers(2)", writeSink(2)),
 		v(nameBare2, "2 bare writers on 2 goroutines, each writing half the rows to a file of its own: "+
 			"the speed-up the machine allows a parallel write", writeBare(2)),
 	}

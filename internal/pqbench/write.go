@@ -64,12 +64,12 @@ func writeBareFile(path string, rows []Row) (n int64, err error) {
 	return int64(len(rows)), f.Sync()
 }
 
-// writeSink returns the writer that writes rows with rowflow's shard
-// writer on the given number of shards (zstd and row groups of
+// writeSink returns the writer that writes rows with rowflow's writer
+// writer on the given number of writers (zstd and row groups of
 // rowGroupRows rows, its defaults), fed by a slice source.
-func writeSink(shards int) writer {
+func writeSink(writers int) writer {
 	return func(ctx context.Context, dir string, rows []Row) (int64, error) {
-		sink := sinks.ParquetShards[Row](filepath.Join(dir, "out"), sinks.Shards(shards), sinks.RowGroupRows(rowGroupRows))
+		sink := sinks.ParquetShards[Row](filepath.Join(dir, "out"), sinks.Writers(writers), sinks.RowGroupRows(rowGroupRows))
 		if err := flow.From(sources.Slice(rows)).To(sink).Run(ctx); err != nil {
 			return 0, err
 		}

@@ -1,8 +1,9 @@
-package sources
+package pqfilter
 
 import (
 	"github.com/parquet-go/parquet-go"
 	pqformat "github.com/parquet-go/parquet-go/format"
+	"github.com/rowflow/rowflow/internal/filter"
 	"github.com/rowflow/rowflow/internal/pqcol"
 )
 
@@ -55,7 +56,7 @@ func chunkStats(md *pqformat.FileMetaData, g *pqformat.RowGroup, info *statInfo)
 
 // prunedRowGroups evaluates the filter on the statistics of every row
 // group: true for those where it cannot be true.
-func (p *predicate) prunedRowGroups(md *pqformat.FileMetaData, leaves int) []bool {
+func (p *Predicate) prunedRowGroups(md *pqformat.FileMetaData, leaves int) []bool {
 	prune := make([]bool, len(md.RowGroups))
 	st := make([]colStats, len(p.leaves))
 	for rg := range md.RowGroups {
@@ -74,22 +75,22 @@ func (p *predicate) prunedRowGroups(md *pqformat.FileMetaData, leaves int) []boo
 
 // possible says whether the node can be true, and whether it can be
 // false, on some row of a set of rows whose filter columns have the
-// statistics st (per entry of predicate.leaves). Unknown (null) outcomes
+// statistics st (per entry of Predicate.leaves). Unknown (null) outcomes
 // are neither; they stay unknown through Not, and never make And or Or
 // true, so they need no tracking.
 func (n *pnode) possible(st []colStats) (canTrue, canFalse bool) {
 	switch n.op {
-	case opNot:
+	case filter.Not:
 		t, f := n.subs[0].possible(st)
 		return f, t
-	case opAnd:
+	case filter.And:
 		canTrue = true
 		for i := range n.subs {
 			t, f := n.subs[i].possible(st)
 			canTrue, canFalse = canTrue && t, canFalse || f
 		}
 		return canTrue, canFalse
-	case opOr:
+	case filter.Or:
 		canFalse = true
 		for i := range n.subs {
 			t, f := n.subs[i].possible(st)

@@ -1,4 +1,4 @@
-package sources
+package pqfilter
 
 import (
 	"context"
@@ -8,28 +8,15 @@ import (
 	"github.com/rowflow/rowflow/internal/pqcol"
 )
 
-// narrow returns the parts of spans where the filter may be true, in
-// order: the spans of row groups that the statistics prune, and empty
-// spans, are dropped, and the others are cut to the row ranges that the
-// page index leaves (see pageRanges). The parts keep their spans' fields
-// but from and to.
-func (p *predicate) narrow(ctx context.Context, r *pqcol.Reader, spans []span) ([]span, error) {
-	var out []span
-	for _, sp := range spans {
-		if p.prune[sp.rg] || sp.from == sp.to {
-			continue
-		}
-		ranges, err := p.pageRanges(ctx, r, sp.rg, sp.from, sp.to)
-		if err != nil {
-			return nil, err
-		}
-		for _, rr := range ranges {
-			part := sp
-			part.from, part.to = rr[0], rr[1]
-			out = append(out, part)
-		}
+// Narrow returns the row ranges, ascending and disjoint, within rows
+// [from, to) of row group rg where the filter may be true: none if the
+// range is empty or the row group's statistics rule it out, else those
+// that [Predicate.PageRanges] leaves.
+func (p *Predicate) Narrow(ctx context.Context, r *pqcol.Reader, rg int, from, to int64) ([][2]int64, error) {
+	if p.prune[rg] || from == to {
+		return nil, nil
 	}
-	return out, nil
+	return p.PageRanges(ctx, r, rg, from, to)
 }
 
 // pageCol is the page index of one filter column in one row group.
@@ -39,7 +26,7 @@ type pageCol struct {
 	k     int // the page holding the rows being looked at
 }
 
-// pageRanges returns the row ranges, ascending and disjoint, within rows
+// PageRanges returns the row ranges, ascending and disjoint, within rows
 // [from, to) of row group rg where the filter may be true, going by the
 // page index. The rows are cut at every page boundary of every filter
 // column that has a page index, and the filter is evaluated on the
@@ -47,7 +34,7 @@ type pageCol struct {
 // with a page index, and those of the column chunk for one without.
 // Adjacent pieces where it may be true are merged. If no filter column has
 // a page index, the result is [from, to) itself.
-func (p *predicate) pageRanges(ctx context.Context, r *pqcol.Reader, rg int, from, to int64) ([][2]int64, error) {
+func (p *Predicate) PageRanges(ctx context.Context, r *pqcol.Reader, rg int, from, to int64) ([][2]int64, error) {
 	md := r.File().Metadata()
 	g := &md.RowGroups[rg]
 	cols := make([]pageCol, len(p.leaves))

@@ -1,4 +1,4 @@
-package sources
+package pqfilter
 
 import (
 	"math"
@@ -9,41 +9,11 @@ import (
 	"testing"
 
 	pqformat "github.com/parquet-go/parquet-go/format"
-	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/filter"
+	ft "github.com/rowflow/rowflow/internal/filter/filtertest"
 	"github.com/rowflow/rowflow/internal/pqcol"
 	"github.com/rowflow/rowflow/internal/testutil"
 )
-
-func TestCmpIntFloatIsExact(t *testing.T) {
-	ints := []struct {
-		v    int64
-		f    float64
-		want int
-	}{
-		{2, 2.5, -1}, {3, 2.5, 1}, {2, 2, 0}, {-2, -2.5, 1}, {-3, -2.5, -1}, {0, math.Copysign(0, -1), 0},
-		{math.MaxInt64, 0x1p63, -1}, {math.MinInt64, -0x1p63, 0}, {math.MinInt64, -0x1p64, 1},
-		{1<<53 + 1, 0x1p53, 1}, {1<<53 - 1, 0x1p53, -1}, // float64(v) would round these to 2^53
-		{5, math.Inf(1), -1}, {5, math.Inf(-1), 1},
-	}
-	for _, c := range ints {
-		if got := cmpIntFloat(c.v, c.f); got != c.want {
-			t.Errorf("cmpIntFloat(%d, %v) = %d, want %d", c.v, c.f, got, c.want)
-		}
-	}
-	uints := []struct {
-		v    uint64
-		f    float64
-		want int
-	}{
-		{0, -0.5, 1}, {0, 0, 0}, {1, 0.5, 1}, {math.MaxUint64, 0x1p64, -1}, {1<<60 + 1, 0x1p60, 1},
-		{1 << 63, 0x1p63, 0}, {3, 3.25, -1},
-	}
-	for _, c := range uints {
-		if got := cmpUintFloat(c.v, c.f); got != c.want {
-			t.Errorf("cmpUintFloat(%d, %v) = %d, want %d", c.v, c.f, got, c.want)
-		}
-	}
-}
 
 func TestStatisticsBoundsFollowColumnOrders(t *testing.T) {
 	le := func(v int64) []byte {
@@ -127,43 +97,41 @@ func TestRowFilterPrunesByStatistics(t *testing.T) {
 	}
 	none := []int{}
 	cases := []struct {
-		f     Filter
+		f     *filter.Expr
 		prune []int // the row groups pruned
 	}{
-		{Lt("id", "250"), []int{3, 4, 5, 6, 7, 8, 9}},
-		{Lt("id", "199.5"), []int{2, 3, 4, 5, 6, 7, 8, 9}},
-		{Ge("id", "899.5"), []int{0, 1, 2, 3, 4, 5, 6, 7, 8}},
-		{Ge("id", "898.5"), []int{0, 1, 2, 3, 4, 5, 6, 7}},
-		{Eq("id", "350"), []int{0, 1, 2, 4, 5, 6, 7, 8, 9}},
-		{Ne("id", "350"), none},
-		{In("id", "5", "950"), []int{1, 2, 3, 4, 5, 6, 7, 8}},
-		{Not(Between("id", "100", "899")), []int{1, 2, 3, 4, 5, 6, 7, 8}},
-		{Or(Lt("id", "100"), Gt("id", "899")), []int{1, 2, 3, 4, 5, 6, 7, 8}},
-		{And(Ge("id", "100"), Lt("id", "300")), []int{0, 3, 4, 5, 6, 7, 8, 9}},
-		{Gt("u", "3000000000"), []int{0, 1, 2, 3, 4, 5, 6}},
-		{Lt("u", "-1"), []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
-		{Eq("name", "xxx"), []int{0, 1, 2, 4, 5, 6, 7, 8, 9}},
-		{Lt("name", "x"), []int{1, 2, 3, 4, 5, 6, 7, 8, 9}},
+		{ft.Lt("id", 250), []int{3, 4, 5, 6, 7, 8, 9}},
+		{ft.Lt("id", 199.5), []int{2, 3, 4, 5, 6, 7, 8, 9}},
+		{ft.Ge("id", 899.5), []int{0, 1, 2, 3, 4, 5, 6, 7, 8}},
+		{ft.Ge("id", 898.5), []int{0, 1, 2, 3, 4, 5, 6, 7}},
+		{ft.Eq("id", 350), []int{0, 1, 2, 4, 5, 6, 7, 8, 9}},
+		{ft.Ne("id", 350), none},
+		{ft.In("id", 5, 950), []int{1, 2, 3, 4, 5, 6, 7, 8}},
+		{ft.Not(ft.Between("id", 100, 899)), []int{1, 2, 3, 4, 5, 6, 7, 8}},
+		{ft.Or(ft.Lt("id", 100), ft.Gt("id", 899)), []int{1, 2, 3, 4, 5, 6, 7, 8}},
+		{ft.And(ft.Ge("id", 100), ft.Lt("id", 300)), []int{0, 3, 4, 5, 6, 7, 8, 9}},
+		{ft.Gt("u", 3000000000), []int{0, 1, 2, 3, 4, 5, 6}},
+		{ft.Lt("u", -1), []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
+		{ft.Eq("name", "xxx"), []int{0, 1, 2, 4, 5, 6, 7, 8, 9}},
+		{ft.Lt("name", "x"), []int{1, 2, 3, 4, 5, 6, 7, 8, 9}},
 		// Every opt of row group k is k (or null): Ne is false on a row
 		// group of one value, and a null group makes nothing true.
-		{Eq("opt", "3"), []int{0, 1, 2, 4, 5, 6, 7, 8, 9}},
-		{Ne("opt", "3"), []int{3, 5}},
-		{Not(Eq("opt", "3")), []int{3, 5}},
-		{Not(Ne("opt", "3")), []int{0, 1, 2, 4, 5, 6, 7, 8, 9}},
-		{In("opt", "3", "4"), []int{0, 1, 2, 5, 6, 7, 8, 9}},
-		{Not(In("opt", "3", "4")), []int{3, 4, 5}},
-		{Or(Eq("opt", "3"), Not(Eq("opt", "3"))), []int{5}},
+		{ft.Eq("opt", 3), []int{0, 1, 2, 4, 5, 6, 7, 8, 9}},
+		{ft.Ne("opt", 3), []int{3, 5}},
+		{ft.Not(ft.Eq("opt", 3)), []int{3, 5}},
+		{ft.Not(ft.Ne("opt", 3)), []int{0, 1, 2, 4, 5, 6, 7, 8, 9}},
+		{ft.In("opt", 3, 4), []int{0, 1, 2, 5, 6, 7, 8, 9}},
+		{ft.Not(ft.In("opt", 3, 4)), []int{3, 4, 5}},
+		{ft.Or(ft.Eq("opt", 3), ft.Not(ft.Eq("opt", 3))), []int{5}},
 		// Row group 9's NaN bounds are unusable: it may match anything.
-		{Lt("f", "50"), []int{1, 2, 3, 4, 5, 6, 7, 8}},
-		{Eq("flag", "true"), []int{0, 1, 3, 4, 5, 6, 7, 8, 9}},
-		{Ne("flag", "true"), []int{2}},
-		{And(), none},
-		{Or(), []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
+		{ft.Lt("f", 50), []int{1, 2, 3, 4, 5, 6, 7, 8}},
+		{ft.Eq("flag", true), []int{0, 1, 3, 4, 5, 6, 7, 8, 9}},
+		{ft.Ne("flag", true), []int{2}},
+		{ft.And(), none},
+		{ft.Or(), []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
 	}
 	for _, c := range cases {
-		cfg := defaults("test")
-		cfg.rowFilter = c.f
-		p, err := compileRowFilter(dataset.File{Path: path, RelPath: "p.parquet"}, r, &cfg, nil)
+		p, err := Compile(c.f, File{Path: path}, r, nil)
 		if err != nil {
 			t.Fatalf("%v: %v", c.f, err)
 		}

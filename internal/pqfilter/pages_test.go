@@ -1,4 +1,4 @@
-package sources
+package pqfilter
 
 import (
 	"fmt"
@@ -10,7 +10,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	pqformat "github.com/parquet-go/parquet-go/format"
-	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/filter"
+	ft "github.com/rowflow/rowflow/internal/filter/filtertest"
 	"github.com/rowflow/rowflow/internal/pqcol"
 	"github.com/rowflow/rowflow/internal/testutil"
 )
@@ -135,33 +136,31 @@ func TestPageRanges(t *testing.T) {
 		t.Fatalf("f has no page of NaNs only: %v", f)
 	}
 	cases := []struct {
-		f        Filter
+		f        *filter.Expr
 		from, to int64
 		want     [][2]int64
 	}{
-		{Eq("id", "350"), 0, 1000, [][2]int64{pageOf(id, 350)}},
-		{Between("id", "300", "399"), 0, 1000, [][2]int64{rowsOf(id, 300, 399)}},
-		{Between("id", "300", "399"), 320, 700, [][2]int64{{320, pageOf(id, 399)[1]}}},
-		{Between("id", "300", "399"), 500, 700, nil},
-		{Or(Lt("id", "50"), Ge("id", "950")), 0, 1000, [][2]int64{rowsOf(id, 0, 49), rowsOf(id, 950, 999)}},
-		{Not(Between("id", "100", "899")), 0, 1000, [][2]int64{rowsOf(id, 0, 99), rowsOf(id, 900, 999)}},
+		{ft.Eq("id", 350), 0, 1000, [][2]int64{pageOf(id, 350)}},
+		{ft.Between("id", 300, 399), 0, 1000, [][2]int64{rowsOf(id, 300, 399)}},
+		{ft.Between("id", 300, 399), 320, 700, [][2]int64{{320, pageOf(id, 399)[1]}}},
+		{ft.Between("id", 300, 399), 500, 700, nil},
+		{ft.Or(ft.Lt("id", 50), ft.Ge("id", 950)), 0, 1000, [][2]int64{rowsOf(id, 0, 49), rowsOf(id, 950, 999)}},
+		{ft.Not(ft.Between("id", 100, 899)), 0, 1000, [][2]int64{rowsOf(id, 0, 99), rowsOf(id, 900, 999)}},
 		// Ranges of two columns' pages intersect.
-		{And(Ge("id", "300"), Lt("name", "n0500")), 0, 1000, [][2]int64{{pageOf(id, 300)[0], pageOf(name, 499)[1]}}},
+		{ft.And(ft.Ge("id", 300), ft.Lt("name", "n0500")), 0, 1000, [][2]int64{{pageOf(id, 300)[0], pageOf(name, 499)[1]}}},
 		// A page of nulls makes no comparison true, negated or not.
-		{Ge("opt", "0"), 0, 1000, notNull},
-		{Not(Lt("opt", "0")), 0, 1000, notNull},
-		{Or(Eq("opt", "7"), Not(Eq("opt", "7"))), 0, 1000, notNull},
+		{ft.Ge("opt", 0), 0, 1000, notNull},
+		{ft.Not(ft.Lt("opt", 0)), 0, 1000, notNull},
+		{ft.Or(ft.Eq("opt", 7), ft.Not(ft.Eq("opt", 7))), 0, 1000, notNull},
 		// Pages of NaNs have NaN bounds, which are ignored.
-		{Lt("f", "50"), 0, 1000, union(append([][2]int64{rowsOf(f, 0, 49)}, allNaN...)...)},
+		{ft.Lt("f", 50), 0, 1000, union(append([][2]int64{rowsOf(f, 0, 49)}, allNaN...)...)},
 	}
 	for _, c := range cases {
-		cfg := defaults("test")
-		cfg.rowFilter = c.f
-		p, err := compileRowFilter(dataset.File{Path: path, RelPath: "paged.parquet"}, r, &cfg, nil)
+		p, err := Compile(c.f, File{Path: path}, r, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := p.pageRanges(t.Context(), r, 0, c.from, c.to)
+		got, err := p.PageRanges(t.Context(), r, 0, c.from, c.to)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,38 +170,32 @@ func TestPageRanges(t *testing.T) {
 	}
 }
 
-// TestNarrowSpans: narrow drops pruned row groups and empty spans, and
-// cuts the others into spans that keep every other field.
-func TestNarrowSpans(t *testing.T) {
+// TestNarrow: Narrow drops pruned row groups and empty ranges, and cuts
+// the others at the pages the filter may be true in.
+func TestNarrow(t *testing.T) {
 	r, path := pagedFile(t)
 	id := pagesOf(t, r, "id")
-	cfg := defaults("test")
-	cfg.rowFilter = Or(Lt("id", "10"), Between("id", "500", "509"))
-	p, err := compileRowFilter(dataset.File{Path: path, RelPath: "paged.parquet"}, r, &cfg, nil)
+	p, err := Compile(ft.Or(ft.Lt("id", 10), ft.Between("id", 500, 509)), File{Path: path}, r, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := span{batch: 7, file: "paged.parquet", chunk: 3}
-	in := []span{base, base, base}
-	in[0].from, in[0].to = 0, 1000
-	in[1].from, in[1].to = 5, 5
-	in[2].from, in[2].to = 505, 600
-	got, err := p.narrow(t.Context(), r, in)
-	if err != nil {
-		t.Fatal(err)
+	cases := []struct {
+		from, to int64
+		want     [][2]int64
+	}{
+		{0, 1000, [][2]int64{pageOf(id, 0), rowsOf(id, 500, 509)}},
+		{5, 5, nil},
+		{505, 600, [][2]int64{{505, pageOf(id, 509)[1]}}},
 	}
-	want := [][2]int64{pageOf(id, 0), rowsOf(id, 500, 509), {505, pageOf(id, 509)[1]}}
-	if len(got) != len(want) {
-		t.Fatalf("spans %+v, want rows %v", got, want)
-	}
-	for i, sp := range got {
-		if sp.from != want[i][0] || sp.to != want[i][1] || sp.batch != 7 || sp.file != "paged.parquet" || sp.chunk != 3 {
-			t.Fatalf("span %d is %+v, want rows %v", i, sp, want[i])
+	for _, c := range cases {
+		got, err := p.Narrow(t.Context(), r, 0, c.from, c.to)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("rows [%d, %d): %v, %v; want %v", c.from, c.to, got, err, c.want)
 		}
 	}
 	p.prune[0] = true
-	if got, err := p.narrow(t.Context(), r, in); err != nil || len(got) != 0 {
-		t.Fatalf("a pruned row group: %+v, %v", got, err)
+	if got, err := p.Narrow(t.Context(), r, 0, 0, 1000); err != nil || len(got) != 0 {
+		t.Fatalf("a pruned row group: %v, %v", got, err)
 	}
 }
 

@@ -100,3 +100,34 @@ func allTrue(bs []bool) bool {
 	}
 	return true
 }
+
+// keptIDs returns the IDs of the span's rows at the given offsets from
+// sp.from, which must be ascending and not empty.
+func keptIDs(sp span, rows []uint32) flow.IDs {
+	first, last := rows[0], rows[len(rows)-1]
+	ids := flow.OrdinalIDs(sp.id, uint64(sp.first)+uint64(first), int(last-first)+1)
+	if len(rows) == ids.Len() {
+		return ids
+	}
+	sel := flow.Alloc[uint32](len(rows))
+	for _, r := range rows {
+		sel = append(sel, r-first)
+	}
+	ids.Keep(sel)
+	return ids
+}
+
+// keptRows returns the offsets of the rows that keep keeps among n, or
+// nil if keep is nil (every row is kept).
+func keptRows(keep []bool, n int) []uint32 {
+	if keep == nil {
+		return nil
+	}
+	rows := make([]uint32, 0, n)
+	for i, k := range keep[:n] {
+		if k {
+			rows = append(rows, uint32(i))
+		}
+	}
+	return rows
+}

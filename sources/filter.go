@@ -1,0 +1,142 @@
+package sources
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rowflow/rowflow/internal/filter"
+)
+
+// Filter is a predicate on the columns of a dataset: on its Hive
+// partition values with [Where], or on the values of its file columns,
+// row by row, with [RowFilter]. Make one with [Eq], [Ne], [Lt], [Le],
+// [Gt], [Ge], [Between], [In], [Not], [And] and [Or], whose literals are
+// typed Go values ([Literal]), or from text with [ParseFilter].
+//
+// Filters follow SQL's three-valued logic: a comparison with a null value
+// is neither true nor false but unknown, and so is its [Not]; [And] is
+// false if any operand is false, else unknown if any is; [Or] is true if
+// any operand is true, else unknown if any is. What a filter makes true is
+// kept.
+//
+// The zero Filter is not a filter: giving it (or a filter built from it)
+// to an option is an error, as is a NaN literal.
+type Filter struct{ e *filter.Expr }
+
+// Literal is the type of the values a filter compares columns with.
+// Which literals compare with which columns is said by [Where] and
+// [RowFilter]; a mismatch fails the run when the file (or, for Where, the
+// dataset) is opened, naming the column and both types.
+type Literal interface {
+	int | int8 | int16 | int32 | int64 | uint | uint8 | uint16 | uint32 | uint64 |
+		float32 | float64 | string | []byte | bool | time.Time
+}
+
+func compare[V Literal](op filter.Op, col string, v V) Filter {
+	return Filter{filter.Compare(op, col, filter.Of(v))}
+}
+
+func exprs(fs []Filter) []*filter.Expr {
+	es := make([]*filter.Expr, len(fs))
+	for i, f := range fs {
+		es[i] = f.e
+	}
+	return es
+}
+
+// String returns the filter in the text form that [ParseFilter] reads.
+func (f Filter) String() string { return f.e.String() }
+
+// ParseFilter reads a filter from text, such as a command line's:
+//
+//	score > 0.5 and lang = 'en'
+//	not (id between 100 and 200) or name in ('a', 'b')
+//	day >= date '2024-01-31' and ts < timestamp '2024-02-01T12:00:00Z'
+//
+// Comparisons are =, != (or <>), <, <=, > and >=, and "in" and "between";
+// "and" binds tighter than "or", "not" tighter than both; keywords are
+// case-insensitive. Literals: integers (int64, or uint64 beyond its
+// range), numbers with a fraction or an exponent (float64), 'quoted
+// strings' (” for a quote), true and false, x'hex bytes', date
+// 'YYYY-MM-DD' and timestamp 'RFC 3339' (time.Time). Column names are
+// words of letters, digits, '_' and '.', or are "double-quoted". The
+// literal "true" alone keeps everything, "false" nothing.
+//
+// f.String() of any filter parses back into an equal filter.
+func ParseFilter(text string) (Filter, error) {
+	e, err := filter.Parse(text)
+	if err != nil {
+		return Filter{}, fmt.Errorf("sources: %w", err)
+	}
+	return Filter{e}, nil
+}
+
+// Eq keeps what has column col equal to v.
+func Eq[V Literal](col string, v V) Filter { return compare(filter.Eq, col, v) }
+
+// Ne keeps what has column col different from v.
+func Ne[V Literal](col string, v V) Filter { return compare(filter.Ne, col, v) }
+
+// Lt keeps what has column col less than v.
+func Lt[V Literal](col string, v V) Filter { return compare(filter.Lt, col, v) }
+
+// Le keeps what has column col at most v.
+func Le[V Literal](col string, v V) Filter { return compare(filter.Le, col, v) }
+
+// Gt keeps what has column col greater than v.
+func Gt[V Literal](col string, v V) Filter { return compare(filter.Gt, col, v) }
+
+// Ge keeps what has column col at least v.
+func Ge[V Literal](col string, v V) Filter { return compare(filter.Ge, col, v) }
+
+// Between keeps what has column col in [lo, hi], both ends included: it
+// is And(Ge(col, lo), Le(col, hi)).
+func Between[V Literal](col string, lo, hi V) Filter { return And(Ge(col, lo), Le(col, hi)) }
+
+// In keeps what has column col equal to one of vs; with no vs, nothing.
+func In[V Literal](col string, vs ...V) Filter {
+	vals := make([]filter.Value, len(vs))
+	for i, v := range vs {
+		vals[i] = filter.Of(v)
+	}
+	return Filter{filter.InList(col, vals)}
+}
+
+// Not keeps what f makes false (see the three-valued logic at [Filter]).
+func Not(f Filter) Filter { return Filter{filter.Logic(filter.Not, f.e)} }
+
+// And keeps what every filter keeps; with no filters, everything.
+func And(fs ...Filter) Filter { return Filter{filter.Logic(filter.And, exprs(fs)...)} }
+
+// Or keeps what some filter keeps; with no filters, nothing.
+func Or(fs ...Filter) Filter { return Filter{filter.Logic(filter.Or, exprs(fs)...)} }
+
+// Where reads only the files whose Hive partition values f makes true,
+// and decides that before any file is opened. Partition values are text:
+// each is read as the type of the literal it is compared with, so that
+// Eq("month", 7) keeps month=07 (integers and floats compare as numbers,
+// exactly), while Eq("month", "7") compares text and does not; a bool
+// literal reads the value with strconv.ParseBool, a time.Time literal
+// reads RFC 3339, "2006-01-02 15:04:05" or a date. The value
+// __HIVE_DEFAULT_PARTITION__ is null. A filter that names a column the
+// dataset's paths do not have, or a value that does not read as its
+// literal's type, fails the run when it starts. To filter on the values
+// inside the files, use [RowFilter]. Given more than once, the filters are
+// combined with [And].
+func Where(f Filter) ParquetOption {
+	return parquetOption(func(c *parquetConfig) error {
+		if err := f.e.Check(); err != nil {
+			return fmt.Errorf("sources: Where(%v): %w", f, err)
+		}
+		c.plan.Where = and(c.plan.Where, f.e)
+		return nil
+	})
+}
+
+// and returns e, or And(prev, e) if prev is not nil.
+func and(prev, e *filter.Expr) *filter.Expr {
+	if prev == nil {
+		return e
+	}
+	return filter.Logic(filter.And, prev, e)
+}

@@ -1,0 +1,183 @@
+package sources_test
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/testutil"
+	"github.com/rowflow/rowflow/operators"
+	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sources"
+)
+
+// TestOptionsAreTypedBySource: an option a source does not take does not
+// compile. The shared options satisfy both kinds; the others one each.
+func TestOptionsAreTypedBySource(t *testing.T) {
+	sliceOpt := reflect.TypeFor[sources.SliceOption]()
+	parquetOpt := reflect.TypeFor[sources.ParquetOption]()
+	shared := []any{sources.ChunkSize(1), sources.Named("x")}
+	sliceOnly := []any{sources.PartitionSize(1)}
+	parquetOnly := []any{sources.Files("a"), sources.RowGroups(), sources.WholeFiles(), sources.MaxRows(1),
+		sources.Columns("a"), sources.Rename("a", "b"), sources.ShuffleWindow(1), sources.Seed(1),
+		sources.Epochs(1), sources.Rank(0, 1), sources.RankFromEnv(0), sources.Where(sources.Eq("a", 1)),
+		sources.RowFilter(sources.Eq("a", 1)), sources.Trace(), sources.MaxPageSize(1),
+		sources.SkipBadFragments(&sources.SkipReport{})}
+	check := func(opts []any, slice, parquet bool) {
+		for _, o := range opts {
+			typ := reflect.TypeOf(o)
+			if typ.Implements(sliceOpt) != slice || typ.Implements(parquetOpt) != parquet {
+				t.Errorf("%v: a SliceOption %v, a ParquetOption %v; want %v, %v",
+					typ, typ.Implements(sliceOpt), typ.Implements(parquetOpt), slice, parquet)
+			}
+		}
+	}
+	check(shared, true, true)
+	check(sliceOnly, true, false)
+	check(parquetOnly, false, true)
+}
+
+// TestOptionErrors: bad option values fail the run with an error that
+// names the option.
+func TestOptionErrors(t *testing.T) {
+	root, _ := hiveDataset(t)
+	for _, c := range []struct {
+		opt  sources.ParquetOption
+		want string
+	}{
+		{sources.Epochs(0), "sources: Epochs(0): want at least 1, or a negative count for forever"},
+		{sources.Rank(2, 2), "sources: Rank(2, 2): want 0 <= rank < world"},
+		{sources.Rank(0, 0), "sources: Rank(0, 0): want 0 <= rank < world"},
+		{sources.MaxRows(0), "sources: MaxRows(0): must be at least 1"},
+		{sources.ShuffleWindow(-2), "sources: ShuffleWindow(-2): want -1, 0 or a window size"},
+		{sources.MaxPageSize(0), "sources: MaxPageSize(0): must be positive"},
+		{sources.Files(), "sources: Files(): no paths"},
+		{sources.ChunkSize(0), "sources: ChunkSize(0): must be at least 1"},
+		{sources.SkipBadFragments(nil), "sources: SkipBadFragments(nil): want a report to write to"},
+		{nil, "sources: parquet: nil option"},
+	} {
+		err := flow.From(sources.Parquet[Hive](root, c.opt)).To(sinks.Count[Hive](new(int64))).Run(context.Background())
+		if err == nil || err.Error() != c.want {
+			t.Errorf("error %v, want %s", err, c.want)
+		}
+	}
+	err := flow.From(sources.Slice([]int{1}, sources.PartitionSize(0))).To(sinks.Count[int](new(int64))).Run(context.Background())
+	if err == nil || !strings.HasSuffix(err.Error(), "sources: PartitionSize(0): must be at least 1") {
+		t.Errorf("PartitionSize(0): %v", err)
+	}
+}
+
+// TestEpochsNegativeRepeatsForever: any negative count repeats the
+// dataset without end, as Epochs says (Epochs(-2) used to fail).
+func TestEpochsNegativeRepeatsForever(t *testing.T) {
+	root, files := hiveDataset(t)
+	total := 0
+	for _, rows := range files {
+		total += len(rows)
+	}
+	for _, n := range []int64{-1, -2, -100} {
+		var count int64
+		err := flow.From(sources.Parquet[Hive](root, sources.Epochs(n), sources.ShuffleWindow(-1))).
+			Via(operators.Take[Hive](int64(3*total + 5))).To(sinks.Count[Hive](&count)).Run(context.Background())
+		if err != nil || count != int64(3*total+5) {
+			t.Errorf("Epochs(%d): %d rows, %v; want %d", n, count, err, 3*total+5)
+		}
+	}
+}
+
+// TestRankFromEnvReadsTheEnvironmentAtRunStart: the source is built once;
+// each run reads the rank the environment gives then.
+func TestRankFromEnvReadsTheEnvironmentAtRunStart(t *testing.T) {
+	root, _ := hiveDataset(t)
+	p := flow.From(sources.Parquet[Hive](root, sources.MaxRows(100), sources.RankFromEnv(0)))
+	all := testutil.Items[Hive](t, p) // no variable set: everything
+	var union []flow.Item[Hive]
+	for rank, env := range []string{"0", "1", "2"} {
+		t.Setenv("RANK", env)
+		t.Setenv("WORLD_SIZE", "3")
+		got := testutil.Items[Hive](t, p)
+		direct := testutil.Items[Hive](t, flow.From(sources.Parquet[Hive](root, sources.MaxRows(100), sources.Rank(rank, 3))))
+		if len(got) == 0 || !slices.Equal(got, direct) {
+			t.Fatalf("RANK=%s: %d rows, want the %d of Rank(%d, 3)", env, len(got), len(direct), rank)
+		}
+		union = append(union, got...)
+	}
+	slices.SortStableFunc(union, func(a, b flow.Item[Hive]) int { return int(a.Batch - b.Batch) })
+	if !slices.Equal(union, all) {
+		t.Fatalf("the ranks' union (%d rows) is not the dataset (%d rows)", len(union), len(all))
+	}
+	t.Setenv("WORLD_SIZE", "")
+	err := p.To(sinks.Count[Hive](new(int64))).Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "RANK and WORLD_SIZE must be set together") {
+		t.Fatalf("RANK without WORLD_SIZE: %v", err)
+	}
+	// A later Rank replaces RankFromEnv.
+	t.Setenv("WORLD_SIZE", "3")
+	got := testutil.Items[Hive](t, flow.From(sources.Parquet[Hive](root, sources.MaxRows(100), sources.RankFromEnv(0), sources.Rank(0, 1))))
+	if !slices.Equal(got, all) {
+		t.Fatalf("Rank after RankFromEnv: %d rows, want %d", len(got), len(all))
+	}
+}
+
+// TestFilesReadsThePathsGiven: Files narrows the dataset to the paths
+// given, which keep their IDs, Hive columns and order relative to root.
+func TestFilesReadsThePathsGiven(t *testing.T) {
+	root, files := hiveDataset(t)
+	all := testutil.Items[Hive](t, flow.From(sources.Parquet[Hive](root)))
+	got := testutil.Items[Hive](t, flow.From(sources.Parquet[Hive](root,
+		sources.Files(root+"/lang=fr/day=2/part-8.parquet"), sources.Files(root+"/lang=de/*/*.parquet"))).Parallel(2))
+	want := len(files["lang=fr/day=2/part-8.parquet"])
+	for rel, rows := range files {
+		if strings.HasPrefix(rel, "lang=de/") {
+			want += len(rows)
+		}
+	}
+	if len(got) != want {
+		t.Fatalf("%d rows, want %d", len(got), want)
+	}
+	byID := map[int64]flow.Item[Hive]{}
+	for _, it := range all {
+		byID[it.Value.ID] = it
+	}
+	for i, it := range got {
+		ref := byID[it.Value.ID]
+		if it.ID != ref.ID || it.Value != ref.Value || (it.Value.Lang != "de" && it.Value.Lang != "fr") {
+			t.Fatalf("row %d: %+v, want %+v as in the whole dataset", i, it, ref)
+		}
+		if i > 0 && got[i-1].Value.Lang > it.Value.Lang {
+			t.Fatalf("row %d: files out of path order", i)
+		}
+	}
+	err := flow.From(sources.Parquet[Hive](root, sources.Files(t.TempDir()))).To(sinks.Count[Hive](new(int64))).Run(context.Background())
+	if err == nil {
+		t.Fatal("a path outside the root was accepted")
+	}
+}
+
+// TestParseFilterMatchesConstructors: the text form reads the same rows as
+// the typed constructors, and String parses back.
+func TestParseFilterMatchesConstructors(t *testing.T) {
+	root, _ := hiveDataset(t)
+	typed := sources.Or(sources.And(sources.Ge("id", 100), sources.Lt("score", 30.0)), sources.In("id", 200000, 200001))
+	parsed, err := sources.ParseFilter("id >= 100 and score < 30.0 or id in (200000, 200001)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parsed.String() != typed.String() {
+		t.Fatalf("parsed %s, typed %s", parsed, typed)
+	}
+	read := func(f sources.Filter) []flow.Item[Hive] {
+		return testutil.Items[Hive](t, flow.From(sources.Parquet[Hive](root, sources.RowFilter(f),
+			sources.Where(sources.Ne("lang", "fr")))).Parallel(2))
+	}
+	want := read(typed)
+	if got := read(parsed); len(want) == 0 || !slices.Equal(got, want) {
+		t.Fatalf("parsed filter: %d rows, typed: %d", len(got), len(want))
+	}
+	if _, err := sources.ParseFilter("id >"); err == nil || !strings.HasPrefix(err.Error(), `sources: filter "id >": `) {
+		t.Fatalf("bad text: %v", err)
+	}
+}

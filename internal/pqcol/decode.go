@@ -65,7 +65,8 @@ type decoder struct {
 // request is one read: rows [from, to) of a column chunk, or all of it.
 type request struct {
 	from, to  int64
-	whole     bool  // read the whole chunk and check it against the metadata
+	whole     bool  // read the whole chunk
+	toEnd     bool  // the rows end where the row group ends: check the chunk against the metadata
 	numRows   int64 // rows in the row group
 	numValues int64 // level entries in the chunk, per its metadata
 	col       *Column
@@ -89,18 +90,25 @@ func (d *decoder) run(ctx context.Context, pos int64, firstPage int, req *reques
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if !req.whole && d.leaf.MaxRepetitionLevel == 0 && d.nextRow >= req.to {
+		if !req.toEnd && d.leaf.MaxRepetitionLevel == 0 && d.nextRow >= req.to {
 			break
 		}
-		if !d.seeked && d.levels >= req.numValues || d.seeked && pos >= d.end {
-			break // past the declared end, only values still missing are looked for
+		// A read that ends where the row group ends reads on to the chunk's
+		// declared end even when the chunk's values are all there, so that
+		// pages holding more than the footer declares are found; past the
+		// declared end, only values still missing are looked for.
+		if !d.seeked && d.levels >= req.numValues && (!req.toEnd || pos >= d.end) || d.seeked && pos >= d.end {
+			break
 		}
 		d.pageNum, d.pageRow = n, d.nextRow
 		p, err := d.readPage(pos)
 		if err != nil {
 			return err
 		}
-		if err := d.handlePage(p, req); err != nil {
+		if err := d.handlePage(ctx, p, req); err != nil {
+			return err
+		}
+		if err := d.checkCounts(req); err != nil {
 			return err
 		}
 		pos = p.end
@@ -110,24 +118,24 @@ func (d *decoder) run(ctx context.Context, pos int64, firstPage int, req *reques
 	return d.finish(req)
 }
 
-func (d *decoder) handlePage(p *page, req *request) error {
+func (d *decoder) handlePage(ctx context.Context, p *page, req *request) error {
 	h := &p.header
 	switch h.Type {
 	case format.DictionaryPage:
 		if d.dict.loaded {
 			return corruptf("a second dictionary page in the column chunk")
 		}
-		return d.dictionaryPage(p)
+		return d.dictionaryPage(ctx, p)
 	case format.IndexPage:
 		return nil
 	}
-	if !req.whole && d.leaf.MaxRepetitionLevel > 0 && d.nextRow >= req.to &&
+	if !req.toEnd && d.leaf.MaxRepetitionLevel > 0 && d.nextRow >= req.to &&
 		(h.Type == format.DataPageV2 || d.seeked) {
 		// This page starts a new row, so the last requested row is complete.
 		d.done = true
 		return nil
 	}
-	return d.dataPage(p, req)
+	return d.dataPage(ctx, p, req)
 }
 
 // dictionaryPage loads the chunk's dictionary. A chunk that starts with its
@@ -137,14 +145,14 @@ func (d *decoder) handlePage(p *page, req *request) error {
 // TotalCompressedSize. Arrow pads such chunks and DuckDB reads past the
 // size; pqcol lets the pages reach that far, within the file, and no
 // further.
-func (d *decoder) dictionaryPage(p *page) error {
+func (d *decoder) dictionaryPage(ctx context.Context, p *page) error {
 	if p.offset == d.win.start {
 		d.dictSize = p.end - p.offset
 		d.dictHeader = d.dictSize - int64(p.header.CompressedPageSize)
 		d.win.end = max(d.win.end, min(d.end+d.dictSize, d.size))
 	}
 	h := &p.header
-	data, err := d.decompress(p.body, int(h.UncompressedPageSize))
+	data, err := d.decompress(ctx, p.body, int(h.UncompressedPageSize))
 	if err != nil {
 		return err
 	}
@@ -152,8 +160,20 @@ func (d *decoder) dictionaryPage(p *page) error {
 	return d.dict.load(d.leaf, v.Encoding, data, int(v.NumValues), &d.tmp)
 }
 
-// finish checks the rows (and, for a whole chunk, the values) read against
-// what was asked and what the metadata promises.
+// checkCounts fails as soon as the pages have held more rows than the row
+// group declares, or more level entries than the column chunk declares.
+func (d *decoder) checkCounts(req *request) error {
+	if d.nextRow > req.numRows {
+		return corruptf("the column chunk holds more than the %d rows its row group declares", req.numRows)
+	}
+	if !d.seeked && d.levels > req.numValues {
+		return corruptf("the column chunk's pages hold %d or more values but its metadata declares %d", d.levels, req.numValues)
+	}
+	return nil
+}
+
+// finish checks the rows (and, for a read to the end of the row group, the
+// values) read against what was asked and what the metadata promises.
 func (d *decoder) finish(req *request) error {
 	col := req.col
 	if req.whole && d.pagesEnd > d.end && d.pagesEnd != d.end+d.dictHeader && d.pagesEnd != d.end+d.dictSize {
@@ -161,8 +181,8 @@ func (d *decoder) finish(req *request) error {
 			"only a chunk whose size leaves out its dictionary page's header (%d bytes) or whole page (%d bytes) may do so",
 			d.pagesEnd, d.pagesEnd-d.end, d.dictHeader, d.dictSize)
 	}
-	if req.whole {
-		if d.levels != req.numValues {
+	if req.toEnd {
+		if !d.seeked && d.levels != req.numValues {
 			return corruptf("the column chunk's pages hold %d values but its metadata declares %d", d.levels, req.numValues)
 		}
 		if d.nextRow != req.numRows {
@@ -177,7 +197,7 @@ func (d *decoder) finish(req *request) error {
 
 // dataPage decodes the levels of a data page, selects the level entries of
 // the requested rows, and appends their levels and values to the column.
-func (d *decoder) dataPage(p *page, req *request) error {
+func (d *decoder) dataPage(ctx context.Context, p *page, req *request) error {
 	h := &p.header
 	maxRep := d.leaf.MaxRepetitionLevel
 	var n int
@@ -195,10 +215,10 @@ func (d *decoder) dataPage(p *page, req *request) error {
 	var err error
 	if h.Type == format.DataPageV2 {
 		var skip bool
-		if values, skip, err = d.pageV2(p, n, req); err != nil || skip {
+		if values, skip, err = d.pageV2(ctx, p, n, req); err != nil || skip {
 			return err
 		}
-	} else if values, err = d.pageV1(p, n); err != nil {
+	} else if values, err = d.pageV1(ctx, p, n); err != nil {
 		return err
 	}
 	if maxRep > 0 && n > 0 {
@@ -245,10 +265,10 @@ func (d *decoder) skipRows(rows int64, levels int) {
 
 // pageV1 decompresses a data page v1 and decodes its levels into d.rep and
 // d.def, returning the encoded values that follow.
-func (d *decoder) pageV1(p *page, n int) ([]byte, error) {
+func (d *decoder) pageV1(ctx context.Context, p *page, n int) ([]byte, error) {
 	h := &p.header
 	v := &h.DataPageHeader.V
-	data, err := d.decompress(p.body, int(h.UncompressedPageSize))
+	data, err := d.decompress(ctx, p.body, int(h.UncompressedPageSize))
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +288,7 @@ func (d *decoder) pageV1(p *page, n int) ([]byte, error) {
 // pageV2 decodes the (never compressed) levels of a data page v2, then
 // decompresses its values unless every row of the page precedes the range
 // (skip). A v2 page always starts a row.
-func (d *decoder) pageV2(p *page, n int, req *request) (values []byte, skip bool, err error) {
+func (d *decoder) pageV2(ctx context.Context, p *page, n int, req *request) (values []byte, skip bool, err error) {
 	h := &p.header
 	v := &h.DataPageHeaderV2.V
 	rl, dl := int(v.RepetitionLevelsByteLength), int(v.DefinitionLevelsByteLength)
@@ -298,7 +318,7 @@ func (d *decoder) pageV2(p *page, n int, req *request) (values []byte, skip bool
 	if compressed && len(values) > 0 {
 		// An empty values section (a page of nulls) is not a compressed
 		// stream and is not handed to the codec.
-		values, err = d.decompress(values, int(h.UncompressedPageSize)-rl-dl)
+		values, err = d.decompress(ctx, values, int(h.UncompressedPageSize)-rl-dl)
 	}
 	return values, false, err
 }
@@ -368,10 +388,13 @@ func (d *decoder) appendPage(enc format.Encoding, values []byte, n, lo, hi int, 
 			keep = countEqual(d.def[lo:hi], m)
 		}
 	}
+	levelBytes := int64(hi-lo) * int64(d.levelKinds())
 	if keep > 0 {
-		if err := d.appendValues(enc, values, nonNull, skip, keep, col); err != nil {
+		if err := d.appendValues(enc, values, nonNull, skip, keep, levelBytes, col); err != nil {
 			return err
 		}
+	} else if err := d.charge(col, levelBytes); err != nil {
+		return err
 	}
 	if maxDef > 0 {
 		col.DefLevels = append(col.DefLevels, d.def[lo:hi]...)
@@ -384,8 +407,9 @@ func (d *decoder) appendPage(enc format.Encoding, values []byte, n, lo, hi int, 
 }
 
 // appendValues appends values [skip, skip+keep) of the page's nonNull
-// values.
-func (d *decoder) appendValues(enc format.Encoding, values []byte, nonNull, skip, keep int, col *Column) error {
+// values, once the column's MaxReadSize limit allows them and levelBytes
+// more.
+func (d *decoder) appendValues(enc format.Encoding, values []byte, nonNull, skip, keep int, levelBytes int64, col *Column) error {
 	s := col.sink()
 	//lint:ignore SA1019 PLAIN_DICTIONARY is deprecated for writers; readers must still decode the files that use it.
 	if enc == format.RLEDictionary || enc == format.PlainDictionary {
@@ -408,7 +432,14 @@ func (d *decoder) appendValues(enc format.Encoding, values []byte, nonNull, skip
 		if len(idx) < nonNull {
 			return corruptf("decoded %d dictionary indexes, the page holds %d values", len(idx), nonNull)
 		}
-		return d.dict.gather(d.leaf, idx[skip:skip+keep], s)
+		idx = idx[skip : skip+keep]
+		if err := d.charge(col, levelBytes+d.dict.gatherBytes(d.leaf, idx, d.valueFootprint())); err != nil {
+			return err
+		}
+		return d.dict.gather(d.leaf, idx, s)
+	}
+	if err := d.charge(col, levelBytes+d.valueBytes(keep, values)); err != nil {
+		return err
 	}
 	base := s.length(d.leaf.Kind, d.leaf.TypeLength)
 	if err := decodeValues(d.leaf, enc, values, nonNull, s, &d.tmp); err != nil {

@@ -74,7 +74,7 @@
 // [Open] concern the footer and name the file only); the cause is wrapped
 // with %w and
 // is one of [ErrCorrupt], [ErrChecksum], [ErrUnsupported],
-// [ErrPageTooLarge], [ErrTooLarge], [ErrArgument], an I/O error or the
+// [ErrPageTooLarge], [ErrReadTooLarge], [ErrTooLarge], [ErrArgument], an I/O error or the
 // context's error. Panics raised while decoding (in parquet-go or here) are
 // recovered and returned as a [*PanicError] cause.
 //
@@ -84,13 +84,34 @@
 // [DefaultMaxPageSize], 256 MiB): the stored size, the uncompressed size,
 // and the declared number of values times the memory each takes once
 // decoded (a page of a million nulls can be a few bytes long). No codec may
-// then produce more than the declared size: a snappy block's stated length
-// and a zstd frame's content size are checked before decoding, LZ4_RAW is
-// decoded into a buffer of exactly the declared size, and GZIP and BROTLI
-// are read through streaming decoders that stop there. The one gap is a
-// zstd frame without a content size, which parquet-go decodes in full
-// before the size is checked. The column chunk's TotalUncompressedSize is
-// not used as a limit, since a chunk may legitimately hold many pages.
+// then produce, or allocate for, more than the declared size: a snappy
+// block's stated length is checked before decoding, every zstd frame of a
+// page decodes into a buffer of the declared size (a frame that states a
+// larger content size fails before anything is allocated for it, one that
+// states none stops when the buffer is full), LZ4_RAW is decoded into a
+// buffer of exactly the declared size, and GZIP, BROTLI and zstd frames
+// without a content size are read through streaming decoders that stop
+// there and check the context every MiB. A page's decompression is thus
+// bounded by MaxPageSize in memory and in time. The column chunk's
+// TotalUncompressedSize is not used as a limit, since a chunk may
+// legitimately hold many pages.
+//
+// Pages under the limit can still amplify: one dictionary value repeated
+// by every index of a page, pages of millions of nulls, many pages of one
+// chunk that each decompress to the limit. [MaxReadSize] (default
+// [DefaultMaxReadSize], 128 MiB) bounds what one read may fill its
+// Column with, values and levels; a read that would pass it fails with
+// [ErrReadTooLarge], naming the file, row group, column and page, before
+// that page's values are appended.
+//
+// Row counts are checked before anything is planned from them: [Open]
+// refuses a footer whose row group declares rows its column chunks cannot
+// hold (each row takes one level entry of each leaf column that is not
+// repeated and at least one of each that is, and a chunk of b stored bytes
+// holds at most b/8+1 pages of at most MaxPageSize values). A read that
+// reaches the end of a row group goes on to the end of the column chunk,
+// so that pages holding more rows or values than the footer declares fail
+// as corrupt rather than being dropped.
 //
 // Encoded streams can be bombs too: parquet-go's decoders trust the counts
 // inside RLE runs and DELTA headers (a few bytes can ask for two billion
@@ -120,7 +141,8 @@
 // dictionary, fewer decoded values than declared, byte array offsets out of
 // order, a column chunk (or a data page v2) that starts inside a row, and,
 // for whole-chunk reads, the chunk's value and row counts against its
-// metadata and its row group.
+// metadata and its row group, and for reads to a row group's end, the
+// pages' row and value counts against the footer's.
 //
 // Some files that Arrow and DuckDB read and parquet-go refuses are read as
 // they read them. A footer key-value entry without a value (the format allows it;

@@ -33,6 +33,10 @@ var (
 	// size, before they are decoded.
 	ErrPageTooLarge = errors.New("pqcol: page exceeds the size limit")
 
+	// ErrReadTooLarge reports a read whose decoded values and levels would
+	// take more memory than the limit set with [MaxReadSize].
+	ErrReadTooLarge = errors.New("pqcol: read exceeds the memory limit")
+
 	// ErrTooLarge reports a byte array column buffer that would exceed 4 GiB
 	// of data, the reach of its uint32 offsets. Read a smaller row range.
 	ErrTooLarge = errors.New("pqcol: column buffer exceeds 4 GiB")

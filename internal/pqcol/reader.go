@@ -66,6 +66,9 @@ func NewReader(name string, f *parquet.File, options ...Option) (*Reader, error)
 	if err != nil {
 		return nil, fail(err)
 	}
+	if err := checkRowCounts(name, f.Metadata(), leaves, f.Size(), cfg); err != nil {
+		return nil, err
+	}
 	chunks := len(f.Metadata().RowGroups) * len(leaves)
 	return &Reader{name: name, file: f, leaves: leaves, errs: errs, cfg: cfg,
 		indexes:    make([]atomic.Pointer[format.OffsetIndex], chunks),
@@ -186,7 +189,8 @@ func (r *Reader) read(ctx context.Context, rg, column int, from, to int64, whole
 	if !whole && from == to {
 		return nil
 	}
-	return r.decode(ctx, rg, column, meta, &request{from: from, to: to, whole: whole, numRows: meta.NumRows, col: dst})
+	return r.decode(ctx, rg, column, meta, &request{from: from, to: to, whole: whole, toEnd: to == meta.NumRows,
+		numRows: meta.NumRows, col: dst})
 }
 
 // decode checks the column chunk's metadata, positions the decoder and runs
@@ -225,7 +229,7 @@ func (r *Reader) decode(ctx context.Context, rg, column int, meta *format.RowGro
 	req.numValues = cm.NumValues
 	pos, firstPage := start, 0
 	if !req.whole && req.from > 0 && !r.cfg.ignoreIndex {
-		if pos, firstPage, err = d.seek(r.offsetIndex(ctx, rg, column), start, req); err != nil {
+		if pos, firstPage, err = d.seek(ctx, r.offsetIndex(ctx, rg, column), start, req); err != nil {
 			return err
 		}
 	}
@@ -251,7 +255,7 @@ func chunkBounds(cm *format.ColumnMetaData, fileSize int64) (start, end int64, e
 // the offset index, after loading the dictionary page if the chunk has one.
 // It returns the file offset and page ordinal to decode from. Without a
 // usable index it returns the chunk's start.
-func (d *decoder) seek(index *format.OffsetIndex, start int64, req *request) (int64, int, error) {
+func (d *decoder) seek(ctx context.Context, index *format.OffsetIndex, start int64, req *request) (int64, int, error) {
 	if index == nil {
 		return start, 0, nil
 	}
@@ -275,7 +279,7 @@ func (d *decoder) seek(index *format.OffsetIndex, start int64, req *request) (in
 			d.pageNum = -1
 			return start, 0, nil // not the layout the index describes: scan instead
 		}
-		if err := d.dictionaryPage(p); err != nil {
+		if err := d.dictionaryPage(ctx, p); err != nil {
 			return 0, 0, err
 		}
 		firstPage++

@@ -1,0 +1,100 @@
+package testutil
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Memory bounds of hostile inputs are measured in child processes: the
+// test binary runs again with only one test selected and an environment
+// variable naming what that test should do, so that the child's peak
+// resident set size is that of the work alone.
+
+const (
+	childEnv    = "ROWFLOW_TEST_CHILD"
+	childPrefix = "rowflow-child:"
+)
+
+// ChildArg returns the argument that [RunChild] passed to this process,
+// and whether the process is such a child. A child test that is not one
+// skips itself.
+func ChildArg(t testing.TB) string {
+	t.Helper()
+	arg, ok := os.LookupEnv(childEnv)
+	if !ok {
+		t.Skip("run in a child process by another test")
+	}
+	return arg
+}
+
+// RunChild runs the test named test of the current test binary in a child
+// process, with arg available to it through [ChildArg], and returns the
+// values the child reported with [Report]. A child that fails or dies
+// fails t, with its output.
+func RunChild(t testing.TB, test, arg string) map[string]string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), childEnv+"="+arg)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child %s(%s): %v\n%s", test, arg, err, tail(out))
+	}
+	got := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line, ok := strings.CutPrefix(sc.Text(), childPrefix)
+		if !ok {
+			continue
+		}
+		for _, kv := range strings.Split(strings.TrimSpace(line), "\t") {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				got[k] = v
+			}
+		}
+	}
+	if len(got) == 0 {
+		t.Fatalf("child %s(%s) reported nothing:\n%s", test, arg, tail(out))
+	}
+	return got
+}
+
+func tail(out []byte) []byte {
+	if len(out) > 8<<10 {
+		return out[len(out)-8<<10:]
+	}
+	return out
+}
+
+// Report prints key=value pairs for the parent's [RunChild]. Values must
+// not hold tabs or newlines.
+func Report(kv ...any) {
+	var b strings.Builder
+	b.WriteString(childPrefix)
+	for i := 0; i+1 < len(kv); i += 2 {
+		fmt.Fprintf(&b, "%v=%v\t", kv[i], kv[i+1])
+	}
+	fmt.Println(strings.TrimSuffix(b.String(), "\t"))
+}
+
+// PeakRSS returns the process's peak resident set size in bytes (VmHWM in
+// /proc/self/status). It fails where /proc is not available.
+func PeakRSS() (int64, error) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.Lines(string(data)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kib, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kib << 10, err
+		}
+	}
+	return 0, fmt.Errorf("no VmHWM in /proc/self/status")
+}

@@ -78,18 +78,18 @@ var bombs = map[string]bomb{
 		return oneColumn{schema: []format.SchemaElement{requiredLeaf("v", format.Int64)}, codec: format.Zstd,
 			numRows: 16 * n, numValues: 16 * n, pages: pages}
 	}, "read-too-large", "v", longDeadline},
-	// A valid file that is slow to read: 40 pages of one null each that
-	// decompress to 200 MiB of padding, in frames that state no content
-	// size (so streamed, and the context is checked every MiB) or do (so
-	// decoded whole, and checked after each page, which takes a few
-	// hundred milliseconds on a busy machine). The deadline passes
-	// mid-read.
-	"slow":       {func(t testing.TB) oneColumn { return slowFile(false) }, "deadline", "v", shortDeadline},
-	"slow-sized": {func(t testing.TB) oneColumn { return slowFile(true) }, "deadline", "v", shortDeadline},
+	// A valid file that is slow to read: pages of one null each padded
+	// to 200 MiB, in frames that state no content size (so streamed, and
+	// the context is checked every MiB), or to 64 MiB in frames that do
+	// (so decoded whole, the context checked after each page: the time
+	// to notice grows with the page, about 0.3 s for 256 MiB on an idle
+	// core). The deadline passes mid-read.
+	"slow":       {func(t testing.TB) oneColumn { return slowFile(200<<20, false) }, "deadline", "v", shortDeadline},
+	"slow-sized": {func(t testing.TB) oneColumn { return slowFile(64<<20, true) }, "deadline", "v", shortDeadline},
 }
 
-func slowFile(fcs bool) oneColumn {
-	const size = 200 << 20
+// slowFile returns a file of 40 pages of one null padded to size bytes.
+func slowFile(size int, fcs bool) oneColumn {
 	levels := prefixed(nil, rleRun(nil, 1, 0))
 	stored := zstdFrame(levels, uint64(size-len(levels)), fcs)
 	p := rawPage{v1(1, format.Plain), stored, size}

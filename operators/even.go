@@ -1,0 +1,241 @@
+package operators
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"sync"
+
+	"github.com/rowflow/rowflow/flow"
+)
+
+// Uneven says what [EvenRanks] does when the rows do not divide evenly
+// among the ranks.
+type Uneven int
+
+const (
+	// DropUneven gives every rank total/world rows: the last total%world
+	// rows of the stream are delivered to no rank.
+	DropUneven Uneven = iota
+	// PadUneven gives every rank ceil(total/world) rows: the ranks short
+	// of a row each repeat one row from the end of the stream, which
+	// another rank also delivers.
+	PadUneven
+	// AllowUneven gives each rank its own rows: counts differ by at most
+	// one when the source can count its rows, and by up to one per
+	// partition when it cannot.
+	AllowUneven
+)
+
+func (u Uneven) String() string {
+	switch u {
+	case DropUneven:
+		return "DropUneven"
+	case PadUneven:
+		return "PadUneven"
+	case AllowUneven:
+		return "AllowUneven"
+	}
+	return fmt.Sprintf("Uneven(%d)", int(u))
+}
+
+// EvenAccount reports what [EvenRanks] decided for one epoch: the total
+// rows of the stream, what each rank delivers, and which rows were
+// dropped or repeated, as positions in the serial stream of the source
+// (row i is the i-th row of the epoch, counted from 0).
+type EvenAccount struct {
+	Total   int64
+	World   int
+	PerRank int64 // rows each rank delivers; -1 under AllowUneven
+	// Dropped is the range of positions [Dropped[0], Dropped[1]) that no
+	// rank delivers (DropUneven).
+	Dropped [2]int64
+	// Repeated maps a rank to the position of the row it delivers in
+	// addition to its own (PadUneven); that row's own rank delivers it too.
+	Repeated map[int]int64
+}
+
+// EvenRanks returns a source that delivers the share of src's rows that
+// belongs to this process's rank: row i of the stream (counted over the
+// partitions in order) goes to rank i mod world, where rank and world come
+// from the run's [flow.Env] ([flow.Pipeline.WithRank]). The decision is
+// made per partition from the partitions' row counts, so the source stays
+// parallel: nothing is read twice and no rank reads another rank's
+// partitions' rows into its stream.
+//
+// policy decides what happens when world does not divide the total:
+// [DropUneven], [PadUneven] (so every rank yields the same number of rows,
+// and after Batch with the same size and LastBatch policy, the same number
+// of batches), or [AllowUneven]. Rows keep their IDs and batch numbers; a
+// repeated row has the same ID on both ranks that deliver it.
+//
+// The counts come from src's [flow.RowCounter], which slices, generators
+// and Parquet datasets (from their footers) implement. When src cannot
+// count without reading, as with a Parquet RowFilter, DropUneven and
+// PadUneven fail the run before any row is read, with an error that says
+// why; AllowUneven then splits each partition on its own, starting the
+// rotation at the partition's batch number. A partition that yields a
+// different number of rows than its count fails the run.
+//
+// If account is not nil, it is set when each epoch is planned.
+func EvenRanks[T any](src flow.Source[T], policy Uneven, account *EvenAccount) flow.Source[T] {
+	e := &evenSource[T]{src: src, policy: policy, account: account}
+	if policy < DropUneven || policy > AllowUneven {
+		e.err = fmt.Errorf("operators: EvenRanks(%v): unknown policy", policy)
+	}
+	if b, ok := src.(interface{ Err() error }); ok && e.err == nil {
+		e.err = b.Err()
+	}
+	return e
+}
+
+type evenSource[T any] struct {
+	src     flow.Source[T]
+	policy  Uneven
+	account *EvenAccount
+	mu      sync.Mutex // guards *account
+	err     error
+}
+
+func (e *evenSource[T]) Info() flow.Info {
+	i := e.src.Info()
+	i.Name = "even-ranks(" + i.Name + ")"
+	return i
+}
+
+// Err reports a bad policy or an error of the source.
+func (e *evenSource[T]) Err() error { return e.err }
+
+// share is what one rank takes of a partition: rows k with
+// (first+k) % world == rank and first+k < limit, plus the row at extra
+// (a position in the stream) if extra >= 0.
+type share struct {
+	first, limit, extra int64
+	count               int64 // -1 when not known
+	rank, world         int64
+}
+
+func (s share) takes(k int64) bool {
+	g := s.first + k
+	return g < s.limit && g%s.world == s.rank || g == s.extra
+}
+
+func (e *evenSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2[flow.Partition[T], error] {
+	return func(yield func(flow.Partition[T], error) bool) {
+		if e.err != nil {
+			yield(flow.Partition[T]{}, e.err)
+			return
+		}
+		world, rank := int64(max(env.World, 1)), int64(env.Rank)
+		var counts []int64
+		if rc, ok := e.src.(flow.RowCounter); ok {
+			var err error
+			if counts, err = rc.RowCounts(ctx, env); err != nil && e.policy != AllowUneven {
+				yield(flow.Partition[T]{}, fmt.Errorf("operators: EvenRanks(%v) needs the row total before reading: %w", e.policy, err))
+				return
+			} else if err != nil {
+				counts = nil
+			}
+		} else if e.policy != AllowUneven {
+			yield(flow.Partition[T]{}, fmt.Errorf("operators: EvenRanks(%v) needs the row total before reading, and source %q cannot count its rows (no RowCounts method)", e.policy, e.src.Info().Name))
+			return
+		}
+		limit, extra := e.plan(counts, rank, world)
+		i, first := 0, int64(0)
+		for part, err := range e.src.Partitions(ctx, env) {
+			if err != nil {
+				yield(part, err)
+				return
+			}
+			s := share{first: first, limit: limit, extra: extra, count: -1, rank: rank, world: world}
+			if counts == nil {
+				s.first = flow.PartitionOf(part.Batch) // rotate per partition
+			} else {
+				if i >= len(counts) {
+					yield(flow.Partition[T]{}, fmt.Errorf("operators: EvenRanks: source %q yielded more partitions than its %d row counts", e.src.Info().Name, len(counts)))
+					return
+				}
+				s.count = counts[i]
+				first += counts[i]
+			}
+			i++
+			read := part.Read
+			part.Read = func(ctx context.Context, out flow.Emitter[T]) error {
+				return readShare(ctx, read, s, out)
+			}
+			if !yield(part, nil) {
+				return
+			}
+		}
+	}
+}
+
+// plan returns the stream positions this rank keeps below (limit) and the
+// extra row it repeats (-1 for none), and fills the account.
+func (e *evenSource[T]) plan(counts []int64, rank, world int64) (limit, extra int64) {
+	limit, extra = 1<<63-1, -1
+	acct := EvenAccount{World: int(world), PerRank: -1}
+	if counts != nil {
+		for _, c := range counts {
+			acct.Total += c
+		}
+		t := acct.Total
+		q, rem := t/world, t%world
+		switch {
+		case e.policy == DropUneven:
+			limit, acct.PerRank, acct.Dropped = q*world, q, [2]int64{q * world, t}
+		case e.policy == PadUneven && rem > 0 && t > 0:
+			acct.PerRank, acct.Repeated = q+1, map[int]int64{}
+			for r := rem; r < world; r++ {
+				acct.Repeated[int(r)] = ((t-world+r)%t + t) % t
+			}
+			if r, ok := acct.Repeated[int(rank)]; ok {
+				extra = r
+			}
+		case e.policy == PadUneven:
+			acct.PerRank = q
+		}
+	}
+	if e.account != nil {
+		e.mu.Lock()
+		*e.account = acct
+		e.mu.Unlock()
+	}
+	return limit, extra
+}
+
+// readShare reads a partition and passes on the rows of s.
+func readShare[T any](ctx context.Context, read func(context.Context, flow.Emitter[T]) error, s share, out flow.Emitter[T]) error {
+	f := &shareOut[T]{s: s, out: out}
+	if err := read(ctx, f); err != nil {
+		return err
+	}
+	if s.count >= 0 && f.k != s.count {
+		return fmt.Errorf("operators: EvenRanks: the partition yielded %d rows, but its row count said %d", f.k, s.count)
+	}
+	return nil
+}
+
+type shareOut[T any] struct {
+	s   share
+	out flow.Emitter[T]
+	k   int64 // rows of the partition seen
+}
+
+func (f *shareOut[T]) Push(ctx context.Context, c flow.Chunk[T]) error {
+	kept := flow.Alloc[uint32](len(c.Values))
+	for k := range c.Values {
+		if f.s.takes(f.k + int64(k)) {
+			c.Values[len(kept)] = c.Values[k]
+			kept = append(kept, uint32(k))
+		}
+	}
+	f.k += int64(len(c.Values))
+	c.Values = c.Values[:len(kept)]
+	c.IDs.Keep(kept)
+	if len(kept) == 0 && !c.End {
+		c.Release()
+		return nil
+	}
+	return f.out.Push(ctx, c)
+}

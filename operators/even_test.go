@@ -1,0 +1,125 @@
+package operators_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/testutil"
+	"github.com/rowflow/rowflow/operators"
+	"github.com/rowflow/rowflow/rowid"
+	"github.com/rowflow/rowflow/sources"
+)
+
+func TestEvenRanks(t *testing.T) {
+	const rows, world, size = 1003, 4, 8
+	for _, policy := range []operators.Uneven{operators.DropUneven, operators.PadUneven, operators.AllowUneven} {
+		t.Run(policy.String(), func(t *testing.T) {
+			seen := map[rowid.ID]int{}
+			batches := map[int]int{}
+			for rank := range world {
+				var acct operators.EvenAccount
+				build := func(n int) *flow.Pipeline {
+					return flow.From(operators.EvenRanks(source(rows, 37, 16), policy, &acct)).Parallel(n).WithRank(rank, world).
+						Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(n)
+				}
+				verify[int64](t, build)
+				ref := collect[int64](t, build(1))
+				for _, it := range ref {
+					seen[it.ID]++
+				}
+				batches[rank] = len(collect[operators.Rows[int64]](t, build(3).Via(operators.Batch[int64](size, operators.LastBatch(operators.DropRemainder)))))
+				if acct.Total != rows {
+					t.Fatalf("account total %d, want %d", acct.Total, rows)
+				}
+				switch policy {
+				case operators.DropUneven, operators.PadUneven:
+					if int64(len(ref)) != acct.PerRank {
+						t.Fatalf("rank %d: %d rows, the account says %d", rank, len(ref), acct.PerRank)
+					}
+				}
+				t.Logf("rank %d: %d rows, %d batches; account %+v", rank, len(ref), batches[rank], acct)
+			}
+			for rank := range world {
+				if policy != operators.AllowUneven && batches[rank] != batches[0] {
+					t.Fatalf("rank %d has %d batches, rank 0 has %d", rank, batches[rank], batches[0])
+				}
+			}
+			// Coverage: row i appears once, except what the account says.
+			var acct operators.EvenAccount
+			collect[int64](t, flow.From(operators.EvenRanks(source(rows, 37, 16), policy, &acct)).WithRank(0, world))
+			repeated := map[int64]bool{}
+			for _, pos := range acct.Repeated {
+				repeated[pos] = true
+			}
+			for i := range int64(rows) {
+				want := 1
+				switch {
+				case policy == operators.DropUneven && i >= acct.Dropped[0]:
+					want = 0
+				case repeated[i]:
+					want = 2
+				}
+				if got := seen[sourceID(i)]; got != want {
+					t.Fatalf("row %d delivered %d times, want %d (account %+v)", i, got, want, acct)
+				}
+			}
+		})
+	}
+}
+
+type pqRow struct {
+	ID    int64  `parquet:"id"`
+	Score int64  `parquet:"score"`
+	Text  string `parquet:"text"`
+}
+
+// The totals come from Parquet footers; with a row filter they cannot,
+// and the even policies say so before reading.
+func TestEvenRanksParquet(t *testing.T) {
+	dir := t.TempDir()
+	for f := range 3 {
+		var rows []pqRow
+		for i := range 250 + 17*f {
+			rows = append(rows, pqRow{ID: int64(1000*f + i), Score: int64(i % 10), Text: fmt.Sprint(i)})
+		}
+		testutil.WriteParquet(t, filepath.Join(dir, fmt.Sprintf("part-%d.parquet", f)), rows, 64)
+	}
+	total := 0
+	counts := [2]int{}
+	for rank := range 2 {
+		var acct operators.EvenAccount
+		src := operators.EvenRanks(sources.Parquet[pqRow](dir, sources.RowGroups()), operators.PadUneven, &acct)
+		items := testutil.Items[pqRow](t, flow.From(src).Parallel(3).WithRank(rank, 2))
+		counts[rank] = len(items)
+		total = int(acct.Total)
+	}
+	if total != 250+267+284 || counts[0] != counts[1] || counts[0] != (total+1)/2 {
+		t.Fatalf("total %d, ranks %v", total, counts)
+	}
+	src := operators.EvenRanks(sources.Parquet[pqRow](dir, sources.RowFilter(sources.Gt("score", int64(4)))), operators.DropUneven, nil)
+	for _, err := range flow.Items[pqRow](t.Context(), flow.From(src).WithRank(0, 2)) {
+		if err == nil || !strings.Contains(err.Error(), "RowFilter") {
+			t.Fatalf("error %v: want one naming the RowFilter", err)
+		}
+	}
+	// AllowUneven still runs, splitting each partition on its own.
+	n := 0
+	for rank := range 2 {
+		src := operators.EvenRanks(sources.Parquet[pqRow](dir, sources.RowFilter(sources.Gt("score", int64(4)))), operators.AllowUneven, nil)
+		n += len(testutil.Items[pqRow](t, flow.From(src).WithRank(rank, 2)))
+	}
+	want := 0
+	for f := range 3 {
+		for i := range 250 + 17*f {
+			if i%10 > 4 {
+				want++
+			}
+		}
+	}
+	if n != want {
+		t.Errorf("AllowUneven with a filter: %d rows over both ranks, want %d", n, want)
+	}
+}

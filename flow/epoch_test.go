@@ -51,77 +51,80 @@ func (s *epochSource) Partitions(ctx context.Context, env flow.Env) iter.Seq2[fl
 var sourceBase = rowid.FromString("epochs")
 
 func TestEpochsReplanTheSource(t *testing.T) {
-	testutil.CheckGoroutines(t)
-	src := &epochSource{parts: 5, size: 3, envs: make(chan flow.Env, 8)}
-	got := testutil.Items[int64](t, flow.From(src).Epochs(3).WithSeed(9).WithRank(1, 2))
-	close(src.envs)
-	var epochs []int64
-	for env := range src.envs {
-		if env.Seed != 9 || env.Rank != 1 || env.World != 2 {
-			t.Errorf("env %+v: want seed 9, rank 1 of 2", env)
+	testutil.Synctest(t, func(t *testing.T) {
+		src := &epochSource{parts: 5, size: 3, envs: make(chan flow.Env, 8)}
+		got := testutil.Items[int64](t, flow.From(src).Epochs(3).WithSeed(9).WithRank(1, 2))
+		close(src.envs)
+		var epochs []int64
+		for env := range src.envs {
+			if env.Seed != 9 || env.Rank != 1 || env.World != 2 {
+				t.Errorf("env %+v: want seed 9, rank 1 of 2", env)
+			}
+			epochs = append(epochs, env.Epoch)
 		}
-		epochs = append(epochs, env.Epoch)
-	}
-	if !slices.Equal(epochs, []int64{0, 1, 2}) {
-		t.Fatalf("planned epochs %v, want [0 1 2]", epochs)
-	}
-	if len(got) != 45 {
-		t.Fatalf("%d items, want 45", len(got))
-	}
-	for i, it := range got {
-		e, k := int64(i/15), int64(i%15)
-		want := k
-		if e == 1 {
-			want = (4-k/3)*3 + k%3
+		if !slices.Equal(epochs, []int64{0, 1, 2}) {
+			t.Fatalf("planned epochs %v, want [0 1 2]", epochs)
 		}
-		if it.Value != want || flow.EpochOf(it.Batch) != e || flow.PartitionOf(it.Batch) != k/3 ||
-			it.Batch != flow.EpochBatch(e, k/3) {
-			t.Fatalf("item %d: %+v, want value %d in epoch %d, partition %d", i, it, want, e, k/3)
+		if len(got) != 45 {
+			t.Fatalf("%d items, want 45", len(got))
 		}
-	}
+		for i, it := range got {
+			e, k := int64(i/15), int64(i%15)
+			want := k
+			if e == 1 {
+				want = (4-k/3)*3 + k%3
+			}
+			if it.Value != want || flow.EpochOf(it.Batch) != e || flow.PartitionOf(it.Batch) != k/3 ||
+				it.Batch != flow.EpochBatch(e, k/3) {
+				t.Fatalf("item %d: %+v, want value %d in epoch %d, partition %d", i, it, want, e, k/3)
+			}
+		}
+	})
 }
 
 // Every epoch of a parallel pipeline is the serial one, and every ID
 // appears once per epoch.
 func TestEpochsSerialEqualsParallel(t *testing.T) {
-	testutil.CheckGoroutines(t)
-	build := func(n int) *flow.Pipeline {
-		return flow.From(sources.Generate(5000, func(i int64) (int64, error) { return i, nil }, sources.PartitionSize(300))).
-			Parallel(n).Via(operators.Filter(func(v int64) bool { return v%7 != 0 })).Parallel(n).Epochs(3)
-	}
-	ref := testutil.Items[int64](t, build(1))
-	per := len(ref) / 3
-	for e := range 3 {
-		ids := map[any]bool{}
-		for _, it := range ref[e*per : (e+1)*per] {
-			if flow.EpochOf(it.Batch) != int64(e) || ids[it.ID] {
-				t.Fatalf("epoch %d: item %+v in the wrong epoch or twice", e, it)
+	testutil.Synctest(t, func(t *testing.T) {
+		build := func(n int) *flow.Pipeline {
+			return flow.From(sources.Generate(5000, func(i int64) (int64, error) { return i, nil }, sources.PartitionSize(300))).
+				Parallel(n).Via(operators.Filter(func(v int64) bool { return v%7 != 0 })).Parallel(n).Epochs(3)
+		}
+		ref := testutil.Items[int64](t, build(1))
+		per := len(ref) / 3
+		for e := range 3 {
+			ids := map[any]bool{}
+			for _, it := range ref[e*per : (e+1)*per] {
+				if flow.EpochOf(it.Batch) != int64(e) || ids[it.ID] {
+					t.Fatalf("epoch %d: item %+v in the wrong epoch or twice", e, it)
+				}
+				ids[it.ID] = true
 			}
-			ids[it.ID] = true
 		}
-	}
-	for _, n := range []int{2, 4, 8} {
-		if got := testutil.Items[int64](t, build(n)); !slices.Equal(got, ref) {
-			t.Fatalf("parallelism %d differs from serial", n)
+		for _, n := range []int{2, 4, 8} {
+			if got := testutil.Items[int64](t, build(n)); !slices.Equal(got, ref) {
+				t.Fatalf("parallelism %d differs from serial", n)
+			}
 		}
-	}
+	})
 }
 
 func TestEpochsForeverEndsDownstream(t *testing.T) {
-	testutil.CheckGoroutines(t)
-	p := flow.From(sources.Slice([]int64{1, 2, 3})).Epochs(flow.Forever).Via(operators.Take[int64](7))
-	got := testutil.Items[int64](t, p)
-	var vals []int64
-	for _, it := range got {
-		vals = append(vals, it.Value)
-	}
-	if !slices.Equal(vals, []int64{1, 2, 3, 1, 2, 3, 1}) || flow.EpochOf(got[6].Batch) != 2 {
-		t.Fatalf("got %v (last batch %d)", vals, got[6].Batch)
-	}
-	// An empty source repeated forever ends.
-	if got := testutil.Items[int64](t, flow.From(sources.Slice([]int64{})).Epochs(-1)); len(got) != 0 {
-		t.Fatalf("empty source: %d items", len(got))
-	}
+	testutil.Synctest(t, func(t *testing.T) {
+		p := flow.From(sources.Slice([]int64{1, 2, 3})).Epochs(flow.Forever).Via(operators.Take[int64](7))
+		got := testutil.Items[int64](t, p)
+		var vals []int64
+		for _, it := range got {
+			vals = append(vals, it.Value)
+		}
+		if !slices.Equal(vals, []int64{1, 2, 3, 1, 2, 3, 1}) || flow.EpochOf(got[6].Batch) != 2 {
+			t.Fatalf("got %v (last batch %d)", vals, got[6].Batch)
+		}
+		// An empty source repeated forever ends.
+		if got := testutil.Items[int64](t, flow.From(sources.Slice([]int64{})).Epochs(-1)); len(got) != 0 {
+			t.Fatalf("empty source: %d items", len(got))
+		}
+	})
 }
 
 func TestEpochsErrors(t *testing.T) {

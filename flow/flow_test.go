@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/testutil"
@@ -37,40 +37,42 @@ func mixed(n int) *flow.Pipeline {
 }
 
 func TestSerialEqualsParallel(t *testing.T) {
-	testutil.CheckGoroutines(t)
-	ref := testutil.Items[string](t, mixed(1))
-	if len(ref) < 10000 {
-		t.Fatalf("reference run has %d items; the pipeline should keep more", len(ref))
-	}
-	seen := map[rowid.ID]bool{}
-	for i, it := range ref {
-		if seen[it.ID] {
-			t.Fatalf("item %d: duplicate ID %v", i, it.ID)
+	testutil.Synctest(t, func(t *testing.T) {
+		ref := testutil.Items[string](t, mixed(1))
+		if len(ref) < 10000 {
+			t.Fatalf("reference run has %d items; the pipeline should keep more", len(ref))
 		}
-		seen[it.ID] = true
-		if i > 0 && it.Batch < ref[i-1].Batch {
-			t.Fatalf("item %d: batch %d after batch %d", i, it.Batch, ref[i-1].Batch)
-		}
-	}
-	for _, n := range parallelisms {
-		for range 3 {
-			if got := testutil.Items[string](t, mixed(n)); !slices.Equal(got, ref) {
-				t.Fatalf("parallelism %d: %d items differ from the serial %d", n, len(got), len(ref))
+		seen := map[rowid.ID]bool{}
+		for i, it := range ref {
+			if seen[it.ID] {
+				t.Fatalf("item %d: duplicate ID %v", i, it.ID)
+			}
+			seen[it.ID] = true
+			if i > 0 && it.Batch < ref[i-1].Batch {
+				t.Fatalf("item %d: batch %d after batch %d", i, it.Batch, ref[i-1].Batch)
 			}
 		}
-	}
+		for _, n := range parallelisms {
+			for range 3 {
+				if got := testutil.Items[string](t, mixed(n)); !slices.Equal(got, ref) {
+					t.Fatalf("parallelism %d: %d items differ from the serial %d", n, len(got), len(ref))
+				}
+			}
+		}
+	})
 }
 
 func TestUnorderedKeepsItems(t *testing.T) {
-	testutil.CheckGoroutines(t)
-	ref := testutil.Items[string](t, mixed(1))
-	got := testutil.Items[string](t, mixed(4).Unordered())
-	key := func(a, b flow.Item[string]) int { return a.ID.Compare(b.ID) }
-	slices.SortFunc(ref, key)
-	slices.SortFunc(got, key)
-	if !slices.Equal(got, ref) {
-		t.Fatalf("unordered run has %d items, serial %d, or they differ", len(got), len(ref))
-	}
+	testutil.Synctest(t, func(t *testing.T) {
+		ref := testutil.Items[string](t, mixed(1))
+		got := testutil.Items[string](t, mixed(4).Unordered())
+		key := func(a, b flow.Item[string]) int { return a.ID.Compare(b.ID) }
+		slices.SortFunc(ref, key)
+		slices.SortFunc(got, key)
+		if !slices.Equal(got, ref) {
+			t.Fatalf("unordered run has %d items, serial %d, or they differ", len(got), len(ref))
+		}
+	})
 }
 
 func TestRunTwiceSameOutput(t *testing.T) {
@@ -88,148 +90,154 @@ func TestRunTwiceSameOutput(t *testing.T) {
 }
 
 func TestEarlyBreakLeavesNoGoroutine(t *testing.T) {
-	for _, n := range parallelisms {
-		testutil.CheckGoroutines(t)
-		got := 0
-		for _, err := range flow.Items[string](context.Background(), mixed(n)) {
-			if err != nil {
-				t.Fatal(err)
+	testutil.Synctest(t, func(t *testing.T) {
+		for _, n := range parallelisms {
+			got := 0
+			for _, err := range flow.Items[string](context.Background(), mixed(n)) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got++; got == 1234 {
+					break
+				}
 			}
-			if got++; got == 1234 {
-				break
+			if got != 1234 {
+				t.Fatalf("parallelism %d: got %d items before break", n, got)
 			}
 		}
-		if got != 1234 {
-			t.Fatalf("parallelism %d: got %d items before break", n, got)
-		}
-	}
+	})
 }
 
 func TestCancelMidRun(t *testing.T) {
-	for _, n := range parallelisms {
-		testutil.CheckGoroutines(t)
-		ctx, cancel := context.WithCancel(context.Background())
-		seen := 0
-		err := flow.From(sources.Generate(-1, func(i int64) (int64, error) { return i, nil })).
-			Via(operators.Map(func(v int64) (int64, error) { return v + 1, nil })).Parallel(n).
-			To(sinks.ForEach(func(flow.Item[int64]) error {
-				if seen++; seen == 5000 {
-					cancel()
-				}
-				return nil
-			})).Run(ctx)
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("parallelism %d: Run = %v, want context.Canceled", n, err)
+	testutil.Synctest(t, func(t *testing.T) {
+		for _, n := range parallelisms {
+			ctx, cancel := context.WithCancel(context.Background())
+			seen := 0
+			err := flow.From(sources.Generate(-1, func(i int64) (int64, error) { return i, nil })).
+				Via(operators.Map(func(v int64) (int64, error) { return v + 1, nil })).Parallel(n).
+				To(sinks.ForEach(func(flow.Item[int64]) error {
+					if seen++; seen == 5000 {
+						cancel()
+					}
+					return nil
+				})).Run(ctx)
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("parallelism %d: Run = %v, want context.Canceled", n, err)
+			}
 		}
-	}
+	})
 }
 
 var errBad = errors.New("bad value")
 
 func TestStageErrorNamesStageBatchAndRow(t *testing.T) {
-	for _, n := range parallelisms {
-		testutil.CheckGoroutines(t)
-		p := flow.From(sources.Slice(ints(10000), sources.PartitionSize(100), sources.Named("numbers"))).
-			Via(operators.Map(func(v int64) (int64, error) {
-				if v == 4321 {
-					return 0, errBad
-				}
-				return v, nil
-			})).Parallel(n)
-		var got int64
-		err := p.To(sinks.Count[int64](&got)).Run(context.Background())
-		var se *flow.StageError
-		if !errors.As(err, &se) || !errors.Is(err, errBad) {
-			t.Fatalf("parallelism %d: Run = %v, want a StageError wrapping errBad", n, err)
-		}
-		want := rowid.Ordinal(4321).Combine(rowid.FromString("numbers"))
-		if se.Stage != "map" || !se.HasID || se.Batch != 43 || se.ID != want {
-			t.Fatalf("parallelism %d: error %+v, want stage map, batch 43, ID %v", n, se, want)
-		}
-		if got != 0 {
-			t.Fatalf("parallelism %d: count %d stored by a failed run", n, got)
-		}
-	}
-}
-
-func TestPanicBecomesError(t *testing.T) {
-	cases := map[string]func(n int) *flow.Pipeline{
-		"map": func(n int) *flow.Pipeline {
-			return flow.From(sources.Slice(ints(5000), sources.PartitionSize(100))).
+	testutil.Synctest(t, func(t *testing.T) {
+		for _, n := range parallelisms {
+			p := flow.From(sources.Slice(ints(10000), sources.PartitionSize(100), sources.Named("numbers"))).
 				Via(operators.Map(func(v int64) (int64, error) {
-					if v == 777 {
-						panic("boom")
+					if v == 4321 {
+						return 0, errBad
 					}
 					return v, nil
 				})).Parallel(n)
-		},
-		"filter": func(n int) *flow.Pipeline {
-			return flow.From(sources.Slice(ints(5000), sources.PartitionSize(100))).
-				Via(operators.Filter(func(v int64) bool {
-					if v == 777 {
-						panic("boom")
-					}
-					return true
-				})).Parallel(n)
-		},
-		"generate": func(n int) *flow.Pipeline {
-			return flow.From(sources.Generate(5000, func(i int64) (int64, error) {
-				if i == 777 {
-					panic("boom")
-				}
-				return i, nil
-			}, sources.PartitionSize(100))).Parallel(n)
-		},
-	}
-	for name, build := range cases {
-		for _, n := range parallelisms {
-			testutil.CheckGoroutines(t)
-			var got []int64
-			err := build(n).To(sinks.CollectValues(&got)).Run(context.Background())
-			var pe *flow.PanicError
+			var got int64
+			err := p.To(sinks.Count[int64](&got)).Run(context.Background())
 			var se *flow.StageError
-			if !errors.As(err, &pe) || !errors.As(err, &se) || pe.Value != "boom" || len(pe.Stack) == 0 {
-				t.Fatalf("%s at %d: Run = %v, want a StageError with the panic", name, n, err)
+			if !errors.As(err, &se) || !errors.Is(err, errBad) {
+				t.Fatalf("parallelism %d: Run = %v, want a StageError wrapping errBad", n, err)
 			}
-			if se.Batch != 7 {
-				t.Fatalf("%s at %d: batch %d, want 7", name, n, se.Batch)
+			want := rowid.Ordinal(4321).Combine(rowid.FromString("numbers"))
+			if se.Stage != "map" || !se.HasID || se.Batch != 43 || se.ID != want {
+				t.Fatalf("parallelism %d: error %+v, want stage map, batch 43, ID %v", n, se, want)
+			}
+			if got != 0 {
+				t.Fatalf("parallelism %d: count %d stored by a failed run", n, got)
 			}
 		}
-	}
+	})
+}
+
+func TestPanicBecomesError(t *testing.T) {
+	testutil.Synctest(t, func(t *testing.T) {
+		cases := map[string]func(n int) *flow.Pipeline{
+			"map": func(n int) *flow.Pipeline {
+				return flow.From(sources.Slice(ints(5000), sources.PartitionSize(100))).
+					Via(operators.Map(func(v int64) (int64, error) {
+						if v == 777 {
+							panic("boom")
+						}
+						return v, nil
+					})).Parallel(n)
+			},
+			"filter": func(n int) *flow.Pipeline {
+				return flow.From(sources.Slice(ints(5000), sources.PartitionSize(100))).
+					Via(operators.Filter(func(v int64) bool {
+						if v == 777 {
+							panic("boom")
+						}
+						return true
+					})).Parallel(n)
+			},
+			"generate": func(n int) *flow.Pipeline {
+				return flow.From(sources.Generate(5000, func(i int64) (int64, error) {
+					if i == 777 {
+						panic("boom")
+					}
+					return i, nil
+				}, sources.PartitionSize(100))).Parallel(n)
+			},
+		}
+		for name, build := range cases {
+			for _, n := range parallelisms {
+				var got []int64
+				err := build(n).To(sinks.CollectValues(&got)).Run(context.Background())
+				var pe *flow.PanicError
+				var se *flow.StageError
+				if !errors.As(err, &pe) || !errors.As(err, &se) || pe.Value != "boom" || len(pe.Stack) == 0 {
+					t.Fatalf("%s at %d: Run = %v, want a StageError with the panic", name, n, err)
+				}
+				if se.Batch != 7 {
+					t.Fatalf("%s at %d: batch %d, want 7", name, n, se.Batch)
+				}
+			}
+		}
+	})
 }
 
 func TestSinkPanicAndError(t *testing.T) {
-	testutil.CheckGoroutines(t)
-	err := flow.From(sources.Slice(ints(100))).
-		To(sinks.ForEach(func(it flow.Item[int64]) error {
-			if it.Value == 50 {
-				panic("sink boom")
-			}
-			return nil
-		})).Run(context.Background())
-	var pe *flow.PanicError
-	if !errors.As(err, &pe) || pe.Value != "sink boom" {
-		t.Fatalf("Run = %v, want the sink's panic", err)
-	}
+	testutil.Synctest(t, func(t *testing.T) {
+		err := flow.From(sources.Slice(ints(100))).
+			To(sinks.ForEach(func(it flow.Item[int64]) error {
+				if it.Value == 50 {
+					panic("sink boom")
+				}
+				return nil
+			})).Run(context.Background())
+		var pe *flow.PanicError
+		if !errors.As(err, &pe) || pe.Value != "sink boom" {
+			t.Fatalf("Run = %v, want the sink's panic", err)
+		}
+	})
 }
 
 func TestTakeStopsAnEndlessSource(t *testing.T) {
-	for _, n := range parallelisms {
-		testutil.CheckGoroutines(t)
-		p := flow.From(sources.Generate(-1, func(i int64) (int64, error) { return i, nil }, sources.PartitionSize(64))).
-			Via(operators.Map(func(v int64) (int64, error) { return v * 2, nil })).Parallel(n).
-			Via(operators.Take[int64](1000)).
-			Via(operators.Map(func(v int64) (int64, error) { return v + 1, nil })).Parallel(n)
-		got := testutil.Items[int64](t, p)
-		if len(got) != 1000 {
-			t.Fatalf("parallelism %d: %d items, want 1000", n, len(got))
-		}
-		for i, it := range got {
-			if it.Value != int64(2*i+1) || it.Batch != int64(i/64) {
-				t.Fatalf("parallelism %d: item %d = %+v", n, i, it)
+	testutil.Synctest(t, func(t *testing.T) {
+		for _, n := range parallelisms {
+			p := flow.From(sources.Generate(-1, func(i int64) (int64, error) { return i, nil }, sources.PartitionSize(64))).
+				Via(operators.Map(func(v int64) (int64, error) { return v * 2, nil })).Parallel(n).
+				Via(operators.Take[int64](1000)).
+				Via(operators.Map(func(v int64) (int64, error) { return v + 1, nil })).Parallel(n)
+			got := testutil.Items[int64](t, p)
+			if len(got) != 1000 {
+				t.Fatalf("parallelism %d: %d items, want 1000", n, len(got))
+			}
+			for i, it := range got {
+				if it.Value != int64(2*i+1) || it.Batch != int64(i/64) {
+					t.Fatalf("parallelism %d: item %d = %+v", n, i, it)
+				}
 			}
 		}
-	}
+	})
 }
 
 func TestEmptyPartitionsStillClose(t *testing.T) {
@@ -311,48 +319,43 @@ func TestBuildErrors(t *testing.T) {
 func TestWindowBoundsReadAhead(t *testing.T) {
 	// Partition 0 blocks in its worker; the source must not read more than
 	// the window of partitions ahead of it.
-	for _, n := range []int{2, 4} {
-		testutil.CheckGoroutines(t)
-		release := make(chan struct{})
-		var maxRead atomic.Int64
-		src := sources.Generate(-1, func(i int64) (int64, error) {
-			if int64(i) > maxRead.Load() {
-				maxRead.Store(i)
-			}
-			return i, nil
-		}, sources.PartitionSize(10))
-		p := flow.From(src).
-			Via(operators.Map(func(v int64) (int64, error) {
-				if v == 0 {
-					<-release
+	testutil.Synctest(t, func(t *testing.T) {
+		for _, n := range []int{2, 4} {
+			release := make(chan struct{})
+			var maxRead atomic.Int64
+			src := sources.Generate(-1, func(i int64) (int64, error) {
+				if int64(i) > maxRead.Load() {
+					maxRead.Store(i)
 				}
-				return v, nil
-			})).Parallel(n).Via(operators.Take[int64](10000))
-		done := make(chan error)
-		go func() {
-			var c int64
-			done <- p.To(sinks.Count[int64](&c)).Run(context.Background())
-		}()
-		// Wait until the source is stuck: its read index stops moving.
-		// The window is 2n partitions queued plus n being worked on, plus
-		// the one the source is pushing.
-		bound := int64((3*n + 2) * 10)
-		for range 2000 {
-			if maxRead.Load() > bound {
-				break
-			}
-			runtimeGosched()
-		}
-		if got := maxRead.Load(); got > bound {
+				return i, nil
+			}, sources.PartitionSize(10))
+			p := flow.From(src).
+				Via(operators.Map(func(v int64) (int64, error) {
+					if v == 0 {
+						<-release
+					}
+					return v, nil
+				})).Parallel(n).Via(operators.Take[int64](10000))
+			done := make(chan error)
+			go func() {
+				var c int64
+				done <- p.To(sinks.Count[int64](&c)).Run(context.Background())
+			}()
+			// When every goroutine is blocked, the source is stuck. The
+			// window is 2n partitions queued plus n being worked on, plus
+			// the one the source is pushing.
+			synctest.Wait()
+			bound := int64((3*n + 2) * 10)
+			got := maxRead.Load()
 			close(release)
-			<-done
-			t.Fatalf("parallelism %d: source read up to %d while partition 0 was blocked; bound %d", n, got, bound)
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if got > bound || got < int64(n*10) {
+				t.Fatalf("parallelism %d: source read up to %d while partition 0 was blocked; want at least the %d workers' partitions and at most %d", n, got, n, bound)
+			}
 		}
-		close(release)
-		if err := <-done; err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 }
 
 func TestAtEndRunsOncePerRun(t *testing.T) {
@@ -400,62 +403,64 @@ func (s atEndSource) Partitions(ctx context.Context, env flow.Env) iter.Seq2[flo
 }
 
 func TestUnorderedKeepsPartitionsWhole(t *testing.T) {
-	testutil.CheckGoroutines(t)
-	// Partition 0 cannot finish until the stage after the merge has seen
-	// partition 1 end, so an unordered merge must deliver partition 1
-	// first, whole, then partition 0, whole.
-	batch1Done := make(chan struct{})
-	p := flow.From(sources.Slice(ints(8), sources.PartitionSize(4), sources.ChunkSize(1))).
-		Via(operators.Map(func(v int64) (int64, error) {
-			if v == 0 {
-				<-batch1Done
+	testutil.Synctest(t, func(t *testing.T) {
+		// Partition 0 cannot finish until the stage after the merge has seen
+		// partition 1 end, so an unordered merge must deliver partition 1
+		// first, whole, then partition 0, whole.
+		batch1Done := make(chan struct{})
+		p := flow.From(sources.Slice(ints(8), sources.PartitionSize(4), sources.ChunkSize(1))).
+			Via(operators.Map(func(v int64) (int64, error) {
+				if v == 0 {
+					<-batch1Done
+				}
+				return v, nil
+			})).Parallel(2).Unordered().
+			Via(operators.Map(func(v int64) (int64, error) {
+				if v == 7 {
+					close(batch1Done)
+				}
+				return v, nil
+			})).
+			Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(3)
+		var batches []int64
+		ends := map[int64]int{}
+		for c, err := range flow.Chunks[int64](context.Background(), p) {
+			if err != nil {
+				t.Fatal(err)
 			}
-			return v, nil
-		})).Parallel(2).Unordered().
-		Via(operators.Map(func(v int64) (int64, error) {
-			if v == 7 {
-				close(batch1Done)
+			for range c.Values {
+				batches = append(batches, c.Batch)
 			}
-			return v, nil
-		})).
-		Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(3)
-	var batches []int64
-	ends := map[int64]int{}
-	for c, err := range flow.Chunks[int64](context.Background(), p) {
-		if err != nil {
-			t.Fatal(err)
+			if c.End {
+				ends[c.Batch]++
+			}
 		}
-		for range c.Values {
-			batches = append(batches, c.Batch)
+		if want := []int64{1, 1, 1, 1, 0, 0, 0, 0}; !slices.Equal(batches, want) {
+			t.Fatalf("batches in stream order %v, want %v", batches, want)
 		}
-		if c.End {
-			ends[c.Batch]++
+		if ends[0] != 1 || ends[1] != 1 {
+			t.Fatalf("End chunks per batch %v, want one each", ends)
 		}
-	}
-	if want := []int64{1, 1, 1, 1, 0, 0, 0, 0}; !slices.Equal(batches, want) {
-		t.Fatalf("batches in stream order %v, want %v", batches, want)
-	}
-	if ends[0] != 1 || ends[1] != 1 {
-		t.Fatalf("End chunks per batch %v, want one each", ends)
-	}
+	})
 }
 
 func TestUnorderedLargePartitions(t *testing.T) {
-	testutil.CheckGoroutines(t)
-	// Partitions of 500 one-value chunks overflow the per-partition
-	// buffer; the merge must still make progress.
-	p := flow.From(sources.Slice(ints(5000), sources.PartitionSize(500), sources.ChunkSize(1))).
-		Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(4).Unordered()
-	got := testutil.Items[int64](t, p)
-	slices.SortFunc(got, func(a, b flow.Item[int64]) int { return int(a.Value - b.Value) })
-	for i, it := range got {
-		if it.Value != int64(i) || it.Batch != int64(i/500) {
-			t.Fatalf("item %d = %+v", i, it)
+	testutil.Synctest(t, func(t *testing.T) {
+		// Partitions of 500 one-value chunks overflow the per-partition
+		// buffer; the merge must still make progress.
+		p := flow.From(sources.Slice(ints(5000), sources.PartitionSize(500), sources.ChunkSize(1))).
+			Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(4).Unordered()
+		got := testutil.Items[int64](t, p)
+		slices.SortFunc(got, func(a, b flow.Item[int64]) int { return int(a.Value - b.Value) })
+		for i, it := range got {
+			if it.Value != int64(i) || it.Batch != int64(i/500) {
+				t.Fatalf("item %d = %+v", i, it)
+			}
 		}
-	}
-	if len(got) != 5000 {
-		t.Fatalf("%d items", len(got))
-	}
+		if len(got) != 5000 {
+			t.Fatalf("%d items", len(got))
+		}
+	})
 }
 
 func TestSinkOptionErrorAtBuild(t *testing.T) {
@@ -466,49 +471,39 @@ func TestSinkOptionErrorAtBuild(t *testing.T) {
 }
 
 func TestBudgetBoundsChunksBehindTheMerge(t *testing.T) {
-	testutil.CheckGoroutines(t)
 	// Partition 0 blocks in its worker. The other worker may run ahead,
 	// but the chunks waiting behind partition 0 stay within the group's
 	// budget (one 64-chunk buffer per worker), far fewer than the five
 	// partitions of 60 chunks the window alone would let through.
-	release, ahead := make(chan struct{}), make(chan struct{})
-	var processed atomic.Int64
-	p := flow.From(sources.Generate(-1, func(i int64) (int64, error) { return i, nil },
-		sources.PartitionSize(60), sources.ChunkSize(1))).
-		Via(operators.Map(func(v int64) (int64, error) {
-			if v == 0 {
-				<-release
-			}
-			if processed.Add(1) == 60 {
-				close(ahead) // a whole partition behind the blocked one is done
-			}
-			return v, nil
-		})).Parallel(2).Via(operators.Take[int64](100000))
-	done := make(chan error)
-	go func() {
-		var c int64
-		done <- p.To(sinks.Count[int64](&c)).Run(context.Background())
-	}()
-	const bound = 2*64 + 60 + 2 // the budget, one partition in hand, slack
-	select {
-	case <-ahead:
-	case <-time.After(30 * time.Second):
+	testutil.Synctest(t, func(t *testing.T) {
+		release := make(chan struct{})
+		var processed atomic.Int64
+		p := flow.From(sources.Generate(-1, func(i int64) (int64, error) { return i, nil },
+			sources.PartitionSize(60), sources.ChunkSize(1))).
+			Via(operators.Map(func(v int64) (int64, error) {
+				if v == 0 {
+					<-release
+				}
+				processed.Add(1)
+				return v, nil
+			})).Parallel(2).Via(operators.Take[int64](100000))
+		done := make(chan error)
+		go func() {
+			var c int64
+			done <- p.To(sinks.Count[int64](&c)).Run(context.Background())
+		}()
+		synctest.Wait()             // every goroutine of the run is blocked
+		const bound = 2*64 + 60 + 2 // the budget, one partition in hand, slack
+		got := processed.Load()
 		close(release)
-		<-done
-		t.Fatal("the other worker did not run ahead of the blocked partition")
-	}
-	for range 20000 {
-		if processed.Load() > bound {
-			break
+		if err := <-done; err != nil {
+			t.Fatal(err)
 		}
-		runtimeGosched()
-	}
-	got := processed.Load()
-	close(release)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if got > bound {
-		t.Fatalf("%d values processed while partition 0 was blocked; the budget allows %d", got, bound)
-	}
+		if got < 60 {
+			t.Fatalf("%d values processed while partition 0 was blocked: the other worker did not run ahead", got)
+		}
+		if got > bound {
+			t.Fatalf("%d values processed while partition 0 was blocked; the budget allows %d", got, bound)
+		}
+	})
 }

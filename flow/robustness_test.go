@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"iter"
-	"runtime"
 	"strings"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/testutil"
@@ -49,23 +48,28 @@ func oneValueChunk(b int64, v int64, end bool) flow.Chunk[int64] {
 // A panic in the body of a loop over Items ends the run: every goroutine
 // is gone once the panic has left the loop.
 func TestItemsPanicInLoopBodyEndsTheRun(t *testing.T) {
-	testutil.CheckGoroutines(t)
-	p := flow.From(sources.Generate(-1, func(i int64) (int64, error) { return i, nil })).
-		Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(2)
-	func() {
-		defer func() { _ = recover() }()
-		for _, err := range flow.Items[int64](context.Background(), p) {
-			if err != nil {
-				t.Fatal(err)
+	testutil.Synctest(t, func(t *testing.T) {
+		p := flow.From(sources.Generate(-1, func(i int64) (int64, error) { return i, nil })).
+			Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(2)
+		func() {
+			defer func() { _ = recover() }()
+			for _, err := range flow.Items[int64](context.Background(), p) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				panic("boom")
 			}
-			panic("boom")
-		}
-	}()
+		}()
+	})
 }
 
 // A parent context cancelled while chunks are still on their way, after
 // every stage has finished, must not look like the end of the stream.
 func TestItemsCancelledLateReportsIt(t *testing.T) {
+	testutil.Synctest(t, itemsCancelledLate)
+}
+
+func itemsCancelledLate(t *testing.T) {
 	const parts = 3
 	done := make(chan struct{})
 	src := &funcSource{parts: parts, done: done, read: func(ctx context.Context, b int64, out flow.Emitter[int64]) error {
@@ -82,11 +86,8 @@ func TestItemsCancelledLateReportsIt(t *testing.T) {
 		}
 		got++
 		if got == 1 {
-			<-done // every partition has been read and pushed
-			// give the source goroutine the moment it needs to close the channel
-			for range 100 {
-				runtime.Gosched()
-			}
+			<-done          // every partition has been read and pushed,
+			synctest.Wait() // and the source goroutine has closed its channel
 			cancel()
 		}
 	}
@@ -99,6 +100,10 @@ func TestItemsCancelledLateReportsIt(t *testing.T) {
 // after exactly as many chunks as a partition's buffer holds: the End the
 // runtime adds must not block before the merge knows the partition.
 func TestUnorderedPartitionWithoutEndAfterFullBuffer(t *testing.T) {
+	testutil.Synctest(t, unorderedWithoutEnd)
+}
+
+func unorderedWithoutEnd(t *testing.T) {
 	src := &funcSource{parts: 1, read: func(ctx context.Context, b int64, out flow.Emitter[int64]) error {
 		for k := range int64(64) {
 			if err := out.Push(ctx, oneValueChunk(b, k, false)); err != nil {
@@ -113,12 +118,13 @@ func TestUnorderedPartitionWithoutEndAfterFullBuffer(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() { errc <- p.To(sinks.Count[int64](&n)).Run(ctx) }()
+	synctest.Wait()
 	select {
 	case err := <-errc:
 		if err != nil || n != 64 {
 			t.Fatalf("got %d, %v", n, err)
 		}
-	case <-time.After(10 * time.Second):
+	default:
 		cancel()
 		<-errc
 		t.Fatal("unordered run hung: endTask blocked on a full channel the merge does not know")
@@ -136,24 +142,25 @@ func (panicOp) NewProcessor(flow.Env) flow.Processor[int64, int64] {
 // A panic in a serial stage's NewProcessor is an error of the run, and the
 // goroutines already started downstream are cancelled.
 func TestNewProcessorPanicBecomesError(t *testing.T) {
-	testutil.CheckGoroutines(t)
-	p := flow.From(sources.Generate(1000, func(i int64) (int64, error) { return i, nil })).
-		Via(flow.NewStage[int64, int64](panicOp{})).
-		Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(2)
-	var n int64
-	var err error
-	panicked := func() (r any) {
-		defer func() { r = recover() }()
-		err = p.To(sinks.Count[int64](&n)).Run(context.Background())
-		return nil
-	}()
-	if panicked != nil {
-		t.Fatalf("Run panicked instead of returning an error: %v", panicked)
-	}
-	var pe *flow.PanicError
-	if !errors.As(err, &pe) || pe.Value != "cannot build processor" {
-		t.Fatalf("Run = %v, want the panic as an error", err)
-	}
+	testutil.Synctest(t, func(t *testing.T) {
+		p := flow.From(sources.Generate(1000, func(i int64) (int64, error) { return i, nil })).
+			Via(flow.NewStage[int64, int64](panicOp{})).
+			Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(2)
+		var n int64
+		var err error
+		panicked := func() (r any) {
+			defer func() { r = recover() }()
+			err = p.To(sinks.Count[int64](&n)).Run(context.Background())
+			return nil
+		}()
+		if panicked != nil {
+			t.Fatalf("Run panicked instead of returning an error: %v", panicked)
+		}
+		var pe *flow.PanicError
+		if !errors.As(err, &pe) || pe.Value != "cannot build processor" {
+			t.Fatalf("Run = %v, want the panic as an error", err)
+		}
+	})
 }
 
 // panicCloseSink's consumer panics in Close.
@@ -193,6 +200,10 @@ func TestConsumerClosePanicBecomesError(t *testing.T) {
 // A source whose Read returns ErrStop itself, not passing on a downstream
 // stop, breaks the contract: the run fails with an error saying so.
 func TestSourceErrStopIsAnError(t *testing.T) {
+	testutil.Synctest(t, sourceErrStop)
+}
+
+func sourceErrStop(t *testing.T) {
 	src := &funcSource{parts: 2, read: func(ctx context.Context, b int64, out flow.Emitter[int64]) error {
 		if b == 1 {
 			return flow.ErrStop
@@ -211,12 +222,13 @@ func TestSourceErrStopIsAnError(t *testing.T) {
 		}
 		done <- err
 	}()
+	synctest.Wait()
 	select {
 	case err := <-done:
 		if err == nil || !strings.Contains(err.Error(), "source returned ErrStop") {
 			t.Fatalf("iterator ended with %v, want an error about the source's ErrStop", err)
 		}
-	case <-time.After(10 * time.Second):
+	default:
 		cancel()
 		<-done
 		t.Fatal("iterator hung after a source returned ErrStop")

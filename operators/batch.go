@@ -27,6 +27,13 @@ type Rows[T any] struct {
 // Len returns the number of members, padding included.
 func (r Rows[T]) Len() int { return len(r.Values) }
 
+// padTo adds padding members up to n.
+func (r *Rows[T]) padTo(n int) {
+	r.Padding = n - len(r.Values)
+	r.Values = append(r.Values, make([]T, r.Padding)...)
+	r.IDs = append(r.IDs, make([]rowid.ID, r.Padding)...)
+}
+
 // Batch returns a stage that groups consecutive rows into batches of n,
 // each one item whose value is a [Rows]. A batch may take rows from
 // several input partitions, so Batch is serial: put it after the ordered
@@ -125,9 +132,7 @@ func (p *batchProc[T]) end(ctx context.Context, out flow.Emitter[Rows[T]]) error
 		case DropRemainder:
 			p.cur = Rows[T]{}
 		case PadRemainder:
-			p.cur.Padding = p.op.n - len(p.cur.Values)
-			p.cur.Values = append(p.cur.Values, make([]T, p.cur.Padding)...)
-			p.cur.IDs = append(p.cur.IDs, make([]rowid.ID, p.cur.Padding)...)
+			p.cur.padTo(p.op.n)
 			fallthrough
 		default:
 			return p.emit(ctx, out)

@@ -198,9 +198,7 @@ func (p *bucketProc[T]) end(ctx context.Context, out flow.Emitter[Rows[T]]) erro
 			*b = bucket[T]{}
 			continue
 		case PadRemainder:
-			b.rows.Padding = p.op.cfg.sizes[i] - len(b.rows.Values)
-			b.rows.Values = append(b.rows.Values, make([]T, b.rows.Padding)...)
-			b.rows.IDs = append(b.rows.IDs, make([]rowid.ID, b.rows.Padding)...)
+			b.rows.padTo(p.op.cfg.sizes[i])
 		}
 		if err := p.emit(ctx, out, b); err != nil {
 			return err

@@ -1,0 +1,156 @@
+package operators
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/pcg"
+	"github.com/rowflow/rowflow/rowid"
+)
+
+// purposeTable keys TableBucket's shuffle of table k: (seed, epoch, stage
+// position, purposeTable, k); part of the determinism contract.
+const purposeTable = 5
+
+// TableBucket returns a stage that batches rows as fairseq2's table
+// bucketing does: it concatenates whole consecutive input partitions (the
+// "tables" a Parquet reader yields) into one in-memory table, from
+// [Tables]' min up to its max partitions, until the table holds at least
+// its target rows; shuffles the table's rows; and splits them into batches
+// of size rows, each one item whose value is a [Rows]. Rows mix across
+// partitions without a row-level shuffle buffer over the whole stream.
+//
+// Table k of epoch e is shuffled (Fisher–Yates) with the PCG stream of
+// (seed, e, the stage's position in the pipeline, purpose, k), so the
+// batches depend on the seed, the epoch and the serial input only. The
+// last table of an epoch may have fewer partitions than the minimum. Each
+// table's last batch may be short: [LastBatch] keeps it (default), drops
+// it or pads it. Batch IDs follow [Rows].
+//
+// The stage is serial; its output partitions hold [PartitionItems]
+// batches (default 16). Memory is one table: at most max partitions. To be
+// resumed it needs the input partition at which the current table starts,
+// the table's number within the epoch and the batches of it delivered:
+// nothing is held across tables.
+func TableBucket[T any](size int, opts ...TableOption) flow.Stage {
+	op := &tableOp[T]{size: size, cfg: shapeConfig{name: "table-bucket", perPart: 16, minParts: 1, maxParts: 1}}
+	op.err = configure(&op.cfg, opts)
+	if op.err == nil && size < 1 {
+		op.err = fmt.Errorf("operators: TableBucket(%d): the batch size must be at least 1", size)
+	}
+	return flow.NewStage[T, Rows[T]](op)
+}
+
+// tableOpt is taken by TableBucket.
+type tableOpt struct{ option }
+
+func (tableOpt) tableOption() {}
+
+// Tables sets how [TableBucket] builds a table: at least min and at most
+// max consecutive partitions, stopping once it holds target rows or more
+// (default 1, 1 and 0: one partition per table). 1 <= min <= max and
+// target >= 0 are required.
+func Tables(min, max, target int) TableOption {
+	return tableOpt{option{"Tables", func(c *shapeConfig) error {
+		if min < 1 || max < min || target < 0 {
+			return fmt.Errorf("Tables(%d, %d, %d): need 1 <= min <= max and target >= 0", min, max, target)
+		}
+		c.minParts, c.maxParts, c.target = min, max, target
+		return nil
+	}}}
+}
+
+type tableOp[T any] struct {
+	size int
+	cfg  shapeConfig
+	err  error
+}
+
+func (t *tableOp[T]) Info() flow.Info {
+	return flow.Info{Name: t.cfg.name, Serial: "it groups partitions into tables"}
+}
+
+// Err reports a bad size or option.
+func (t *tableOp[T]) Err() error { return t.err }
+
+func (t *tableOp[T]) NewProcessor(env flow.Env) flow.Processor[T, Rows[T]] {
+	if t.err != nil {
+		return failed[T, Rows[T]]{t.err}
+	}
+	return &tableProc[T]{op: t, env: env, base: rowid.FromString(t.cfg.name), out: outParts[Rows[T]]{per: t.cfg.perPart}}
+}
+
+type tableProc[T any] struct {
+	op    *tableOp[T]
+	env   flow.Env
+	base  rowid.ID
+	vals  []T
+	ids   []rowid.ID
+	parts int   // partitions in the table
+	start int64 // the batch number of the table's first partition
+	table int64 // the table's number within the epoch
+	out   outParts[Rows[T]]
+}
+
+func (p *tableProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[Rows[T]]) error {
+	defer c.Release()
+	if p.out.crosses(c.Batch) {
+		if err := epochStart(ctx, p, &p.out, out, c.Batch); err != nil {
+			return err
+		}
+		p.table = 0
+	}
+	if p.parts == 0 && len(p.vals) == 0 {
+		p.start = c.Batch
+	}
+	p.vals = append(p.vals, c.Values...)
+	p.ids = c.IDs.AppendTo(p.ids)
+	if c.End {
+		p.parts++
+		cfg := &p.op.cfg
+		if p.parts >= cfg.maxParts || p.parts >= cfg.minParts && len(p.vals) >= cfg.target {
+			if err := p.end(ctx, out); err != nil {
+				return err
+			}
+		}
+	}
+	return p.out.sync(ctx, out)
+}
+
+// end shuffles the table and emits its batches.
+func (p *tableProc[T]) end(ctx context.Context, out flow.Emitter[Rows[T]]) error {
+	vals, ids := p.vals, p.ids
+	p.vals, p.ids, p.parts = nil, nil, 0
+	if len(vals) == 0 {
+		return nil
+	}
+	rng := pcg.Keyed(p.env.Seed, uint64(p.out.epoch), uint64(p.env.Position), purposeTable, uint64(p.table))
+	p.table++
+	for i := len(vals) - 1; i > 0; i-- {
+		j := rng.Intn(i + 1)
+		vals[i], vals[j] = vals[j], vals[i]
+		ids[i], ids[j] = ids[j], ids[i]
+	}
+	n := p.op.size
+	for lo := 0; lo < len(vals); lo += n {
+		hi := min(lo+n, len(vals))
+		r := Rows[T]{Values: vals[lo:hi:hi], IDs: ids[lo:hi:hi]}
+		if hi-lo < n {
+			switch p.op.cfg.last {
+			case DropRemainder:
+				continue
+			case PadRemainder:
+				r.padTo(n)
+			}
+		}
+		if err := p.out.put(ctx, out, r, fold(p.base, r.IDs[:r.Len()-r.Padding])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *tableProc[T]) Flush(ctx context.Context, out flow.Emitter[Rows[T]]) error {
+	return flush(ctx, p, &p.out, out)
+}

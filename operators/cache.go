@@ -1,0 +1,239 @@
+package operators
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"iter"
+	"reflect"
+	"sync"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/rowid"
+)
+
+// CacheOption configures [Cache]: [OnDisk], [WithCodec], [CacheKey],
+// [Rebuild].
+type CacheOption interface{ cacheOption() }
+
+type cacheConfig struct {
+	path    string
+	codec   any // Codec[T] for the cache's T
+	key     string
+	rebuild bool
+}
+
+type cacheOpt struct {
+	name  string
+	apply func(*cacheConfig) error
+}
+
+func (cacheOpt) cacheOption() {}
+
+// OnDisk keeps the cache in the file at path instead of in memory, for
+// data larger than memory: values are encoded with the [Codec] (gob by
+// default) and compressed with zstd, one record per partition. The file
+// appears under its name only once the first pass has ended successfully;
+// until then it is written under a temporary name beside it, removed if
+// the pass fails.
+func OnDisk(path string) CacheOption {
+	return cacheOpt{"OnDisk", func(c *cacheConfig) error {
+		if path == "" {
+			return fmt.Errorf("OnDisk(\"\"): empty path")
+		}
+		c.path = path
+		return nil
+	}}
+}
+
+// WithCodec sets how a disk cache encodes values (default [GobCodec]).
+// The codec's type must be the cache's; a mismatch is kept as the
+// source's error.
+func WithCodec[T any](c Codec[T]) CacheOption {
+	return cacheOpt{"WithCodec", func(cfg *cacheConfig) error {
+		if c == nil {
+			return fmt.Errorf("WithCodec(nil)")
+		}
+		cfg.codec = c
+		return nil
+	}}
+}
+
+// CacheKey adds key to what identifies the cached pipeline. The pipeline's
+// fingerprint covers the names and types of its stages and its seed, not
+// what is inside them (a Map's function, a Batch's size): give a key that
+// changes when they do, such as a version string.
+func CacheKey(key string) CacheOption {
+	return cacheOpt{"CacheKey", func(c *cacheConfig) error { c.key = key; return nil }}
+}
+
+// Rebuild makes a disk cache built by another pipeline be rebuilt instead
+// of refused.
+func Rebuild() CacheOption {
+	return cacheOpt{"Rebuild", func(c *cacheConfig) error { c.rebuild = true; return nil }}
+}
+
+// Cache returns a source that reads p once and replays it afterwards:
+// the first run of the source (or its first epoch, with
+// [flow.Pipeline.Epochs]) runs p and keeps its items as they stream
+// through; later runs and epochs replay them, with identical values, IDs
+// and batch numbers, without running p. Put random stages that should
+// change per epoch after the cache.
+//
+// The cache is identified by p's fingerprint (flow.Pipeline.Fingerprint),
+// T, and the [CacheKey]. In memory it lives in the source value. On disk
+// ([OnDisk]) a file written by another pipeline is refused with an error
+// that says so, or rebuilt with [Rebuild]; it is never replayed. A first
+// pass that fails or is stopped early keeps nothing.
+//
+// p must have no sink and produce T. Memory: in memory, the whole stream;
+// on disk, the partitions in flight.
+func Cache[T any](p *flow.Pipeline, opts ...CacheOption) flow.Source[T] {
+	c := &cacheSource[T]{p: p, codec: GobCodec[T]{}}
+	c.err = c.configure(opts)
+	return c
+}
+
+func (c *cacheSource[T]) configure(opts []CacheOption) error {
+	if err := c.p.Err(); err != nil {
+		return err
+	}
+	if got, want := c.p.OutType(), reflect.TypeFor[T](); got != want {
+		return fmt.Errorf("operators: Cache[%v] of a pipeline that produces %v", want, got)
+	}
+	for _, o := range opts {
+		o, ok := o.(cacheOpt)
+		if !ok || o.apply == nil {
+			return fmt.Errorf("operators: cache: nil option")
+		}
+		if err := o.apply(&c.cfg); err != nil {
+			return fmt.Errorf("operators: cache: %w", err)
+		}
+	}
+	if c.cfg.codec != nil {
+		codec, ok := c.cfg.codec.(Codec[T])
+		if !ok {
+			return fmt.Errorf("operators: cache: WithCodec of %T for values of type %v", c.cfg.codec, reflect.TypeFor[T]())
+		}
+		c.codec = codec
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "rowflow cache v1\n%s\n%v\n%q\n", c.p.Fingerprint(), reflect.TypeFor[T](), c.cfg.key)
+	c.id = hex.EncodeToString(h.Sum(nil)[:16])
+	return nil
+}
+
+type cacheSource[T any] struct {
+	p     *flow.Pipeline
+	cfg   cacheConfig
+	codec Codec[T]
+	id    string // what identifies the cached stream
+	err   error
+
+	mu    sync.Mutex
+	parts []cachedPart[T] // the memory cache, once complete
+	built bool
+}
+
+// cachedPart is one partition of the stream, as it came.
+type cachedPart[T any] struct {
+	batch int64
+	ids   []rowid.ID
+	vals  []T
+}
+
+func (c *cacheSource[T]) Info() flow.Info { return flow.Info{Name: "cache"} }
+
+// Err reports a bad option or pipeline.
+func (c *cacheSource[T]) Err() error { return c.err }
+
+func (c *cacheSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2[flow.Partition[T], error] {
+	if c.err != nil {
+		return func(yield func(flow.Partition[T], error) bool) { yield(flow.Partition[T]{}, c.err) }
+	}
+	if c.cfg.path != "" {
+		return c.diskPartitions(ctx)
+	}
+	c.mu.Lock()
+	parts, built := c.parts, c.built
+	c.mu.Unlock()
+	if built {
+		return replay(parts)
+	}
+	return c.build(ctx, nil)
+}
+
+// replay yields the kept partitions.
+func replay[T any](parts []cachedPart[T]) iter.Seq2[flow.Partition[T], error] {
+	return func(yield func(flow.Partition[T], error) bool) {
+		for _, cp := range parts {
+			if !yield(cp.partition(), nil) {
+				return
+			}
+		}
+	}
+}
+
+// partition returns a partition that pushes cp in chunks.
+func (cp cachedPart[T]) partition() flow.Partition[T] {
+	return flow.Partition[T]{Batch: cp.batch, Read: func(ctx context.Context, out flow.Emitter[T]) error {
+		const size = 1024
+		for lo := 0; lo == 0 || lo < len(cp.vals); lo += size {
+			hi := min(lo+size, len(cp.vals))
+			vals := append(flow.Alloc[T](hi-lo), cp.vals[lo:hi]...)
+			ids := append(flow.Alloc[rowid.ID](hi-lo), cp.ids[lo:hi]...)
+			c := flow.Chunk[T]{Batch: cp.batch, IDs: flow.ListIDs(ids), Values: vals, End: hi == len(cp.vals)}
+			if err := out.Push(ctx, c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}
+}
+
+// build runs p, yields each partition as it completes, and hands every
+// partition to keep (the disk writer), or keeps them in memory if keep is
+// nil. The cache is complete only if the stream ended.
+func (c *cacheSource[T]) build(ctx context.Context, keep func(cachedPart[T]) error) iter.Seq2[flow.Partition[T], error] {
+	return func(yield func(flow.Partition[T], error) bool) {
+		var parts []cachedPart[T]
+		var cur *cachedPart[T]
+		for ch, err := range flow.Chunks[T](ctx, c.p) {
+			if err != nil {
+				yield(flow.Partition[T]{}, err)
+				return
+			}
+			if cur == nil {
+				cur = &cachedPart[T]{batch: ch.Batch}
+			}
+			cur.vals = append(cur.vals, ch.Values...)
+			cur.ids = ch.IDs.AppendTo(cur.ids)
+			end := ch.End
+			ch.Release()
+			if !end {
+				continue
+			}
+			cp := *cur
+			cur = nil
+			if keep != nil {
+				if err := keep(cp); err != nil {
+					yield(flow.Partition[T]{}, err)
+					return
+				}
+			} else {
+				parts = append(parts, cp)
+			}
+			if !yield(cp.partition(), nil) {
+				return
+			}
+		}
+		if keep == nil {
+			c.mu.Lock()
+			if !c.built {
+				c.parts, c.built = parts, true
+			}
+			c.mu.Unlock()
+		}
+	}
+}

@@ -1,0 +1,242 @@
+package operators
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/rowid"
+)
+
+// Codec encodes the values of a disk cache ([OnDisk]). Append appends the
+// encoding of vals to dst; Decode decodes what one Append wrote, n values.
+type Codec[T any] interface {
+	Append(dst []byte, vals []T) ([]byte, error)
+	Decode(src []byte, n int) ([]T, error)
+}
+
+// GobCodec encodes values with encoding/gob, one gob stream per partition.
+// It handles what gob handles: exported fields, no channels or functions.
+type GobCodec[T any] struct{}
+
+// Append gob-encodes vals after dst.
+func (GobCodec[T]) Append(dst []byte, vals []T) ([]byte, error) {
+	b := bytes.NewBuffer(dst)
+	if err := gob.NewEncoder(b).Encode(vals); err != nil {
+		return dst, err
+	}
+	return b.Bytes(), nil
+}
+
+// Decode gob-decodes n values.
+func (GobCodec[T]) Decode(src []byte, n int) ([]T, error) {
+	vals := make([]T, 0, n)
+	if err := gob.NewDecoder(bytes.NewReader(src)).Decode(&vals); err != nil {
+		return nil, err
+	}
+	if len(vals) != n {
+		return nil, fmt.Errorf("%d values, want %d", len(vals), n)
+	}
+	return vals, nil
+}
+
+// The disk cache file:
+//
+//	"rowflow cache v1\n" id "\n"
+//	record*  end
+//
+// A record is one partition: a uvarint length, then that many bytes of
+// zstd holding the batch number (8 bytes), the row count n (uvarint), n
+// row IDs (Lo, Hi, 8 bytes each) and the codec's encoding of the values.
+// The end is a zero length followed by the number of records (uvarint).
+// All integers are little-endian.
+
+const cacheMagic = "rowflow cache v1\n"
+
+var (
+	zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	zdec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0))
+)
+
+func (c *cacheSource[T]) diskPartitions(ctx context.Context) iter.Seq2[flow.Partition[T], error] {
+	return func(yield func(flow.Partition[T], error) bool) {
+		f, err := os.Open(c.cfg.path)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			c.writeDisk(ctx, yield)
+			return
+		case err != nil:
+			yield(flow.Partition[T]{}, fmt.Errorf("operators: cache: %w", err))
+			return
+		}
+		defer f.Close()
+		r := bufio.NewReader(f)
+		if id, err := readHeader(r); err != nil || id != c.id {
+			if err == nil && c.cfg.rebuild {
+				f.Close()
+				c.writeDisk(ctx, yield)
+				return
+			}
+			if err == nil {
+				err = fmt.Errorf("it was built by another pipeline (cache ID %s, this pipeline's is %s); remove it or use Rebuild", id, c.id)
+			}
+			yield(flow.Partition[T]{}, fmt.Errorf("operators: cache %s: %w", c.cfg.path, err))
+			return
+		}
+		c.readDisk(r, yield)
+	}
+}
+
+func readHeader(r *bufio.Reader) (string, error) {
+	magic := make([]byte, len(cacheMagic))
+	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != cacheMagic {
+		return "", fmt.Errorf("not a rowflow cache file")
+	}
+	id, err := r.ReadString('\n')
+	if err != nil {
+		return "", fmt.Errorf("truncated header")
+	}
+	return id[:len(id)-1], nil
+}
+
+// readDisk yields the records of r as partitions.
+func (c *cacheSource[T]) readDisk(r *bufio.Reader, yield func(flow.Partition[T], error) bool) {
+	fail := func(k int, err error) {
+		yield(flow.Partition[T]{}, fmt.Errorf("operators: cache %s: record %d: %w", c.cfg.path, k, err))
+	}
+	for k := 0; ; k++ {
+		n, err := binary.ReadUvarint(r)
+		if err != nil {
+			fail(k, fmt.Errorf("truncated: %w", err))
+			return
+		}
+		if n == 0 {
+			if count, err := binary.ReadUvarint(r); err != nil || count != uint64(k) {
+				fail(k, fmt.Errorf("the end says %d records (%v)", count, err))
+			}
+			return
+		}
+		rec := make([]byte, n)
+		if _, err := io.ReadFull(r, rec); err != nil {
+			fail(k, fmt.Errorf("truncated: %w", err))
+			return
+		}
+		cp, err := c.decode(rec)
+		if err != nil {
+			fail(k, err)
+			return
+		}
+		if !yield(cp.partition(), nil) {
+			return
+		}
+	}
+}
+
+// writeDisk runs the first pass, writing records to a temporary file that
+// is renamed to the cache's path once the stream has ended.
+func (c *cacheSource[T]) writeDisk(ctx context.Context, yield func(flow.Partition[T], error) bool) {
+	dir, base := filepath.Split(c.cfg.path)
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		yield(flow.Partition[T]{}, fmt.Errorf("operators: cache: %w", err))
+		return
+	}
+	done := false
+	defer func() {
+		if !done {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	w := bufio.NewWriter(tmp)
+	w.WriteString(cacheMagic + c.id + "\n")
+	records := 0
+	var buf []byte
+	writeRec := func(cp cachedPart[T]) error {
+		var err error
+		if buf, err = c.encode(buf[:0], cp); err != nil {
+			return fmt.Errorf("operators: cache %s: batch %d: %w", c.cfg.path, cp.batch, err)
+		}
+		records++
+		w.Write(binary.AppendUvarint(nil, uint64(len(buf))))
+		_, err = w.Write(buf)
+		return err
+	}
+	ended := true
+	for part, err := range c.build(ctx, writeRec) {
+		if err != nil {
+			yield(part, err)
+			return
+		}
+		if !yield(part, nil) {
+			ended = false
+			break
+		}
+	}
+	if !ended {
+		return
+	}
+	w.Write(binary.AppendUvarint([]byte{0}, uint64(records)))
+	err = errors.Join(w.Flush(), tmp.Sync(), tmp.Close())
+	if err == nil {
+		err = os.Rename(tmp.Name(), c.cfg.path)
+	}
+	if err != nil {
+		yield(flow.Partition[T]{}, fmt.Errorf("operators: cache: %w", err))
+		return
+	}
+	done = true
+}
+
+// encode appends the compressed record of cp to dst.
+func (c *cacheSource[T]) encode(dst []byte, cp cachedPart[T]) ([]byte, error) {
+	raw := binary.LittleEndian.AppendUint64(nil, uint64(cp.batch))
+	raw = binary.AppendUvarint(raw, uint64(len(cp.vals)))
+	for _, id := range cp.ids {
+		raw = binary.LittleEndian.AppendUint64(raw, id.Lo)
+		raw = binary.LittleEndian.AppendUint64(raw, id.Hi)
+	}
+	raw, err := c.codec.Append(raw, cp.vals)
+	if err != nil {
+		return dst, err
+	}
+	return zenc.EncodeAll(raw, dst), nil
+}
+
+// decode reads one record.
+func (c *cacheSource[T]) decode(rec []byte) (cachedPart[T], error) {
+	raw, err := zdec.DecodeAll(rec, nil)
+	if err != nil {
+		return cachedPart[T]{}, err
+	}
+	if len(raw) < 8 {
+		return cachedPart[T]{}, fmt.Errorf("short record")
+	}
+	cp := cachedPart[T]{batch: int64(binary.LittleEndian.Uint64(raw))}
+	n, k := binary.Uvarint(raw[8:])
+	if k <= 0 || n > uint64(len(raw)) {
+		return cachedPart[T]{}, fmt.Errorf("bad row count")
+	}
+	raw = raw[8+k:]
+	if uint64(len(raw)) < 16*n {
+		return cachedPart[T]{}, fmt.Errorf("short record: %d rows need %d bytes of IDs", n, 16*n)
+	}
+	cp.ids = make([]rowid.ID, n)
+	for i := range cp.ids {
+		cp.ids[i] = rowid.ID{Lo: binary.LittleEndian.Uint64(raw[16*i:]), Hi: binary.LittleEndian.Uint64(raw[16*i+8:])}
+	}
+	if cp.vals, err = c.codec.Decode(raw[16*n:], int(n)); err != nil {
+		return cachedPart[T]{}, fmt.Errorf("batch %d: %w", cp.batch, err)
+	}
+	return cp, nil
+}

@@ -60,3 +60,14 @@ func ExampleBlockShuffle() {
 	// epoch 0: 2 0 1 3 7 4 6 5 8 10 9 11
 	// epoch 1: 1 0 3 2 5 4 6 8 9 7 10 11
 }
+
+// IndexShuffle reads a random-access source in a new random order every
+// epoch, holding no rows; each row keeps its ID.
+func ExampleIndexShuffle() {
+	p := flow.From(operators.IndexShuffle(sources.Slice(digits(12)), operators.PartitionItems(4))).Parallel(3).
+		Epochs(2).WithSeed(1)
+	printEpochs(p)
+	// Output:
+	// epoch 0: 7 10 3 1 6 11 4 8 9 2 0 5
+	// epoch 1: 9 8 10 6 11 4 1 2 5 7 0 3
+}

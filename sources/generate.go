@@ -17,7 +17,7 @@ import (
 // fails the run, naming the index's batch and row ID.
 //
 // Options: [PartitionSize], [ChunkSize], [Named].
-func Generate[T any](n int64, f func(i int64) (T, error), opts ...SliceOption) flow.Source[T] {
+func Generate[T any](n int64, f func(i int64) (T, error), opts ...SliceOption) flow.RandomAccess[T] {
 	c, err := buildMem("generate", opts)
 	if n < 0 {
 		n = math.MaxInt64

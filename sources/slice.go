@@ -14,7 +14,7 @@ import (
 // as it reads them; the caller must not modify values while a run reads it.
 //
 // Options: [PartitionSize], [ChunkSize], [Named].
-func Slice[T any](values []T, opts ...SliceOption) flow.Source[T] {
+func Slice[T any](values []T, opts ...SliceOption) flow.RandomAccess[T] {
 	c, err := buildMem("slice", opts)
 	return &sliceSource[T]{values: values, cfg: c, err: err}
 }

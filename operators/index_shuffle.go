@@ -1,0 +1,116 @@
+package operators
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/feistel"
+	"github.com/rowflow/rowflow/internal/pcg"
+	"github.com/rowflow/rowflow/rowid"
+)
+
+// IndexShuffle returns a source that reads src in a random order, as
+// Grain's index shuffle does: epoch e's position i holds row π(i) of src,
+// where π is a keyed bijection of [0, n) (a Feistel network with cycle
+// walking) whose key comes from the PCG stream of (seed, e). Every epoch
+// is a different permutation of all of src's rows, each with its own ID;
+// the order is a pure function of (seed, epoch, n).
+//
+// The source holds no rows and needs O(1) memory, and π(i) is computed
+// directly for any i, so a run can start at any position of an epoch at no
+// cost. Its partitions are [PartitionItems] positions each (default 4096),
+// numbered 0, 1, 2, … in every epoch; they are read independently, so
+// IndexShuffle may run with Parallel. A run of rank r of w (see
+// flow.Pipeline.WithRank) reads the partitions b with b mod w = r: the
+// ranks together read every row once per epoch.
+//
+// Cost: about 40 ns a row to compute π(i) (six rounds, under four walks
+// on average), plus one ReadRange call a row.
+func IndexShuffle[T any](src flow.RandomAccess[T], opts ...IndexOption) flow.Source[T] {
+	s := &indexShuffle[T]{src: src, cfg: shapeConfig{name: "index-shuffle", perPart: 4096}}
+	s.err = configure(&s.cfg, opts)
+	if s.err == nil && src == nil {
+		s.err = errors.New("operators: IndexShuffle of a nil source")
+	}
+	if e, ok := src.(interface{ Err() error }); ok && s.err == nil {
+		s.err = e.Err()
+	}
+	return s
+}
+
+type indexShuffle[T any] struct {
+	src flow.RandomAccess[T]
+	cfg shapeConfig
+	err error
+}
+
+// indexChunk is the most rows an index shuffle's chunk carries.
+const indexChunk = 1024
+
+func (s *indexShuffle[T]) Info() flow.Info { return flow.Info{Name: s.cfg.name} }
+
+// Err reports a bad option or a nil source.
+func (s *indexShuffle[T]) Err() error { return s.err }
+
+func (s *indexShuffle[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2[flow.Partition[T], error] {
+	return func(yield func(flow.Partition[T], error) bool) {
+		if s.err != nil {
+			yield(flow.Partition[T]{}, s.err)
+			return
+		}
+		n, err := s.src.Len(ctx)
+		per := int64(s.cfg.perPart)
+		switch {
+		case err != nil:
+		case n < 0:
+			err = fmt.Errorf("operators: %s: source length %d", s.cfg.name, n)
+		case (n+per-1)/per > 1<<flow.EpochBits:
+			err = fmt.Errorf("operators: %s: %d rows make more than 2^%d partitions of %d", s.cfg.name, n, flow.EpochBits, per)
+		}
+		if err != nil {
+			yield(flow.Partition[T]{}, err)
+			return
+		}
+		key := pcg.Keyed(env.Seed, uint64(env.Epoch), uint64(env.Position), purposeIndex)
+		perm := feistel.New(uint64(n), uint64(key.Next())<<32|uint64(key.Next()))
+		world := int64(max(env.World, 1))
+		for b := int64(env.Rank); b*per < n; b += world {
+			lo, hi := b*per, min((b+1)*per, n)
+			p := flow.Partition[T]{Batch: b, Read: func(ctx context.Context, out flow.Emitter[T]) error {
+				return s.read(ctx, perm, b, lo, hi, out)
+			}}
+			if !yield(p, nil) {
+				return
+			}
+		}
+	}
+}
+
+// read pushes the rows at positions [lo, hi) of the permutation.
+func (s *indexShuffle[T]) read(ctx context.Context, perm feistel.Perm, batch, lo, hi int64, out flow.Emitter[T]) error {
+	for c := lo; c < hi; c += indexChunk {
+		end := min(c+indexChunk, hi)
+		vals, ids := flow.Alloc[T](int(end-c)), flow.Alloc[rowid.ID](int(end-c))
+		var err error
+		for i := c; i < end && err == nil; i++ {
+			row := int64(perm.At(uint64(i)))
+			vals, ids, err = s.src.ReadRange(ctx, row, row+1, vals, ids)
+		}
+		if err != nil {
+			flow.Recycle(vals)
+			flow.Recycle(ids)
+			var re *flow.RowError
+			if errors.As(err, &re) {
+				re.Batch = batch
+			}
+			return err
+		}
+		if err := out.Push(ctx, flow.Chunk[T]{Batch: batch, IDs: flow.ListIDs(ids), Values: vals, End: end == hi}); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/operators"
+	"github.com/rowflow/rowflow/rowid"
+	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sources"
+)
+
+const batchSize = 32
+
+// tokenRows returns n token lists of 1 to 64 values.
+func tokenRows(n int) [][]int32 {
+	rows := make([][]int32, n)
+	for i := range rows {
+		t := make([]int32, 1+(i*7919)%64)
+		for k := range t {
+			t[k] = int32(i + k)
+		}
+		rows[i] = t
+	}
+	return rows
+}
+
+// pair is a rowflow variant and the hand-written loop it is compared with;
+// each returns a checksum that both must agree on.
+type pair struct {
+	name, desc string
+	flow, hand func(ctx context.Context, rows [][]int32) (uint64, error)
+}
+
+func pairs() []pair {
+	return []pair{
+		{name: "batch", desc: "Slice → Batch(32) → count, against a loop building the same batches (values, member IDs, folded batch ID)",
+			flow: func(ctx context.Context, rows [][]int32) (uint64, error) {
+				return sumBatches(ctx, flow.From(sources.Slice(rows)).Via(operators.Batch[[]int32](batchSize)))
+			},
+			hand: handBatch},
+		{name: "batch+pad", desc: "as batch, then Pad(0), against the loop that also pads into one flat slice with lengths and mask",
+			flow: func(ctx context.Context, rows [][]int32) (uint64, error) {
+				p := flow.From(sources.Slice(rows)).Via(operators.Batch[[]int32](batchSize)).Via(operators.Pad(int32(0)))
+				var sum uint64
+				err := p.To(sinks.ForEach(func(it flow.Item[operators.Padded[int32]]) error {
+					sum += uint64(len(it.Value.Data)) + it.ID.Lo
+					return nil
+				})).Run(ctx)
+				return sum, err
+			},
+			hand: handPad},
+	}
+}
+
+func sumBatches(ctx context.Context, p *flow.Pipeline) (uint64, error) {
+	var sum uint64
+	err := p.To(sinks.ForEach(func(it flow.Item[operators.Rows[[]int32]]) error {
+		sum += uint64(it.Value.Len()) + it.ID.Lo
+		return nil
+	})).Run(ctx)
+	return sum, err
+}
+
+// handBatches calls f with each batch the hand loop builds and its ID.
+func handBatches(rows [][]int32, f func(vals [][]int32, ids []rowid.ID, id rowid.ID)) {
+	src := rowid.NewCombiner(rowid.FromString("slice"))
+	base := rowid.FromString("batch")
+	for lo := 0; lo < len(rows); lo += batchSize {
+		hi := min(lo+batchSize, len(rows))
+		vals := append(make([][]int32, 0, batchSize), rows[lo:hi]...)
+		ids := make([]rowid.ID, 0, batchSize)
+		id := base
+		for i := lo; i < hi; i++ {
+			m := src.Combine(rowid.Ordinal(uint64(i)))
+			ids = append(ids, m)
+			id = id.Combine(m)
+		}
+		f(vals, ids, id)
+	}
+}
+
+func handBatch(_ context.Context, rows [][]int32) (uint64, error) {
+	var sum uint64
+	handBatches(rows, func(vals [][]int32, _ []rowid.ID, id rowid.ID) { sum += uint64(len(vals)) + id.Lo })
+	return sum, nil
+}
+
+func handPad(_ context.Context, rows [][]int32) (uint64, error) {
+	var sum uint64
+	handBatches(rows, func(vals [][]int32, _ []rowid.ID, id rowid.ID) {
+		width := 0
+		for _, r := range vals {
+			width = max(width, len(r))
+		}
+		data, mask, lengths := make([]int32, len(vals)*width), make([]bool, len(vals)*width), make([]int32, len(vals))
+		for i, r := range vals {
+			copy(data[i*width:], r)
+			for j := range r {
+				mask[i*width+j] = true
+			}
+			lengths[i] = int32(len(r))
+		}
+		sum += uint64(len(data)) + id.Lo
+	})
+	return sum, nil
+}
+
+// timeIt runs f and returns its duration and checksum.
+func timeIt(ctx context.Context, f func(context.Context, [][]int32) (uint64, error), rows [][]int32) (time.Duration, uint64, error) {
+	start := time.Now()
+	sum, err := f(ctx, rows)
+	return time.Since(start), sum, err
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// speed prints the batching rows of the table.
+func speed(ctx context.Context, w io.Writer, n, rounds int) error {
+	rows := tokenRows(n)
+	for _, p := range pairs() {
+		var fs, hs []time.Duration
+		for r := -1; r < rounds; r++ {
+			fd, fsum, err := timeIt(ctx, p.flow, rows)
+			if err != nil {
+				return err
+			}
+			hd, hsum, _ := timeIt(ctx, p.hand, rows)
+			if fsum != hsum {
+				return fmt.Errorf("%s: rowflow's checksum %d, the loop's %d", p.name, fsum, hsum)
+			}
+			if r >= 0 {
+				fs, hs = append(fs, fd), append(hs, hd)
+			}
+		}
+		f, h := median(fs), median(hs)
+		fmt.Fprintf(w, "| %s | %d rows | %.1f ms | %.1f ms | %.2f× | ≥ 0.8× | %s |\n", p.name, n,
+			ms(f), ms(h), float64(h)/float64(f), met(float64(h)/float64(f) >= 0.8))
+	}
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func met(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "**no**"
+}

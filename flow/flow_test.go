@@ -3,7 +3,9 @@ package flow_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
+	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -506,4 +508,37 @@ func TestBudgetBoundsChunksBehindTheMerge(t *testing.T) {
 			t.Fatalf("%d values processed while partition 0 was blocked; the budget allows %d", got, bound)
 		}
 	})
+}
+
+// TestOutType: OutType is the value type of the last stage: the source's
+// after From, each Via's output, unchanged by Parallel, To and a stage
+// that did not fit.
+func TestOutType(t *testing.T) {
+	src := flow.From(sources.Slice([]int{1, 2}))
+	toText := operators.Map(func(v int) (string, error) { return fmt.Sprint(v), nil })
+	text := src.Via(toText).Parallel(2)
+	batched := text.Via(operators.Batch[string](2))
+	misfit := text.Via(operators.Map(func(v int64) (int64, error) { return v, nil }))
+	cases := []struct {
+		name string
+		p    *flow.Pipeline
+		want reflect.Type
+	}{
+		{"From", src, reflect.TypeFor[int]()},
+		{"Via(Map)", text, reflect.TypeFor[string]()},
+		{"Via(Batch)", batched, reflect.TypeFor[operators.Rows[string]]()},
+		{"To", text.To(sinks.CollectValues(new([]string))), reflect.TypeFor[string]()},
+		{"a stage that did not fit", misfit, reflect.TypeFor[string]()},
+	}
+	for _, c := range cases {
+		if got := c.p.OutType(); got != c.want {
+			t.Errorf("%s: OutType() = %v, want %v", c.name, got, c.want)
+		}
+	}
+	if misfit.Err() == nil {
+		t.Fatal("a Map of int64 after a stage producing string was accepted")
+	}
+	if src.OutType() != reflect.TypeFor[int]() {
+		t.Fatal("building on a pipeline changed its OutType")
+	}
 }

@@ -234,7 +234,7 @@ func loadBytes(c *pqcol.Column, v0, v1 int) func(int) []byte {
 		return func(int) []byte { return []byte{} }
 	}
 	base := c.Offsets[v0]
-	arena := append([]byte(nil), c.Bytes[base:c.Offsets[v1]]...)
+	arena := append([]byte{}, c.Bytes[base:c.Offsets[v1]]...) // not nil: an empty value reads as []byte{} in every chunk
 	offs := c.Offsets
 	return func(v int) []byte {
 		i, j := offs[v]-base, offs[v+1]-base

@@ -29,6 +29,10 @@ type PackOption interface{ packOption() }
 // [PartitionItems], [Named].
 type TableOption interface{ tableOption() }
 
+// PoolOption configures [BucketPool]: [LastBatch], [PartitionItems],
+// [Named].
+type PoolOption interface{ poolOption() }
+
 // PadOption configures [Pad]: [PadLeft], [PadMultiple], [PadLength].
 type PadOption interface{ padOption() }
 
@@ -116,6 +120,7 @@ func (lastOpt) batchOption()  {}
 func (lastOpt) reduceOption() {}
 func (lastOpt) bucketOption() {}
 func (lastOpt) tableOption()  {}
+func (lastOpt) poolOption()   {}
 
 // LastBatch sets what happens to a batch (or group, or bucket) that is
 // only partly filled when the stream ends. The default is KeepRemainder.
@@ -125,6 +130,7 @@ func LastBatch(r Remainder) interface {
 	ReduceOption
 	BucketOption
 	TableOption
+	PoolOption
 } {
 	return lastOpt{option{"LastBatch", func(c *shapeConfig) error {
 		if r < KeepRemainder || r > PadRemainder {
@@ -143,6 +149,7 @@ func (commonOpt) reduceOption()  {}
 func (commonOpt) bucketOption()  {}
 func (commonOpt) packOption()    {}
 func (commonOpt) tableOption()   {}
+func (commonOpt) poolOption()    {}
 func (commonOpt) shuffleOption() {}
 func (commonOpt) indexOption()   {}
 
@@ -153,6 +160,7 @@ type Common interface {
 	BucketOption
 	PackOption
 	TableOption
+	PoolOption
 	ShuffleOption
 	IndexOption
 }

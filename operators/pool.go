@@ -1,0 +1,151 @@
+package operators
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/pcg"
+	"github.com/rowflow/rowflow/rowid"
+)
+
+// purposePool keys BucketPool's shuffle of the batches of pool k: (seed,
+// epoch, stage position, purposePool, k); part of the determinism
+// contract.
+const purposePool = 6
+
+// BucketPool returns a stage that batches rows of similar length with a
+// fixed number of batches, as torchtext's BucketIterator does: it takes
+// the rows in pools of pool×size consecutive rows, sorts each pool by
+// length (stably, so equal lengths keep stream order), cuts it into pool
+// batches of size rows, each one item whose value is a [Rows], and gives
+// the batches out in an order shuffled with the PCG stream of (seed,
+// epoch, the stage's position, purpose, pool number).
+//
+// Unlike [BucketByLength], the number of batches depends only on the
+// number of rows: an epoch of n rows gives n/size batches, and one more
+// for the remainder unless [LastBatch] drops it (it may pad it instead).
+// So ranks that receive equal numbers of rows ([EvenRanks]) receive equal
+// numbers of batches. The last pool of an epoch may be smaller.
+//
+// The stage is serial; its output partitions hold [PartitionItems]
+// batches (default 16). Memory is one pool. To be resumed it needs the
+// [Mark] of the pool's first row, the pool's number within the epoch and
+// the batches of it delivered: nothing is held across pools.
+func BucketPool[T any](size, pool int, length func(T) int, opts ...PoolOption) flow.Stage {
+	op := &poolOp[T]{size: size, pool: pool, length: length, cfg: shapeConfig{name: "bucket-pool", perPart: 16}}
+	op.err = configure(&op.cfg, opts)
+	if op.err == nil && (size < 1 || pool < 1) {
+		op.err = fmt.Errorf("operators: BucketPool(%d, %d): the batch size and the pool must be at least 1", size, pool)
+	}
+	return flow.NewStage[T, Rows[T]](op)
+}
+
+type poolOp[T any] struct {
+	size, pool int
+	length     func(T) int
+	cfg        shapeConfig
+	err        error
+}
+
+func (o *poolOp[T]) Info() flow.Info {
+	return flow.Info{Name: o.cfg.name, Serial: "it groups rows across partitions"}
+}
+
+// Err reports a bad size or option.
+func (o *poolOp[T]) Err() error { return o.err }
+
+func (o *poolOp[T]) NewProcessor(env flow.Env) flow.Processor[T, Rows[T]] {
+	if o.err != nil {
+		return failed[T, Rows[T]]{o.err}
+	}
+	return &poolProc[T]{op: o, env: env, base: rowid.FromString(o.cfg.name), out: outParts[Rows[T]]{per: o.cfg.perPart}}
+}
+
+// pooled is a row of the pool with its length.
+type pooled[T any] struct {
+	v   T
+	id  rowid.ID
+	len int
+}
+
+type poolProc[T any] struct {
+	op    *poolOp[T]
+	env   flow.Env
+	base  rowid.ID
+	in    inCursor
+	start Mark // the pool's first row
+	rows  []pooled[T]
+	index int64 // the pool's number within the epoch
+	out   outParts[Rows[T]]
+}
+
+func (p *poolProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[Rows[T]]) (err error) {
+	defer c.Release()
+	if p.out.crosses(c.Batch) {
+		if err := epochStart(ctx, p, &p.out, out, c.Batch); err != nil {
+			return err
+		}
+		p.index = 0
+	}
+	at := p.in.at(c.Batch)
+	k := 0
+	defer guard(&c, &k, &err)
+	for ; k < len(c.Values); k++ {
+		if len(p.rows) == 0 {
+			p.start = Mark{Part: at.Part, Row: at.Row + int64(k)}
+		}
+		v := c.Values[k]
+		p.rows = append(p.rows, pooled[T]{v: v, id: c.IDs.At(k), len: p.op.length(v)})
+		if len(p.rows) == p.op.size*p.op.pool {
+			if err := p.end(ctx, out); err != nil {
+				return err
+			}
+		}
+	}
+	p.in.advance(len(c.Values))
+	return p.out.sync(ctx, out)
+}
+
+// end sorts the pool, cuts it and gives out its batches in shuffled order.
+func (p *poolProc[T]) end(ctx context.Context, out flow.Emitter[Rows[T]]) error {
+	rows := p.rows
+	p.rows = nil
+	if len(rows) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(rows, func(a, b pooled[T]) int { return a.len - b.len })
+	n := p.op.size
+	var batches []Rows[T]
+	for lo := 0; lo < len(rows); lo += n {
+		hi := min(lo+n, len(rows))
+		if hi-lo < n && p.op.cfg.last == DropRemainder {
+			break
+		}
+		r := Rows[T]{Values: make([]T, 0, n), IDs: make([]rowid.ID, 0, n)}
+		for _, row := range rows[lo:hi] {
+			r.Values, r.IDs = append(r.Values, row.v), append(r.IDs, row.id)
+		}
+		if hi-lo < n && p.op.cfg.last == PadRemainder {
+			r.padTo(n)
+		}
+		batches = append(batches, r)
+	}
+	rng := pcg.Keyed(p.env.Seed, uint64(p.out.epoch), uint64(p.env.Position), purposePool, uint64(p.index))
+	p.index++
+	for i := len(batches) - 1; i > 0; i-- {
+		j := rng.Intn(i + 1)
+		batches[i], batches[j] = batches[j], batches[i]
+	}
+	for _, r := range batches {
+		if err := p.out.put(ctx, out, r, fold(p.base, r.IDs[:r.Len()-r.Padding])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *poolProc[T]) Flush(ctx context.Context, out flow.Emitter[Rows[T]]) error {
+	return flush(ctx, p, &p.out, out)
+}

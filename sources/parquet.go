@@ -53,10 +53,30 @@ import (
 //
 // A field reads the column named by its parquet tag (or its Go name):
 // bool, integers, floats, string and []byte, pointers to these (nil for
-// null) and slices of these (for repeated and LIST columns). Only the
-// columns of T's fields are read and decoded; [Columns] narrows that
-// further. The reader decodes pages straight into typed buffers and fills
-// the structs through field offsets: nothing is reflected per row.
+// null) and slices of these (for repeated and LIST columns). A field must
+// hold every value its column's type can have, by this table (the width
+// and signedness of integers come from the column's logical type):
+//
+//	BOOLEAN                       bool
+//	INT32 signed (8, 16, 32 bits) int8…int64, int, from the column's width up
+//	INT32 unsigned                uint8…uint64, uint from the width up; wider int
+//	INT64 signed                  int64, int
+//	INT64 unsigned                uint64, uint
+//	FLOAT                         float32, float64
+//	DOUBLE                        float64
+//	BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY  string, []byte
+//
+// Any other pairing (a uint64 field for a signed INT64 column, an int32
+// field for INT64) fails the run when the file is opened, naming the
+// column, its type and the field: no value is truncated or reinterpreted.
+// [ParquetRecords] holds each column as the first Go type of its row, and
+// [ParquetColumns] marks unsigned columns.
+//
+// Only the columns of T's fields are read and decoded; [Columns] narrows
+// that further, and a name it gives that no field reads fails when the
+// source is built. The reader decodes pages straight into typed buffers
+// and fills the structs through field offsets: nothing is reflected per
+// row.
 //
 // # Bad input
 //
@@ -79,12 +99,17 @@ func newParquet[T any](root string, f format[T], opts []ParquetOption) flow.Sour
 	// so the files a sink writes, do not depend on where the dataset is.
 	// Errors name the files themselves.
 	c, err := buildParquet(opts)
+	if err == nil {
+		err = f.check(&c)
+	}
 	return &parquetSource[T]{root: root, cfg: c, err: err, format: f}
 }
 
 // format is how a Parquet source turns decoded columns into values of T:
 // structs, column batches or records.
 type format[T any] interface {
+	// check checks the options against T when the source is built.
+	check(cfg *parquetConfig) error
 	// plan prepares the reading of one file.
 	plan(file dataset.File, r *pqcol.Reader, cfg *parquetConfig) (filePlan[T], error)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/assemble"
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/internal/pqcol"
 	"github.com/rowflow/rowflow/rowid"
@@ -93,6 +94,10 @@ type Column struct {
 	TypeLength         int
 	MaxDefinitionLevel int
 	MaxRepetitionLevel int
+	// Unsigned says that Int32 or Int64 hold the bits of unsigned integers
+	// (an INT32 or INT64 column whose logical type is unsigned): read them
+	// with uint32() or uint64().
+	Unsigned bool
 
 	Boolean []bool
 	Int32   []int32
@@ -125,6 +130,9 @@ type columnsPlan struct {
 	names []string
 	info  []pqcol.Leaf
 }
+
+// check has nothing to check before a file gives the columns.
+func (columnsFormat) check(*parquetConfig) error { return nil }
 
 func (columnsFormat) plan(file dataset.File, r *pqcol.Reader, cfg *parquetConfig) (filePlan[*ColumnBatch], error) {
 	p := &columnsPlan{file: file}
@@ -189,7 +197,7 @@ func (r *columnsReader) emit(ctx context.Context, sp span, cols *columnSet, last
 	for i := range cols.set {
 		c, leaf := &cols.set[i], &r.p.info[i]
 		b.Columns[i] = Column{Name: r.p.names[i], Node: leaf.Node, Kind: leaf.Kind, TypeLength: leaf.TypeLength,
-			MaxDefinitionLevel: leaf.MaxDefinitionLevel, MaxRepetitionLevel: leaf.MaxRepetitionLevel,
+			MaxDefinitionLevel: leaf.MaxDefinitionLevel, MaxRepetitionLevel: leaf.MaxRepetitionLevel, Unsigned: assemble.Unsigned(leaf),
 			Boolean: c.Boolean, Int32: c.Int32, Int64: c.Int64, Float: c.Float, Double: c.Double,
 			Bytes: c.Bytes, Offsets: c.Offsets, DefLevels: c.DefLevels, RepLevels: c.RepLevels, src: c}
 		if leaf.Kind == parquet.Int96 {

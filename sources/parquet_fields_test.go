@@ -111,7 +111,7 @@ func TestParquetFieldErrors(t *testing.T) {
 		}](dir),
 	}
 	want := map[string]string{
-		"narrowing":        "does not fit a 32-bit field",
+		"narrowing":        "int32 does not hold every value of the column",
 		"missing":          `no column "nope"`,
 		"kind":             "cannot read a BOOLEAN column into string",
 		"list into scalar": "needs a slice field",

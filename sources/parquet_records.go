@@ -9,6 +9,7 @@ import (
 	"github.com/parquet-go/parquet-go/deprecated"
 	pqformat "github.com/parquet-go/parquet-go/format"
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/assemble"
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/internal/pqcol"
 )
@@ -27,7 +28,8 @@ func ParquetRecords(root string, opts ...ParquetOption) flow.Source[Record] {
 
 // Record is one row: its values in the order of Names, which the records of
 // one file share (callers must not modify it). A value is nil for null,
-// bool, int32, int64, float32 or float64; a string for BYTE_ARRAY columns
+// bool, int32 or int64 (uint32 or uint64 for columns whose logical type is
+// unsigned), float32 or float64; a string for BYTE_ARRAY columns
 // of the STRING, ENUM or JSON logical types; a []byte for other BYTE_ARRAY
 // and FIXED_LEN_BYTE_ARRAY columns; a [12]byte for INT96; and, for a leaf
 // under k repeated fields (a repeated column, a LIST, a MAP), k nested
@@ -64,6 +66,9 @@ type recordsPlan struct {
 	str    []bool   // per column: BYTE_ARRAY read as string
 	repDef [][]int  // per column: definition levels of its repeated ancestors, outermost first
 }
+
+// check has nothing to check before a file gives the columns.
+func (recordsFormat) check(*parquetConfig) error { return nil }
 
 func (recordsFormat) plan(file dataset.File, r *pqcol.Reader, cfg *parquetConfig) (filePlan[Record], error) {
 	cp, err := columnsFormat{}.plan(file, r, cfg)
@@ -206,7 +211,7 @@ func (r *recordsReader) emitRows(ctx context.Context, sp span, cols *columnSet, 
 func (r *recordsReader) fill(recs []Record, j, n int, keep []bool) error {
 	c := &r.cols[j]
 	leaf := &r.p.cols.info[j]
-	get := valueGetter(c, r.p.str[j])
+	get := valueGetter(c, r.p.str[j], assemble.Unsigned(leaf))
 	maxDef := leaf.MaxDefinitionLevel
 	short := func() error { return fmt.Errorf("fewer values or levels than rows") }
 	k := 0 // the next record
@@ -324,14 +329,21 @@ func (a *assembler) list(j int) (any, error) {
 	return list, nil
 }
 
-// valueGetter returns value v of c as a record value.
-func valueGetter(c *pqcol.Column, str bool) func(v int) any {
+// valueGetter returns value v of c as a record value: the natural Go kind
+// of the column's type (see internal/assemble).
+func valueGetter(c *pqcol.Column, str, unsigned bool) func(v int) any {
 	switch c.Leaf.Kind {
 	case parquet.Boolean:
 		return func(v int) any { return c.Boolean[v] }
 	case parquet.Int32:
+		if unsigned {
+			return func(v int) any { return uint32(c.Int32[v]) }
+		}
 		return func(v int) any { return c.Int32[v] }
 	case parquet.Int64:
+		if unsigned {
+			return func(v int) any { return uint64(c.Int64[v]) }
+		}
 		return func(v int) any { return c.Int64[v] }
 	case parquet.Float:
 		return func(v int) any { return c.Float[v] }

@@ -3,6 +3,10 @@ package sources
 import (
 	"context"
 	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/assemble"
@@ -14,6 +18,21 @@ import (
 type structFormat[T any] struct{}
 
 type structPlan[T any] struct{ p *assemble.Plan[T] }
+
+// check refuses Columns names that no field of T reads.
+func (structFormat[T]) check(cfg *parquetConfig) error {
+	names := assemble.ColumnNames[T]()
+	if names == nil {
+		return nil // not a struct: the plan reports it
+	}
+	for _, c := range slices.Sorted(maps.Keys(cfg.columns)) {
+		if !slices.Contains(names, c) {
+			return fmt.Errorf("sources: Columns(%q): no field of %v reads a column of that name (they read %s)",
+				c, reflect.TypeFor[T](), strings.Join(names, ", "))
+		}
+	}
+	return nil
+}
 
 func (structFormat[T]) plan(file dataset.File, r *pqcol.Reader, cfg *parquetConfig) (filePlan[T], error) {
 	var consts []assemble.Const

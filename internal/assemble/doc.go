@@ -12,9 +12,10 @@
 // first comma), or its Go name; `parquet:"-"` and unexported fields are
 // left alone. Supported fields:
 //
-//   - bool; int, int8…int64, uint, uint8…uint64 from INT32 or INT64 columns
-//     (and BOOLEAN for bool); float32 from FLOAT, float64 from FLOAT or
-//     DOUBLE; string and []byte from BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY;
+//   - bool, integers, floats, string and []byte, from the columns whose
+//     every value they hold (the table in kinds.go): an INT64 column into
+//     int64, or uint64 if its logical type is unsigned; a signed INT32
+//     into int32 or wider signed integers; float64 from FLOAT or DOUBLE;
 //   - a pointer to one of these, nil where the value is null;
 //   - a slice of one of these from a repeated column or a LIST of them
 //     (one level of repetition).
@@ -25,8 +26,10 @@
 // allocations, not one per value. Slices are capped, so appending to one
 // never writes into another row's values.
 //
-// Narrowing conversions (an INT64 column into an int32 field) are checked
-// per value and fail with an error naming the column and row.
+// A field that does not hold every value of its column (an INT64 column
+// into an int32 field, a signed column into an unsigned field) is refused
+// when the plan is made, with an error naming the file, the column, its
+// type and the field: no value is truncated or reinterpreted.
 //
 // Besides file columns, a field may take a constant per fragment: a
 // Hive-partition value or a trace value (see [Const]).

@@ -98,25 +98,25 @@ func getterFor(t reflect.Type, leaf *pqcol.Leaf) (getter, error) {
 			}), nil
 		}
 	case reflect.Int:
-		return intGetter[int](k, 64)
+		return intGetter[int](t, leaf)
 	case reflect.Int8:
-		return intGetter[int8](k, 8)
+		return intGetter[int8](t, leaf)
 	case reflect.Int16:
-		return intGetter[int16](k, 16)
+		return intGetter[int16](t, leaf)
 	case reflect.Int32:
-		return intGetter[int32](k, 32)
+		return intGetter[int32](t, leaf)
 	case reflect.Int64:
-		return intGetter[int64](k, 64)
+		return intGetter[int64](t, leaf)
 	case reflect.Uint:
-		return intGetter[uint](k, 64)
+		return intGetter[uint](t, leaf)
 	case reflect.Uint8:
-		return intGetter[uint8](k, 8)
+		return intGetter[uint8](t, leaf)
 	case reflect.Uint16:
-		return intGetter[uint16](k, 16)
+		return intGetter[uint16](t, leaf)
 	case reflect.Uint32:
-		return intGetter[uint32](k, 32)
+		return intGetter[uint32](t, leaf)
 	case reflect.Uint64:
-		return intGetter[uint64](k, 64)
+		return intGetter[uint64](t, leaf)
 	case reflect.Float32:
 		if k == parquet.Float {
 			return numGetter[float32, float32](func(c *pqcol.Column) []float32 { return c.Float }), nil
@@ -138,18 +138,4 @@ func getterFor(t reflect.Type, leaf *pqcol.Leaf) (getter, error) {
 		}
 	}
 	return nil, fmt.Errorf("cannot read a %v column into %v", k, t)
-}
-
-// intGetter reads INT32 or INT64 columns into an integer type of the given
-// width; a column wider than the field is refused rather than truncated.
-func intGetter[D number](k parquet.Kind, bits int) (getter, error) {
-	switch {
-	case k == parquet.Int32:
-		return numGetter[int32, D](func(c *pqcol.Column) []int32 { return c.Int32 }), nil
-	case k == parquet.Int64 && bits == 64:
-		return numGetter[int64, D](func(c *pqcol.Column) []int64 { return c.Int64 }), nil
-	case k == parquet.Int64:
-		return nil, fmt.Errorf("an INT64 column does not fit a %d-bit field", bits)
-	}
-	return nil, fmt.Errorf("cannot read a %v column into an integer field", k)
 }

@@ -95,7 +95,7 @@ func NewPlan[T any](file string, leaves []pqcol.Leaf, root *parquet.Column, rena
 		}
 		f, err := columnField(sf, leaf, repDef)
 		if err != nil {
-			return nil, fmt.Errorf("assemble: %s: column %q into field %s (%v): %w", file, raw, sf.Name, sf.Type, err)
+			return nil, fmt.Errorf("assemble: %s: column %q (%s) into field %s (%v): %w", file, raw, TypeName(leaf), sf.Name, sf.Type, err)
 		}
 		f.col = len(p.leaves)
 		f.name = raw
@@ -103,6 +103,22 @@ func NewPlan[T any](file string, leaves []pqcol.Leaf, root *parquet.Column, rena
 		p.fields = append(p.fields, f)
 	}
 	return p, nil
+}
+
+// ColumnNames returns the names of the columns that the fields of T read
+// (before any rename), in field order; nil if T is not a struct.
+func ColumnNames[T any]() []string {
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	var names []string
+	for i := range t.NumField() {
+		if name, ok := columnName(t.Field(i)); ok {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // columnName returns the column a field reads, or false if it reads none.

@@ -14,6 +14,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
 	pqformat "github.com/parquet-go/parquet-go/format"
+	"github.com/rowflow/rowflow/internal/assemble"
 	"github.com/rowflow/rowflow/internal/filter"
 	"github.com/rowflow/rowflow/internal/pqcol"
 )
@@ -88,7 +89,7 @@ func (p *Predicate) compile(e *filter.Expr, file File, r *pqcol.Reader) (pnode, 
 	}
 	t, err := newTerm(leaf, e.Op, e.Vals)
 	if err != nil {
-		return pnode{}, fmt.Errorf("pqfilter: %s: column %q (%s): %w", file.Path, e.Col, typeName(leaf), err)
+		return pnode{}, fmt.Errorf("pqfilter: %s: column %q (%s): %w", file.Path, e.Col, assemble.TypeName(leaf), err)
 	}
 	col := slices.Index(p.leaves, leaf.Index)
 	if col < 0 {
@@ -127,33 +128,6 @@ func filterLeaf(file File, r *pqcol.Reader, name string) (*pqcol.Leaf, error) {
 		names[i] = leaves[i].PathString()
 	}
 	return nil, fmt.Errorf("pqfilter: %s has no column %q (columns: %s)", file.Path, name, strings.Join(names, ", "))
-}
-
-// typeName describes a leaf's type in errors: its physical type, and its
-// logical type if it has one.
-func typeName(leaf *pqcol.Leaf) string {
-	s := leaf.Kind.String()
-	if lt := leaf.Node.Type().LogicalType(); lt != nil && lt.Value != nil {
-		s += " " + lt.String()
-	}
-	return s
-}
-
-// unsigned reports whether an integer leaf holds unsigned integers.
-func unsigned(leaf *pqcol.Leaf) bool {
-	t := leaf.Node.Type()
-	if lt := t.LogicalType(); lt != nil {
-		if it, ok := lt.Value.(*pqformat.IntType); ok {
-			return !it.IsSigned
-		}
-	}
-	if ct := t.ConvertedType(); ct != nil {
-		switch *ct {
-		case deprecated.Uint8, deprecated.Uint16, deprecated.Uint32, deprecated.Uint64:
-			return true
-		}
-	}
-	return false
 }
 
 // uncomparable returns why a leaf's values cannot be compared as their

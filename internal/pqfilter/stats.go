@@ -3,6 +3,7 @@ package pqfilter
 import (
 	"github.com/parquet-go/parquet-go"
 	pqformat "github.com/parquet-go/parquet-go/format"
+	"github.com/rowflow/rowflow/internal/assemble"
 	"github.com/rowflow/rowflow/internal/filter"
 	"github.com/rowflow/rowflow/internal/pqcol"
 )
@@ -23,7 +24,7 @@ func statInfoOf(leaf *pqcol.Leaf) statInfo {
 	case parquet.ByteArray, parquet.FixedLenByteArray:
 		s.bytes = true
 	case parquet.Int32, parquet.Int64:
-		s.signed = !unsigned(leaf)
+		s.signed = !assemble.Unsigned(leaf)
 	case parquet.Float, parquet.Double:
 		s.signed = true
 	}

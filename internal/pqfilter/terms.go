@@ -9,6 +9,7 @@ import (
 	"math"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/rowflow/rowflow/internal/assemble"
 	"github.com/rowflow/rowflow/internal/filter"
 	"github.com/rowflow/rowflow/internal/pqcol"
 )
@@ -56,12 +57,12 @@ func newTerm(leaf *pqcol.Leaf, op filter.Op, vals []filter.Value) (term, error) 
 	case parquet.Boolean:
 		return makeTerm(leaf, op, vals, boolKind, boolLiteral)
 	case parquet.Int32:
-		if unsigned(leaf) {
+		if assemble.Unsigned(leaf) {
 			return makeTerm(leaf, op, vals, uint32Kind, uintLiteral)
 		}
 		return makeTerm(leaf, op, vals, int32Kind, intLiteral)
 	case parquet.Int64:
-		if unsigned(leaf) {
+		if assemble.Unsigned(leaf) {
 			return makeTerm(leaf, op, vals, uint64Kind, uintLiteral)
 		}
 		return makeTerm(leaf, op, vals, int64Kind, intLiteral)

@@ -26,6 +26,7 @@ type Pipeline struct {
 
 	epochs      int64 // 0 means 1; see Epochs
 	rank, world int   // see WithRank; world 0 means 1
+	epoch0      int64 // the first epoch of a run; see combine.go
 }
 
 type step struct {
@@ -319,7 +320,7 @@ func (p *Pipeline) env() Env {
 	if p.sink.n != nil {
 		fmt.Fprintf(h, "sink %q %v\n", p.sink.n.info().Name, p.sink.n.inOps().typ())
 	}
-	env := Env{Seed: p.seed, Rank: p.rank, World: max(p.world, 1)}
+	env := Env{Seed: p.seed, Rank: p.rank, World: max(p.world, 1), Epoch: p.epoch0}
 	if n := p.epochCount(); n != 1 {
 		fmt.Fprintf(h, "epochs %d\n", n)
 	}

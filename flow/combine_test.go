@@ -1,0 +1,269 @@
+package flow_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rowflow/rowflow/determinism"
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/testutil"
+	"github.com/rowflow/rowflow/operators"
+	"github.com/rowflow/rowflow/rowid"
+	"github.com/rowflow/rowflow/sources"
+)
+
+// combineInputs are three pipelines of different sizes with stages of
+// their own, parallel at n: values are 1_000_000·input + row.
+func combineInputs(n int, sizes ...int64) []*flow.Pipeline {
+	var ps []*flow.Pipeline
+	for i, size := range sizes {
+		base := int64(1_000_000 * i)
+		ps = append(ps, flow.From(sources.Generate(size, func(k int64) (int64, error) { return base + k, nil },
+			sources.Named("in"), sources.PartitionSize(97))).Parallel(n).
+			Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(n))
+	}
+	return ps
+}
+
+// inputItem is row k of input i as a combination gives it.
+func inputItem(i int, k int64) (int64, rowid.ID) {
+	return int64(1_000_000*i) + k, rowid.Ordinal(uint64(k)).Combine(rowid.FromString("in")).Combine(flow.InputID(i))
+}
+
+func combineRun(t *testing.T, src func(n int) flow.Source[int64], n int, seed uint64, epochs int64) []flow.Item[int64] {
+	t.Helper()
+	return testutil.Items[int64](t, flow.From(src(n)).
+		Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(n).
+		Epochs(epochs).WithSeed(seed))
+}
+
+// checkCombine checks a combination at several parallelisms against the
+// serial run and against want, the serial computation of its values.
+func checkCombine(t *testing.T, src func(n int) flow.Source[int64], want []int64) []flow.Item[int64] {
+	t.Helper()
+	testutil.CheckGoroutines(t)
+	ref := combineRun(t, src, 1, 3, 1)
+	for _, n := range []int{2, 4, 8} {
+		if got := combineRun(t, src, n, 3, 1); !slices.Equal(got, ref) {
+			t.Fatalf("parallelism %d differs from serial", n)
+		}
+	}
+	err := determinism.Verify[int64](context.Background(), func(n int) *flow.Pipeline {
+		return flow.From(src(n)).Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(n).WithSeed(3)
+	}, determinism.Parallelisms(2, 4, 8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, it := range ref {
+		v := it.Value
+		if _, id := inputItem(int(v/1_000_000), v%1_000_000); id != it.ID {
+			t.Fatalf("item %d (%d): ID %v, want the input's ID combined with InputID", i, v, it.ID)
+		}
+		if i > 0 && it.Batch < ref[i-1].Batch {
+			t.Fatalf("item %d: batch %d after %d", i, it.Batch, ref[i-1].Batch)
+		}
+	}
+	if want != nil {
+		var got []int64
+		for _, it := range ref {
+			got = append(got, it.Value)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("values differ from the serial computation (%d against %d)", len(got), len(want))
+		}
+	}
+	return ref
+}
+
+func TestConcat(t *testing.T) {
+	var want []int64
+	for i, n := range []int64{300, 0, 50} {
+		for k := range n {
+			v, _ := inputItem(i, k)
+			want = append(want, v)
+		}
+	}
+	checkCombine(t, func(n int) flow.Source[int64] {
+		return flow.Concat[int64](combineInputs(n, 300, 0, 50)...)
+	}, want)
+}
+
+// interleaveSerial is tf.data's interleave on lists.
+func interleaveSerial(sizes []int64, cycle, block int) []int64 {
+	var out []int64
+	pos := make([]int64, len(sizes))
+	var slots []int
+	opened := 0
+	for ; opened < cycle; opened++ {
+		slots = append(slots, opened)
+	}
+	s := 0
+	for len(slots) > 0 {
+		i := slots[s]
+		took := 0
+		for took < block && pos[i] < sizes[i] {
+			v, _ := inputItem(i, pos[i])
+			out = append(out, v)
+			pos[i]++
+			took++
+		}
+		if pos[i] == sizes[i] { // ran out: the next input takes the slot
+			if opened < len(sizes) {
+				slots[s] = opened
+				opened++
+			} else {
+				slots = append(slots[:s], slots[s+1:]...)
+				if s >= len(slots) {
+					s = 0
+				}
+			}
+			continue
+		}
+		s = (s + 1) % len(slots)
+	}
+	return out
+}
+
+func TestInterleave(t *testing.T) {
+	sizes := []int64{250, 40, 0, 130}
+	for _, c := range [][2]int{{2, 3}, {4, 1}, {1, 7}, {3, 64}} {
+		checkCombine(t, func(n int) flow.Source[int64] {
+			return flow.Interleave[int64](combineInputs(n, sizes...), c[0], c[1], flow.PartitionRows(50))
+		}, interleaveSerial(sizes, c[0], c[1]))
+	}
+}
+
+func countInputs(items []flow.Item[int64]) []int {
+	counts := make([]int, 3)
+	for _, it := range items {
+		counts[it.Value/1_000_000]++
+	}
+	return counts
+}
+
+func TestMix(t *testing.T) {
+	weights := []float64{5, 3, 2}
+	src := func(n int) flow.Source[int64] {
+		return flow.Mix[int64](combineInputs(n, 6000, 6000, 6000), weights, flow.PartitionRows(500))
+	}
+	ref := checkCombine(t, src, nil)
+	uniqueIDs(t, ref)
+	if len(ref) != 18000 {
+		t.Fatalf("%d items, want all 18000", len(ref))
+	}
+	// Before any input runs out, input i's share is weights[i]/10 within
+	// sampling error (4 standard deviations).
+	const head = 8000
+	for i, c := range countInputs(ref[:head]) {
+		p := weights[i] / 10
+		if sd := math.Sqrt(head * p * (1 - p)); math.Abs(float64(c)-head*p) > 4*sd {
+			t.Errorf("input %d: %d of the first %d rows, want %.0f ± %.0f", i, c, head, head*p, 4*sd)
+		}
+	}
+	// Rows of each input keep their order.
+	last := []int64{-1, -1, -1}
+	for _, it := range ref {
+		i := it.Value / 1_000_000
+		if it.Value <= last[i] {
+			t.Fatalf("input %d: %d after %d", i, it.Value, last[i])
+		}
+		last[i] = it.Value
+	}
+	epochs := combineRun(t, src, 2, 3, 2)
+	if sameValues(epochs[:18000], epochs[18000:]) || sameValues(combineRun(t, src, 2, 4, 1), ref) {
+		t.Fatal("another epoch or seed gives the same order")
+	}
+}
+
+func sameValues(a, b []flow.Item[int64]) bool {
+	return slices.EqualFunc(a, b, func(x, y flow.Item[int64]) bool { return x.Value == y.Value })
+}
+
+func uniqueIDs(t *testing.T, items []flow.Item[int64]) {
+	t.Helper()
+	seen := map[rowid.ID]bool{}
+	for i, it := range items {
+		if seen[it.ID] {
+			t.Fatalf("item %d: ID %v twice", i, it.ID)
+		}
+		seen[it.ID] = true
+	}
+}
+
+func TestMixPolicies(t *testing.T) {
+	mix := func(policy flow.Exhausted) func(n int) flow.Source[int64] {
+		return func(n int) flow.Source[int64] {
+			return flow.Mix[int64](combineInputs(n, 2000, 300, 1000), []float64{1, 1, 1}, flow.OnExhausted(policy))
+		}
+	}
+	// Stop: the epoch ends when the small input runs out.
+	stop := checkCombine(t, mix(flow.StopExhausted), nil)
+	if c := countInputs(stop); c[1] != 300 || c[0] >= 2000 || c[2] >= 1000 {
+		t.Fatalf("StopExhausted: rows per input %v", c)
+	}
+	// Cycle: the epoch ends when every input has run out once; the
+	// smaller ones repeat, reshuffled by their epochs.
+	cyc := checkCombine(t, mix(flow.CycleExhausted), nil)
+	if c := countInputs(cyc); c[0] > 2000 || c[1] <= 300 || c[2] < 1000 || c[0] < 2000 && c[1]%300 != 0 {
+		t.Fatalf("CycleExhausted: rows per input %v", c)
+	}
+}
+
+func TestCombineLeavesNothingRunning(t *testing.T) {
+	testutil.CheckGoroutines(t)
+	boom := errors.New("boom")
+	bad := flow.From(sources.Generate(5000, func(k int64) (int64, error) {
+		if k == 3000 {
+			return 0, boom
+		}
+		return k, nil
+	})).Parallel(3)
+	ins := append(combineInputs(2, 5000, 5000), bad)
+	var err error
+	for _, e := range flow.Items[int64](context.Background(), flow.From(flow.Mix[int64](ins, []float64{1, 1, 1}))) {
+		err = e
+	}
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "mix input 2") {
+		t.Fatalf("error %v: want boom from mix input 2", err)
+	}
+	// Leaving early stops every input.
+	n := 0
+	for _, e := range flow.Items[int64](context.Background(), flow.From(flow.Interleave[int64](combineInputs(2, 5000, 5000), 2, 10))) {
+		if e != nil {
+			t.Fatal(e)
+		}
+		if n++; n == 100 {
+			break
+		}
+	}
+}
+
+func TestCombineBuildErrors(t *testing.T) {
+	two := combineInputs(1, 5, 5)
+	withSink := flow.From(sources.Slice([]int64{1})).To(flow.Sink{})
+	for name, src := range map[string]flow.Source[int64]{
+		"no inputs":  flow.Concat[int64](),
+		"nil input":  flow.Concat[int64](two[0], nil),
+		"wrong type": flow.Concat[int64](flow.From(sources.Slice([]string{"a"}))),
+		"sink":       flow.Concat[int64](withSink),
+		"weights":    flow.Mix[int64](two, []float64{1}),
+		"negative":   flow.Mix[int64](two, []float64{1, -1}),
+		"NaN":        flow.Mix[int64](two, []float64{1, math.NaN()}),
+		"zero sum":   flow.Mix[int64](two, []float64{0, 0}),
+		"rows":       flow.Mix[int64](two, []float64{1, 1}, flow.PartitionRows(0)),
+		"block":      flow.Interleave[int64](two, 2, 0),
+		"cycle":      flow.Interleave[int64](two, 1, 1, flow.OnExhausted(flow.CycleExhausted)),
+		"policy":     flow.Mix[int64](two, []float64{1, 1}, flow.OnExhausted(7)),
+	} {
+		if err := flow.From(src).Err(); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if err := flow.From(flow.Concat[int64](two...)).Parallel(2).Err(); err == nil {
+		t.Error("Parallel(2) on a combination: no error")
+	}
+}

@@ -1,0 +1,307 @@
+package flow
+
+import (
+	"context"
+	"fmt"
+	"iter"
+
+	"github.com/rowflow/rowflow/internal/pcg"
+	"github.com/rowflow/rowflow/rowid"
+)
+
+// purposeMix keys Mix's stream: (seed, epoch, position, purposeMix).
+const purposeMix = 5
+
+// combineChunk is the most rows a combination's chunk carries.
+const combineChunk = 1024
+
+// lane is one input of a combination: its current run, pulled chunk by
+// chunk, and the chunk being taken from.
+type lane[T any] struct {
+	input  int
+	comb   rowid.Combiner
+	next   func() (Chunk[T], error, bool)
+	stop   func()
+	cur    Chunk[T]
+	k      int   // rows of cur taken
+	rows   int64 // rows taken from the current run
+	runs   int64 // runs started in this epoch
+	ranOut bool  // has run out at least once in this epoch
+	done   bool  // dropped
+}
+
+// merger takes one epoch of a combination's rows from its lanes.
+type merger[T any] struct {
+	c       *combined[T]
+	env     Env
+	lanes   []*lane[T]
+	started bool
+	rng     pcg.Rand
+	active  []int    // mix: lanes still drawn from
+	cum     []uint64 // mix: cumulative weights of active
+	slots   []int    // interleave: the open lanes, in round order
+	opened  int      // interleave: lanes opened so far
+	slot    int      // interleave: the slot being taken from
+	taken   int      // interleave: rows of the current block taken
+	ended   bool
+}
+
+func newMerger[T any](c *combined[T], env Env) *merger[T] {
+	m := &merger[T]{c: c, env: env}
+	for i := range c.inputs {
+		m.lanes = append(m.lanes, &lane[T]{input: i, comb: rowid.NewCombiner(InputID(i))})
+	}
+	return m
+}
+
+// start starts the runs the epoch begins with.
+func (m *merger[T]) start(ctx context.Context) {
+	m.started = true
+	if m.c.weights != nil {
+		m.rng = pcg.Keyed(m.env.Seed, uint64(m.env.Epoch), uint64(m.env.Position), purposeMix)
+		for i, w := range m.c.weights {
+			if w > 0 {
+				m.active = append(m.active, i)
+			} else {
+				m.lanes[i].done = true
+			}
+		}
+		m.weigh()
+		for _, i := range m.active {
+			m.run(ctx, m.lanes[i])
+		}
+		return
+	}
+	for m.opened < m.c.cycle {
+		m.slots = append(m.slots, m.opened)
+		m.run(ctx, m.lanes[m.opened])
+		m.opened++
+	}
+}
+
+// run starts lane l's next run.
+func (m *merger[T]) run(ctx context.Context, l *lane[T]) {
+	in := m.c.inputs[l.input]
+	n := in.epochCount()
+	if n == Forever {
+		n = 1
+	}
+	q := in.clone()
+	q.epoch0 = (m.env.Epoch + l.runs) * n
+	l.runs++
+	l.rows, l.k, l.cur = 0, 0, Chunk[T]{}
+	l.next, l.stop = iter.Pull2(chunks[T](ctx, q))
+}
+
+// weigh recomputes the cumulative weights of the active lanes.
+func (m *merger[T]) weigh() {
+	m.cum = m.cum[:0]
+	var sum uint64
+	for _, i := range m.active {
+		sum += m.c.weights[i]
+		m.cum = append(m.cum, sum)
+	}
+}
+
+// ready makes sure l has a row to take. It returns false if l's run has
+// ended, after stopping it.
+func (m *merger[T]) ready(l *lane[T]) (bool, error) {
+	for l.k >= len(l.cur.Values) {
+		l.cur.Release()
+		l.k = 0
+		c, err, ok := l.next()
+		if err != nil {
+			return false, fmt.Errorf("%s input %d: %w", m.c.kind, l.input, err)
+		}
+		if !ok {
+			l.cur = Chunk[T]{}
+			l.stop()
+			l.next, l.stop = nil, nil
+			return false, nil
+		}
+		l.cur = c
+	}
+	return true, nil
+}
+
+// exhausted applies the policy to a lane whose run has ended. It reports
+// whether the epoch goes on.
+func (m *merger[T]) exhausted(ctx context.Context, l *lane[T]) bool {
+	switch m.c.cfg.policy {
+	case StopExhausted:
+		return false
+	case CycleExhausted:
+		l.ranOut = true
+		if l.rows > 0 && !m.allRanOut() {
+			m.run(ctx, l)
+			return true
+		}
+	}
+	l.done = true
+	if m.c.weights != nil {
+		m.drop(l.input)
+		return len(m.active) > 0 && !(m.c.cfg.policy == CycleExhausted && m.allRanOut())
+	}
+	return m.replace(ctx) && !(m.c.cfg.policy == CycleExhausted && m.allRanOut())
+}
+
+func (m *merger[T]) allRanOut() bool {
+	for _, l := range m.lanes {
+		if !l.ranOut && !l.done && (m.c.weights == nil || m.c.weights[l.input] > 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// drop removes input i from a mix's draws.
+func (m *merger[T]) drop(i int) {
+	for j, a := range m.active {
+		if a == i {
+			m.active = append(m.active[:j], m.active[j+1:]...)
+			break
+		}
+	}
+	m.weigh()
+}
+
+// replace gives an interleave's current slot to the next input not yet
+// opened, or removes the slot. It reports whether any slot is left.
+func (m *merger[T]) replace(ctx context.Context) bool {
+	m.taken = 0
+	if m.opened < len(m.lanes) {
+		m.slots[m.slot] = m.opened
+		m.run(ctx, m.lanes[m.opened])
+		m.opened++
+		return true
+	}
+	m.slots = append(m.slots[:m.slot], m.slots[m.slot+1:]...)
+	if m.slot >= len(m.slots) {
+		m.slot = 0
+	}
+	return len(m.slots) > 0
+}
+
+// fill pushes output partition b: up to PartitionRows rows, then its End.
+// It reports whether the epoch has ended.
+func (m *merger[T]) fill(ctx context.Context, b int64, out Emitter[T]) (bool, error) {
+	if !m.started {
+		m.start(ctx)
+	}
+	o := &mergeOut[T]{batch: b}
+	var err error
+	if m.c.weights != nil {
+		err = m.fillMix(ctx, o, out)
+	} else {
+		err = m.fillRounds(ctx, o, out)
+	}
+	if err != nil {
+		o.release()
+		return false, err
+	}
+	return m.ended, o.push(ctx, out, true)
+}
+
+// fillMix draws rows until the partition is full or the epoch ends.
+func (m *merger[T]) fillMix(ctx context.Context, o *mergeOut[T], out Emitter[T]) error {
+	for o.n < m.c.cfg.per && !m.ended {
+		x := uint64(m.rng.Next()) * m.cum[len(m.cum)-1] >> 32
+		j := 0
+		for x >= m.cum[j] {
+			j++
+		}
+		l := m.lanes[m.active[j]]
+		ok, err := m.ready(l)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			m.ended = !m.exhausted(ctx, l)
+			continue
+		}
+		o.add(l, 1)
+		if err := o.flush(ctx, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fillRounds takes blocks in round order until the partition is full or
+// the epoch ends.
+func (m *merger[T]) fillRounds(ctx context.Context, o *mergeOut[T], out Emitter[T]) error {
+	for o.n < m.c.cfg.per && !m.ended {
+		l := m.lanes[m.slots[m.slot]]
+		ok, err := m.ready(l)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			m.ended = !m.exhausted(ctx, l)
+			continue
+		}
+		k := min(m.c.block-m.taken, len(l.cur.Values)-l.k, m.c.cfg.per-o.n, combineChunk-len(o.vals))
+		o.add(l, k)
+		m.taken += k
+		if m.taken == m.c.block {
+			m.taken = 0
+			m.slot = (m.slot + 1) % len(m.slots)
+		}
+		if err := o.flush(ctx, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// close stops every run still going.
+func (m *merger[T]) close() {
+	for _, l := range m.lanes {
+		l.cur.Release()
+		if l.stop != nil {
+			l.stop()
+		}
+	}
+}
+
+// mergeOut builds the chunks of one output partition.
+type mergeOut[T any] struct {
+	batch int64
+	n     int // rows of the partition so far
+	vals  []T
+	ids   []rowid.ID
+}
+
+// add takes k rows of l's current chunk.
+func (o *mergeOut[T]) add(l *lane[T], k int) {
+	if o.vals == nil {
+		o.vals, o.ids = Alloc[T](combineChunk), Alloc[rowid.ID](combineChunk)
+	}
+	o.vals = append(o.vals, l.cur.Values[l.k:l.k+k]...)
+	for i := l.k; i < l.k+k; i++ {
+		o.ids = append(o.ids, l.comb.Combine(l.cur.IDs.At(i)))
+	}
+	l.k += k
+	l.rows += int64(k)
+	o.n += k
+}
+
+// flush pushes a full chunk.
+func (o *mergeOut[T]) flush(ctx context.Context, out Emitter[T]) error {
+	if len(o.vals) < combineChunk {
+		return nil
+	}
+	return o.push(ctx, out, false)
+}
+
+func (o *mergeOut[T]) push(ctx context.Context, out Emitter[T], end bool) error {
+	c := Chunk[T]{Batch: o.batch, IDs: ListIDs(o.ids), Values: o.vals, End: end}
+	o.vals, o.ids = nil, nil
+	return out.Push(ctx, c)
+}
+
+func (o *mergeOut[T]) release() {
+	Recycle(o.vals)
+	Recycle(o.ids)
+	o.vals, o.ids = nil, nil
+}

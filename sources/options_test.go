@@ -111,7 +111,7 @@ func TestRankFromEnvReadsTheEnvironmentAtRunStart(t *testing.T) {
 	}
 	t.Setenv("WORLD_SIZE", "")
 	err := p.To(sinks.Count[Hive](new(int64))).Run(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "RANK and WORLD_SIZE must be set together") {
+	if err == nil || !strings.Contains(err.Error(), "RANK set without WORLD_SIZE") {
 		t.Fatalf("RANK without WORLD_SIZE: %v", err)
 	}
 	// A later Rank replaces RankFromEnv.

@@ -207,7 +207,7 @@ func (s *parquetSource[T]) start(ctx context.Context, env flow.Env) (*parquetRun
 		cfg.Seed = *s.cfg.seed
 	}
 	if s.cfg.rankFromEnv {
-		if cfg.Rank, cfg.World, err = dataset.RankFromEnv(os.LookupEnv, s.cfg.completions); err != nil {
+		if cfg.Rank, cfg.World, err = rankFromEnv(s.cfg.completions); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -169,12 +169,13 @@ func Rank(rank, world int) ParquetOption {
 }
 
 // RankFromEnv takes the rank and world size from the environment when
-// each run starts (not when the source is built): RANK and WORLD_SIZE
-// (torchrun, MPI), JOB_COMPLETION_INDEX with completions as the job's
-// count (Kubernetes Indexed Jobs; pass 0 if unused), or
-// SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT. With none of them set,
-// the source reads everything; variables that are malformed or disagree
-// fail the run. It replaces [Rank].
+// each run starts (not when the source is built), by the conventions of
+// package [ranks]: RANK and WORLD_SIZE (torchrun), OMPI_COMM_WORLD_RANK and
+// OMPI_COMM_WORLD_SIZE (Open MPI), PMI_RANK and PMI_SIZE,
+// JOB_COMPLETION_INDEX with completions as the job's count (Kubernetes
+// Indexed Jobs; pass 0 if unused), or the Slurm array variables. With none
+// of them set, the source reads everything; variables that are malformed,
+// partial or disagree fail the run. It replaces [Rank].
 func RankFromEnv(completions int) ParquetOption {
 	return parquetOption(func(c *parquetConfig) error {
 		c.rankFromEnv, c.completions = true, completions

@@ -112,8 +112,8 @@
 // every rank computes the same order; the ranks' fragments are disjoint,
 // their union is the unsharded plan, and merging them by batch number gives
 // the unsharded order. Ranks get the same number of fragments per epoch,
-// give or take one. [RankFromEnv] reads rank and world the way torchrun,
-// Kubernetes Indexed Jobs and Slurm arrays pass them.
+// give or take one. Package ranks reads rank and world the way torchrun,
+// MPI, Kubernetes Indexed Jobs and Slurm arrays pass them.
 //
 // # Resuming
 //

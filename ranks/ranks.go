@@ -1,0 +1,143 @@
+// Package ranks tells a process which share of a job it runs: its rank
+// among world processes, from explicit settings or from the environment
+// that the scheduler starting it sets.
+//
+// A job that outgrows one machine runs as world processes ("ranks"), each
+// started with the same program by a scheduler the user already has.
+// rowflow follows the conventions of those schedulers rather than inventing
+// its own: [FromEnv] reads them, in this order of precedence:
+//
+//  1. Explicit settings ([Explicit]): used as they are; the environment is
+//     not read.
+//  2. RANK and WORLD_SIZE (torchrun, and MPI launchers that set them).
+//  3. OMPI_COMM_WORLD_RANK and OMPI_COMM_WORLD_SIZE (Open MPI's mpirun).
+//  4. PMI_RANK and PMI_SIZE (MPICH, Intel MPI, Slurm's srun with PMI).
+//  5. JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs). Kubernetes does not
+//     export the Job's completion count, so the world size must be declared
+//     with [World] (the Job's spec.completions).
+//  6. SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT (Slurm job arrays).
+//     The rank is (ID - SLURM_ARRAY_TASK_MIN) / SLURM_ARRAY_TASK_STEP, MIN
+//     and STEP defaulting to 0 and 1, so arrays such as --array=1-8 or
+//     --array=0-15:2 give ranks 0 to 7; when SLURM_ARRAY_TASK_MAX is set
+//     it must agree with the count, which rejects arrays given as irregular
+//     lists such as --array=1,3,7.
+//
+// Every convention whose variables are set is read, and they must agree:
+// an MPI launcher may set both OMPI_COMM_WORLD_* and PMI_*, which then name
+// the same rank. Nothing is ever guessed: a variable that is not an
+// integer, a convention set only in part (RANK without WORLD_SIZE), a rank
+// outside [0, world), conventions that give different ranks or worlds, a
+// declared [World] that differs from the environment's, and a declared
+// world of more than one with no convention to give the rank are all
+// errors that name the variables. Only when no convention is set and no
+// world is declared is the process rank 0 of 1: a job of one process.
+//
+// Empty variables count as unset. A job that runs torchrun inside each
+// task of a Slurm array sees two conventions that disagree by design; it
+// says which one it means with [Explicit] or [Only].
+package ranks
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+)
+
+// Rank is one process's share of a job: rank Rank of World processes,
+// 0 <= Rank < World.
+type Rank struct {
+	Rank, World int
+	// From names where the rank came from: "explicit", the variables of
+	// the convention that gave it (such as "RANK/WORLD_SIZE"), or "none"
+	// for a job of one process.
+	From string
+}
+
+func (r Rank) String() string {
+	return fmt.Sprintf("rank %d of %d (%s)", r.Rank, r.World, r.From)
+}
+
+// Option configures [FromEnv].
+type Option func(*config) error
+
+type config struct {
+	rank, world int // world 0: not declared
+	explicit    bool
+	only        []string
+	lookup      func(string) (string, bool)
+}
+
+// Explicit sets the rank and world directly; the environment is then not
+// read. It needs 0 <= rank < world.
+func Explicit(rank, world int) Option {
+	return func(c *config) error {
+		if world < 1 || rank < 0 || rank >= world {
+			return fmt.Errorf("ranks: Explicit(%d, %d): need 0 <= rank < world", rank, world)
+		}
+		c.rank, c.world, c.explicit = rank, world, true
+		return nil
+	}
+}
+
+// World declares the number of processes of the job: the completion count
+// of a Kubernetes Indexed Job, which the environment does not give, or a
+// count the conventions found must agree with. n must be at least 1.
+func World(n int) Option {
+	return func(c *config) error {
+		if n < 1 {
+			return fmt.Errorf("ranks: World(%d): must be at least 1", n)
+		}
+		c.world = n
+		return nil
+	}
+}
+
+// Only reads just the named conventions, each named by its first variable
+// (such as "RANK" or "SLURM_ARRAY_TASK_ID"); the variables of the others
+// are ignored.
+func Only(conventions ...string) Option {
+	return func(c *config) error {
+		for _, name := range conventions {
+			if !slices.ContainsFunc(conventionList, func(cv convention) bool { return cv.key == name }) {
+				return fmt.Errorf("ranks: Only(%q): unknown convention (known: %s)", name, strings.Join(keys(), ", "))
+			}
+		}
+		c.only = append(c.only, conventions...)
+		return nil
+	}
+}
+
+// Lookup reads variables with fn instead of [os.LookupEnv]: tests, and
+// programs that pass an environment of their own, use it.
+func Lookup(fn func(string) (string, bool)) Option {
+	return func(c *config) error {
+		if fn == nil {
+			return errors.New("ranks: Lookup(nil)")
+		}
+		c.lookup = fn
+		return nil
+	}
+}
+
+// FromEnv returns this process's rank: the explicit one if given,
+// otherwise the one the environment's conventions agree on, otherwise rank
+// 0 of 1 if no convention is set and no world of more than one is
+// declared. See the package documentation for the conventions and the
+// errors.
+func FromEnv(opts ...Option) (Rank, error) {
+	c := config{lookup: os.LookupEnv}
+	for _, o := range opts {
+		if o == nil {
+			return Rank{}, errors.New("ranks: nil option")
+		}
+		if err := o(&c); err != nil {
+			return Rank{}, err
+		}
+	}
+	if c.explicit {
+		return Rank{Rank: c.rank, World: c.world, From: "explicit"}, nil
+	}
+	return c.discover()
+}

@@ -75,7 +75,9 @@ func Cursors[T any](ctx context.Context, p *Pipeline, n int) (*CursorSet[T], err
 	r, runCtx := newRunner(ctx)
 	s := &CursorSet[T]{r: r, parent: ctx, run: runCtx, open: n,
 		feed: &cursorFeed[T]{schedule: make(chan *task, n)}}
-	r.guard(runCtx, "pipeline", func() { p.start(runCtx, r, p.env(), s.feed) })
+	env := p.env()
+	env.obs = r.observe(ctx, p, "cursors")
+	r.guard(runCtx, "pipeline", func() { p.start(runCtx, r, env, s.feed) })
 	for range n {
 		s.cursors = append(s.cursors, &Cursor[T]{s: s, k: -1})
 	}

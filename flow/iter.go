@@ -99,7 +99,13 @@ func chunks[T any](ctx context.Context, p *Pipeline) iter.Seq2[Chunk[T], error] 
 		}
 		r, runCtx := newRunner(ctx)
 		ch := make(chan Chunk[T], 4)
-		r.guard(runCtx, "pipeline", func() { p.start(runCtx, r, p.env(), chanOut[T]{ch: ch}) })
+		env := p.env()
+		env.obs = r.observe(ctx, p, "loop")
+		r.guard(runCtx, "pipeline", func() { p.start(runCtx, r, env, chanOut[T]{ch: ch}) })
+		var m *meter // the loop's, when observed
+		if env.obs != nil {
+			m = newMeter(env.obs, env.obs.sink().newSlot(), nil)
+		}
 		finished := false
 		defer func() {
 			// The loop was left early: by break or return, or by a panic
@@ -110,7 +116,7 @@ func chunks[T any](ctx context.Context, p *Pipeline) iter.Seq2[Chunk[T], error] 
 			}
 		}()
 		for {
-			c, ok, recvErr := recv(runCtx, ch)
+			c, ok, recvErr := recvMetered(runCtx, ch, m)
 			if !ok {
 				finished = true
 				err := r.wait(ctx)
@@ -127,7 +133,16 @@ func chunks[T any](ctx context.Context, p *Pipeline) iter.Seq2[Chunk[T], error] 
 				}
 				return
 			}
-			if !yield(c, nil) {
+			if m == nil {
+				if !yield(c, nil) {
+					return
+				}
+				continue
+			}
+			m.enter(c.Batch, c.Len())
+			more := yield(c, nil)
+			m.exit()
+			if !more {
 				return
 			}
 		}

@@ -19,7 +19,10 @@ type link[In, Out any] struct {
 	next    downstream[Out]
 	stopped bool  // this stage or one downstream of it has ended the stream
 	downErr error // the last error next returned, so it is not wrapped twice
+	m       *meter
 }
+
+func (l *link[In, Out]) meter() *meter { return l.m }
 
 func (l *link[In, Out]) Push(ctx context.Context, c Chunk[In]) (err error) {
 	if l.stopped {
@@ -33,6 +36,12 @@ func (l *link[In, Out]) Push(ctx context.Context, c Chunk[In]) (err error) {
 		}
 	}()
 	l.downErr = nil
+	if m := l.m; m != nil {
+		m.enter(batch, c.Len())
+		err = l.p.Process(ctx, c, (*linkOut[In, Out])(l))
+		m.exit()
+		return l.result(ctx, err, batch, true)
+	}
 	return l.result(ctx, l.p.Process(ctx, c, (*linkOut[In, Out])(l)), batch, true)
 }
 
@@ -46,7 +55,14 @@ func (l *link[In, Out]) close(ctx context.Context) (err error) {
 		}
 	}()
 	l.downErr = nil
-	if err := l.result(ctx, l.p.Flush(ctx, (*linkOut[In, Out])(l)), 0, false); err != nil {
+	if l.m != nil {
+		l.m.begin(0)
+	}
+	err = l.p.Flush(ctx, (*linkOut[In, Out])(l))
+	if l.m != nil {
+		l.m.exit()
+	}
+	if err := l.result(ctx, err, 0, false); err != nil {
 		if err != ErrStop {
 			return err
 		}
@@ -82,7 +98,12 @@ func (l *link[In, Out]) result(ctx context.Context, err error, batch int64, hasB
 type linkOut[In, Out any] link[In, Out]
 
 func (o *linkOut[In, Out]) Push(ctx context.Context, c Chunk[Out]) error {
-	err := o.next.Push(ctx, c)
+	var err error
+	if m := o.m; m != nil {
+		err = m.push(c.Len(), func() error { return o.next.Push(ctx, c) })
+	} else {
+		err = o.next.Push(ctx, c)
+	}
 	o.downErr = err
 	return err
 }
@@ -93,7 +114,10 @@ type sinkLink[T any] struct {
 	name    string
 	c       Consumer[T]
 	stopped bool
+	m       *meter
 }
+
+func (s *sinkLink[T]) meter() *meter { return s.m }
 
 func (s *sinkLink[T]) Push(ctx context.Context, c Chunk[T]) (err error) {
 	if s.stopped {
@@ -106,7 +130,13 @@ func (s *sinkLink[T]) Push(ctx context.Context, c Chunk[T]) (err error) {
 			err = stageError(s.name, batch, true, Recovered(r))
 		}
 	}()
-	err = s.c.Consume(ctx, c)
+	if m := s.m; m != nil {
+		m.enter(batch, c.Len())
+		err = s.c.Consume(ctx, c)
+		m.exit()
+	} else {
+		err = s.c.Consume(ctx, c)
+	}
 	if err == ErrStop {
 		s.stopped = true
 	}

@@ -65,7 +65,11 @@ func (a opAdapter[In, Out]) buildErr() error { return buildErr(a.op) }
 func (a opAdapter[In, Out]) inOps() typeOps  { return opsOf[In]() }
 func (a opAdapter[In, Out]) outOps() typeOps { return opsOf[Out]() }
 func (a opAdapter[In, Out]) link(env Env, next any) any {
-	return &link[In, Out]{name: a.op.Info().Name, p: a.op.NewProcessor(env), next: next.(downstream[Out])}
+	l := &link[In, Out]{name: a.op.Info().Name, p: a.op.NewProcessor(env), next: next.(downstream[Out])}
+	if rs := env.obs; rs != nil {
+		l.m = newMeter(rs, rs.stages[env.Position].newSlot(), next)
+	}
+	return l
 }
 
 // Sink is a sink ready for [Pipeline.To]. Make one with [NewSink].
@@ -82,7 +86,11 @@ func (a sinkAdapter[T]) inOps() typeOps { return opsOf[T]() }
 func (a sinkAdapter[T]) buildErr() error { return buildErr(a.s) }
 func (a sinkAdapter[T]) open(env Env) (any, func(error) error) {
 	c := a.s.NewConsumer(env)
-	return &sinkLink[T]{name: a.s.Info().Name, c: c}, c.Close
+	s := &sinkLink[T]{name: a.s.Info().Name, c: c}
+	if rs := env.obs; rs != nil {
+		s.m = newMeter(rs, rs.sink().newSlot(), nil)
+	}
+	return s, c.Close
 }
 
 type srcAdapter[T any] struct{ s Source[T] }
@@ -113,6 +121,11 @@ func (a srcAdapter[T]) partitions(ctx context.Context, env Env) iter.Seq2[srcPar
 					}
 				}()
 				out := &recordingOut[T]{next: head.(downstream[T]), hi: hi}
+				if rs := env.obs; rs != nil {
+					out.m = rs.sourceMeter(head)
+					out.m.begin(p.Batch | hi)
+					defer out.m.exit()
+				}
 				err = p.Read(ctx, out)
 				switch {
 				case err == nil || err == out.err:
@@ -135,6 +148,7 @@ type recordingOut[T any] struct {
 	next downstream[T]
 	err  error
 	hi   int64 // the epoch's bits of the batch numbers
+	m    *meter
 }
 
 // Push checks ctx before every chunk: in a fused chain with no channel
@@ -146,6 +160,10 @@ func (o *recordingOut[T]) Push(ctx context.Context, c Chunk[T]) error {
 		return err
 	}
 	c.Batch |= o.hi
-	o.err = o.next.Push(ctx, c)
+	if m := o.m; m != nil {
+		o.err = m.push(c.Len(), func() error { return o.next.Push(ctx, c) })
+	} else {
+		o.err = o.next.Push(ctx, c)
+	}
 	return o.err
 }

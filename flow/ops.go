@@ -113,8 +113,9 @@ func (o *taskOut[T]) close(context.Context) error { return nil }
 
 func (ops[T]) merge(ctx context.Context, g *group, next any) error {
 	down := next.(downstream[T])
+	m := meterOf(down)
 	for {
-		t, ok, err := recv(ctx, g.schedule)
+		t, ok, err := recvMetered(ctx, g.schedule, m)
 		if !ok {
 			if err != nil {
 				return err
@@ -135,8 +136,25 @@ func (ops[T]) merge(ctx context.Context, g *group, next any) error {
 
 // forward pushes everything from ch into down until ch is closed.
 func forward[T any](ctx context.Context, ch chan Chunk[T], down downstream[T]) error {
+	if m := meterOf(down); m != nil {
+		return forwardMetered(ctx, ch, down, m)
+	}
 	for {
 		c, ok, err := recv(ctx, ch)
+		if !ok {
+			return err
+		}
+		if err := down.Push(ctx, c); err != nil {
+			return err
+		}
+	}
+}
+
+// forwardMetered is forward counting the time spent waiting for ch as
+// down's time blocked on input.
+func forwardMetered[T any](ctx context.Context, ch chan Chunk[T], down downstream[T], m *meter) error {
+	for {
+		c, ok, err := recvMetered(ctx, ch, m)
 		if !ok {
 			return err
 		}

@@ -138,8 +138,9 @@ func (g *group) startWorkers(r *runner, upCtx context.Context) {
 func (g *group) work(ctx context.Context) error {
 	term := g.out.newTerminal(g)
 	head := g.chain(g.env, term)
+	m := meterOf(head)
 	for {
-		t, ok, err := recv(ctx, g.tasks)
+		t, ok, err := recvMetered(ctx, g.tasks, m)
 		if !ok {
 			return err
 		}

@@ -184,6 +184,7 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	env := p.env()
 	r, runCtx := newRunner(ctx)
 	name := p.sink.n.info().Name
+	env.obs = r.observe(ctx, p, name)
 	var closeSink func(error) error
 	r.guard(runCtx, name, func() {
 		var head any

@@ -19,6 +19,8 @@ type runner struct {
 	mu     sync.Mutex
 	err    error
 	atEnd  []func()
+	stats  *runStats // nil unless a Monitor observes the run
+	watch  *watch
 }
 
 type runnerKey struct{}
@@ -103,10 +105,12 @@ func (r *runner) wait(parent context.Context) error {
 		r.atEnd[i]()
 	}
 	r.atEnd = nil
-	if r.err != nil && isContextErr(r.err) && parent.Err() != nil {
-		return context.Cause(parent)
+	err := r.err
+	if err != nil && isContextErr(err) && parent.Err() != nil {
+		err = context.Cause(parent)
 	}
-	return r.err
+	r.endObserved(err)
+	return err
 }
 
 func isContextErr(err error) bool {

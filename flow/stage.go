@@ -38,6 +38,8 @@ type Env struct {
 	// mix it into their streams, so that two such stages of one pipeline
 	// draw differently.
 	Position int
+
+	obs *runStats // the run's counters when a Monitor observes it
 }
 
 // Info describes a stage to the runtime and in errors.

@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"syscall"
 	"time"
 )
 
 // sample is one run of a variant.
 type sample struct {
-	d       time.Duration
+	d, cpu  time.Duration // wall time, and CPU time of the whole process
 	mallocs uint64
 }
 
@@ -18,9 +19,12 @@ type sample struct {
 type result struct {
 	v       variant
 	n       int // values it ran on
-	d       time.Duration
+	d, cpu  time.Duration
 	mallocs uint64
 }
+
+// cpuPerElem returns the median CPU nanoseconds per value.
+func (r result) cpuPerElem() float64 { return float64(r.cpu.Nanoseconds()) / float64(r.n) }
 
 // perElem returns the median nanoseconds per value.
 func (r result) perElem() float64 { return float64(r.d.Nanoseconds()) / float64(r.n) }
@@ -68,9 +72,9 @@ func measure(ctx context.Context, v variant, data []int64) (sample, error) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	got, err := v.run(ctx, data)
-	d := time.Since(start)
+	d, cpu := time.Since(start), cpuTime()-cpu0
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		return sample{}, fmt.Errorf("%s: %w", v.name, err)
@@ -78,20 +82,22 @@ func measure(ctx context.Context, v variant, data []int64) (sample, error) {
 	if w := want(len(data)); got != w {
 		return sample{}, fmt.Errorf("%s: counted %d of %d values, want %d", v.name, got, len(data), w)
 	}
-	return sample{d: d, mallocs: after.Mallocs - before.Mallocs}, nil
+	return sample{d: d, cpu: cpu, mallocs: after.Mallocs - before.Mallocs}, nil
 }
 
 // median returns the medians of the durations and allocation counts of
 // ss, taken separately.
 func median(v variant, n int, ss []sample) result {
 	ds := make([]time.Duration, len(ss))
+	cs := make([]time.Duration, len(ss))
 	ms := make([]uint64, len(ss))
 	for i, s := range ss {
-		ds[i], ms[i] = s.d, s.mallocs
+		ds[i], cs[i], ms[i] = s.d, s.cpu, s.mallocs
 	}
 	slices.Sort(ds)
+	slices.Sort(cs)
 	slices.Sort(ms)
-	return result{v: v, n: n, d: mid(ds), mallocs: mid(ms)}
+	return result{v: v, n: n, d: mid(ds), cpu: mid(cs), mallocs: mid(ms)}
 }
 
 // mid returns the middle of sorted s, or the mean of its two middle
@@ -102,4 +108,13 @@ func mid[T time.Duration | uint64](s []T) T {
 		return s[h]
 	}
 	return (s[h-1] + s[h]) / 2
+}
+
+// cpuTime returns the CPU time, user and system, the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

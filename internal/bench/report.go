@@ -23,20 +23,22 @@ func report(w io.Writer, cfg config, res []result, loadBefore, loadAfter string)
 	fmt.Fprintf(w, "median of %d rounds after one warm-up; rowflow partition size %d, chunk size %d\n\n",
 		cfg.rounds, cfg.part, chunkSize)
 
-	fmt.Fprintln(w, "| variant | values | ns/value | vs (b) hand | vs (b') hand-funcs | vs (a) go-streams | vs (c) loop | allocs/value |")
-	fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|--:|")
+	fmt.Fprintln(w, "| variant | values | ns/value | vs (b) hand | vs (b') hand-funcs | vs (a) go-streams | vs (c) loop | CPU ns/value | allocs/value |")
+	fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|")
 	for _, r := range res {
-		fmt.Fprintf(w, "| %s | %s | %.2f | %s | %s | %s | %s | %.4g |\n", r.v.name, count(r.n), r.perElem(),
+		fmt.Fprintf(w, "| %s | %s | %.2f | %s | %s | %s | %s | %.2f | %.4g |\n", r.v.name, count(r.n), r.perElem(),
 			speed(ref[nameHand], r), speed(ref[nameHandFuncs], r), speed(ref[nameGoStreams], r), speed(ref[nameLoop], r),
-			r.allocsPerElem())
+			r.cpuPerElem(), r.allocsPerElem())
 	}
 	fmt.Fprintln(w)
 	for _, r := range res {
 		fmt.Fprintf(w, "- %s: %s\n", r.v.name, r.v.desc)
 	}
 	if rf, ok := ref[nameRowflow]; ok {
-		fmt.Fprintf(w, "\nLoops against the same pipeline into sinks.Count (aim ≥ 0.8×): flow.Items %s, flow.Values %s.\n",
-			speed(rf, ref[nameItems]), speed(rf, ref[nameValues]))
+		fmt.Fprintf(w, "\nLoops against the same pipeline into sinks.Count (aim ≥ 0.8×), wall time (CPU time): flow.Items %s (%s), flow.Values %s (%s).\n",
+			speed(rf, ref[nameItems]), cpuSpeed(rf, ref[nameItems]), speed(rf, ref[nameValues]), cpuSpeed(rf, ref[nameValues]))
+		fmt.Fprintf(w, "Counters on (flow.Monitor) against off (aim ≥ 0.97×): %s (%s).\n",
+			speed(rf, ref[nameMonitored]), cpuSpeed(rf, ref[nameMonitored]))
 	}
 	fmt.Fprintln(w, "\nSpeed vs X is X's time per value divided by the variant's: above 1× is faster than X.")
 	if ref[nameGoStreams].n != cfg.n {
@@ -66,4 +68,9 @@ func count(n int) string {
 		return fmt.Sprintf("%dk", n/1_000)
 	}
 	return fmt.Sprint(n)
+}
+
+// cpuSpeed is speed for CPU time per value.
+func cpuSpeed(base, r result) string {
+	return fmt.Sprintf("%.3f×", base.cpuPerElem()/r.cpuPerElem())
 }

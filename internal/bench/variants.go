@@ -56,6 +56,7 @@ const (
 	nameRowflow   = "rowflow"
 	nameItems     = "rowflow-items"
 	nameValues    = "rowflow-values"
+	nameMonitored = "rowflow-monitored"
 )
 
 // variants returns every variant, rowflow's first. part is the partition
@@ -70,6 +71,7 @@ func variants(part int) []variant {
 		{name: nameRowflow, desc: "From(Slice).Via(Map).Parallel(2).Via(Filter).Parallel(2): map and filter fused on 2 workers, ordered merge, the source on its own goroutine",
 			run: rf(headline)},
 		{name: nameItems, desc: "as rowflow, counted in a loop over flow.Items instead of by sinks.Count", run: runItems(part)},
+		{name: nameMonitored, desc: "as rowflow, observed by a flow.Monitor (per-stage counters on)", run: runMonitored(part)},
 		{name: nameValues, desc: "as rowflow, counted in a loop over flow.Values", run: runValues(part)},
 		{name: "rowflow-unordered", desc: "as rowflow, with Unordered()",
 			run: rf(func(p *flow.Pipeline) *flow.Pipeline {

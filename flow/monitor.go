@@ -1,0 +1,325 @@
+package flow
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Monitor observes the runs started with a context from [WithMonitor]:
+// per-stage counters that [Monitor.Snapshot] reads while the run goes on,
+// a stall report when nothing has moved for a while, a progress callback,
+// and log lines. Counting costs about two atomic stores per chunk and
+// stage, not per item, and a goroutine that ticks every millisecond while
+// the run goes on (internal/bench measures the cost; see the README).
+//
+// A Monitor watches one run at a time: Snapshot reads the latest run
+// started with it. It is safe for concurrent use.
+type Monitor struct {
+	cfg monitorConfig
+	cur atomic.Pointer[runStats]
+}
+
+type monitorConfig struct {
+	stallAfter    time.Duration
+	onStall       func(StallReport)
+	progressEvery time.Duration
+	onProgress    func(Progress)
+	logger        *slog.Logger
+	totalRows     int64
+}
+
+// MonitorOption configures a [Monitor].
+type MonitorOption func(*monitorConfig) error
+
+// StallAfter makes the monitor report a stall when no chunk has moved
+// anywhere in the run for d: f receives a [StallReport] naming the stage,
+// and the partition, that everything waits on, and the monitor's logger
+// logs it. One report is made per stall; a stall that ends and begins
+// again is reported again. By default stalls are not reported; d must be
+// positive.
+func StallAfter(d time.Duration, f func(StallReport)) MonitorOption {
+	return func(c *monitorConfig) error {
+		if d <= 0 {
+			return fmt.Errorf("flow: StallAfter(%v): must be positive", d)
+		}
+		c.stallAfter, c.onStall = d, f
+		return nil
+	}
+}
+
+// OnProgress calls f every d while a run goes on, and once more when it
+// ends (with Done set), from a goroutine of the run's own. f must return
+// promptly. d must be positive.
+func OnProgress(d time.Duration, f func(Progress)) MonitorOption {
+	return func(c *monitorConfig) error {
+		if d <= 0 || f == nil {
+			return fmt.Errorf("flow: OnProgress(%v): need a positive interval and a function", d)
+		}
+		c.progressEvery, c.onProgress = d, f
+		return nil
+	}
+}
+
+// Logger makes the monitor log to l: the end of each run at Info with its
+// [Stats], stall reports at Warn, and, with [OnProgress], each progress
+// report at Debug. By default nothing is logged.
+func Logger(l *slog.Logger) MonitorOption {
+	return func(c *monitorConfig) error {
+		if l == nil {
+			return fmt.Errorf("flow: Logger(nil)")
+		}
+		c.logger = l
+		return nil
+	}
+}
+
+// TotalRows tells the monitor how many rows the source will produce, for
+// the estimate in [Progress]. Sources that know it call [AddTotalRows]
+// instead. n must not be negative.
+func TotalRows(n int64) MonitorOption {
+	return func(c *monitorConfig) error {
+		if n < 0 {
+			return fmt.Errorf("flow: TotalRows(%d): must not be negative", n)
+		}
+		c.totalRows = n
+		return nil
+	}
+}
+
+// NewMonitor returns a monitor, or the first error in opts.
+func NewMonitor(opts ...MonitorOption) (*Monitor, error) {
+	m := &Monitor{}
+	for _, o := range opts {
+		if err := o(&m.cfg); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+type monitorKey struct{}
+
+// WithMonitor returns a context whose runs ([Pipeline.Run], [Items],
+// [Values], [Chunks], [Cursors]) m observes. Without a monitor a run
+// counts nothing.
+func WithMonitor(ctx context.Context, m *Monitor) context.Context {
+	return context.WithValue(ctx, monitorKey{}, m)
+}
+
+// Snapshot returns the counters of the latest run m observes, as they are
+// now, or a zero Stats if m has observed none.
+func (m *Monitor) Snapshot() Stats {
+	if rs := m.cur.Load(); rs != nil {
+		return rs.snapshot()
+	}
+	return Stats{}
+}
+
+// StallReport says what a stalled run waits on.
+type StallReport struct {
+	// Stage and Position name the stage everything waits on: the one
+	// furthest downstream that is inside its own code (a Process, a
+	// source's Read, a sink's Consume, a loop's body) and has not come
+	// out. Stage is empty if every goroutine waits on another.
+	Stage    string
+	Position int
+	// Batch is the partition that stage is working on.
+	Batch int64
+	// Idle is how long nothing has moved.
+	Idle  time.Duration
+	Stats Stats
+}
+
+func (r StallReport) String() string {
+	if r.Stage == "" {
+		return fmt.Sprintf("flow: nothing moved for %v; no stage is working", r.Idle)
+	}
+	return fmt.Sprintf("flow: nothing moved for %v; waiting on stage %q (position %d), batch %d",
+		r.Idle, r.Stage, r.Position, r.Batch)
+}
+
+// Progress is how far a run has come.
+type Progress struct {
+	// Rows is the number of rows the source has produced, Delivered the
+	// number of items that reached the sink or the loop.
+	Rows, Delivered int64
+	// Bytes is what the source reported reading with [AddBytes]; 0 when
+	// unknown.
+	Bytes int64
+	// Elapsed is the time since the run started; Rate is Rows per second.
+	Elapsed time.Duration
+	Rate    float64
+	// TotalRows is the number of rows the source will produce when known
+	// ([TotalRows], [AddTotalRows]), else 0. Remaining estimates the time
+	// left from Rate when TotalRows is known, else 0.
+	TotalRows int64
+	Remaining time.Duration
+	// Done is set in the last report, made when the run has ended.
+	Done bool
+}
+
+// progress computes a Progress from a snapshot.
+func progress(s Stats) Progress {
+	p := Progress{Bytes: s.Bytes, Elapsed: s.Elapsed, TotalRows: s.TotalRows, Done: s.Ended}
+	if len(s.Stages) > 0 {
+		p.Rows = s.Stages[0].ItemsOut
+		p.Delivered = s.Stages[len(s.Stages)-1].ItemsIn
+	}
+	if sec := s.Elapsed.Seconds(); sec > 0 {
+		p.Rate = float64(p.Rows) / sec
+	}
+	if p.TotalRows > p.Rows && p.Rate > 0 {
+		p.Remaining = time.Duration(float64(p.TotalRows-p.Rows) / p.Rate * float64(time.Second))
+	}
+	return p
+}
+
+// stall looks for the stage everything waits on: of the goroutines
+// inside a stage's own code (not in a stage after it in the same
+// goroutine, not waiting to hand output on), the one furthest downstream,
+// and among those the one on the lowest batch: in an ordered group that
+// is the partition the merge waits for.
+func (rs *runStats) stall(idle time.Duration) StallReport {
+	rep := StallReport{Idle: idle, Stats: rs.snapshot()}
+	for i := len(rs.stages) - 1; i >= 0; i-- {
+		st := rs.stages[i]
+		found := false
+		st.mu.Lock()
+		for _, sl := range st.slots {
+			b := sl.state.Load() - 1
+			if b < 0 || (sl.next != nil && sl.next.state.Load() != 0) {
+				continue
+			}
+			if !found || b < rep.Batch {
+				rep.Batch, found = b, true
+			}
+		}
+		st.mu.Unlock()
+		if found {
+			rep.Stage, rep.Position = st.name, st.pos
+			return rep
+		}
+	}
+	return rep
+}
+
+// watch is a run's watchdog: it reports progress and stalls until done
+// is closed.
+type watch struct {
+	rs   *runStats
+	done chan struct{}
+	wg   sync.WaitGroup
+}
+
+// startWatch starts the watchdog of an observed run: it keeps the run's
+// coarse clock, and reports progress and stalls if the monitor asks.
+func startWatch(rs *runStats) *watch {
+	w := &watch{rs: rs, done: make(chan struct{})}
+	w.wg.Go(w.loop)
+	return w
+}
+
+func (w *watch) loop() {
+	c := w.rs.m.cfg
+	t := time.NewTicker(clockTick)
+	defer t.Stop()
+	check := c.stallAfter / 4
+	if c.stallAfter == 0 || (c.onProgress != nil && c.progressEvery < check) {
+		check = c.progressEvery
+	}
+	start := w.rs.start
+	last, lastMove := w.rs.moved(), start
+	nextCheck, nextProgress := start.Add(check), start.Add(c.progressEvery)
+	reported := false
+	for {
+		select {
+		case <-w.done:
+			return
+		case <-t.C:
+		}
+		now := time.Now()
+		w.rs.clock.Store(int64(now.Sub(start)) + 1)
+		if check == 0 || now.Before(nextCheck) {
+			continue
+		}
+		nextCheck = now.Add(check)
+		if moved := w.rs.moved(); moved != last {
+			last, lastMove, reported = moved, now, false
+		} else if c.stallAfter > 0 && !reported && now.Sub(lastMove) >= c.stallAfter {
+			reported = true
+			w.rs.m.reportStall(w.rs.stall(now.Sub(lastMove)))
+		}
+		if c.onProgress != nil && !now.Before(nextProgress) {
+			nextProgress = now.Add(c.progressEvery)
+			w.rs.m.reportProgress(progress(w.rs.snapshot()))
+		}
+	}
+}
+
+// stop stops the watchdog and waits for it.
+func (w *watch) stop() {
+	if w != nil {
+		close(w.done)
+		w.wg.Wait()
+	}
+}
+
+func (m *Monitor) reportStall(r StallReport) {
+	if l := m.cfg.logger; l != nil {
+		l.Warn("flow: stall", "stage", r.Stage, "position", r.Position, "batch", r.Batch,
+			"idle", r.Idle, "stats", r.Stats)
+	}
+	if m.cfg.onStall != nil {
+		m.cfg.onStall(r)
+	}
+}
+
+func (m *Monitor) reportProgress(p Progress) {
+	if l := m.cfg.logger; l != nil {
+		l.Debug("flow: progress", "rows", p.Rows, "delivered", p.Delivered, "bytes", p.Bytes,
+			"rate", p.Rate, "total_rows", p.TotalRows, "remaining", p.Remaining, "done", p.Done)
+	}
+	m.cfg.onProgress(p)
+}
+
+// observe makes r's run observed if ctx carries a monitor: it returns the
+// run's stats, which the run's Env carries to its stages, or nil. sink
+// names the sink, or "loop" for a run read by a loop.
+func (r *runner) observe(ctx context.Context, p *Pipeline, sink string) *runStats {
+	m, ok := ctx.Value(monitorKey{}).(*Monitor)
+	if !ok || m == nil {
+		return nil
+	}
+	rs := newRunStats(m, p, sink)
+	m.cur.Store(rs)
+	r.stats = rs
+	r.watch = startWatch(rs)
+	return rs
+}
+
+// endObserved ends the observation of r's run, after its goroutines have
+// returned.
+func (r *runner) endObserved(err error) {
+	rs := r.stats
+	if rs == nil {
+		return
+	}
+	r.watch.stop()
+	rs.flushAll()
+	rs.ended.Store(int64(time.Since(rs.start)) + 1)
+	m := rs.m
+	if m.cfg.onProgress != nil {
+		m.reportProgress(progress(rs.snapshot()))
+	}
+	if l := m.cfg.logger; l != nil {
+		if err != nil {
+			l.Info("flow: run ended", "error", err, "stats", rs.snapshot())
+		} else {
+			l.Info("flow: run ended", "stats", rs.snapshot())
+		}
+	}
+}

@@ -53,12 +53,24 @@ func Discover(paths ...string) (*Dataset, error) {
 
 // DiscoverRoot is like [Discover] with an explicit root directory, which
 // fixes [File.RelPath] and the directories parsed for Hive partition
-// values. Every file found must lie under root.
+// values, and which relative paths are relative to (not the working
+// directory). Every file found must lie under root.
 func DiscoverRoot(root string, paths ...string) (*Dataset, error) {
 	if root == "" {
 		return nil, errors.New("dataset: empty root")
 	}
-	return discover(root, paths)
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: root %s: %w", root, err)
+	}
+	anchored := make([]string, len(paths))
+	for i, p := range paths {
+		anchored[i] = p
+		if p != "" && !filepath.IsAbs(p) {
+			anchored[i] = filepath.Join(abs, p)
+		}
+	}
+	return discover(abs, anchored)
 }
 
 // entry is one resolved argument of Discover.
@@ -92,7 +104,13 @@ func discover(root string, paths []string) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, err := collect(root, entries)
+	real, err := filepath.EvalSymlinks(root)
+	if errors.Is(err, os.ErrNotExist) {
+		real = root // a pattern whose directory does not exist finds nothing
+	} else if err != nil {
+		return nil, fmt.Errorf("dataset: root: %w", err)
+	}
+	files, err := collect(root, real, entries)
 	if err != nil {
 		return nil, err
 	}
@@ -169,13 +187,17 @@ func within(dir, p string) bool {
 }
 
 // collect lists the files of all entries relative to root, without
-// duplicates, sorted by RelPath.
-func collect(root string, entries []entry) ([]File, error) {
+// duplicates, sorted by RelPath. real is root with its symbolic links
+// resolved: every file must resolve to a regular file under it.
+func collect(root, real string, entries []entry) ([]File, error) {
 	seen := make(map[string]bool)
 	var files []File
 	add := func(e entry, abs string) error {
 		if !within(root, abs) {
 			return fmt.Errorf("dataset: %s (from %s) is outside the root %s", abs, e.arg, root)
+		}
+		if err := checkFile(real, abs); err != nil {
+			return fmt.Errorf("dataset: %s (from %s): %w", abs, e.arg, err)
 		}
 		rel, err := filepath.Rel(root, abs)
 		if err != nil {
@@ -188,8 +210,9 @@ func collect(root string, entries []entry) ([]File, error) {
 		}
 		return nil
 	}
+	w := &walker{real: real}
 	for _, e := range entries {
-		n, err := e.list(func(abs string) error { return add(e, abs) })
+		n, err := w.list(e, func(abs string) error { return add(e, abs) })
 		if err != nil {
 			return nil, err
 		}
@@ -203,14 +226,14 @@ func collect(root string, entries []entry) ([]File, error) {
 
 // list calls fn with the absolute path of every file of e and returns how
 // many there were.
-func (e entry) list(fn func(abs string) error) (int, error) {
+func (w *walker) list(e entry, fn func(abs string) error) (int, error) {
 	switch e.kind {
 	case entryFile:
 		return 1, fn(e.abs)
 	case entryDir:
-		return walkDir(e.abs, fn)
+		return w.walkDir(e.abs, fn)
 	default:
-		return walkGlob(e, fn)
+		return w.walkGlob(e, fn)
 	}
 }
 

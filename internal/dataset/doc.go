@@ -26,14 +26,26 @@
 // Below the directory searched, files and directories whose names start
 // with "." or "_" (.DS_Store, _SUCCESS, _manifest.json, _temporary) are
 // skipped, and wildcards do not match such names; a literal segment of a
-// pattern, or a file named explicitly, can still name them. Symbolic links
-// to directories are not followed. A path that yields no file is an error,
-// and so is a directory that cannot be read; errors name the path.
+// pattern, or a file named explicitly, can still name them. A path that
+// yields no file is an error, and so is a directory that cannot be read;
+// errors name the path.
+//
+// Only regular files are data files: a FIFO, device or socket named like a
+// Parquet file is an error when it is found, not a read that blocks.
+// Symbolic links are followed while they stay under the dataset root: a
+// link to a file or a directory is read as its target, under the link's
+// name, when the target, with every link on its way resolved, lies under
+// the root (itself resolved); a link that leads outside the root, or a
+// path through such a link, is an error naming the link and its target,
+// and a directory link that leads back to a directory it lies in is an
+// error too. A directory link that a glob pattern matches is walked; the
+// pattern is not matched against the names below it.
 //
 // Files are identified by [File.RelPath], their slash-separated path
 // relative to the dataset root: the directory given, the parent of a single
 // file, the literal prefix of a pattern, or the deepest directory that
-// contains all the paths given ([DiscoverRoot] fixes it instead). Files are
+// contains all the paths given ([DiscoverRoot] fixes it instead, and
+// relative paths given with it are relative to the root). Files are
 // sorted by RelPath, compared byte by byte, so that nothing depends on the
 // order in which a file system lists directories. A file found twice is
 // kept once.
@@ -171,5 +183,11 @@
 // each kept file's footer at most once and caches its row-group sizes (two
 // iterations racing for the same uncached file may both read it). Memory is
 // O(files) for the plan, plus O(fragments of an epoch) with
-// window -1 or O(k) with window k.
+// window -1 or O(k) with window k. Fragments are made as they are needed,
+// so a footer that declares an enormous row count costs nothing in plan
+// order or with window k, and a window -1 plan, which must see every
+// fragment of an epoch, notices its context every 1024 fragments. An
+// epoch may hold at most [EpochStride] fragments. Row counts are checked
+// against what each file's column chunks can hold when its footer is read
+// ([ParquetFooters]).
 package dataset

@@ -1,6 +1,9 @@
 package dataset
 
-import "math/bits"
+import (
+	"iter"
+	"math/bits"
+)
 
 // EpochStride is the distance between the batch numbers of two consecutive
 // epochs: the fragment at index i of epoch e has batch e*EpochStride + i.
@@ -62,24 +65,29 @@ func (f Fragment) Position() Position { return Position{Epoch: f.Epoch, Index: f
 // known yet: ordering whole files needs no footer.
 const unresolved = -1
 
-// appendRowGroups appends the fragments of one file, in file order: one per
-// row group, or several of at most maxRows rows each for a row group that
-// is larger (maxRows 0 means no limit). A row group of n rows split in k
-// parts has parts [i*n/k, (i+1)*n/k), which differ in size by at most one.
-func appendRowGroups(dst []Fragment, file int, rel string, rows []int64, maxRows int64) []Fragment {
-	var first int64
-	for rg, n := range rows {
-		parts := int64(1)
-		if maxRows > 0 && n > maxRows {
-			parts = (n-1)/maxRows + 1
+// rowGroupFragments returns the fragments of one file, in file order: one
+// per row group, or several of at most maxRows rows each for a row group
+// that is larger (maxRows 0 means no limit). A row group of n rows split
+// in k parts has parts [i*n/k, (i+1)*n/k), which differ in size by at
+// most one. The fragments are made as they are asked for: a footer that
+// declares 2^62 rows costs nothing until its fragments are used.
+func rowGroupFragments(file int, rel string, rows []int64, maxRows int64) iter.Seq[Fragment] {
+	return func(yield func(Fragment) bool) {
+		var first int64
+		for rg, n := range rows {
+			parts := int64(1)
+			if maxRows > 0 && n > maxRows {
+				parts = (n-1)/maxRows + 1
+			}
+			for i := range parts {
+				from, to := splitPoint(i, n, parts), splitPoint(i+1, n, parts)
+				if !yield(Fragment{File: file, Path: rel, RowGroup: rg, From: from, To: to, FirstRow: first + from}) {
+					return
+				}
+			}
+			first += n
 		}
-		for i := range parts {
-			from, to := splitPoint(i, n, parts), splitPoint(i+1, n, parts)
-			dst = append(dst, Fragment{File: file, Path: rel, RowGroup: rg, From: from, To: to, FirstRow: first + from})
-		}
-		first += n
 	}
-	return dst
 }
 
 // splitPoint returns i*n/parts without overflow, for 0 <= i <= parts.

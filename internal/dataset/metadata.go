@@ -36,8 +36,9 @@ var (
 	_ Metadata = MetadataFunc(nil)
 )
 
-// RowGroups reads the footer of f.Path and returns its row-group sizes.
-// Its errors are [*os.PathError]s naming f.Path.
+// RowGroups reads the footer of f.Path and returns its row-group sizes,
+// once pqcol has checked them against what the file's column chunks can
+// hold. Its errors are [*os.PathError]s naming f.Path.
 func (ParquetFooters) RowGroups(ctx context.Context, f File) ([]int64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

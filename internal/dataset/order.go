@@ -58,7 +58,13 @@ func (p *Plan) planOrder(ctx context.Context, em *emitter) error {
 func (p *Plan) globalOrder(ctx context.Context, e int64, em *emitter) error {
 	var all []Fragment
 	for _, i := range p.files {
-		err := p.feed(ctx, i, func(f Fragment) error { all = append(all, f); return nil })
+		err := p.feed(ctx, i, func(f Fragment) error {
+			if len(all) == EpochStride {
+				return fmt.Errorf("dataset: epoch %d has more than %d fragments", e, int64(EpochStride))
+			}
+			all = append(all, f)
+			return nil
+		})
 		if err != nil {
 			return err
 		}
@@ -122,7 +128,13 @@ func (p *Plan) feed(ctx context.Context, i int, fn func(Fragment) error) error {
 	if err != nil {
 		return err
 	}
-	for _, frag := range appendRowGroups(nil, i, f.RelPath, rows, p.cfg.MaxRows) {
+	n := 0
+	for frag := range rowGroupFragments(i, f.RelPath, rows, p.cfg.MaxRows) {
+		if n++; n%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		if err := fn(frag); err != nil {
 			return err
 		}

@@ -2,16 +2,17 @@ package dataset
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
-func TestAppendRowGroupsCoversEveryRow(t *testing.T) {
+func TestRowGroupFragmentsCoverEveryRow(t *testing.T) {
 	for _, rows := range [][]int64{{10}, {0, 7, 1}, {100, 3, 64, 65}, {math.MaxInt64 / 2}} {
 		for _, maxRows := range []int64{0, 1, 2, 3, 7, 64, 1000, math.MaxInt64 / 5} {
 			if maxRows > 0 && rows[0]/maxRows > 1e6 {
 				continue // too many parts to list
 			}
-			checkSplit(t, rows, maxRows, appendRowGroups(nil, 4, "f.parquet", rows, maxRows))
+			checkSplit(t, rows, maxRows, slices.Collect(rowGroupFragments(4, "f.parquet", rows, maxRows)))
 		}
 	}
 }

@@ -10,28 +10,47 @@ import (
 )
 
 // walkDir calls fn for every *.parquet file under dir, skipping hidden
-// files and directories below dir. Symbolic links to directories are not
-// followed.
-func walkDir(dir string, fn func(abs string) error) (int, error) {
+// files and directories below dir. Symbolic links are followed where they
+// stay under the root (see links.go); fn receives paths under dir as
+// given, links unresolved.
+func (w *walker) walkDir(dir string, fn func(abs string) error) (int, error) {
+	return w.walkDirOn(dir, nil, fn)
+}
+
+// walkDirOn walks dir, reached through the resolved directories on.
+func (w *walker) walkDirOn(dir string, on []string, fn func(abs string) error) (int, error) {
+	real, err := w.resolveDir(dir, on)
+	if err != nil {
+		return 0, err
+	}
+	on = append(on[:len(on):len(on)], real)
 	n := 0
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if p == dir {
+		if p == real {
 			return nil
 		}
+		logical := filepath.Join(dir, strings.TrimPrefix(p, real))
 		if hidden(d.Name()) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
 			return nil
 		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			if st, err := os.Stat(p); err == nil && st.IsDir() {
+				m, err := w.walkDirOn(logical, on, fn)
+				n += m
+				return err
+			}
+		}
 		if d.IsDir() || !strings.HasSuffix(d.Name(), ".parquet") {
 			return nil
 		}
 		n++
-		return fn(p)
+		return fn(logical)
 	})
 	if err != nil {
 		return n, fmt.Errorf("dataset: listing %s: %w", dir, err)
@@ -67,8 +86,9 @@ func globEntry(arg, abs string) (entry, error) {
 
 // walkGlob calls fn for every file matched by e's pattern: files matched
 // directly, whatever their name, and the *.parquet files under matched
-// directories.
-func walkGlob(e entry, fn func(abs string) error) (int, error) {
+// directories. A symbolic link to a directory is walked when the pattern
+// matches it, not searched for matches below it.
+func (w *walker) walkGlob(e entry, fn func(abs string) error) (int, error) {
 	if _, err := os.Stat(e.base); errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}
@@ -85,9 +105,16 @@ func walkGlob(e entry, fn func(abs string) error) (int, error) {
 			return err
 		}
 		segs := strings.Split(filepath.ToSlash(rel), "/")
+		if d.Type()&fs.ModeSymlink != 0 {
+			if st, err := os.Stat(p); err == nil && st.IsDir() && globMatch(e.pattern, segs) {
+				m, err := w.walkDir(p, fn)
+				n += m
+				return err
+			}
+		}
 		switch {
 		case d.IsDir() && globMatch(e.pattern, segs):
-			m, err := walkDir(p, fn)
+			m, err := w.walkDir(p, fn)
 			n += m
 			if err != nil {
 				return err

@@ -54,8 +54,11 @@ import (
 // files and the directories it created, if empty, and fsyncs what it
 // changed: no file of a failed run ever has a final name, and the
 // directory is left as it was (but see [Overwrite]). A crash before the
-// commit leaves only hidden temporary files; a crash during it can leave
-// some files under final names with no manifest.
+// commit leaves only hidden temporary files, which the next run of the
+// same rank in the directory removes when it starts (the temporaries of
+// other ranks are left alone); a crash during the commit can leave some
+// files under final names with no manifest. Files are created with mode
+// 0644 less the umask, as os.Create gives.
 //
 // A run fails before writing anything if dir already holds output of the
 // same rank, unless [Overwrite] is given.
@@ -90,11 +93,10 @@ import (
 //
 // # Errors
 //
-// flow.NewSink has no error path, so a bad option, or a T that parquet-go
-// cannot write, is returned by the sink's first Consume, or by Close if
-// the stream is empty: the run fails with it before writing anything.
-// Errors name the directory, the file and, where known, the batch and row
-// ID being written.
+// A bad option, or a T that parquet-go cannot write, is found when the
+// sink is built: [flow.Pipeline.To] keeps the error, and the run fails
+// with it before writing anything. Errors of a run name the directory, the
+// file and, where known, the batch and row ID being written.
 func ParquetShards[T any](dir string, opts ...ParquetOption) flow.Sink {
 	plan, err := newPQPlan[T](dir, opts)
 	return flow.NewSink[T](&parquetSink[T]{dir: dir, plan: plan, err: err})

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -42,8 +44,18 @@ func (o *outputDir) isRankFile(name string) bool {
 	return strings.HasPrefix(name, o.partPrefix()) && strings.HasSuffix(name, ".parquet")
 }
 
+// isRankTemp reports whether name is a temporary file name of the rank:
+// a data file's or the manifest's (see createTemp).
+func (o *outputDir) isRankTemp(name string) bool {
+	return strings.HasPrefix(name, "."+o.partPrefix()) && strings.Contains(name, ".parquet.tmp-") ||
+		strings.HasPrefix(name, "."+ManifestName(o.rank)+".tmp-")
+}
+
 // prepare checks, unless the run may overwrite, that the directory holds
-// no output of the rank, and creates the directory.
+// no output of the rank, creates the directory, and removes the rank's
+// temporary files that an earlier run, killed before it could, left
+// behind. (Two runs of one rank at once in one directory are not
+// supported.)
 func (o *outputDir) prepare() error {
 	if !o.overwrite {
 		old, err := o.rankFiles()
@@ -57,8 +69,35 @@ func (o *outputDir) prepare() error {
 			return fmt.Errorf("sinks: ParquetShards(%q): the directory already holds output of rank %d (%s); remove it, or use Overwrite", o.root, o.rank, old[0])
 		}
 	}
-	_, err := o.ensureDir("")
-	return err
+	if _, err := o.ensureDir(""); err != nil {
+		return err
+	}
+	return o.removeStaleTemps()
+}
+
+// removeStaleTemps removes the rank's temporary files under the
+// directory, and syncs the directories it changed.
+func (o *outputDir) removeStaleTemps() error {
+	touched := map[string]bool{}
+	err := filepath.WalkDir(o.root, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.Type().IsRegular() && o.isRankTemp(d.Name()):
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			touched[filepath.Dir(p)] = true
+		}
+		return nil
+	})
+	if err == nil {
+		err = errors.Join(syncDirs(touched)...)
+	}
+	if err != nil {
+		return fmt.Errorf("sinks: ParquetShards(%q): removing stale temporary files: %w", o.root, err)
+	}
+	return nil
 }
 
 // rankFiles returns the slash-separated relative paths of the rank's data
@@ -127,10 +166,20 @@ func (o *outputDir) ensureDir(rel string) (string, error) {
 	return dir, nil
 }
 
-// createTemp creates a temporary file for the data file name in dir: a
-// hidden file named .<name>.tmp-<random>, which dataset discovery skips.
+// createTemp creates a temporary file for the file name in dir: a hidden
+// file named .<name>.tmp-<random>, which dataset discovery skips, with
+// mode 0644 less the umask, as os.Create gives (os.CreateTemp's 0600
+// would keep other users from reading the output).
 func (o *outputDir) createTemp(dir, name string) (*os.File, error) {
-	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
+	var f *os.File
+	var err error
+	for range 100 {
+		p := filepath.Join(dir, "."+name+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
+		f, err = os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

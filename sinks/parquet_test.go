@@ -714,6 +714,10 @@ func TestParquetShardsBadOptions(t *testing.T) {
 			case "rowid clash":
 				err = flow.From(sources.Slice(make([]clash, n))).To(c.sink).Run(context.Background())
 			default:
+				// To keeps the error: the pipeline reports it before any run.
+				if perr := pqPipeline(pqRows(n), 1).To(c.sink).Err(); perr == nil || !strings.Contains(perr.Error(), c.want) {
+					t.Errorf("%s: To kept %v, want an error containing %q", c.name, perr, c.want)
+				}
 				err = pqPipeline(pqRows(n), 1).To(c.sink).Run(context.Background())
 			}
 			if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -1,0 +1,49 @@
+// Package gostreams connects rowflow pipelines with go-streams
+// (github.com/reugn/go-streams v0.13.0) in both directions.
+//
+//   - [From] makes any go-streams [streams.Outlet] — a Source, a Flow, and
+//     so any of its connectors — a rowflow source.
+//   - [NewSource] serves a rowflow pipeline as a go-streams Source,
+//     [NewFlow] places rowflow stages between go-streams stages, and
+//     [NewSink] ends a go-streams stream in a rowflow pipeline with a sink.
+//
+// # Partitions are cut by count
+//
+// go-streams elements arrive one at a time on a channel. The adapters
+// group them into partitions of [PartitionSize] elements, in arrival
+// order, never by a timer, so which partition an element falls in (its
+// batch number) and its row ID depend only on its place in the stream:
+// element i gets the ID rowid.Ordinal(i).Combine(rowid.FromString(name))
+// ([Named], default "gostreams"). An element may also be a []T (as
+// go-streams' own flow.NewBatch emits): its values are rows one after
+// another, and how the stream happened to be batched does not change the
+// partitions. A partition is complete when it is full or the stream ends,
+// so a slow stream delivers its rows a partition at a time.
+//
+// Going out, every value is one go-streams element, or, with [Chunked],
+// every chunk is one element of type []T: one channel operation per chunk
+// instead of per value, for a go-streams stage that takes slices.
+//
+// # Errors and cancellation
+//
+// go-streams has no error channel and no context: a stream simply ends
+// when its channel is closed. The adapters therefore end their output
+// stream early when the rowflow run fails or its context is cancelled,
+// and keep the reason, which Err returns once the output channel is
+// closed (and [Sink.AwaitCompletion] has returned). A consumer that sees
+// the stream end must ask Err whether it ended normally. An element of
+// the wrong type is such an error, naming the element's position.
+//
+// # Goroutines
+//
+// go-streams stages start their goroutines when they are made and stop
+// when their input channel is closed. So that none is left blocked
+// sending to a run that has ended early, a run of an adapter that ends
+// before its go-streams input has closed drains that input: it calls the
+// [OnStop] function, if one was given, and then reads and drops elements
+// until the input is closed. A go-streams source that never ends by
+// itself needs an OnStop function that ends it; otherwise the run cannot
+// return. The goroutine an adapter starts returns once its run has ended
+// and its output is closed; cancel the context to end a run whose
+// go-streams consumer has stopped reading.
+package gostreams

@@ -1,0 +1,299 @@
+package gostreams_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reugn/go-streams/extension"
+	gsflow "github.com/reugn/go-streams/flow"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/interop/gostreams"
+	"github.com/rowflow/rowflow/internal/testutil"
+	"github.com/rowflow/rowflow/operators"
+	"github.com/rowflow/rowflow/rowid"
+	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sources"
+)
+
+// feed returns a channel that yields 0 … n-1 and is then closed.
+func feed(n int) chan any {
+	ch := make(chan any)
+	go func() {
+		defer close(ch)
+		for i := range n {
+			ch <- int64(i)
+		}
+	}()
+	return ch
+}
+
+// collect reads a ChanSink's channel to the end.
+func collect(ch chan any) []any {
+	var out []any
+	for v := range ch {
+		out = append(out, v)
+	}
+	return out
+}
+
+func tripleThenKeepEven(w int) func(*flow.Pipeline) *flow.Pipeline {
+	return func(p *flow.Pipeline) *flow.Pipeline {
+		return p.Via(operators.Filter(func(v int64) bool { return v%2 == 0 })).Parallel(w).
+			Via(operators.Map(func(v int64) (int64, error) { return v + 1, nil })).Parallel(w)
+	}
+}
+
+// A rowflow stage between go-streams stages keeps the order and the
+// values, at any parallelism and partition size.
+func TestFlowBetweenGoStreamsStages(t *testing.T) {
+	const n = 20000
+	var want []any
+	for i := range int64(n) {
+		if v := 3 * i; v%2 == 0 {
+			want = append(want, (v+1)*10)
+		}
+	}
+	for _, w := range []int{1, 2, 4} {
+		for _, part := range []int{1, 100, 4096} {
+			testutil.CheckGoroutines(t)
+			out := make(chan any)
+			rf := gostreams.NewFlow[int64, int64](context.Background(), tripleThenKeepEven(w), gostreams.PartitionSize(part))
+			go extension.NewChanSource(feed(n)).
+				Via(gsflow.NewMap(func(v int64) int64 { return 3 * v }, 1)).
+				Via(rf).
+				Via(gsflow.NewMap(func(v int64) int64 { return 10 * v }, 1)).
+				To(extension.NewChanSink(out))
+			got := collect(out)
+			if err := rf.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("w=%d part=%d: %d elements, want %d, or they differ", w, part, len(got), len(want))
+			}
+		}
+	}
+}
+
+// A go-streams source feeds a rowflow pipeline: partitions are cut by
+// count, so batching upstream by go-streams' timer-driven NewBatch gives
+// the same items as single elements.
+func TestFromCutsPartitionsByCount(t *testing.T) {
+	const n = 10000
+	read := func(src *extension.ChanSource, batched bool) []flow.Item[int64] {
+		var up interface{ Out() <-chan any } = src
+		if batched {
+			up = src.Via(gsflow.NewBatch[int64](37, time.Millisecond))
+		}
+		p := flow.From(gostreams.From[int64](up, gostreams.PartitionSize(500), gostreams.Named("events"))).
+			Via(operators.Map(func(v int64) (int64, error) { return -v, nil })).Parallel(3)
+		return testutil.Items[int64](t, p)
+	}
+	testutil.CheckGoroutines(t)
+	plain := read(extension.NewChanSource(feed(n)), false)
+	batched := read(extension.NewChanSource(feed(n)), true)
+	if len(plain) != n || !slices.Equal(plain, batched) {
+		t.Fatalf("%d items, %d batched, or they differ", len(plain), len(batched))
+	}
+	base := rowid.FromString("events")
+	for i, it := range plain {
+		if it.Value != -int64(i) || it.Batch != int64(i/500) || it.ID != rowid.Ordinal(uint64(i)).Combine(base) {
+			t.Fatalf("item %d: %+v", i, it)
+		}
+	}
+}
+
+// A rowflow pipeline as a go-streams source, element by element and
+// chunk by chunk.
+func TestSourceFeedsGoStreams(t *testing.T) {
+	testutil.CheckGoroutines(t)
+	p := flow.From(sources.Slice(ints(5000), sources.PartitionSize(300), sources.ChunkSize(64))).
+		Via(operators.Map(func(v int64) (int64, error) { return v * 2, nil })).Parallel(3)
+	out := make(chan any)
+	src := gostreams.NewSource[int64](context.Background(), p)
+	go src.Via(gsflow.NewMap(func(v int64) int64 { return v + 1 }, 1)).To(extension.NewChanSink(out))
+	got := collect(out)
+	if err := src.Err(); err != nil || len(got) != 5000 {
+		t.Fatalf("%d elements, %v", len(got), err)
+	}
+	for i, v := range got {
+		if v != int64(2*i+1) {
+			t.Fatalf("element %d is %v", i, v)
+		}
+	}
+
+	chunked := gostreams.NewSource[int64](context.Background(), p, gostreams.Chunked())
+	var all []int64
+	chunks := 0
+	for e := range chunked.Out() {
+		all = append(all, e.([]int64)...)
+		chunks++
+	}
+	if err := chunked.Err(); err != nil || len(all) != 5000 || chunks > 5000/64+17 || all[4999] != 9998 {
+		t.Fatalf("%d values in %d chunks, %v", len(all), chunks, err)
+	}
+}
+
+func TestSinkEndsAGoStreamsStream(t *testing.T) {
+	testutil.CheckGoroutines(t)
+	var got []flow.Item[int64]
+	sink := gostreams.NewSink[int64](context.Background(), func(p *flow.Pipeline) *flow.Pipeline {
+		return p.Via(operators.Filter(func(v int64) bool { return v%3 == 0 })).Parallel(2).To(sinks.Collect(&got))
+	}, gostreams.PartitionSize(128))
+	extension.NewChanSource(feed(3000)).Via(gsflow.NewMap(func(v int64) int64 { return v + 1 }, 1)).To(sink)
+	if err := sink.Err(); err != nil || len(got) != 1000 {
+		t.Fatalf("%d items, %v", len(got), err)
+	}
+	for i, it := range got {
+		if it.Value != int64(3*i+3) || it.Batch != int64(3*i+2)/128 {
+			t.Fatalf("item %d: %+v", i, it)
+		}
+	}
+}
+
+var errBad = errors.New("bad value")
+
+// A failing rowflow stage between go-streams stages: the stream after it
+// ends early, Err names the stage and the row, and every goroutine on
+// both sides returns.
+func TestFlowErrorEndsTheStream(t *testing.T) {
+	for _, w := range []int{1, 3} {
+		testutil.CheckGoroutines(t)
+		rf := gostreams.NewFlow[int64, int64](context.Background(), func(p *flow.Pipeline) *flow.Pipeline {
+			return p.Via(operators.Map(func(v int64) (int64, error) {
+				if v == 7777 {
+					return 0, errBad
+				}
+				return v, nil
+			})).Parallel(w)
+		}, gostreams.PartitionSize(100))
+		out := make(chan any)
+		go extension.NewChanSource(feed(50000)).
+			Via(gsflow.NewMap(func(v int64) int64 { return v }, 1)).
+			Via(rf).
+			Via(gsflow.NewMap(func(v int64) int64 { return v }, 1)).
+			To(extension.NewChanSink(out))
+		got := collect(out)
+		var se *flow.StageError
+		if err := rf.Err(); !errors.As(err, &se) || !errors.Is(err, errBad) || !se.HasID || se.Batch != 77 {
+			t.Fatalf("w=%d: Err = %v", w, err)
+		}
+		if len(got) > 7700 {
+			t.Fatalf("w=%d: %d elements passed the failing partition", w, len(got))
+		}
+		for i, v := range got {
+			if v != int64(i) {
+				t.Fatalf("w=%d: element %d is %v", w, i, v)
+			}
+		}
+	}
+}
+
+// An element of the wrong type is an error naming its place.
+func TestFromWrongElementType(t *testing.T) {
+	testutil.CheckGoroutines(t)
+	ch := make(chan any)
+	go func() {
+		defer close(ch)
+		for i := range 1000 {
+			if i == 345 {
+				ch <- "oops"
+				continue
+			}
+			ch <- int64(i)
+		}
+	}()
+	var n int64
+	err := flow.From(gostreams.From[int64](extension.NewChanSource(ch))).To(sinks.Count[int64](&n)).Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "after row 345 is a string") {
+		t.Fatalf("Run = %v", err)
+	}
+}
+
+// Cancelling a run drains the go-streams input, and OnStop ends an
+// endless one, so no goroutine is left on either side.
+func TestCancelDrainsTheInput(t *testing.T) {
+	testutil.CheckGoroutines(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rf := gostreams.NewFlow[int64, int64](ctx, tripleThenKeepEven(2))
+	out := make(chan any)
+	go extension.NewChanSource(feed(100000)).Via(gsflow.NewMap(func(v int64) int64 { return v }, 1)).
+		Via(rf).To(extension.NewChanSink(out))
+	k := 0
+	for range out {
+		if k++; k == 1000 {
+			cancel()
+		}
+	}
+	if err := rf.Err(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Err = %v", err)
+	}
+
+	// An endless source, stopped by OnStop; the loop leaves early.
+	stop := make(chan struct{})
+	endless := make(chan any)
+	go func() {
+		defer close(endless)
+		for i := int64(0); ; i++ {
+			select {
+			case endless <- i:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	p := flow.From(gostreams.From[int64](extension.NewChanSource(endless), gostreams.OnStop(func() { close(stop) })))
+	k = 0
+	for v, err := range flow.Values[int64](context.Background(), p) {
+		if err != nil || v != int64(k) {
+			t.Fatalf("value %d: %v, %v", k, v, err)
+		}
+		if k++; k == 5000 {
+			break
+		}
+	}
+	// The stream was read once.
+	if err := p.To(sinks.Count[int64](new(int64))).Run(context.Background()); err == nil || !strings.Contains(err.Error(), "can be read once") {
+		t.Fatalf("second run: %v", err)
+	}
+}
+
+// A go-streams consumer that stops reading a rowflow source: cancelling
+// the context ends the run.
+func TestSourceConsumerStops(t *testing.T) {
+	testutil.CheckGoroutines(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	src := gostreams.NewSource[int64](ctx, flow.From(sources.Generate(-1, func(i int64) (int64, error) { return i, nil })))
+	for range 10 {
+		<-src.Out()
+	}
+	cancel()
+	if err := src.Err(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Err = %v", err)
+	}
+	if _, ok := <-src.Out(); ok {
+		t.Fatal("output open after the run ended")
+	}
+}
+
+func TestOptionsRefuse(t *testing.T) {
+	for _, o := range []gostreams.Option{gostreams.PartitionSize(0), gostreams.ChunkSize(0), gostreams.Named(""), gostreams.OnStop(nil)} {
+		err := flow.From(gostreams.From[int64](extension.NewChanSource(feed(0)), o)).To(sinks.Count[int64](new(int64))).Run(context.Background())
+		if err == nil || !strings.HasPrefix(err.Error(), "gostreams: ") {
+			t.Errorf("Run = %v", err)
+		}
+	}
+}
+
+func ints(n int) []int64 {
+	v := make([]int64, n)
+	for i := range v {
+		v[i] = int64(i)
+	}
+	return v
+}

@@ -1,0 +1,181 @@
+package gostreams
+
+import (
+	"context"
+
+	"github.com/reugn/go-streams"
+	gsflow "github.com/reugn/go-streams/flow"
+
+	"github.com/rowflow/rowflow/flow"
+)
+
+// Source serves a rowflow pipeline as a go-streams Source. Make one with
+// [NewSource].
+type Source[T any] struct {
+	out  chan any
+	done chan struct{}
+	err  error
+}
+
+var _ streams.Source = (*Source[int])(nil)
+
+// NewSource starts a run of p, which must have no sink and produce
+// values of type T, and returns it as a go-streams Source: every value is
+// an element of type T, or with [Chunked] every chunk an element of type
+// []T, in the pipeline's serial order. The output is closed when the run
+// ends; [Source.Err] then says why. Cancel ctx to end the run early, for
+// instance when the go-streams consumer stops reading. Of the options,
+// only Chunked applies.
+func NewSource[T any](ctx context.Context, p *flow.Pipeline, opts ...Option) *Source[T] {
+	s := &Source[T]{out: make(chan any), done: make(chan struct{})}
+	c, err := newConfig(opts)
+	go func() {
+		defer close(s.done)
+		defer close(s.out)
+		if err != nil {
+			s.err = err
+			return
+		}
+		s.err = emit[T](ctx, p, c.chunked, s.out)
+	}()
+	return s
+}
+
+// emit runs p and sends its values, or chunks, to out.
+func emit[T any](ctx context.Context, p *flow.Pipeline, chunked bool, out chan<- any) error {
+	for c, err := range flow.Chunks[T](ctx, p) {
+		if err != nil {
+			return err
+		}
+		if chunked {
+			if len(c.Values) > 0 {
+				if err := send(ctx, out, any(c.Values)); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		for _, v := range c.Values {
+			if err := send(ctx, out, any(v)); err != nil {
+				return err
+			}
+		}
+		c.Release()
+	}
+	return nil
+}
+
+func send(ctx context.Context, out chan<- any, v any) error {
+	select {
+	case out <- v:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// Out returns the output channel.
+func (s *Source[T]) Out() <-chan any { return s.out }
+
+// Via streams the output to f and returns f.
+func (s *Source[T]) Via(f streams.Flow) streams.Flow {
+	gsflow.DoStream(s, f)
+	return f
+}
+
+// Err waits for the run to end and returns its error: nil if the stream
+// ended normally.
+func (s *Source[T]) Err() error {
+	<-s.done
+	return s.err
+}
+
+// Flow runs rowflow stages as a go-streams Flow. Make one with
+// [NewFlow].
+type Flow[In, Out any] struct {
+	in chan any
+	Source[Out]
+}
+
+var _ streams.Flow = (*Flow[int, int])(nil)
+
+// NewFlow returns a go-streams Flow whose elements, of type In or []In,
+// go through the stages that build appends to a rowflow pipeline reading
+// them (see [From]), and come out as elements of type Out (or []Out with
+// [Chunked]) in serial order. The run starts now and ends when the input
+// is closed and drained through the stages, when a stage fails, or when
+// ctx is cancelled; [Flow.Err] then says why, and the input is drained
+// so that the go-streams stages before it finish.
+func NewFlow[In, Out any](ctx context.Context, build func(*flow.Pipeline) *flow.Pipeline, opts ...Option) *Flow[In, Out] {
+	f := &Flow[In, Out]{in: make(chan any), Source: Source[Out]{out: make(chan any), done: make(chan struct{})}}
+	c, _ := newConfig(opts) // a bad option is the source's error
+	src := From[In](outlet(f.in), opts...).(*inlet[In])
+	go func() {
+		defer close(f.done)
+		defer close(f.out)
+		defer src.drain()
+		f.err = emit[Out](ctx, build(flow.From[In](src)), c.chunked, f.out)
+	}()
+	return f
+}
+
+// outlet is a channel as a go-streams Outlet.
+type outlet chan any
+
+func (o outlet) Out() <-chan any { return o }
+
+// In returns the input channel.
+func (f *Flow[In, Out]) In() chan<- any { return f.in }
+
+// Via streams the output to next and returns next.
+func (f *Flow[In, Out]) Via(next streams.Flow) streams.Flow {
+	gsflow.DoStream(f, next)
+	return next
+}
+
+// To streams the output to sink and waits until the sink has completed.
+func (f *Flow[In, Out]) To(sink streams.Sink) {
+	for v := range f.out {
+		sink.In() <- v
+	}
+	close(sink.In())
+	sink.AwaitCompletion()
+}
+
+// Sink ends a go-streams stream in a rowflow pipeline that ends in a sink.
+// Make one with [NewSink].
+type Sink[T any] struct {
+	in   chan any
+	done chan struct{}
+	err  error
+}
+
+var _ streams.Sink = (*Sink[int])(nil)
+
+// NewSink returns a go-streams Sink whose elements, of type T or []T, feed
+// the pipeline that build makes from a rowflow pipeline reading them (see
+// [From]); build must end it with To. The run starts now and ends when the
+// input is closed and the pipeline's sink has committed, when it fails, or
+// when ctx is cancelled; the input is then drained.
+func NewSink[T any](ctx context.Context, build func(*flow.Pipeline) *flow.Pipeline, opts ...Option) *Sink[T] {
+	s := &Sink[T]{in: make(chan any), done: make(chan struct{})}
+	src := From[T](outlet(s.in), opts...).(*inlet[T])
+	go func() {
+		defer close(s.done)
+		defer src.drain()
+		s.err = build(flow.From[T](src)).Run(ctx)
+	}()
+	return s
+}
+
+// In returns the input channel.
+func (s *Sink[T]) In() chan<- any { return s.in }
+
+// AwaitCompletion waits until the run has ended.
+func (s *Sink[T]) AwaitCompletion() { <-s.done }
+
+// Err waits until the run has ended and returns its error.
+func (s *Sink[T]) Err() error {
+	<-s.done
+	return s.err
+}

@@ -1,0 +1,150 @@
+package gostreams
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"reflect"
+	"sync"
+	"sync/atomic"
+
+	"github.com/reugn/go-streams"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/rowid"
+)
+
+// From returns a rowflow source that reads the elements of out, a
+// go-streams Source or Flow. Each element must be a T or a []T; values are
+// grouped into partitions of [PartitionSize] in arrival order (see the
+// package documentation).
+//
+// A go-streams stream can be read once: the source's first run reads it,
+// and a later run fails with an error. A run that ends early drains out
+// (see [OnStop]).
+func From[T any](out streams.Outlet, opts ...Option) flow.Source[T] {
+	c, err := newConfig(opts)
+	return &inlet[T]{ch: out.Out(), cfg: c, err: err, base: rowid.FromString(c.name)}
+}
+
+// inlet is a rowflow source reading a channel of go-streams elements.
+type inlet[T any] struct {
+	ch      <-chan any
+	cfg     config
+	err     error // a bad option
+	base    rowid.ID
+	used    atomic.Bool
+	drained sync.Once
+	closed  atomic.Bool // the channel was seen closed
+}
+
+// Err returns the error of a bad option.
+func (s *inlet[T]) Err() error { return s.err }
+
+func (s *inlet[T]) Info() flow.Info { return flow.Info{Name: s.cfg.name} }
+
+func (s *inlet[T]) Partitions(ctx context.Context, _ flow.Env) iter.Seq2[flow.Partition[T], error] {
+	return func(yield func(flow.Partition[T], error) bool) {
+		if s.used.Swap(true) {
+			yield(flow.Partition[T]{}, errors.New("gostreams: the go-streams stream was read by an earlier run; it can be read once"))
+			return
+		}
+		flow.AtEnd(ctx, s.drain)
+		r := reader[T]{s: s}
+		for b := int64(0); ; b++ {
+			first := r.row
+			vals, err := r.fill(ctx)
+			if err != nil {
+				yield(flow.Partition[T]{}, err)
+				return
+			}
+			if len(vals) == 0 {
+				return
+			}
+			read := func(ctx context.Context, out flow.Emitter[T]) error {
+				return s.push(ctx, out, b, first, vals)
+			}
+			if !yield(flow.Partition[T]{Batch: b, Read: read}, nil) {
+				return
+			}
+		}
+	}
+}
+
+// push pushes a partition's values in chunks.
+func (s *inlet[T]) push(ctx context.Context, out flow.Emitter[T], b int64, first uint64, vals []T) error {
+	n := s.cfg.chunk
+	for i := 0; i < len(vals); i += n {
+		j := min(i+n, len(vals))
+		buf := append(flow.Alloc[T](j-i), vals[i:j]...)
+		c := flow.Chunk[T]{Batch: b, Values: buf, IDs: flow.OrdinalIDs(s.base, first+uint64(i), j-i), End: j == len(vals)}
+		if err := out.Push(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// drain ends the go-streams stream feeding s if the run did not read it
+// to its end: it calls the OnStop function and reads until the channel is
+// closed, so that the goroutines sending to it return.
+func (s *inlet[T]) drain() {
+	s.drained.Do(func() {
+		if s.closed.Load() {
+			return
+		}
+		if s.cfg.onStop != nil {
+			s.cfg.onStop()
+		}
+		for range s.ch {
+		}
+		s.closed.Store(true)
+	})
+}
+
+// reader reads the partitions of one run.
+type reader[T any] struct {
+	s     *inlet[T]
+	row   uint64 // rows read so far
+	carry []T    // the rest of a []T element that did not fit
+}
+
+// fill reads the next partition's values; none at the end of the stream.
+func (r *reader[T]) fill(ctx context.Context) ([]T, error) {
+	want := r.s.cfg.partition
+	vals := make([]T, 0, want)
+	for len(vals) < want {
+		if len(r.carry) > 0 {
+			k := min(want-len(vals), len(r.carry))
+			vals, r.carry = append(vals, r.carry[:k]...), r.carry[k:]
+			continue
+		}
+		if r.s.closed.Load() {
+			break
+		}
+		var e any
+		var ok bool
+		select {
+		case e, ok = <-r.s.ch:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if !ok {
+			r.s.closed.Store(true)
+			break
+		}
+		switch v := e.(type) {
+		case T:
+			vals = append(vals, v)
+		case []T:
+			r.carry = v
+		default:
+			at := r.row + uint64(len(vals))
+			return nil, fmt.Errorf("gostreams: %s: the element after row %d is a %T, want %v or []%[4]v",
+				r.s.cfg.name, at, e, reflect.TypeFor[T]())
+		}
+	}
+	r.row += uint64(len(vals))
+	return vals, nil
+}

@@ -97,7 +97,22 @@ func (p *batchProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Em
 	}
 	at := p.in.at(c.Batch)
 	n := p.op.n
+	var ids []rowid.ID // the chunk's IDs, once whole batches share its storage
 	for k := 0; k < len(c.Values); {
+		if len(p.cur.Values) == 0 && len(c.Values)-k >= n {
+			// A whole batch inside the chunk takes a piece of the chunk's
+			// storage instead of a copy.
+			if ids == nil {
+				ids = c.IDs.AppendTo(make([]rowid.ID, 0, len(c.Values)))
+			}
+			p.start = Mark{Part: at.Part, Row: at.Row + int64(k)}
+			p.cur = Rows[T]{Values: c.Values[k : k+n : k+n], IDs: ids[k : k+n : k+n]}
+			k += n
+			if err := p.emit(ctx, out); err != nil {
+				return err
+			}
+			continue
+		}
 		if len(p.cur.Values) == 0 {
 			p.start = Mark{Part: at.Part, Row: at.Row + int64(k)}
 			p.cur = Rows[T]{Values: make([]T, 0, n), IDs: make([]rowid.ID, 0, n)}
@@ -113,6 +128,9 @@ func (p *batchProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Em
 		}
 	}
 	p.in.advance(len(c.Values))
+	if ids != nil {
+		c.Values = nil // the batches own it now
+	}
 	return p.out.sync(ctx, out)
 }
 

@@ -55,9 +55,9 @@ func (GobCodec[T]) Decode(src []byte, n int) ([]T, error) {
 //	"rowflow cache v1\n" id "\n"
 //	record*  end
 //
-// A record is one partition: a uvarint length, then that many bytes of
-// zstd holding the batch number (8 bytes), the row count n (uvarint), n
-// row IDs (Lo, Hi, 8 bytes each) and the codec's encoding of the values.
+// A record is one partition: a uvarint length, the batch number (8
+// bytes), then that many bytes of zstd holding the row count n (uvarint),
+// n row IDs (Lo, Hi, 8 bytes each) and the codec's encoding of the values.
 // The end is a zero length followed by the number of records (uvarint).
 // All integers are little-endian.
 
@@ -126,17 +126,26 @@ func (c *cacheSource[T]) readDisk(r *bufio.Reader, yield func(flow.Partition[T],
 			}
 			return
 		}
+		var head [8]byte
 		rec := make([]byte, n)
-		if _, err := io.ReadFull(r, rec); err != nil {
+		if _, err := io.ReadFull(r, head[:]); err == nil {
+			_, err = io.ReadFull(r, rec)
+		}
+		if err != nil {
 			fail(k, fmt.Errorf("truncated: %w", err))
 			return
 		}
-		cp, err := c.decode(rec)
-		if err != nil {
-			fail(k, err)
-			return
-		}
-		if !yield(cp.partition(), nil) {
+		batch := int64(binary.LittleEndian.Uint64(head[:]))
+		// The record is decoded by the reader of the partition, so that
+		// the partitions in flight hold compressed bytes only.
+		part := flow.Partition[T]{Batch: batch, Read: func(ctx context.Context, out flow.Emitter[T]) error {
+			cp, err := c.decode(batch, rec)
+			if err != nil {
+				return fmt.Errorf("operators: cache %s: record %d (batch %d): %w", c.cfg.path, k, batch, err)
+			}
+			return cp.partition().Read(ctx, out)
+		}}
+		if !yield(part, nil) {
 			return
 		}
 	}
@@ -168,7 +177,7 @@ func (c *cacheSource[T]) writeDisk(ctx context.Context, yield func(flow.Partitio
 			return fmt.Errorf("operators: cache %s: batch %d: %w", c.cfg.path, cp.batch, err)
 		}
 		records++
-		w.Write(binary.AppendUvarint(nil, uint64(len(buf))))
+		w.Write(binary.LittleEndian.AppendUint64(binary.AppendUvarint(nil, uint64(len(buf))), uint64(cp.batch)))
 		_, err = w.Write(buf)
 		return err
 	}
@@ -200,8 +209,7 @@ func (c *cacheSource[T]) writeDisk(ctx context.Context, yield func(flow.Partitio
 
 // encode appends the compressed record of cp to dst.
 func (c *cacheSource[T]) encode(dst []byte, cp cachedPart[T]) ([]byte, error) {
-	raw := binary.LittleEndian.AppendUint64(nil, uint64(cp.batch))
-	raw = binary.AppendUvarint(raw, uint64(len(cp.vals)))
+	raw := binary.AppendUvarint(nil, uint64(len(cp.vals)))
 	for _, id := range cp.ids {
 		raw = binary.LittleEndian.AppendUint64(raw, id.Lo)
 		raw = binary.LittleEndian.AppendUint64(raw, id.Hi)
@@ -213,21 +221,18 @@ func (c *cacheSource[T]) encode(dst []byte, cp cachedPart[T]) ([]byte, error) {
 	return zenc.EncodeAll(raw, dst), nil
 }
 
-// decode reads one record.
-func (c *cacheSource[T]) decode(rec []byte) (cachedPart[T], error) {
+// decode decodes the compressed part of one record.
+func (c *cacheSource[T]) decode(batch int64, rec []byte) (cachedPart[T], error) {
 	raw, err := zdec.DecodeAll(rec, nil)
 	if err != nil {
 		return cachedPart[T]{}, err
 	}
-	if len(raw) < 8 {
-		return cachedPart[T]{}, fmt.Errorf("short record")
-	}
-	cp := cachedPart[T]{batch: int64(binary.LittleEndian.Uint64(raw))}
-	n, k := binary.Uvarint(raw[8:])
+	cp := cachedPart[T]{batch: batch}
+	n, k := binary.Uvarint(raw)
 	if k <= 0 || n > uint64(len(raw)) {
 		return cachedPart[T]{}, fmt.Errorf("bad row count")
 	}
-	raw = raw[8+k:]
+	raw = raw[k:]
 	if uint64(len(raw)) < 16*n {
 		return cachedPart[T]{}, fmt.Errorf("short record: %d rows need %d bytes of IDs", n, 16*n)
 	}
@@ -236,7 +241,7 @@ func (c *cacheSource[T]) decode(rec []byte) (cachedPart[T], error) {
 		cp.ids[i] = rowid.ID{Lo: binary.LittleEndian.Uint64(raw[16*i:]), Hi: binary.LittleEndian.Uint64(raw[16*i+8:])}
 	}
 	if cp.vals, err = c.codec.Decode(raw[16*n:], int(n)); err != nil {
-		return cachedPart[T]{}, fmt.Errorf("batch %d: %w", cp.batch, err)
+		return cachedPart[T]{}, err
 	}
 	return cp, nil
 }

@@ -9,6 +9,7 @@
 //
 //	go run ./internal/shapebench
 //	go run ./internal/shapebench -rows 200000 -rounds 5 -mem-rows 100000
+//	go run ./internal/shapebench -only memory
 //
 // # Method
 //
@@ -44,6 +45,7 @@ func main() {
 	rows := flag.Int("rows", 400_000, "rows for the speed measurements")
 	rounds := flag.Int("rounds", 5, "measured rounds")
 	memRows := flag.Int("mem-rows", 200_000, "rows of the smaller memory dataset (the larger has 4x)")
+	only := flag.String("only", "", "measure only this part: speed, prefetch or memory")
 	child := flag.String("child", "", "internal: run one memory measurement in this process")
 	dir := flag.String("dir", "", "internal: the child's scratch directory")
 	flag.Parse()
@@ -60,7 +62,7 @@ func main() {
 	}
 	fmt.Println(benchutil.Machine())
 	fmt.Printf("load average before: %s\n\n", benchutil.LoadAvg())
-	if err := run(context.Background(), os.Stdout, *rows, *rounds, *memRows); err != nil {
+	if err := run(context.Background(), os.Stdout, *only, *rows, *rounds, *memRows); err != nil {
 		fmt.Fprintln(os.Stderr, "shapebench:", err)
 		os.Exit(1)
 	}

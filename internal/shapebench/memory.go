@@ -157,16 +157,23 @@ func memoryRows(w io.Writer, n, runs int) error {
 	return nil
 }
 
-// run prints the whole table.
-func run(ctx context.Context, w io.Writer, rows, rounds, memRows int) error {
-	fmt.Fprintf(w, "| stage | input | rowflow | hand loop | hand / rowflow | aim | met? |\n|---|--:|--:|--:|--:|--:|---|\n")
-	if err := speed(ctx, w, rows, rounds); err != nil {
-		return err
+// run prints the whole table, or the part only names.
+func run(ctx context.Context, w io.Writer, only string, rows, rounds, memRows int) error {
+	if only == "" || only == "speed" {
+		fmt.Fprintf(w, "| stage | input | rowflow | hand loop | hand / rowflow | aim | met? |\n|---|--:|--:|--:|--:|--:|---|\n")
+		if err := speed(ctx, w, rows, rounds); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintf(w, "\n| prefetch | input | wall time | slower side alone | wall / slower | aim | met? |\n|---|--:|--:|--:|--:|--:|---|\n")
-	if err := prefetchRows(ctx, w, rounds); err != nil {
-		return err
+	if only == "" || only == "prefetch" {
+		fmt.Fprintf(w, "\n| prefetch | input | wall time | slower side alone | wall / slower | aim | met? |\n|---|--:|--:|--:|--:|--:|---|\n")
+		if err := prefetchRows(ctx, w, rounds); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintf(w, "\n| peak RSS (child processes, median of 3) | %d rows | %d rows | ratio | aim | met? |\n|---|--:|--:|--:|--:|---|\n", memRows, 4*memRows)
-	return memoryRows(w, memRows, 3)
+	if only == "" || only == "memory" {
+		fmt.Fprintf(w, "\n| peak RSS (child processes, median of 3) | %d rows | %d rows | ratio | aim | met? |\n|---|--:|--:|--:|--:|---|\n", memRows, 4*memRows)
+		return memoryRows(w, memRows, 3)
+	}
+	return nil
 }

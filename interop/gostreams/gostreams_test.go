@@ -12,8 +12,8 @@ import (
 	gsflow "github.com/reugn/go-streams/flow"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/interop/gostreams"
 	"github.com/rowflow/rowflow/internal/testutil"
+	"github.com/rowflow/rowflow/interop/gostreams"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sinks"

@@ -1,13 +1,12 @@
 package main
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
+	"context"
 	"strings"
 
-	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sources"
 )
 
 // Doc is a row of the training dataset.
@@ -17,56 +16,29 @@ type Doc struct {
 	Label int32  `parquet:"label"`
 }
 
-// writeDataset writes n documents of 1 to 120 words under dir, in the
-// given number of Parquet files with row groups of 4096 rows. The text comes from a fixed
-// linear congruential sequence, so every run writes the same data.
-func writeDataset(dir string, n, files int) error {
-	words := strings.Fields("the a of data row pipeline parallel serial order merge batch shard epoch " +
-		"seed stream parquet column token model train replay test exact fast worker gradient loss step")
-	x := uint64(7)
+var vocabulary = strings.Fields("the a of data row pipeline parallel serial order merge batch shard epoch " +
+	"seed stream parquet column token model train replay test exact fast worker gradient loss step")
+
+// doc makes document i: 1 to 120 words and a label, drawn from a fixed
+// linear congruential sequence started at i, so every run writes the
+// same data.
+func doc(i int64) (Doc, error) {
+	x := uint64(i)*0x9e3779b97f4a7c15 + 7
 	next := func(m int) int {
 		x = x*6364136223846793005 + 1442695040888963407
 		return int(x>>33) % m
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	text := make([]string, 1+next(120))
+	for j := range text {
+		text[j] = vocabulary[next(len(vocabulary))]
 	}
-	for f := range files {
-		lo, hi := f*n/files, (f+1)*n/files
-		docs := make([]Doc, 0, hi-lo)
-		for i := lo; i < hi; i++ {
-			text := make([]string, 1+next(120))
-			for j := range text {
-				text[j] = words[next(len(words))]
-			}
-			docs = append(docs, Doc{ID: int64(i), Text: strings.Join(text, " "), Label: int32(next(10))})
-		}
-		if err := writeFile(filepath.Join(dir, fmt.Sprintf("part-%03d.parquet", f)), docs); err != nil {
-			return err
-		}
-	}
-	return nil
+	return Doc{ID: i, Text: strings.Join(text, " "), Label: int32(next(10))}, nil
 }
 
-func writeFile(path string, docs []Doc) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	w := parquet.NewGenericWriter[Doc](f, parquet.Compression(&zstd.Codec{}))
-	for len(docs) > 0 {
-		k := min(4096, len(docs))
-		if _, err := w.Write(docs[:k]); err != nil {
-			return err
-		}
-		if err := w.Flush(); err != nil {
-			return err
-		}
-		docs = docs[k:]
-	}
-	if err := w.Close(); err != nil {
-		return err
-	}
-	return f.Close()
+// writeDataset writes n documents under dir with rowflow itself: Parquet
+// files of up to n/files rows, row groups of 4096 rows.
+func writeDataset(ctx context.Context, dir string, n, files int) error {
+	return flow.From(sources.Generate(int64(n), doc, sources.PartitionSize(4096))).Parallel(2).
+		To(sinks.ParquetShards[Doc](dir, sinks.RowsPerFile(int64((n+files-1)/files)), sinks.RowGroupRows(4096))).
+		Run(ctx)
 }

@@ -101,10 +101,10 @@ func run(ctx context.Context, w io.Writer, n, workers int, dir string) ([world]r
 		dir = tmp
 	}
 	data := filepath.Join(dir, "docs")
-	if err := writeDataset(data, n, 8); err != nil {
+	if err := writeDataset(ctx, data, n, 8); err != nil {
 		return reports, err
 	}
-	fmt.Fprintf(w, "dataset: %d documents in 8 Parquet files, %d ranks, %d epochs, batches of %d\n", n, world, epochs, batchSize)
+	fmt.Fprintf(w, "dataset: %d documents in 8 Parquet files written by sinks.ParquetShards, %d ranks, %d epochs, batches of %d\n", n, world, epochs, batchSize)
 	for rank := range world {
 		r, err := train(ctx, data, rank, workers)
 		if err != nil {

@@ -237,9 +237,20 @@ type doneFile struct {
 	temp string
 }
 
+// commitStep is called between the steps of a commit, with the step's
+// name. Tests set it to stop a process at each step; it does nothing
+// otherwise.
+var commitStep = func(step string) {}
+
 // commit gives the files their final names, removes, with Overwrite, the
 // rank's old files it did not replace, syncs the directories, and writes
 // the manifest m last. If it fails, it removes what the run wrote.
+//
+// With Overwrite, the old manifest is removed, and its removal made
+// durable, before any old file is replaced or removed: whenever the
+// commit stops, by an error or by the process being killed, a manifest
+// on disk describes exactly the files on disk (the old ones, until the
+// first step, or the new ones, once written last), or there is none.
 func (o *outputDir) commit(files []doneFile, m *Manifest) (err error) {
 	var renamed []string
 	defer func() {
@@ -250,6 +261,12 @@ func (o *outputDir) commit(files []doneFile, m *Manifest) (err error) {
 			err = errors.Join(err, o.abort())
 		}
 	}()
+	if o.overwrite {
+		if err := o.removeManifest(); err != nil {
+			return err
+		}
+	}
+	commitStep("manifest removed")
 	dirs := map[string]bool{o.root: true}
 	for _, f := range files {
 		final := filepath.Join(o.root, filepath.FromSlash(f.Path))
@@ -266,19 +283,38 @@ func (o *outputDir) commit(files []doneFile, m *Manifest) (err error) {
 		delete(o.temps, f.temp)
 		o.mu.Unlock()
 		dirs[filepath.Dir(final)] = true
+		commitStep("renamed " + f.Path)
 	}
 	if o.overwrite {
 		if err := o.removeStale(files, dirs); err != nil {
 			return err
 		}
 	}
+	commitStep("stale removed")
 	for _, d := range o.created {
 		dirs[filepath.Dir(d)] = true
 	}
 	if err := errors.Join(syncDirs(dirs)...); err != nil {
 		return fmt.Errorf("sinks: ParquetShards(%q): %w", o.root, err)
 	}
+	commitStep("synced")
 	return o.writeManifest(m)
+}
+
+// removeManifest removes the rank's manifest, if there is one, and makes
+// its removal durable.
+func (o *outputDir) removeManifest() error {
+	err := os.Remove(filepath.Join(o.root, ManifestName(o.rank)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err == nil {
+		err = syncDir(o.root)
+	}
+	if err != nil {
+		return fmt.Errorf("sinks: ParquetShards(%q): removing the old manifest: %w", o.root, err)
+	}
+	return nil
 }
 
 // removeStale removes the rank's data files that files does not list.

@@ -239,8 +239,10 @@ func MaxOpenPartitions(n int) ParquetOption {
 // run renames its files over the old ones at its commit, then removes the
 // old files of the rank that it did not rewrite, and replaces the
 // manifest. A run that fails before its commit leaves the old output as
-// it was; one that fails during the commit may have replaced some old
-// files, and leaves no manifest.
+// it was. The commit first removes the old manifest, so a run that fails
+// or is killed during its commit may have replaced or removed some old
+// files but leaves no manifest: a manifest on disk always describes
+// exactly the rank's files on disk.
 func Overwrite() ParquetOption {
 	return parquetOption(func(c *parquetConfig) error {
 		c.overwrite = true

@@ -39,9 +39,7 @@ func ChildArg(t testing.TB) string {
 // fails t, with its output.
 func RunChild(t testing.TB, test, arg string) map[string]string {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1", "-test.v")
-	cmd.Env = append(os.Environ(), childEnv+"="+arg)
-	out, err := cmd.CombinedOutput()
+	out, err := ChildOutput(test, arg)
 	if err != nil {
 		t.Fatalf("child %s(%s): %v\n%s", test, arg, err, tail(out))
 	}
@@ -63,6 +61,15 @@ func RunChild(t testing.TB, test, arg string) map[string]string {
 		t.Fatalf("child %s(%s) reported nothing:\n%s", test, arg, tail(out))
 	}
 	return got
+}
+
+// ChildOutput runs the test named test of the current test binary in a
+// child process, as [RunChild] does, and returns its output and how it
+// ended: an *exec.ExitError if it failed or was killed.
+func ChildOutput(test, arg string) ([]byte, error) {
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), childEnv+"="+arg)
+	return cmd.CombinedOutput()
 }
 
 func tail(out []byte) []byte {

@@ -211,13 +211,15 @@ func (m *merger[T]) fillMix(ctx context.Context, o *mergeOut[T], out Emitter[T])
 			j++
 		}
 		l := m.lanes[m.active[j]]
-		ok, err := m.ready(l)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			m.ended = !m.exhausted(ctx, l)
-			continue
+		if l.k >= len(l.cur.Values) {
+			ok, err := m.ready(l)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				m.ended = !m.exhausted(ctx, l)
+				continue
+			}
 		}
 		o.add(l, 1)
 		if err := o.flush(ctx, out); err != nil {
@@ -277,9 +279,13 @@ func (o *mergeOut[T]) add(l *lane[T], k int) {
 	if o.vals == nil {
 		o.vals, o.ids = Alloc[T](combineChunk), Alloc[rowid.ID](combineChunk)
 	}
-	o.vals = append(o.vals, l.cur.Values[l.k:l.k+k]...)
-	for i := l.k; i < l.k+k; i++ {
-		o.ids = append(o.ids, l.comb.Combine(l.cur.IDs.At(i)))
+	if k == 1 {
+		o.vals, o.ids = append(o.vals, l.cur.Values[l.k]), append(o.ids, l.comb.Combine(l.cur.IDs.At(l.k)))
+	} else {
+		o.vals = append(o.vals, l.cur.Values[l.k:l.k+k]...)
+		for i := l.k; i < l.k+k; i++ {
+			o.ids = append(o.ids, l.comb.Combine(l.cur.IDs.At(i)))
+		}
 	}
 	l.k += k
 	l.rows += int64(k)

@@ -89,15 +89,24 @@ func (s *indexShuffle[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq
 	}
 }
 
-// read pushes the rows at positions [lo, hi) of the permutation.
+// read pushes the rows at positions [lo, hi) of the permutation. The row
+// numbers of a chunk are computed first and read after, so that the reads,
+// which miss the cache in a large input, overlap.
 func (s *indexShuffle[T]) read(ctx context.Context, perm feistel.Perm, batch, lo, hi int64, out flow.Emitter[T]) error {
+	rows := flow.Alloc[int64](indexChunk)
+	defer func() { flow.Recycle(rows) }()
 	for c := lo; c < hi; c += indexChunk {
 		end := min(c+indexChunk, hi)
-		vals, ids := flow.Alloc[T](int(end-c)), flow.Alloc[rowid.ID](int(end-c))
+		rows = rows[:0]
+		for i := c; i < end; i++ {
+			rows = append(rows, int64(perm.At(uint64(i))))
+		}
+		vals, ids := flow.Alloc[T](len(rows)), flow.Alloc[rowid.ID](len(rows))
 		var err error
-		for i := c; i < end && err == nil; i++ {
-			row := int64(perm.At(uint64(i)))
-			vals, ids, err = s.src.ReadRange(ctx, row, row+1, vals, ids)
+		for _, row := range rows {
+			if vals, ids, err = s.src.ReadRange(ctx, row, row+1, vals, ids); err != nil {
+				break
+			}
 		}
 		if err != nil {
 			flow.Recycle(vals)

@@ -88,6 +88,14 @@ func (s *shuffleOp[T]) NewProcessor(env flow.Env) flow.Processor[T, T] {
 	return p
 }
 
+// entry is a buffered row: its value, its ID and its ordinal in the
+// epoch (-1 for the rows before a resume point).
+type entry[T any] struct {
+	v   T
+	id  rowid.ID
+	ord int64
+}
+
 // partStart is where an input partition began: its batch number and the
 // ordinal of its first row in the epoch.
 type partStart struct{ batch, row int64 }
@@ -99,9 +107,7 @@ type shuffleProc[T any] struct {
 	epoch   int64
 	rng     pcg.Rand
 
-	vals  []T
-	ids   []rowid.ID
-	ord   []int64 // each buffered row's ordinal in the epoch; -1 for rows before a resume point
+	buf   []entry[T]
 	bytes int64
 
 	rows   int64 // input rows of the epoch so far
@@ -128,18 +134,59 @@ func (p *shuffleProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.
 			p.prune()
 		}
 	}
+	if p.buf == nil {
+		p.buf = make([]entry[T], 0, min(p.op.window, 1<<16))
+	}
+	if p.op.size == nil && p.skip == 0 {
+		return p.fast(ctx, c, out)
+	}
 	window, size, maxBytes := p.op.window, p.op.size, p.op.cfg.maxBytes
 	for k, v := range c.Values {
-		p.vals, p.ids, p.ord = append(p.vals, v), append(p.ids, c.IDs.At(k)), append(p.ord, p.rows)
+		p.buf = append(p.buf, entry[T]{v, c.IDs.At(k), p.rows})
 		p.rows++
 		if size != nil {
 			p.bytes += int64(size(v))
+			for p.bytes > maxBytes && len(p.buf) > 0 {
+				if err := p.give(ctx, out); err != nil {
+					return err
+				}
+			}
 		}
-		for len(p.vals) >= window || maxBytes > 0 && p.bytes > maxBytes {
+		if len(p.buf) >= window {
 			if err := p.give(ctx, out); err != nil {
 				return err
 			}
 		}
+	}
+	return p.out.sync(ctx, out)
+}
+
+// fast is Process without a byte budget or rows to skip: give's work on
+// locals, which is most of a shuffle's time.
+func (p *shuffleProc[T]) fast(ctx context.Context, c flow.Chunk[T], out flow.Emitter[T]) error {
+	window, buf, rng, rows, draws := p.op.window, p.buf, p.rng, p.rows, p.draws
+	var err error
+	for k, v := range c.Values {
+		buf = append(buf, entry[T]{v, c.IDs.At(k), rows})
+		rows++
+		if len(buf) < window {
+			continue
+		}
+		j, last := rng.Intn(len(buf)), len(buf)-1
+		e := buf[j]
+		buf[j], buf[last] = buf[last], entry[T]{}
+		buf = buf[:last]
+		draws++
+		if err = p.out.put(ctx, out, e.v, e.id); err != nil {
+			break
+		}
+	}
+	if draws > p.draws {
+		p.resume = nil
+	}
+	p.buf, p.rng, p.rows, p.draws = buf, rng, rows, draws
+	if err != nil {
+		return err
 	}
 	return p.out.sync(ctx, out)
 }
@@ -164,8 +211,7 @@ func (p *shuffleProc[T]) begin(e int64) error {
 	p.rows, p.draws = r.Index, r.Index-held
 	p.rng.Advance(2 * p.draws)
 	for range held {
-		var zero T
-		p.vals, p.ids, p.ord = append(p.vals, zero), append(p.ids, rowid.ID{}), append(p.ord, -1)
+		p.buf = append(p.buf, entry[T]{ord: -1})
 	}
 	p.skip = r.Output*int64(p.out.per) + r.Delivered - p.draws
 	if p.skip < 0 {
@@ -177,25 +223,23 @@ func (p *shuffleProc[T]) begin(e int64) error {
 
 // give gives out one row drawn from the buffer.
 func (p *shuffleProc[T]) give(ctx context.Context, out flow.Emitter[T]) error {
-	j, last := p.rng.Intn(len(p.vals)), len(p.vals)-1
-	v, id := p.vals[j], p.ids[j]
-	p.vals[j], p.ids[j], p.ord[j] = p.vals[last], p.ids[last], p.ord[last]
-	var zero T
-	p.vals[last] = zero
-	p.vals, p.ids, p.ord = p.vals[:last], p.ids[:last], p.ord[:last]
+	j, last := p.rng.Intn(len(p.buf)), len(p.buf)-1
+	e := p.buf[j]
+	p.buf[j] = p.buf[last]
+	p.buf[last] = entry[T]{}
+	p.buf = p.buf[:last]
 	if p.op.size != nil {
-		p.bytes -= int64(p.op.size(v))
+		p.bytes -= int64(p.op.size(e.v))
 	}
 	p.draws++
 	if p.skip > 0 {
-		p.skip--
-		if p.skip == 0 {
+		if p.skip--; p.skip == 0 {
 			p.resume = nil
 		}
 		return nil
 	}
 	p.resume = nil
-	return p.out.put(ctx, out, v, id)
+	return p.out.put(ctx, out, e.v, e.id)
 }
 
 // endEpoch gives out what the buffer holds and ends the last partition.
@@ -203,7 +247,8 @@ func (p *shuffleProc[T]) endEpoch(ctx context.Context, out flow.Emitter[T]) erro
 	if !p.started {
 		return nil
 	}
-	for len(p.vals) > 0 {
+	p.resume = nil // past the resume point's epoch
+	for len(p.buf) > 0 {
 		if err := p.give(ctx, out); err != nil {
 			return err
 		}
@@ -219,8 +264,8 @@ func (p *shuffleProc[T]) Flush(ctx context.Context, out flow.Emitter[T]) error {
 // the buffer is empty.
 func (p *shuffleProc[T]) oldest() int64 {
 	o := p.rows
-	for _, r := range p.ord {
-		o = min(o, r)
+	for _, e := range p.buf {
+		o = min(o, e.ord)
 	}
 	return o
 }

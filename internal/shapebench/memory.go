@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/benchutil"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
@@ -69,26 +70,12 @@ func runChild(ctx context.Context, mode string, n int, dir string) error {
 	if err != nil {
 		return err
 	}
-	hwm, err := peakRSS()
+	hwm, err := benchutil.PeakRSS()
 	if err != nil {
 		return err
 	}
 	fmt.Printf("%s %d %d\n", childPrefix, rows, hwm)
 	return nil
-}
-
-// peakRSS returns VmHWM in KiB.
-func peakRSS() (int64, error) {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
-			return strconv.ParseInt(f[1], 10, 64)
-		}
-	}
-	return 0, fmt.Errorf("no VmHWM in /proc/self/status")
 }
 
 // child runs this command as a child in mode over n rows and returns its

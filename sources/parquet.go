@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"iter"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -134,6 +133,7 @@ type fragmentReader[T any] interface {
 // span is rows [from, to) of one row group of a file, and where they go.
 type span struct {
 	batch    int64
+	path     string   // the file's path, for errors
 	file     string   // relative path
 	id       rowid.ID // the file's ID
 	rg       int
@@ -267,6 +267,7 @@ type openFile[T any] struct {
 	plan    filePlan[T]
 	filter  *pqfilter.Predicate // the RowFilter compiled for the file, or nil
 	id      rowid.ID
+	path    string
 	rel     string
 	starts  []int64   // first file row of each row group
 	readers sync.Pool // *readerState[T]
@@ -346,7 +347,7 @@ func (run *parquetRun[T]) load(of *openFile[T], file dataset.File) error {
 	if err != nil {
 		return err
 	}
-	of.rel, of.id = file.RelPath, rowid.FromString(file.RelPath)
+	of.path, of.rel, of.id = file.Path, file.RelPath, rowid.FromString(file.RelPath)
 	of.plan, err = run.src.format.plan(file, of.r, cfg)
 	if err != nil {
 		return err
@@ -412,40 +413,16 @@ func (run *parquetRun[T]) read(ctx context.Context, fr dataset.Fragment, out flo
 	return run.readStrict(ctx, fr, out)
 }
 
-// readStrict pushes the rows of one fragment, or fails.
+// readStrict pushes the rows of one fragment, or fails. Its errors are
+// passed on as they are: each names the file (and the row group, column
+// and row where known) where it starts, and the run names the batch.
 func (run *parquetRun[T]) readStrict(ctx context.Context, fr dataset.Fragment, out flow.Emitter[T]) error {
 	of, err := run.open(ctx, fr.File)
 	defer run.release(of)
-	if err == nil {
-		out := &pushTracker[T]{out: out}
-		err = run.readFile(ctx, of, fr, out)
-		if err != nil && err == out.err {
-			return err // downstream's error, or ErrStop: passed on as it is
-		}
+	if err != nil {
+		return err
 	}
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("%s, fragment %s: %w", filepath.ToSlash(fr.Path), fragmentName(fr), err)
-}
-
-// pushTracker remembers the error of the last Push, so that a reader can
-// tell its own errors from those of the stages downstream.
-type pushTracker[T any] struct {
-	out flow.Emitter[T]
-	err error
-}
-
-func (p *pushTracker[T]) Push(ctx context.Context, c flow.Chunk[T]) error {
-	p.err = p.out.Push(ctx, c)
-	return p.err
-}
-
-func fragmentName(fr dataset.Fragment) string {
-	if fr.RowGroup < 0 {
-		return fmt.Sprintf("rows [%d, %d)", fr.From, fr.To)
-	}
-	return fmt.Sprintf("row group %d rows [%d, %d)", fr.RowGroup, fr.From, fr.To)
+	return run.readFile(ctx, of, fr, out)
 }
 
 func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr dataset.Fragment, out flow.Emitter[T]) error {
@@ -456,7 +433,7 @@ func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr data
 	defer of.readers.Put(st)
 	rd := st.rd
 	// A whole-file fragment spans row groups; a row-group fragment is one.
-	base := span{batch: fr.Batch, file: of.rel, id: of.id, chunk: run.src.cfg.chunkSize,
+	base := span{batch: fr.Batch, path: of.path, file: of.rel, id: of.id, chunk: run.src.cfg.chunkSize,
 		recycle: func(cs *columnSet) { run.cols.Put(cs) }}
 	var spans []span
 	if fr.RowGroup >= 0 {

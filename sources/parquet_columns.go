@@ -140,7 +140,7 @@ func (columnsFormat) plan(file dataset.File, r *pqcol.Reader, cfg *parquetConfig
 	for user, r := range cfg.rename {
 		if other, ok := raw[r]; ok {
 			a, b := min(user, other), max(user, other)
-			return nil, fmt.Errorf("%s: Rename gives column %q two names, %q and %q; column batches and records take one",
+			return nil, fmt.Errorf("sources: %s: Rename gives column %q two names, %q and %q; column batches and records take one",
 				file.Path, r, a, b)
 		}
 		raw[r] = user
@@ -163,7 +163,7 @@ func (columnsFormat) plan(file dataset.File, r *pqcol.Reader, cfg *parquetConfig
 			for i, leaf := range r.Leaves() {
 				all[i] = leaf.PathString()
 			}
-			return nil, fmt.Errorf("%s has no column %q (columns: %s)", file.Path, name, strings.Join(all, ", "))
+			return nil, fmt.Errorf("sources: %s has no column %q (columns: %s)", file.Path, name, strings.Join(all, ", "))
 		}
 	}
 	return p, nil

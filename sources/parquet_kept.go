@@ -2,7 +2,6 @@ package sources
 
 import (
 	"context"
-	"fmt"
 	"math"
 
 	"github.com/rowflow/rowflow/flow"
@@ -26,10 +25,10 @@ func (r structReader[T]) emitKept(ctx context.Context, sp span, last bool, out f
 	for row := sp.from; row <= lastKept; row += size {
 		m := min(size, sp.to-row)
 		blk := scratch[:m]
-		pos := assemble.Pos{File: sp.file, RowGroup: sp.rg, FirstRow: sp.first + (row - sp.from)}
+		pos := assemble.Pos{Path: sp.path, File: sp.file, RowGroup: sp.rg, FirstRow: sp.first + (row - sp.from)}
 		if err := r.d.Next(blk, &pos); err != nil {
 			c.release()
-			return fmt.Errorf("row group %d, rows from %d: %w", sp.rg, row, err)
+			return err
 		}
 		keep := sp.keep[row-sp.from : row-sp.from+m]
 		if c.vals == nil && m == size && allTrue(keep) {

@@ -83,7 +83,7 @@ func (recordsFormat) plan(file dataset.File, r *pqcol.Reader, cfg *parquetConfig
 		if leaf.MaxRepetitionLevel > 0 {
 			defs = repeatedLevels(r.File().Root(), leaf.Path)
 			if len(defs) != leaf.MaxRepetitionLevel {
-				return nil, fmt.Errorf("%s: column %q: the schema path has %d repeated fields, the column %d levels of repetition",
+				return nil, fmt.Errorf("sources: %s: column %q: the schema path has %d repeated fields, the column %d levels of repetition",
 					file.Path, leaf.PathString(), len(defs), leaf.MaxRepetitionLevel)
 			}
 		}
@@ -174,7 +174,7 @@ func (r *recordsReader) emitRows(ctx context.Context, sp span, cols *columnSet, 
 	}
 	for j := range r.cols {
 		if err := r.fill(recs, j, n, sp.keep); err != nil {
-			return fmt.Errorf("row group %d: column %q: %w", sp.rg, r.p.cols.names[j], err)
+			return fmt.Errorf("sources: %s: row group %d, rows from %d: column %q: %w", sp.path, sp.rg, sp.first, r.p.cols.names[j], err)
 		}
 	}
 	k := len(r.cols)

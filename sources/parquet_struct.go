@@ -79,10 +79,10 @@ func (r structReader[T]) emitRows(ctx context.Context, sp span, cols *columnSet,
 		first := sp.first + (row - sp.from)
 		c := flow.Chunk[T]{Batch: sp.batch, IDs: flow.OrdinalIDs(sp.id, uint64(first), int(m)),
 			Values: flow.Alloc[T](int(m))[:m], End: last && row+m == sp.to}
-		pos := assemble.Pos{File: sp.file, RowGroup: sp.rg, FirstRow: first}
+		pos := assemble.Pos{Path: sp.path, File: sp.file, RowGroup: sp.rg, FirstRow: first}
 		if err := r.d.Next(c.Values, &pos); err != nil {
 			c.Release()
-			return fmt.Errorf("row group %d, rows from %d: %w", sp.rg, row, err)
+			return err
 		}
 		if err := out.Push(ctx, c); err != nil {
 			return err

@@ -30,7 +30,8 @@ func (d *Decoder[T]) Plan() *Plan[T] { return d.plan }
 func (d *Decoder[T]) Reset() { clear(d.cursors) }
 
 // Next fills dst with the next len(dst) rows. pos says where they come
-// from, for constant fields.
+// from, for constant fields and errors, which name the file, the row
+// group, the first row and the column.
 func (d *Decoder[T]) Next(dst []T, pos *Pos) error {
 	if len(dst) == 0 {
 		return nil
@@ -48,7 +49,7 @@ func (d *Decoder[T]) Next(dst []T, pos *Pos) error {
 			c, cur = &d.Columns[f.col], &d.cursors[f.col]
 		}
 		if err := f.fill(c, cur, base, stride, len(dst), pos); err != nil {
-			return fmt.Errorf("field for column %q: %w", f.name, err)
+			return fmt.Errorf("assemble: %s: row group %d, rows from %d: column %q: %w", pos.Path, pos.RowGroup, pos.FirstRow, f.name, err)
 		}
 	}
 	return nil

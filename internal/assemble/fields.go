@@ -9,9 +9,11 @@ import (
 	"github.com/rowflow/rowflow/internal/pqcol"
 )
 
-// Pos is where a chunk of rows comes from, for constant fields.
+// Pos is where a chunk of rows comes from, for constant fields and
+// errors.
 type Pos struct {
-	File     string
+	Path     string // the file's path, for errors
+	File     string // the file's path relative to the dataset, for the trace column
 	RowGroup int
 	FirstRow int64 // index in the file of the chunk's first row
 }

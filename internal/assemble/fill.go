@@ -84,14 +84,12 @@ func (g numGetter[S, D]) list(off uintptr, maxDef, repDef int) fillFunc {
 func listExtent(c *pqcol.Column, cur *cursor, n, maxDef, repDef int) (end, elems, vals int, err error) {
 	reps, defs := c.RepLevels, c.DefLevels
 	if len(defs) != len(reps) {
-		return 0, 0, 0, fmt.Errorf("column %q of row group %d: %d definition levels but %d repetition levels",
-			c.Leaf.PathString(), c.RowGroup, len(defs), len(reps))
+		return 0, 0, 0, fmt.Errorf("%d definition levels but %d repetition levels", len(defs), len(reps))
 	}
 	end = cur.lvl
 	for r := range n {
 		if end >= len(reps) || reps[end] != 0 {
-			return 0, 0, 0, fmt.Errorf("column %q of row group %d: row %d does not start at level entry %d",
-				c.Leaf.PathString(), c.RowGroup, c.FirstRow+int64(r), end)
+			return 0, 0, 0, fmt.Errorf("row %d does not start at level entry %d", c.FirstRow+int64(r), end)
 		}
 		for first := true; end < len(reps) && (first || reps[end] != 0); first = false {
 			if int(defs[end]) >= repDef {
@@ -107,8 +105,7 @@ func listExtent(c *pqcol.Column, cur *cursor, n, maxDef, repDef int) (end, elems
 }
 
 func errShort(c *pqcol.Column, want, have int) error {
-	return fmt.Errorf("column %q of row group %d holds %d values or levels, rows need %d",
-		c.Leaf.PathString(), c.RowGroup, have, want)
+	return fmt.Errorf("the column holds %d values or levels, rows need %d", have, want)
 }
 
 // scalar fills a field of type D (or *D) from a column that is not

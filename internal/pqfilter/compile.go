@@ -22,6 +22,7 @@ import (
 // Predicate is a filter compiled for one file. It is safe for concurrent
 // use; each reading goroutine has its own [State].
 type Predicate struct {
+	path   string // the file's, for errors
 	root   pnode
 	leaves []int      // the leaf columns the filter reads, each once
 	infos  []statInfo // per entry of leaves: how to read its statistics
@@ -54,7 +55,7 @@ type File struct {
 // planLeaves into its column buffers, and evaluates it on the row groups'
 // statistics. Its errors name the file and the column.
 func Compile(e *filter.Expr, file File, r *pqcol.Reader, planLeaves []int) (*Predicate, error) {
-	p := &Predicate{inPlan: make([]bool, len(planLeaves))}
+	p := &Predicate{path: file.Path, inPlan: make([]bool, len(planLeaves))}
 	root, err := p.compile(e, file, r)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package pqfilter
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/rowflow/rowflow/internal/filter"
 	"github.com/rowflow/rowflow/internal/pqcol"
@@ -48,7 +49,7 @@ func (p *Predicate) FilterRows(ctx context.Context, r *pqcol.Reader, st *State, 
 	n := int(to - from)
 	res, err := p.eval(&p.root, st, n, 0)
 	if err != nil {
-		return nil, false, err
+		return nil, false, fmt.Errorf("pqfilter: %s: row group %d, rows from %d: %w", p.path, rg, from, err)
 	}
 	st.keep = grow(st.keep, n)
 	kept := 0

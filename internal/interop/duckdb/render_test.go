@@ -106,6 +106,10 @@ func renderRowflow(v any, k leafKind) string {
 		return s
 	}
 	switch x := v.(type) {
+	case uint32:
+		return strconv.FormatUint(uint64(x), 10)
+	case uint64:
+		return strconv.FormatUint(x, 10)
 	case int32:
 		return renderInt(int64(x), k, 32)
 	case int64:

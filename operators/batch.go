@@ -53,12 +53,16 @@ func (r *Rows[T]) padTo(n int) {
 // is filling (rows before it were all delivered), the number of batches
 // it delivered and its next output partition.
 func Batch[T any](n int, opts ...BatchOption) flow.Stage {
+	return flow.NewStage[T, Rows[T]](newBatchOp[T](n, opts))
+}
+
+func newBatchOp[T any](n int, opts []BatchOption) *batchOp[T] {
 	op := &batchOp[T]{n: n, cfg: shapeConfig{name: "batch", perPart: 16}}
 	op.err = configure(&op.cfg, opts)
 	if op.err == nil && n < 1 {
 		op.err = fmt.Errorf("operators: Batch(%d): the size must be at least 1", n)
 	}
-	return flow.NewStage[T, Rows[T]](op)
+	return op
 }
 
 type batchOp[T any] struct {
@@ -78,7 +82,8 @@ func (b *batchOp[T]) NewProcessor(flow.Env) flow.Processor[T, Rows[T]] {
 	if b.err != nil {
 		return failed[T, Rows[T]]{b.err}
 	}
-	return &batchProc[T]{op: b, base: rowid.FromString(b.cfg.name), out: outParts[Rows[T]]{per: b.cfg.perPart}}
+	return &batchProc[T]{op: b, base: rowid.FromString(b.cfg.name), out: outParts[Rows[T]]{per: b.cfg.perPart},
+		in: inCursor{resume: b.cfg.resume, from: b.cfg.resume}}
 }
 
 type batchProc[T any] struct {
@@ -92,13 +97,14 @@ type batchProc[T any] struct {
 
 func (p *batchProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[Rows[T]]) error {
 	defer c.Release()
+	begin(&p.in, &p.out)
 	if err := epochStart(ctx, p, &p.out, out, c.Batch); err != nil {
 		return err
 	}
 	at := p.in.at(c.Batch)
 	n := p.op.n
 	var ids []rowid.ID // the chunk's IDs, once whole batches share its storage
-	for k := 0; k < len(c.Values); {
+	for k := p.in.skipped(at, len(c.Values)); k < len(c.Values); {
 		if len(p.cur.Values) == 0 && len(c.Values)-k >= n {
 			// A whole batch inside the chunk takes a piece of the chunk's
 			// storage instead of a copy.
@@ -127,11 +133,19 @@ func (p *batchProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Em
 			}
 		}
 	}
-	p.in.advance(len(c.Values))
+	p.in.advance(len(c.Values), c.End)
 	if ids != nil {
 		c.Values = nil // the batches own it now
 	}
 	return p.out.sync(ctx, out)
+}
+
+// State returns what resumes the stage after the items it has pushed.
+func (p *batchProc[T]) State() RegroupState {
+	if s := p.in.resume; s != nil {
+		return *s
+	}
+	return state(&p.out, p.in.restart(p.start, len(p.cur.Values) > 0))
 }
 
 func (p *batchProc[T]) emit(ctx context.Context, out flow.Emitter[Rows[T]]) error {

@@ -35,9 +35,13 @@ import (
 // row: on replay from the oldest of these marks, a row is in the bucket
 // exactly when it is not before its bucket's mark.
 func BucketByLength[T any](length func(T) int, opts ...BucketOption) flow.Stage {
+	return flow.NewStage[T, Rows[T]](newBucketOp(length, opts))
+}
+
+func newBucketOp[T any](length func(T) int, opts []BucketOption) *bucketOp[T] {
 	op := &bucketOp[T]{length: length, cfg: shapeConfig{name: "bucket-by-length", perPart: 16}}
 	op.err = op.check(configure(&op.cfg, opts))
-	return flow.NewStage[T, Rows[T]](op)
+	return op
 }
 
 func (b *bucketOp[T]) check(err error) error {
@@ -111,7 +115,8 @@ func (b *bucketOp[T]) NewProcessor(flow.Env) flow.Processor[T, Rows[T]] {
 		return failed[T, Rows[T]]{b.err}
 	}
 	return &bucketProc[T]{op: b, base: rowid.FromString(b.cfg.name),
-		buckets: make([]bucket[T], len(b.cfg.bounds)+1), out: outParts[Rows[T]]{per: b.cfg.perPart}}
+		buckets: make([]bucket[T], len(b.cfg.bounds)+1), out: outParts[Rows[T]]{per: b.cfg.perPart},
+		in: inCursor{resume: b.cfg.resume}, held: heldOf(b.cfg.resume, len(b.cfg.bounds)+1)}
 }
 
 // bucket is one bucket's pending batch.
@@ -122,6 +127,7 @@ type bucket[T any] struct {
 }
 
 type bucketProc[T any] struct {
+	held    []Mark // per bucket, the resume point: rows before it were delivered
 	op      *bucketOp[T]
 	base    rowid.ID
 	in      inCursor
@@ -137,6 +143,7 @@ func (p *bucketProc[T]) index(l int) int {
 
 func (p *bucketProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[Rows[T]]) (err error) {
 	defer c.Release()
+	begin(&p.in, &p.out)
 	if err := epochStart(ctx, p, &p.out, out, c.Batch); err != nil {
 		return err
 	}
@@ -146,7 +153,11 @@ func (p *bucketProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.E
 	for ; k < len(c.Values); k++ {
 		v := c.Values[k]
 		l := p.op.length(v)
-		b := &p.buckets[p.index(l)]
+		i := p.index(l)
+		if p.held != nil && (Mark{Part: at.Part, Row: at.Row + int64(k)}).less(p.held[i]) {
+			continue // delivered before the resume point
+		}
+		b := &p.buckets[i]
 		if budget := p.op.cfg.budget; budget > 0 && len(b.rows.Values) > 0 && (len(b.rows.Values)+1)*max(b.longest, l) > budget {
 			if err := p.emit(ctx, out, b); err != nil {
 				return err
@@ -164,8 +175,43 @@ func (p *bucketProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.E
 			}
 		}
 	}
-	p.in.advance(len(c.Values))
+	p.in.advance(len(c.Values), c.End)
 	return p.out.sync(ctx, out)
+}
+
+// heldOf returns the per-bucket resume marks of s, nil without one.
+func heldOf(s *RegroupState, buckets int) []Mark {
+	if s == nil {
+		return nil
+	}
+	held := slices.Clone(s.Held)
+	for len(held) < buckets {
+		held = append(held, s.From)
+	}
+	return held
+}
+
+// State returns what resumes the stage after the batches it has pushed:
+// each bucket's oldest row, or for an empty bucket the next row to come.
+func (p *bucketProc[T]) State() RegroupState {
+	if s := p.in.resume; s != nil {
+		return *s
+	}
+	next := p.in.next()
+	s := state(&p.out, next)
+	s.Held = make([]Mark, len(p.buckets))
+	for i, b := range p.buckets {
+		s.Held[i] = next
+		if len(b.rows.Values) > 0 {
+			s.Held[i] = b.oldest
+		} else if p.held != nil && next.less(p.held[i]) {
+			s.Held[i] = p.held[i]
+		}
+		if s.Held[i].less(s.From) {
+			s.From = s.Held[i]
+		}
+	}
+	return s
 }
 
 func (p *bucketProc[T]) emit(ctx context.Context, out flow.Emitter[Rows[T]], b *bucket[T]) error {

@@ -25,10 +25,14 @@
 // Their output IDs follow the N:1 rule: the stage's fixed ID,
 // rowid.FromString of its name, combined with each member's ID in order.
 //
-// What such a stage must remember to be resumed is small: the [Mark]
-// (input partition and row) of the oldest row it still holds, how many
-// items it delivered, and its next output partition. Replaying its input
-// from that mark gives the rest of its output unchanged.
+// What such a stage must remember to be resumed is small: a
+// [RegroupState] holds the [Mark] (input partition and row) of the oldest
+// row it still holds, its output partition and the items of it delivered,
+// and the table or pool number of the random stages. Each processor
+// reports it with a State method; [ResumeRegroup] starts a stage from it,
+// and fed its input from that mark the stage gives the rest of its output
+// unchanged. [Pack] does not offer a resume state yet: what it holds is
+// the window and a row, whose marks a state would have to list.
 //
 // # Parallelism
 //

@@ -44,9 +44,9 @@ type Packed[E Number] struct {
 // sequence do not share an ID. Members keeps the sequences' own IDs.
 //
 // Pack is serial; its output partitions hold [PartitionItems] rows
-// (default 16). Memory is the window and the row being filled. To be
-// resumed, it needs the [Mark] of each sequence it holds: at most the
-// window plus the segments of one row.
+// (default 16). Memory is the window and the row being filled. It offers
+// no resume state yet: one would list the [Mark] of each sequence it
+// holds, at most the window plus the segments of one row.
 func Pack[E Number](length int, pad E, opts ...PackOption) flow.Stage {
 	op := &packOp[E]{length: length, pad: pad, cfg: shapeConfig{name: "pack", perPart: 16, window: 16}}
 	op.err = configure(&op.cfg, opts)
@@ -162,7 +162,7 @@ func (p *packProc[E]) Process(ctx context.Context, c flow.Chunk[[]E], out flow.E
 			}
 		}
 	}
-	p.in.advance(len(c.Values))
+	p.in.advance(len(c.Values), c.End)
 	return p.out.sync(ctx, out)
 }
 

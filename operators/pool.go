@@ -34,12 +34,16 @@ const purposePool = 6
 // [Mark] of the pool's first row, the pool's number within the epoch and
 // the batches of it delivered: nothing is held across pools.
 func BucketPool[T any](size, pool int, length func(T) int, opts ...PoolOption) flow.Stage {
+	return flow.NewStage[T, Rows[T]](newPoolOp(size, pool, length, opts))
+}
+
+func newPoolOp[T any](size, pool int, length func(T) int, opts []PoolOption) *poolOp[T] {
 	op := &poolOp[T]{size: size, pool: pool, length: length, cfg: shapeConfig{name: "bucket-pool", perPart: 16}}
 	op.err = configure(&op.cfg, opts)
 	if op.err == nil && (size < 1 || pool < 1) {
 		op.err = fmt.Errorf("operators: BucketPool(%d, %d): the batch size and the pool must be at least 1", size, pool)
 	}
-	return flow.NewStage[T, Rows[T]](op)
+	return op
 }
 
 type poolOp[T any] struct {
@@ -60,7 +64,8 @@ func (o *poolOp[T]) NewProcessor(env flow.Env) flow.Processor[T, Rows[T]] {
 	if o.err != nil {
 		return failed[T, Rows[T]]{o.err}
 	}
-	return &poolProc[T]{op: o, env: env, base: rowid.FromString(o.cfg.name), out: outParts[Rows[T]]{per: o.cfg.perPart}}
+	return &poolProc[T]{op: o, env: env, base: rowid.FromString(o.cfg.name), out: outParts[Rows[T]]{per: o.cfg.perPart},
+		in: inCursor{resume: o.cfg.resume, from: o.cfg.resume}}
 }
 
 // pooled is a row of the pool with its length.
@@ -83,6 +88,9 @@ type poolProc[T any] struct {
 
 func (p *poolProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[Rows[T]]) (err error) {
 	defer c.Release()
+	if s := begin(&p.in, &p.out); s != nil {
+		p.index = s.Group
+	}
 	if p.out.crosses(c.Batch) {
 		if err := epochStart(ctx, p, &p.out, out, c.Batch); err != nil {
 			return err
@@ -90,7 +98,7 @@ func (p *poolProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emi
 		p.index = 0
 	}
 	at := p.in.at(c.Batch)
-	k := 0
+	k := p.in.skipped(at, len(c.Values))
 	defer guard(&c, &k, &err)
 	for ; k < len(c.Values); k++ {
 		if len(p.rows) == 0 {
@@ -104,8 +112,18 @@ func (p *poolProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emi
 			}
 		}
 	}
-	p.in.advance(len(c.Values))
+	p.in.advance(len(c.Values), c.End)
 	return p.out.sync(ctx, out)
+}
+
+// State returns what resumes the stage after the batches it has pushed.
+func (p *poolProc[T]) State() RegroupState {
+	if s := p.in.resume; s != nil {
+		return *s
+	}
+	s := state(&p.out, p.in.restart(p.start, len(p.rows) > 0))
+	s.Group = p.index
+	return s
 }
 
 // end sorts the pool, cuts it and gives out its batches in shuffled order.

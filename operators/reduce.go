@@ -74,7 +74,8 @@ func (r *reduceOp[T, Out]) NewProcessor(flow.Env) flow.Processor[T, Out] {
 		return failed[T, Out]{r.err}
 	}
 	base := rowid.FromString(r.cfg.name)
-	return &reduceProc[T, Out]{op: r, base: base, id: base, out: outParts[Out]{per: r.cfg.perPart}}
+	return &reduceProc[T, Out]{op: r, base: base, id: base, out: outParts[Out]{per: r.cfg.perPart},
+		in: inCursor{resume: r.cfg.resume, from: r.cfg.resume}}
 }
 
 type reduceProc[T, Out any] struct {
@@ -91,11 +92,12 @@ type reduceProc[T, Out any] struct {
 
 func (p *reduceProc[T, Out]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[Out]) (err error) {
 	defer c.Release()
+	begin(&p.in, &p.out)
 	if err := epochStart(ctx, p, &p.out, out, c.Batch); err != nil {
 		return err
 	}
 	at := p.in.at(c.Batch)
-	k := 0
+	k := p.in.skipped(at, len(c.Values))
 	defer guard(&c, &k, &err)
 	for ; k < len(c.Values); k++ {
 		v := c.Values[k]
@@ -119,8 +121,16 @@ func (p *reduceProc[T, Out]) Process(ctx context.Context, c flow.Chunk[T], out f
 			}
 		}
 	}
-	p.in.advance(len(c.Values))
+	p.in.advance(len(c.Values), c.End)
 	return p.out.sync(ctx, out)
+}
+
+// State returns what resumes the stage after the values it has pushed.
+func (p *reduceProc[T, Out]) State() RegroupState {
+	if s := p.in.resume; s != nil {
+		return *s
+	}
+	return state(&p.out, p.in.restart(p.start, p.n > 0))
 }
 
 func (p *reduceProc[T, Out]) emit(ctx context.Context, out flow.Emitter[Out]) error {

@@ -29,11 +29,15 @@ func (m Mark) less(o Mark) bool {
 	return m.Part < o.Part || m.Part == o.Part && m.Row < o.Row
 }
 
-// inCursor tracks the position of the rows a serial stage receives.
+// inCursor tracks the position of the rows a serial stage receives, and
+// the resume state it starts from, if any.
 type inCursor struct {
 	part    int64
 	row     int64
 	started bool
+	ended   bool          // the last chunk ended its partition
+	resume  *RegroupState // not yet applied to the output
+	from    *RegroupState // rows before from.From (or Held) were delivered
 }
 
 // at returns the mark of the chunk's first row, starting a new partition
@@ -45,8 +49,69 @@ func (c *inCursor) at(batch int64) Mark {
 	return Mark{Part: c.part, Row: c.row}
 }
 
-// advance moves past n rows of the current partition.
-func (c *inCursor) advance(n int) { c.row += int64(n) }
+// advance moves past the rows of c.
+func (c *inCursor) advance(n int, end bool) { c.row, c.ended = c.row+int64(n), end }
+
+// next returns the mark of the next row to come: row 0 of a later
+// partition if the last chunk ended its partition.
+func (c *inCursor) next() Mark {
+	switch {
+	case !c.started:
+		return Mark{}
+	case c.ended:
+		return Mark{Part: c.part + 1}
+	}
+	return Mark{Part: c.part, Row: c.row}
+}
+
+// skipped returns how many leading rows of a chunk of n rows whose first
+// row is at were delivered before the resume point: a resumed stage skips
+// them.
+func (c *inCursor) skipped(at Mark, n int) int {
+	if c.from == nil {
+		return 0
+	}
+	f := c.from.From
+	switch {
+	case at.Part > f.Part:
+		c.from = nil
+		return 0
+	case at.Part < f.Part:
+		return n
+	}
+	return int(min(max(f.Row-at.Row, 0), int64(n)))
+}
+
+// restart returns where a resume of the stage would restart its input:
+// at oldest if the stage holds rows, else at the next row to come, and
+// never before the point the stage itself was resumed from.
+func (c *inCursor) restart(oldest Mark, holds bool) Mark {
+	m := c.next()
+	if holds {
+		m = oldest
+	}
+	if c.from != nil && m.less(c.from.From) {
+		m = c.from.From
+	}
+	return m
+}
+
+// begin applies a pending resume state to o. Stages call it first in
+// Process; it returns the state so that they restore their own counters.
+func begin[T any](c *inCursor, o *outParts[T]) *RegroupState {
+	s := c.resume
+	if s == nil {
+		return nil
+	}
+	c.resume = nil
+	o.epoch, o.part, o.n = s.Epoch, s.Output, int(s.Delivered)
+	return s
+}
+
+// state returns the output side of a stage's resume state.
+func state[T any](o *outParts[T], from Mark) RegroupState {
+	return RegroupState{Epoch: o.epoch, From: from, Output: o.part, Delivered: int64(o.n)}
+}
 
 // outParts numbers a regrouping stage's output partitions and cuts them
 // into chunks. Items are pushed when their partition is full, and at the

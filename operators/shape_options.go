@@ -1,6 +1,9 @@
 package operators
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // The stages that regroup rows take functional options. Each stage has an
 // option interface of its own ([BatchOption], [ReduceOption],
@@ -54,6 +57,7 @@ type shapeConfig struct {
 	padLeft   bool
 	padMult   int
 	padLength int
+	resume    *RegroupState
 }
 
 // option is the one representation of every option; the types below give
@@ -205,3 +209,57 @@ const (
 	// DropOverlong drops it.
 	DropOverlong
 )
+
+// resumeOpt is taken by the regrouping stages that can be resumed.
+type resumeOpt struct{ option }
+
+func (resumeOpt) batchOption()  {}
+func (resumeOpt) reduceOption() {}
+func (resumeOpt) bucketOption() {}
+func (resumeOpt) tableOption()  {}
+func (resumeOpt) poolOption()   {}
+
+// RegroupState is what a regrouping stage needs to be resumed exactly: a
+// few integers, never the rows it holds. A processor of Batch,
+// ReduceEvery, ReduceRuns, BucketByLength, TableBucket or BucketPool
+// reports it through its State method after any chunk; [ResumeRegroup]
+// starts a new stage from it.
+type RegroupState struct {
+	// Epoch is the epoch being delivered.
+	Epoch int64
+	// From is where the input restarts: the rows before it were all
+	// delivered. The input must begin at the first partition whose batch
+	// number is at least From.Part (in epoch Epoch or a later one); rows
+	// of partition From.Part before row From.Row are skipped.
+	From Mark
+	// Held is, for BucketByLength, each bucket's oldest row (or where the
+	// input stood, for an empty bucket): a row before its bucket's mark
+	// was delivered. From is the oldest of them.
+	Held []Mark
+	// Output is the index within the epoch of the output partition being
+	// delivered and Delivered how many of its items were delivered.
+	Output, Delivered int64
+	// Group is the number within the epoch of the table (TableBucket) or
+	// pool (BucketPool) being filled.
+	Group int64
+}
+
+// ResumeRegroup starts a regrouping stage where the [RegroupState] s
+// says: fed its input from s.From on, the stage gives exactly what the
+// uninterrupted stage gave after the state was taken.
+func ResumeRegroup(s RegroupState) interface {
+	BatchOption
+	ReduceOption
+	BucketOption
+	TableOption
+	PoolOption
+} {
+	return resumeOpt{option{"ResumeRegroup", func(c *shapeConfig) error {
+		if s.Epoch < 0 || s.Output < 0 || s.Delivered < 0 || s.Group < 0 || s.From.Row < 0 {
+			return fmt.Errorf("ResumeRegroup(%+v): negative field", s)
+		}
+		s.Held = slices.Clone(s.Held)
+		c.resume = &s
+		return nil
+	}}}
+}

@@ -34,12 +34,16 @@ const purposeTable = 5
 // the table's number within the epoch and the batches of it delivered:
 // nothing is held across tables.
 func TableBucket[T any](size int, opts ...TableOption) flow.Stage {
+	return flow.NewStage[T, Rows[T]](newTableOp[T](size, opts))
+}
+
+func newTableOp[T any](size int, opts []TableOption) *tableOp[T] {
 	op := &tableOp[T]{size: size, cfg: shapeConfig{name: "table-bucket", perPart: 16, minParts: 1, maxParts: 1}}
 	op.err = configure(&op.cfg, opts)
 	if op.err == nil && size < 1 {
 		op.err = fmt.Errorf("operators: TableBucket(%d): the batch size must be at least 1", size)
 	}
-	return flow.NewStage[T, Rows[T]](op)
+	return op
 }
 
 // tableOpt is taken by TableBucket.
@@ -78,7 +82,8 @@ func (t *tableOp[T]) NewProcessor(env flow.Env) flow.Processor[T, Rows[T]] {
 	if t.err != nil {
 		return failed[T, Rows[T]]{t.err}
 	}
-	return &tableProc[T]{op: t, env: env, base: rowid.FromString(t.cfg.name), out: outParts[Rows[T]]{per: t.cfg.perPart}}
+	return &tableProc[T]{op: t, env: env, base: rowid.FromString(t.cfg.name), out: outParts[Rows[T]]{per: t.cfg.perPart},
+		in: inCursor{resume: t.cfg.resume, from: t.cfg.resume}}
 }
 
 type tableProc[T any] struct {
@@ -90,17 +95,28 @@ type tableProc[T any] struct {
 	parts int   // partitions in the table
 	start int64 // the batch number of the table's first partition
 	table int64 // the table's number within the epoch
+	in    inCursor
 	out   outParts[Rows[T]]
 }
 
 func (p *tableProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[Rows[T]]) error {
 	defer c.Release()
+	if s := begin(&p.in, &p.out); s != nil {
+		p.table = s.Group
+	}
 	if p.out.crosses(c.Batch) {
 		if err := epochStart(ctx, p, &p.out, out, c.Batch); err != nil {
 			return err
 		}
 		p.table = 0
 	}
+	at := p.in.at(c.Batch)
+	if p.in.skipped(at, len(c.Values)) > 0 || p.in.from != nil && at.Part < p.in.from.From.Part {
+		// A partition delivered before the resume point, End included.
+		p.in.advance(len(c.Values), c.End)
+		return nil
+	}
+	p.in.advance(len(c.Values), c.End)
 	if p.parts == 0 && len(p.vals) == 0 {
 		p.start = c.Batch
 	}
@@ -116,6 +132,18 @@ func (p *tableProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Em
 		}
 	}
 	return p.out.sync(ctx, out)
+}
+
+// State returns what resumes the stage after the batches it has pushed:
+// the table's first partition, or the next partition if the table is
+// empty.
+func (p *tableProc[T]) State() RegroupState {
+	if s := p.in.resume; s != nil {
+		return *s
+	}
+	s := state(&p.out, p.in.restart(Mark{Part: p.start}, p.parts > 0 || len(p.vals) > 0))
+	s.Group = p.table
+	return s
 }
 
 // end shuffles the table and emits its batches.

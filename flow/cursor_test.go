@@ -31,9 +31,23 @@ func uneven(w, last int) *flow.Pipeline {
 		})).Parallel(last)
 }
 
+// progress counts the items all consumers have read and closes reached
+// when the count reaches at.
+type progress struct {
+	n       atomic.Int64
+	at      int64
+	reached chan struct{}
+}
+
+func (p *progress) add() {
+	if p.n.Add(1) == p.at {
+		close(p.reached)
+	}
+}
+
 // consumer reads one cursor at its own pace: after each item it makes
 // rounds round trips through a channel with a goroutine of its own.
-func consumer(c *flow.Cursor[int64], rounds int, got *[]flow.Item[int64], seen *atomic.Int64) error {
+func consumer(c *flow.Cursor[int64], rounds int, got *[]flow.Item[int64], seen *progress) error {
 	ping, pong := make(chan int), make(chan int)
 	defer close(ping)
 	go func() {
@@ -44,7 +58,7 @@ func consumer(c *flow.Cursor[int64], rounds int, got *[]flow.Item[int64], seen *
 	}()
 	for c.Next() {
 		*got = append(*got, c.Item())
-		seen.Add(1)
+		seen.add()
 		for r := range rounds {
 			ping <- r
 			<-pong
@@ -61,7 +75,7 @@ func readAll(t *testing.T, s *flow.CursorSet[int64]) [][]flow.Item[int64] {
 	cs := s.Cursors()
 	got := make([][]flow.Item[int64], len(cs))
 	errs := make([]error, len(cs))
-	var seen atomic.Int64
+	seen := &progress{at: 2000, reached: make(chan struct{})}
 	start := make(chan struct{})
 	var others sync.WaitGroup
 	var all sync.WaitGroup
@@ -75,7 +89,7 @@ func readAll(t *testing.T, s *flow.CursorSet[int64]) [][]flow.Item[int64] {
 			if i == 0 && len(cs) > 1 {
 				<-start
 			}
-			errs[i] = consumer(c, 3*i, &got[i], &seen)
+			errs[i] = consumer(c, 3*i, &got[i], seen)
 			if i > 0 {
 				others.Done()
 			}
@@ -86,13 +100,9 @@ func readAll(t *testing.T, s *flow.CursorSet[int64]) [][]flow.Item[int64] {
 			defer close(start)
 			done := make(chan struct{})
 			go func() { others.Wait(); close(done) }()
-			for seen.Load() < 2000 {
-				select {
-				case <-done:
-					return
-				default:
-					runtimeGosched()
-				}
+			select {
+			case <-seen.reached:
+			case <-done:
 			}
 		}()
 	}

@@ -1,5 +1,0 @@
-package flow_test
-
-import "runtime"
-
-func runtimeGosched() { runtime.Gosched() }

@@ -164,8 +164,7 @@ func (p *blockProc[T]) give(ctx context.Context, out flow.Emitter[T], last int64
 			from = int(min(p.skip, int64(len(vals))))
 			p.resume = nil
 		}
-		c := flow.Chunk[T]{Batch: flow.EpochBatch(p.epoch, p.next), IDs: flow.ListIDs(ids[from:]), Values: vals[from:], End: true}
-		if err := out.Push(ctx, c); err != nil {
+		if err := pushPartition(ctx, out, flow.EpochBatch(p.epoch, p.next), vals[from:], ids[from:]); err != nil {
 			return err
 		}
 	}
@@ -203,4 +202,22 @@ func (p *blockProc[T]) State() OrderState {
 		s.Partition = p.batches[(p.q-1)%int64(p.op.k)] + 1
 	}
 	return s
+}
+
+// blockChunk is the most rows of a BlockShuffle output chunk.
+const blockChunk = 1024
+
+// pushPartition pushes a whole output partition in chunks of recycled
+// buffers: chunks of ordinary size keep the buffers that circulate through
+// the pipeline ordinary too.
+func pushPartition[T any](ctx context.Context, out flow.Emitter[T], batch int64, vals []T, ids []rowid.ID) error {
+	for lo := 0; ; lo += blockChunk {
+		hi := min(lo+blockChunk, len(vals))
+		c := flow.Chunk[T]{Batch: batch, End: hi == len(vals),
+			Values: append(flow.Alloc[T](hi-lo), vals[lo:hi]...),
+			IDs:    flow.ListIDs(append(flow.Alloc[rowid.ID](hi-lo), ids[lo:hi]...))}
+		if err := out.Push(ctx, c); err != nil || c.End {
+			return err
+		}
+	}
 }

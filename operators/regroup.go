@@ -129,7 +129,11 @@ type outParts[T any] struct {
 // put adds one output item, pushing the partition if it is full.
 func (o *outParts[T]) put(ctx context.Context, out flow.Emitter[T], v T, id rowid.ID) error {
 	if o.vals == nil {
-		o.vals, o.ids = flow.Alloc[T](o.per), flow.Alloc[rowid.ID](o.per)
+		// Chunks of a large partition are pushed at every sync, so their
+		// buffers need not hold the whole partition: ordinary sizes keep
+		// the recycled buffers ordinary.
+		n := min(o.per, 1024)
+		o.vals, o.ids = flow.Alloc[T](n), flow.Alloc[rowid.ID](n)
 	}
 	o.vals, o.ids = append(o.vals, v), append(o.ids, id)
 	o.n++

@@ -2,6 +2,7 @@ package operators
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
@@ -68,7 +69,7 @@ func checkResume(t *testing.T, build func(...ShuffleOption) flow.Operator[int, i
 	}
 	var marks []mark
 	for _, c := range in {
-		c.IDs = flow.ListIDs(c.IDs.AppendTo(nil)) // processors own their chunks
+		c.IDs, c.Values = flow.ListIDs(c.IDs.AppendTo(nil)), slices.Clone(c.Values) // processors own their chunks
 		if err := p.Process(ctx, c, &full); err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +88,7 @@ func checkResume(t *testing.T, build func(...ShuffleOption) flow.Operator[int, i
 				started = e == m.s.Epoch && c.Batch >= m.s.Partition || e > m.s.Epoch
 			}
 			if started {
-				c.IDs = flow.ListIDs(c.IDs.AppendTo(nil))
+				c.IDs, c.Values = flow.ListIDs(c.IDs.AppendTo(nil)), slices.Clone(c.Values)
 				if err := r.Process(ctx, c, &rest); err != nil {
 					t.Fatalf("mark %d (%+v): %v", i, m.s, err)
 				}

@@ -7,7 +7,7 @@
 // From the module root:
 //
 //	go run ./internal/orderbench
-//	go run ./internal/orderbench -rows 2000000 -rounds 5 -mem-rows 1000000
+//	go run ./internal/orderbench -rows 2000000 -rounds 5 -mem-rows 2000000
 //
 // # Method
 //
@@ -42,7 +42,7 @@ import (
 func main() {
 	rows := flag.Int("rows", 2_000_000, "rows for the speed measurements")
 	rounds := flag.Int("rounds", 5, "measured rounds")
-	memRows := flag.Int("mem-rows", 1_000_000, "rows of the smaller memory dataset (the larger has 4x)")
+	memRows := flag.Int("mem-rows", 2_000_000, "rows of the smaller memory dataset (the larger has 4x)")
 	child := flag.String("child", "", "internal: run one memory measurement in this process")
 	flag.Parse()
 	if *child != "" {

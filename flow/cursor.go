@@ -72,16 +72,26 @@ func Cursors[T any](ctx context.Context, p *Pipeline, n int) (*CursorSet[T], err
 	if n < 1 {
 		return nil, fmt.Errorf("flow: Cursors(%d): need at least 1 cursor", n)
 	}
+	return newCursorSet[T](ctx, p, n, "cursors"), nil
+}
+
+// newCursorSet starts a run of p read by n cursors. The cursors count
+// their work as the stage named sink when the run is observed.
+func newCursorSet[T any](ctx context.Context, p *Pipeline, n int, sink string) *CursorSet[T] {
 	r, runCtx := newRunner(ctx)
 	s := &CursorSet[T]{r: r, parent: ctx, run: runCtx, open: n,
-		feed: &cursorFeed[T]{schedule: make(chan *task, n)}}
+		feed: &cursorFeed[T]{schedule: make(chan *task, n+feedAhead), single: n == 1}}
 	env := p.env()
-	env.obs = r.observe(ctx, p, "cursors")
+	env.obs = r.observe(ctx, p, sink)
 	r.guard(runCtx, "pipeline", func() { p.start(runCtx, r, env, s.feed) })
 	for range n {
-		s.cursors = append(s.cursors, &Cursor[T]{s: s, k: -1})
+		c := &Cursor[T]{s: s, k: -1}
+		if env.obs != nil {
+			c.m = newMeter(env.obs, env.obs.sink().newSlot(), nil)
+		}
+		s.cursors = append(s.cursors, c)
 	}
-	return s, nil
+	return s
 }
 
 // Cursors returns the set's cursors. The slice is the caller's; the
@@ -193,8 +203,10 @@ func (s *CursorSet[T]) takeNext(next *int) bool {
 // never restarts, never panics, and keeps reporting the same Err.
 type Cursor[T any] struct {
 	s     *CursorSet[T]
-	ch    chan Chunk[T] // the partition being read; nil between partitions
+	t     *task         // the partition being read; nil between partitions
+	ch    chan Chunk[T] // its channel
 	batch int64         // its batch number
+	m     *meter        // when the run is observed
 	c     Chunk[T]      // the chunk being read
 	k     int           // the index of the current item in c
 	item  Item[T]
@@ -228,12 +240,10 @@ func (c *Cursor[T]) Close() {
 	for c.ch != nil {
 		select {
 		case ch, ok := <-c.ch:
-			if !ok {
-				c.ch = nil
-			}
+			c.received(ok)
 			ch.Release()
 		case <-c.s.run.Done():
-			c.ch = nil
+			c.t, c.ch = nil, nil
 		}
 	}
 	c.end(nil)
@@ -274,26 +284,88 @@ func (c *Cursor[T]) step(more bool) bool {
 			c.item = c.c.Item(c.k)
 			return true
 		}
+		if c.m != nil && c.k >= 0 {
+			c.m.exit()
+		}
 		c.c.Release()
 		c.k = -1
-		if c.ch == nil && (!more || !c.takePartition()) {
+		if c.ch == nil && !more {
 			return false
 		}
-		if c.ch == nil {
-			continue
+		ch, ok := c.nextChunk(more)
+		if !ok {
+			return false
 		}
-		select {
-		case ch, ok := <-c.ch:
-			if !ok {
-				c.ch = nil
-				continue
-			}
-			c.c = ch
-		case <-c.s.run.Done():
-			c.end(c.s.cause())
+		c.c = ch
+		if c.m != nil {
+			c.m.enter(ch.Batch, ch.Len())
 		}
 	}
 	return false
+}
+
+// nextChunk returns c's next chunk, which becomes the caller's; with more
+// false, only from the partition c holds. It reports false at the end.
+func (c *Cursor[T]) nextChunk(more bool) (Chunk[T], bool) {
+	for !c.done {
+		if c.s.closed.Load() {
+			c.end(ErrCursorSetClosed)
+			break
+		}
+		if c.ch == nil && (!more || !c.takePartition()) {
+			break
+		}
+		if c.m != nil {
+			select {
+			case ch, ok := <-c.ch:
+				if c.received(ok) {
+					return ch, true
+				}
+				continue
+			default:
+				c.m.flush()
+			}
+		}
+		t := c.now()
+		select {
+		case ch, ok := <-c.ch:
+			c.waited(t)
+			if c.received(ok) {
+				return ch, true
+			}
+		case <-c.s.run.Done():
+			c.waited(t)
+			c.end(c.s.cause())
+		}
+	}
+	return Chunk[T]{}, false
+}
+
+// received handles a receive from the partition's channel: it reports
+// whether a chunk came, or ends the partition.
+func (c *Cursor[T]) received(ok bool) bool {
+	if ok {
+		return true
+	}
+	if b := c.s.feed.budget; b != nil {
+		b.release(c.t)
+	}
+	c.t, c.ch = nil, nil
+	return false
+}
+
+// now and waited count the time c waits as blocked on input.
+func (c *Cursor[T]) now() int64 {
+	if c.m == nil {
+		return 0
+	}
+	return c.m.rs.clock.Load()
+}
+
+func (c *Cursor[T]) waited(t int64) {
+	if c.m != nil {
+		c.m.blockedIn += c.m.rs.clock.Load() - t
+	}
 }
 
 // takePartition takes the next partition. It reports false, and ends c,
@@ -305,7 +377,10 @@ func (c *Cursor[T]) takePartition() bool {
 			c.end(nil)
 			return false
 		}
-		c.ch, c.batch = t.out.(chan Chunk[T]), t.batch
+		c.t, c.ch, c.batch = t, t.out.(chan Chunk[T]), t.batch
+		if b := c.s.feed.budget; b != nil {
+			b.setHead(t)
+		}
 		return true
 	case <-c.s.run.Done():
 		c.end(c.s.cause())
@@ -318,11 +393,18 @@ func (c *Cursor[T]) end(err error) {
 	if c.done {
 		return
 	}
-	c.done, c.err, c.ch, c.item = true, err, nil, Item[T]{}
+	c.done, c.err, c.t, c.ch, c.item = true, err, nil, nil, Item[T]{}
 	c.c.Release()
 	c.k = -1
 	c.s.ended()
 }
+
+// A serial last stage may run feedAhead partitions ahead of the cursors,
+// each holding at most feedBuffer chunks.
+const (
+	feedAhead  = 3
+	feedBuffer = 4
+)
 
 // cursorFeed is the downstream of a cursor set's last stage. When the
 // last stage runs on several workers, the set reads the group's schedule
@@ -332,10 +414,19 @@ type cursorFeed[T any] struct {
 	schedule chan *task
 	cur      chan Chunk[T]
 	b        int64
+	single   bool    // the set has one cursor
+	budget   *budget // the adopted group's, for a single cursor
 }
 
-// adopt makes the feed hand out g's tasks.
-func (f *cursorFeed[T]) adopt(g *group) { f.schedule = g.schedule }
+// adopt makes the feed hand out g's tasks, and keeps g's budget for a
+// single cursor (see group.start).
+func (f *cursorFeed[T]) adopt(g *group) {
+	f.schedule = g.schedule
+	if !f.single {
+		g.budget = nil
+	}
+	f.budget = g.budget
+}
 
 func (f *cursorFeed[T]) Push(ctx context.Context, c Chunk[T]) error {
 	if f.cur != nil && c.Batch != f.b {
@@ -343,7 +434,7 @@ func (f *cursorFeed[T]) Push(ctx context.Context, c Chunk[T]) error {
 		f.cur = nil
 	}
 	if f.cur == nil {
-		ch := make(chan Chunk[T], taskBuffer)
+		ch := make(chan Chunk[T], feedBuffer)
 		if err := send(ctx, f.schedule, &task{batch: c.Batch, out: ch}); err != nil {
 			c.Release()
 			return err

@@ -19,16 +19,15 @@ import (
 // output type is not T, that error is the only pair.
 func Items[T any](ctx context.Context, p *Pipeline) iter.Seq2[Item[T], error] {
 	return func(yield func(Item[T], error) bool) {
-		for c, err := range chunks[T](ctx, p) {
-			if err != nil {
-				yield(Item[T]{}, err)
+		r := openChunks[T](ctx, p)
+		defer r.close()
+		for r.next() {
+			if !yieldItems(&r.cur, yield) {
 				return
 			}
-			if !yieldItems(&c, yield) {
-				c.Release()
-				return
-			}
-			c.Release()
+		}
+		if r.err != nil {
+			yield(Item[T]{}, r.err)
 		}
 	}
 }
@@ -67,19 +66,18 @@ func yieldItems[T any](c *Chunk[T], yield func(Item[T], error) bool) bool {
 // Values is [Items] without batch numbers and IDs.
 func Values[T any](ctx context.Context, p *Pipeline) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
-		for c, err := range chunks[T](ctx, p) {
-			if err != nil {
-				var zero T
-				yield(zero, err)
-				return
-			}
-			for _, v := range c.Values {
+		r := openChunks[T](ctx, p)
+		defer r.close()
+		for r.next() {
+			for _, v := range r.cur.Values {
 				if !yield(v, nil) {
-					c.Release()
 					return
 				}
 			}
-			c.Release()
+		}
+		if r.err != nil {
+			var zero T
+			yield(zero, r.err)
 		}
 	}
 }
@@ -93,60 +91,82 @@ func Chunks[T any](ctx context.Context, p *Pipeline) iter.Seq2[Chunk[T], error] 
 
 func chunks[T any](ctx context.Context, p *Pipeline) iter.Seq2[Chunk[T], error] {
 	return func(yield func(Chunk[T], error) bool) {
-		if err := checkIter[T](p); err != nil {
-			yield(Chunk[T]{}, err)
-			return
-		}
-		r, runCtx := newRunner(ctx)
-		ch := make(chan Chunk[T], 4)
-		env := p.env()
-		env.obs = r.observe(ctx, p, "loop")
-		r.guard(runCtx, "pipeline", func() { p.start(runCtx, r, env, chanOut[T]{ch: ch}) })
-		var m *meter // the loop's, when observed
-		if env.obs != nil {
-			m = newMeter(env.obs, env.obs.sink().newSlot(), nil)
-		}
-		finished := false
-		defer func() {
-			// The loop was left early: by break or return, or by a panic
-			// or runtime.Goexit in its body.
-			if !finished {
-				r.cancel(errStopped)
-				r.wait(ctx)
-			}
-		}()
-		for {
-			c, ok, recvErr := recvMetered(runCtx, ch, m)
-			if !ok {
-				finished = true
-				err := r.wait(ctx)
-				if err == nil && recvErr != nil {
-					// Cancelled with chunks still on their way: the stream
-					// did not end, so say why.
-					err = context.Cause(ctx)
-					if err == nil {
-						err = recvErr
-					}
-				}
-				if err != nil {
-					yield(Chunk[T]{}, err)
-				}
+		r := openChunks[T](ctx, p)
+		defer r.close()
+		for r.next() {
+			c := r.cur
+			r.cur = Chunk[T]{} // the loop body's now
+			if !yield(c, nil) {
 				return
 			}
-			if m == nil {
-				if !yield(c, nil) {
-					return
-				}
-				continue
-			}
-			m.enter(c.Batch, c.Len())
-			more := yield(c, nil)
-			m.exit()
-			if !more {
-				return
-			}
+		}
+		if r.err != nil {
+			yield(Chunk[T]{}, r.err)
 		}
 	}
+}
+
+// chunkReader reads a run chunk by chunk for the iterators. It reads p
+// with a cursor set of one cursor: the cursor takes the last group's
+// partitions straight from its workers, in batch order, so the loop's
+// goroutine is the ordered merge and no goroutine stands between the
+// workers and the loop. The iterators' loops stay small, so that the
+// compiler can inline them into the caller's range loop.
+type chunkReader[T any] struct {
+	s     *CursorSet[T]
+	cur   Chunk[T] // the chunk the loop is on
+	in    bool     // the loop's meter is inside cur
+	ended bool
+	err   error
+}
+
+// openChunks starts a run of p, or returns a reader that reports why it
+// cannot.
+func openChunks[T any](ctx context.Context, p *Pipeline) *chunkReader[T] {
+	if err := checkIter[T](p); err != nil {
+		return &chunkReader[T]{ended: true, err: err}
+	}
+	return &chunkReader[T]{s: newCursorSet[T](ctx, p, 1, "loop")}
+}
+
+// next releases the current chunk and moves to the next one. At the end
+// it waits for the run and sets err.
+func (r *chunkReader[T]) next() bool {
+	if r.ended {
+		return false
+	}
+	c := r.s.cursors[0]
+	if r.in {
+		c.m.exit()
+		r.in = false
+	}
+	r.cur.Release()
+	ch, ok := c.nextChunk(true)
+	if !ok {
+		r.ended = true
+		r.err = c.err
+		if werr := r.s.wait(); r.err == nil {
+			r.err = werr
+		}
+		return false
+	}
+	r.cur = ch
+	if c.m != nil {
+		c.m.enter(ch.Batch, ch.Len())
+		r.in = true
+	}
+	return true
+}
+
+// close ends the run if the loop was left early: by break or return, or
+// by a panic or runtime.Goexit in its body.
+func (r *chunkReader[T]) close() {
+	if r.ended {
+		return
+	}
+	r.ended = true
+	r.cur.Release()
+	r.s.Close()
 }
 
 func checkIter[T any](p *Pipeline) error {

@@ -85,14 +85,14 @@ func (g *group) announce(ctx context.Context, t *task) error {
 //
 // If next is a cursor set's feed, the group has no merge: the set's
 // cursors take the tasks from the schedule, in batch order, each draining
-// the tasks it takes. The group then has no budget either, since the
-// partition that must make progress is not one but every partition a
-// cursor holds.
+// the tasks it takes. With several cursors the group has no budget,
+// since the partition that must make progress is not one but every
+// partition a cursor holds; a single cursor is the merge and keeps it.
 func (g *group) start(r *runner, upCtx, downCtx context.Context, stopUp context.CancelCauseFunc, next any) {
 	if f, ok := next.(interface{ adopt(*group) }); ok {
-		g.unordered, g.budget = false, nil
-		g.startWorkers(r, upCtx)
+		g.unordered = false
 		f.adopt(g)
+		g.startWorkers(r, upCtx)
 		return
 	}
 	g.startWorkers(r, upCtx)

@@ -195,7 +195,10 @@ func RowIDColumn(name string) ParquetOption {
 // by its Parquet name (its parquet tag's name, or the field's name), of a
 // string, []byte, bool, integer or floating-point type, or a pointer to
 // one (nil goes to the default partition, like the empty value). The
-// columns stay in the files too.
+// columns stay in the files too, and each file records its partition's
+// exact values in its key-value metadata (rowflow.partition.<column>),
+// from which sources.Parquet reads back a value too long for its
+// directory name: a value written is the value read.
 func PartitionBy(columns ...string) ParquetOption {
 	columns = append([]string(nil), columns...)
 	return parquetOption(func(c *parquetConfig) error {

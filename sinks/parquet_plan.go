@@ -3,6 +3,7 @@ package sinks
 import (
 	"errors"
 	"fmt"
+	"github.com/rowflow/rowflow/internal/dataset"
 	"io"
 	"reflect"
 
@@ -75,7 +76,7 @@ func newPQPlan[T any](dir string, opts []ParquetOption) (p *pqPlan[T], err error
 	}
 	// Write one row to nowhere, so that what parquet-go only reports when
 	// writing (no columns, two columns of one name) fails the build.
-	w := p.newWriter(io.Discard, "")
+	w := p.newWriter(io.Discard, "", nil)
 	if err := w.write([]T{zero}, flow.ListIDs(make([]rowid.ID, 1))); err != nil {
 		return nil, fmt.Errorf("sinks: ParquetShards[%v]: %w", t, err)
 	}
@@ -154,12 +155,18 @@ type batchWriter[T any] interface {
 }
 
 // newWriter returns a writer of a file with the plan's schema and options
-// that writes to out.
-func (p *pqPlan[T]) newWriter(out io.Writer, fingerprint string) batchWriter[T] {
+// that writes to out. The file's key-value metadata holds the exact values
+// of its partition, part, under dataset.PartitionMeta + column: a
+// directory name holds a long value only truncated, and the sources read
+// the whole value back from there.
+func (p *pqPlan[T]) newWriter(out io.Writer, fingerprint string, part []PartitionValue) batchWriter[T] {
 	opts := []parquet.WriterOption{
 		parquet.Compression(p.codec),
 		createdBy(parquetCreatedBy),
 		parquet.KeyValueMetadata(metaFingerprint, fingerprint),
+	}
+	for _, v := range part {
+		opts = append(opts, parquet.KeyValueMetadata(dataset.PartitionMeta+v.Column, v.Value))
 	}
 	if p.cfg.pageSize > 0 {
 		opts = append(opts, parquet.PageBufferSize(p.cfg.pageSize))

@@ -301,7 +301,7 @@ func (r *rollingWriter[T]) open() error {
 			ManifestFile: ManifestFile{Path: slashJoin(r.dir, name), Writer: r.s.index, Seq: seq, Partition: r.part},
 			temp:         tf.Name(),
 		},
-		f: tf, out: out, w: run.plan.newWriter(out, run.env.Fingerprint),
+		f: tf, out: out, w: run.plan.newWriter(out, run.env.Fingerprint, r.part),
 	}
 	r.files++
 	r.rgRows = 0

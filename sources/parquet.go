@@ -348,6 +348,9 @@ func (run *parquetRun[T]) load(of *openFile[T], file dataset.File) error {
 		return err
 	}
 	of.path, of.rel, of.id = file.Path, file.RelPath, rowid.FromString(file.RelPath)
+	// A partition value too long for its directory name is read whole
+	// from the file, where rowflow's sink stores it.
+	file.Partition = file.Partition.Resolve(of.r.File().Lookup)
 	of.plan, err = run.src.format.plan(file, of.r, cfg)
 	if err != nil {
 		return err

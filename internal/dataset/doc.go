@@ -58,6 +58,11 @@
 // values are strings, unescaped from %XX; other segments are ignored. Every
 // file must have the same columns in the same order, and no column may
 // appear twice in one path; otherwise [Discover] fails, naming the files.
+// The directory value __HIVE_DEFAULT_PARTITION__ is null ([Field.Null],
+// with the value ""), while %5F_HIVE_DEFAULT_PARTITION__ is that string.
+// A value that rowflow's Parquet sink had to truncate to fit a directory
+// name ends in "~" and a hash ([Field.Hash]); [Partition.Resolve] takes
+// the whole value from the file's key-value metadata.
 // A file directly in the root has no columns, so it cannot be mixed with
 // partitioned files.
 //

@@ -1,6 +1,8 @@
 package dataset
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net/url"
 	"path"
@@ -11,7 +13,26 @@ import (
 // Field is one Hive partition value: the directory segment "name=value".
 type Field struct {
 	Name, Value string
+	// Null reports a null (or empty) value, whose directory value is
+	// __HIVE_DEFAULT_PARTITION__; Value is then "". The string
+	// "__HIVE_DEFAULT_PARTITION__" itself is written escaped
+	// (%5F_HIVE_DEFAULT_PARTITION__) and reads back as that string.
+	Null bool
+	// Hash is set when the directory holds only a truncated form of the
+	// value, as rowflow's Parquet sink writes values too long for a
+	// directory name: the prefix, "~" and 32 hex digits of the value's
+	// SHA-256 (a '~' is escaped anywhere else). Value is then that
+	// truncated form, until [Partition.Resolve] finds the whole value.
+	Hash string
 }
+
+// HiveNull is the directory value of a null or empty partition value.
+const HiveNull = "__HIVE_DEFAULT_PARTITION__"
+
+// PartitionMeta is the prefix of the key-value metadata entries in which
+// rowflow's Parquet sink stores each file's exact partition values:
+// PartitionMeta + column name.
+const PartitionMeta = "rowflow.partition."
 
 // Partition is the list of Hive partition values of a file, in path order.
 type Partition []Field
@@ -66,6 +87,13 @@ func parsePartition(rel string) (Partition, error) {
 		}
 		name, err1 := url.PathUnescape(k)
 		value, err2 := url.PathUnescape(v)
+		f := Field{Name: name, Value: value}
+		switch {
+		case v == HiveNull:
+			f.Value, f.Null = "", true
+		case truncated(v):
+			f.Hash = v[len(v)-32:]
+		}
 		switch {
 		case err1 != nil || err2 != nil:
 			return nil, fmt.Errorf("dataset: %s: bad escape in partition directory %q", rel, seg)
@@ -75,9 +103,62 @@ func parsePartition(rel string) (Partition, error) {
 		if _, dup := p.Get(name); dup {
 			return nil, fmt.Errorf("dataset: %s: partition column %q appears twice", rel, name)
 		}
-		p = append(p, Field{Name: name, Value: value})
+		p = append(p, f)
 	}
 	return p, nil
+}
+
+// truncated reports whether the escaped directory value v ends with the
+// mark of a truncated value: "~" and 32 lower-case hex digits.
+func truncated(v string) bool {
+	if len(v) < 33 || v[len(v)-33] != '~' {
+		return false
+	}
+	for _, c := range v[len(v)-32:] {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// Resolve returns p with the whole value of every truncated field whose
+// file stores it: meta returns a key-value metadata entry of the file
+// (see [PartitionMeta]), and the value is taken only if its SHA-256
+// matches the directory's hash. Other fields are returned as they are.
+func (p Partition) Resolve(meta func(key string) (string, bool)) Partition {
+	var out Partition
+	for i, f := range p {
+		if f.Hash == "" {
+			continue
+		}
+		v, ok := meta(PartitionMeta + f.Name)
+		if sum := sha256.Sum256([]byte(v)); !ok || hex.EncodeToString(sum[:16]) != f.Hash {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(p)
+		}
+		out[i].Value, out[i].Hash = v, ""
+	}
+	if out == nil {
+		return p
+	}
+	return out
+}
+
+// filterText returns the text of the named column for a partition filter,
+// in which null is [HiveNull].
+func (p Partition) filterText(name string) (string, bool) {
+	for _, f := range p {
+		if f.Name == name {
+			if f.Null {
+				return HiveNull, true
+			}
+			return f.Value, true
+		}
+	}
+	return "", false
 }
 
 func (p Partition) names() []string {

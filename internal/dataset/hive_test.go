@@ -13,7 +13,7 @@ func TestHiveColumns(t *testing.T) {
 		t.Fatalf("columns %q", got)
 	}
 	f := ds.Files()[7] // year=2023/lang=de/part-1.parquet
-	want := Partition{{"year", "2023"}, {"lang", "de"}}
+	want := Partition{{Name: "year", Value: "2023"}, {Name: "lang", Value: "de"}}
 	if f.RelPath != "year=2023/lang=de/part-1.parquet" || !slices.Equal(f.Partition, want) {
 		t.Errorf("file %q partition %v, want %v", f.RelPath, f.Partition, want)
 	}
@@ -32,15 +32,20 @@ func TestParsePartition(t *testing.T) {
 	}{
 		{"x.parquet", nil},
 		{"plain/dirs/x.parquet", nil},
-		{"k=v/x.parquet", Partition{{"k", "v"}}},
-		{"a=1/mid/b=2/x.parquet", Partition{{"a", "1"}, {"b", "2"}}},
-		{"city=New%20York/x.parquet", Partition{{"city", "New York"}}},
-		{"path=a%2Fb/x.parquet", Partition{{"path", "a/b"}}},
-		{"sum=1+1/x.parquet", Partition{{"sum", "1+1"}}},
-		{"eq=a=b/x.parquet", Partition{{"eq", "a=b"}}},
-		{"empty=/x.parquet", Partition{{"empty", ""}}},
-		{"k%3Dx=v/x.parquet", Partition{{"k=x", "v"}}},
-		{"a=1/b=2.parquet", Partition{{"a", "1"}}}, // the file name is not a directory
+		{"k=v/x.parquet", Partition{{Name: "k", Value: "v"}}},
+		{"a=1/mid/b=2/x.parquet", Partition{{Name: "a", Value: "1"}, {Name: "b", Value: "2"}}},
+		{"city=New%20York/x.parquet", Partition{{Name: "city", Value: "New York"}}},
+		{"path=a%2Fb/x.parquet", Partition{{Name: "path", Value: "a/b"}}},
+		{"sum=1+1/x.parquet", Partition{{Name: "sum", Value: "1+1"}}},
+		{"eq=a=b/x.parquet", Partition{{Name: "eq", Value: "a=b"}}},
+		{"empty=/x.parquet", Partition{{Name: "empty", Value: ""}}},
+		{"k%3Dx=v/x.parquet", Partition{{Name: "k=x", Value: "v"}}},
+		{"a=1/b=2.parquet", Partition{{Name: "a", Value: "1"}}}, // the file name is not a directory
+		{"k=__HIVE_DEFAULT_PARTITION__/x.parquet", Partition{{Name: "k", Null: true}}},
+		{"k=%5F_HIVE_DEFAULT_PARTITION__/x.parquet", Partition{{Name: "k", Value: "__HIVE_DEFAULT_PARTITION__"}}},
+		{"k=x%7E~0123456789abcdef0123456789abcdef/x.parquet",
+			Partition{{Name: "k", Value: "x~~0123456789abcdef0123456789abcdef", Hash: "0123456789abcdef0123456789abcdef"}}},
+		{"k=x%7E0123456789abcdef0123456789abcdef/x.parquet", Partition{{Name: "k", Value: "x~0123456789abcdef0123456789abcdef"}}},
 	}
 	for _, tt := range tests {
 		got, err := parsePartition(tt.rel)

@@ -58,7 +58,7 @@ func selectFiles(ds *Dataset, e *filter.Expr) ([]int, error) {
 	files := make([]int, 0, len(ds.files))
 	for i, f := range ds.files {
 		if e != nil {
-			t, err := e.MatchText(f.Partition.Get)
+			t, err := e.MatchText(f.Partition.filterText)
 			if err != nil {
 				return nil, fmt.Errorf("dataset: %s: filter %s: %w", f.RelPath, e, err)
 			}

@@ -28,28 +28,13 @@ func SumOf[T any](ctx context.Context, p *flow.Pipeline) (Sum, error) {
 		if err != nil {
 			return Sum{}, err
 		}
-		if err := encodeChunk(h, &c); err != nil {
+		err := h.TryAddChunk(&c)
+		c.Release()
+		if err != nil {
 			return Sum{}, err
 		}
 	}
 	return h.Sum(), nil
-}
-
-// encodeChunk adds c to h and releases it, returning the error that
-// encoding panics with when a value cannot be encoded.
-func encodeChunk[T any](h *Hasher[T], c *flow.Chunk[T]) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			e, ok := r.(error)
-			if !ok {
-				panic(r)
-			}
-			err = e
-		}
-	}()
-	defer c.Release()
-	h.AddChunk(c)
-	return nil
 }
 
 // Record runs p as [SumOf] does and writes the digest to the file at path,

@@ -83,6 +83,28 @@ func (h *Hasher[T]) AddChunk(c *flow.Chunk[T]) {
 	}
 }
 
+// TryAddChunk is AddChunk that returns, instead of panicking, the error
+// of a value that cannot be encoded; h is then unusable until Reset.
+func (h *Hasher[T]) TryAddChunk(c *flow.Chunk[T]) error {
+	return catchEncoding(func() { h.AddChunk(c) })
+}
+
+// catchEncoding runs f, which encodes values, and returns the error that
+// encoding panics with when a value cannot be encoded. Other panics go on.
+func catchEncoding(f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(error)
+			if !ok {
+				panic(r)
+			}
+			err = e
+		}
+	}()
+	f()
+	return nil
+}
+
 func (h *Hasher[T]) add(id rowid.ID, p unsafe.Pointer) {
 	h.s.b = le.AppendUint64(le.AppendUint64(h.s.b, id.Lo), id.Hi)
 	h.c.enc(&h.s, p)

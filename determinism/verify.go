@@ -147,17 +147,9 @@ func diverge[T any](n, run int, pos int64, ref, r *cursor[T], valueDiffers bool)
 
 // encodeValue sets s.b to the encoding of the value at p. It returns the
 // error that encoding panics with when the value cannot be encoded.
-func encodeValue(c *codec, s *state, p unsafe.Pointer) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			e, ok := r.(error)
-			if !ok {
-				panic(r)
-			}
-			err = e
-		}
-	}()
-	s.b, s.depth = s.b[:0], 0
-	c.enc(s, p)
-	return nil
+func encodeValue(c *codec, s *state, p unsafe.Pointer) error {
+	return catchEncoding(func() {
+		s.b, s.depth = s.b[:0], 0
+		c.enc(s, p)
+	})
 }

@@ -17,8 +17,8 @@ type link[In, Out any] struct {
 	name    string
 	p       Processor[In, Out]
 	next    downstream[Out]
-	stopped bool  // this stage or one downstream of it has ended the stream
-	downErr error // the last error next returned, so it is not wrapped twice
+	stopped bool     // this stage or one downstream of it has ended the stream
+	down    lastPush // next's last error, so it is not wrapped twice
 	m       *meter
 }
 
@@ -35,7 +35,7 @@ func (l *link[In, Out]) Push(ctx context.Context, c Chunk[In]) (err error) {
 			err = stageError(l.name, batch, true, Recovered(r))
 		}
 	}()
-	l.downErr = nil
+	l.down = lastPush{}
 	if m := l.m; m != nil {
 		m.enter(batch, c.Len())
 		err = l.p.Process(ctx, c, (*linkOut[In, Out])(l))
@@ -54,7 +54,7 @@ func (l *link[In, Out]) close(ctx context.Context) (err error) {
 			err = stageError(l.name, 0, false, Recovered(r))
 		}
 	}()
-	l.downErr = nil
+	l.down = lastPush{}
 	if l.m != nil {
 		l.m.begin(0)
 	}
@@ -76,7 +76,7 @@ func (l *link[In, Out]) result(ctx context.Context, err error, batch int64, hasB
 	switch {
 	case err == nil:
 		return nil
-	case err == l.downErr:
+	case l.down.from(err):
 		// Passed up from downstream: already attributed, or ErrStop after
 		// downstream closed itself.
 		if err == ErrStop {
@@ -104,8 +104,7 @@ func (o *linkOut[In, Out]) Push(ctx context.Context, c Chunk[Out]) error {
 	} else {
 		err = o.next.Push(ctx, c)
 	}
-	o.downErr = err
-	return err
+	return o.down.record(err)
 }
 
 // sinkLink feeds a Consumer. The consumer's Close is called by the run's

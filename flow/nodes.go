@@ -128,7 +128,7 @@ func (a srcAdapter[T]) partitions(ctx context.Context, env Env) iter.Seq2[srcPar
 				}
 				err = p.Read(ctx, out)
 				switch {
-				case err == nil || err == out.err:
+				case err == nil || out.from(err):
 					return err
 				case err == ErrStop:
 					err = errSourceStop
@@ -145,8 +145,8 @@ func (a srcAdapter[T]) partitions(ctx context.Context, env Env) iter.Seq2[srcPar
 // recordingOut remembers the last error downstream returned, so that it is
 // passed on as it is rather than attributed to the stage that pushed.
 type recordingOut[T any] struct {
+	lastPush
 	next downstream[T]
-	err  error
 	hi   int64 // the epoch's bits of the batch numbers
 	m    *meter
 }
@@ -156,14 +156,11 @@ type recordingOut[T any] struct {
 func (o *recordingOut[T]) Push(ctx context.Context, c Chunk[T]) error {
 	if err := ctx.Err(); err != nil {
 		c.Release()
-		o.err = err
-		return err
+		return o.record(err)
 	}
 	c.Batch |= o.hi
 	if m := o.m; m != nil {
-		o.err = m.push(c.Len(), func() error { return o.next.Push(ctx, c) })
-	} else {
-		o.err = o.next.Push(ctx, c)
+		return o.record(m.push(c.Len(), func() error { return o.next.Push(ctx, c) }))
 	}
-	return o.err
+	return o.record(o.next.Push(ctx, c))
 }

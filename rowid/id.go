@@ -1,6 +1,9 @@
 package rowid
 
-import "math/bits"
+import (
+	"cmp"
+	"math/bits"
+)
 
 // Murmur3-128 constants.
 const (
@@ -84,15 +87,5 @@ func (c Combiner) Combine(a ID) ID {
 // by Hi, then by Lo, the order of the text form. Its signature suits
 // [slices.SortFunc]: slices.SortFunc(ids, ID.Compare).
 func (id ID) Compare(other ID) int {
-	switch {
-	case id.Hi < other.Hi:
-		return -1
-	case id.Hi > other.Hi:
-		return 1
-	case id.Lo < other.Lo:
-		return -1
-	case id.Lo > other.Lo:
-		return 1
-	}
-	return 0
+	return cmp.Or(cmp.Compare(id.Hi, other.Hi), cmp.Compare(id.Lo, other.Lo))
 }

@@ -37,23 +37,12 @@ type digestConsumer[T any] struct {
 	err error // T has no encoding
 }
 
-func (c *digestConsumer[T]) Consume(_ context.Context, ch flow.Chunk[T]) (err error) {
+func (c *digestConsumer[T]) Consume(_ context.Context, ch flow.Chunk[T]) error {
 	defer ch.Release()
-	if c.err != nil {
-		return c.err
+	if c.err == nil {
+		c.err = c.h.TryAddChunk(&ch)
 	}
-	defer func() {
-		// Encoding panics with an error for a value it cannot encode.
-		if r := recover(); r != nil {
-			e, ok := r.(error)
-			if !ok {
-				panic(r)
-			}
-			c.err, err = e, e
-		}
-	}()
-	c.h.AddChunk(&ch)
-	return nil
+	return c.err
 }
 
 func (c *digestConsumer[T]) Close(err error) error {

@@ -6,6 +6,7 @@ import (
 	"github.com/rowflow/rowflow/internal/dataset"
 	"io"
 	"reflect"
+	"slices"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
@@ -120,26 +121,14 @@ func withRowIDColumns(t reflect.Type, ts *parquet.Schema, name string) (*parquet
 		reflect.StructField{Name: goName("RowIDLo"), Type: u64, Tag: reflect.StructTag(fmt.Sprintf("parquet:%q", lo))})
 	ws := parquet.SchemaOf(reflect.New(reflect.StructOf(fields)).Elem().Interface())
 	tc, wc := ts.Columns(), ws.Columns()
-	ok := len(wc) == len(tc)+2 && equalPath(wc[len(tc)], []string{hi}) && equalPath(wc[len(tc)+1], []string{lo})
+	ok := len(wc) == len(tc)+2 && slices.Equal(wc[len(tc)], []string{hi}) && slices.Equal(wc[len(tc)+1], []string{lo})
 	for i := 0; ok && i < len(tc); i++ {
-		ok = equalPath(tc[i], wc[i])
+		ok = slices.Equal(tc[i], wc[i])
 	}
 	if !ok {
 		return nil, fmt.Errorf("sinks: RowIDColumn(%q): cannot add the columns to the schema of %v", name, t)
 	}
 	return parquet.NewSchema(ts.Name(), ws), nil
-}
-
-func equalPath(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // batchWriter writes one Parquet file.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"slices"
 	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
@@ -100,23 +101,11 @@ func (r *Reader) Leaves() []Leaf { return r.leaves }
 // LookupLeaf returns the index of the leaf column with the given path.
 func (r *Reader) LookupLeaf(path ...string) (int, bool) {
 	for i := range r.leaves {
-		if equalPath(r.leaves[i].Path, path) {
+		if slices.Equal(r.leaves[i].Path, path) {
 			return i, true
 		}
 	}
 	return -1, false
-}
-
-func equalPath(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // ReadColumn decodes the whole column chunk of leaf column `column` in row

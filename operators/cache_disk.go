@@ -128,7 +128,8 @@ func (c *cacheSource[T]) readDisk(r *bufio.Reader, yield func(flow.Partition[T],
 		}
 		var head [8]byte
 		rec := make([]byte, n)
-		if _, err := io.ReadFull(r, head[:]); err == nil {
+		_, err = io.ReadFull(r, head[:])
+		if err == nil {
 			_, err = io.ReadFull(r, rec)
 		}
 		if err != nil {

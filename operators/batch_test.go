@@ -104,6 +104,10 @@ func TestBatchBadOptions(t *testing.T) {
 		"LastBatch":      operators.Batch[int64](4, operators.LastBatch(9)),
 		"Named":          operators.Batch[int64](4, operators.Named("")),
 	} {
+		// The pipeline keeps the stage's error when it is built.
+		if err := flow.From(source(10, 5, 5)).Via(s).Err(); err == nil {
+			t.Errorf("%s: building the pipeline kept no error", name)
+		}
 		for _, err := range flow.Items[operators.Rows[int64]](t.Context(), flow.From(source(10, 5, 5)).Via(s)) {
 			if err == nil {
 				t.Fatalf("%s: the run gave an item", name)

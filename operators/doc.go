@@ -31,8 +31,8 @@
 // and the table or pool number of the random stages. Each processor
 // reports it with a State method; [ResumeRegroup] starts a stage from it,
 // and fed its input from that mark the stage gives the rest of its output
-// unchanged. [Pack] does not offer a resume state yet: what it holds is
-// the window and a row, whose marks a state would have to list.
+// unchanged. For [Pack] the state lists the marks of the sequences it
+// holds: at most its window and one row.
 //
 // # Parallelism
 //

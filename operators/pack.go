@@ -3,6 +3,7 @@ package operators
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/rowid"
@@ -44,16 +45,20 @@ type Packed[E Number] struct {
 // sequence do not share an ID. Members keeps the sequences' own IDs.
 //
 // Pack is serial; its output partitions hold [PartitionItems] rows
-// (default 16). Memory is the window and the row being filled. It offers
-// no resume state yet: one would list the [Mark] of each sequence it
-// holds, at most the window plus the segments of one row.
+// (default 16). Memory is the window and the row being filled. Its
+// [RegroupState] lists the [Mark] of each sequence it holds, at most the
+// window plus the segments of one row; [ResumeRegroup] resumes it.
 func Pack[E Number](length int, pad E, opts ...PackOption) flow.Stage {
+	return flow.NewStage[[]E, Packed[E]](newPackOp(length, pad, opts))
+}
+
+func newPackOp[E Number](length int, pad E, opts []PackOption) *packOp[E] {
 	op := &packOp[E]{length: length, pad: pad, cfg: shapeConfig{name: "pack", perPart: 16, window: 16}}
 	op.err = configure(&op.cfg, opts)
 	if op.err == nil && length < 1 {
 		op.err = fmt.Errorf("operators: Pack(%d): the row length must be at least 1", length)
 	}
-	return flow.NewStage[[]E, Packed[E]](op)
+	return op
 }
 
 // packOpt is taken by Pack.
@@ -103,7 +108,30 @@ func (p *packOp[E]) NewProcessor(flow.Env) flow.Processor[[]E, Packed[E]] {
 	if p.err != nil {
 		return failed[[]E, Packed[E]]{p.err}
 	}
-	return &packProc[E]{op: p, base: rowid.FromString(p.cfg.name), out: outParts[Packed[E]]{per: p.cfg.perPart}}
+	pp := &packProc[E]{op: p, base: rowid.FromString(p.cfg.name), out: outParts[Packed[E]]{per: p.cfg.perPart},
+		in: inCursor{resume: p.cfg.resume}}
+	if r := p.cfg.resume; r != nil {
+		pp.restore = &packRestore[E]{next: r.Next, window: map[Mark]bool{}, row: map[Mark]int{}, slots: make([]seq[E], len(r.Row))}
+		for _, m := range r.Held {
+			pp.restore.window[m] = true
+		}
+		for i, m := range r.Row {
+			pp.restore.row[m] = i
+		}
+	}
+	return pp
+}
+
+// packRestore is what a resumed Pack rebuilds before it goes on: the
+// sequences of the window and of the row being filled, found again by
+// their marks as the input is replayed up to next.
+type packRestore[E Number] struct {
+	next   Mark
+	window map[Mark]bool
+	row    map[Mark]int // segment index
+	slots  []seq[E]
+
+	restoreWindow []seq[E]
 }
 
 // seq is a sequence, or a piece of one, waiting in the window.
@@ -125,17 +153,26 @@ type packProc[E Number] struct {
 	ids    []rowid.ID // the segments' IDs
 	held   []Mark     // marks of the row's segments
 	out    outParts[Packed[E]]
+
+	restore *packRestore[E] // while replaying up to the resume point
 }
 
 func (p *packProc[E]) Process(ctx context.Context, c flow.Chunk[[]E], out flow.Emitter[Packed[E]]) error {
 	defer c.Release()
+	begin(&p.in, &p.out)
+	at := p.in.at(c.Batch)
+	if p.restore != nil && p.out.crosses(c.Batch) {
+		p.restored()
+	}
 	if err := epochStart(ctx, p, &p.out, out, c.Batch); err != nil {
 		return err
 	}
-	at := p.in.at(c.Batch)
 	L := p.op.length
 	for k, toks := range c.Values {
 		mark := Mark{Part: at.Part, Row: at.Row + int64(k)}
+		if p.restore != nil && !mark.less(p.restore.next) {
+			p.restored()
+		}
 		id := c.IDs.At(k)
 		if len(toks) > L && p.op.cfg.overlong == DropOverlong {
 			continue
@@ -148,6 +185,10 @@ func (p *packProc[E]) Process(ctx context.Context, c flow.Chunk[[]E], out flow.E
 			piece := toks[off:min(off+L, len(toks))]
 			s := seq[E]{tokens: append([]E(nil), piece...), member: id, id: pieceID, offset: int32(off), mark: mark}
 			pieceID = pieceID.Next()
+			if p.restore != nil {
+				p.restore.keep(s, len(piece) == L)
+				continue
+			}
 			if len(piece) == L {
 				if err := p.whole(ctx, out, s); err != nil {
 					return err
@@ -164,6 +205,59 @@ func (p *packProc[E]) Process(ctx context.Context, c flow.Chunk[[]E], out flow.E
 	}
 	p.in.advance(len(c.Values), c.End)
 	return p.out.sync(ctx, out)
+}
+
+// keep puts a replayed sequence back where it was held, if it was: in
+// the window, in stream order, or in its slot of the row. Whole rows and
+// what was not held were delivered.
+func (r *packRestore[E]) keep(s seq[E], whole bool) {
+	switch i, inRow := r.row[s.mark]; {
+	case whole:
+	case inRow:
+		r.slots[i] = s
+	case r.window[s.mark]:
+		r.restoreWindow = append(r.restoreWindow, s)
+	}
+}
+
+// restored ends the replay: the row gets its segments back in order and
+// the window its sequences.
+func (p *packProc[E]) restored() {
+	r := p.restore
+	p.restore = nil
+	for _, s := range r.slots {
+		p.put(s)
+	}
+	p.window = append(p.window, r.restoreWindow...)
+}
+
+// State returns what resumes the stage after the rows it has pushed: the
+// marks of the sequences in its window (Held) and in the row being filled
+// (Row, in segment order), and the input position (Next); From is the
+// oldest of them.
+func (p *packProc[E]) State() RegroupState {
+	if s := p.in.resume; s != nil {
+		return *s
+	}
+	if r := p.restore; r != nil {
+		return *p.op.cfg.resume
+	}
+	next := p.in.next()
+	s := state(&p.out, next)
+	s.Next = next
+	for _, w := range p.window {
+		s.Held = append(s.Held, w.mark)
+		if w.mark.less(s.From) {
+			s.From = w.mark
+		}
+	}
+	s.Row = slices.Clone(p.held)
+	for _, m := range s.Row {
+		if m.less(s.From) {
+			s.From = m
+		}
+	}
+	return s
 }
 
 // whole emits a sequence that fills a row by itself, leaving the row being
@@ -197,6 +291,15 @@ func (p *packProc[E]) place(ctx context.Context, out flow.Emitter[Packed[E]]) er
 	}
 	s := p.window[pick]
 	p.window = append(p.window[:pick], p.window[pick+1:]...)
+	p.put(s)
+	if p.used == p.op.length {
+		return p.emit(ctx, out)
+	}
+	return nil
+}
+
+// put appends s to the row being filled.
+func (p *packProc[E]) put(s seq[E]) {
 	if p.row.Tokens == nil {
 		L := p.op.length
 		p.row = Packed[E]{Tokens: make([]E, 0, L), Segments: make([]int32, L), Positions: make([]int32, L)}
@@ -212,10 +315,6 @@ func (p *packProc[E]) place(ctx context.Context, out flow.Emitter[Packed[E]]) er
 	p.ids = append(p.ids, s.id)
 	p.held = append(p.held, s.mark)
 	p.used += len(s.tokens)
-	if p.used == p.op.length {
-		return p.emit(ctx, out)
-	}
-	return nil
 }
 
 // emit pads the row, if it has segments, and pushes it.
@@ -237,6 +336,9 @@ func (p *packProc[E]) Flush(ctx context.Context, out flow.Emitter[Packed[E]]) er
 }
 
 func (p *packProc[E]) end(ctx context.Context, out flow.Emitter[Packed[E]]) error {
+	if p.restore != nil {
+		p.restored()
+	}
 	for len(p.window) > 0 {
 		if err := p.place(ctx, out); err != nil {
 			return err

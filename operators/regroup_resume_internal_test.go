@@ -16,6 +16,13 @@ type regroupStateful interface{ State() RegroupState }
 // run.
 func checkRegroupResume[Out any](t *testing.T, build func(opts ...resumeOpt) flow.Operator[int, Out]) {
 	t.Helper()
+	checkResumeOf(t, func(v int) int { return v }, build)
+}
+
+// checkResumeOf is checkRegroupResume for a stage whose input is made of
+// resumeInput's values by conv.
+func checkResumeOf[In, Out any](t *testing.T, conv func(int) In, build func(opts ...resumeOpt) flow.Operator[In, Out]) {
+	t.Helper()
 	env := flow.Env{Seed: 11, Position: 2}
 	in := resumeInput()
 	ctx := context.Background()
@@ -26,10 +33,15 @@ func checkRegroupResume[Out any](t *testing.T, build func(opts ...resumeOpt) flo
 		delivered int
 	}
 	var marks []mark
+	chunk := func(c flow.Chunk[int]) flow.Chunk[In] {
+		vals := make([]In, len(c.Values))
+		for i, v := range c.Values {
+			vals[i] = conv(v)
+		}
+		return flow.Chunk[In]{Batch: c.Batch, IDs: flow.ListIDs(c.IDs.AppendTo(nil)), Values: vals, End: c.End}
+	}
 	for _, c := range in {
-		c.IDs = flow.ListIDs(c.IDs.AppendTo(nil))
-		c.Values = append([]int(nil), c.Values...)
-		if err := p.Process(ctx, c, &full); err != nil {
+		if err := p.Process(ctx, chunk(c), &full); err != nil {
 			t.Fatal(err)
 		}
 		marks = append(marks, mark{p.(regroupStateful).State(), len(full.items)})
@@ -51,9 +63,7 @@ func checkRegroupResume[Out any](t *testing.T, build func(opts ...resumeOpt) flo
 				started = e == m.s.Epoch && c.Batch >= m.s.From.Part || e > m.s.Epoch
 			}
 			if started {
-				c.IDs = flow.ListIDs(c.IDs.AppendTo(nil))
-				c.Values = append([]int(nil), c.Values...)
-				if err := r.Process(ctx, c, &rest); err != nil {
+				if err := r.Process(ctx, chunk(c), &rest); err != nil {
 					t.Fatalf("mark %d (%+v): %v", i, m.s, err)
 				}
 				// A state taken from the resumed run resumes alike.
@@ -118,4 +128,22 @@ func TestRegroupResumes(t *testing.T) {
 	checkRegroupResume(t, func(o ...resumeOpt) flow.Operator[int, Rows[int]] {
 		return newBucketOp(length, withResume[BucketOption](o, TokenBudget(30)))
 	})
+}
+
+func TestPackResumes(t *testing.T) {
+	// Sequence v has v%17 tokens: some longer than a row of 10, some empty.
+	conv := func(v int) []int32 {
+		toks := make([]int32, v%17)
+		for k := range toks {
+			toks[k] = int32(v*100 + k)
+		}
+		return toks
+	}
+	for _, w := range []int{1, 4, 12} {
+		for _, o := range []Overlong{SplitOverlong, DropOverlong} {
+			checkResumeOf(t, conv, func(opts ...resumeOpt) flow.Operator[[]int32, Packed[int32]] {
+				return newPackOp(10, int32(-1), withResume[PackOption](opts, Window(w), OverlongPolicy(o), PartitionItems(3)))
+			})
+		}
+	}
 }

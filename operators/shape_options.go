@@ -218,12 +218,13 @@ func (resumeOpt) reduceOption() {}
 func (resumeOpt) bucketOption() {}
 func (resumeOpt) tableOption()  {}
 func (resumeOpt) poolOption()   {}
+func (resumeOpt) packOption()   {}
 
 // RegroupState is what a regrouping stage needs to be resumed exactly: a
 // few integers, never the rows it holds. A processor of Batch,
 // ReduceEvery, ReduceRuns, BucketByLength, TableBucket or BucketPool
-// reports it through its State method after any chunk; [ResumeRegroup]
-// starts a new stage from it.
+// reports it through its State method after any chunk (Pack too);
+// [ResumeRegroup] starts a new stage from it.
 type RegroupState struct {
 	// Epoch is the epoch being delivered.
 	Epoch int64
@@ -234,8 +235,14 @@ type RegroupState struct {
 	From Mark
 	// Held is, for BucketByLength, each bucket's oldest row (or where the
 	// input stood, for an empty bucket): a row before its bucket's mark
-	// was delivered. From is the oldest of them.
+	// was delivered. From is the oldest of them. For Pack it lists the
+	// sequences in the window, in window order.
 	Held []Mark
+	// Row lists, for Pack, the sequences of the row being filled, in
+	// segment order, and Next is where the input stood: every other
+	// sequence before Next was delivered.
+	Row  []Mark
+	Next Mark
 	// Output is the index within the epoch of the output partition being
 	// delivered and Delivered how many of its items were delivered.
 	Output, Delivered int64
@@ -253,12 +260,13 @@ func ResumeRegroup(s RegroupState) interface {
 	BucketOption
 	TableOption
 	PoolOption
+	PackOption
 } {
 	return resumeOpt{option{"ResumeRegroup", func(c *shapeConfig) error {
 		if s.Epoch < 0 || s.Output < 0 || s.Delivered < 0 || s.Group < 0 || s.From.Row < 0 {
 			return fmt.Errorf("ResumeRegroup(%+v): negative field", s)
 		}
-		s.Held = slices.Clone(s.Held)
+		s.Held, s.Row = slices.Clone(s.Held), slices.Clone(s.Row)
 		c.resume = &s
 		return nil
 	}}}

@@ -12,6 +12,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/rowflow/rowflow/flow"
@@ -52,16 +53,19 @@ func (GobCodec[T]) Decode(src []byte, n int) ([]T, error) {
 
 // The disk cache file:
 //
-//	"rowflow cache v1\n" id "\n"
+//	"rowflow cache v2\n" id "\n"
 //	record*  end
 //
-// A record is one partition: a uvarint length, the batch number (8
-// bytes), then that many bytes of zstd holding the row count n (uvarint),
+// A record is up to 1024 rows of one partition: a uvarint length, the
+// batch number (8 bytes), a byte that is 1 for the partition's last
+// record, then that many bytes of zstd holding the row count n (uvarint),
 // n row IDs (Lo, Hi, 8 bytes each) and the codec's encoding of the values.
+// A partition's records are consecutive; an empty partition has one
+// record of no rows.
 // The end is a zero length followed by the number of records (uvarint).
 // All integers are little-endian.
 
-const cacheMagic = "rowflow cache v1\n"
+const cacheMagic = "rowflow cache v2\n"
 
 var (
 	zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
@@ -100,7 +104,7 @@ func (c *cacheSource[T]) diskPartitions(ctx context.Context) iter.Seq2[flow.Part
 func readHeader(r *bufio.Reader) (string, error) {
 	magic := make([]byte, len(cacheMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != cacheMagic {
-		return "", fmt.Errorf("not a rowflow cache file")
+		return "", fmt.Errorf("not a rowflow cache file of this version (%q)", strings.TrimSpace(cacheMagic))
 	}
 	id, err := r.ReadString('\n')
 	if err != nil {
@@ -114,6 +118,7 @@ func (c *cacheSource[T]) readDisk(r *bufio.Reader, yield func(flow.Partition[T],
 	fail := func(k int, err error) {
 		yield(flow.Partition[T]{}, fmt.Errorf("operators: cache %s: record %d: %w", c.cfg.path, k, err))
 	}
+	var recs [][]byte // the records of the partition being read
 	for k := 0; ; k++ {
 		n, err := binary.ReadUvarint(r)
 		if err != nil {
@@ -121,12 +126,12 @@ func (c *cacheSource[T]) readDisk(r *bufio.Reader, yield func(flow.Partition[T],
 			return
 		}
 		if n == 0 {
-			if count, err := binary.ReadUvarint(r); err != nil || count != uint64(k) {
-				fail(k, fmt.Errorf("the end says %d records (%v)", count, err))
+			if count, err := binary.ReadUvarint(r); err != nil || count != uint64(k) || recs != nil {
+				fail(k, fmt.Errorf("the end says %d records (%v), or a partition has no last record", count, err))
 			}
 			return
 		}
-		var head [8]byte
+		var head [9]byte
 		rec := make([]byte, n)
 		_, err = io.ReadFull(r, head[:])
 		if err == nil {
@@ -136,15 +141,26 @@ func (c *cacheSource[T]) readDisk(r *bufio.Reader, yield func(flow.Partition[T],
 			fail(k, fmt.Errorf("truncated: %w", err))
 			return
 		}
-		batch := int64(binary.LittleEndian.Uint64(head[:]))
-		// The record is decoded by the reader of the partition, so that
-		// the partitions in flight hold compressed bytes only.
+		recs = append(recs, rec)
+		if head[8] == 0 {
+			continue
+		}
+		// The partition's records are decoded by its reader, one chunk at
+		// a time, so that the partitions in flight hold compressed bytes.
+		batch, first, chunks := int64(binary.LittleEndian.Uint64(head[:])), k+1-len(recs), recs
+		recs = nil
 		part := flow.Partition[T]{Batch: batch, Read: func(ctx context.Context, out flow.Emitter[T]) error {
-			cp, err := c.decode(batch, rec)
-			if err != nil {
-				return fmt.Errorf("operators: cache %s: record %d (batch %d): %w", c.cfg.path, k, batch, err)
+			for i, rec := range chunks {
+				cp, err := c.decode(batch, rec)
+				if err != nil {
+					return fmt.Errorf("operators: cache %s: record %d (batch %d): %w", c.cfg.path, first+i, batch, err)
+				}
+				ch := flow.Chunk[T]{Batch: batch, IDs: flow.ListIDs(cp.ids), Values: cp.vals, End: i == len(chunks)-1}
+				if err := out.Push(ctx, ch); err != nil {
+					return err
+				}
 			}
-			return cp.partition().Read(ctx, out)
+			return nil
 		}}
 		if !yield(part, nil) {
 			return
@@ -173,14 +189,25 @@ func (c *cacheSource[T]) writeDisk(ctx context.Context, yield func(flow.Partitio
 	records := 0
 	var buf []byte
 	writeRec := func(cp cachedPart[T]) error {
-		var err error
-		if buf, err = c.encode(buf[:0], cp); err != nil {
-			return fmt.Errorf("operators: cache %s: batch %d: %w", c.cfg.path, cp.batch, err)
+		for lo := 0; lo == 0 || lo < len(cp.vals); lo += cacheChunk {
+			hi := min(lo+cacheChunk, len(cp.vals))
+			var err error
+			if buf, err = c.encode(buf[:0], cp.ids[lo:hi], cp.vals[lo:hi]); err != nil {
+				return fmt.Errorf("operators: cache %s: batch %d: %w", c.cfg.path, cp.batch, err)
+			}
+			records++
+			head := binary.LittleEndian.AppendUint64(binary.AppendUvarint(nil, uint64(len(buf))), uint64(cp.batch))
+			if hi == len(cp.vals) {
+				head = append(head, 1)
+			} else {
+				head = append(head, 0)
+			}
+			w.Write(head)
+			if _, err = w.Write(buf); err != nil {
+				return err
+			}
 		}
-		records++
-		w.Write(binary.LittleEndian.AppendUint64(binary.AppendUvarint(nil, uint64(len(buf))), uint64(cp.batch)))
-		_, err = w.Write(buf)
-		return err
+		return nil
 	}
 	ended := true
 	for part, err := range c.build(ctx, writeRec) {
@@ -208,14 +235,17 @@ func (c *cacheSource[T]) writeDisk(ctx context.Context, yield func(flow.Partitio
 	done = true
 }
 
-// encode appends the compressed record of cp to dst.
-func (c *cacheSource[T]) encode(dst []byte, cp cachedPart[T]) ([]byte, error) {
-	raw := binary.AppendUvarint(nil, uint64(len(cp.vals)))
-	for _, id := range cp.ids {
+// cacheChunk is the most rows one record of a disk cache holds.
+const cacheChunk = 1024
+
+// encode appends the compressed part of a record of ids and vals to dst.
+func (c *cacheSource[T]) encode(dst []byte, ids []rowid.ID, vals []T) ([]byte, error) {
+	raw := binary.AppendUvarint(nil, uint64(len(vals)))
+	for _, id := range ids {
 		raw = binary.LittleEndian.AppendUint64(raw, id.Lo)
 		raw = binary.LittleEndian.AppendUint64(raw, id.Hi)
 	}
-	raw, err := c.codec.Append(raw, cp.vals)
+	raw, err := c.codec.Append(raw, vals)
 	if err != nil {
 		return dst, err
 	}

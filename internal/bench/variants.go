@@ -103,12 +103,15 @@ var (
 		return nil
 	}
 	userKeepChunk = func(vals []int64, kept []uint32) ([]uint32, error) {
+		kept = kept[:len(vals)] // FilterChunks gives room for every position
+		j := 0
 		for k, v := range vals {
+			kept[j] = uint32(k)
 			if even(v) {
-				kept = append(kept, uint32(k))
+				j++
 			}
 		}
-		return kept, nil
+		return kept[:j], nil
 	}
 )
 

@@ -22,10 +22,10 @@
 //     builds the same batches: the values, the member row IDs and the
 //     folded batch ID.
 //   - batch+pad: the same followed by Pad, against a loop that also pads.
-//   - prefetch: a source whose every chunk costs CPU work, consumed by a
-//     sink that waits a fixed time per batch (as a training step waits for
-//     the accelerator). Without Prefetch the two add up; with it the wall
-//     time is compared with the slower side alone.
+//   - prefetch: a source that takes a fixed time to prepare each batch,
+//     consumed by a sink that waits a fixed time per batch (as a training
+//     step waits for the accelerator). Without Prefetch the two add up;
+//     with it the wall time is compared with the slower side alone.
 //   - memory: the batching pipeline and a disk-cache replay run in child
 //     processes over n and 4n rows; the table gives each peak RSS (VmHWM)
 //     and their ratio. A memory cache is shown for contrast: it grows with

@@ -12,26 +12,26 @@ import (
 	"github.com/rowflow/rowflow/sources"
 )
 
-// The prefetch measurement: batches of 32 rows whose preparation costs CPU
-// time (spin per row), consumed by a step that waits stepWait per batch.
+// The prefetch measurement: batches of 32 rows whose preparation takes
+// prepWait per batch (as reading and decoding would), consumed by a step
+// that waits stepWait per batch (as a training step waits for the
+// accelerator). Both are waits rather than CPU work, so that the
+// measurement shows the overlap even on a machine whose cores are busy
+// with other work.
 const (
 	prefetchBatches = 400
 	stepWait        = 400 * time.Microsecond
-	spinPerRow      = 4000
+	prepWait        = 300 * time.Microsecond
 )
 
-// spin is CPU work that the compiler cannot drop.
-func spin(i int64) int64 {
-	x := uint64(i)
-	for range spinPerRow {
-		x = x*6364136223846793005 + 1442695040888963407
-	}
-	return int64(x >> 40)
-}
-
-// prepare is the producer: rows made with CPU work, batched.
+// prepare is the producer: rows made with a wait per batch, batched.
 func prepare() *flow.Pipeline {
-	return flow.From(sources.Generate(prefetchBatches*batchSize, func(i int64) (int64, error) { return spin(i), nil },
+	return flow.From(sources.Generate(prefetchBatches*batchSize, func(i int64) (int64, error) {
+		if i%batchSize == 0 {
+			time.Sleep(prepWait)
+		}
+		return i, nil
+	},
 		sources.ChunkSize(batchSize), sources.PartitionSize(batchSize))).
 		Via(operators.Batch[int64](batchSize, operators.PartitionItems(1)))
 }

@@ -80,6 +80,23 @@ func (p *Pipeline) WithRank(rank, world int) *Pipeline {
 	return q
 }
 
+// sourceEpochs returns the epoch count a source asks for with a method
+// Epochs() int64, or 0 (one epoch) if it has none.
+func sourceEpochs(src any) int64 {
+	e, ok := src.(interface{ Epochs() int64 })
+	if !ok {
+		return 0
+	}
+	switch n := e.Epochs(); {
+	case n < 0:
+		return Forever
+	case n > MaxEpochs:
+		return MaxEpochs
+	default:
+		return n
+	}
+}
+
 // epochCount returns the number of epochs of a run, Forever for no end.
 func (p *Pipeline) epochCount() int64 {
 	if p.epochs == 0 {

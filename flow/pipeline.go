@@ -40,9 +40,13 @@ type srcSink struct{ n sinkNode }
 // From starts a pipeline that reads src.
 //
 // If src has a method Err() error that returns an error (a bad option),
-// the pipeline keeps that error.
+// the pipeline keeps that error. If src has a method Epochs() int64 (an
+// epoch count among its options), the pipeline starts with that many
+// epochs, as if [Pipeline.Epochs] had been called.
 func From[T any](src Source[T]) *Pipeline {
-	return &Pipeline{src: srcAdapter[T]{src}, stages: []step{{n: 1}}, err: buildErr(src)}
+	p := &Pipeline{src: srcAdapter[T]{src}, stages: []step{{n: 1}}, err: buildErr(src)}
+	p.epochs = sourceEpochs(src)
+	return p
 }
 
 func (p *Pipeline) clone() *Pipeline {

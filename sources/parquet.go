@@ -157,6 +157,11 @@ func (s *parquetSource[T]) Info() flow.Info { return flow.Info{Name: s.cfg.name}
 // Err reports a bad option.
 func (s *parquetSource[T]) Err() error { return s.err }
 
+// Epochs returns the count set with the [Epochs] option: a pipeline that
+// reads the source repeats it that many times (flow.Pipeline.Epochs),
+// planning each epoch with its number.
+func (s *parquetSource[T]) Epochs() int64 { return s.cfg.plan.Epochs }
+
 func (s *parquetSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2[flow.Partition[T], error] {
 	return func(yield func(flow.Partition[T], error) bool) {
 		run, plan, err := s.start(ctx, env)
@@ -164,12 +169,12 @@ func (s *parquetSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Se
 			yield(flow.Partition[T]{}, err)
 			return
 		}
-		for fr, err := range plan.Fragments(ctx, dataset.Position{}) {
+		for fr, err := range plan.Epoch(ctx, env.Epoch) {
 			if err != nil {
 				yield(flow.Partition[T]{}, err)
 				return
 			}
-			p := flow.Partition[T]{Batch: fr.Batch, Read: func(ctx context.Context, out flow.Emitter[T]) error {
+			p := flow.Partition[T]{Batch: fr.Index, Read: func(ctx context.Context, out flow.Emitter[T]) error {
 				return run.read(ctx, fr, out)
 			}}
 			if !yield(p, nil) {
@@ -203,6 +208,7 @@ func (s *parquetSource[T]) start(ctx context.Context, env flow.Env) (*parquetRun
 	}
 	cfg := s.cfg.plan
 	cfg.Seed, cfg.Metadata = env.Seed, dataset.MetadataFunc(run.rowGroups)
+	cfg.Epochs = -1 // the run asks for each of its epochs (see Epochs)
 	if s.cfg.seed != nil {
 		cfg.Seed = *s.cfg.seed
 	}

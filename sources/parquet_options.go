@@ -143,7 +143,9 @@ func Seed(seed uint64) ParquetOption {
 
 // Epochs reads the dataset n times (default 1), each epoch shuffled anew;
 // any negative n repeats it forever. Batch numbers keep increasing across
-// epochs. n = 0 is an error.
+// epochs. n = 0 is an error. It sets the epoch count of the pipeline that
+// reads the source: it is flow.Pipeline.Epochs(n), which the pipeline may
+// call again to change it.
 func Epochs(n int64) ParquetOption {
 	return parquetOption(func(c *parquetConfig) error {
 		if n == 0 {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/dataset"
 )
 
 var (
@@ -54,7 +53,7 @@ func (s *parquetSource[T]) RowCounts(ctx context.Context, env flow.Env) ([]int64
 		return nil, err
 	}
 	var counts []int64
-	for fr, err := range plan.Fragments(ctx, dataset.Position{}) {
+	for fr, err := range plan.Epoch(ctx, env.Epoch) {
 		if err != nil {
 			return nil, err
 		}

@@ -25,7 +25,7 @@ func TestOptionsAreTypedBySource(t *testing.T) {
 		sources.Columns("a"), sources.Rename("a", "b"), sources.ShuffleWindow(1), sources.Seed(1),
 		sources.Epochs(1), sources.Rank(0, 1), sources.RankFromEnv(0), sources.Where(sources.Eq("a", 1)),
 		sources.RowFilter(sources.Eq("a", 1)), sources.Trace(), sources.MaxPageSize(1),
-		sources.SkipBadFragments(&sources.SkipReport{})}
+		sources.MaxReadSize(1), sources.SkipBadFragments(&sources.SkipReport{})}
 	check := func(opts []any, slice, parquet bool) {
 		for _, o := range opts {
 			typ := reflect.TypeOf(o)
@@ -54,6 +54,7 @@ func TestOptionErrors(t *testing.T) {
 		{sources.MaxRows(0), "sources: MaxRows(0): must be at least 1"},
 		{sources.ShuffleWindow(-2), "sources: ShuffleWindow(-2): want -1, 0 or a window size"},
 		{sources.MaxPageSize(0), "sources: MaxPageSize(0): must be positive"},
+		{sources.MaxReadSize(0), "sources: MaxReadSize(0): must be positive"},
 		{sources.Files(), "sources: Files(): no paths"},
 		{sources.ChunkSize(0), "sources: ChunkSize(0): must be at least 1"},
 		{sources.SkipBadFragments(nil), "sources: SkipBadFragments(nil): want a report to write to"},

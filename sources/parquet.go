@@ -82,12 +82,14 @@ import (
 // A corrupt, truncated or unsupported file fails the run with an error
 // that names the file, row group, column and page where known. A page
 // whose decoded size exceeds [MaxPageSize] fails the same way before it is
-// decompressed. With [SkipBadFragments], a fragment that fails to read is
+// decompressed, and so does a fragment's column whose values would take
+// more than [MaxReadSize]. A footer whose row counts its column chunks
+// cannot hold fails before anything is planned from it. With [SkipBadFragments], a fragment that fails to read is
 // skipped instead, and reported.
 //
 // Options: [Files], [RowGroups], [WholeFiles], [MaxRows], [Columns],
 // [Rename], [ShuffleWindow], [Seed], [Epochs], [Rank], [RankFromEnv],
-// [Where], [RowFilter], [Trace], [MaxPageSize], [SkipBadFragments],
+// [Where], [RowFilter], [Trace], [MaxPageSize], [MaxReadSize], [SkipBadFragments],
 // [ChunkSize], [Named].
 func Parquet[T any](root string, opts ...ParquetOption) flow.Source[T] {
 	return newParquet[T](root, structFormat[T]{}, opts)
@@ -348,6 +350,9 @@ func (run *parquetRun[T]) load(of *openFile[T], file dataset.File) error {
 	var popts []pqcol.Option
 	if cfg.maxPage > 0 {
 		popts = append(popts, pqcol.MaxPageSize(cfg.maxPage))
+	}
+	if cfg.maxRead > 0 {
+		popts = append(popts, pqcol.MaxReadSize(cfg.maxRead))
 	}
 	of.r, err = pqcol.Open(file.Path, f, st.Size(), popts...)
 	if err != nil {

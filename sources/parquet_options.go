@@ -22,6 +22,7 @@ type parquetConfig struct {
 	rowFilter   *filter.Expr
 	trace       bool
 	maxPage     int64
+	maxRead     int64 // pqcol.MaxReadSize; 0 keeps pqcol's default
 	skip        *SkipReport
 }
 
@@ -203,6 +204,24 @@ func MaxPageSize(bytes int64) ParquetOption {
 			return fmt.Errorf("sources: MaxPageSize(%d): must be positive", bytes)
 		}
 		c.maxPage = bytes
+		return nil
+	})
+}
+
+// MaxReadSize caps the memory that one column of one fragment may decode
+// to, values and levels (default 128 MiB, pqcol's DefaultMaxReadSize).
+// Pages under [MaxPageSize] can still amplify: one dictionary value
+// repeated by every row, pages of millions of nulls, a row group of many
+// full pages. A fragment that would pass the cap fails with an error
+// naming the file, row group, column and page, before the page that
+// would pass it is decoded into memory; [MaxRows] makes fragments of
+// legitimately large row groups smaller. bytes must be positive.
+func MaxReadSize(bytes int64) ParquetOption {
+	return parquetOption(func(c *parquetConfig) error {
+		if bytes < 1 {
+			return fmt.Errorf("sources: MaxReadSize(%d): must be positive", bytes)
+		}
+		c.maxRead = bytes
 		return nil
 	})
 }

@@ -14,6 +14,7 @@
 //
 //	go run ./internal/bench
 //	go run ./internal/bench -n 1000000 -rounds 9 -streams-n 100000 -p 16384
+//	go run ./internal/bench -rounds 41 -only rowflow,rowflow-monitored
 //
 // It prints a Markdown table. The same variants run as Go benchmarks:
 //
@@ -36,6 +37,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/rowflow/rowflow/internal/benchutil"
 )
@@ -45,6 +47,7 @@ func main() {
 	rounds := flag.Int("rounds", 5, "measured rounds; each runs every variant once")
 	streamsN := flag.Int("streams-n", 0, "number of values for go-streams, at most -n; 0 means -n")
 	part := flag.Int("p", defaultPartition, "partition size of rowflow's source")
+	only := flag.String("only", "", "comma-separated variants to run (default all)")
 	flag.Parse()
 	if *n < 1 || *rounds < 1 || *streamsN < 0 || *part < 1 {
 		fmt.Fprintln(os.Stderr, "bench: -n, -rounds and -p must be at least 1, -streams-n at least 0")
@@ -54,6 +57,9 @@ func main() {
 		*streamsN = *n
 	}
 	cfg := config{n: *n, streamsN: *streamsN, rounds: *rounds, part: *part}
+	if *only != "" {
+		cfg.only = strings.Split(*only, ",")
+	}
 	load := benchutil.LoadAvg()
 	res, err := measureAll(context.Background(), cfg)
 	if err != nil {
@@ -67,5 +73,6 @@ func main() {
 type config struct {
 	n, streamsN int // values for most variants, for the small ones
 	rounds      int
-	part        int // rowflow partition size
+	part        int      // rowflow partition size
+	only        []string // variants to run; all if empty
 }

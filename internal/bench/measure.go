@@ -36,6 +36,9 @@ func (r result) allocsPerElem() float64 { return float64(r.mallocs) / float64(r.
 // returns each variant's median, in the order of [variants].
 func measureAll(ctx context.Context, cfg config) ([]result, error) {
 	vs := variants(cfg.part)
+	if len(cfg.only) > 0 {
+		vs = slices.DeleteFunc(vs, func(v variant) bool { return !slices.Contains(cfg.only, v.name) })
+	}
 	big := data(cfg.n)
 	input := func(v variant) []int64 {
 		if v.small {

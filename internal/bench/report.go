@@ -49,6 +49,9 @@ func report(w io.Writer, cfg config, res []result, loadBefore, loadAfter string)
 
 // speed returns how many times faster r is than base, per value.
 func speed(base, r result) string {
+	if base.n == 0 || r.n == 0 {
+		return "–" // not run (-only)
+	}
 	switch x := base.perElem() / r.perElem(); {
 	case x >= 10:
 		return fmt.Sprintf("%.0f×", x)
@@ -72,5 +75,8 @@ func count(n int) string {
 
 // cpuSpeed is speed for CPU time per value.
 func cpuSpeed(base, r result) string {
+	if base.n == 0 || r.n == 0 {
+		return "–"
+	}
 	return fmt.Sprintf("%.3f×", base.cpuPerElem()/r.cpuPerElem())
 }

@@ -66,6 +66,11 @@ func emit[T any](ctx context.Context, p *flow.Pipeline, chunked bool, out chan<-
 }
 
 func send(ctx context.Context, out chan<- any, v any) error {
+	select { // a receiver already waiting costs no select on ctx
+	case out <- v:
+		return nil
+	default:
+	}
 	select {
 	case out <- v:
 		return nil

@@ -125,10 +125,14 @@ func (r *reader[T]) fill(ctx context.Context) ([]T, error) {
 		}
 		var e any
 		var ok bool
-		select {
+		select { // an element already waiting costs no select on ctx
 		case e, ok = <-r.s.ch:
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		default:
+			select {
+			case e, ok = <-r.s.ch:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
 		}
 		if !ok {
 			r.s.closed.Store(true)

@@ -2,12 +2,15 @@ package sources_test
 
 import (
 	"context"
+	"errors"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/pqcol"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sinks"
@@ -180,5 +183,31 @@ func TestParseFilterMatchesConstructors(t *testing.T) {
 	}
 	if _, err := sources.ParseFilter("id >"); err == nil || !strings.HasPrefix(err.Error(), `sources: filter "id >": `) {
 		t.Fatalf("bad text: %v", err)
+	}
+}
+
+// TestMaxPageSizeCapsPages: a page whose decoded size passes the cap
+// fails its fragment with pqcol's error, naming the file; a cap above the
+// largest page reads everything.
+func TestMaxPageSizeCapsPages(t *testing.T) {
+	root := t.TempDir()
+	rows := makeRows(0, 2000) // a 40-byte text per row: pages of tens of KiB
+	testutil.WriteParquet(t, filepath.Join(root, "big.parquet"), rows, 2000)
+	count := func(opts ...sources.ParquetOption) (int64, error) {
+		var n int64
+		err := flow.From(sources.Parquet[Row](root, opts...)).To(sinks.Count[Row](&n)).Run(context.Background())
+		return n, err
+	}
+	if n, err := count(sources.MaxPageSize(64 << 20)); err != nil || n != 2000 {
+		t.Fatalf("a 64 MiB cap: %d rows, %v", n, err)
+	}
+	_, err := count(sources.MaxPageSize(1024))
+	if !errors.Is(err, pqcol.ErrPageTooLarge) || !strings.Contains(err.Error(), "big.parquet") {
+		t.Fatalf("a 1 KiB cap: %v, want pqcol.ErrPageTooLarge naming big.parquet", err)
+	}
+	var report sources.SkipReport
+	n, err := count(sources.MaxPageSize(1024), sources.SkipBadFragments(&report))
+	if err != nil || n != 0 || report.RowsLost != 2000 || len(report.Skipped) != 1 {
+		t.Fatalf("a 1 KiB cap, skipping: %d rows, %v, report %+v", n, err, report)
 	}
 }

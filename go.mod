@@ -4,7 +4,6 @@ go 1.26
 
 require (
 	github.com/andybalholm/brotli v1.1.1
-	github.com/dgryski/go-pcgr v0.0.0-20211101192959-4b34ab9ccb8c
 	github.com/klauspost/compress v1.20.3
 	github.com/parquet-go/bitpack v1.0.0
 	github.com/parquet-go/parquet-go v0.32.0

@@ -5,9 +5,11 @@
 //
 // It produces, bit for bit, the streams of github.com/dgryski/go-pcgr
 // (New, Next, Advance), which rowflow's shuffles were defined with; the
-// tests check that against go-pcgr. It is a package of rowflow's own so
-// that modules depending on rowflow need nothing from go-pcgr, which has
-// no go.mod of its own.
+// module internal/pcg/pcgrcheck checks that against go-pcgr. It is a
+// package of rowflow's own so that neither rowflow nor the modules that
+// depend on it need go-pcgr, which has no go.mod of its own: the go
+// command then loads its tests, whose imports the module proxy does not
+// serve.
 package pcg
 
 // multiplier is the 64-bit LCG multiplier of the PCG reference

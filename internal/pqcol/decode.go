@@ -3,6 +3,7 @@ package pqcol
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 
 	"github.com/parquet-go/parquet-go/encoding/rle"
@@ -238,23 +239,71 @@ func (d *decoder) dataPage(ctx context.Context, p *page, req *request) error {
 // checkRepetition checks the page's n level entries of a repeated column:
 // an entry with repetition level r adds an element to the list at depth r,
 // so the entry before it (on this page or the previous one) must have
-// given that list an element, not left it null or empty.
+// given that list an element, not left it null or empty. Levels are
+// checked 8 at a time (see levelsBelow); only words that may hold an
+// offending entry are checked one entry at a time.
 func (d *decoder) checkRepetition(n int) error {
+	if n == 0 {
+		return nil
+	}
+	rep, def := d.rep[:n], d.def[:n]
+	if err := d.checkEntry(0, d.lastDef); err != nil {
+		return err
+	}
+	i := 1
 	lists := d.leaf.RepeatedLevels
-	prev := d.lastDef
-	for i, r := range d.rep[:n] {
-		if r > 0 && prev < lists[r-1] {
-			row := d.nextRow + int64(countEqual(d.rep[:i], 0)) - 1
-			return corruptf("level entry %d of the page (row %d) has repetition level %d, adding an element to a list "+
-				"that the entry before it left null or empty (definition level %d); an entry of repetition level %d "+
-				"must follow one of definition level %d or more", i, row, r, prev, r, lists[r-1])
-		}
-		if d.leaf.MaxDefinitionLevel > 0 {
-			prev = int(d.def[i])
+	if d.leaf.MaxDefinitionLevel < 128 && d.leaf.MaxRepetitionLevel < 128 {
+		// An entry is suspect if it continues a list (repetition level
+		// above 0) after an entry below the deepest list's level.
+		for ; i+8 <= n; i += 8 {
+			if levelsBelow(def[i-1:], lists[len(lists)-1])&levelsNonZero(rep[i:]) == 0 {
+				continue
+			}
+			for j := i; j < i+8; j++ {
+				if err := d.checkEntry(j, int(def[j-1])); err != nil {
+					return err
+				}
+			}
 		}
 	}
-	d.lastDef = prev
+	for ; i < n; i++ {
+		if err := d.checkEntry(i, int(def[i-1])); err != nil {
+			return err
+		}
+	}
+	d.lastDef = int(def[n-1])
 	return nil
+}
+
+// checkEntry checks level entry i of the page, whose previous entry has
+// definition level prev.
+func (d *decoder) checkEntry(i, prev int) error {
+	r := d.rep[i]
+	if r == 0 || prev >= d.leaf.RepeatedLevels[r-1] {
+		return nil
+	}
+	row := d.nextRow + int64(countEqual(d.rep[:i], 0)) - 1
+	return corruptf("level entry %d of the page (row %d) has repetition level %d, adding an element to a list "+
+		"that the entry before it left null or empty (definition level %d); an entry of repetition level %d "+
+		"must follow one of definition level %d or more", i, row, r, prev, r, d.leaf.RepeatedLevels[r-1])
+}
+
+const (
+	lowBits  = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
+
+// levelsBelow returns a word whose byte k has its high bit set if level
+// b[k] is below t, for the first 8 levels of b, each below 128; 0 < t <= 128.
+func levelsBelow(b []byte, t int) uint64 {
+	return (highBits + uint64(t-1)*lowBits - binary.LittleEndian.Uint64(b)) & highBits
+}
+
+// levelsNonZero returns a word whose byte k has its high bit set if level
+// b[k] is not 0, for the first 8 levels of b, each below 128.
+func levelsNonZero(b []byte) uint64 {
+	w := binary.LittleEndian.Uint64(b)
+	return (w + 0x7f7f7f7f7f7f7f7f | w) & highBits
 }
 
 func (d *decoder) skipRows(rows int64, levels int) {

@@ -2,6 +2,8 @@ package pqcol
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -59,4 +61,52 @@ func plainInt32(n int) []byte {
 		out[4*i] = byte(i)
 	}
 	return out
+}
+
+// TestCheckRepetitionWords compares the word-at-a-time check of
+// repetition levels with an entry-at-a-time one, on random levels of
+// columns nested one to three lists deep, valid and with one offending
+// entry anywhere.
+func TestCheckRepetitionWords(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 7))
+	for _, lists := range [][]int{{1}, {2}, {1, 3}, {2, 4, 5}} {
+		maxDef := lists[len(lists)-1] + 1
+		for range 2000 {
+			n := 1 + rng.IntN(70)
+			rep, def := make([]byte, n), make([]byte, n)
+			for i := range n {
+				def[i] = byte(rng.IntN(maxDef + 1))
+				if i == 0 {
+					continue
+				}
+				// A valid level: continue a list the previous entry gave an element.
+				for r := len(lists); r > 0; r-- {
+					if int(def[i-1]) >= lists[r-1] && rng.IntN(3) > 0 {
+						rep[i] = byte(r)
+						break
+					}
+				}
+			}
+			if rng.IntN(2) == 0 && n > 1 {
+				i := 1 + rng.IntN(n-1)
+				rep[i], def[i-1] = byte(len(lists)), byte(rng.IntN(lists[len(lists)-1]))
+			}
+			want := -1
+			for i := 1; i < n && want < 0; i++ {
+				if r := rep[i]; r > 0 && int(def[i-1]) < lists[r-1] {
+					want = i
+				}
+			}
+			d := &decoder{leaf: &Leaf{MaxRepetitionLevel: len(lists), MaxDefinitionLevel: maxDef, RepeatedLevels: lists},
+				rep: rep, def: def, lastDef: maxDef}
+			err := d.checkRepetition(n)
+			got := -1
+			if err != nil {
+				fmt.Sscanf(err.Error()[strings.Index(err.Error(), "level entry"):], "level entry %d", &got)
+			}
+			if got != want {
+				t.Fatalf("lists %v, rep %v, def %v: offending entry %d, want %d (%v)", lists, rep, def, got, want, err)
+			}
+		}
+	}
 }

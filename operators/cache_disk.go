@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,15 +133,18 @@ func (c *cacheSource[T]) readDisk(r *bufio.Reader, yield func(flow.Partition[T],
 			return
 		}
 		var head [9]byte
-		rec := make([]byte, n)
-		_, err = io.ReadFull(r, head[:])
-		if err == nil {
-			_, err = io.ReadFull(r, rec)
-		}
-		if err != nil {
+		if _, err := io.ReadFull(r, head[:]); err != nil {
 			fail(k, fmt.Errorf("truncated: %w", err))
 			return
 		}
+		// Read the record through a buffer that grows with the bytes that
+		// are there, so that a damaged length cannot allocate more.
+		var body bytes.Buffer
+		if m, err := io.CopyN(&body, r, int64(min(n, math.MaxInt64))); err != nil {
+			fail(k, fmt.Errorf("truncated: %d of %d bytes: %w", m, n, err))
+			return
+		}
+		rec := body.Bytes()
 		recs = append(recs, rec)
 		if head[8] == 0 {
 			continue

@@ -111,3 +111,37 @@ func TestCacheStoppedEarly(t *testing.T) {
 		t.Fatalf("%d items replayed", len(got))
 	}
 }
+
+// A disk cache cut short anywhere fails the replay with an error naming
+// the file; it never replays fewer rows as if they were all.
+func TestCacheTruncated(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.rfcache")
+	cache := operators.Cache[record](flow.From(source(600, 50, 16)).Via(operators.Map(func(v int64) (record, error) {
+		return record{N: v, Text: strings.Repeat("y", int(v%7))}, nil
+	})), operators.OnDisk(path))
+	if got := collect[record](t, flow.From(cache)); len(got) != 600 {
+		t.Fatalf("first pass: %d items", len(got))
+	}
+	whole, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cut := range []int{1, 2, 9, len(whole) / 3, len(whole) / 2, len(whole) - 40} {
+		if err := os.WriteFile(path, whole[:len(whole)-cut], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		var last error
+		for _, err := range flow.Items[record](t.Context(), flow.From(cache)) {
+			if err != nil {
+				last = err
+				break
+			}
+			n++
+		}
+		if last == nil || !strings.Contains(last.Error(), path) ||
+			!strings.Contains(last.Error(), "truncated") && !strings.Contains(last.Error(), "the end says") {
+			t.Fatalf("cut %d bytes: %d items and error %v, want a truncation naming %s", cut, n, last, path)
+		}
+	}
+}

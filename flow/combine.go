@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"strings"
 
 	"github.com/rowflow/rowflow/rowid"
 )
@@ -223,6 +224,19 @@ func newCombined[T any](kind string, inputs []*Pipeline, opts []CombineOption) *
 
 func (c *combined[T]) Info() Info {
 	return Info{Name: c.kind, Serial: "it takes its inputs' rows in one sequence"}
+}
+
+// definition is what a fingerprint of a pipeline reading c covers: the
+// kind, the options and each input's fingerprint.
+func (c *combined[T]) definition() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s policy=%d rows=%d cycle=%d block=%d weights=%v", c.kind, c.cfg.policy, c.cfg.per, c.cycle, c.block, c.weights)
+	for _, in := range c.inputs {
+		if in != nil {
+			fmt.Fprintf(&b, " input=%s", in.env().Fingerprint)
+		}
+	}
+	return b.String()
 }
 
 // Err reports a bad input, weight or option.

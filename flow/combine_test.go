@@ -267,3 +267,43 @@ func TestCombineBuildErrors(t *testing.T) {
 		t.Error("Parallel(2) on a combination: no error")
 	}
 }
+
+// fpSink records the fingerprint a run gives its sink.
+type fpSink struct{ fp *string }
+
+func (s fpSink) Info() flow.Info { return flow.Info{Name: "fp"} }
+func (s fpSink) NewConsumer(env flow.Env) flow.Consumer[int64] {
+	*s.fp = env.Fingerprint
+	return s
+}
+func (s fpSink) Consume(_ context.Context, c flow.Chunk[int64]) error { c.Release(); return nil }
+func (s fpSink) Close(error) error                                    { return nil }
+
+// A combination's fingerprint covers its inputs and options.
+func TestCombineFingerprint(t *testing.T) {
+	fp := func(src flow.Source[int64]) string {
+		var got string
+		if err := flow.From(src).To(flow.NewSink[int64](fpSink{&got})).Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	ins := func() []*flow.Pipeline { return combineInputs(1, 10, 10) }
+	base := fp(flow.Mix[int64](ins(), []float64{1, 2}))
+	if again := fp(flow.Mix[int64](ins(), []float64{1, 2})); again != base {
+		t.Fatalf("one definition, two fingerprints: %s, %s", base, again)
+	}
+	changed := ins()
+	changed[1] = changed[1].Via(operators.Filter(func(int64) bool { return true }))
+	for name, src := range map[string]flow.Source[int64]{
+		"weights": flow.Mix[int64](ins(), []float64{2, 1}),
+		"policy":  flow.Mix[int64](ins(), []float64{1, 2}, flow.OnExhausted(flow.StopExhausted)),
+		"stage":   flow.Mix[int64](changed, []float64{1, 2}),
+		"seed":    flow.Mix[int64]([]*flow.Pipeline{ins()[0], ins()[1].WithSeed(5)}, []float64{1, 2}),
+		"kind":    flow.Interleave[int64](ins(), 2, 1),
+	} {
+		if fp(src) == base {
+			t.Errorf("%s: the fingerprint did not change", name)
+		}
+	}
+}

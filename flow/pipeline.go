@@ -24,9 +24,10 @@ type Pipeline struct {
 	seed   uint64
 	err    error
 
-	epochs      int64 // 0 means 1; see Epochs
-	rank, world int   // see WithRank; world 0 means 1
-	epoch0      int64 // the first epoch of a run; see combine.go
+	epochs      int64  // 0 means 1; see Epochs
+	rank, world int    // see WithRank; world 0 means 1
+	epoch0      int64  // the first epoch of a run; see combine.go
+	srcDef      string // what the fingerprint covers of a combination's inputs
 }
 
 type step struct {
@@ -46,6 +47,9 @@ type srcSink struct{ n sinkNode }
 func From[T any](src Source[T]) *Pipeline {
 	p := &Pipeline{src: srcAdapter[T]{src}, stages: []step{{n: 1}}, err: buildErr(src)}
 	p.epochs = sourceEpochs(src)
+	if d, ok := src.(interface{ definition() string }); ok {
+		p.srcDef = d.definition()
+	}
 	return p
 }
 
@@ -316,6 +320,9 @@ type closer interface{ close(context.Context) error }
 func (p *Pipeline) env() Env {
 	h := sha256.New()
 	fmt.Fprintf(h, "rowflow pipeline v1\nseed %d\nsource %q %v\n", p.seed, p.src.info().Name, p.src.outOps().typ())
+	if p.srcDef != "" {
+		fmt.Fprintf(h, "source definition %q\n", p.srcDef)
+	}
 	for _, s := range p.stages[1:] {
 		fmt.Fprintf(h, "stage %q %v %v unordered=%t\n", s.op.info().Name, s.op.inOps().typ(), s.op.outOps().typ(), s.unordered)
 	}

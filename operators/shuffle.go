@@ -177,9 +177,15 @@ func (p *shuffleProc[T]) fast(ctx context.Context, c flow.Chunk[T], out flow.Emi
 		buf[j], buf[last] = buf[last], entry[T]{}
 		buf = buf[:last]
 		draws++
-		if err = p.out.put(ctx, out, e.v, e.id); err != nil {
-			break
+		o := &p.out
+		if o.vals == nil || o.n >= o.per-1 {
+			if err = o.put(ctx, out, e.v, e.id); err != nil {
+				break
+			}
+			continue
 		}
+		o.vals, o.ids = append(o.vals, e.v), append(o.ids, e.id)
+		o.n++
 	}
 	if draws > p.draws {
 		p.resume = nil

@@ -2,12 +2,15 @@ package sources_test
 
 import (
 	"context"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/sinks"
@@ -80,5 +83,57 @@ func TestParquetSkipsBadFragmentsDeterministically(t *testing.T) {
 		if !reflect.DeepEqual(report, ref) || !reflect.DeepEqual(items, refItems) {
 			t.Fatalf("parallelism %d: the report or the rows differ from the serial run", n)
 		}
+	}
+}
+
+// withRowGroupRows returns a copy of the Parquet file data whose footer
+// declares n rows for row group rg.
+func withRowGroupRows(t *testing.T, data []byte, rg int, n int64) []byte {
+	t.Helper()
+	size := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
+	body := data[:len(data)-8-size]
+	var md format.FileMetaData
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), data[len(body):len(data)-8], &md); err != nil {
+		t.Fatal(err)
+	}
+	md.NumRows += n - md.RowGroups[rg].NumRows
+	md.RowGroups[rg].NumRows = n
+	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := append(append([]byte(nil), body...), footer...)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(footer)))
+	return append(out, "PAR1"...)
+}
+
+// TestFooterRowCountMismatch: a file whose footer declares fewer rows for
+// a row group than its column chunks hold fails the run, naming it, or is
+// skipped and reported whole; its rows are never read in part.
+func TestFooterRowCountMismatch(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteParquet(t, filepath.Join(root, "a.parquet"), makeRows(0, 500), 100)
+	good, err := os.ReadFile(filepath.Join(root, "a.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "b.parquet"), withRowGroupRows(t, good, 1, 60), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	err = flow.From(sources.ParquetRecords(root)).To(sinks.Count[sources.Record](&n)).Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "b.parquet") || !strings.Contains(err.Error(), "row group 1") ||
+		!strings.Contains(err.Error(), "declares 60 rows") {
+		t.Fatalf("Run = %v, want an error naming b.parquet, row group 1 and its count", err)
+	}
+	var report sources.SkipReport
+	n = 0
+	err = flow.From(sources.ParquetRecords(root, sources.SkipBadFragments(&report))).
+		To(sinks.Count[sources.Record](&n)).Run(context.Background())
+	if err != nil || n != 500 {
+		t.Fatalf("with SkipBadFragments: %d rows, %v; want a.parquet's 500", n, err)
+	}
+	if report.FilesLost != 1 || len(report.Skipped) != 1 || report.Skipped[0].Path != "b.parquet" {
+		t.Fatalf("report %+v, want b.parquet skipped whole", report)
 	}
 }

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/operators"
+	"github.com/rowflow/rowflow/sinks"
+)
+
+// Each rowflow variant and its hand-written loop compute the same output,
+// whatever the row count.
+func TestPairsAgree(t *testing.T) {
+	for _, n := range []int{1, 31, 32, 1000, 5003} {
+		rows := tokenRows(n)
+		for _, p := range pairs() {
+			got, err := p.flow(t.Context(), rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := p.hand(t.Context(), rows)
+			if got != want || got == 0 {
+				t.Errorf("%s over %d rows: rowflow's checksum %d, the loop's %d", p.name, n, got, want)
+			}
+		}
+	}
+}
+
+// The memory pipelines run and count what they should.
+func TestMemoryPipelines(t *testing.T) {
+	const n = 3000
+	var batches int64
+	if err := batching(n).To(sinks.Count[operators.Padded[int32]](&batches)).Run(t.Context()); err != nil || batches == 0 {
+		t.Fatalf("batching: %d batches, %v", batches, err)
+	}
+	var rows int64
+	c := operators.Cache[[]int32](cached(n), operators.OnDisk(t.TempDir()+"/c"))
+	for range 2 {
+		if err := flow.From(c).Parallel(2).To(sinks.Count[[]int32](&rows)).Run(t.Context()); err != nil || rows != n {
+			t.Fatalf("disk cache: %d rows, %v", rows, err)
+		}
+	}
+}

@@ -80,7 +80,7 @@ func Cursors[T any](ctx context.Context, p *Pipeline, n int) (*CursorSet[T], err
 func newCursorSet[T any](ctx context.Context, p *Pipeline, n int, sink string) *CursorSet[T] {
 	r, runCtx := newRunner(ctx)
 	s := &CursorSet[T]{r: r, parent: ctx, run: runCtx, open: n,
-		feed: &cursorFeed[T]{schedule: make(chan *task, n+feedAhead), single: n == 1}}
+		feed: newCursorFeed[T](n)}
 	env := p.env()
 	env.obs = r.observe(ctx, p, sink)
 	r.guard(runCtx, "pipeline", func() { p.start(runCtx, r, env, s.feed) })
@@ -411,9 +411,8 @@ const (
 // of tasks directly (see group.start); otherwise the feed cuts the serial
 // stream into tasks of its own.
 type cursorFeed[T any] struct {
+	splitter[T]
 	schedule chan *task
-	cur      chan Chunk[T]
-	b        int64
 	single   bool    // the set has one cursor
 	budget   *budget // the adopted group's, for a single cursor
 }
@@ -428,36 +427,18 @@ func (f *cursorFeed[T]) adopt(g *group) {
 	f.budget = g.budget
 }
 
-func (f *cursorFeed[T]) Push(ctx context.Context, c Chunk[T]) error {
-	if f.cur != nil && c.Batch != f.b {
-		close(f.cur) // the partition ended without an End chunk
-		f.cur = nil
-	}
-	if f.cur == nil {
-		ch := make(chan Chunk[T], feedBuffer)
-		if err := send(ctx, f.schedule, &task{batch: c.Batch, out: ch}); err != nil {
-			c.Release()
-			return err
-		}
-		f.cur, f.b = ch, c.Batch
-	}
-	end := c.End
-	if err := send(ctx, f.cur, c); err != nil {
-		c.Release()
-		return err
-	}
-	if end {
-		close(f.cur)
-		f.cur = nil
-	}
+func (f *cursorFeed[T]) close(context.Context) error {
+	f.end()
+	close(f.schedule)
 	return nil
 }
 
-func (f *cursorFeed[T]) close(context.Context) error {
-	if f.cur != nil {
-		close(f.cur)
-		f.cur = nil
+// newCursorFeed returns the feed of a set of n cursors.
+func newCursorFeed[T any](n int) *cursorFeed[T] {
+	f := &cursorFeed[T]{schedule: make(chan *task, n+feedAhead), single: n == 1}
+	f.open = func(ctx context.Context, batch int64) (chan Chunk[T], error) {
+		ch := make(chan Chunk[T], feedBuffer)
+		return ch, send(ctx, f.schedule, &task{batch: batch, out: ch})
 	}
-	close(f.schedule)
-	return nil
+	return f
 }

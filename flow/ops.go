@@ -167,46 +167,63 @@ func forwardMetered[T any](ctx context.Context, ch chan Chunk[T], down downstrea
 // dispatcher feeds a parallel group from a stream: each partition becomes
 // a task whose chunks go through a channel of their own.
 type dispatcher[T any] struct {
-	g   *group
-	cur chan Chunk[T]
-	b   int64
+	g *group
+	splitter[T]
 }
 
-func (ops[T]) newDispatcher(g *group) any { return &dispatcher[T]{g: g} }
-
-func (d *dispatcher[T]) Push(ctx context.Context, c Chunk[T]) error {
-	if d.cur != nil && c.Batch != d.b {
-		close(d.cur) // the partition ended without an End chunk
-		d.cur = nil
-	}
-	if d.cur == nil {
+func (ops[T]) newDispatcher(g *group) any {
+	d := &dispatcher[T]{g: g}
+	d.open = func(ctx context.Context, batch int64) (chan Chunk[T], error) {
 		in := make(chan Chunk[T], taskBuffer)
-		d.cur, d.b = in, c.Batch
 		read := func(ctx context.Context, head any) error {
 			return forward(ctx, in, head.(downstream[T]))
 		}
-		if err := d.g.submit(ctx, c.Batch, read); err != nil {
+		return in, g.submit(ctx, batch, read)
+	}
+	return d
+}
+
+// splitter cuts a stream into its partitions, each sent through a
+// channel of its own, which open makes for a partition and hands on.
+type splitter[T any] struct {
+	open func(ctx context.Context, batch int64) (chan Chunk[T], error)
+	cur  chan Chunk[T]
+	b    int64
+}
+
+func (s *splitter[T]) Push(ctx context.Context, c Chunk[T]) error {
+	if s.cur != nil && c.Batch != s.b {
+		s.end() // the partition ended without an End chunk
+	}
+	if s.cur == nil {
+		ch, err := s.open(ctx, c.Batch)
+		if err != nil {
 			c.Release()
 			return err
 		}
+		s.cur, s.b = ch, c.Batch
 	}
 	end := c.End
-	if err := send(ctx, d.cur, c); err != nil {
+	if err := send(ctx, s.cur, c); err != nil {
 		c.Release()
 		return err
 	}
 	if end {
-		close(d.cur)
-		d.cur = nil
+		s.end()
 	}
 	return nil
 }
 
-func (d *dispatcher[T]) close(context.Context) error {
-	if d.cur != nil {
-		close(d.cur)
-		d.cur = nil
+// end closes the current partition's channel, if any.
+func (s *splitter[T]) end() {
+	if s.cur != nil {
+		close(s.cur)
+		s.cur = nil
 	}
+}
+
+func (d *dispatcher[T]) close(context.Context) error {
+	d.end()
 	d.g.finish()
 	return nil
 }

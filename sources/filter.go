@@ -123,8 +123,8 @@ func Or(fs ...Filter) Filter { return Filter{filter.Logic(filter.Or, exprs(fs)..
 // literal's type, fails the run when it starts. To filter on the values
 // inside the files, use [RowFilter]. Given more than once, the filters are
 // combined with [And].
-func Where(f Filter) ParquetOption {
-	return parquetOption(func(c *parquetConfig) error {
+func Where(f Filter) DatasetOption {
+	return datasetOption(func(c *datasetConfig) error {
 		if err := f.e.Check(); err != nil {
 			return fmt.Errorf("sources: Where(%v): %w", f, err)
 		}

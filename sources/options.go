@@ -21,10 +21,26 @@ type ParquetOption interface {
 	applyParquet(*parquetConfig) error
 }
 
+// CSVOption configures [CSV] and [CSVRecords].
+type CSVOption interface {
+	applyCSV(*textConfig) error
+}
+
+// JSONLOption configures [JSONL] and [JSONLRecords].
+type JSONLOption interface {
+	applyJSONL(*textConfig) error
+}
+
+// TextOption is an option of both the CSV and the JSON Lines sources.
+type TextOption interface {
+	CSVOption
+	JSONLOption
+}
+
 // Option is an option that every source takes: [ChunkSize] and [Named].
 type Option interface {
 	SliceOption
-	ParquetOption
+	DatasetOption
 }
 
 // common is the configuration every source has.
@@ -48,6 +64,8 @@ type commonOption func(*common) error
 
 func (o commonOption) applySlice(c *memConfig) error       { return o(&c.common) }
 func (o commonOption) applyParquet(c *parquetConfig) error { return o(&c.common) }
+func (o commonOption) applyCSV(c *textConfig) error        { return o(&c.common) }
+func (o commonOption) applyJSONL(c *textConfig) error      { return o(&c.common) }
 
 type sliceOption func(*memConfig) error
 

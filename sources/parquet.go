@@ -191,13 +191,7 @@ func (s *parquetSource[T]) start(ctx context.Context, env flow.Env) (*parquetRun
 	if s.err != nil {
 		return nil, nil, s.err
 	}
-	var ds *dataset.Dataset
-	var err error
-	if s.cfg.paths != nil {
-		ds, err = dataset.DiscoverRoot(s.root, s.cfg.paths...)
-	} else {
-		ds, err = dataset.Discover(s.root)
-	}
+	ds, err := s.cfg.discover(s.root, dataset.Parquet)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -208,18 +202,7 @@ func (s *parquetSource[T]) start(ctx context.Context, env flow.Env) (*parquetRun
 	if !flow.AtEnd(ctx, run.close) {
 		return nil, nil, fmt.Errorf("sources: %s: Partitions called outside a run", s.cfg.name)
 	}
-	cfg := s.cfg.plan
-	cfg.Seed, cfg.Metadata = env.Seed, dataset.MetadataFunc(run.rowGroups)
-	cfg.Epochs = -1 // the run asks for each of its epochs (see Epochs)
-	if s.cfg.seed != nil {
-		cfg.Seed = *s.cfg.seed
-	}
-	if s.cfg.rankFromEnv {
-		if cfg.Rank, cfg.World, err = rankFromEnv(s.cfg.completions); err != nil {
-			return nil, nil, err
-		}
-	}
-	plan, err := dataset.New(ds, cfg)
+	plan, err := s.cfg.newPlan(ds, env, dataset.MetadataFunc(run.rowGroups))
 	if err != nil {
 		return nil, nil, err
 	}

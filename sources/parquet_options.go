@@ -3,7 +3,6 @@ package sources
 import (
 	"fmt"
 
-	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/internal/filter"
 )
 
@@ -11,19 +10,14 @@ import (
 // are the one place where the dataset planner's settings are declared,
 // defaulted and checked.
 type parquetConfig struct {
-	common
-	plan        dataset.Config // all but the seed and an environment rank
-	seed        *uint64        // nil: the pipeline's seed
-	rankFromEnv bool           // the rank and world come from the environment at run start
-	completions int            // RankFromEnv's Kubernetes completion count
-	paths       []string
-	columns     map[string]bool
-	rename      map[string]string // user name -> raw column name
-	rowFilter   *filter.Expr
-	trace       bool
-	maxPage     int64
-	maxRead     int64 // pqcol.MaxReadSize; 0 keeps pqcol's default
-	skip        *SkipReport
+	datasetConfig
+	columns   map[string]bool
+	rename    map[string]string // user name -> raw column name
+	rowFilter *filter.Expr
+	trace     bool
+	maxPage   int64
+	maxRead   int64 // pqcol.MaxReadSize; 0 keeps pqcol's default
+	skip      *SkipReport
 }
 
 // DefaultMaxRows is the most rows of a fragment unless [MaxRows] says
@@ -32,7 +26,8 @@ const DefaultMaxRows = 65536
 
 // buildParquet applies opts to the defaults.
 func buildParquet(opts []ParquetOption) (parquetConfig, error) {
-	c := parquetConfig{common: defaultCommon("parquet"), plan: dataset.Config{MaxRows: DefaultMaxRows, Epochs: 1}}
+	c := parquetConfig{datasetConfig: defaultDataset("parquet")}
+	c.plan.MaxRows = DefaultMaxRows
 	for _, o := range opts {
 		if o == nil {
 			return c, fmt.Errorf("sources: parquet: nil option")
@@ -47,30 +42,10 @@ func buildParquet(opts []ParquetOption) (parquetConfig, error) {
 	return c, nil
 }
 
-// Files reads the given files, directories and globs instead of the whole
-// root: the root then only anchors relative paths, row IDs and Hive
-// partition columns, and every path must lie under it. Given more than
-// once, the paths add up.
-func Files(paths ...string) ParquetOption {
-	paths = append([]string(nil), paths...)
-	return parquetOption(func(c *parquetConfig) error {
-		if len(paths) == 0 {
-			return fmt.Errorf("sources: Files(): no paths")
-		}
-		c.paths = append(c.paths, paths...)
-		return nil
-	})
-}
-
 // RowGroups makes every row group a fragment (the default): partitions are
 // row groups, split further by [MaxRows].
 func RowGroups() ParquetOption {
 	return parquetOption(func(c *parquetConfig) error { c.plan.WholeFiles = false; return nil })
-}
-
-// WholeFiles makes every file one fragment; [MaxRows] then does not apply.
-func WholeFiles() ParquetOption {
-	return parquetOption(func(c *parquetConfig) error { c.plan.WholeFiles = true; return nil })
 }
 
 // MaxRows splits row groups of more than n rows into fragments of at most
@@ -116,72 +91,6 @@ func Rename(raw, user string) ParquetOption {
 			return fmt.Errorf("sources: Rename(%q, %q): %q already names column %q", raw, user, user, prev)
 		}
 		c.rename[user] = raw
-		return nil
-	})
-}
-
-// ShuffleWindow sets how fragments are shuffled: 0 keeps the plan order
-// (files sorted by path, fragments in file order; the default); -1
-// shuffles all fragments; k > 0 shuffles the files, then fragments through
-// a shuffle buffer of k, opening file footers only as the buffer needs
-// them. Shuffles are seeded by [Seed] (or the pipeline's seed) and the
-// epoch: the same seed and epoch give the same order on every run.
-func ShuffleWindow(k int) ParquetOption {
-	return parquetOption(func(c *parquetConfig) error {
-		if k < -1 {
-			return fmt.Errorf("sources: ShuffleWindow(%d): want -1, 0 or a window size", k)
-		}
-		c.plan.Window = k
-		return nil
-	})
-}
-
-// Seed seeds the source's shuffles. Without it, the pipeline's seed
-// ([flow.Pipeline.WithSeed]) is used.
-func Seed(seed uint64) ParquetOption {
-	return parquetOption(func(c *parquetConfig) error { c.seed = &seed; return nil })
-}
-
-// Epochs reads the dataset n times (default 1), each epoch shuffled anew;
-// any negative n repeats it forever. Batch numbers keep increasing across
-// epochs. n = 0 is an error. It sets the epoch count of the pipeline that
-// reads the source: it is flow.Pipeline.Epochs(n), which the pipeline may
-// call again to change it.
-func Epochs(n int64) ParquetOption {
-	return parquetOption(func(c *parquetConfig) error {
-		if n == 0 {
-			return fmt.Errorf("sources: Epochs(0): want at least 1, or a negative count for forever")
-		}
-		c.plan.Epochs = n
-		return nil
-	})
-}
-
-// Rank reads only the fragments of rank out of world ranks: fragment j
-// of each epoch's order goes to rank j % world. The union over all ranks
-// is the whole dataset, with no fragment read twice. It replaces
-// [RankFromEnv].
-func Rank(rank, world int) ParquetOption {
-	return parquetOption(func(c *parquetConfig) error {
-		if world < 1 || rank < 0 || rank >= world {
-			return fmt.Errorf("sources: Rank(%d, %d): want 0 <= rank < world", rank, world)
-		}
-		c.plan.Rank, c.plan.World, c.rankFromEnv = rank, world, false
-		return nil
-	})
-}
-
-// RankFromEnv takes the rank and world size from the environment when
-// each run starts (not when the source is built), by the conventions of
-// package [ranks]: RANK and WORLD_SIZE (torchrun), OMPI_COMM_WORLD_RANK and
-// OMPI_COMM_WORLD_SIZE (Open MPI), PMI_RANK and PMI_SIZE,
-// JOB_COMPLETION_INDEX with completions as the job's count (Kubernetes
-// Indexed Jobs; pass 0 if unused), or the Slurm array variables. With none
-// of them set, the source reads everything; variables that are malformed,
-// partial or disagree fail the run. It replaces [Rank].
-func RankFromEnv(completions int) ParquetOption {
-	return parquetOption(func(c *parquetConfig) error {
-		c.rankFromEnv, c.completions = true, completions
 		return nil
 	})
 }

@@ -42,13 +42,38 @@ func (d *Dataset) Files() []File { return d.files }
 // must not modify it.
 func (d *Dataset) Columns() []string { return d.columns }
 
+// Format says which files a directory search takes: those whose names end
+// in one of Suffixes. Name names the format in errors.
+type Format struct {
+	Name     string
+	Suffixes []string
+}
+
+// Parquet is the format of Parquet files: *.parquet.
+var Parquet = Format{Name: "Parquet", Suffixes: []string{".parquet"}}
+
+// takes reports whether a directory search takes the file name.
+func (f Format) takes(name string) bool {
+	for _, s := range f.Suffixes {
+		if strings.HasSuffix(name, s) {
+			return true
+		}
+	}
+	return false
+}
+
 // Discover finds the Parquet files named by paths. Each path is a file, a
 // directory (searched recursively for *.parquet files) or a glob pattern;
 // see "Discovery" in the package documentation. The dataset root is the
 // deepest directory that contains every path: for a single directory, the
 // directory itself.
 func Discover(paths ...string) (*Dataset, error) {
-	return discover("", paths)
+	return Parquet.Discover(paths...)
+}
+
+// Discover is [Discover] for the files of format f.
+func (f Format) Discover(paths ...string) (*Dataset, error) {
+	return discover(f, "", paths)
 }
 
 // DiscoverRoot is like [Discover] with an explicit root directory, which
@@ -56,6 +81,11 @@ func Discover(paths ...string) (*Dataset, error) {
 // values, and which relative paths are relative to (not the working
 // directory). Every file found must lie under root.
 func DiscoverRoot(root string, paths ...string) (*Dataset, error) {
+	return Parquet.DiscoverRoot(root, paths...)
+}
+
+// DiscoverRoot is [DiscoverRoot] for the files of format f.
+func (f Format) DiscoverRoot(root string, paths ...string) (*Dataset, error) {
 	if root == "" {
 		return nil, errors.New("dataset: empty root")
 	}
@@ -70,7 +100,7 @@ func DiscoverRoot(root string, paths ...string) (*Dataset, error) {
 			anchored[i] = filepath.Join(abs, p)
 		}
 	}
-	return discover(abs, anchored)
+	return discover(f, abs, anchored)
 }
 
 // entry is one resolved argument of Discover.
@@ -88,7 +118,7 @@ const (
 	entryGlob
 )
 
-func discover(root string, paths []string) (*Dataset, error) {
+func discover(f Format, root string, paths []string) (*Dataset, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("dataset: no paths given")
 	}
@@ -110,7 +140,7 @@ func discover(root string, paths []string) (*Dataset, error) {
 	} else if err != nil {
 		return nil, fmt.Errorf("dataset: root: %w", err)
 	}
-	files, err := collect(root, real, entries)
+	files, err := collect(f, root, real, entries)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +219,7 @@ func within(dir, p string) bool {
 // collect lists the files of all entries relative to root, without
 // duplicates, sorted by RelPath. real is root with its symbolic links
 // resolved: every file must resolve to a regular file under it.
-func collect(root, real string, entries []entry) ([]File, error) {
+func collect(f Format, root, real string, entries []entry) ([]File, error) {
 	seen := make(map[string]bool)
 	var files []File
 	add := func(e entry, abs string) error {
@@ -210,14 +240,14 @@ func collect(root, real string, entries []entry) ([]File, error) {
 		}
 		return nil
 	}
-	w := &walker{real: real}
+	w := &walker{real: real, format: f}
 	for _, e := range entries {
 		n, err := w.list(e, func(abs string) error { return add(e, abs) })
 		if err != nil {
 			return nil, err
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("dataset: no Parquet files found for %s", e.arg)
+			return nil, fmt.Errorf("dataset: no %s files found for %s", f.Name, e.arg)
 		}
 	}
 	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.RelPath, b.RelPath) })

@@ -17,7 +17,8 @@
 // # Discovery
 //
 // Each path given to [Discover] is a file, taken as it is; a directory,
-// searched recursively for files named *.parquet; or, if no such path
+// searched recursively for files named *.parquet (or, with
+// [Format.Discover], for the names the [Format] takes); or, if no such path
 // exists and it contains *, ? or [, a glob pattern. A pattern's segments
 // follow [path/filepath.Match], and a segment "**" matches any number of
 // directories. A file the pattern matches is taken whatever its name; a

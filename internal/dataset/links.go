@@ -36,7 +36,8 @@ func checkFile(real, abs string) error {
 // walker lists the files under directories, following the directory links
 // that stay under the resolved root real.
 type walker struct {
-	real string
+	real   string
+	format Format // the files directories are searched for
 }
 
 // resolveDir resolves the directory link (or directory) at abs, which the

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// walkDir calls fn for every *.parquet file under dir, skipping hidden
+// walkDir calls fn for every file of the walker's format under dir, skipping hidden
 // files and directories below dir. Symbolic links are followed where they
 // stay under the root (see links.go); fn receives paths under dir as
 // given, links unresolved.
@@ -46,7 +46,7 @@ func (w *walker) walkDirOn(dir string, on []string, fn func(abs string) error) (
 				return err
 			}
 		}
-		if d.IsDir() || !strings.HasSuffix(d.Name(), ".parquet") {
+		if d.IsDir() || !w.format.takes(d.Name()) {
 			return nil
 		}
 		n++
@@ -85,7 +85,7 @@ func globEntry(arg, abs string) (entry, error) {
 }
 
 // walkGlob calls fn for every file matched by e's pattern: files matched
-// directly, whatever their name, and the *.parquet files under matched
+// directly, whatever their name, and the files of the walker's format under matched
 // directories. A symbolic link to a directory is walked when the pattern
 // matches it, not searched for matches below it.
 func (w *walker) walkGlob(e entry, fn func(abs string) error) (int, error) {

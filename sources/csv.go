@@ -1,0 +1,262 @@
+package sources
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"unsafe"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/codec"
+	"github.com/rowflow/rowflow/internal/dataset"
+)
+
+// CSV returns a source of the records of a CSV dataset, decoded into
+// structs of type T.
+//
+// The dataset is root: a file, a directory tree (every *.csv file under
+// it, plain or compressed: *.csv.gz, *.csv.zst, *.csv.zstd, *.csv.s2;
+// hidden and _-prefixed names skipped), or a glob; or the paths given with
+// [Files], under root. Files, Hive partition columns, [Where], shuffling,
+// epochs and ranks work as for [Parquet].
+//
+// # Records and fields
+//
+// Files are RFC 4180 CSV as encoding/csv reads it (quoted fields may hold
+// the delimiter, quotes doubled and newlines; \r\n ends lines too). The
+// first record of each file names its columns, unless [Header] gives the
+// names; every record must have as many fields. A field of T reads the
+// column named by its csv tag (or its Go name); a tag "-" leaves it out:
+// strings, []byte, bool, integers and floats (strconv syntax), and
+// pointers to these, nil for an empty field. A field named as a Hive
+// partition column reads the partition value instead. A field with no
+// column in a file fails the run, naming the file. Columns no field reads
+// are skipped.
+//
+// # Partitions and row IDs
+//
+// An uncompressed file is split into byte ranges of about
+// [PartitionBytes] that start at a record, found with one pass that
+// counts quotes (see the README's "CSV and JSON Lines" for why that is
+// exact); each range is a partition, read in parallel, and the output is
+// the same at every parallelism. A compressed file is one partition. The
+// record that starts at byte offset b of a file (of its decompressed
+// bytes) gets the ID rowid.Ordinal(b).Combine(rowid.FromString(rel)), rel
+// being the file's slash-separated path relative to root: a partition
+// computes its IDs without reading the ones before it.
+//
+// # Bad input
+//
+// A record that cannot be decoded (a bare or unterminated quote, a wrong
+// number of fields, a field that does not parse as its struct field's
+// type) fails the run with a [*LineError] naming the file, the line the
+// record starts on and its byte offset; with [SkipBadLines] such records
+// are skipped and reported instead. A compressed stream that is truncated
+// or corrupt fails with the line where reading stopped.
+//
+// Options: [Files], [WholeFiles], [PartitionBytes], [Compression],
+// [Header], [Comma], [ShuffleWindow], [Seed], [Epochs], [Rank],
+// [RankFromEnv], [Where], [SkipBadLines], [ChunkSize], [Named].
+func CSV[T any](root string, opts ...CSVOption) flow.Source[T] {
+	c, err := buildText("csv", opts, CSVOption.applyCSV)
+	fields, ferr := textFields[T]("csv", true)
+	return &textSource[T]{root: root, cfg: c, err: errors.Join(err, ferr), format: csvStructs[T]{fields: fields}}
+}
+
+// CSVRecords returns a source of the records of a CSV dataset as
+// [Record]s: the columns' names (then the Hive partition columns') and
+// their values as strings. It reads the files as [CSV] does and takes the
+// same options.
+func CSVRecords(root string, opts ...CSVOption) flow.Source[Record] {
+	c, err := buildText("csv", opts, CSVOption.applyCSV)
+	return &textSource[Record]{root: root, cfg: c, err: err, format: csvRecords{}}
+}
+
+// csvFiles are the files a CSV source finds in directories.
+var csvFiles = dataset.Format{Name: "CSV", Suffixes: codec.Suffixes(".csv")}
+
+// csvFile is what the parts of one CSV file share: its column names.
+type csvFile struct {
+	names []string
+}
+
+// csvReader reads one part of a CSV file.
+type csvReader struct {
+	part  *textPart
+	r     *csv.Reader
+	names []string
+	line  int64 // the line the last record started on, in the part
+}
+
+// open returns a reader positioned at the part's first record, and the
+// file's column names.
+func openCSV(part *textPart) (*csvReader, error) {
+	cfg := part.cfg
+	v, err := part.shared(func() (any, error) {
+		if cfg.header != nil {
+			return &csvFile{names: cfg.header}, nil
+		}
+		return readHeader(part)
+	})
+	if err != nil {
+		return nil, err
+	}
+	names := v.(*csvFile).names
+	r := csv.NewReader(part.r)
+	r.Comma, r.FieldsPerRecord, r.ReuseRecord = cfg.comma, len(names), true
+	c := &csvReader{part: part, r: r, names: names}
+	if part.from == 0 && cfg.header == nil {
+		if _, err := r.Read(); err != nil {
+			return nil, part.broken(1, 0, err)
+		}
+	}
+	return c, nil
+}
+
+// readHeader reads the first record of the file.
+func readHeader(part *textPart) (*csvFile, error) {
+	var src io.Reader = io.NewSectionReader(part.f, 0, 1<<62)
+	if part.codec != codec.None {
+		d, err := part.codec.NewReader(io.NewSectionReader(part.f, 0, 1<<62))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v stream: %w", part.file.RelPath, part.codec, err)
+		}
+		defer d.Close()
+		src = d
+	}
+	r := csv.NewReader(src)
+	r.Comma = part.cfg.comma
+	names, err := r.Read()
+	if err == io.EOF {
+		return &csvFile{}, nil // an empty file has no records
+	}
+	if err != nil {
+		return nil, csvError(&textPart{file: part.file}, 0, err)
+	}
+	return &csvFile{names: names}, nil
+}
+
+// csvError turns an error of encoding/csv into a LineError.
+func csvError(part *textPart, off int64, err error) error {
+	if pe, ok := err.(*csv.ParseError); ok {
+		return &LineError{Path: part.file.RelPath, Line: part.line(int64(pe.StartLine)), Offset: part.from + off, Err: parseErr(part, pe)}
+	}
+	return err
+}
+
+// parseErr keeps the cause and position of a csv.ParseError, whose line
+// numbers count from the part's start, not the file's.
+func parseErr(part *textPart, pe *csv.ParseError) error {
+	switch {
+	case pe.Err == csv.ErrFieldCount:
+		return pe.Err
+	case pe.Line != pe.StartLine:
+		return fmt.Errorf("line %d, column %d: %w", part.line(int64(pe.Line)), pe.Column, pe.Err)
+	}
+	return fmt.Errorf("column %d: %w", pe.Column, pe.Err)
+}
+
+// each calls fn with every record of the part and its byte offset in the
+// part, handling records that encoding/csv rejects.
+func (c *csvReader) each(fn func(rec []string, off int64) error) error {
+	for {
+		off := c.r.InputOffset()
+		rec, err := c.r.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			pe, ok := err.(*csv.ParseError)
+			if !ok {
+				return c.part.broken(c.line+1, off, err)
+			}
+			c.line = int64(pe.Line)
+			if err := c.part.bad(int64(pe.StartLine), off, parseErr(c.part, pe)); err != nil {
+				return err
+			}
+			continue
+		}
+		line, _ := c.r.FieldPos(0)
+		c.line = int64(line)
+		if err := fn(rec, off); err != nil {
+			return err
+		}
+	}
+}
+
+// fieldError reports a field that does not parse.
+func (c *csvReader) fieldError(col int, off int64, f textField, s string, err error) error {
+	line, _ := c.r.FieldPos(0)
+	return c.part.bad(int64(line), off, fmt.Errorf("column %s: %q into field %s: %w", c.names[col], s, f.goName, unwrapNum(err)))
+}
+
+type csvStructs[T any] struct{ fields []textField }
+
+func (csvStructs[T]) files() dataset.Format { return csvFiles }
+func (csvStructs[T]) quoted() bool          { return true }
+
+func (f csvStructs[T]) read(ctx context.Context, part *textPart, out *rowBuffer[T]) error {
+	c, err := openCSV(part)
+	if err != nil {
+		return err
+	}
+	init, fields, err := withHive[T](f.fields, part)
+	if err != nil {
+		return err
+	}
+	cols := make([]int, len(fields))
+	for i, fd := range fields {
+		if cols[i] = slices.Index(c.names, fd.name); cols[i] < 0 {
+			return fmt.Errorf("%s: no column %q for field %s (columns %q)", part.file.RelPath, fd.name, fd.goName, c.names)
+		}
+	}
+	return c.each(func(rec []string, off int64) error {
+		v := out.next(&init, part.from+off)
+		p := unsafe.Pointer(v)
+		for i, fd := range fields {
+			if err := fd.set(unsafe.Add(p, fd.off), rec[cols[i]]); err != nil {
+				out.drop()
+				return c.fieldError(cols[i], off, fd, rec[cols[i]], err)
+			}
+		}
+		if out.full() {
+			return out.flush(ctx, false)
+		}
+		return nil
+	})
+}
+
+type csvRecords struct{}
+
+func (csvRecords) files() dataset.Format { return csvFiles }
+func (csvRecords) quoted() bool          { return true }
+
+func (csvRecords) read(ctx context.Context, part *textPart, out *rowBuffer[Record]) error {
+	c, err := openCSV(part)
+	if err != nil {
+		return err
+	}
+	names := slices.Clip(c.names)
+	for _, f := range part.file.Partition {
+		names = append(names, f.Name)
+	}
+	names = slices.Clip(names)
+	var init Record
+	return c.each(func(rec []string, off int64) error {
+		v := out.next(&init, part.from+off)
+		v.Names, v.Values = names, make([]any, len(names))
+		for i, s := range rec {
+			v.Values[i] = s
+		}
+		for i, f := range part.file.Partition {
+			v.Values[len(rec)+i] = f.Value
+		}
+		if out.full() {
+			return out.flush(ctx, false)
+		}
+		return nil
+	})
+}

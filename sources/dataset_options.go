@@ -1,0 +1,151 @@
+package sources
+
+import (
+	"fmt"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/dataset"
+)
+
+// DatasetOption configures every source of a dataset of files: the Parquet
+// sources, [CSV], [CSVRecords], [JSONL] and [JSONLRecords].
+type DatasetOption interface {
+	ParquetOption
+	TextOption
+}
+
+// datasetConfig is the configuration every dataset source has: these
+// options are the one place where the dataset planner's settings are
+// declared, defaulted and checked.
+type datasetConfig struct {
+	common
+	plan        dataset.Config // all but the seed and an environment rank
+	seed        *uint64        // nil: the pipeline's seed
+	rankFromEnv bool           // the rank and world come from the environment at run start
+	completions int            // RankFromEnv's Kubernetes completion count
+	paths       []string
+}
+
+func defaultDataset(name string) datasetConfig {
+	return datasetConfig{common: defaultCommon(name), plan: dataset.Config{Epochs: 1}}
+}
+
+// discover finds the files of format f: the paths given with Files under
+// root, or everything under root.
+func (c *datasetConfig) discover(root string, f dataset.Format) (*dataset.Dataset, error) {
+	if c.paths != nil {
+		return f.DiscoverRoot(root, c.paths...)
+	}
+	return f.Discover(root)
+}
+
+// newPlan plans a run over ds, with the seed and rank the run gives.
+func (c *datasetConfig) newPlan(ds *dataset.Dataset, env flow.Env, md dataset.Metadata) (*dataset.Plan, error) {
+	cfg := c.plan
+	cfg.Seed, cfg.Metadata = env.Seed, md
+	cfg.Epochs = -1 // the run asks for each of its epochs (see Epochs)
+	if c.seed != nil {
+		cfg.Seed = *c.seed
+	}
+	if c.rankFromEnv {
+		var err error
+		if cfg.Rank, cfg.World, err = rankFromEnv(c.completions); err != nil {
+			return nil, err
+		}
+	}
+	return dataset.New(ds, cfg)
+}
+
+type datasetOption func(*datasetConfig) error
+
+func (o datasetOption) applyParquet(c *parquetConfig) error { return o(&c.datasetConfig) }
+func (o datasetOption) applyCSV(c *textConfig) error        { return o(&c.datasetConfig) }
+func (o datasetOption) applyJSONL(c *textConfig) error      { return o(&c.datasetConfig) }
+
+// Files reads the given files, directories and globs instead of the whole
+// root: the root then only anchors relative paths, row IDs and Hive
+// partition columns, and every path must lie under it. Given more than
+// once, the paths add up.
+func Files(paths ...string) DatasetOption {
+	paths = append([]string(nil), paths...)
+	return datasetOption(func(c *datasetConfig) error {
+		if len(paths) == 0 {
+			return fmt.Errorf("sources: Files(): no paths")
+		}
+		c.paths = append(c.paths, paths...)
+		return nil
+	})
+}
+
+// WholeFiles makes every file one fragment: for Parquet sources [MaxRows]
+// then does not apply, for CSV and JSON Lines sources no file is split
+// into byte ranges.
+func WholeFiles() DatasetOption {
+	return datasetOption(func(c *datasetConfig) error { c.plan.WholeFiles = true; return nil })
+}
+
+// ShuffleWindow sets how fragments are shuffled: 0 keeps the plan order
+// (files sorted by path, fragments in file order; the default); -1
+// shuffles all fragments; k > 0 shuffles the files, then fragments through
+// a shuffle buffer of k, opening file footers only as the buffer needs
+// them. Shuffles are seeded by [Seed] (or the pipeline's seed) and the
+// epoch: the same seed and epoch give the same order on every run.
+func ShuffleWindow(k int) DatasetOption {
+	return datasetOption(func(c *datasetConfig) error {
+		if k < -1 {
+			return fmt.Errorf("sources: ShuffleWindow(%d): want -1, 0 or a window size", k)
+		}
+		c.plan.Window = k
+		return nil
+	})
+}
+
+// Seed seeds the source's shuffles. Without it, the pipeline's seed
+// ([flow.Pipeline.WithSeed]) is used.
+func Seed(seed uint64) DatasetOption {
+	return datasetOption(func(c *datasetConfig) error { c.seed = &seed; return nil })
+}
+
+// Epochs reads the dataset n times (default 1), each epoch shuffled anew;
+// any negative n repeats it forever. Batch numbers keep increasing across
+// epochs. n = 0 is an error. It sets the epoch count of the pipeline that
+// reads the source: it is flow.Pipeline.Epochs(n), which the pipeline may
+// call again to change it.
+func Epochs(n int64) DatasetOption {
+	return datasetOption(func(c *datasetConfig) error {
+		if n == 0 {
+			return fmt.Errorf("sources: Epochs(0): want at least 1, or a negative count for forever")
+		}
+		c.plan.Epochs = n
+		return nil
+	})
+}
+
+// Rank reads only the fragments of rank out of world ranks: fragment j
+// of each epoch's order goes to rank j % world. The union over all ranks
+// is the whole dataset, with no fragment read twice. It replaces
+// [RankFromEnv].
+func Rank(rank, world int) DatasetOption {
+	return datasetOption(func(c *datasetConfig) error {
+		if world < 1 || rank < 0 || rank >= world {
+			return fmt.Errorf("sources: Rank(%d, %d): want 0 <= rank < world", rank, world)
+		}
+		c.plan.Rank, c.plan.World, c.rankFromEnv = rank, world, false
+		return nil
+	})
+}
+
+// RankFromEnv takes the rank and world size from the environment when
+// each run starts (not when the source is built), by the conventions of
+// package [ranks]: RANK and WORLD_SIZE (torchrun), OMPI_COMM_WORLD_RANK and
+// OMPI_COMM_WORLD_SIZE (Open MPI), PMI_RANK and PMI_SIZE,
+// JOB_COMPLETION_INDEX with completions as the job's count (Kubernetes
+// Indexed Jobs; pass 0 if unused), or the Slurm array variables. With none
+// of them set, the source reads everything; variables that are malformed,
+// partial or disagree fail the run. It replaces [Rank].
+func RankFromEnv(completions int) DatasetOption {
+	return datasetOption(func(c *datasetConfig) error {
+		c.rankFromEnv, c.completions = true, completions
+		return nil
+	})
+}

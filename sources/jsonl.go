@@ -1,0 +1,168 @@
+package sources
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/codec"
+	"github.com/rowflow/rowflow/internal/dataset"
+)
+
+// JSONL returns a source of the records of a JSON Lines dataset, each
+// line one JSON value decoded into a T with encoding/json (json tags, as
+// json.Unmarshal reads them).
+//
+// The dataset is root: a file, a directory tree (every *.jsonl and
+// *.ndjson file under it, plain or compressed with a .gz, .zst, .zstd or
+// .s2 suffix; hidden and _-prefixed names skipped), or a glob; or the
+// paths given with [Files], under root. Files, Hive partition columns,
+// [Where], shuffling, epochs and ranks work as for [Parquet]; a field
+// named (by json tag or Go name) as a Hive partition column gets the
+// partition value, parsed as for [CSV], before the line is decoded.
+// Blank lines are skipped; a line may end in \r\n.
+//
+// Partitions, row IDs and bad input are as for [CSV]: uncompressed files
+// are split into byte ranges at line starts, a record's ordinal is the
+// byte offset of its line, and a line that is not valid JSON, or does not
+// decode into T, fails the run with a [*LineError] naming the file, line
+// and byte offset, or is skipped with [SkipBadLines]. A line longer than
+// [MaxLineBytes] fails the run.
+//
+// Options: [Files], [WholeFiles], [PartitionBytes], [Compression],
+// [ShuffleWindow], [Seed], [Epochs], [Rank], [RankFromEnv], [Where],
+// [SkipBadLines], [ChunkSize], [Named].
+func JSONL[T any](root string, opts ...JSONLOption) flow.Source[T] {
+	c, err := buildText("jsonl", opts, JSONLOption.applyJSONL)
+	fields, ferr := textFields[T]("json", false)
+	return &textSource[T]{root: root, cfg: c, err: errors.Join(err, ferr), format: jsonlStructs[T]{fields: fields}}
+}
+
+// JSONLRecords returns a source of the lines of a JSON Lines dataset as
+// [Record]s: each line must be a JSON object, whose keys (in the order of
+// the line) and then the Hive partition columns are the record's names.
+// Values are as encoding/json decodes into an any, except that numbers are
+// json.Number, which keeps integers exact. It reads the files as [JSONL]
+// does and takes the same options.
+func JSONLRecords(root string, opts ...JSONLOption) flow.Source[Record] {
+	c, err := buildText("jsonl", opts, JSONLOption.applyJSONL)
+	return &textSource[Record]{root: root, cfg: c, err: err, format: jsonlRecords{}}
+}
+
+// MaxLineBytes is the longest line a JSON Lines source reads.
+const MaxLineBytes = 64 << 20
+
+// jsonlFiles are the files a JSON Lines source finds in directories.
+var jsonlFiles = dataset.Format{Name: "JSON Lines", Suffixes: append(codec.Suffixes(".jsonl"), codec.Suffixes(".ndjson")...)}
+
+// eachLine calls fn with every line of the part that is not blank, without
+// its line ending, its line number in the part and its byte offset in it.
+func eachLine(part *textPart, fn func(b []byte, line, off int64) error) error {
+	var long []byte
+	line, off := int64(0), int64(0)
+	for {
+		b, err := part.r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			if len(long)+len(b) > MaxLineBytes {
+				return part.broken(line+1, off, fmt.Errorf("line longer than %d bytes", MaxLineBytes))
+			}
+			long = append(long, b...)
+			continue
+		}
+		if long != nil {
+			b, long = append(long, b...), nil
+		}
+		if err != nil && err != io.EOF {
+			return part.broken(line+1, off, err)
+		}
+		if len(b) > 0 {
+			line++
+			if t := bytes.TrimSpace(b); len(t) > 0 {
+				if err := fn(t, line, off); err != nil {
+					return err
+				}
+			}
+			off += int64(len(b))
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
+}
+
+type jsonlStructs[T any] struct{ fields []textField }
+
+func (jsonlStructs[T]) files() dataset.Format { return jsonlFiles }
+func (jsonlStructs[T]) quoted() bool          { return false }
+
+func (f jsonlStructs[T]) read(ctx context.Context, part *textPart, out *rowBuffer[T]) error {
+	init, _, err := withHive[T](f.fields, part)
+	if err != nil {
+		return err
+	}
+	return eachLine(part, func(b []byte, line, off int64) error {
+		v := out.next(&init, part.from+off)
+		if err := json.Unmarshal(b, v); err != nil {
+			out.drop()
+			return part.bad(line, off, err)
+		}
+		if out.full() {
+			return out.flush(ctx, false)
+		}
+		return nil
+	})
+}
+
+type jsonlRecords struct{}
+
+func (jsonlRecords) files() dataset.Format { return jsonlFiles }
+func (jsonlRecords) quoted() bool          { return false }
+
+func (jsonlRecords) read(ctx context.Context, part *textPart, out *rowBuffer[Record]) error {
+	var init Record
+	return eachLine(part, func(b []byte, line, off int64) error {
+		v := out.next(&init, part.from+off)
+		if err := decodeObject(b, v, part.file.Partition); err != nil {
+			out.drop()
+			return part.bad(line, off, err)
+		}
+		if out.full() {
+			return out.flush(ctx, false)
+		}
+		return nil
+	})
+}
+
+// decodeObject decodes the JSON object b into r, keys in order, then
+// appends the Hive columns.
+func decodeObject(b []byte, r *Record, hive dataset.Partition) error {
+	if !json.Valid(b) {
+		var v any
+		return json.Unmarshal(b, &v) // the syntax error, with its offset
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if t, _ := dec.Token(); t != json.Delim('{') {
+		return fmt.Errorf("not a JSON object")
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		r.Names, r.Values = append(r.Names, t.(string)), append(r.Values, v)
+	}
+	for _, f := range hive {
+		r.Names, r.Values = append(r.Names, f.Name), append(r.Values, f.Value)
+	}
+	return nil
+}

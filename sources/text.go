@@ -1,0 +1,297 @@
+package sources
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"sync"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/codec"
+	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/rowid"
+)
+
+// textFormat is what a line-based source knows of its format: which files
+// it reads, how records end, and how a range of bytes becomes values.
+type textFormat[T any] interface {
+	// files is the format's name and file names.
+	files() dataset.Format
+	// quoted reports whether a newline may lie inside a quoted field.
+	quoted() bool
+	// read decodes the records of part into out.
+	read(ctx context.Context, part *textPart, out *rowBuffer[T]) error
+}
+
+type textSource[T any] struct {
+	root   string
+	cfg    textConfig
+	err    error
+	format textFormat[T]
+}
+
+func (s *textSource[T]) Info() flow.Info { return flow.Info{Name: s.cfg.name} }
+
+// Err reports a bad option.
+func (s *textSource[T]) Err() error { return s.err }
+
+// Epochs returns the count set with the [Epochs] option: a pipeline that
+// reads the source repeats it that many times (flow.Pipeline.Epochs),
+// planning each epoch with its number.
+func (s *textSource[T]) Epochs() int64 { return s.cfg.plan.Epochs }
+
+func (s *textSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2[flow.Partition[T], error] {
+	return func(yield func(flow.Partition[T], error) bool) {
+		run, plan, err := s.start(ctx, env)
+		if err != nil {
+			yield(flow.Partition[T]{}, err)
+			return
+		}
+		for fr, err := range plan.Epoch(ctx, env.Epoch) {
+			if err != nil {
+				yield(flow.Partition[T]{}, err)
+				return
+			}
+			p := flow.Partition[T]{Batch: fr.Index, Read: func(ctx context.Context, out flow.Emitter[T]) error {
+				return run.read(ctx, fr, out)
+			}}
+			if !yield(p, nil) {
+				return
+			}
+		}
+	}
+}
+
+// textRun is one run's state.
+type textRun[T any] struct {
+	src   *textSource[T]
+	ds    *dataset.Dataset
+	skips badLines
+	mu    sync.Mutex
+	state map[int]*fileState // per file, what its parts share
+}
+
+// fileState is what the parts of one file share, such as a CSV header,
+// made once by the first part that needs it.
+type fileState struct {
+	once sync.Once
+	v    any
+	err  error
+}
+
+func (s *textSource[T]) start(ctx context.Context, env flow.Env) (*textRun[T], *dataset.Plan, error) {
+	if s.err != nil {
+		return nil, nil, s.err
+	}
+	ds, err := s.cfg.discover(s.root, s.format.files())
+	if err != nil {
+		return nil, nil, err
+	}
+	run := &textRun[T]{src: s, ds: ds, state: map[int]*fileState{}}
+	if s.cfg.skip != nil && !flow.AtEnd(ctx, func() { run.skips.write(s.cfg.skip) }) {
+		return nil, nil, fmt.Errorf("sources: %s: Partitions called outside a run", s.cfg.name)
+	}
+	plan, err := s.cfg.newPlan(ds, env, dataset.MetadataFunc(run.ranges))
+	if err != nil {
+		return nil, nil, err
+	}
+	return run, plan, nil
+}
+
+// codecOf returns the compression of file f.
+func (c *textConfig) codecOf(f dataset.File) codec.Codec {
+	if c.codec != nil {
+		return *c.codec
+	}
+	return codec.ForPath(f.Path)
+}
+
+// ranges is the plan's metadata: the sizes of the byte ranges a file is
+// split into, which the plan treats as row groups of that many "rows". A
+// compressed file is one range.
+func (run *textRun[T]) ranges(ctx context.Context, f dataset.File) ([]int64, error) {
+	cfg := &run.src.cfg
+	fh, err := os.Open(f.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := st.Size()
+	switch {
+	case cfg.codecOf(f) != codec.None || cfg.plan.WholeFiles:
+		return []int64{size}, nil
+	case size == 0:
+		return nil, nil
+	}
+	sizes, err := splitRecords(fh, size, cfg.splitBytes, run.src.format.quoted())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.RelPath, err)
+	}
+	return sizes, nil
+}
+
+// shared returns what the parts of file i share, made by mk on first use.
+func (run *textRun[T]) shared(i int, mk func() (any, error)) (any, error) {
+	run.mu.Lock()
+	st, ok := run.state[i]
+	if !ok {
+		st = &fileState{}
+		run.state[i] = st
+	}
+	run.mu.Unlock()
+	st.once.Do(func() { st.v, st.err = mk() })
+	return st.v, st.err
+}
+
+// read pushes the records of one fragment: a byte range of a file.
+func (run *textRun[T]) read(ctx context.Context, fr dataset.Fragment, out flow.Emitter[T]) error {
+	file := run.ds.Files()[fr.File]
+	fh, err := os.Open(file.Path)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	part := &textPart{file: file, f: fh, from: fr.FirstRow, to: fr.FirstRow + fr.Rows(),
+		codec: run.src.cfg.codecOf(file), cfg: &run.src.cfg, skips: &run.skips,
+		shared: func(mk func() (any, error)) (any, error) { return run.shared(fr.File, mk) }}
+	var r io.Reader = io.NewSectionReader(fh, part.from, part.to-part.from)
+	if part.codec != codec.None {
+		part.from = 0
+		d, err := part.codec.NewReader(bufio.NewReaderSize(fh, 64<<10))
+		if err != nil {
+			return fmt.Errorf("%s: %v stream: %w", file.RelPath, part.codec, err)
+		}
+		defer d.Close()
+		r = d
+	}
+	part.r = bufio.NewReaderSize(r, 64<<10)
+	buf := &rowBuffer[T]{out: out, batch: fr.Batch, comb: rowid.NewCombiner(rowid.FromString(file.RelPath)), size: run.src.cfg.chunkSize}
+	if err := run.src.format.read(ctx, part, buf); err != nil {
+		buf.release()
+		return err
+	}
+	return buf.flush(ctx, true)
+}
+
+// textPart is one byte range of a file being read.
+type textPart struct {
+	// shared returns what the parts of the file share, made by mk on
+	// first use.
+	shared   func(mk func() (any, error)) (any, error)
+	cfg      *textConfig
+	file     dataset.File
+	f        *os.File
+	from, to int64 // the range; the whole stream of a compressed file
+	codec    codec.Codec
+	r        *bufio.Reader // the range's bytes, decompressed
+	base     int64         // lines before from, once known
+	counted  bool
+	skips    *badLines
+}
+
+// line returns the line number in the file of line k of the part (both
+// counted from 1): it counts the newlines before the part the first time
+// it is asked, which only errors do.
+func (p *textPart) line(k int64) int64 {
+	if !p.counted && p.from > 0 {
+		p.counted = true
+		buf := make([]byte, 256<<10)
+		for off := int64(0); off < p.from; {
+			n, err := p.f.ReadAt(buf[:min(int64(len(buf)), p.from-off)], off)
+			p.base += int64(bytes.Count(buf[:n], []byte{'\n'}))
+			off += int64(n)
+			if err != nil {
+				break
+			}
+		}
+	}
+	return p.base + k
+}
+
+// bad reports a record that cannot be decoded: it returns the error to
+// fail with, or nil if the record is to be skipped and was logged.
+func (p *textPart) bad(line, off int64, err error) error {
+	e := &LineError{Path: p.file.RelPath, Line: p.line(line), Offset: p.from + off, Err: err}
+	if p.cfg.skip == nil {
+		return e
+	}
+	p.skips.add(BadLine{Path: e.Path, Line: e.Line, Offset: e.Offset, Err: err.Error()})
+	return nil
+}
+
+// broken returns the error of a stream that cannot be read on, at line
+// (of the part) and byte off: it is never skipped.
+func (p *textPart) broken(line, off int64, err error) error {
+	return &LineError{Path: p.file.RelPath, Line: p.line(line), Offset: p.from + off, Err: err}
+}
+
+// LineError is the error of a record of a CSV or JSON Lines file that
+// cannot be read: its file, the line it starts on and its byte offset.
+type LineError struct {
+	Path   string // relative to the dataset root
+	Line   int64  // from 1
+	Offset int64  // in the decompressed file
+	Err    error
+}
+
+func (e *LineError) Error() string {
+	return fmt.Sprintf("%s:%d (byte %d): %v", e.Path, e.Line, e.Offset, e.Err)
+}
+
+func (e *LineError) Unwrap() error { return e.Err }
+
+// rowBuffer gathers decoded values into chunks of one partition.
+type rowBuffer[T any] struct {
+	out   flow.Emitter[T]
+	batch int64
+	comb  rowid.Combiner
+	size  int
+	vals  []T
+	ids   []rowid.ID
+}
+
+// next returns a slot for the value of the record at byte offset ord,
+// holding a copy of init; drop takes it back.
+func (b *rowBuffer[T]) next(init *T, ord int64) *T {
+	if b.vals == nil {
+		b.vals, b.ids = flow.Alloc[T](b.size), flow.Alloc[rowid.ID](b.size)
+	}
+	b.vals = append(b.vals, *init)
+	b.ids = append(b.ids, b.comb.Combine(rowid.Ordinal(uint64(ord))))
+	return &b.vals[len(b.vals)-1]
+}
+
+// drop takes back the last slot.
+func (b *rowBuffer[T]) drop() {
+	var zero T
+	b.vals[len(b.vals)-1] = zero
+	b.vals, b.ids = b.vals[:len(b.vals)-1], b.ids[:len(b.ids)-1]
+}
+
+// full reports whether a chunk is ready to go.
+func (b *rowBuffer[T]) full() bool { return len(b.vals) >= b.size }
+
+// flush pushes what was gathered as a chunk; end closes the partition.
+func (b *rowBuffer[T]) flush(ctx context.Context, end bool) error {
+	if len(b.vals) == 0 && !end {
+		return nil
+	}
+	c := flow.Chunk[T]{Batch: b.batch, IDs: flow.ListIDs(b.ids), Values: b.vals, End: end}
+	b.vals, b.ids = nil, nil
+	return b.out.Push(ctx, c)
+}
+
+// release returns unsent buffers.
+func (b *rowBuffer[T]) release() {
+	flow.Recycle(b.vals)
+	flow.Recycle(b.ids)
+	b.vals, b.ids = nil, nil
+}

@@ -1,0 +1,168 @@
+package sources
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"unsafe"
+)
+
+// textField is a struct field that a text value is parsed into.
+type textField struct {
+	name   string // the column it reads
+	goName string
+	off    uintptr
+	set    func(p unsafe.Pointer, s string) error
+}
+
+// textFields returns the fields of struct type T that read text columns:
+// every exported field, named by the tag key (`csv:"name"`) or its Go
+// name; a tag "-" leaves the field out. A field whose type cannot be
+// parsed from text is an error if strict; otherwise its set is nil, and
+// only a Hive partition column of its name makes it one.
+func textFields[T any](key string, strict bool) ([]textField, error) {
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("sources: %v is not a struct", t)
+	}
+	var out []textField
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if !sf.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(sf.Tag.Get(key), ",")
+		switch name {
+		case "-":
+			continue
+		case "":
+			name = sf.Name
+		}
+		set, err := textSetter(sf.Type)
+		if err != nil && strict {
+			return nil, fmt.Errorf("sources: field %s of %v: %w", sf.Name, t, err)
+		}
+		out = append(out, textField{name: name, goName: sf.Name, off: sf.Offset, set: set})
+	}
+	return out, nil
+}
+
+// textSetter returns the function that parses text into a value of type t:
+// strings as they are, bool by strconv.ParseBool, integers and floats in
+// Go syntax (base 10), []byte as the text's bytes. A pointer is nil for
+// empty text and points to the parsed value otherwise.
+func textSetter(t reflect.Type) (func(unsafe.Pointer, string) error, error) {
+	switch t.Kind() {
+	case reflect.String:
+		return func(p unsafe.Pointer, s string) error { *(*string)(p) = s; return nil }, nil
+	case reflect.Bool:
+		return func(p unsafe.Pointer, s string) error {
+			v, err := strconv.ParseBool(s)
+			*(*bool)(p) = v
+			return err
+		}, nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return intSetter(t), nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return uintSetter(t), nil
+	case reflect.Float32:
+		return func(p unsafe.Pointer, s string) error {
+			v, err := strconv.ParseFloat(s, 32)
+			*(*float32)(p) = float32(v)
+			return err
+		}, nil
+	case reflect.Float64:
+		return func(p unsafe.Pointer, s string) error {
+			v, err := strconv.ParseFloat(s, 64)
+			*(*float64)(p) = v
+			return err
+		}, nil
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return func(p unsafe.Pointer, s string) error { *(*[]byte)(p) = []byte(s); return nil }, nil
+		}
+	case reflect.Pointer:
+		elem, err := textSetter(t.Elem())
+		if err != nil {
+			return nil, err
+		}
+		et := t.Elem()
+		return func(p unsafe.Pointer, s string) error {
+			if s == "" {
+				*(*unsafe.Pointer)(p) = nil
+				return nil
+			}
+			v := reflect.New(et).UnsafePointer()
+			*(*unsafe.Pointer)(p) = v
+			return elem(v, s)
+		}, nil
+	}
+	return nil, fmt.Errorf("type %v cannot be read from text", t)
+}
+
+func intSetter(t reflect.Type) func(unsafe.Pointer, string) error {
+	bits := t.Bits()
+	return func(p unsafe.Pointer, s string) error {
+		v, err := strconv.ParseInt(s, 10, bits)
+		switch bits {
+		case 8:
+			*(*int8)(p) = int8(v)
+		case 16:
+			*(*int16)(p) = int16(v)
+		case 32:
+			*(*int32)(p) = int32(v)
+		default:
+			*(*int64)(p) = v
+		}
+		return err
+	}
+}
+
+func uintSetter(t reflect.Type) func(unsafe.Pointer, string) error {
+	bits := t.Bits()
+	return func(p unsafe.Pointer, s string) error {
+		v, err := strconv.ParseUint(s, 10, bits)
+		switch bits {
+		case 8:
+			*(*uint8)(p) = uint8(v)
+		case 16:
+			*(*uint16)(p) = uint16(v)
+		case 32:
+			*(*uint32)(p) = uint32(v)
+		default:
+			*(*uint64)(p) = v
+		}
+		return err
+	}
+}
+
+// withHive returns the zero T with the fields named as Hive partition
+// columns of the file set from their values, and the fields left to read
+// from the file's columns.
+func withHive[T any](fields []textField, part *textPart) (T, []textField, error) {
+	var v T
+	var rest []textField
+	for _, f := range fields {
+		val, ok := part.file.Partition.Get(f.name)
+		if !ok {
+			rest = append(rest, f)
+			continue
+		}
+		if f.set == nil {
+			return v, nil, fmt.Errorf("%s: partition column %s: field %s cannot be read from text", part.file.RelPath, f.name, f.goName)
+		}
+		if err := f.set(unsafe.Add(unsafe.Pointer(&v), f.off), val); err != nil {
+			return v, nil, fmt.Errorf("%s: partition column %s=%q into field %s: %w", part.file.RelPath, f.name, val, f.goName, unwrapNum(err))
+		}
+	}
+	return v, rest, nil
+}
+
+// unwrapNum drops strconv's repetition of the function and the input.
+func unwrapNum(err error) error {
+	if ne, ok := err.(*strconv.NumError); ok {
+		return ne.Err
+	}
+	return err
+}

@@ -1,0 +1,115 @@
+package sources
+
+import (
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/rowflow/rowflow/internal/codec"
+)
+
+// textConfig is the configuration of the CSV and JSON Lines sources.
+type textConfig struct {
+	datasetConfig
+	codec      *codec.Codec // nil: by each file's extension
+	splitBytes int64
+	skip       *BadLineReport
+	// CSV only
+	comma  rune
+	header []string // names given with Header: the files have no header row
+}
+
+// DefaultPartitionBytes is the size of the byte ranges an uncompressed
+// text file is split into unless [PartitionBytes] says otherwise.
+const DefaultPartitionBytes = 4 << 20
+
+// buildText applies opts, each by apply, to the defaults.
+func buildText[O any](name string, opts []O, apply func(O, *textConfig) error) (textConfig, error) {
+	c := textConfig{datasetConfig: defaultDataset(name), splitBytes: DefaultPartitionBytes, comma: ','}
+	for _, o := range opts {
+		if any(o) == nil {
+			return c, fmt.Errorf("sources: %s: nil option", name)
+		}
+		if err := apply(o, &c); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+type textOption func(*textConfig) error
+
+func (o textOption) applyCSV(c *textConfig) error   { return o(c) }
+func (o textOption) applyJSONL(c *textConfig) error { return o(c) }
+
+type csvOption func(*textConfig) error
+
+func (o csvOption) applyCSV(c *textConfig) error { return o(c) }
+
+// Compression reads every file as compressed with name: "none", "gzip",
+// "zstd" or "s2" (klauspost/compress; s2 in its stream format). Without
+// it, each file's extension says: .gz, .zst or .zstd, .s2, or none.
+// A compressed file is one partition: it cannot be split.
+func Compression(name string) TextOption {
+	return textOption(func(c *textConfig) error {
+		cd, err := codec.Parse(name)
+		if err != nil {
+			return err
+		}
+		c.codec = &cd
+		return nil
+	})
+}
+
+// PartitionBytes sets the size of the byte ranges that an uncompressed
+// file is split into (default [DefaultPartitionBytes]): each range is a
+// partition, moved to the start of the next record, so that workers read
+// one file in parallel. n must be at least 1.
+func PartitionBytes(n int64) TextOption {
+	return textOption(func(c *textConfig) error {
+		if n < 1 {
+			return fmt.Errorf("sources: PartitionBytes(%d): must be at least 1", n)
+		}
+		c.splitBytes = n
+		return nil
+	})
+}
+
+// SkipBadLines makes a CSV or JSON Lines source skip the records it cannot
+// decode instead of failing, and write them to report when the run ends
+// (replacing its contents). A file that cannot be read at all (missing,
+// or a compressed stream that is corrupt) still fails the run.
+func SkipBadLines(report *BadLineReport) TextOption {
+	return textOption(func(c *textConfig) error {
+		if report == nil {
+			return fmt.Errorf("sources: SkipBadLines(nil): want a report to write to")
+		}
+		c.skip = report
+		return nil
+	})
+}
+
+// Comma sets the CSV field delimiter (default ','; '\t' for TSV). It
+// must be a valid rune other than '"', '\r' and '\n'.
+func Comma(r rune) CSVOption {
+	return csvOption(func(c *textConfig) error {
+		if r == '"' || r == '\r' || r == '\n' || !utf8.ValidRune(r) || r == utf8.RuneError {
+			return fmt.Errorf("sources: Comma(%q): not a valid delimiter", r)
+		}
+		c.comma = r
+		return nil
+	})
+}
+
+// Header names the CSV columns, for files that have no header row: every
+// record is data, and must have len(names) fields. Without it, the first
+// record of each file names its columns.
+func Header(names ...string) CSVOption {
+	names = append([]string(nil), names...)
+	return csvOption(func(c *textConfig) error {
+		if len(names) == 0 {
+			return fmt.Errorf("sources: Header(): no names")
+		}
+		c.header = names
+		return nil
+	})
+}

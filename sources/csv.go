@@ -39,10 +39,9 @@ import (
 // # Partitions and row IDs
 //
 // An uncompressed file is split into byte ranges of about
-// [PartitionBytes] that start at a record, found with one pass that
-// counts quotes (see the README's "CSV and JSON Lines" for why that is
-// exact); each range is a partition, read in parallel, and the output is
-// the same at every parallelism. A compressed file is one partition. The
+// [PartitionBytes] that start at a record (see "CSV and JSON Lines" in
+// the package documentation); each range is a partition, read in
+// parallel, and the output is the same at every parallelism. A compressed file is one partition. The
 // record that starts at byte offset b of a file (of its decompressed
 // bytes) gets the ID rowid.Ordinal(b).Combine(rowid.FromString(rel)), rel
 // being the file's slash-separated path relative to root: a partition

@@ -107,7 +107,7 @@ func (s *CursorSet[T]) Cursors() []*Cursor[T] {
 // Calling Close again returns the same.
 func (s *CursorSet[T]) Close() error {
 	s.closed.Store(true)
-	s.r.cancel(errStopped)
+	s.r.g.Cancel(errStopped)
 	return s.wait()
 }
 

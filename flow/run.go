@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"sync"
+
+	"github.com/rowflow/rowflow/internal/firsterr"
 )
 
 // errStopped is the cancellation cause of the stages upstream of a stage
@@ -11,24 +13,23 @@ import (
 // of the run.
 var errStopped = errors.New("flow: stopped by a downstream stage")
 
-// runner owns every goroutine of one run. The first error cancels the run;
-// wait returns it once all goroutines have returned.
+// runner owns every goroutine of one run, in a firsterr.Group: the
+// first error cancels the run; wait returns it once all goroutines have
+// returned.
 type runner struct {
-	cancel context.CancelCauseFunc
-	wg     sync.WaitGroup
-	mu     sync.Mutex
-	err    error
-	atEnd  []func()
-	stats  *runStats // nil unless a Monitor observes the run
-	watch  *watch
+	g     *firsterr.Group
+	mu    sync.Mutex // guards atEnd
+	atEnd []func()
+	stats *runStats // nil unless a Monitor observes the run
+	watch *watch
 }
 
 type runnerKey struct{}
 
 func newRunner(parent context.Context) (*runner, context.Context) {
 	r := &runner{}
-	ctx, cancel := context.WithCancelCause(context.WithValue(parent, runnerKey{}, r))
-	r.cancel = cancel
+	var ctx context.Context
+	r.g, ctx = firsterr.New(context.WithValue(parent, runnerKey{}, r), Recovered)
 	return r, ctx
 }
 
@@ -53,20 +54,12 @@ func AtEnd(ctx context.Context, f func()) bool {
 // it was cancelled because a downstream stage stopped the stream, the
 // context error f returns is expected and dropped.
 func (r *runner) goroutine(ctx context.Context, f func() error) {
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		var err error
-		func() {
-			defer func() {
-				if p := recover(); p != nil {
-					err = Recovered(p)
-				}
-			}()
-			err = f()
-		}()
-		r.fail(ctx, err)
-	}()
+	r.g.Go(func() error {
+		if err := f(); !r.expected(ctx, err) {
+			return err
+		}
+		return nil
+	})
 }
 
 // guard runs f, which builds and starts the run, in the caller's
@@ -82,30 +75,27 @@ func (r *runner) guard(ctx context.Context, name string, f func()) {
 }
 
 func (r *runner) fail(ctx context.Context, err error) {
-	if err == nil || err == ErrStop {
-		return
+	if !r.expected(ctx, err) {
+		r.g.Fail(err)
 	}
-	if ctx.Err() != nil && context.Cause(ctx) == errStopped && isContextErr(err) {
-		return
-	}
-	r.mu.Lock()
-	if r.err == nil {
-		r.err = err
-	}
-	r.mu.Unlock()
-	r.cancel(err)
+}
+
+// expected reports whether err, returned under ctx, is not a failure of
+// the run: nil, ErrStop, or the context error of a stage upstream of one
+// that stopped the stream.
+func (r *runner) expected(ctx context.Context, err error) bool {
+	return err == nil || err == ErrStop ||
+		ctx.Err() != nil && context.Cause(ctx) == errStopped && isContextErr(err)
 }
 
 // wait waits for every goroutine and returns the run's first error. If the
 // parent context was cancelled, its error is returned as it is.
 func (r *runner) wait(parent context.Context) error {
-	r.wg.Wait()
-	r.cancel(nil)
+	err := r.g.Wait()
 	for i := len(r.atEnd) - 1; i >= 0; i-- {
 		r.atEnd[i]()
 	}
 	r.atEnd = nil
-	err := r.err
 	if err != nil && isContextErr(err) && parent.Err() != nil {
 		err = context.Cause(parent)
 	}

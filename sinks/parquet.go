@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/firsterr"
 )
 
 // ParquetShards returns a sink that writes the stream's values, structs
@@ -169,7 +169,7 @@ func (c *parquetConsumer[T]) Consume(ctx context.Context, ch flow.Chunk[T]) erro
 		return nil
 	}
 	if c.pool == nil {
-		c.pool = startWriterPool(ctx, c.writers)
+		c.pool = startWriterPool(ctx, c.sink.plan.dir, c.writers)
 	}
 	if err := c.pool.send(ctx, to, ch); err != nil {
 		c.err = err
@@ -261,7 +261,8 @@ func (c *parquetConsumer[T]) manifest() ([]doneFile, *Manifest) {
 // writer's partition while this one encodes.
 const writerQueue = 32
 
-// writerPool runs each writer of a consumer in its own goroutine.
+// writerPool runs each writer of a consumer in its own goroutine, in a
+// firsterr.Group: the first writer that fails cancels the others.
 //
 // The goroutines run under a context of their own, derived from the first
 // Consume's without its cancellation: the run's context is cancelled
@@ -270,62 +271,42 @@ const writerQueue = 32
 // it. Sends to a goroutine select on the Consume context, and on the pool
 // failing.
 type writerPool[T any] struct {
-	ins    []chan flow.Chunk[T]
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	wg     sync.WaitGroup
-	once   sync.Once
-	failed chan struct{} // closed when a writer fails
-	err    error         // the first writer's error; set before failed is closed
+	ins []chan flow.Chunk[T]
+	ctx context.Context
+	g   *firsterr.Group
 }
 
 var errAborted = errors.New("sinks: ParquetShards: run aborted")
 
-func startWriterPool[T any](ctx context.Context, writers []*writer[T]) *writerPool[T] {
-	wctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	p := &writerPool[T]{ctx: wctx, cancel: cancel, failed: make(chan struct{})}
+func startWriterPool[T any](ctx context.Context, dir string, writers []*writer[T]) *writerPool[T] {
+	p := &writerPool[T]{}
+	p.g, p.ctx = firsterr.New(context.WithoutCancel(ctx), func(v any) error {
+		return fmt.Errorf("sinks: ParquetShards(%q): %w", dir, flow.Recovered(v))
+	})
 	for _, s := range writers {
 		in := make(chan flow.Chunk[T], writerQueue)
 		p.ins = append(p.ins, in)
-		p.wg.Add(1)
-		go p.work(s, in)
+		p.g.Go(func() error { return p.work(s, in) })
 	}
 	return p
 }
 
-func (p *writerPool[T]) fail(err error) {
-	p.once.Do(func() {
-		p.err = err
-		close(p.failed)
-	})
-}
-
 // work writes the chunks that come in, and finishes the writer's files
 // when the channel is closed.
-func (p *writerPool[T]) work(s *writer[T], in <-chan flow.Chunk[T]) {
-	defer p.wg.Done()
-	defer func() {
-		if r := recover(); r != nil {
-			p.fail(fmt.Errorf("sinks: ParquetShards(%q): writer %d: %w", s.run.plan.dir, s.index, flow.Recovered(r)))
-		}
-	}()
+func (p *writerPool[T]) work(s *writer[T], in <-chan flow.Chunk[T]) error {
 	for {
 		select {
 		case c, ok := <-in:
 			if !ok {
-				if err := s.finish(); err != nil {
-					p.fail(err)
-				}
-				return
+				return s.finish()
 			}
 			err := s.consume(&c)
 			c.Release()
 			if err != nil {
-				p.fail(err)
-				return
+				return err
 			}
 		case <-p.ctx.Done():
-			return
+			return nil
 		}
 	}
 }
@@ -338,9 +319,9 @@ func (p *writerPool[T]) send(ctx context.Context, to int, c flow.Chunk[T]) error
 	case <-ctx.Done():
 		c.Release()
 		return ctx.Err()
-	case <-p.failed:
+	case <-p.g.Failed():
 		c.Release()
-		return p.err
+		return p.g.Err()
 	}
 }
 
@@ -353,10 +334,9 @@ func (p *writerPool[T]) close(commit bool) error {
 			close(in)
 		}
 	} else {
-		p.cancel(errAborted)
+		p.g.Cancel(errAborted)
 	}
-	p.wg.Wait()
-	p.cancel(nil)
+	err := p.g.Wait()
 	for _, in := range p.ins {
 		if !commit {
 			close(in)
@@ -365,10 +345,5 @@ func (p *writerPool[T]) close(commit bool) error {
 			c.Release()
 		}
 	}
-	select {
-	case <-p.failed:
-		return p.err
-	default:
-		return nil
-	}
+	return err
 }

@@ -14,59 +14,65 @@ import (
 )
 
 func TestEvenRanks(t *testing.T) {
-	const rows, world, size = 1003, 4, 8
-	for _, policy := range []operators.Uneven{operators.DropUneven, operators.PadUneven, operators.AllowUneven} {
-		t.Run(policy.String(), func(t *testing.T) {
-			seen := map[rowid.ID]int{}
-			batches := map[int]int{}
-			for rank := range world {
-				var acct operators.EvenAccount
-				build := func(n int) *flow.Pipeline {
-					return flow.From(operators.EvenRanks(source(rows, 37, 16), policy, &acct)).Parallel(n).WithRank(rank, world).
-						Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(n)
-				}
-				verify[int64](t, build)
-				ref := collect[int64](t, build(1))
-				for _, it := range ref {
-					seen[it.ID]++
-				}
-				batches[rank] = len(collect[operators.Rows[int64]](t, build(3).Via(operators.Batch[int64](size, operators.LastBatch(operators.DropRemainder)))))
-				if acct.Total != rows {
-					t.Fatalf("account total %d, want %d", acct.Total, rows)
-				}
-				switch policy {
-				case operators.DropUneven, operators.PadUneven:
-					if int64(len(ref)) != acct.PerRank {
-						t.Fatalf("rank %d: %d rows, the account says %d", rank, len(ref), acct.PerRank)
-					}
-				}
-				t.Logf("rank %d: %d rows, %d batches; account %+v", rank, len(ref), batches[rank], acct)
+	for _, world := range []int{2, 4} {
+		for _, policy := range []operators.Uneven{operators.DropUneven, operators.PadUneven, operators.AllowUneven} {
+			t.Run(fmt.Sprintf("%d ranks %v", world, policy), func(t *testing.T) { checkEvenRanks(t, world, policy) })
+		}
+	}
+}
+
+func checkEvenRanks(t *testing.T, world int, policy operators.Uneven) {
+	const rows, size = 1003, 8
+	seen := map[rowid.ID]int{}
+	batches := map[int]int{}
+	for rank := range world {
+		var acct operators.EvenAccount
+		// Runs that go on at once must not share the account.
+		withAccount := func(n int, acct *operators.EvenAccount) *flow.Pipeline {
+			return flow.From(operators.EvenRanks(source(rows, 37, 16), policy, acct)).Parallel(n).WithRank(rank, world).
+				Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(n)
+		}
+		build := func(n int) *flow.Pipeline { return withAccount(n, nil) }
+		verify[int64](t, build)
+		ref := collect[int64](t, withAccount(1, &acct))
+		for _, it := range ref {
+			seen[it.ID]++
+		}
+		batches[rank] = len(collect[operators.Rows[int64]](t, build(3).Via(operators.Batch[int64](size, operators.LastBatch(operators.DropRemainder)))))
+		if acct.Total != rows {
+			t.Fatalf("account total %d, want %d", acct.Total, rows)
+		}
+		switch policy {
+		case operators.DropUneven, operators.PadUneven:
+			if int64(len(ref)) != acct.PerRank {
+				t.Fatalf("rank %d: %d rows, the account says %d", rank, len(ref), acct.PerRank)
 			}
-			for rank := range world {
-				if policy != operators.AllowUneven && batches[rank] != batches[0] {
-					t.Fatalf("rank %d has %d batches, rank 0 has %d", rank, batches[rank], batches[0])
-				}
-			}
-			// Coverage: row i appears once, except what the account says.
-			var acct operators.EvenAccount
-			collect[int64](t, flow.From(operators.EvenRanks(source(rows, 37, 16), policy, &acct)).WithRank(0, world))
-			repeated := map[int64]bool{}
-			for _, pos := range acct.Repeated {
-				repeated[pos] = true
-			}
-			for i := range int64(rows) {
-				want := 1
-				switch {
-				case policy == operators.DropUneven && i >= acct.Dropped[0]:
-					want = 0
-				case repeated[i]:
-					want = 2
-				}
-				if got := seen[sourceID(i)]; got != want {
-					t.Fatalf("row %d delivered %d times, want %d (account %+v)", i, got, want, acct)
-				}
-			}
-		})
+		}
+		t.Logf("rank %d: %d rows, %d batches; account %+v", rank, len(ref), batches[rank], acct)
+	}
+	for rank := range world {
+		if policy != operators.AllowUneven && batches[rank] != batches[0] {
+			t.Fatalf("rank %d has %d batches, rank 0 has %d", rank, batches[rank], batches[0])
+		}
+	}
+	// Coverage: row i appears once, except what the account says.
+	var acct operators.EvenAccount
+	collect[int64](t, flow.From(operators.EvenRanks(source(rows, 37, 16), policy, &acct)).WithRank(0, world))
+	repeated := map[int64]bool{}
+	for _, pos := range acct.Repeated {
+		repeated[pos] = true
+	}
+	for i := range int64(rows) {
+		want := 1
+		switch {
+		case policy == operators.DropUneven && i >= acct.Dropped[0]:
+			want = 0
+		case repeated[i]:
+			want = 2
+		}
+		if got := seen[sourceID(i)]; got != want {
+			t.Fatalf("row %d delivered %d times, want %d (account %+v)", i, got, want, acct)
+		}
 	}
 }
 

@@ -77,7 +77,8 @@ type EvenAccount struct {
 // rotation at the partition's batch number. A partition that yields a
 // different number of rows than its count fails the run.
 //
-// If account is not nil, it is set when each epoch is planned.
+// If account is not nil, it is set when each epoch is planned; runs that
+// go on at the same time should not share one.
 func EvenRanks[T any](src flow.Source[T], policy Uneven, account *EvenAccount) flow.Source[T] {
 	e := &evenSource[T]{src: src, policy: policy, account: account}
 	if policy < DropUneven || policy > AllowUneven {

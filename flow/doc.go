@@ -27,7 +27,12 @@
 // A [Pipeline] is a value: every builder method returns a new one, so a
 // pipeline can be extended in two ways, and run any number of times, each
 // run giving the same output. [Pipeline.WithSeed], [Pipeline.Epochs] and
-// [Pipeline.WithRank] set what every stage sees in its [Env].
+// [Pipeline.WithRank] set what every stage sees in its [Env]; an item's
+// epoch is [EpochOf] its batch number.
+//
+// Several pipelines of one type make one source with [Concat],
+// [Interleave] and [Mix]; a source that reads any row directly
+// ([RandomAccess]) can be read in a random order without holding rows.
 //
 // # What stage authors implement
 //

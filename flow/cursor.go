@@ -207,6 +207,7 @@ type Cursor[T any] struct {
 	ch    chan Chunk[T] // its channel
 	batch int64         // its batch number
 	m     *meter        // when the run is observed
+	in    bool          // m is inside c's current chunk
 	c     Chunk[T]      // the chunk being read
 	k     int           // the index of the current item in c
 	item  Item[T]
@@ -284,8 +285,9 @@ func (c *Cursor[T]) step(more bool) bool {
 			c.item = c.c.Item(c.k)
 			return true
 		}
-		if c.m != nil && c.k >= 0 {
+		if c.in {
 			c.m.exit()
+			c.in = false
 		}
 		c.c.Release()
 		c.k = -1
@@ -299,6 +301,7 @@ func (c *Cursor[T]) step(more bool) bool {
 		c.c = ch
 		if c.m != nil {
 			c.m.enter(ch.Batch, ch.Len())
+			c.in = true
 		}
 	}
 	return false
@@ -392,6 +395,10 @@ func (c *Cursor[T]) takePartition() bool {
 func (c *Cursor[T]) end(err error) {
 	if c.done {
 		return
+	}
+	if c.in {
+		c.m.exit() // the loop body's chunk
+		c.in = false
 	}
 	c.done, c.err, c.t, c.ch, c.item = true, err, nil, nil, Item[T]{}
 	c.c.Release()

@@ -78,8 +78,11 @@ func Logger(l *slog.Logger) MonitorOption {
 }
 
 // TotalRows tells the monitor how many rows the source will produce, for
-// the estimate in [Progress]. Sources that know it call [AddTotalRows]
-// instead. n must not be negative.
+// the estimate in [Progress]. Without it, a monitor with [OnProgress]
+// asks a source that is a [RowCounter] (a slice, a Parquet dataset
+// without a row filter) for its counts, times the number of epochs,
+// while the run starts; sources may also report with [AddTotalRows].
+// n must not be negative.
 func TotalRows(n int64) MonitorOption {
 	return func(c *monitorConfig) error {
 		if n < 0 {
@@ -210,17 +213,50 @@ func (rs *runStats) stall(idle time.Duration) StallReport {
 // watch is a run's watchdog: it reports progress and stalls until done
 // is closed.
 type watch struct {
-	rs   *runStats
-	done chan struct{}
-	wg   sync.WaitGroup
+	rs     *runStats
+	done   chan struct{}
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
 }
 
 // startWatch starts the watchdog of an observed run: it keeps the run's
-// coarse clock, and reports progress and stalls if the monitor asks.
-func startWatch(rs *runStats) *watch {
-	w := &watch{rs: rs, done: make(chan struct{})}
+// coarse clock, and reports progress and stalls if the monitor asks. If
+// progress is asked for and no total given, it first asks total for one,
+// under a context that ends with the watch.
+func startWatch(ctx context.Context, rs *runStats, total func(context.Context) (int64, bool)) *watch {
+	ctx, cancel := context.WithCancel(ctx)
+	w := &watch{rs: rs, done: make(chan struct{}), cancel: cancel}
+	c := rs.m.cfg
+	if c.onProgress != nil && c.totalRows == 0 && total != nil {
+		w.wg.Go(func() {
+			if n, ok := total(ctx); ok {
+				rs.total.CompareAndSwap(0, n)
+			}
+		})
+	}
 	w.wg.Go(w.loop)
 	return w
+}
+
+// totalOf returns a function that counts the rows a run of p will read,
+// if its source can count them without reading (see [RowCounter]) and
+// the run has an end.
+func totalOf(p *Pipeline) func(context.Context) (int64, bool) {
+	rc := p.src.counter()
+	if rc == nil || p.epochCount() == Forever {
+		return nil
+	}
+	return func(ctx context.Context) (int64, bool) {
+		counts, err := rc.RowCounts(ctx, p.env())
+		if err != nil {
+			return 0, false
+		}
+		var n int64
+		for _, c := range counts {
+			n += c
+		}
+		return n * p.epochCount(), true
+	}
 }
 
 func (w *watch) loop() {
@@ -264,6 +300,7 @@ func (w *watch) loop() {
 func (w *watch) stop() {
 	if w != nil {
 		close(w.done)
+		w.cancel()
 		w.wg.Wait()
 	}
 }
@@ -297,7 +334,7 @@ func (r *runner) observe(ctx context.Context, p *Pipeline, sink string) *runStat
 	rs := newRunStats(m, p, sink)
 	m.cur.Store(rs)
 	r.stats = rs
-	r.watch = startWatch(rs)
+	r.watch = startWatch(ctx, rs, totalOf(p))
 	return rs
 }
 

@@ -312,3 +312,57 @@ func TestMonitorTimes(t *testing.T) {
 		}
 	})
 }
+
+// Without TotalRows, a source that counts its rows gives the total, times
+// the epochs.
+func TestProgressTotalFromTheSource(t *testing.T) {
+	testutil.CheckGoroutines(t)
+	var last flow.Progress
+	m := newMonitor(t, flow.OnProgress(time.Hour, func(p flow.Progress) { last = p }))
+	var n int64
+	err := flow.From(sources.Slice(ints(1000), sources.PartitionSize(64))).Epochs(3).
+		To(sinks.Count[int64](&n)).Run(flow.WithMonitor(context.Background(), m))
+	if err != nil || n != 3000 {
+		t.Fatal(n, err)
+	}
+	if !last.Done || last.TotalRows != 3000 || last.Rows != 3000 || last.Remaining != 0 {
+		t.Fatalf("last report %+v", last)
+	}
+	// A generator without end has no total.
+	m = newMonitor(t, flow.OnProgress(time.Hour, func(p flow.Progress) { last = p }))
+	p := flow.From(sources.Generate(-1, func(i int64) (int64, error) { return i, nil })).
+		Via(operators.Take[int64](500))
+	if err := p.To(sinks.Count[int64](&n)).Run(flow.WithMonitor(context.Background(), m)); err != nil {
+		t.Fatal(err)
+	}
+	if !last.Done || last.TotalRows != 0 || last.Delivered != 500 {
+		t.Fatalf("last report %+v", last)
+	}
+}
+
+// A loop body that does not come back is what everything waits on.
+func TestStallReportNamesTheLoop(t *testing.T) {
+	for _, w := range []int{1, 2} {
+		synctest.Test(t, func(t *testing.T) {
+			reports := make(chan flow.StallReport, 1)
+			m := newMonitor(t, flow.StallAfter(time.Second, func(r flow.StallReport) { reports <- r }))
+			p := flow.From(sources.Slice(ints(5000), sources.PartitionSize(100))).
+				Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(w)
+			k := 0
+			for _, err := range flow.Values[int64](flow.WithMonitor(t.Context(), m), p) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if k++; k == 777 {
+					r := <-reports // the body waits for the report of its own stall
+					if r.Stage != "loop" || r.Position != 2 || r.Batch != 7 {
+						t.Errorf("w=%d: report %v", w, r)
+					}
+				}
+			}
+			if k != 5000 {
+				t.Fatalf("w=%d: %d values", w, k)
+			}
+		})
+	}
+}

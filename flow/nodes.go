@@ -24,6 +24,8 @@ type srcNode interface {
 	info() Info
 	outOps() typeOps
 	partitions(ctx context.Context, env Env) iter.Seq2[srcPart, error]
+	// counter returns the source as a RowCounter, or nil.
+	counter() RowCounter
 }
 
 // srcPart is a source partition with a read function that takes a
@@ -97,6 +99,11 @@ type srcAdapter[T any] struct{ s Source[T] }
 
 func (a srcAdapter[T]) info() Info      { return a.s.Info() }
 func (a srcAdapter[T]) outOps() typeOps { return opsOf[T]() }
+
+func (a srcAdapter[T]) counter() RowCounter {
+	rc, _ := a.s.(RowCounter)
+	return rc
+}
 
 // partitions yields the source's partitions, attributing the source's own errors to the source.
 func (a srcAdapter[T]) partitions(ctx context.Context, env Env) iter.Seq2[srcPart, error] {

@@ -307,3 +307,29 @@ func TestCombineFingerprint(t *testing.T) {
 		}
 	}
 }
+
+// A combination read through a cursor set consolidates to its serial
+// stream.
+func TestCombineCursors(t *testing.T) {
+	testutil.CheckGoroutines(t)
+	build := func() *flow.Pipeline {
+		return flow.From(flow.Mix[int64](combineInputs(2, 3000, 2000, 1000), []float64{1, 2, 3}, flow.PartitionRows(300))).
+			Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(3).WithSeed(4)
+	}
+	want := testutil.Items[int64](t, build())
+	set, err := flow.Cursors[int64](context.Background(), build(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	var got []flow.Item[int64]
+	for it, err := range set.Consolidate() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, it)
+	}
+	if !slices.Equal(got, want) || len(want) != 6000 {
+		t.Fatalf("consolidated %d items, serial %d, or they differ", len(got), len(want))
+	}
+}

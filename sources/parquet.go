@@ -32,7 +32,7 @@ import (
 // file with [WholeFiles]) is a partition, numbered in plan order. Row i of
 // a file gets the ID rowid.Ordinal(i).Combine(rowid.FromString(rel)), rel
 // being the file's slash-separated path relative to root: a row has the
-// same ID whatever the shuffle, shard or parallelism.
+// same ID whatever the shuffle, rank or parallelism.
 //
 // # Filters
 //

@@ -1,5 +1,5 @@
 // Package dataset plans the reading of a Parquet dataset: given where the
-// files are and how to shuffle, shard and repeat them, it yields, epoch by
+// files are and how to shuffle, repeat and split them between ranks, it yields, epoch by
 // epoch, the ordered fragments (partitions) to read, each with its batch
 // number. It reads no data, only file footers, and those lazily.
 //
@@ -88,7 +88,7 @@
 //
 // A fragment gives the ordinal within its file of its first row,
 // [Fragment.FirstRow], so a reader can give each row an ID that depends on
-// the file and the row alone, never on the shuffle or the sharding: in
+// the file and the row alone, never on the shuffle or the rank: in
 // rowflow, rowid.ID{Lo: ordinal}.Combine(fileID), with fileID derived from
 // [File.RelPath].
 //
@@ -118,18 +118,18 @@
 //
 // [Config.Epochs] sets a finite number of epochs, or forever. Every epoch has the
 // same fragments, reordered with the epoch's own random streams. The
-// fragment at index i of epoch e (counted before sharding) has batch number
+// fragment at index i of epoch e (counted before the split between ranks) has batch number
 // e*[EpochStride] + i, so batch numbers increase along the plan, across
 // epochs too, and are unique across ranks; they are not contiguous.
 // [BatchPosition] maps a batch number back to its [Position].
 //
-// # Sharding
+// # Ranks
 //
 // [Config.Rank] and [Config.World] keep, of each epoch's order, the fragments at the
-// indices j with j % world == rank. Sharding comes after shuffling, so
+// indices j with j % world == rank. The split comes after shuffling, so
 // every rank computes the same order; the ranks' fragments are disjoint,
-// their union is the unsharded plan, and merging them by batch number gives
-// the unsharded order. Ranks get the same number of fragments per epoch,
+// their union is the whole plan, and merging them by batch number gives
+// the whole order. Ranks get the same number of fragments per epoch,
 // give or take one. Package ranks reads rank and world the way torchrun,
 // MPI, Kubernetes Indexed Jobs and Slurm arrays pass them.
 //

@@ -14,7 +14,7 @@ const EpochStride = 1 << 32
 const maxEpoch = 1<<31 - 1
 
 // Position addresses one fragment of a plan: the Index-th fragment, counted
-// from 0 before sharding, of epoch Epoch, counted from 0.
+// from 0 before the split between ranks, of epoch Epoch, counted from 0.
 type Position struct {
 	Epoch int64
 	Index int64
@@ -35,7 +35,7 @@ type Fragment struct {
 	// Epoch is the epoch the fragment belongs to, counted from 0.
 	Epoch int64
 	// Index is the fragment's position in the epoch's order before
-	// sharding, counted from 0.
+	// the split between ranks, counted from 0.
 	Index int64
 	// Batch is Position{Epoch, Index}.Batch(): it increases along the plan
 	// and no two fragments of a plan share it, whatever the rank.

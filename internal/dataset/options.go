@@ -2,7 +2,7 @@ package dataset
 
 import "github.com/rowflow/rowflow/internal/filter"
 
-// Config is how a [Plan] selects, splits, orders, repeats and shards the
+// Config is how a [Plan] selects, splits, orders and repeats the
 // fragments of a dataset. The zero Config reads every file once, in plan
 // order, one fragment per row group, as rank 0 of 1.
 //

@@ -21,7 +21,7 @@ type emitter struct {
 }
 
 // epoch plans epoch e and yields this rank's fragments from index skip on.
-// It returns how many fragments the epoch has before sharding (or how many
+// It returns how many fragments the epoch has before the split between ranks (or how many
 // it numbered before stopping) and the error it yielded, or errStop if the
 // consumer stopped.
 func (p *Plan) epoch(ctx context.Context, e, skip int64, yield func(Fragment, error) bool) (int64, error) {

@@ -54,7 +54,8 @@ import (
 // type) fails the run with a [*LineError] naming the file, the line the
 // record starts on and its byte offset; with [SkipBadLines] such records
 // are skipped and reported instead. A compressed stream that is truncated
-// or corrupt fails with the line where reading stopped.
+// or corrupt, and a record longer than [MaxRecordBytes], fail the run
+// with the line where reading stopped.
 //
 // Options: [Files], [WholeFiles], [PartitionBytes], [Compression],
 // [Header], [Comma], [ShuffleWindow], [Seed], [Epochs], [Rank],
@@ -126,7 +127,7 @@ func readHeader(part *textPart) (*csvFile, error) {
 		defer d.Close()
 		src = d
 	}
-	r := csv.NewReader(src)
+	r := csv.NewReader(&recordLimit{r: src, part: &textPart{}})
 	r.Comma = part.cfg.comma
 	names, err := r.Read()
 	if err == io.EOF {
@@ -172,7 +173,7 @@ func (c *csvReader) each(fn func(rec []string, off int64) error) error {
 			if !ok {
 				return c.part.broken(c.line+1, off, err)
 			}
-			c.line = int64(pe.Line)
+			c.line, c.part.mark = int64(pe.Line), c.r.InputOffset()
 			if err := c.part.bad(int64(pe.StartLine), off, parseErr(c.part, pe)); err != nil {
 				return err
 			}
@@ -180,6 +181,7 @@ func (c *csvReader) each(fn func(rec []string, off int64) error) error {
 		}
 		line, _ := c.r.FieldPos(0)
 		c.line = int64(line)
+		c.part.mark = c.r.InputOffset()
 		if err := fn(rec, off); err != nil {
 			return err
 		}

@@ -32,7 +32,7 @@ import (
 // byte offset of its line, and a line that is not valid JSON, or does not
 // decode into T, fails the run with a [*LineError] naming the file, line
 // and byte offset, or is skipped with [SkipBadLines]. A line longer than
-// [MaxLineBytes] fails the run.
+// [MaxRecordBytes] fails the run.
 //
 // Options: [Files], [WholeFiles], [PartitionBytes], [Compression],
 // [ShuffleWindow], [Seed], [Epochs], [Rank], [RankFromEnv], [Where],
@@ -54,9 +54,6 @@ func JSONLRecords(root string, opts ...JSONLOption) flow.Source[Record] {
 	return &textSource[Record]{root: root, cfg: c, err: err, format: jsonlRecords{}}
 }
 
-// MaxLineBytes is the longest line a JSON Lines source reads.
-const MaxLineBytes = 64 << 20
-
 // jsonlFiles are the files a JSON Lines source finds in directories.
 var jsonlFiles = dataset.Format{Name: "JSON Lines", Suffixes: append(codec.Suffixes(".jsonl"), codec.Suffixes(".ndjson")...)}
 
@@ -68,9 +65,6 @@ func eachLine(part *textPart, fn func(b []byte, line, off int64) error) error {
 	for {
 		b, err := part.r.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
-			if len(long)+len(b) > MaxLineBytes {
-				return part.broken(line+1, off, fmt.Errorf("line longer than %d bytes", MaxLineBytes))
-			}
 			long = append(long, b...)
 			continue
 		}
@@ -88,6 +82,7 @@ func eachLine(part *textPart, fn func(b []byte, line, off int64) error) error {
 				}
 			}
 			off += int64(len(b))
+			part.mark = off
 		}
 		if err == io.EOF {
 			return nil

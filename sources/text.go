@@ -172,7 +172,7 @@ func (run *textRun[T]) read(ctx context.Context, fr dataset.Fragment, out flow.E
 		defer d.Close()
 		r = d
 	}
-	part.r = bufio.NewReaderSize(r, 64<<10)
+	part.r = bufio.NewReaderSize(&recordLimit{r: r, part: part}, 64<<10)
 	buf := &rowBuffer[T]{out: out, batch: fr.Batch, comb: rowid.NewCombiner(rowid.FromString(file.RelPath)), size: run.src.cfg.chunkSize}
 	if err := run.src.format.read(ctx, part, buf); err != nil {
 		buf.release()
@@ -192,6 +192,7 @@ type textPart struct {
 	from, to int64 // the range; the whole stream of a compressed file
 	codec    codec.Codec
 	r        *bufio.Reader // the range's bytes, decompressed
+	mark     int64         // the offset in the part of the record being read
 	base     int64         // lines before from, once known
 	counted  bool
 	skips    *badLines
@@ -294,4 +295,28 @@ func (b *rowBuffer[T]) release() {
 	flow.Recycle(b.vals)
 	flow.Recycle(b.ids)
 	b.vals, b.ids = nil, nil
+}
+
+// MaxRecordBytes is the longest record (a CSV record, a JSON line) that a
+// text source reads: past it the run fails, so that a hostile file, such
+// as a small compressed stream of one endless line, cannot make the
+// reader hold gigabytes.
+const MaxRecordBytes = 64 << 20
+
+// recordLimit fails a read that would take the record being read, which
+// starts at the part's mark, past MaxRecordBytes (give or take the read
+// buffer).
+type recordLimit struct {
+	r    io.Reader
+	part *textPart
+	n    int64 // bytes read
+}
+
+func (l *recordLimit) Read(b []byte) (int, error) {
+	if l.n-l.part.mark > MaxRecordBytes {
+		return 0, fmt.Errorf("a record longer than %d bytes", MaxRecordBytes)
+	}
+	n, err := l.r.Read(b)
+	l.n += int64(n)
+	return n, err
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/rowid"
+	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -431,6 +432,63 @@ func TestSkipBadLines(t *testing.T) {
 		}
 		if !slices.EqualFunc(got, firstItems, func(a, b flow.Item[Line]) bool { return a.ID == b.ID && a.Value.ID == b.Value.ID }) {
 			t.Fatalf("Parallel(%d): rows differ from the serial run", par)
+		}
+	}
+}
+
+// TestTextRanksAndEpochs: ranks split the byte ranges between processes,
+// their union is the whole file; Epochs repeats it with new batches.
+func TestTextRanksAndEpochs(t *testing.T) {
+	dir := t.TempDir()
+	writeJSONL(t, filepath.Join(dir, "a.jsonl"), lineValues(1000))
+	all := testutil.Items[Line](t, flow.From(sources.JSONL[Line](dir, sources.PartitionBytes(2000))))
+	var union []flow.Item[Line]
+	for rank := range 3 {
+		got := testutil.Items[Line](t, flow.From(sources.JSONL[Line](dir, sources.PartitionBytes(2000), sources.Rank(rank, 3))).Parallel(2))
+		if len(got) == 0 || len(got) == len(all) {
+			t.Fatalf("rank %d of 3: %d rows of %d", rank, len(got), len(all))
+		}
+		union = append(union, got...)
+	}
+	slices.SortStableFunc(union, func(a, b flow.Item[Line]) int { return int(a.Batch - b.Batch) })
+	sameItems(t, "the ranks' union", union, all)
+
+	twice := testutil.Items[Line](t, flow.From(sources.JSONL[Line](dir, sources.PartitionBytes(2000), sources.Epochs(2))).Parallel(3))
+	sameItems(t, "epoch 0", twice[:len(all)], all)
+	sameItems(t, "epoch 1", twice[len(all):], all)
+	if flow.EpochOf(twice[len(all)].Batch) != 1 || twice[len(all)].Batch <= twice[len(all)-1].Batch {
+		t.Fatalf("epoch 1 starts at batch %d after %d", twice[len(all)].Batch, twice[len(all)-1].Batch)
+	}
+}
+
+// TestEndlessRecord: a small gzip stream of one 70 MiB line fails with
+// the record limit, for CSV and JSON Lines, instead of being held whole.
+func TestEndlessRecord(t *testing.T) {
+	dir := t.TempDir()
+	endless := func(head string) []byte {
+		var b bytes.Buffer
+		w := gzip.NewWriter(&b)
+		w.Write([]byte(head))
+		chunk := bytes.Repeat([]byte("a"), 1<<20)
+		for range 70 {
+			w.Write(chunk)
+		}
+		w.Close()
+		return b.Bytes()
+	}
+	for _, c := range []struct{ name, head string }{{"x.csv.gz", "id,name\n1,"}, {"x.jsonl.gz", `{"a": "`}} {
+		sub := filepath.Join(dir, c.name+".d")
+		os.MkdirAll(sub, 0o755)
+		data := endless(c.head)
+		os.WriteFile(filepath.Join(sub, c.name), data, 0o644)
+		var err error
+		if strings.Contains(c.name, "csv") {
+			err = flow.From(sources.CSVRecords(sub)).To(sinks.Count[sources.Record](new(int64))).Run(t.Context())
+		} else {
+			err = flow.From(sources.JSONLRecords(sub)).To(sinks.Count[sources.Record](new(int64))).Run(t.Context())
+		}
+		if err == nil || !strings.Contains(err.Error(), "a record longer than 67108864 bytes") || !strings.Contains(err.Error(), c.name+":") {
+			t.Errorf("%s (%d bytes compressed): %v", c.name, len(data), err)
 		}
 	}
 }

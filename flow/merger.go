@@ -37,12 +37,13 @@ type merger[T any] struct {
 	lanes   []*lane[T]
 	started bool
 	rng     pcg.Rand
-	active  []int    // mix: lanes still drawn from
-	cum     []uint64 // mix: cumulative weights of active
-	slots   []int    // interleave: the open lanes, in round order
-	opened  int      // interleave: lanes opened so far
-	slot    int      // interleave: the slot being taken from
-	taken   int      // interleave: rows of the current block taken
+	active  []int      // mix: lanes still drawn from
+	cum     []uint64   // mix: cumulative weights of active
+	table   [256]int16 // mix: the index into active for each top byte of a draw, -1 if it spans two
+	slots   []int      // interleave: the open lanes, in round order
+	opened  int        // interleave: lanes opened so far
+	slot    int        // interleave: the slot being taken from
+	taken   int        // interleave: rows of the current block taken
 	ended   bool
 }
 
@@ -93,7 +94,9 @@ func (m *merger[T]) run(ctx context.Context, l *lane[T]) {
 	l.next, l.stop = iter.Pull2(chunks[T](ctx, q))
 }
 
-// weigh recomputes the cumulative weights of the active lanes.
+// weigh recomputes the cumulative weights of the active lanes, and the
+// table that picks an input from a draw's top byte without a search
+// wherever the byte's whole range falls to one input.
 func (m *merger[T]) weigh() {
 	m.cum = m.cum[:0]
 	var sum uint64
@@ -101,6 +104,26 @@ func (m *merger[T]) weigh() {
 		sum += m.c.weights[i]
 		m.cum = append(m.cum, sum)
 	}
+	if len(m.cum) == 0 {
+		return
+	}
+	for b := range m.table {
+		lo, hi := m.pick(uint32(b)<<24), m.pick(uint32(b)<<24|1<<24-1)
+		m.table[b] = -1
+		if lo == hi {
+			m.table[b] = int16(lo)
+		}
+	}
+}
+
+// pick returns the index into active that draw u selects.
+func (m *merger[T]) pick(u uint32) int {
+	x := uint64(u) * m.cum[len(m.cum)-1] >> 32
+	j := 0
+	for x >= m.cum[j] {
+		j++
+	}
+	return j
 }
 
 // ready makes sure l has a row to take. It returns false if l's run has
@@ -205,10 +228,10 @@ func (m *merger[T]) fill(ctx context.Context, b int64, out Emitter[T]) (bool, er
 // fillMix draws rows until the partition is full or the epoch ends.
 func (m *merger[T]) fillMix(ctx context.Context, o *mergeOut[T], out Emitter[T]) error {
 	for o.n < m.c.cfg.per && !m.ended {
-		x := uint64(m.rng.Next()) * m.cum[len(m.cum)-1] >> 32
-		j := 0
-		for x >= m.cum[j] {
-			j++
+		u := m.rng.Next()
+		j := int(m.table[u>>24])
+		if j < 0 {
+			j = m.pick(u)
 		}
 		l := m.lanes[m.active[j]]
 		if l.k >= len(l.cur.Values) {

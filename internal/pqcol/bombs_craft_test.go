@@ -68,13 +68,7 @@ func (o oneColumn) bytes(t testing.TB) []byte {
 		NumRows:   o.numRows,
 		RowGroups: []format.RowGroup{{Columns: []format.ColumnChunk{cc}, NumRows: o.numRows, TotalByteSize: raw}},
 	}
-	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out = append(out, footer...)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(footer)))
-	return append(out, "PAR1"...)
+	return appendFooter(t, out, &md)
 }
 
 func requiredLeaf(name string, typ format.Type) format.SchemaElement {

@@ -43,6 +43,19 @@ type crafter struct {
 
 func some[T any](v T) thrift.Null[T] { return thrift.Null[T]{V: v, Valid: true} }
 
+// appendFooter appends the thrift footer md, its length and the closing
+// magic bytes to a file's bytes.
+func appendFooter(t testing.TB, out []byte, md *format.FileMetaData) []byte {
+	t.Helper()
+	footer, err := thrift.Marshal(new(thrift.CompactProtocol), md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = append(out, footer...)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(footer)))
+	return append(out, "PAR1"...)
+}
+
 // writeCrafted writes rows to path as a Parquet file shaped by o.
 func writeCrafted(t testing.TB, path string, rows []spanRow, o craftOptions) {
 	t.Helper()
@@ -68,13 +81,7 @@ func writeCrafted(t testing.TB, path string, rows []spanRow, o craftOptions) {
 		NumRows:   int64(len(rows)),
 		RowGroups: groups,
 	}
-	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.out = append(c.out, footer...)
-	c.out = binary.LittleEndian.AppendUint32(c.out, uint32(len(footer)))
-	c.out = append(c.out, "PAR1"...)
+	c.out = appendFooter(t, c.out, &md)
 	if err := os.WriteFile(path, c.out, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -118,13 +118,7 @@ func handFile(t testing.TB, col handColumn, rows, values int64, pages []handPage
 	if edit != nil {
 		edit(&md)
 	}
-	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out = append(out, footer...)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(footer)))
-	return append(out, "PAR1"...)
+	return appendFooter(t, out, &md)
 }
 
 // readHand opens a hand-built file and reads its column chunk.

@@ -177,14 +177,7 @@ func rewriteFooter(t *testing.T, data, blob []byte, edit func(md *format.FileMet
 		t.Fatal(err)
 	}
 	edit(&md, int64(at))
-	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := append(bytes.Clone(data[:at]), blob...)
-	out = append(out, footer...)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(footer)))
-	return append(out, "PAR1"...)
+	return appendFooter(t, append(bytes.Clone(data[:at]), blob...), &md)
 }
 
 // listBomb rewrites the thrift encoding of a struct whose first field is a

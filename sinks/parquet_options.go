@@ -2,6 +2,7 @@ package sinks
 
 import (
 	"fmt"
+	"github.com/rowflow/rowflow/internal/optcheck"
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
@@ -60,13 +61,7 @@ func parquetDefaults() parquetConfig {
 // default is no limit: one file per writer (and per partition directory
 // with [PartitionBy]), unless [BytesPerFile] ends it. n must be at least 1.
 func RowsPerFile(n int64) ParquetOption {
-	return parquetOption(func(c *parquetConfig) error {
-		if n < 1 {
-			return fmt.Errorf("sinks: RowsPerFile(%d): must be at least 1", n)
-		}
-		c.rowsPerFile = n
-		return nil
-	})
+	return parquetOption(optcheck.AtLeast("sinks", "RowsPerFile", n, 1, func(c *parquetConfig, v int64) { c.rowsPerFile = v }))
 }
 
 // BytesPerFile ends a file once it holds at least n bytes of compressed
@@ -76,13 +71,7 @@ func RowsPerFile(n int64) ParquetOption {
 // footer. Make [RowGroupRows] smaller for a tighter bound. The default is
 // no limit. n must be at least 1.
 func BytesPerFile(n int64) ParquetOption {
-	return parquetOption(func(c *parquetConfig) error {
-		if n < 1 {
-			return fmt.Errorf("sinks: BytesPerFile(%d): must be at least 1", n)
-		}
-		c.bytesPerFile = n
-		return nil
-	})
+	return parquetOption(optcheck.AtLeast("sinks", "BytesPerFile", n, 1, func(c *parquetConfig, v int64) { c.bytesPerFile = v }))
 }
 
 // RowGroupRows sets the number of rows of a row group (default
@@ -90,26 +79,14 @@ func BytesPerFile(n int64) ParquetOption {
 // writer buffers one row group's encoded pages in memory. n must be at
 // least 1.
 func RowGroupRows(n int) ParquetOption {
-	return parquetOption(func(c *parquetConfig) error {
-		if n < 1 {
-			return fmt.Errorf("sinks: RowGroupRows(%d): must be at least 1", n)
-		}
-		c.rowGroupRows = int64(n)
-		return nil
-	})
+	return parquetOption(optcheck.AtLeast("sinks", "RowGroupRows", n, 1, func(c *parquetConfig, v int) { c.rowGroupRows = int64(v) }))
 }
 
 // PageSize sets the size in bytes, before encoding and compression, at
 // which a column's page is cut (parquet-go's PageBufferSize; default 256
 // KiB). n must be at least 1.
 func PageSize(n int) ParquetOption {
-	return parquetOption(func(c *parquetConfig) error {
-		if n < 1 {
-			return fmt.Errorf("sinks: PageSize(%d): must be at least 1", n)
-		}
-		c.pageSize = n
-		return nil
-	})
+	return parquetOption(optcheck.AtLeast("sinks", "PageSize", n, 1, func(c *parquetConfig, v int) { c.pageSize = v }))
 }
 
 // Codec sets the compression codec of every column: "zstd" (the default,
@@ -145,13 +122,7 @@ func ZstdLevel(level int) ParquetOption {
 // so that ranks of a multi-process job can write into one directory. r
 // must be at least 0.
 func Rank(r int) ParquetOption {
-	return parquetOption(func(c *parquetConfig) error {
-		if r < 0 {
-			return fmt.Errorf("sinks: Rank(%d): must be at least 0", r)
-		}
-		c.rank = r
-		return nil
-	})
+	return parquetOption(optcheck.AtLeast("sinks", "Rank", r, 0, func(c *parquetConfig, v int) { c.rank = v }))
 }
 
 // Writers sets the number of files written at once, each by its own
@@ -162,13 +133,7 @@ func Rank(r int) ParquetOption {
 // depend on n; for a given n they do not depend on the parallelism of the
 // stages upstream. n must be at least 1.
 func Writers(n int) ParquetOption {
-	return parquetOption(func(c *parquetConfig) error {
-		if n < 1 {
-			return fmt.Errorf("sinks: Writers(%d): must be at least 1", n)
-		}
-		c.writers = n
-		return nil
-	})
+	return parquetOption(optcheck.AtLeast("sinks", "Writers", n, 1, func(c *parquetConfig, v int) { c.writers = v }))
 }
 
 // RowIDColumn adds each row's ID to the files as two columns, name+"_hi"
@@ -226,13 +191,7 @@ func PartitionBy(columns ...string) ParquetOption {
 // end of the run; a row of a partition beyond the cap fails the run with an
 // error that names its values. n must be at least 1.
 func MaxOpenPartitions(n int) ParquetOption {
-	return parquetOption(func(c *parquetConfig) error {
-		if n < 1 {
-			return fmt.Errorf("sinks: MaxOpenPartitions(%d): must be at least 1", n)
-		}
-		c.maxOpenParts = n
-		return nil
-	})
+	return parquetOption(optcheck.AtLeast("sinks", "MaxOpenPartitions", n, 1, func(c *parquetConfig, v int) { c.maxOpenParts = v }))
 }
 
 // Overwrite lets a run replace the output of an earlier run of the same

@@ -2,6 +2,7 @@ package sources
 
 import (
 	"fmt"
+	"github.com/rowflow/rowflow/internal/optcheck"
 
 	"github.com/rowflow/rowflow/rowid"
 )
@@ -78,25 +79,13 @@ func (o parquetOption) applyParquet(c *parquetConfig) error { return o(c) }
 // PartitionSize sets how many values make one partition (default 16384).
 // Partitions are what parallel workers take turns on. n must be at least 1.
 func PartitionSize(n int) SliceOption {
-	return sliceOption(func(c *memConfig) error {
-		if n < 1 {
-			return fmt.Errorf("sources: PartitionSize(%d): must be at least 1", n)
-		}
-		c.partitionSize = n
-		return nil
-	})
+	return sliceOption(optcheck.AtLeast("sources", "PartitionSize", n, 1, func(c *memConfig, v int) { c.partitionSize = v }))
 }
 
 // ChunkSize sets the most values one chunk carries (default 1024). n must
 // be at least 1.
 func ChunkSize(n int) Option {
-	return commonOption(func(c *common) error {
-		if n < 1 {
-			return fmt.Errorf("sources: ChunkSize(%d): must be at least 1", n)
-		}
-		c.chunkSize = n
-		return nil
-	})
+	return commonOption(optcheck.AtLeast("sources", "ChunkSize", n, 1, func(c *common, v int) { c.chunkSize = v }))
 }
 
 // Named names the source in errors and derives its row IDs from name:

@@ -2,6 +2,7 @@ package sources
 
 import (
 	"fmt"
+	"github.com/rowflow/rowflow/internal/optcheck"
 
 	"github.com/rowflow/rowflow/internal/filter"
 )
@@ -53,13 +54,7 @@ func RowGroups() ParquetOption {
 // takes and letting parallel workers share a large row group. n must be
 // at least 1.
 func MaxRows(n int64) ParquetOption {
-	return parquetOption(func(c *parquetConfig) error {
-		if n < 1 {
-			return fmt.Errorf("sources: MaxRows(%d): must be at least 1", n)
-		}
-		c.plan.MaxRows = n
-		return nil
-	})
+	return parquetOption(optcheck.AtLeast("sources", "MaxRows", n, 1, func(c *parquetConfig, v int64) { c.plan.MaxRows = v }))
 }
 
 // Columns reads only the named columns (user names, after [Rename]);
@@ -108,13 +103,7 @@ func Trace() ParquetOption {
 // allocating: a small file cannot make the reader take gigabytes. bytes
 // must be positive.
 func MaxPageSize(bytes int64) ParquetOption {
-	return parquetOption(func(c *parquetConfig) error {
-		if bytes < 1 {
-			return fmt.Errorf("sources: MaxPageSize(%d): must be positive", bytes)
-		}
-		c.maxPage = bytes
-		return nil
-	})
+	return parquetOption(optcheck.AtLeast("sources", "MaxPageSize", bytes, 1, func(c *parquetConfig, v int64) { c.maxPage = v }))
 }
 
 // MaxReadSize caps the memory that one column of one fragment may decode
@@ -126,11 +115,5 @@ func MaxPageSize(bytes int64) ParquetOption {
 // would pass it is decoded into memory; [MaxRows] makes fragments of
 // legitimately large row groups smaller. bytes must be positive.
 func MaxReadSize(bytes int64) ParquetOption {
-	return parquetOption(func(c *parquetConfig) error {
-		if bytes < 1 {
-			return fmt.Errorf("sources: MaxReadSize(%d): must be positive", bytes)
-		}
-		c.maxRead = bytes
-		return nil
-	})
+	return parquetOption(optcheck.AtLeast("sources", "MaxReadSize", bytes, 1, func(c *parquetConfig, v int64) { c.maxRead = v }))
 }

@@ -174,7 +174,7 @@ func (p *shuffleProc[T]) fast(ctx context.Context, c flow.Chunk[T], out flow.Emi
 		}
 		j, last := rng.Intn(len(buf)), len(buf)-1
 		e := buf[j]
-		buf[j], buf[last] = buf[last], entry[T]{}
+		buf[j] = buf[last] // the next append overwrites buf[last]
 		buf = buf[:last]
 		draws++
 		o := &p.out

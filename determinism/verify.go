@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"unsafe"
 
 	"github.com/rowflow/rowflow/flow"
@@ -96,42 +97,82 @@ func Verify[T any](ctx context.Context, build func(parallelism int) *flow.Pipeli
 
 // verifyRound runs one round of Verify.
 func verifyRound[T any](ctx context.Context, build func(int) *flow.Pipeline, ps []int, run int) error {
-	c := mustCodec[T]()
-	ref := openCursor[T](ctx, build, 1)
-	defer ref.stop()
-	runs := make([]*cursor[T], len(ps))
+	ref := lane[T]{c: openCursor[T](ctx, build, 1), name: fmt.Sprintf("parallelism 1 (round %d)", run)}
+	defer ref.c.stop()
+	runs := make([]lane[T], len(ps))
 	for i, n := range ps {
-		runs[i] = openCursor[T](ctx, build, n)
-		defer runs[i].stop()
+		runs[i] = lane[T]{c: openCursor[T](ctx, build, n), n: n, round: run,
+			name: fmt.Sprintf("parallelism %d (round %d)", n, run)}
+		defer runs[i].c.stop()
 	}
+	return compareLanes(ref, runs)
+}
+
+// Compare runs the pipelines a and b, which must have no sink and produce
+// values of type T, at the same time, and compares their items one by one
+// as [Verify] does: batch number, row ID and value, in order. Use it to
+// compare a pipeline with another version of itself (before and after a
+// change to a stage, or with another source holding the same rows).
+//
+// It returns nil if the streams are equal, a [*Divergence] (with
+// Parallelism and Round 0) at the first item where they differ, or the
+// error of a run that fails, naming the run. If T has no encoding, it
+// returns that error without running anything.
+func Compare[T any](ctx context.Context, a, b *flow.Pipeline) error {
+	if a == nil || b == nil {
+		return errors.New("determinism: Compare of a nil pipeline")
+	}
+	if err := Encodable[T](); err != nil {
+		return err
+	}
+	of := func(p *flow.Pipeline) func(int) *flow.Pipeline { return func(int) *flow.Pipeline { return p } }
+	ref := lane[T]{c: openCursor[T](ctx, of(a), 0), name: "the first pipeline"}
+	defer ref.c.stop()
+	cand := lane[T]{c: openCursor[T](ctx, of(b), 0), name: "the second pipeline"}
+	defer cand.c.stop()
+	return compareLanes(ref, []lane[T]{cand})
+}
+
+// lane is one run being compared: its cursor, its name in errors, and its
+// parallelism and round for a Divergence (0 outside Verify).
+type lane[T any] struct {
+	c        *cursor[T]
+	name     string
+	n, round int
+}
+
+// compareLanes steps ref and runs together, item by item, until one
+// differs from ref, fails, or all end.
+func compareLanes[T any](ref lane[T], runs []lane[T]) error {
+	c := mustCodec[T]()
 	var want, got state
 	for pos := int64(0); ; pos++ {
-		refOK := ref.step()
-		if ref.err != nil {
-			return fmt.Errorf("determinism: parallelism 1 (round %d): %w", run, ref.err)
+		refOK := ref.c.step()
+		if ref.c.err != nil {
+			return fmt.Errorf("determinism: %s: %w", ref.name, ref.c.err)
 		}
 		if refOK {
-			if err := encodeValue(c, &want, ref.value()); err != nil {
+			if err := encodeValue(c, &want, ref.c.value()); err != nil {
 				return err
 			}
 		}
-		for i, r := range runs {
-			ok := r.step()
-			if r.err != nil {
-				return fmt.Errorf("determinism: parallelism %d (round %d): %w", ps[i], run, r.err)
+		for _, r := range runs {
+			ok := r.c.step()
+			if r.c.err != nil {
+				return fmt.Errorf("determinism: %s: %w", r.name, r.c.err)
 			}
 			if ok != refOK {
-				return diverge(ps[i], run, pos, ref, r, false)
+				return diverge(pos, ref, r, false)
 			}
 			if !ok {
 				continue
 			}
-			if err := encodeValue(c, &got, r.value()); err != nil {
+			if err := encodeValue(c, &got, r.c.value()); err != nil {
 				return err
 			}
 			valueDiffers := !bytes.Equal(got.b, want.b)
-			if valueDiffers || r.batch() != ref.batch() || r.id() != ref.id() {
-				return diverge(ps[i], run, pos, ref, r, valueDiffers)
+			if valueDiffers || r.c.batch() != ref.c.batch() || r.c.id() != ref.c.id() {
+				return diverge(pos, ref, r, valueDiffers)
 			}
 		}
 		if !refOK {
@@ -140,9 +181,18 @@ func verifyRound[T any](ctx context.Context, build func(int) *flow.Pipeline, ps 
 	}
 }
 
-func diverge[T any](n, run int, pos int64, ref, r *cursor[T], valueDiffers bool) *Divergence {
-	return &Divergence{Parallelism: n, Round: run, Position: pos,
-		Reference: ref.observe(), Candidate: r.observe(), valueDiffers: valueDiffers}
+func diverge[T any](pos int64, ref, r lane[T], valueDiffers bool) *Divergence {
+	d := &Divergence{Parallelism: r.n, Round: r.round, Position: pos,
+		Reference: ref.c.observe(), Candidate: r.c.observe(), valueDiffers: valueDiffers}
+	if r.n == 0 {
+		d.ref, d.cand = ref.name, r.name
+	}
+	if valueDiffers {
+		if at, ok := firstDiff(reflect.TypeFor[T](), ref.c.value(), r.c.value()); ok {
+			d.Path, d.at = at.path, at
+		}
+	}
+	return d
 }
 
 // encodeValue sets s.b to the encoding of the value at p. It returns the

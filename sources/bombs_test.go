@@ -96,3 +96,42 @@ func TestMaxReadSize(t *testing.T) {
 		t.Fatalf("MaxReadSize(8): got %v", err)
 	}
 }
+
+// twoColumns has two string columns that each stay under a read limit
+// that the two together pass.
+type twoColumns struct {
+	A string `parquet:"a"`
+	B string `parquet:"b"`
+}
+
+// TestMaxReadSizeCoversTheFragment: the limit bounds all the columns of a
+// fragment together, not each column on its own.
+func TestMaxReadSizeCoversTheFragment(t *testing.T) {
+	dir := t.TempDir()
+	rows := make([]twoColumns, 100)
+	for i := range rows {
+		rows[i] = twoColumns{A: strings.Repeat("a", 1000) + strconv.Itoa(i), B: strings.Repeat("b", 1000) + strconv.Itoa(i)}
+	}
+	testutil.WriteParquet(t, filepath.Join(dir, "two.parquet"), rows, len(rows))
+	// One column holds about 100 KB of values and offsets; the limit is
+	// above that and below the two together.
+	const limit = 150_000
+	var n int64
+	if err := flow.From(sources.Parquet[twoColumns](dir, sources.MaxReadSize(limit), sources.Columns("a"))).
+		To(sinks.Count[twoColumns](&n)).Run(t.Context()); err != nil || n != 100 {
+		t.Fatalf("one column under the limit: %d rows, %v", n, err)
+	}
+	for name, run := range map[string]func() error{
+		"structs": func() error {
+			return flow.From(sources.Parquet[twoColumns](dir, sources.MaxReadSize(limit))).To(sinks.Count[twoColumns](&n)).Run(t.Context())
+		},
+		"records": func() error {
+			return flow.From(sources.ParquetRecords(dir, sources.MaxReadSize(limit))).To(sinks.Count[sources.Record](&n)).Run(t.Context())
+		},
+	} {
+		err := run()
+		if err == nil || !strings.Contains(err.Error(), "the other columns of this read take") || !strings.Contains(err.Error(), `column "b"`) {
+			t.Errorf("%s: two columns over the limit together: %v", name, err)
+		}
+	}
+}

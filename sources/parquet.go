@@ -482,13 +482,17 @@ func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr data
 			}
 			sp.keep = keep
 		}
+		// MaxReadSize bounds the span's columns together: each read is
+		// charged what the columns before it hold.
+		var held int64
 		for i, leaf := range of.plan.leaves() {
-			if of.filter.Filled(i) {
-				continue
+			if !of.filter.Filled(i) {
+				cols.set[i].Charged = held
+				if err := of.r.ReadColumnRange(ctx, sp.rg, leaf, sp.from, sp.to, &cols.set[i]); err != nil {
+					return err
+				}
 			}
-			if err := of.r.ReadColumnRange(ctx, sp.rg, leaf, sp.from, sp.to, &cols.set[i]); err != nil {
-				return err
-			}
+			held += cols.set[i].Size()
 		}
 		taken, err := rd.emit(ctx, sp, cols, last, out)
 		if taken {

@@ -106,8 +106,9 @@ func MaxPageSize(bytes int64) ParquetOption {
 	return parquetOption(optcheck.AtLeast("sources", "MaxPageSize", bytes, 1, func(c *parquetConfig, v int64) { c.maxPage = v }))
 }
 
-// MaxReadSize caps the memory that one column of one fragment may decode
-// to, values and levels (default 128 MiB, pqcol's DefaultMaxReadSize).
+// MaxReadSize caps the memory that one fragment may decode to, values and
+// levels of all the columns read, together (default 128 MiB, pqcol's
+// DefaultMaxReadSize).
 // Pages under [MaxPageSize] can still amplify: one dictionary value
 // repeated by every row, pages of millions of nulls, a row group of many
 // full pages. A fragment that would pass the cap fails with an error

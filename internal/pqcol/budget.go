@@ -10,8 +10,8 @@ import (
 // and values are appended to the Column: the bytes the Column holds plus
 // those the page would add may not pass it.
 
-// size returns the bytes that the values and levels of c take.
-func (c *Column) size() int64 {
+// Size returns the bytes that the values and levels c holds take.
+func (c *Column) Size() int64 {
 	return int64(len(c.Boolean)) + 4*int64(len(c.Int32)) + 8*int64(len(c.Int64)) + 12*int64(len(c.Int96)) +
 		4*int64(len(c.Float)) + 8*int64(len(c.Double)) + int64(len(c.Bytes)) + 4*int64(len(c.Offsets)) +
 		int64(len(c.DefLevels)) + int64(len(c.RepLevels))
@@ -20,12 +20,18 @@ func (c *Column) size() int64 {
 // charge fails if adding extra bytes to col would pass the MaxReadSize
 // limit.
 func (d *decoder) charge(col *Column, extra int64) error {
-	if have := col.size(); have+extra > d.cfg.maxReadSize {
-		return fmt.Errorf("%w: the %d rows read so far take %d bytes and the next page would add %d; "+
-			"the limit is %d bytes (see pqcol.MaxReadSize): read fewer rows at once",
-			ErrReadTooLarge, col.NumRows, have, extra, d.cfg.maxReadSize)
+	have := col.Size()
+	if col.Charged+have+extra <= d.cfg.maxReadSize {
+		return nil
 	}
-	return nil
+	if col.Charged > 0 {
+		return fmt.Errorf("%w: the other columns of this read take %d bytes, the %d rows of this one read so far take %d and the next page would add %d; "+
+			"the limit is %d bytes (see pqcol.MaxReadSize): read fewer rows at once",
+			ErrReadTooLarge, col.Charged, col.NumRows, have, extra, d.cfg.maxReadSize)
+	}
+	return fmt.Errorf("%w: the %d rows read so far take %d bytes and the next page would add %d; "+
+		"the limit is %d bytes (see pqcol.MaxReadSize): read fewer rows at once",
+		ErrReadTooLarge, col.NumRows, have, extra, d.cfg.maxReadSize)
 }
 
 // valueBytes bounds the bytes that keep values decoded from the encoded

@@ -35,6 +35,14 @@ type Column struct {
 	FirstRow int64 // index within the row group of the first row held
 	NumRows  int64 // number of rows held
 
+	// Charged is the memory, in bytes, that the other columns of the same
+	// read already take. The [MaxReadSize] limit covers them and this
+	// column together, so that a caller reading several columns of one
+	// fragment bounds the whole fragment: it sets Charged before each read
+	// to the [Column.Size] of the columns read before. Reads leave it as
+	// it is.
+	Charged int64
+
 	Boolean []bool
 	Int32   []int32
 	Int64   []int64

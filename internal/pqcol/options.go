@@ -51,7 +51,9 @@ func MaxPageSize(n int64) Option {
 // encodings whose decoded size is known only by decoding them, which are
 // bounded by MaxPageSize). The default is [DefaultMaxReadSize]; n must be
 // positive. Reading fewer rows at once (ReadColumnRange) keeps legitimate
-// large row groups under it.
+// large row groups under it. A caller that reads several columns of one
+// fragment bounds them together by setting [Column.Charged] before each
+// read.
 func MaxReadSize(n int64) Option {
 	return func(c *config) error {
 		if n <= 0 {

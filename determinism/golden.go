@@ -2,19 +2,23 @@ package determinism
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
+	"path/filepath"
 
 	"github.com/rowflow/rowflow/flow"
 )
 
-// ErrMismatch is wrapped by the error [Check] returns when the stream's
-// digest differs from the recorded one.
+// ErrMismatch is wrapped by the error [Check] returns when the stream
+// differs from the recorded one.
 var ErrMismatch = errors.New("determinism: digest differs from the recorded one")
+
+// MaxGoldenRows is the most items a stream may have for [Record] to list
+// each item's row ID and digest in the golden file. A longer stream's
+// file records its partitions only, so that a mismatch names the first
+// differing partition but not the row.
+const MaxGoldenRows = 10000
 
 // SumOf runs p, which must have no sink and produce values of type T, and
 // returns the digest of its stream. If T has no encoding (see
@@ -37,58 +41,116 @@ func SumOf[T any](ctx context.Context, p *flow.Pipeline) (Sum, error) {
 	return h.Sum(), nil
 }
 
-// Record runs p as [SumOf] does and writes the digest to the file at path,
-// replacing it, as one line: the hash in hexadecimal, a space, the item
-// count. It writes nothing if the run fails.
+// Record runs p, which must have no sink and produce values of type T, and
+// writes its golden file at path, replacing it; it returns the digest of
+// the stream. It writes nothing if the run fails, and the file appears
+// under its name only once complete.
+//
+// A golden file is text, in lines:
+//
+//	rowflow golden v1
+//	stream <digest> <items>
+//	partition <batch> <items> <digest>
+//	  <row ID> <item digest>
+//	…
+//
+// The stream line holds the digest of the whole stream (see [Sum]), in
+// hexadecimal, and its item count. Then each partition of the stream (a
+// run of items with the same batch number) has a line with its batch
+// number, item count and the digest of its items alone (as if they were
+// a stream of their own). If the stream has at most [MaxGoldenRows]
+// items, each partition line is followed by one indented line per item:
+// its row ID (see rowid.ID.String) and the first 16 hexadecimal digits
+// of the SHA-256 of the item's encoding (row ID and value). Batch numbers
+// are recorded, unlike in a [Sum]: a change of partition size changes
+// the file while the stream line stays the same.
 func Record[T any](ctx context.Context, p *flow.Pipeline, path string) (Sum, error) {
-	sum, err := SumOf[T](ctx, p)
+	g, err := record[T](ctx, p)
 	if err != nil {
 		return Sum{}, err
 	}
-	if err := os.WriteFile(path, []byte(fmt.Sprintf("%v %d\n", sum, sum.Count)), 0o644); err != nil {
+	if err := writeAtomic(path, g.appendText(nil)); err != nil {
 		return Sum{}, fmt.Errorf("determinism: %w", err)
 	}
-	return sum, nil
+	return g.stream, nil
 }
 
-// Check runs p as [SumOf] does and compares the digest with the one that
-// [Record] wrote to the file at path. If they differ, the error wraps
-// [ErrMismatch] and gives both.
+// Check runs p as [Record] does and compares its stream with the golden
+// file at path, partition by partition, as the run goes; it stops the run
+// at the first partition that differs. The error then wraps
+// [ErrMismatch] and names that partition, with what the file records and
+// what the run has; when the file lists rows, it also names the first
+// differing item, its row ID in the file and in the run, and the run's
+// value. Check holds one partition of the run at a time.
+//
+// Check also reads the files of earlier versions, which hold one line:
+// the stream's digest in hexadecimal, a space, the item count. It then
+// compares only the stream's digest.
 func Check[T any](ctx context.Context, p *flow.Pipeline, path string) error {
-	want, err := readSum(path)
+	want, err := readGolden(path)
 	if err != nil {
 		return err
 	}
-	got, err := SumOf[T](ctx, p)
-	if err != nil {
+	if err := Encodable[T](); err != nil {
 		return err
 	}
-	if got != want {
-		return fmt.Errorf("%w: the stream has %v (%d items), %s records %v (%d items)",
-			ErrMismatch, got, got.Count, path, want, want.Count)
+	if want.legacy {
+		got, err := SumOf[T](ctx, p)
+		if err != nil {
+			return err
+		}
+		if got != want.stream {
+			return fmt.Errorf("%w: the stream has %v (%d items), %s records %v (%d items)",
+				ErrMismatch, got, got.Count, path, want.stream, want.stream.Count)
+		}
+		return nil
 	}
-	return nil
+	return checkGolden[T](ctx, p, path, want)
 }
 
-// readSum reads a file written by Record.
-func readSum(path string) (Sum, error) {
-	data, err := os.ReadFile(path)
+// CheckGolden is the golden-file test of a pipeline: with update false it
+// runs [Check]; with update true it runs [Record] instead, rewriting the
+// file, and returns its error. Pass it the value of a test flag, as Go's
+// own golden-file tests do:
+//
+//	var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+//
+//	func TestReplay(t *testing.T) {
+//		err := determinism.CheckGolden[Row](ctx, pipeline(), "testdata/rows.golden", *update)
+//		if err != nil {
+//			t.Fatal(err)
+//		}
+//	}
+//
+// and rewrite the files with "go test -run TestReplay -update" after a
+// change to the pipeline that is meant to change its output.
+func CheckGolden[T any](ctx context.Context, p *flow.Pipeline, path string, update bool) error {
+	if update {
+		_, err := Record[T](ctx, p, path)
+		return err
+	}
+	return Check[T](ctx, p, path)
+}
+
+// writeAtomic writes data to a temporary file beside path and renames it
+// to path.
+func writeAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return Sum{}, fmt.Errorf("determinism: %w", err)
+		return err
 	}
-	bad := func() (Sum, error) {
-		return Sum{}, fmt.Errorf("determinism: %s: not a recorded digest (want 64 hex digits, a space and a count)", path)
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	hash, count, ok := strings.Cut(strings.TrimSuffix(string(data), "\n"), " ")
-	var s Sum
-	if !ok || len(hash) != 2*len(s.Hash) {
-		return bad()
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
 	}
-	if _, err := hex.Decode(s.Hash[:], []byte(hash)); err != nil {
-		return bad()
+	if err == nil {
+		err = os.Rename(f.Name(), path)
 	}
-	if s.Count, err = strconv.ParseInt(count, 10, 64); err != nil || s.Count < 0 {
-		return bad()
+	if err != nil {
+		os.Remove(f.Name())
 	}
-	return s, nil
+	return err
 }

@@ -2,14 +2,19 @@ package determinism_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rowflow/rowflow/determinism"
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -30,24 +35,48 @@ func TestRecordCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := string(data), want.String()+" 100\n"; got != want {
-		t.Errorf("file holds %q, want %q", got, want)
+	text := string(data)
+	if head := "rowflow golden v1\nstream " + want.String() + " 100\npartition 0 7 " +
+		sumOf(idsOf("generate", 7), seq(7)).String() + "\n  " + idsOf("generate", 1)[0].String() + " " +
+		itemDigest(idsOf("generate", 1)[0], 0) + "\n"; !strings.HasPrefix(text, head) {
+		t.Errorf("file begins %q, want %q", text[:min(len(text), len(head))], head)
+	}
+	if n, rows := strings.Count(text, "\npartition "), strings.Count(text, "\n  "); n != 15 || rows != 100 {
+		t.Errorf("file has %d partitions and %d rows, want 15 and 100", n, rows)
 	}
 	if err := determinism.Check[int64](ctx, p(100), path); err != nil {
 		t.Errorf("Check of the same stream: %v", err)
 	}
 	err = determinism.Check[int64](ctx, p(99), path)
-	if !errors.Is(err, determinism.ErrMismatch) || !strings.Contains(err.Error(), "(99 items)") ||
-		!strings.Contains(err.Error(), want.String()+" (100 items)") {
+	if !errors.Is(err, determinism.ErrMismatch) || !strings.Contains(err.Error(), "partition 14 differs") {
 		t.Errorf("Check of another stream: %v", err)
 	}
 
+	// A file of the earlier format, one line, is still checked.
+	legacy := filepath.Join(t.TempDir(), "legacy")
+	if err := os.WriteFile(legacy, []byte(want.String()+" 100\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := determinism.Check[int64](ctx, p(100), legacy); err != nil {
+		t.Errorf("Check against a one-line file: %v", err)
+	}
+	err = determinism.Check[int64](ctx, p(99), legacy)
+	if !errors.Is(err, determinism.ErrMismatch) || !strings.Contains(err.Error(), "(99 items)") ||
+		!strings.Contains(err.Error(), want.String()+" (100 items)") {
+		t.Errorf("Check of another stream against a one-line file: %v", err)
+	}
+
 	for name, content := range map[string]string{
-		"empty":     "",
-		"no count":  want.String() + "\n",
-		"short":     "abc 3\n",
-		"not hex":   strings.Repeat("z", 64) + " 3\n",
-		"bad count": want.String() + " -1\n",
+		"empty":           "",
+		"no count":        want.String() + "\n",
+		"short":           "abc 3\n",
+		"not hex":         strings.Repeat("z", 64) + " 3\n",
+		"bad count":       want.String() + " -1\n",
+		"no stream":       "rowflow golden v1\n",
+		"count too large": "rowflow golden v1\nstream " + want.String() + " 101\n" + strings.SplitN(text, "\n", 3)[2],
+		"row missing":     strings.Replace(text, "\n  "+idsOf("generate", 1)[0].String(), "", 1),
+		"bad row":         strings.Replace(text, "\n  "+idsOf("generate", 1)[0].String(), "\n  zz", 1),
+		"bad partition":   strings.Replace(text, "partition 0 7", "partition 0 x", 1),
 	} {
 		bad := filepath.Join(t.TempDir(), "bad")
 		if err := os.WriteFile(bad, []byte(content), 0o644); err != nil {
@@ -67,6 +96,67 @@ func TestRecordCheck(t *testing.T) {
 	}
 	if err := determinism.Check[int64](ctx, p(100), path); err != nil {
 		t.Errorf("a failing Record changed the file: %v", err)
+	}
+}
+
+// itemDigest is the digest a golden file lists for an int64 item.
+func itemDigest(id rowid.ID, v int64) string {
+	b := binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(nil, id.Lo), id.Hi)
+	sum := sha256.Sum256(binary.LittleEndian.AppendUint64(b, uint64(v)))
+	return hex.EncodeToString(sum[:8])
+}
+
+// TestCheckReport checks the whole report of crafted differences between
+// a stream of 0, 1, … 19 in partitions of 5 and its golden file.
+func TestCheckReport(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "rows.golden")
+	build := func(n int64, f func(int64) int64) *flow.Pipeline {
+		return flow.From(sources.Generate(n, func(i int64) (int64, error) { return f(i), nil }, sources.PartitionSize(5))).Parallel(2)
+	}
+	same := func(i int64) int64 { return i }
+	if err := determinism.CheckGolden[int64](ctx, build(20, same), path, true); err != nil {
+		t.Fatal(err)
+	}
+	ids, vals := idsOf("generate", 21), seq(21)
+	part := func(vs []int64) string { return sumOf(ids[10:10+len(vs)], vs).String()[:16] }
+
+	err := determinism.CheckGolden[int64](ctx, build(20, func(i int64) int64 {
+		if i == 12 {
+			return -1
+		}
+		return i
+	}), path, false)
+	changed := append(slices.Clone(vals[10:15]), 0)
+	changed[2] = -1
+	want := "determinism: digest differs from the recorded one: " + path + ": partition 2 differs: " +
+		"the file records batch 2, 5 items, digest " + part(vals[10:15]) + "; the run has batch 2, 5 items, digest " + part(changed[:5]) +
+		"; item 12 (2 of the partition) differs: the file records row " + ids[12].String() + ", item digest " + itemDigest(ids[12], 12) +
+		"; the run has row " + ids[12].String() + ", item digest " + itemDigest(ids[12], -1) + ", value -1"
+	if err == nil || err.Error() != want {
+		t.Errorf("a changed value: Check =\n%v\nwant\n%s", err, want)
+	}
+
+	err = determinism.Check[int64](ctx, build(13, same), path)
+	want = "determinism: digest differs from the recorded one: " + path + ": partition 2 differs: " +
+		"the file records batch 2, 5 items, digest " + part(vals[10:15]) + "; the run has batch 2, 3 items, digest " + part(vals[10:13]) +
+		"; the run's partition ends after 3 items, where the file records item 13: row " + ids[13].String()
+	if err == nil || err.Error() != want {
+		t.Errorf("a shorter stream: Check =\n%v\nwant\n%s", err, want)
+	}
+
+	err = determinism.Check[int64](ctx, build(10, same), path)
+	want = "determinism: digest differs from the recorded one: " + path + ": the run ended after 2 partitions (10 items); " +
+		"the file records partition 2: batch 2, 5 items, digest " + part(vals[10:15])
+	if err == nil || err.Error() != want {
+		t.Errorf("a stream of fewer partitions: Check =\n%v\nwant\n%s", err, want)
+	}
+
+	err = determinism.Check[int64](ctx, build(21, same), path)
+	want = "determinism: digest differs from the recorded one: " + path +
+		": the run has partition 4 (batch 4, 1 items, from item 20) after the 4 partitions the file records"
+	if err == nil || err.Error() != want {
+		t.Errorf("a longer stream: Check =\n%v\nwant\n%s", err, want)
 	}
 }
 

@@ -104,7 +104,9 @@ func Resume(s OrderState) ShuffleOption {
 // OrderState is what a shuffle needs to be resumed exactly (see [Resume]):
 // a few integers, never the rows it holds. Its input restarts at the
 // oldest input partition whose rows it still holds; it then discards what
-// it had already delivered.
+// it had already delivered. The processors of [Shuffle] and
+// [BlockShuffle] report it, after the chunks they have pushed, with a
+// method State() OrderState.
 type OrderState struct {
 	// Epoch is the epoch being delivered.
 	Epoch int64

@@ -46,6 +46,15 @@ func descend(t reflect.Type, pa, pb unsafe.Pointer, path string) fieldDiff {
 		return leaf
 	}
 	switch t.Kind() {
+	case reflect.String:
+		a, b := *(*string)(pa), *(*string)(pb)
+		if len(a) > maxValueText || len(b) > maxValueText {
+			i := 0
+			for i < min(len(a), len(b)) && a[i] == b[i] {
+				i++
+			}
+			return fieldDiff{path: path, a: excerpt(a, i), b: excerpt(b, i)}
+		}
 	case reflect.Struct:
 		for i := range t.NumField() {
 			f := t.Field(i)
@@ -107,6 +116,23 @@ func render(t reflect.Type, p unsafe.Pointer) string {
 		s = fmt.Sprintf("%+v", v.Interface())
 	}
 	return cut(s)
+}
+
+// excerptText is how many bytes of a long string an excerpt shows.
+const excerptText = 60
+
+// excerpt shows the bytes of s from a little before byte i, where it
+// first differs from another string, and where they are in s.
+func excerpt(s string, i int) string {
+	start := max(0, i-excerptText/3)
+	for start > 0 && s[start]&0xc0 == 0x80 {
+		start--
+	}
+	end := min(len(s), start+excerptText)
+	for end < len(s) && s[end]&0xc0 == 0x80 {
+		end++
+	}
+	return fmt.Sprintf("bytes [%d:%d] of %d: %q", start, end, len(s), s[start:end])
 }
 
 // cut shortens s to maxValueText bytes, at a rune boundary, marking the

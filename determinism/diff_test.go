@@ -27,11 +27,16 @@ type batch struct {
 // batches gives 3 batches of 32 rows; at parallelism > 1, change alters
 // the second one.
 func batches(change func(b *batch)) func(int) *flow.Pipeline {
+	return batchesOf(strings.Repeat("x", 10), change)
+}
+
+// batchesOf is batches whose rows hold text.
+func batchesOf(text string, change func(b *batch)) func(int) *flow.Pipeline {
 	return func(p int) *flow.Pipeline {
 		return flow.From(sources.Generate(3, func(i int64) (batch, error) {
 			b := batch{Name: fmt.Sprint("b", i), Tag: "t"}
 			for k := range 32 {
-				b.Rows = append(b.Rows, row{N: k, Text: strings.Repeat("x", 10)})
+				b.Rows = append(b.Rows, row{N: k, Text: text})
 			}
 			if p > 1 && i == 1 {
 				change(&b)
@@ -51,12 +56,19 @@ func TestVerifyNamesTheField(t *testing.T) {
 			func(b *batch) { b.Rows[17].Text = "xxxxxxxxxy" }},
 		{"shorter slice", "len(.Rows)", "parallelism 1 has 32, parallelism 2 (round 1) has 31",
 			func(b *batch) { b.Rows = b.Rows[:31] }},
+		{"long string", ".Rows[3].Text", `parallelism 1 has bytes [980:1040] of 2000: "` + strings.Repeat("x", 60) +
+			`", parallelism 2 (round 1) has bytes [980:1040] of 2000: "` + strings.Repeat("x", 20) + "é" + strings.Repeat("x", 38) + `"`,
+			func(b *batch) { b.Rows[3].Text = strings.Repeat("x", 1000) + "é" + strings.Repeat("x", 998) }},
 		{"interface", ".Tag.(string)", `parallelism 1 has "t", parallelism 2 (round 1) has "u"`,
 			func(b *batch) { b.Tag = "u" }},
 		{"interface type", ".Tag", "parallelism 1 has t, parallelism 2 (round 1) has 7",
 			func(b *batch) { b.Tag = 7 }},
 	} {
-		err := determinism.Verify[batch](context.Background(), batches(c.change), determinism.Parallelisms(2))
+		build := batches(c.change)
+		if c.name == "long string" {
+			build = batchesOf(strings.Repeat("x", 2000), c.change)
+		}
+		err := determinism.Verify[batch](context.Background(), build, determinism.Parallelisms(2))
 		var d *determinism.Divergence
 		if !errors.As(err, &d) {
 			t.Fatalf("%s: Verify = %v, want a *Divergence", c.name, err)
@@ -66,7 +78,7 @@ func TestVerifyNamesTheField(t *testing.T) {
 		}
 		msg := err.Error()
 		if !strings.HasPrefix(msg, "determinism: item 1 differs (value): parallelism 1 has batch 0, row "+id+
-			", value {Name:b1 Rows:[{N:0 Text:xxxxxxxxxx} {N:1 Text:xxxxxxxxxx}") {
+			", value {Name:b1 Rows:[{N:0 Text:xxxxxxxxxx") {
 			t.Errorf("%s: message %q does not start with the item and its fields", c.name, msg)
 		}
 		if want := "; the values first differ at " + c.path + ": " + c.at; !strings.HasSuffix(msg, want) {

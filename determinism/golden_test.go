@@ -174,3 +174,33 @@ func TestSumOf(t *testing.T) {
 		t.Error("SumOf of funcs succeeded")
 	}
 }
+
+// TestGoldenLongStream checks that a stream of more than MaxGoldenRows
+// items records its partitions but no rows.
+func TestGoldenLongStream(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "long.golden")
+	build := func(changed int64) *flow.Pipeline {
+		return flow.From(sources.Generate(determinism.MaxGoldenRows+1, func(i int64) (int64, error) {
+			if i == changed {
+				return -1, nil
+			}
+			return i, nil
+		}, sources.PartitionSize(4000))).Parallel(2)
+	}
+	if _, err := determinism.Record[int64](ctx, build(-1), path); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(string(data), "\n"); lines != 5 || strings.Contains(string(data), "\n  ") {
+		t.Errorf("file of %d lines:\n%s\nwant a header, a stream line and 3 partition lines", lines, data)
+	}
+	err = determinism.Check[int64](ctx, build(7000), path)
+	if err == nil || !strings.Contains(err.Error(), ": partition 1 differs: the file records batch 1, 4000 items") ||
+		!strings.HasSuffix(err.Error(), "; the file lists no rows (the stream had more than 10000 items)") {
+		t.Errorf("Check = %v", err)
+	}
+}

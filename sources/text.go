@@ -51,18 +51,7 @@ func (s *textSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2[
 			yield(flow.Partition[T]{}, err)
 			return
 		}
-		for fr, err := range plan.Epoch(ctx, env.Epoch) {
-			if err != nil {
-				yield(flow.Partition[T]{}, err)
-				return
-			}
-			p := flow.Partition[T]{Batch: fr.Index, Read: func(ctx context.Context, out flow.Emitter[T]) error {
-				return run.read(ctx, fr, out)
-			}}
-			if !yield(p, nil) {
-				return
-			}
-		}
+		fragmentPartitions(ctx, plan, env.Epoch, run.read)(yield)
 	}
 }
 

@@ -62,10 +62,26 @@ func textSetter(t reflect.Type) (func(unsafe.Pointer, string) error, error) {
 			*(*bool)(p) = v
 			return err
 		}, nil
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return intSetter(t), nil
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return uintSetter(t), nil
+	case reflect.Int:
+		return intSetter[int](t), nil
+	case reflect.Int8:
+		return intSetter[int8](t), nil
+	case reflect.Int16:
+		return intSetter[int16](t), nil
+	case reflect.Int32:
+		return intSetter[int32](t), nil
+	case reflect.Int64:
+		return intSetter[int64](t), nil
+	case reflect.Uint:
+		return uintSetter[uint](t), nil
+	case reflect.Uint8:
+		return uintSetter[uint8](t), nil
+	case reflect.Uint16:
+		return uintSetter[uint16](t), nil
+	case reflect.Uint32:
+		return uintSetter[uint32](t), nil
+	case reflect.Uint64:
+		return uintSetter[uint64](t), nil
 	case reflect.Float32:
 		return func(p unsafe.Pointer, s string) error {
 			v, err := strconv.ParseFloat(s, 32)
@@ -101,38 +117,22 @@ func textSetter(t reflect.Type) (func(unsafe.Pointer, string) error, error) {
 	return nil, fmt.Errorf("type %v cannot be read from text", t)
 }
 
-func intSetter(t reflect.Type) func(unsafe.Pointer, string) error {
+// intSetter parses a signed integer of t's width into an I.
+func intSetter[I int | int8 | int16 | int32 | int64](t reflect.Type) func(unsafe.Pointer, string) error {
 	bits := t.Bits()
 	return func(p unsafe.Pointer, s string) error {
 		v, err := strconv.ParseInt(s, 10, bits)
-		switch bits {
-		case 8:
-			*(*int8)(p) = int8(v)
-		case 16:
-			*(*int16)(p) = int16(v)
-		case 32:
-			*(*int32)(p) = int32(v)
-		default:
-			*(*int64)(p) = v
-		}
+		*(*I)(p) = I(v)
 		return err
 	}
 }
 
-func uintSetter(t reflect.Type) func(unsafe.Pointer, string) error {
+// uintSetter parses an unsigned integer of t's width into a U.
+func uintSetter[U uint | uint8 | uint16 | uint32 | uint64](t reflect.Type) func(unsafe.Pointer, string) error {
 	bits := t.Bits()
 	return func(p unsafe.Pointer, s string) error {
 		v, err := strconv.ParseUint(s, 10, bits)
-		switch bits {
-		case 8:
-			*(*uint8)(p) = uint8(v)
-		case 16:
-			*(*uint16)(p) = uint16(v)
-		case 32:
-			*(*uint32)(p) = uint32(v)
-		default:
-			*(*uint64)(p) = v
-		}
+		*(*U)(p) = U(v)
 		return err
 	}
 }

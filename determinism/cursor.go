@@ -52,7 +52,7 @@ func (c *cursor[T]) step() bool {
 }
 
 func (c *cursor[T]) value() unsafe.Pointer { return unsafe.Pointer(&c.chunk.Values[c.k]) }
-func (c *cursor[T]) batch() int64          { return c.chunk.Batch }
+func (c *cursor[T]) batch() int64          { return c.chunk.Part }
 func (c *cursor[T]) id() rowid.ID          { return c.chunk.IDs.At(c.k) }
 
 // observe describes the current item, or the end of the run.
@@ -60,7 +60,7 @@ func (c *cursor[T]) observe() Observation {
 	if c.ended {
 		return Observation{Ended: true}
 	}
-	return Observation{Batch: c.batch(), ID: c.id(), Value: c.chunk.Values[c.k]}
+	return Observation{Part: c.batch(), ID: c.id(), Value: c.chunk.Values[c.k]}
 }
 
 // stop ends the run, if it is still going, and waits for it.

@@ -77,7 +77,7 @@ func TestVerifyNamesTheField(t *testing.T) {
 			t.Errorf("%s: Path = %q, want %q", c.name, d.Path, c.path)
 		}
 		msg := err.Error()
-		if !strings.HasPrefix(msg, "determinism: item 1 differs (value): parallelism 1 has batch 0, row "+id+
+		if !strings.HasPrefix(msg, "determinism: item 1 differs (value): parallelism 1 has partition 0, row "+id+
 			", value {Name:b1 Rows:[{N:0 Text:xxxxxxxxxx") {
 			t.Errorf("%s: message %q does not start with the item and its fields", c.name, msg)
 		}
@@ -95,8 +95,8 @@ func TestVerifyReportText(t *testing.T) {
 	id := rowid.Ordinal(1).Combine(rowid.FromString("generate")).String()
 	value := "{Name:b1 Rows:[{N:0 Text:xxxxxxxxxx} {N:1 Text:xxxxxxxxxx} {N:2 Text:xxxxxxxxxx} {N:3 Text:xxxxxxxxxx} " +
 		"{N:4 Text:xxxxxxxxxx} {N:5 Text:xxxxxxxxxx} {N:6 Text:xxxxxxxxxx} {N:7 Text:xxxxxxxxxx} {N:8 Text…"
-	want := "determinism: item 1 differs (value): parallelism 1 has batch 0, row " + id + ", value " + value +
-		"; parallelism 3 (round 1) has batch 0, row " + id + ", value " + value +
+	want := "determinism: item 1 differs (value): parallelism 1 has partition 0, row " + id + ", value " + value +
+		"; parallelism 3 (round 1) has partition 0, row " + id + ", value " + value +
 		`; the values first differ at .Rows[17].Text: parallelism 1 has "xxxxxxxxxx", parallelism 3 (round 1) has "xxxxxxxxxy"`
 	if err == nil || err.Error() != want {
 		t.Errorf("Verify =\n%v\nwant\n%s", err, want)
@@ -118,13 +118,13 @@ func TestCompare(t *testing.T) {
 	if want := "; the values first differ at .Rows[5].N: the first pipeline has 5, the second pipeline has -5"; !strings.HasSuffix(err.Error(), want) {
 		t.Errorf("message\n%s\ndoes not end with\n%s", err, want)
 	}
-	if !strings.Contains(err.Error(), "determinism: item 1 differs (value): the first pipeline has batch 0, row ") {
+	if !strings.Contains(err.Error(), "determinism: item 1 differs (value): the first pipeline has partition 0, row ") {
 		t.Errorf("message %q does not name the first pipeline", err)
 	}
 
 	short := flow.From(counting(5))
 	err = determinism.Compare[int64](ctx, flow.From(counting(6)), short)
-	want := "determinism: the second pipeline ended early, after 5 items; the first pipeline has item 5: batch 0, row " +
+	want := "determinism: the second pipeline ended early, after 5 items; the first pipeline has item 5: partition 0, row " +
 		rowid.Ordinal(5).Combine(rowid.FromString("generate")).String() + ", value 5"
 	if err == nil || err.Error() != want {
 		t.Errorf("Compare of a shorter stream = %v, want %s", err, want)

@@ -42,7 +42,7 @@ type Observation struct {
 	// Ended says that the run ended before the position; the other fields
 	// are then zero.
 	Ended bool
-	Batch int64
+	Part  int64
 	ID    rowid.ID
 	Value any
 }
@@ -54,7 +54,7 @@ func (o Observation) String() string {
 	if o.Ended {
 		return "ended"
 	}
-	return fmt.Sprintf("batch %d, row %v, value %s", o.Batch, o.ID, cut(fmt.Sprintf("%+v", o.Value)))
+	return fmt.Sprintf("partition %d, row %v, value %s", o.Part, o.ID, cut(fmt.Sprintf("%+v", o.Value)))
 }
 
 // Error describes the first difference. When the values differ in a
@@ -87,7 +87,7 @@ func (d *Divergence) Error() string {
 func (d *Divergence) differs() []string {
 	var f []string
 	r, c := d.Reference, d.Candidate
-	if r.Batch != c.Batch {
+	if r.Part != c.Part {
 		f = append(f, "batch")
 	}
 	if r.ID != c.ID {

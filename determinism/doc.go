@@ -20,11 +20,11 @@
 // # What a digest covers
 //
 // A digest covers each item's row ID and value, in stream order. It does
-// not cover batch numbers: they describe how a source split its input into
+// not cover partition numbers: they describe how a source split its input into
 // partitions, and a change of partition size, or a source that plans its
 // row groups differently, renumbers batches while the rows, their IDs and
 // their order stay the same. Such a change keeps the digest. [Verify],
-// which compares runs of one pipeline, does compare batch numbers.
+// which compares runs of one pipeline, does compare partition numbers.
 //
 // Nor does a digest cover the value's type: two streams whose values have
 // different types but the same encoding (an int64 and a time.Duration, a

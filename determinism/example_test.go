@@ -39,7 +39,7 @@ func ExampleVerify_divergence() {
 	err := determinism.Verify[int64](context.Background(), build)
 	fmt.Println(err)
 	// Output:
-	// determinism: item 42 differs (value): parallelism 1 has batch 4, row 570a1fc1e751928821ca6809920b8298, value 42; parallelism 3 (round 1) has batch 4, row 570a1fc1e751928821ca6809920b8298, value -1
+	// determinism: item 42 differs (value): parallelism 1 has partition 4, row 570a1fc1e751928821ca6809920b8298, value 42; parallelism 3 (round 1) has partition 4, row 570a1fc1e751928821ca6809920b8298, value -1
 }
 
 func ExampleHasher() {

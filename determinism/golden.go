@@ -56,12 +56,12 @@ func SumOf[T any](ctx context.Context, p *flow.Pipeline) (Sum, error) {
 //
 // The stream line holds the digest of the whole stream (see [Sum]), in
 // hexadecimal, and its item count. Then each partition of the stream (a
-// run of items with the same batch number) has a line with its batch
+// run of items with the same partition number) has a line with its batch
 // number, item count and the digest of its items alone (as if they were
 // a stream of their own). If the stream has at most [MaxGoldenRows]
 // items, each partition line is followed by one indented line per item:
 // its row ID (see rowid.ID.String) and the first 16 hexadecimal digits
-// of the SHA-256 of the item's encoding (row ID and value). Batch numbers
+// of the SHA-256 of the item's encoding (row ID and value). Partition numbers
 // are recorded, unlike in a [Sum]: a change of partition size changes
 // the file while the stream line stays the same.
 func Record[T any](ctx context.Context, p *flow.Pipeline, path string) (Sum, error) {

@@ -130,7 +130,7 @@ func TestCheckReport(t *testing.T) {
 	changed := append(slices.Clone(vals[10:15]), 0)
 	changed[2] = -1
 	want := "determinism: digest differs from the recorded one: " + path + ": partition 2 differs: " +
-		"the file records batch 2, 5 items, digest " + part(vals[10:15]) + "; the run has batch 2, 5 items, digest " + part(changed[:5]) +
+		"the file records part 2, 5 items, digest " + part(vals[10:15]) + "; the run has part 2, 5 items, digest " + part(changed[:5]) +
 		"; item 12 (2 of the partition) differs: the file records row " + ids[12].String() + ", item digest " + itemDigest(ids[12], 12) +
 		"; the run has row " + ids[12].String() + ", item digest " + itemDigest(ids[12], -1) + ", value -1"
 	if err == nil || err.Error() != want {
@@ -139,7 +139,7 @@ func TestCheckReport(t *testing.T) {
 
 	err = determinism.Check[int64](ctx, build(13, same), path)
 	want = "determinism: digest differs from the recorded one: " + path + ": partition 2 differs: " +
-		"the file records batch 2, 5 items, digest " + part(vals[10:15]) + "; the run has batch 2, 3 items, digest " + part(vals[10:13]) +
+		"the file records part 2, 5 items, digest " + part(vals[10:15]) + "; the run has part 2, 3 items, digest " + part(vals[10:13]) +
 		"; the run's partition ends after 3 items, where the file records item 13: row " + ids[13].String()
 	if err == nil || err.Error() != want {
 		t.Errorf("a shorter stream: Check =\n%v\nwant\n%s", err, want)
@@ -147,14 +147,14 @@ func TestCheckReport(t *testing.T) {
 
 	err = determinism.Check[int64](ctx, build(10, same), path)
 	want = "determinism: digest differs from the recorded one: " + path + ": the run ended after 2 partitions (10 items); " +
-		"the file records partition 2: batch 2, 5 items, digest " + part(vals[10:15])
+		"the file records partition 2: part 2, 5 items, digest " + part(vals[10:15])
 	if err == nil || err.Error() != want {
 		t.Errorf("a stream of fewer partitions: Check =\n%v\nwant\n%s", err, want)
 	}
 
 	err = determinism.Check[int64](ctx, build(21, same), path)
 	want = "determinism: digest differs from the recorded one: " + path +
-		": the run has partition 4 (batch 4, 1 items, from item 20) after the 4 partitions the file records"
+		": the run has partition 4 (part 4, 1 items, from item 20) after the 4 partitions the file records"
 	if err == nil || err.Error() != want {
 		t.Errorf("a longer stream: Check =\n%v\nwant\n%s", err, want)
 	}
@@ -199,7 +199,7 @@ func TestGoldenLongStream(t *testing.T) {
 		t.Errorf("file of %d lines:\n%s\nwant a header, a stream line and 3 partition lines", lines, data)
 	}
 	err = determinism.Check[int64](ctx, build(7000), path)
-	if err == nil || !strings.Contains(err.Error(), ": partition 1 differs: the file records batch 1, 4000 items") ||
+	if err == nil || !strings.Contains(err.Error(), ": partition 1 differs: the file records part 1, 4000 items") ||
 		!strings.HasSuffix(err.Error(), "; the file lists no rows (the stream had more than 10000 items)") {
 		t.Errorf("Check = %v", err)
 	}

@@ -28,7 +28,7 @@ type golden struct {
 	legacy bool // a file of one line, the stream's Sum
 }
 
-// goldenPart is one partition: a run of items with the same batch number.
+// goldenPart is one partition: a run of items with the same partition number.
 type goldenPart struct {
 	batch, count int64
 	hash         [sha256.Size]byte
@@ -67,13 +67,13 @@ func newPartitioner[T any](keep bool) *partitioner[T] {
 // before them, and the values of its items if w keeps them.
 func (w *partitioner[T]) add(ch *flow.Chunk[T], done func(*goldenPart, []T) error) error {
 	for k := range ch.Values {
-		if w.open && ch.Batch != w.cur.batch {
+		if w.open && ch.Part != w.cur.batch {
 			if err := w.finish(done); err != nil {
 				return err
 			}
 		}
 		if !w.open {
-			w.open, w.cur = true, goldenPart{batch: ch.Batch}
+			w.open, w.cur = true, goldenPart{batch: ch.Part}
 			w.part.Reset()
 			w.part.Write([]byte(header))
 			w.values = w.values[:0]
@@ -175,7 +175,7 @@ func checkGolden[T any](ctx context.Context, p *flow.Pipeline, path string, want
 	err := w.run(ctx, p, func(got *goldenPart, values []T) error {
 		defer func() { k, start, got.items = k+1, start+got.count, got.items[:0] }()
 		if k >= len(want.parts) {
-			return fmt.Errorf("%w: %s: the run has partition %d (batch %d, %d items, from item %d) after the %d partitions the file records",
+			return fmt.Errorf("%w: %s: the run has partition %d (part %d, %d items, from item %d) after the %d partitions the file records",
 				ErrMismatch, path, k, got.batch, got.count, start, len(want.parts))
 		}
 		if wp := &want.parts[k]; !wp.same(got) {
@@ -188,7 +188,7 @@ func checkGolden[T any](ctx context.Context, p *flow.Pipeline, path string, want
 	}
 	if k < len(want.parts) {
 		wp := &want.parts[k]
-		return fmt.Errorf("%w: %s: the run ended after %d partitions (%d items); the file records partition %d: batch %d, %d items, digest %s",
+		return fmt.Errorf("%w: %s: the run ended after %d partitions (%d items); the file records partition %d: part %d, %d items, digest %s",
 			ErrMismatch, path, k, start, k, wp.batch, wp.count, short(wp.hash))
 	}
 	if got := w.sum(); got != want.stream {
@@ -201,7 +201,7 @@ func checkGolden[T any](ctx context.Context, p *flow.Pipeline, path string, want
 // partMismatch describes partition k, from item start of the stream,
 // which differs from the file's.
 func partMismatch[T any](path string, k int, start int64, want, got *goldenPart, values []T, rows bool) error {
-	msg := fmt.Sprintf("%s: partition %d differs: the file records batch %d, %d items, digest %s; the run has batch %d, %d items, digest %s",
+	msg := fmt.Sprintf("%s: partition %d differs: the file records part %d, %d items, digest %s; the run has part %d, %d items, digest %s",
 		path, k, want.batch, want.count, short(want.hash), got.batch, got.count, short(got.hash))
 	if !rows {
 		return fmt.Errorf("%w: %s; the file lists no rows (the stream had more than %d items)", ErrMismatch, msg, MaxGoldenRows)

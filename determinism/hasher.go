@@ -72,10 +72,10 @@ func (h *Hasher[T]) Add(id rowid.ID, v T) {
 	h.tmp = zero
 }
 
-// AddItem adds it. It ignores it.Batch: see the package documentation.
+// AddItem adds it. It ignores it.Part: see the package documentation.
 func (h *Hasher[T]) AddItem(it flow.Item[T]) { h.Add(it.ID, it.Value) }
 
-// AddChunk adds the items of c, in order. It ignores c.Batch and does not
+// AddChunk adds the items of c, in order. It ignores c.Part and does not
 // keep c.
 func (h *Hasher[T]) AddChunk(c *flow.Chunk[T]) {
 	for k := range c.Values {

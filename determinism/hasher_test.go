@@ -114,7 +114,7 @@ func TestDigestSensitivity(t *testing.T) {
 	}
 }
 
-// TestDigestIgnoresBatch adds the same items with different batch numbers
+// TestDigestIgnoresBatch adds the same items with different partition numbers
 // and in chunks of different sizes.
 func TestDigestIgnoresBatch(t *testing.T) {
 	const n = 10000 // several flushes of the buffer
@@ -126,7 +126,7 @@ func TestDigestIgnoresBatch(t *testing.T) {
 
 	h := determinism.NewHasher[string]()
 	for i, v := range vals {
-		h.AddItem(flow.Item[string]{Batch: int64(i / 3), ID: idOf(uint64(i)), Value: v})
+		h.AddItem(flow.Item[string]{Part: int64(i / 3), ID: idOf(uint64(i)), Value: v})
 	}
 	if got := h.Sum(); got != byAdd {
 		t.Errorf("AddItem with batches: %v, want %v", got, byAdd)
@@ -136,7 +136,7 @@ func TestDigestIgnoresBatch(t *testing.T) {
 		h := determinism.NewHasher[string]()
 		for lo := 0; lo < n; lo += size {
 			hi := min(lo+size, n)
-			c := flow.Chunk[string]{Batch: int64(lo), IDs: flow.OrdinalIDs(rowid.FromString("test"), uint64(lo), hi-lo),
+			c := flow.Chunk[string]{Part: int64(lo), IDs: flow.OrdinalIDs(rowid.FromString("test"), uint64(lo), hi-lo),
 				Values: vals[lo:hi]}
 			h.AddChunk(&c)
 		}

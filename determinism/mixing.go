@@ -36,7 +36,7 @@ func (m Mixing) String() string {
 
 // MeasureMixing compares a stream with its input: input is the stream in
 // its original order and output the shuffled one, items matched by row ID;
-// an input item's partition is its Batch. Windows are taken at every
+// an input item's partition is its Part. Windows are taken at every
 // offset, window items long (window < 2 counts none and leaves
 // SinglePartition 0). It returns an error if output is not a permutation
 // of input: a missing, extra or repeated ID.
@@ -50,7 +50,7 @@ func MeasureMixing[T any](input, output []flow.Item[T], window int) (Mixing, err
 		if _, dup := at[it.ID]; dup {
 			return Mixing{}, fmt.Errorf("determinism: input item %d: ID %v appears twice", j, it.ID)
 		}
-		at[it.ID] = place{j, it.Batch}
+		at[it.ID] = place{j, it.Part}
 	}
 	if len(output) != len(input) {
 		return Mixing{}, fmt.Errorf("determinism: %d output items for %d input items", len(output), len(input))

@@ -36,10 +36,10 @@ func ExampleMeasureMixing() {
 	// partition it came from.
 	partition := map[rowid.ID]int64{}
 	for _, it := range in {
-		partition[it.ID] = it.Batch
+		partition[it.ID] = it.Part
 	}
 	for i := range out {
-		out[i].Batch = partition[out[i].ID]
+		out[i].Part = partition[out[i].ID]
 	}
 	m, err = determinism.MeasureMixing(in, out, 8)
 	fmt.Printf("Shuffle(50): mean rows %.0f, single-partition windows %.2f, %v\n", m.MeanRows, m.SinglePartition, err)

@@ -12,7 +12,7 @@ import (
 func mixingInput(n, part int) []flow.Item[int] {
 	in := make([]flow.Item[int], n)
 	for i := range in {
-		in[i] = flow.Item[int]{Batch: int64(i / part), ID: rowid.Ordinal(uint64(i)), Value: i}
+		in[i] = flow.Item[int]{Part: int64(i / part), ID: rowid.Ordinal(uint64(i)), Value: i}
 	}
 	return in
 }

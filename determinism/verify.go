@@ -52,7 +52,7 @@ func Runs(k int) Option {
 }
 
 // Verify checks that the pipeline that build returns gives the same stream
-// at every parallelism: the same items (batch number, row ID and value),
+// at every parallelism: the same items (partition number, row ID and value),
 // in the same order. build(n) must return a pipeline with no sink whose
 // output type is T, using n as its parallelism wherever it sees fit.
 //
@@ -110,7 +110,7 @@ func verifyRound[T any](ctx context.Context, build func(int) *flow.Pipeline, ps 
 
 // Compare runs the pipelines a and b, which must have no sink and produce
 // values of type T, at the same time, and compares their items one by one
-// as [Verify] does: batch number, row ID and value, in order. Use it to
+// as [Verify] does: partition number, row ID and value, in order. Use it to
 // compare a pipeline with another version of itself (before and after a
 // change to a stage, or with another source holding the same rows).
 //

@@ -82,12 +82,12 @@ func TestVerifyValueDivergence(t *testing.T) {
 	base := rowid.FromString("generate")
 	id := rowid.Ordinal(437).Combine(base)
 	want := determinism.Divergence{Parallelism: 2, Round: 1, Position: 437,
-		Reference: determinism.Observation{Batch: 4, ID: id, Value: int64(437)},
-		Candidate: determinism.Observation{Batch: 4, ID: id, Value: int64(-2)}}
+		Reference: determinism.Observation{Part: 4, ID: id, Value: int64(437)},
+		Candidate: determinism.Observation{Part: 4, ID: id, Value: int64(-2)}}
 	checkDivergence(t, d, want)
 	msg := d.Error()
-	for _, s := range []string{"item 437 differs (value)", "parallelism 1 has batch 4, row " + id.String() + ", value 437",
-		"parallelism 2 (round 1) has batch 4, row " + id.String() + ", value -2"} {
+	for _, s := range []string{"item 437 differs (value)", "parallelism 1 has partition 4, row " + id.String() + ", value 437",
+		"parallelism 2 (round 1) has partition 4, row " + id.String() + ", value -2"} {
 		if !strings.Contains(msg, s) {
 			t.Errorf("message %q does not contain %q", msg, s)
 		}
@@ -109,8 +109,8 @@ func TestVerifyBatchAndIDDivergence(t *testing.T) {
 	}))
 	id := rowid.Ordinal(50).Combine(rowid.FromString("generate"))
 	checkDivergence(t, d, determinism.Divergence{Parallelism: 2, Round: 1, Position: 50,
-		Reference: determinism.Observation{Batch: 0, ID: id, Value: int64(50)},
-		Candidate: determinism.Observation{Batch: 1, ID: id, Value: int64(50)}})
+		Reference: determinism.Observation{Part: 0, ID: id, Value: int64(50)},
+		Candidate: determinism.Observation{Part: 1, ID: id, Value: int64(50)}})
 	if msg := d.Error(); !strings.Contains(msg, "item 50 differs (batch)") {
 		t.Errorf("message %q does not name the batch", msg)
 	}
@@ -142,7 +142,7 @@ func TestVerifyLengthDivergence(t *testing.T) {
 		t.Fatalf("Verify = %v, want a *Divergence", err)
 	}
 	checkDivergence(t, d, determinism.Divergence{Parallelism: 3, Round: 1, Position: 250,
-		Reference: determinism.Observation{Batch: 2, ID: id(250), Value: int64(250)},
+		Reference: determinism.Observation{Part: 2, ID: id(250), Value: int64(250)},
 		Candidate: determinism.Observation{Ended: true}})
 	if msg := d.Error(); !strings.Contains(msg, "parallelism 3 (round 1) ended early, after 250 items") {
 		t.Errorf("message %q", msg)
@@ -158,7 +158,7 @@ func TestVerifyLengthDivergence(t *testing.T) {
 	d = verifyDivergence(t, long)
 	checkDivergence(t, d, determinism.Divergence{Parallelism: 2, Round: 1, Position: 300,
 		Reference: determinism.Observation{Ended: true},
-		Candidate: determinism.Observation{Batch: 3, ID: id(300), Value: int64(300)}})
+		Candidate: determinism.Observation{Part: 3, ID: id(300), Value: int64(300)}})
 	if msg := d.Error(); !strings.Contains(msg, "has an extra item 300 after parallelism 1 ended with 300 items") {
 		t.Errorf("message %q", msg)
 	}
@@ -188,8 +188,8 @@ func TestVerifyUnordered(t *testing.T) {
 	d := verifyDivergence(t, build)
 	id := func(i uint64) rowid.ID { return rowid.Ordinal(i).Combine(rowid.FromString("generate")) }
 	checkDivergence(t, d, determinism.Divergence{Parallelism: 2, Round: 1, Position: 0,
-		Reference: determinism.Observation{Batch: 0, ID: id(0), Value: int64(0)},
-		Candidate: determinism.Observation{Batch: 1, ID: id(100), Value: int64(100)}})
+		Reference: determinism.Observation{Part: 0, ID: id(0), Value: int64(0)},
+		Candidate: determinism.Observation{Part: 1, ID: id(100), Value: int64(100)}})
 	if msg := d.Error(); !strings.Contains(msg, "item 0 differs (batch, row ID, value)") {
 		t.Errorf("message %q", msg)
 	}

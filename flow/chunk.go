@@ -3,9 +3,9 @@ package flow
 import "github.com/rowflow/rowflow/rowid"
 
 // Item is one element of a stream as users see it: the value, its row ID,
-// and the batch number of the partition it belongs to.
+// and the partition number of the partition it belongs to.
 type Item[T any] struct {
-	Batch int64
+	Part  int64
 	ID    rowid.ID
 	Value T
 }
@@ -22,7 +22,7 @@ type Item[T any] struct {
 // stage may modify them in place, pass them on, or hand them back with
 // [Chunk.Release].
 type Chunk[T any] struct {
-	Batch  int64
+	Part   int64
 	IDs    IDs
 	Values []T
 	End    bool
@@ -33,7 +33,7 @@ func (c *Chunk[T]) Len() int { return len(c.Values) }
 
 // Item returns the k-th element of c.
 func (c *Chunk[T]) Item(k int) Item[T] {
-	return Item[T]{Batch: c.Batch, ID: c.IDs.At(k), Value: c.Values[k]}
+	return Item[T]{Part: c.Part, ID: c.IDs.At(k), Value: c.Values[k]}
 }
 
 // Release recycles the chunk's buffers for later chunks. The chunk must

@@ -23,7 +23,7 @@ import (
 //
 // Row IDs: the rows of input i get their ID combined with [InputID](i), so
 // rows of different inputs never share an ID even when the inputs read the
-// same data. Batch numbers: the combination numbers its own partitions of
+// same data. Partition numbers: the combination numbers its own partitions of
 // [PartitionRows] rows, 0, 1, 2, … within each epoch.
 //
 // Epochs: in the combination's epoch e, input i runs its epochs from
@@ -253,7 +253,7 @@ func (c *combined[T]) Partitions(ctx context.Context, env Env) iter.Seq2[Partiti
 		for b := int64(0); b < 1<<EpochBits; b++ {
 			done := make(chan struct{})
 			ended := false
-			p := Partition[T]{Batch: b, Read: func(ctx context.Context, out Emitter[T]) error {
+			p := Partition[T]{Part: b, Read: func(ctx context.Context, out Emitter[T]) error {
 				defer close(done)
 				var err error
 				ended, err = m.fill(ctx, b, out)

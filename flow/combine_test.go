@@ -63,8 +63,8 @@ func checkCombine(t *testing.T, src func(n int) flow.Source[int64], want []int64
 		if _, id := inputItem(int(v/1_000_000), v%1_000_000); id != it.ID {
 			t.Fatalf("item %d (%d): ID %v, want the input's ID combined with InputID", i, v, it.ID)
 		}
-		if i > 0 && it.Batch < ref[i-1].Batch {
-			t.Fatalf("item %d: batch %d after %d", i, it.Batch, ref[i-1].Batch)
+		if i > 0 && it.Part < ref[i-1].Part {
+			t.Fatalf("item %d: partition %d after %d", i, it.Part, ref[i-1].Part)
 		}
 	}
 	if want != nil {

@@ -21,9 +21,9 @@ var ErrCursorSetClosed = errors.New("flow: cursor set closed")
 // takes the next partition in batch order that no cursor has taken, and
 // keeps it to its end. So
 //
-//   - the batch numbers one cursor yields never decrease;
-//   - no batch number appears in two cursors;
-//   - collecting the items of every cursor with their batch numbers and
+//   - the partition numbers one cursor yields never decrease;
+//   - no partition number appears in two cursors;
+//   - collecting the items of every cursor with their partition numbers and
 //     stable-sorting them by batch gives exactly the serial stream of the
 //     pipeline, and [CursorSet.Consolidate] gives that stream directly.
 //
@@ -205,7 +205,7 @@ type Cursor[T any] struct {
 	s     *CursorSet[T]
 	t     *task         // the partition being read; nil between partitions
 	ch    chan Chunk[T] // its channel
-	batch int64         // its batch number
+	batch int64         // its partition number
 	m     *meter        // when the run is observed
 	in    bool          // m is inside c's current chunk
 	c     Chunk[T]      // the chunk being read
@@ -300,7 +300,7 @@ func (c *Cursor[T]) step(more bool) bool {
 		}
 		c.c = ch
 		if c.m != nil {
-			c.m.enter(ch.Batch, ch.Len())
+			c.m.enter(ch.Part, ch.Len())
 			c.in = true
 		}
 	}

@@ -39,7 +39,7 @@ func ExampleCursors() {
 	wg.Wait()
 
 	all := slices.Concat(got...)
-	slices.SortStableFunc(all, func(a, b flow.Item[int64]) int { return int(a.Batch - b.Batch) })
+	slices.SortStableFunc(all, func(a, b flow.Item[int64]) int { return int(a.Part - b.Part) })
 	var serial []flow.Item[int64]
 	for it, err := range flow.Items[int64](context.Background(), p) {
 		if err != nil {
@@ -67,7 +67,7 @@ func ExampleCursorSet_Consolidate() {
 			fmt.Println(err)
 			return
 		}
-		fmt.Print(it.Batch, ":", it.Value, " ")
+		fmt.Print(it.Part, ":", it.Value, " ")
 	}
 	fmt.Println()
 	// Output: 0:1 0:2 1:4 1:5 1:7 2:8 2:10 2:11

@@ -138,17 +138,17 @@ func TestCursorSetStableSortIsSerial(t *testing.T) {
 			var all []flow.Item[int64]
 			for i, items := range got {
 				for k, it := range items {
-					if k > 0 && it.Batch < items[k-1].Batch {
-						t.Fatalf("%v n=%d: cursor %d: batch %d after %d", shape, n, i, it.Batch, items[k-1].Batch)
+					if k > 0 && it.Part < items[k-1].Part {
+						t.Fatalf("%v n=%d: cursor %d: partition %d after %d", shape, n, i, it.Part, items[k-1].Part)
 					}
-					if o, ok := owner[it.Batch]; ok && o != i {
-						t.Fatalf("%v n=%d: batch %d in cursors %d and %d", shape, n, it.Batch, o, i)
+					if o, ok := owner[it.Part]; ok && o != i {
+						t.Fatalf("%v n=%d: partition %d in cursors %d and %d", shape, n, it.Part, o, i)
 					}
-					owner[it.Batch] = i
+					owner[it.Part] = i
 				}
 				all = append(all, items...)
 			}
-			slices.SortStableFunc(all, func(a, b flow.Item[int64]) int { return int(a.Batch - b.Batch) })
+			slices.SortStableFunc(all, func(a, b flow.Item[int64]) int { return int(a.Part - b.Part) })
 			if !slices.Equal(all, ref) {
 				t.Fatalf("%v n=%d: %d items sorted by batch differ from the serial %d", shape, n, len(all), len(ref))
 			}
@@ -311,7 +311,7 @@ func TestCursorStopsEarlyOthersContinue(t *testing.T) {
 	ref := testutil.Items[int64](t, uneven(1, 1))
 	byBatch := map[int64][]flow.Item[int64]{}
 	for _, it := range ref {
-		byBatch[it.Batch] = append(byBatch[it.Batch], it)
+		byBatch[it.Part] = append(byBatch[it.Part], it)
 	}
 	for _, last := range []int{1, 3} {
 		testutil.CheckGoroutines(t)
@@ -351,26 +351,26 @@ func TestCursorStopsEarlyOthersContinue(t *testing.T) {
 		// other partition arrives whole.
 		dropped := map[int64]bool{}
 		for _, it := range stopped {
-			dropped[it.Batch] = true
+			dropped[it.Part] = true
 		}
 		got := map[int64][]flow.Item[int64]{}
 		for _, items := range rest {
 			for _, it := range items {
-				if dropped[it.Batch] {
-					t.Fatalf("last=%d: batch %d read by the stopped cursor reached another", last, it.Batch)
+				if dropped[it.Part] {
+					t.Fatalf("last=%d: partition %d read by the stopped cursor reached another", last, it.Part)
 				}
-				got[it.Batch] = append(got[it.Batch], it)
+				got[it.Part] = append(got[it.Part], it)
 			}
 		}
 		for b, want := range byBatch {
 			if dropped[b] {
 				if !slices.Equal(want[:countBatch(stopped, b)], filterBatch(stopped, b)) {
-					t.Fatalf("last=%d: the stopped cursor's batch %d differs", last, b)
+					t.Fatalf("last=%d: the stopped cursor's partition %d differs", last, b)
 				}
 				continue
 			}
 			if !slices.Equal(got[b], want) {
-				t.Fatalf("last=%d: batch %d: %d items, want %d", last, b, len(got[b]), len(want))
+				t.Fatalf("last=%d: partition %d: %d items, want %d", last, b, len(got[b]), len(want))
 			}
 		}
 		if err := s.Close(); err != nil {
@@ -384,7 +384,7 @@ func countBatch(items []flow.Item[int64], b int64) int { return len(filterBatch(
 func filterBatch(items []flow.Item[int64], b int64) []flow.Item[int64] {
 	var out []flow.Item[int64]
 	for _, it := range items {
-		if it.Batch == b {
+		if it.Part == b {
 			out = append(out, it)
 		}
 	}

@@ -18,7 +18,7 @@
 //	err := p.To(sinks.Collect(&items)).Run(ctx)
 //
 // A pipeline without a sink is read in a loop instead: [Items] yields each
-// [Item] (its partition's batch number, its row ID and its value), [Values]
+// [Item] (its partition's partition number, its row ID and its value), [Values]
 // only the values, and [Chunks] whole chunks. The loop runs the pipeline;
 // leaving it early cancels the run.
 //
@@ -28,7 +28,7 @@
 // pipeline can be extended in two ways, and run any number of times, each
 // run giving the same output. [Pipeline.WithSeed], [Pipeline.Epochs] and
 // [Pipeline.WithRank] set what every stage sees in its [Env]; an item's
-// epoch is [EpochOf] its batch number.
+// epoch is [EpochOf] its partition number.
 //
 // Several pipelines of one type make one source with [Concat],
 // [Interleave] and [Mix]; a source that reads any row directly
@@ -45,7 +45,7 @@
 // for To.
 //
 // A Chunk is consecutive values of one partition laid out as
-// struct-of-arrays: one batch number, the values, and their row IDs as an
+// struct-of-arrays: one partition number, the values, and their row IDs as an
 // [IDs], which is often a compact run of ordinals computed only when a
 // stage asks for an ID. Whoever receives a chunk owns its slices: a 1:1 map
 // writes a new values slice and hands the IDs on untouched, a filter
@@ -62,7 +62,7 @@
 //
 // # The order guarantee
 //
-// Every item carries the batch number of the partition it came from, and
+// Every item carries the partition number of the partition it came from, and
 // the serial order of a stream is the stable sort of its items by batch
 // number. A Parallel stage hands whole partitions to its workers in order,
 // and its ordered merge emits them again in batch order, streaming the

@@ -11,17 +11,17 @@ import (
 // A run reads its source once per epoch. Epochs are numbered from 0; the
 // source is planned again for every epoch with the epoch in its [Env], so a
 // source or stage that draws random choices from (seed, epoch, …) reshuffles
-// every epoch. Within epoch e, a source's batch numbers lie in [0, 2^32)
-// and the run carries them as EpochBatch(e, b): batch numbers keep
+// every epoch. Within epoch e, a source's partition numbers lie in [0, 2^32)
+// and the run carries them as EpochPart(e, b): partition numbers keep
 // increasing from one epoch to the next, and [EpochOf] tells which epoch an
 // item belongs to.
 
-// EpochBits is the number of low bits of a batch number that number the
+// EpochBits is the number of low bits of a partition number that number the
 // partitions of one epoch; the bits above them hold the epoch.
 const EpochBits = 32
 
 // MaxEpochs is the largest number of epochs a run can have: the epoch of a
-// batch number is below 2^31.
+// partition number is below 2^31.
 const MaxEpochs = 1<<(63-EpochBits) - 1
 
 // Forever, given to [Pipeline.Epochs], repeats the source until the
@@ -29,14 +29,14 @@ const MaxEpochs = 1<<(63-EpochBits) - 1
 // cancelled.
 const Forever = -1
 
-// EpochBatch returns the batch number of partition b (0 <= b < 2^32) of
+// EpochPart returns the partition number of partition b (0 <= b < 2^32) of
 // epoch e.
-func EpochBatch(e, b int64) int64 { return e<<EpochBits | b }
+func EpochPart(e, b int64) int64 { return e<<EpochBits | b }
 
-// EpochOf returns the epoch a batch number belongs to.
+// EpochOf returns the epoch a partition number belongs to.
 func EpochOf(batch int64) int64 { return batch >> EpochBits }
 
-// PartitionOf returns a batch number's partition number within its epoch.
+// PartitionOf returns a partition number's partition number within its epoch.
 func PartitionOf(batch int64) int64 { return batch & (1<<EpochBits - 1) }
 
 // Epochs makes a run read its source n times, each time planned anew with
@@ -44,7 +44,7 @@ func PartitionOf(batch int64) int64 { return batch & (1<<EpochBits - 1) }
 // number) for no end. The default is 1. An epoch in which the source yields
 // no partition ends the run, so an empty source repeated forever ends too.
 //
-// Within an epoch a source's batch numbers must lie in [0, 2^32); a run of
+// Within an epoch a source's partition numbers must lie in [0, 2^32); a run of
 // more than one epoch fails with an error naming the source otherwise.
 // n = 0 is an error.
 func (p *Pipeline) Epochs(n int64) *Pipeline {
@@ -106,7 +106,7 @@ func (p *Pipeline) epochCount() int64 {
 }
 
 // partitions yields the source's partitions of every epoch of a run, each
-// epoch planned with its number in env, with batch numbers carrying the
+// epoch planned with its number in env, with partition numbers carrying the
 // epoch.
 func (p *Pipeline) partitions(ctx context.Context, env Env) iter.Seq2[srcPart, error] {
 	return func(yield func(srcPart, error) bool) {
@@ -122,7 +122,7 @@ func (p *Pipeline) partitions(ctx context.Context, env Env) iter.Seq2[srcPart, e
 			for part, err := range p.src.partitions(ctx, epochEnv) {
 				if err == nil && n != 1 && e == 0 {
 					// Later epochs are checked as they are numbered.
-					err = checkEpochBatch(p.src.info().Name, 0, part.batch)
+					err = checkEpochPart(p.src.info().Name, 0, part.batch)
 				}
 				some = true
 				if !yield(part, err) || err != nil {
@@ -136,13 +136,13 @@ func (p *Pipeline) partitions(ctx context.Context, env Env) iter.Seq2[srcPart, e
 	}
 }
 
-// checkEpochBatch checks that a source numbered partition b of epoch e
+// checkEpochPart checks that a source numbered partition b of epoch e
 // within one epoch's range.
-func checkEpochBatch(source string, e, b int64) error {
+func checkEpochPart(source string, e, b int64) error {
 	if b >= 0 && b < 1<<EpochBits {
 		return nil
 	}
 	return stageError(source, b, true, fmt.Errorf(
-		"flow: batch number %d of epoch %d is outside [0, 2^%d): a source repeated by Epochs numbers the partitions of one epoch",
+		"flow: partition number %d of epoch %d is outside [0, 2^%d): a source repeated by Epochs numbers the partitions of one epoch",
 		b, e, EpochBits))
 }

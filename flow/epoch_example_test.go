@@ -8,7 +8,7 @@ import (
 	"github.com/rowflow/rowflow/sources"
 )
 
-// Epochs reads the source again for every epoch; batch numbers carry the
+// Epochs reads the source again for every epoch; partition numbers carry the
 // epoch.
 func ExamplePipeline_Epochs() {
 	p := flow.From(sources.Slice([]string{"a", "b", "c"}, sources.PartitionSize(2))).Epochs(2)
@@ -17,7 +17,7 @@ func ExamplePipeline_Epochs() {
 			fmt.Println(err)
 			return
 		}
-		fmt.Println(it.Value, "epoch", flow.EpochOf(it.Batch), "partition", flow.PartitionOf(it.Batch))
+		fmt.Println(it.Value, "epoch", flow.EpochOf(it.Part), "partition", flow.PartitionOf(it.Part))
 	}
 	// Output:
 	// a epoch 0 partition 0

@@ -34,12 +34,12 @@ func (s *epochSource) Partitions(ctx context.Context, env flow.Env) iter.Seq2[fl
 			if env.Epoch%2 == 1 {
 				lo = (s.parts - 1 - b) * s.size
 			}
-			p := flow.Partition[int64]{Batch: b, Read: func(ctx context.Context, out flow.Emitter[int64]) error {
+			p := flow.Partition[int64]{Part: b, Read: func(ctx context.Context, out flow.Emitter[int64]) error {
 				vals := flow.Alloc[int64](int(s.size))
 				for i := range s.size {
 					vals = append(vals, lo+i)
 				}
-				return out.Push(ctx, flow.Chunk[int64]{Batch: b, IDs: flow.OrdinalIDs(sourceBase, uint64(lo), len(vals)), Values: vals, End: true})
+				return out.Push(ctx, flow.Chunk[int64]{Part: b, IDs: flow.OrdinalIDs(sourceBase, uint64(lo), len(vals)), Values: vals, End: true})
 			}}
 			if !yield(p, nil) {
 				return
@@ -74,8 +74,8 @@ func TestEpochsReplanTheSource(t *testing.T) {
 			if e == 1 {
 				want = (4-k/3)*3 + k%3
 			}
-			if it.Value != want || flow.EpochOf(it.Batch) != e || flow.PartitionOf(it.Batch) != k/3 ||
-				it.Batch != flow.EpochBatch(e, k/3) {
+			if it.Value != want || flow.EpochOf(it.Part) != e || flow.PartitionOf(it.Part) != k/3 ||
+				it.Part != flow.EpochPart(e, k/3) {
 				t.Fatalf("item %d: %+v, want value %d in epoch %d, partition %d", i, it, want, e, k/3)
 			}
 		}
@@ -95,7 +95,7 @@ func TestEpochsSerialEqualsParallel(t *testing.T) {
 		for e := range 3 {
 			ids := map[any]bool{}
 			for _, it := range ref[e*per : (e+1)*per] {
-				if flow.EpochOf(it.Batch) != int64(e) || ids[it.ID] {
+				if flow.EpochOf(it.Part) != int64(e) || ids[it.ID] {
 					t.Fatalf("epoch %d: item %+v in the wrong epoch or twice", e, it)
 				}
 				ids[it.ID] = true
@@ -117,8 +117,8 @@ func TestEpochsForeverEndsDownstream(t *testing.T) {
 		for _, it := range got {
 			vals = append(vals, it.Value)
 		}
-		if !slices.Equal(vals, []int64{1, 2, 3, 1, 2, 3, 1}) || flow.EpochOf(got[6].Batch) != 2 {
-			t.Fatalf("got %v (last batch %d)", vals, got[6].Batch)
+		if !slices.Equal(vals, []int64{1, 2, 3, 1, 2, 3, 1}) || flow.EpochOf(got[6].Part) != 2 {
+			t.Fatalf("got %v (last partition %d)", vals, got[6].Part)
 		}
 		// An empty source repeated forever ends.
 		if got := testutil.Items[int64](t, flow.From(sources.Slice([]int64{})).Epochs(-1)); len(got) != 0 {
@@ -147,8 +147,8 @@ func TestEpochsErrors(t *testing.T) {
 			t.Fatalf("error %q does not name the source and the range", err)
 		}
 	}
-	// One epoch keeps any batch numbers.
-	if got := testutil.Items[int64](t, flow.From(big)); len(got) != 1 || got[0].Batch != 1<<40 {
+	// One epoch keeps any partition numbers.
+	if got := testutil.Items[int64](t, flow.From(big)); len(got) != 1 || got[0].Part != 1<<40 {
 		t.Fatalf("one epoch: %+v", got)
 	}
 }
@@ -159,8 +159,8 @@ func (bigBatchSource) Info() flow.Info { return flow.Info{Name: "big"} }
 
 func (bigBatchSource) Partitions(ctx context.Context, env flow.Env) iter.Seq2[flow.Partition[int64], error] {
 	return func(yield func(flow.Partition[int64], error) bool) {
-		yield(flow.Partition[int64]{Batch: 1 << 40, Read: func(ctx context.Context, out flow.Emitter[int64]) error {
-			return out.Push(ctx, flow.Chunk[int64]{Batch: 1 << 40, IDs: flow.ListIDs(make([]rowid.ID, 1)), Values: []int64{5}, End: true})
+		yield(flow.Partition[int64]{Part: 1 << 40, Read: func(ctx context.Context, out flow.Emitter[int64]) error {
+			return out.Push(ctx, flow.Chunk[int64]{Part: 1 << 40, IDs: flow.ListIDs(make([]rowid.ID, 1)), Values: []int64{5}, End: true})
 		}}, nil)
 	}
 }

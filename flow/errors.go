@@ -12,19 +12,19 @@ import (
 // and where known the batch and the row ID being processed.
 type StageError struct {
 	Stage string
-	Batch int64 // valid if HasBatch
+	Part  int64 // valid if HasPart
 	ID    rowid.ID
-	// HasBatch and HasID say whether Batch and ID are known.
-	HasBatch, HasID bool
-	Err             error
+	// HasPart and HasID say whether Part and ID are known.
+	HasPart, HasID bool
+	Err            error
 }
 
 func (e *StageError) Error() string {
 	switch {
 	case e.HasID:
-		return fmt.Sprintf("flow: stage %q, batch %d, row %s: %v", e.Stage, e.Batch, e.ID, e.Err)
-	case e.HasBatch:
-		return fmt.Sprintf("flow: stage %q, batch %d: %v", e.Stage, e.Batch, e.Err)
+		return fmt.Sprintf("flow: stage %q, partition %d, row %s: %v", e.Stage, e.Part, e.ID, e.Err)
+	case e.HasPart:
+		return fmt.Sprintf("flow: stage %q, partition %d: %v", e.Stage, e.Part, e.Err)
 	}
 	return fmt.Sprintf("flow: stage %q: %v", e.Stage, e.Err)
 }
@@ -34,13 +34,13 @@ func (e *StageError) Unwrap() error { return e.Err }
 // RowError attaches a row's position to an error. Operators return it (see
 // [ErrorAt]) so that the run's [StageError] names the row that failed.
 type RowError struct {
-	Batch int64
-	ID    rowid.ID
-	Err   error
+	Part int64
+	ID   rowid.ID
+	Err  error
 }
 
 func (e *RowError) Error() string {
-	return fmt.Sprintf("batch %d, row %s: %v", e.Batch, e.ID, e.Err)
+	return fmt.Sprintf("partition %d, row %s: %v", e.Part, e.ID, e.Err)
 }
 
 func (e *RowError) Unwrap() error { return e.Err }
@@ -51,7 +51,7 @@ func ErrorAt[T any](c *Chunk[T], k int, err error) error {
 	if err == nil || err == ErrStop {
 		return err
 	}
-	return &RowError{Batch: c.Batch, ID: c.IDs.At(k), Err: err}
+	return &RowError{Part: c.Part, ID: c.IDs.At(k), Err: err}
 }
 
 // PanicError is a panic in a stage or a user function, turned into an
@@ -94,10 +94,10 @@ func stageError(stage string, batch int64, hasBatch bool, err error) error {
 	if errors.As(err, &se) {
 		return err
 	}
-	e := &StageError{Stage: stage, Batch: batch, HasBatch: hasBatch, Err: err}
+	e := &StageError{Stage: stage, Part: batch, HasPart: hasBatch, Err: err}
 	var re *RowError
 	if errors.As(err, &re) {
-		e.Batch, e.ID, e.HasBatch, e.HasID, e.Err = re.Batch, re.ID, true, true, re.Err
+		e.Part, e.ID, e.HasPart, e.HasID, e.Err = re.Part, re.ID, true, true, re.Err
 	}
 	return e
 }

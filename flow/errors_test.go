@@ -23,7 +23,7 @@ func explode(v int64) (int64, error) {
 }
 
 // TestPanicErrorIsOneLine: a panic in a user function fails the run with a
-// one-line message naming the stage, batch, row and panic value, while the
+// one-line message naming the stage, partition, row and panic value, while the
 // stack stays on the *PanicError.
 func TestPanicErrorIsOneLine(t *testing.T) {
 	for _, n := range []int{1, 3} {
@@ -35,8 +35,8 @@ func TestPanicErrorIsOneLine(t *testing.T) {
 			t.Fatalf("parallelism %d: Run = %v, want a *PanicError", n, err)
 		}
 		msg := err.Error()
-		if strings.Contains(msg, "\n") || !strings.HasPrefix(msg, `flow: stage "map", batch 4, row `) || !strings.HasSuffix(msg, ": panic: boom") {
-			t.Fatalf("parallelism %d: message %q, want one line naming the stage, batch, row and panic", n, msg)
+		if strings.Contains(msg, "\n") || !strings.HasPrefix(msg, `flow: stage "map", partition 4, row `) || !strings.HasSuffix(msg, ": panic: boom") {
+			t.Fatalf("parallelism %d: message %q, want one line naming the stage, partition, row and panic", n, msg)
 		}
 		if pe.Error() != "panic: boom" {
 			t.Fatalf("parallelism %d: PanicError.Error() = %q", n, pe.Error())

@@ -33,7 +33,7 @@ func ExampleFrom() {
 	// PARALLELISM
 }
 
-// Items gives every value with its partition's batch number and its row
+// Items gives every value with its partition's partition number and its row
 // ID; a map keeps the IDs its input had.
 func ExampleItems() {
 	p := flow.From(sources.Slice([]int{10, 20, 30}, sources.PartitionSize(2))).
@@ -43,7 +43,7 @@ func ExampleItems() {
 			fmt.Println(err)
 			return
 		}
-		fmt.Println(it.Batch, it.ID, it.Value)
+		fmt.Println(it.Part, it.ID, it.Value)
 	}
 	// Output:
 	// 0 cd222931b549812e6f496e2ccd73e91a 11
@@ -60,7 +60,7 @@ func ExamplePipeline_Run() {
 		Run(context.Background())
 	fmt.Println(squares, err)
 
-	// A failing function fails the run, naming the stage, batch and row.
+	// A failing function fails the run, naming the stage, partition and row.
 	err = flow.From(sources.Slice([]int{1, 2, 3, 4, 5}, sources.PartitionSize(2))).
 		Via(operators.Map(func(v int) (int, error) {
 			if v == 4 {
@@ -73,7 +73,7 @@ func ExamplePipeline_Run() {
 	fmt.Println(err)
 	// Output:
 	// [1 4 9 16 25] <nil>
-	// flow: stage "map", batch 1, row cd22292f5d49812e6f496e2c5573e91a: 4 is unlucky
+	// flow: stage "map", partition 1, row cd22292f5d49812e6f496e2c5573e91a: 4 is unlucky
 }
 
 // Mistakes made while building are kept, not panicked: the pipeline

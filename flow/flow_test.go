@@ -50,8 +50,8 @@ func TestSerialEqualsParallel(t *testing.T) {
 				t.Fatalf("item %d: duplicate ID %v", i, it.ID)
 			}
 			seen[it.ID] = true
-			if i > 0 && it.Batch < ref[i-1].Batch {
-				t.Fatalf("item %d: batch %d after batch %d", i, it.Batch, ref[i-1].Batch)
+			if i > 0 && it.Part < ref[i-1].Part {
+				t.Fatalf("item %d: partition %d after partition %d", i, it.Part, ref[i-1].Part)
 			}
 		}
 		for _, n := range parallelisms {
@@ -149,7 +149,7 @@ func TestStageErrorNamesStageBatchAndRow(t *testing.T) {
 				t.Fatalf("parallelism %d: Run = %v, want a StageError wrapping errBad", n, err)
 			}
 			want := rowid.Ordinal(4321).Combine(rowid.FromString("numbers"))
-			if se.Stage != "map" || !se.HasID || se.Batch != 43 || se.ID != want {
+			if se.Stage != "map" || !se.HasID || se.Part != 43 || se.ID != want {
 				t.Fatalf("parallelism %d: error %+v, want stage map, batch 43, ID %v", n, se, want)
 			}
 			if got != 0 {
@@ -198,8 +198,8 @@ func TestPanicBecomesError(t *testing.T) {
 				if !errors.As(err, &pe) || !errors.As(err, &se) || pe.Value != "boom" || len(pe.Stack) == 0 {
 					t.Fatalf("%s at %d: Run = %v, want a StageError with the panic", name, n, err)
 				}
-				if se.Batch != 7 {
-					t.Fatalf("%s at %d: batch %d, want 7", name, n, se.Batch)
+				if se.Part != 7 {
+					t.Fatalf("%s at %d: partition %d, want 7", name, n, se.Part)
 				}
 			}
 		}
@@ -234,7 +234,7 @@ func TestTakeStopsAnEndlessSource(t *testing.T) {
 				t.Fatalf("parallelism %d: %d items, want 1000", n, len(got))
 			}
 			for i, it := range got {
-				if it.Value != int64(2*i+1) || it.Batch != int64(i/64) {
+				if it.Value != int64(2*i+1) || it.Part != int64(i/64) {
 					t.Fatalf("parallelism %d: item %d = %+v", n, i, it)
 				}
 			}
@@ -270,7 +270,7 @@ func TestEndMarkersOnePerPartition(t *testing.T) {
 				t.Fatal(err)
 			}
 			if c.End {
-				ends[c.Batch]++
+				ends[c.Part]++
 			}
 		}
 		if len(ends) != 29 { // 20000 values in partitions of 700
@@ -278,7 +278,7 @@ func TestEndMarkersOnePerPartition(t *testing.T) {
 		}
 		for b, k := range ends {
 			if k != 1 {
-				t.Fatalf("parallelism %d: batch %d has %d End chunks", n, b, k)
+				t.Fatalf("parallelism %d: partition %d has %d End chunks", n, b, k)
 			}
 		}
 	}
@@ -431,10 +431,10 @@ func TestUnorderedKeepsPartitionsWhole(t *testing.T) {
 				t.Fatal(err)
 			}
 			for range c.Values {
-				batches = append(batches, c.Batch)
+				batches = append(batches, c.Part)
 			}
 			if c.End {
-				ends[c.Batch]++
+				ends[c.Part]++
 			}
 		}
 		if want := []int64{1, 1, 1, 1, 0, 0, 0, 0}; !slices.Equal(batches, want) {
@@ -455,7 +455,7 @@ func TestUnorderedLargePartitions(t *testing.T) {
 		got := testutil.Items[int64](t, p)
 		slices.SortFunc(got, func(a, b flow.Item[int64]) int { return int(a.Value - b.Value) })
 		for i, it := range got {
-			if it.Value != int64(i) || it.Batch != int64(i/500) {
+			if it.Value != int64(i) || it.Part != int64(i/500) {
 				t.Fatalf("item %d = %+v", i, it)
 			}
 		}

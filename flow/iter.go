@@ -36,26 +36,26 @@ func Items[T any](ctx context.Context, p *Pipeline) iter.Seq2[Item[T], error] {
 // takes the IDs in whichever form c holds them, without [IDs.At]'s
 // checks per item.
 func yieldItems[T any](c *Chunk[T], yield func(Item[T], error) bool) bool {
-	ids, b := &c.IDs, c.Batch
+	ids, b := &c.IDs, c.Part
 	switch {
 	case !ids.run:
 		list := ids.list[:len(c.Values)]
 		for k, v := range c.Values {
-			if !yield(Item[T]{Batch: b, ID: list[k], Value: v}, nil) {
+			if !yield(Item[T]{Part: b, ID: list[k], Value: v}, nil) {
 				return false
 			}
 		}
 	case ids.sel == nil:
 		comb, first := ids.comb, ids.first
 		for k, v := range c.Values {
-			if !yield(Item[T]{Batch: b, ID: comb.Combine(rowid.Ordinal(first + uint64(k))), Value: v}, nil) {
+			if !yield(Item[T]{Part: b, ID: comb.Combine(rowid.Ordinal(first + uint64(k))), Value: v}, nil) {
 				return false
 			}
 		}
 	default:
 		comb, first, sel := ids.comb, ids.first, ids.sel[:len(c.Values)]
 		for k, v := range c.Values {
-			if !yield(Item[T]{Batch: b, ID: comb.Combine(rowid.Ordinal(first + uint64(sel[k]))), Value: v}, nil) {
+			if !yield(Item[T]{Part: b, ID: comb.Combine(rowid.Ordinal(first + uint64(sel[k]))), Value: v}, nil) {
 				return false
 			}
 		}
@@ -63,7 +63,7 @@ func yieldItems[T any](c *Chunk[T], yield func(Item[T], error) bool) bool {
 	return true
 }
 
-// Values is [Items] without batch numbers and IDs.
+// Values is [Items] without partition numbers and IDs.
 func Values[T any](ctx context.Context, p *Pipeline) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		r := openChunks[T](ctx, p)
@@ -152,7 +152,7 @@ func (r *chunkReader[T]) next() bool {
 	}
 	r.cur = ch
 	if c.m != nil {
-		c.m.enter(ch.Batch, ch.Len())
+		c.m.enter(ch.Part, ch.Len())
 		r.in = true
 	}
 	return true

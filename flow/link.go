@@ -29,7 +29,7 @@ func (l *link[In, Out]) Push(ctx context.Context, c Chunk[In]) (err error) {
 		c.Release()
 		return ErrStop
 	}
-	batch := c.Batch
+	batch := c.Part
 	defer func() {
 		if r := recover(); r != nil {
 			err = stageError(l.name, batch, true, Recovered(r))
@@ -123,7 +123,7 @@ func (s *sinkLink[T]) Push(ctx context.Context, c Chunk[T]) (err error) {
 		c.Release()
 		return ErrStop
 	}
-	batch := c.Batch
+	batch := c.Part
 	defer func() {
 		if r := recover(); r != nil {
 			err = stageError(s.name, batch, true, Recovered(r))

@@ -324,7 +324,7 @@ func (o *mergeOut[T]) flush(ctx context.Context, out Emitter[T]) error {
 }
 
 func (o *mergeOut[T]) push(ctx context.Context, out Emitter[T], end bool) error {
-	c := Chunk[T]{Batch: o.batch, IDs: ListIDs(o.ids), Values: o.vals, End: end}
+	c := Chunk[T]{Part: o.batch, IDs: ListIDs(o.ids), Values: o.vals, End: end}
 	o.vals, o.ids = nil, nil
 	return out.Push(ctx, c)
 }

@@ -130,8 +130,8 @@ type StallReport struct {
 	// out. Stage is empty if every goroutine waits on another.
 	Stage    string
 	Position int
-	// Batch is the partition that stage is working on.
-	Batch int64
+	// Part is the partition that stage is working on.
+	Part int64
 	// Idle is how long nothing has moved.
 	Idle  time.Duration
 	Stats Stats
@@ -141,8 +141,8 @@ func (r StallReport) String() string {
 	if r.Stage == "" {
 		return fmt.Sprintf("flow: nothing moved for %v; no stage is working", r.Idle)
 	}
-	return fmt.Sprintf("flow: nothing moved for %v; waiting on stage %q (position %d), batch %d",
-		r.Idle, r.Stage, r.Position, r.Batch)
+	return fmt.Sprintf("flow: nothing moved for %v; waiting on stage %q (position %d), partition %d",
+		r.Idle, r.Stage, r.Position, r.Part)
 }
 
 // Progress is how far a run has come.
@@ -197,8 +197,8 @@ func (rs *runStats) stall(idle time.Duration) StallReport {
 			if b < 0 || (sl.next != nil && sl.next.state.Load() != 0) {
 				continue
 			}
-			if !found || b < rep.Batch {
-				rep.Batch, found = b, true
+			if !found || b < rep.Part {
+				rep.Part, found = b, true
 			}
 		}
 		st.mu.Unlock()
@@ -307,7 +307,7 @@ func (w *watch) stop() {
 
 func (m *Monitor) reportStall(r StallReport) {
 	if l := m.cfg.logger; l != nil {
-		l.Warn("flow: stall", "stage", r.Stage, "position", r.Position, "batch", r.Batch,
+		l.Warn("flow: stall", "stage", r.Stage, "position", r.Position, "batch", r.Part,
 			"idle", r.Idle, "stats", r.Stats)
 	}
 	if m.cfg.onStall != nil {

@@ -147,13 +147,13 @@ func TestStallReportNamesTheStage(t *testing.T) {
 			go func() { done <- p.To(sinks.Count[int64](&n)).Run(ctx) }()
 			<-op.reached
 			r := <-reports
-			if r.Stage != "stall-here" || r.Position != 2 || r.Batch != 43 {
-				t.Errorf("w=%d: report %v (stage %q, position %d, batch %d), want stall-here, 2, 43", w, r, r.Stage, r.Position, r.Batch)
+			if r.Stage != "stall-here" || r.Position != 2 || r.Part != 43 {
+				t.Errorf("w=%d: report %v (stage %q, position %d, partition %d), want stall-here, 2, 43", w, r, r.Stage, r.Position, r.Part)
 			}
 			if r.Idle < 5*time.Second || time.Since(start) > 7*time.Second {
 				t.Errorf("w=%d: idle %v, reported after %v", w, r.Idle, time.Since(start))
 			}
-			if !strings.Contains(r.String(), `"stall-here"`) || !strings.Contains(r.String(), "batch 43") {
+			if !strings.Contains(r.String(), `"stall-here"`) || !strings.Contains(r.String(), "partition 43") {
 				t.Errorf("report text %q", r.String())
 			}
 			close(op.release)
@@ -192,10 +192,10 @@ func (s bytesSource) Partitions(ctx context.Context, env flow.Env) iter.Seq2[flo
 					vals[i] = b*s.size + int64(i)
 				}
 				flow.AddBytes(ctx, 8*s.size)
-				return out.Push(ctx, flow.Chunk[int64]{Batch: b, Values: vals,
+				return out.Push(ctx, flow.Chunk[int64]{Part: b, Values: vals,
 					IDs: flow.OrdinalIDs(rowid.ID{}, uint64(b*s.size), len(vals)), End: true})
 			}
-			if !yield(flow.Partition[int64]{Batch: b, Read: read}, nil) {
+			if !yield(flow.Partition[int64]{Part: b, Read: read}, nil) {
 				return
 			}
 		}
@@ -355,7 +355,7 @@ func TestStallReportNamesTheLoop(t *testing.T) {
 				}
 				if k++; k == 777 {
 					r := <-reports // the body waits for the report of its own stall
-					if r.Stage != "loop" || r.Position != 2 || r.Batch != 7 {
+					if r.Stage != "loop" || r.Position != 2 || r.Part != 7 {
 						t.Errorf("w=%d: report %v", w, r)
 					}
 				}

@@ -108,7 +108,7 @@ func (a srcAdapter[T]) counter() RowCounter {
 // partitions yields the source's partitions, attributing the source's own errors to the source.
 func (a srcAdapter[T]) partitions(ctx context.Context, env Env) iter.Seq2[srcPart, error] {
 	name := a.s.Info().Name
-	hi := EpochBatch(env.Epoch, 0) // see Pipeline.Epochs
+	hi := EpochPart(env.Epoch, 0) // see Pipeline.Epochs
 	return func(yield func(srcPart, error) bool) {
 		for p, err := range a.s.Partitions(ctx, env) {
 			if err != nil {
@@ -116,7 +116,7 @@ func (a srcAdapter[T]) partitions(ctx context.Context, env Env) iter.Seq2[srcPar
 				return
 			}
 			if env.Epoch > 0 {
-				if err := checkEpochBatch(name, env.Epoch, p.Batch); err != nil {
+				if err := checkEpochPart(name, env.Epoch, p.Part); err != nil {
 					yield(srcPart{}, err)
 					return
 				}
@@ -124,13 +124,13 @@ func (a srcAdapter[T]) partitions(ctx context.Context, env Env) iter.Seq2[srcPar
 			read := func(ctx context.Context, head any) (err error) {
 				defer func() {
 					if r := recover(); r != nil {
-						err = stageError(name, p.Batch, true, Recovered(r))
+						err = stageError(name, p.Part, true, Recovered(r))
 					}
 				}()
 				out := &recordingOut[T]{next: head.(downstream[T]), hi: hi}
 				if rs := env.obs; rs != nil {
 					out.m = rs.sourceMeter(head)
-					out.m.begin(p.Batch | hi)
+					out.m.begin(p.Part | hi)
 					defer out.m.exit()
 				}
 				err = p.Read(ctx, out)
@@ -140,9 +140,9 @@ func (a srcAdapter[T]) partitions(ctx context.Context, env Env) iter.Seq2[srcPar
 				case err == ErrStop:
 					err = errSourceStop
 				}
-				return stageError(name, p.Batch, true, err)
+				return stageError(name, p.Part, true, err)
 			}
-			if !yield(srcPart{p.Batch | hi, read}, nil) {
+			if !yield(srcPart{p.Part | hi, read}, nil) {
 				return
 			}
 		}
@@ -154,7 +154,7 @@ func (a srcAdapter[T]) partitions(ctx context.Context, env Env) iter.Seq2[srcPar
 type recordingOut[T any] struct {
 	lastPush
 	next downstream[T]
-	hi   int64 // the epoch's bits of the batch numbers
+	hi   int64 // the epoch's bits of the partition numbers
 	m    *meter
 }
 
@@ -165,7 +165,7 @@ func (o *recordingOut[T]) Push(ctx context.Context, c Chunk[T]) error {
 		c.Release()
 		return o.record(err)
 	}
-	c.Batch |= o.hi
+	c.Part |= o.hi
 	if m := o.m; m != nil {
 		return o.record(m.push(c.Len(), func() error { return o.next.Push(ctx, c) }))
 	}

@@ -73,7 +73,7 @@ func (o *taskOut[T]) Push(ctx context.Context, c Chunk[T]) error {
 		}
 		c.End = true
 	}
-	c.Batch = o.batch
+	c.Part = o.batch
 	o.ended = c.End
 	return o.send(ctx, c)
 }
@@ -101,7 +101,7 @@ func (o *taskOut[T]) send(ctx context.Context, c Chunk[T]) error {
 
 func (o *taskOut[T]) endTask(ctx context.Context) error {
 	if !o.ended {
-		if err := o.send(ctx, Chunk[T]{Batch: o.batch, End: true}); err != nil {
+		if err := o.send(ctx, Chunk[T]{Part: o.batch, End: true}); err != nil {
 			return err
 		}
 	}
@@ -192,16 +192,16 @@ type splitter[T any] struct {
 }
 
 func (s *splitter[T]) Push(ctx context.Context, c Chunk[T]) error {
-	if s.cur != nil && c.Batch != s.b {
+	if s.cur != nil && c.Part != s.b {
 		s.end() // the partition ended without an End chunk
 	}
 	if s.cur == nil {
-		ch, err := s.open(ctx, c.Batch)
+		ch, err := s.open(ctx, c.Part)
 		if err != nil {
 			c.Release()
 			return err
 		}
-		s.cur, s.b = ch, c.Batch
+		s.cur, s.b = ch, c.Part
 	}
 	end := c.End
 	if err := send(ctx, s.cur, c); err != nil {

@@ -122,7 +122,7 @@ func (p *Pipeline) Parallel(n int) *Pipeline {
 
 // Unordered lets the most recent stage's merge emit partitions in whatever
 // order the workers finish them, instead of in batch order. Items keep
-// their batch numbers and IDs; only the order of partitions changes. It
+// their partition numbers and IDs; only the order of partitions changes. It
 // does nothing for a stage on one worker.
 func (p *Pipeline) Unordered() *Pipeline {
 	if p.err != nil {

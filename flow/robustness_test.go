@@ -28,7 +28,7 @@ func (s *funcSource) Info() flow.Info { return flow.Info{Name: "func"} }
 func (s *funcSource) Partitions(ctx context.Context, env flow.Env) iter.Seq2[flow.Partition[int64], error] {
 	return func(yield func(flow.Partition[int64], error) bool) {
 		for b := range int64(s.parts) {
-			p := flow.Partition[int64]{Batch: b, Read: func(ctx context.Context, out flow.Emitter[int64]) error {
+			p := flow.Partition[int64]{Part: b, Read: func(ctx context.Context, out flow.Emitter[int64]) error {
 				return s.read(ctx, b, out)
 			}}
 			if !yield(p, nil) {
@@ -42,7 +42,7 @@ func (s *funcSource) Partitions(ctx context.Context, env flow.Env) iter.Seq2[flo
 }
 
 func oneValueChunk(b int64, v int64, end bool) flow.Chunk[int64] {
-	return flow.Chunk[int64]{Batch: b, IDs: flow.ListIDs([]rowid.ID{{Lo: uint64(v)}}), Values: []int64{v}, End: end}
+	return flow.Chunk[int64]{Part: b, IDs: flow.ListIDs([]rowid.ID{{Lo: uint64(v)}}), Values: []int64{v}, End: end}
 }
 
 // A panic in the body of a loop over Items ends the run: every goroutine

@@ -27,7 +27,7 @@ type Env struct {
 	// Epoch is the epoch being planned: a source's Partitions sees each
 	// epoch of the run in turn (see [Pipeline.Epochs]). Stages are made
 	// once per run and see its first epoch, 0; they tell the epoch of an
-	// item from its batch number with [EpochOf].
+	// item from its partition number with [EpochOf].
 	Epoch int64
 	// Rank and World are this process's rank and the number of processes
 	// that run the pipeline together (see [Pipeline.WithRank]): 0 and 1
@@ -63,16 +63,16 @@ type Info struct {
 // Partitions is called, and every call plans the same partitions again.
 type Source[T any] interface {
 	Info() Info
-	// Partitions returns the source's partitions in serial order. Batch
-	// numbers must increase. A source may yield an error instead of a
+	// Partitions returns the source's partitions in serial order. Partition
+	// numbers (Part) must increase. A source may yield an error instead of a
 	// partition; the run then fails with it.
 	Partitions(ctx context.Context, env Env) iter.Seq2[Partition[T], error]
 }
 
 // Partition is one independently readable part of a source's input.
 type Partition[T any] struct {
-	Batch int64
-	// Read pushes the partition's values in order, in chunks whose Batch is
+	Part int64
+	// Read pushes the partition's values in order, in chunks whose Part is
 	// the partition's, the last with End set. Partitions of one source may
 	// be read concurrently, each by one goroutine.
 	Read func(ctx context.Context, out Emitter[T]) error

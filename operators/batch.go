@@ -45,9 +45,9 @@ func (r *Rows[T]) padTo(n int) {
 // default), dropped or padded to n. Batch panics nowhere: n < 1 or a bad
 // option is kept as the stage's error and fails the pipeline.
 //
-// A note on names: an item's Batch field is the number of the input
-// partition it came from, not a training batch; the training batch is the
-// item Batch emits, whose Batch field is its output partition.
+// A note on names: an item's Part field is the number of the partition it
+// belongs to, not a training batch; the training batch is the item Batch
+// emits, whose Part field is its output partition.
 //
 // To be resumed, Batch needs the [Mark] of the first row of the batch it
 // is filling (rows before it were all delivered), the number of batches
@@ -98,10 +98,10 @@ type batchProc[T any] struct {
 func (p *batchProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[Rows[T]]) error {
 	defer c.Release()
 	begin(&p.in, &p.out)
-	if err := epochStart(ctx, p, &p.out, out, c.Batch); err != nil {
+	if err := epochStart(ctx, p, &p.out, out, c.Part); err != nil {
 		return err
 	}
-	at := p.in.at(c.Batch)
+	at := p.in.at(c.Part)
 	n := p.op.n
 	var ids []rowid.ID // the chunk's IDs, once whole batches share its storage
 	for k := p.in.skipped(at, len(c.Values)); k < len(c.Values); {

@@ -73,7 +73,7 @@ func batchSerial(vals []int64, ids []rowid.ID, n, per int, last operators.Remain
 			}
 		}
 		k := len(items)
-		items = append(items, flow.Item[operators.Rows[int64]]{Batch: int64(k / per), ID: foldIDs("batch", ids[lo:hi]), Value: r})
+		items = append(items, flow.Item[operators.Rows[int64]]{Part: int64(k / per), ID: foldIDs("batch", ids[lo:hi]), Value: r})
 	}
 	return items
 }
@@ -132,7 +132,7 @@ func TestBatchEpochs(t *testing.T) {
 	var want []flow.Item[operators.Rows[int64]]
 	for e := range int64(3) {
 		for _, it := range one {
-			it.Batch = flow.EpochBatch(e, it.Batch)
+			it.Part = flow.EpochPart(e, it.Part)
 			want = append(want, it)
 		}
 	}

@@ -85,7 +85,7 @@ type blockProc[T any] struct {
 	open    bool     // a partition is being read (its End has not come)
 	rng     pcg.Rand // input partition q's stream
 	slots   []slot[T]
-	batches []int64 // batch numbers of the last k input partitions, by ordinal mod k
+	batches []int64 // partition numbers of the last k input partitions, by ordinal mod k
 	next    int64   // the next output partition to give out
 	resume  *OrderState
 	discard int64 // output partitions before this are discarded (resume)
@@ -94,7 +94,7 @@ type blockProc[T any] struct {
 
 func (p *blockProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[T]) error {
 	defer c.Release()
-	if e := flow.EpochOf(c.Batch); !p.started || e != p.epoch {
+	if e := flow.EpochOf(c.Part); !p.started || e != p.epoch {
 		if err := p.endEpoch(ctx, out); err != nil {
 			return err
 		}
@@ -105,7 +105,7 @@ func (p *blockProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Em
 	if !p.open {
 		p.open = true
 		p.rng = pcg.Keyed(p.env.Seed, uint64(p.epoch), uint64(p.env.Position), purposeBlock, uint64(p.q))
-		p.batches[p.q%int64(p.op.k)] = c.Batch
+		p.batches[p.q%int64(p.op.k)] = c.Part
 	}
 	k := uint64(p.op.k)
 	for i, v := range c.Values {
@@ -164,7 +164,7 @@ func (p *blockProc[T]) give(ctx context.Context, out flow.Emitter[T], last int64
 			from = int(min(p.skip, int64(len(vals))))
 			p.resume = nil
 		}
-		if err := pushPartition(ctx, out, flow.EpochBatch(p.epoch, p.next), vals[from:], ids[from:]); err != nil {
+		if err := pushPartition(ctx, out, flow.EpochPart(p.epoch, p.next), vals[from:], ids[from:]); err != nil {
 			return err
 		}
 	}
@@ -213,7 +213,7 @@ const blockChunk = 1024
 func pushPartition[T any](ctx context.Context, out flow.Emitter[T], batch int64, vals []T, ids []rowid.ID) error {
 	for lo := 0; ; lo += blockChunk {
 		hi := min(lo+blockChunk, len(vals))
-		c := flow.Chunk[T]{Batch: batch, End: hi == len(vals),
+		c := flow.Chunk[T]{Part: batch, End: hi == len(vals),
 			Values: append(flow.Alloc[T](hi-lo), vals[lo:hi]...),
 			IDs:    flow.ListIDs(append(flow.Alloc[rowid.ID](hi-lo), ids[lo:hi]...))}
 		if err := out.Push(ctx, c); err != nil || c.End {

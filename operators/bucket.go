@@ -144,10 +144,10 @@ func (p *bucketProc[T]) index(l int) int {
 func (p *bucketProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[Rows[T]]) (err error) {
 	defer c.Release()
 	begin(&p.in, &p.out)
-	if err := epochStart(ctx, p, &p.out, out, c.Batch); err != nil {
+	if err := epochStart(ctx, p, &p.out, out, c.Part); err != nil {
 		return err
 	}
-	at := p.in.at(c.Batch)
+	at := p.in.at(c.Part)
 	k := 0
 	defer guard(&c, &k, &err)
 	for ; k < len(c.Values); k++ {

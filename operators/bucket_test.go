@@ -28,7 +28,7 @@ func bucketSerial(rows int64, bounds, sizes []int, budget int, last operators.Re
 			r.Values = append(r.Values, make([][]int32, pad)...)
 			r.IDs = append(r.IDs, make([]rowid.ID, pad)...)
 		}
-		items = append(items, flow.Item[operators.Rows[[]int32]]{Batch: int64(len(items) / 16), ID: id, Value: r})
+		items = append(items, flow.Item[operators.Rows[[]int32]]{Part: int64(len(items) / 16), ID: id, Value: r})
 		*b = pending{}
 	}
 	buckets := make([]pending, len(bounds)+1)

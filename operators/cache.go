@@ -78,7 +78,7 @@ func Rebuild() CacheOption {
 // the first run of the source (or its first epoch, with
 // [flow.Pipeline.Epochs]) runs p and keeps its items as they stream
 // through; later runs and epochs replay them, with identical values, IDs
-// and batch numbers, without running p. Put random stages that should
+// and partition numbers, without running p. Put random stages that should
 // change per epoch after the cache.
 //
 // The cache is identified by p's fingerprint (flow.Pipeline.Fingerprint),
@@ -177,13 +177,13 @@ func replay[T any](parts []cachedPart[T]) iter.Seq2[flow.Partition[T], error] {
 
 // partition returns a partition that pushes cp in chunks.
 func (cp cachedPart[T]) partition() flow.Partition[T] {
-	return flow.Partition[T]{Batch: cp.batch, Read: func(ctx context.Context, out flow.Emitter[T]) error {
+	return flow.Partition[T]{Part: cp.batch, Read: func(ctx context.Context, out flow.Emitter[T]) error {
 		const size = 1024
 		for lo := 0; lo == 0 || lo < len(cp.vals); lo += size {
 			hi := min(lo+size, len(cp.vals))
 			vals := append(flow.Alloc[T](hi-lo), cp.vals[lo:hi]...)
 			ids := append(flow.Alloc[rowid.ID](hi-lo), cp.ids[lo:hi]...)
-			c := flow.Chunk[T]{Batch: cp.batch, IDs: flow.ListIDs(ids), Values: vals, End: hi == len(cp.vals)}
+			c := flow.Chunk[T]{Part: cp.batch, IDs: flow.ListIDs(ids), Values: vals, End: hi == len(cp.vals)}
 			if err := out.Push(ctx, c); err != nil {
 				return err
 			}
@@ -205,7 +205,7 @@ func (c *cacheSource[T]) build(ctx context.Context, keep func(cachedPart[T]) err
 				return
 			}
 			if cur == nil {
-				cur = &cachedPart[T]{batch: ch.Batch}
+				cur = &cachedPart[T]{batch: ch.Part}
 			}
 			cur.vals = append(cur.vals, ch.Values...)
 			cur.ids = ch.IDs.AppendTo(cur.ids)

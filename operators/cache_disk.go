@@ -58,7 +58,7 @@ func (GobCodec[T]) Decode(src []byte, n int) ([]T, error) {
 //	record*  end
 //
 // A record is up to 1024 rows of one partition: a uvarint length, the
-// batch number (8 bytes), a byte that is 1 for the partition's last
+// partition number (8 bytes), a byte that is 1 for the partition's last
 // record, then that many bytes of zstd holding the row count n (uvarint),
 // n row IDs (Lo, Hi, 8 bytes each) and the codec's encoding of the values.
 // A partition's records are consecutive; an empty partition has one
@@ -153,13 +153,13 @@ func (c *cacheSource[T]) readDisk(r *bufio.Reader, yield func(flow.Partition[T],
 		// a time, so that the partitions in flight hold compressed bytes.
 		batch, first, chunks := int64(binary.LittleEndian.Uint64(head[:])), k+1-len(recs), recs
 		recs = nil
-		part := flow.Partition[T]{Batch: batch, Read: func(ctx context.Context, out flow.Emitter[T]) error {
+		part := flow.Partition[T]{Part: batch, Read: func(ctx context.Context, out flow.Emitter[T]) error {
 			for i, rec := range chunks {
 				cp, err := c.decode(batch, rec)
 				if err != nil {
-					return fmt.Errorf("operators: cache %s: record %d (batch %d): %w", c.cfg.path, first+i, batch, err)
+					return fmt.Errorf("operators: cache %s: record %d (partition %d): %w", c.cfg.path, first+i, batch, err)
 				}
-				ch := flow.Chunk[T]{Batch: batch, IDs: flow.ListIDs(cp.ids), Values: cp.vals, End: i == len(chunks)-1}
+				ch := flow.Chunk[T]{Part: batch, IDs: flow.ListIDs(cp.ids), Values: cp.vals, End: i == len(chunks)-1}
 				if err := out.Push(ctx, ch); err != nil {
 					return err
 				}
@@ -197,7 +197,7 @@ func (c *cacheSource[T]) writeDisk(ctx context.Context, yield func(flow.Partitio
 			hi := min(lo+cacheChunk, len(cp.vals))
 			var err error
 			if buf, err = c.encode(buf[:0], cp.ids[lo:hi], cp.vals[lo:hi]); err != nil {
-				return fmt.Errorf("operators: cache %s: batch %d: %w", c.cfg.path, cp.batch, err)
+				return fmt.Errorf("operators: cache %s: partition %d: %w", c.cfg.path, cp.batch, err)
 			}
 			records++
 			head := binary.LittleEndian.AppendUint64(binary.AppendUvarint(nil, uint64(len(buf))), uint64(cp.batch))

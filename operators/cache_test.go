@@ -47,7 +47,7 @@ func TestCache(t *testing.T) {
 					epoch := got[e*len(want) : (e+1)*len(want)]
 					for i := range epoch {
 						w := want[i]
-						w.Batch = flow.EpochBatch(int64(e), w.Batch)
+						w.Part = flow.EpochPart(int64(e), w.Part)
 						if epoch[i] != w {
 							t.Fatalf("parallelism %d epoch %d item %d: %+v, want %+v", n, e, i, epoch[i], w)
 						}

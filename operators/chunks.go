@@ -11,7 +11,7 @@ import (
 
 // MapChunks returns a stage that maps a whole chunk of values with one
 // call: f(in, out) must set out[k] to the image of in[k] for every k; out
-// has the length of in. IDs and batch numbers pass through unchanged, as
+// has the length of in. IDs and partition numbers pass through unchanged, as
 // with [Map]. Calling f once per chunk (up to the source's chunk size,
 // 1024 by default) instead of once per value removes the cost of a
 // function call per value, and lets f use loops the compiler can unroll
@@ -60,7 +60,7 @@ func (p *mapChunksProc[In, Out]) Process(ctx context.Context, c flow.Chunk[In], 
 	if !p.inPlace {
 		flow.Recycle(c.Values)
 	}
-	return out.Push(ctx, flow.Chunk[Out]{Batch: c.Batch, IDs: c.IDs, Values: dst, End: c.End})
+	return out.Push(ctx, flow.Chunk[Out]{Part: c.Part, IDs: c.IDs, Values: dst, End: c.End})
 }
 
 // FilterChunks returns a stage that filters a whole chunk of values with

@@ -14,7 +14,7 @@ func TestMapFilterChunks(t *testing.T) {
 	var want []flow.Item[string]
 	for i := range int64(rows) {
 		if v := 3 * i; keep(v) {
-			want = append(want, flow.Item[string]{Batch: i / part, ID: sourceID(i), Value: fmt.Sprint(v)})
+			want = append(want, flow.Item[string]{Part: i / part, ID: sourceID(i), Value: fmt.Sprint(v)})
 		}
 	}
 	triple := operators.MapChunks(func(in, out []int64) error {
@@ -64,7 +64,7 @@ func TestMapChunksError(t *testing.T) {
 	for _, err = range flow.Items[int64](t.Context(), p) {
 	}
 	var se *flow.StageError
-	if !errors.Is(err, boom) || !errors.As(err, &se) || se.Stage != "map-chunks" || se.Batch != 5 {
+	if !errors.Is(err, boom) || !errors.As(err, &se) || se.Stage != "map-chunks" || se.Part != 5 {
 		t.Errorf("error %v: want boom in stage map-chunks, batch 5", err)
 	}
 }

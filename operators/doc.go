@@ -10,12 +10,12 @@
 // # Batches, partitions and regrouping
 //
 // [Batch] makes training batches: each output item's value is a [Rows]
-// holding the member values and their row IDs. An item's Batch field is
+// holding the member values and their row IDs. An item's Part field is
 // something else: the number of the input partition it came from (a
 // Parquet row group, a slice range), which the ordered merge sorts on. The
 // two are kept apart by name: a training batch is always a value of type
-// Rows (or the output of [Pad], [Pack]) produced by a stage, and never the
-// Batch field.
+// Rows (or the output of [Pad], [Pack]) produced by a stage, and the
+// partition number is the Part field, a name no one reads as a batch.
 //
 // Stages that regroup rows ([Batch], [ReduceEvery], [ReduceRuns]) keep
 // state across partitions and are serial: they run after the ordered

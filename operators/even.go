@@ -66,7 +66,7 @@ type EvenAccount struct {
 // policy decides what happens when world does not divide the total:
 // [DropUneven], [PadUneven] (so every rank yields the same number of rows,
 // and after Batch with the same size and LastBatch policy, the same number
-// of batches), or [AllowUneven]. Rows keep their IDs and batch numbers; a
+// of batches), or [AllowUneven]. Rows keep their IDs and partition numbers; a
 // repeated row has the same ID on both ranks that deliver it.
 //
 // The counts come from src's [flow.RowCounter], which slices, generators
@@ -74,7 +74,7 @@ type EvenAccount struct {
 // count without reading, as with a Parquet RowFilter, DropUneven and
 // PadUneven fail the run before any row is read, with an error that says
 // why; AllowUneven then splits each partition on its own, starting the
-// rotation at the partition's batch number. A partition that yields a
+// rotation at the partition's partition number. A partition that yields a
 // different number of rows than its count fails the run.
 //
 // If account is not nil, it is set when each epoch is planned; runs that
@@ -150,7 +150,7 @@ func (e *evenSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2[
 			}
 			s := share{first: first, limit: limit, extra: extra, count: -1, rank: rank, world: world}
 			if counts == nil {
-				s.first = flow.PartitionOf(part.Batch) // rotate per partition
+				s.first = flow.PartitionOf(part.Part) // rotate per partition
 			} else {
 				if i >= len(counts) {
 					yield(flow.Partition[T]{}, fmt.Errorf("operators: EvenRanks: source %q yielded more partitions than its %d row counts", e.src.Info().Name, len(counts)))

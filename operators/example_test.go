@@ -22,7 +22,7 @@ func ExampleMap() {
 			fmt.Println(err)
 			return
 		}
-		fmt.Println(it.Batch, it.ID, it.Value)
+		fmt.Println(it.Part, it.ID, it.Value)
 	}
 	// Output:
 	// 0 cd222931b549812e6f496e2ccd73e91a ANT

@@ -55,7 +55,7 @@ func (p *flatMapProc[In, Out]) Process(ctx context.Context, c flow.Chunk[In], ou
 			id = id.Next()
 		}
 		if len(vals) >= flatMapChunk && k+1 < len(c.Values) {
-			full := flow.Chunk[Out]{Batch: c.Batch, IDs: flow.ListIDs(ids), Values: vals}
+			full := flow.Chunk[Out]{Part: c.Part, IDs: flow.ListIDs(ids), Values: vals}
 			if err := out.Push(ctx, full); err != nil {
 				return err
 			}
@@ -67,5 +67,5 @@ func (p *flatMapProc[In, Out]) Process(ctx context.Context, c flow.Chunk[In], ou
 		flow.Recycle(ids)
 		return nil
 	}
-	return out.Push(ctx, flow.Chunk[Out]{Batch: c.Batch, IDs: flow.ListIDs(ids), Values: vals, End: c.End})
+	return out.Push(ctx, flow.Chunk[Out]{Part: c.Part, IDs: flow.ListIDs(ids), Values: vals, End: c.End})
 }

@@ -79,7 +79,7 @@ func (s *indexShuffle[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq
 		world := int64(max(env.World, 1))
 		for b := int64(env.Rank); b*per < n; b += world {
 			lo, hi := b*per, min((b+1)*per, n)
-			p := flow.Partition[T]{Batch: b, Read: func(ctx context.Context, out flow.Emitter[T]) error {
+			p := flow.Partition[T]{Part: b, Read: func(ctx context.Context, out flow.Emitter[T]) error {
 				return s.read(ctx, perm, b, lo, hi, out)
 			}}
 			if !yield(p, nil) {
@@ -113,11 +113,11 @@ func (s *indexShuffle[T]) read(ctx context.Context, perm feistel.Perm, batch, lo
 			flow.Recycle(ids)
 			var re *flow.RowError
 			if errors.As(err, &re) {
-				re.Batch = batch
+				re.Part = batch
 			}
 			return err
 		}
-		if err := out.Push(ctx, flow.Chunk[T]{Batch: batch, IDs: flow.ListIDs(ids), Values: vals, End: end == hi}); err != nil {
+		if err := out.Push(ctx, flow.Chunk[T]{Part: batch, IDs: flow.ListIDs(ids), Values: vals, End: end == hi}); err != nil {
 			return err
 		}
 	}

@@ -37,13 +37,13 @@ func TestIndexShuffle(t *testing.T) {
 	}
 	in := make([]flow.Item[int64], indexRows)
 	for i := range in {
-		in[i] = flow.Item[int64]{Batch: int64(i / 300), ID: sourceID(int64(i)), Value: 3 * int64(i)}
+		in[i] = flow.Item[int64]{Part: int64(i / 300), ID: sourceID(int64(i)), Value: 3 * int64(i)}
 	}
 	for e := range 2 {
 		epoch := ref[e*indexRows : (e+1)*indexRows]
 		for i, it := range epoch {
 			// Rows keep their IDs: the ID says which row the value is.
-			if it.ID != sourceID(it.Value/3) || it.Batch != flow.EpochBatch(int64(e), int64(i/300)) {
+			if it.ID != sourceID(it.Value/3) || it.Part != flow.EpochPart(int64(e), int64(i/300)) {
 				t.Fatalf("epoch %d, item %d: %+v", e, i, it)
 			}
 		}
@@ -71,7 +71,7 @@ func TestIndexShuffleRanks(t *testing.T) {
 	for r := range 3 {
 		union = append(union, collect[int64](t, indexShuffled(2, 5, 1).WithRank(r, 3))...)
 	}
-	slices.SortStableFunc(union, func(a, b flow.Item[int64]) int { return int(a.Batch - b.Batch) })
+	slices.SortStableFunc(union, func(a, b flow.Item[int64]) int { return int(a.Part - b.Part) })
 	equalItems(t, "ranks sorted by batch", union, whole)
 }
 
@@ -145,8 +145,8 @@ func TestIndexShuffleReadsAnyPartitionAlone(t *testing.T) {
 		epoch, part := at[0], at[1]
 		var want []flow.Item[int64]
 		for _, it := range full {
-			if it.Batch == flow.EpochBatch(epoch, part) {
-				it.Batch = part
+			if it.Part == flow.EpochPart(epoch, part) {
+				it.Part = part
 				want = append(want, it)
 			}
 		}
@@ -155,7 +155,7 @@ func TestIndexShuffleReadsAnyPartitionAlone(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.Batch != part {
+			if p.Part != part {
 				continue
 			}
 			found = true

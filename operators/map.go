@@ -49,7 +49,7 @@ func (p *mapProc[In, Out]) Process(ctx context.Context, c flow.Chunk[In], out fl
 	if !p.inPlace {
 		flow.Recycle(c.Values)
 	}
-	return out.Push(ctx, flow.Chunk[Out]{Batch: c.Batch, IDs: c.IDs, Values: dst, End: c.End})
+	return out.Push(ctx, flow.Chunk[Out]{Part: c.Part, IDs: c.IDs, Values: dst, End: c.End})
 }
 
 // passThrough is the Flush of stages that hold nothing between chunks.

@@ -110,10 +110,10 @@ func Resume(s OrderState) ShuffleOption {
 type OrderState struct {
 	// Epoch is the epoch being delivered.
 	Epoch int64
-	// Partition is the batch number of the input partition to restart
+	// Partition is the partition number of the input partition to restart
 	// from: the oldest of which the stage still holds rows, or the next
 	// one if it holds none. The input restarts at the first partition of
-	// epoch Epoch whose batch number is at least Partition, or at the next
+	// epoch Epoch whose partition number is at least Partition, or at the next
 	// epoch's start if there is none.
 	Partition int64
 	// Index places that partition in the epoch's input: for [Shuffle],

@@ -160,11 +160,11 @@ type packProc[E Number] struct {
 func (p *packProc[E]) Process(ctx context.Context, c flow.Chunk[[]E], out flow.Emitter[Packed[E]]) error {
 	defer c.Release()
 	begin(&p.in, &p.out)
-	at := p.in.at(c.Batch)
-	if p.restore != nil && p.out.crosses(c.Batch) {
+	at := p.in.at(c.Part)
+	if p.restore != nil && p.out.crosses(c.Part) {
 		p.restored()
 	}
-	if err := epochStart(ctx, p, &p.out, out, c.Batch); err != nil {
+	if err := epochStart(ctx, p, &p.out, out, c.Part); err != nil {
 		return err
 	}
 	L := p.op.length

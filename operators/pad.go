@@ -35,7 +35,7 @@ type Padded[E Number] struct {
 // multiple of k and [PadLength] fixes it. Padding members of the batch
 // ([Rows.Padding]) become rows of length 0.
 //
-// The item keeps its ID and batch number. Pad works on one batch at a
+// The item keeps its ID and partition number. Pad works on one batch at a
 // time and may run on several workers. A row longer than [PadLength]
 // fails the run, naming the batch and the row. Bad options are kept as
 // the stage's error.
@@ -115,7 +115,7 @@ func (p *padProc[E]) Process(ctx context.Context, c flow.Chunk[Rows[[]E]], out f
 		dst = append(dst, b)
 	}
 	flow.Recycle(c.Values)
-	return out.Push(ctx, flow.Chunk[Padded[E]]{Batch: c.Batch, IDs: c.IDs, Values: dst, End: c.End})
+	return out.Push(ctx, flow.Chunk[Padded[E]]{Part: c.Part, IDs: c.IDs, Values: dst, End: c.End})
 }
 
 // pad makes one batch rectangular.

@@ -71,7 +71,7 @@ func TestPad(t *testing.T) {
 					}
 					b.IDs = append(b.IDs, id)
 				}
-				want = append(want, flow.Item[operators.Padded[int32]]{Batch: int64(len(want) / 16), ID: foldIDs("batch", b.IDs[:n]), Value: b})
+				want = append(want, flow.Item[operators.Padded[int32]]{Part: int64(len(want) / 16), ID: foldIDs("batch", b.IDs[:n]), Value: b})
 			}
 			shapeVariants(t, want, func(p int) *flow.Pipeline {
 				return flow.From(tokenSource(rows, 30)).Parallel(p).

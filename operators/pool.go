@@ -91,13 +91,13 @@ func (p *poolProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emi
 	if s := begin(&p.in, &p.out); s != nil {
 		p.index = s.Group
 	}
-	if p.out.crosses(c.Batch) {
-		if err := epochStart(ctx, p, &p.out, out, c.Batch); err != nil {
+	if p.out.crosses(c.Part) {
+		if err := epochStart(ctx, p, &p.out, out, c.Part); err != nil {
 			return err
 		}
 		p.index = 0
 	}
-	at := p.in.at(c.Batch)
+	at := p.in.at(c.Part)
 	k := p.in.skipped(at, len(c.Values))
 	defer guard(&c, &k, &err)
 	for ; k < len(c.Values); k++ {

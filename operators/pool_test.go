@@ -44,7 +44,7 @@ func poolSerial(rows int64, size, pool int, seed uint64, position int, last oper
 			batches[i], batches[j] = batches[j], batches[i]
 		}
 		for _, r := range batches {
-			items = append(items, flow.Item[operators.Rows[[]int32]]{Batch: int64(len(items) / 16), ID: foldIDs("bucket-pool", r.IDs), Value: r})
+			items = append(items, flow.Item[operators.Rows[[]int32]]{Part: int64(len(items) / 16), ID: foldIDs("bucket-pool", r.IDs), Value: r})
 		}
 	}
 	return items

@@ -16,7 +16,7 @@ func TestPrefetchKeepsItems(t *testing.T) {
 	var want []flow.Item[int64]
 	for i := range int64(rows) {
 		if keep(i) {
-			want = append(want, flow.Item[int64]{Batch: i / 50, ID: sourceID(i), Value: i})
+			want = append(want, flow.Item[int64]{Part: i / 50, ID: sourceID(i), Value: i})
 		}
 	}
 	variants(t, want, func(n int) *flow.Pipeline {

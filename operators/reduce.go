@@ -93,10 +93,10 @@ type reduceProc[T, Out any] struct {
 func (p *reduceProc[T, Out]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[Out]) (err error) {
 	defer c.Release()
 	begin(&p.in, &p.out)
-	if err := epochStart(ctx, p, &p.out, out, c.Batch); err != nil {
+	if err := epochStart(ctx, p, &p.out, out, c.Part); err != nil {
 		return err
 	}
-	at := p.in.at(c.Batch)
+	at := p.in.at(c.Part)
 	k := p.in.skipped(at, len(c.Values))
 	defer guard(&c, &k, &err)
 	for ; k < len(c.Values); k++ {

@@ -37,7 +37,7 @@ func reduceSerial(vals []int64, ids []rowid.ID, per int, cut func(i int) bool, d
 		for _, v := range vals[lo:hi] {
 			s, _ = addStat(s, v)
 		}
-		items = append(items, flow.Item[stat]{Batch: int64(len(items) / per), ID: foldIDs("reduce", ids[lo:hi]), Value: s})
+		items = append(items, flow.Item[stat]{Part: int64(len(items) / per), ID: foldIDs("reduce", ids[lo:hi]), Value: s})
 		lo = hi
 	}
 	return items

@@ -11,14 +11,14 @@ import (
 // TableBucket) keep state across partitions, so they are serial: they run
 // after the ordered merge and see the serial order. Their input partitions
 // vanish in their output; they number output partitions of their own,
-// 0, 1, 2, … within each epoch (flow.EpochBatch(e, k)), each of
+// 0, 1, 2, … within each epoch (flow.EpochPart(e, k)), each of
 // [PartitionItems] items, so that a Parallel stage can follow them and the
 // next merge restores their order. Groups never span epochs: when the
 // first row of a new epoch arrives, the stage ends the previous epoch as
 // it ends the stream, by its [LastBatch] policy.
 
 // Mark is a position in a stage's input: row Row (counted from 0) of the
-// partition whose batch number is Part.
+// partition whose partition number is Part.
 type Mark struct {
 	Part int64
 	Row  int64
@@ -145,7 +145,7 @@ func (o *outParts[T]) put(ctx context.Context, out flow.Emitter[T], v T, id rowi
 
 // push pushes the pending items, ending the partition if end.
 func (o *outParts[T]) push(ctx context.Context, out flow.Emitter[T], end bool) error {
-	c := flow.Chunk[T]{Batch: flow.EpochBatch(o.epoch, o.part), IDs: flow.ListIDs(o.ids), Values: o.vals, End: end}
+	c := flow.Chunk[T]{Part: flow.EpochPart(o.epoch, o.part), IDs: flow.ListIDs(o.ids), Values: o.vals, End: end}
 	o.delivered += int64(len(o.vals))
 	o.vals, o.ids = nil, nil
 	if end {

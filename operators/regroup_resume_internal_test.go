@@ -38,7 +38,7 @@ func checkResumeOf[In, Out any](t *testing.T, conv func(int) In, build func(opts
 		for i, v := range c.Values {
 			vals[i] = conv(v)
 		}
-		return flow.Chunk[In]{Batch: c.Batch, IDs: flow.ListIDs(c.IDs.AppendTo(nil)), Values: vals, End: c.End}
+		return flow.Chunk[In]{Part: c.Part, IDs: flow.ListIDs(c.IDs.AppendTo(nil)), Values: vals, End: c.End}
 	}
 	for _, c := range in {
 		if err := p.Process(ctx, chunk(c), &full); err != nil {
@@ -59,8 +59,8 @@ func checkResumeOf[In, Out any](t *testing.T, conv func(int) In, build func(opts
 		started := false
 		for j, c := range in {
 			if !started {
-				e := flow.EpochOf(c.Batch)
-				started = e == m.s.Epoch && c.Batch >= m.s.From.Part || e > m.s.Epoch
+				e := flow.EpochOf(c.Part)
+				started = e == m.s.Epoch && c.Part >= m.s.From.Part || e > m.s.Epoch
 			}
 			if started {
 				if err := r.Process(ctx, chunk(c), &rest); err != nil {

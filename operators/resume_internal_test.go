@@ -31,14 +31,14 @@ func resumeInput() []flow.Chunk[int] {
 			if q%9 == 4 {
 				n = 0
 			}
-			b := flow.EpochBatch(e, 2*q)
+			b := flow.EpochPart(e, 2*q)
 			for lo := 0; ; lo += 7 {
 				hi := min(lo+7, n)
 				vals := make([]int, 0, hi-lo)
 				for i := lo; i < hi; i++ {
 					vals = append(vals, row+i)
 				}
-				out = append(out, flow.Chunk[int]{Batch: b, IDs: flow.OrdinalIDs(base, uint64(row+lo), hi-lo), Values: vals, End: hi == n})
+				out = append(out, flow.Chunk[int]{Part: b, IDs: flow.OrdinalIDs(base, uint64(row+lo), hi-lo), Values: vals, End: hi == n})
 				if hi == n {
 					break
 				}
@@ -53,7 +53,7 @@ type stateful interface{ State() OrderState }
 
 // checkResume runs stage over the input, takes the state after every
 // chunk, and resumes a new processor from each: fed the input from the
-// state's partition on (the first partition whose batch number is at
+// state's partition on (the first partition whose partition number is at
 // least the state's, in the state's epoch or a later one), it must give
 // exactly the rest of the run.
 func checkResume(t *testing.T, build func(...ShuffleOption) flow.Operator[int, int]) {
@@ -84,8 +84,8 @@ func checkResume(t *testing.T, build func(...ShuffleOption) flow.Operator[int, i
 		started := false
 		for _, c := range in {
 			if !started {
-				e := flow.EpochOf(c.Batch)
-				started = e == m.s.Epoch && c.Batch >= m.s.Partition || e > m.s.Epoch
+				e := flow.EpochOf(c.Part)
+				started = e == m.s.Epoch && c.Part >= m.s.Partition || e > m.s.Epoch
 			}
 			if started {
 				c.IDs, c.Values = flow.ListIDs(c.IDs.AppendTo(nil)), slices.Clone(c.Values)

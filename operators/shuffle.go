@@ -96,7 +96,7 @@ type entry[T any] struct {
 	ord int64
 }
 
-// partStart is where an input partition began: its batch number and the
+// partStart is where an input partition began: its partition number and the
 // ordinal of its first row in the epoch.
 type partStart struct{ batch, row int64 }
 
@@ -120,7 +120,7 @@ type shuffleProc[T any] struct {
 
 func (p *shuffleProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[T]) error {
 	defer c.Release()
-	if e := flow.EpochOf(c.Batch); !p.started || e != p.epoch {
+	if e := flow.EpochOf(c.Part); !p.started || e != p.epoch {
 		if err := p.endEpoch(ctx, out); err != nil {
 			return err
 		}
@@ -128,8 +128,8 @@ func (p *shuffleProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.
 			return err
 		}
 	}
-	if n := len(p.starts); n == 0 || p.starts[n-1].batch != c.Batch {
-		p.starts = append(p.starts, partStart{c.Batch, p.rows})
+	if n := len(p.starts); n == 0 || p.starts[n-1].batch != c.Part {
+		p.starts = append(p.starts, partStart{c.Part, p.rows})
 		if len(p.starts) > 256 && p.op.size == nil {
 			p.prune()
 		}
@@ -202,7 +202,7 @@ func (p *shuffleProc[T]) begin(e int64) error {
 	p.started, p.epoch = true, e
 	p.rng = pcg.Keyed(p.env.Seed, uint64(e), uint64(p.env.Position), purposeShuffle)
 	p.rows, p.draws, p.skip, p.bytes, p.starts = 0, 0, 0, 0, p.starts[:0]
-	p.out.part, p.out.n = flow.EpochBatch(e, 0), 0
+	p.out.part, p.out.n = flow.EpochPart(e, 0), 0
 	r := p.resume
 	if r == nil {
 		return nil
@@ -223,7 +223,7 @@ func (p *shuffleProc[T]) begin(e int64) error {
 	if p.skip < 0 {
 		return fmt.Errorf("operators: %s: resume state %+v delivered fewer rows than had left the buffer", p.op.cfg.name, *r)
 	}
-	p.out.part, p.out.n = flow.EpochBatch(e, r.Output), int(r.Delivered)
+	p.out.part, p.out.n = flow.EpochPart(e, r.Output), int(r.Delivered)
 	return nil
 }
 

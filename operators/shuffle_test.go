@@ -35,7 +35,7 @@ func unshuffled(epochs int64) []flow.Item[int64] {
 	for e := range epochs {
 		for i := int64(0); i < shufRows; i++ {
 			if keep(i) {
-				out = append(out, flow.Item[int64]{Batch: flow.EpochBatch(e, i/shufPart), ID: sourceID(i), Value: 3 * i})
+				out = append(out, flow.Item[int64]{Part: flow.EpochPart(e, i/shufPart), ID: sourceID(i), Value: 3 * i})
 			}
 		}
 	}
@@ -44,7 +44,7 @@ func unshuffled(epochs int64) []flow.Item[int64] {
 
 // checkShuffle checks what every shuffle must give: the same items at
 // every parallelism and in every run, each epoch a permutation of the
-// input with every ID once, epochs and seeds that differ, batch numbers
+// input with every ID once, epochs and seeds that differ, partition numbers
 // that increase and carry the epoch. It returns epoch 0's mixing.
 func checkShuffle(t *testing.T, stage func() flow.Stage, window int) determinism.Mixing {
 	t.Helper()
@@ -62,11 +62,11 @@ func checkShuffle(t *testing.T, stage func() flow.Stage, window int) determinism
 	for e := range 2 {
 		epoch := ref[e*per : (e+1)*per]
 		for i, it := range epoch {
-			if flow.EpochOf(it.Batch) != int64(e) || i > 0 && it.Batch < epoch[i-1].Batch {
-				t.Fatalf("epoch %d, item %d: batch %d after %d", e, i, it.Batch, epoch[max(i-1, 0)].Batch)
+			if flow.EpochOf(it.Part) != int64(e) || i > 0 && it.Part < epoch[i-1].Part {
+				t.Fatalf("epoch %d, item %d: partition %d after %d", e, i, it.Part, epoch[max(i-1, 0)].Part)
 			}
 		}
-		// Batch numbers are the shuffle's own; compare rows by ID.
+		// Partition numbers are the shuffle's own; compare rows by ID.
 		m, err := determinism.MeasureMixing(in, relabel(epoch, in), window)
 		if err != nil {
 			t.Fatalf("epoch %d: %v", e, err)
@@ -84,16 +84,16 @@ func checkShuffle(t *testing.T, stage func() flow.Stage, window int) determinism
 	return mix
 }
 
-// relabel gives the items of out the batch numbers their rows had in in,
+// relabel gives the items of out the partition numbers their rows had in in,
 // so that MeasureMixing sees input partitions.
 func relabel(out, in []flow.Item[int64]) []flow.Item[int64] {
 	batch := make(map[rowid.ID]int64, len(in))
 	for _, it := range in {
-		batch[it.ID] = it.Batch
+		batch[it.ID] = it.Part
 	}
 	r := slices.Clone(out)
 	for i := range r {
-		r[i].Batch = batch[r[i].ID]
+		r[i].Part = batch[r[i].ID]
 	}
 	return r
 }

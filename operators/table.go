@@ -93,7 +93,7 @@ type tableProc[T any] struct {
 	vals  []T
 	ids   []rowid.ID
 	parts int   // partitions in the table
-	start int64 // the batch number of the table's first partition
+	start int64 // the partition number of the table's first partition
 	table int64 // the table's number within the epoch
 	in    inCursor
 	out   outParts[Rows[T]]
@@ -104,13 +104,13 @@ func (p *tableProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Em
 	if s := begin(&p.in, &p.out); s != nil {
 		p.table = s.Group
 	}
-	if p.out.crosses(c.Batch) {
-		if err := epochStart(ctx, p, &p.out, out, c.Batch); err != nil {
+	if p.out.crosses(c.Part) {
+		if err := epochStart(ctx, p, &p.out, out, c.Part); err != nil {
 			return err
 		}
 		p.table = 0
 	}
-	at := p.in.at(c.Batch)
+	at := p.in.at(c.Part)
 	if p.in.skipped(at, len(c.Values)) > 0 || p.in.from != nil && at.Part < p.in.from.From.Part {
 		// A partition delivered before the resume point, End included.
 		p.in.advance(len(c.Values), c.End)
@@ -118,7 +118,7 @@ func (p *tableProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Em
 	}
 	p.in.advance(len(c.Values), c.End)
 	if p.parts == 0 && len(p.vals) == 0 {
-		p.start = c.Batch
+		p.start = c.Part
 	}
 	p.vals = append(p.vals, c.Values...)
 	p.ids = c.IDs.AppendTo(p.ids)

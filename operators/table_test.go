@@ -29,7 +29,7 @@ func tableSerial(rows, part int64, epochs int64, seed uint64, position, minP, ma
 				}
 				for lo := 0; lo < len(vals); lo += size {
 					hi := min(lo+size, len(vals))
-					items = append(items, flow.Item[operators.Rows[int64]]{Batch: flow.EpochBatch(e, int64(k/16)),
+					items = append(items, flow.Item[operators.Rows[int64]]{Part: flow.EpochPart(e, int64(k/16)),
 						ID: foldIDs("table-bucket", ids[lo:hi]), Value: operators.Rows[int64]{Values: vals[lo:hi:hi], IDs: ids[lo:hi:hi]}})
 					k++
 				}

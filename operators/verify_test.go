@@ -73,7 +73,7 @@ func equalItems[T comparable](t *testing.T, what string, got, want []flow.Item[T
 func checkUnordered[T comparable](t *testing.T, what string, got, want []flow.Item[T]) {
 	t.Helper()
 	sorted := slices.Clone(got)
-	slices.SortStableFunc(sorted, func(a, b flow.Item[T]) int { return cmp.Compare(a.Batch, b.Batch) })
+	slices.SortStableFunc(sorted, func(a, b flow.Item[T]) int { return cmp.Compare(a.Part, b.Part) })
 	equalItems(t, what+" (sorted by batch)", sorted, want)
 }
 
@@ -148,7 +148,7 @@ func mixedSerial() []flow.Item[out] {
 		}
 		for k := range fanOut(i) {
 			o, _ := work(out{Src: i, K: k})
-			items = append(items, flow.Item[out]{Batch: i / mixedPartition, ID: forkID(sourceID(i), k), Value: o})
+			items = append(items, flow.Item[out]{Part: i / mixedPartition, ID: forkID(sourceID(i), k), Value: o})
 		}
 	}
 	return items
@@ -218,7 +218,7 @@ func TestMap(t *testing.T) {
 	const rows, part = 1000, 64
 	var want []flow.Item[string]
 	for i := range int64(rows) {
-		want = append(want, flow.Item[string]{Batch: i / part, ID: sourceID(i), Value: fmt.Sprint(i*i, " ", spin(i%7))})
+		want = append(want, flow.Item[string]{Part: i / part, ID: sourceID(i), Value: fmt.Sprint(i*i, " ", spin(i%7))})
 	}
 	variants(t, want, func(n int) *flow.Pipeline {
 		return flow.From(source(rows, part, 10)).
@@ -229,7 +229,7 @@ func TestMap(t *testing.T) {
 	// A map to the same type works in place.
 	var same []flow.Item[int64]
 	for i := range int64(rows) {
-		same = append(same, flow.Item[int64]{Batch: i / part, ID: sourceID(i), Value: -i})
+		same = append(same, flow.Item[int64]{Part: i / part, ID: sourceID(i), Value: -i})
 	}
 	variants(t, same, func(n int) *flow.Pipeline {
 		return flow.From(source(rows, part, 10)).Parallel(n).
@@ -249,7 +249,7 @@ func TestFilter(t *testing.T) {
 			var want []flow.Item[int64]
 			for i := range int64(rows) {
 				if keep(i) {
-					want = append(want, flow.Item[int64]{Batch: i / part, ID: sourceID(i), Value: i})
+					want = append(want, flow.Item[int64]{Part: i / part, ID: sourceID(i), Value: i})
 				}
 			}
 			variants(t, want, func(n int) *flow.Pipeline {
@@ -281,7 +281,7 @@ func TestFlatMap(t *testing.T) {
 	var want []flow.Item[[2]int64]
 	for i := range int64(rows) {
 		for k := range count(i) {
-			want = append(want, flow.Item[[2]int64]{Batch: i / part, ID: forkID(sourceID(i), k), Value: [2]int64{i, int64(k)}})
+			want = append(want, flow.Item[[2]int64]{Part: i / part, ID: forkID(sourceID(i), k), Value: [2]int64{i, int64(k)}})
 		}
 	}
 	build := func(n int) *flow.Pipeline {
@@ -304,7 +304,7 @@ func TestTake(t *testing.T) {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			var want []flow.Item[int64]
 			for i := range min(n, rows) {
-				want = append(want, flow.Item[int64]{Batch: i / part, ID: sourceID(i), Value: 2 * i})
+				want = append(want, flow.Item[int64]{Part: i / part, ID: sourceID(i), Value: 2 * i})
 			}
 			// Take is serial; what comes before it may be parallel.
 			verify[int64](t, func(p int) *flow.Pipeline {
@@ -321,7 +321,7 @@ func TestTake(t *testing.T) {
 			// Take of an unending source ends the run.
 			want = nil
 			for i := range n {
-				want = append(want, flow.Item[int64]{Batch: i / part, ID: sourceID(i), Value: 2 * i})
+				want = append(want, flow.Item[int64]{Part: i / part, ID: sourceID(i), Value: 2 * i})
 			}
 			got := collect[int64](t, flow.From(sources.Generate(-1, func(i int64) (int64, error) { return 2 * i, nil },
 				sources.Named(srcName), sources.PartitionSize(part))).Parallel(3).Via(operators.Take[int64](n)))

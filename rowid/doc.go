@@ -91,6 +91,6 @@
 // An ID identifies a row; it does not say where the row is. A position such
 // as "row 17 of the epoch" cannot be known in parallel once a filter has run,
 // so nothing in a pipeline depends on one. The serial order is carried by
-// batch numbers; IDs only tell rows apart, to deduplicate them, to key
+// partition numbers; IDs only tell rows apart, to deduplicate them, to key
 // per-row state, or to match one run's output against another's.
 package rowid

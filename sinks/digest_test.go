@@ -29,7 +29,7 @@ func TestDigest(t *testing.T) {
 	for i, v := range vals {
 		want.Add(rowid.Ordinal(uint64(i)).Combine(rowid.FromString("slice")), v)
 	}
-	// The partition size changes the batch numbers, not the digest; the
+	// The partition size changes the partition numbers, not the digest; the
 	// parallelism changes neither.
 	for _, size := range []int{1, 100, 5000} {
 		for _, n := range []int{1, 3} {

@@ -141,7 +141,7 @@ func TestParquetShardsShardFailure(t *testing.T) {
 		sinks.RowsPerFile(300))
 	err := p.To(sink).Run(context.Background())
 	var se *flow.StageError
-	if !errors.As(err, &se) || !se.HasID || se.ID != items[2000].ID || se.Batch != 4 ||
+	if !errors.As(err, &se) || !se.HasID || se.ID != items[2000].ID || se.Part != 4 ||
 		!strings.Contains(err.Error(), `partition key="2" would be number 3 of writer 0; MaxOpenPartitions(2)`) {
 		t.Fatalf("Run: %v; want the error of row 2000, batch 4, %s", err, items[2000].ID)
 	}

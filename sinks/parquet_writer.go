@@ -64,7 +64,7 @@ func (s *writer[T]) consume(c *flow.Chunk[T]) error {
 		return nil
 	}
 	if s.flat != nil {
-		return s.flat.write(c.Batch, vals, c.IDs)
+		return s.flat.write(c.Part, vals, c.IDs)
 	}
 	cols := s.run.plan.parts
 	s.key = partitionKey(s.key[:0], cols, unsafe.Pointer(&vals[0]))
@@ -80,7 +80,7 @@ func (s *writer[T]) consume(c *flow.Chunk[T]) error {
 		if err != nil {
 			return err
 		}
-		if err := w.write(c.Batch, vals[start:i], c.IDs.Slice(start, i)); err != nil {
+		if err := w.write(c.Part, vals[start:i], c.IDs.Slice(start, i)); err != nil {
 			return err
 		}
 		start = i
@@ -221,7 +221,7 @@ func (r *rollingWriter[T]) write(batch int64, vals []T, ids flow.IDs) error {
 
 // fail attaches the sink and the row to err.
 func (r *rollingWriter[T]) fail(batch int64, id rowid.ID, err error) error {
-	return &flow.RowError{Batch: batch, ID: id, Err: fmt.Errorf("sinks: ParquetShards(%q): %w", r.s.run.plan.dir, err)}
+	return &flow.RowError{Part: batch, ID: id, Err: fmt.Errorf("sinks: ParquetShards(%q): %w", r.s.run.plan.dir, err)}
 }
 
 // add writes vals to the current row group in batches aligned on

@@ -107,7 +107,7 @@ func Seed(seed uint64) DatasetOption {
 }
 
 // Epochs reads the dataset n times (default 1), each epoch shuffled anew;
-// any negative n repeats it forever. Batch numbers keep increasing across
+// any negative n repeats it forever. Partition numbers keep increasing across
 // epochs. n = 0 is an error. It sets the epoch count of the pipeline that
 // reads the source: it is flow.Pipeline.Epochs(n), which the pipeline may
 // call again to change it.

@@ -59,7 +59,7 @@ func TestErrorMessages(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = count(sources.Parquet[Row](root))
-	want := `flow: stage "parquet", batch 0: pqcol: ` + path + `: row group 0: column "id": page 0 at offset 4: row 0: corrupt data: page checksum mismatch: `
+	want := `flow: stage "parquet", partition 0: pqcol: ` + path + `: row group 0: column "id": page 0 at offset 4: row 0: corrupt data: page checksum mismatch: `
 	if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Count(err.Error(), "x.parquet") != 1 {
 		t.Errorf("corrupt page:\n got %v\nwant %s…, naming the file once", err, want)
 	}

@@ -62,7 +62,7 @@ func writeReviews(dir string) error {
 
 // The English reviews that score above one half, read on two workers:
 // Where skips the lang=de files unopened, RowFilter keeps the rows, and
-// the items come in plan order, one partition (batch) per row group.
+// the items come in plan order, one partition per row group.
 func ExampleParquet() {
 	dir, err := os.MkdirTemp("", "reviews-")
 	if err != nil {
@@ -83,12 +83,12 @@ func ExampleParquet() {
 			fmt.Println(err)
 			return
 		}
-		fmt.Printf("batch %d: id %d, score %.2f, %s\n", it.Batch, it.Value.ID, it.Value.Score, it.Value.Lang)
+		fmt.Printf("partition %d: id %d, score %.2f, %s\n", it.Part, it.Value.ID, it.Value.Score, it.Value.Lang)
 	}
 	// Output:
-	// batch 0: id 102, score 0.67, en
-	// batch 1: id 103, score 0.83, en
-	// batch 1: id 104, score 1.00, en
+	// partition 0: id 102, score 0.67, en
+	// partition 1: id 103, score 0.83, en
+	// partition 1: id 104, score 1.00, en
 }
 
 // A filter from a command line, and the text form of one built in Go.

@@ -20,7 +20,7 @@ func fragmentPartitions[T any](ctx context.Context, plan *dataset.Plan, e int64,
 				yield(flow.Partition[T]{}, err)
 				return
 			}
-			p := flow.Partition[T]{Batch: fr.Index, Read: func(ctx context.Context, out flow.Emitter[T]) error {
+			p := flow.Partition[T]{Part: fr.Index, Read: func(ctx context.Context, out flow.Emitter[T]) error {
 				return read(ctx, fr, out)
 			}}
 			if !yield(p, nil) {

@@ -46,7 +46,7 @@ func (s *genSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2[f
 		size := int64(s.cfg.partitionSize)
 		for b, lo := int64(0), int64(0); lo < s.n; b, lo = b+1, lo+size {
 			hi := lo + min(size, s.n-lo)
-			p := flow.Partition[T]{Batch: b, Read: func(ctx context.Context, out flow.Emitter[T]) error {
+			p := flow.Partition[T]{Part: b, Read: func(ctx context.Context, out flow.Emitter[T]) error {
 				return s.read(ctx, b, lo, hi, out)
 			}}
 			if !yield(p, nil) {
@@ -59,7 +59,7 @@ func (s *genSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2[f
 func (s *genSource[T]) read(ctx context.Context, batch, lo, hi int64, out flow.Emitter[T]) error {
 	for i := lo; i < hi; i += int64(s.cfg.chunkSize) {
 		j := i + min(int64(s.cfg.chunkSize), hi-i)
-		c := flow.Chunk[T]{Batch: batch, IDs: flow.OrdinalIDs(s.cfg.base, uint64(i), int(j-i)), End: j == hi}
+		c := flow.Chunk[T]{Part: batch, IDs: flow.OrdinalIDs(s.cfg.base, uint64(i), int(j-i)), End: j == hi}
 		c.Values = flow.Alloc[T](int(j - i))
 		for k := i; k < j; k++ {
 			v, err := s.f(k)

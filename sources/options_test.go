@@ -109,7 +109,7 @@ func TestRankFromEnvReadsTheEnvironmentAtRunStart(t *testing.T) {
 		}
 		union = append(union, got...)
 	}
-	slices.SortStableFunc(union, func(a, b flow.Item[Hive]) int { return int(a.Batch - b.Batch) })
+	slices.SortStableFunc(union, func(a, b flow.Item[Hive]) int { return int(a.Part - b.Part) })
 	if !slices.Equal(union, all) {
 		t.Fatalf("the ranks' union (%d rows) is not the dataset (%d rows)", len(union), len(all))
 	}

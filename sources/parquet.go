@@ -368,7 +368,7 @@ func (run *parquetRun[T]) rowGroups(ctx context.Context, f dataset.File) ([]int6
 	defer run.release(of)
 	if err != nil {
 		if run.src.cfg.skip != nil && ctx.Err() == nil {
-			run.skips.addFile(Skipped{Path: f.RelPath, Batch: -1, RowGroup: -1, Err: err.Error()})
+			run.skips.addFile(Skipped{Path: f.RelPath, Part: -1, RowGroup: -1, Err: err.Error()})
 			return nil, nil
 		}
 		return nil, err
@@ -419,7 +419,7 @@ func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr data
 	defer of.readers.Put(st)
 	rd := st.rd
 	// A whole-file fragment spans row groups; a row-group fragment is one.
-	base := span{batch: fr.Batch, path: of.path, file: of.rel, id: of.id, chunk: run.src.cfg.chunkSize,
+	base := span{batch: fr.Part, path: of.path, file: of.rel, id: of.id, chunk: run.src.cfg.chunkSize,
 		recycle: func(cs *columnSet) { run.cols.Put(cs) }}
 	var spans []span
 	if fr.RowGroup >= 0 {
@@ -444,7 +444,7 @@ func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr data
 		}
 	}
 	if len(spans) == 0 {
-		return out.Push(ctx, flow.Chunk[T]{Batch: fr.Batch, End: true})
+		return out.Push(ctx, flow.Chunk[T]{Part: fr.Part, End: true})
 	}
 	cols := run.columns(len(of.plan.leaves()))
 	defer func() {

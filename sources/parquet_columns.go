@@ -205,7 +205,7 @@ func (r *columnsReader) emit(ctx context.Context, sp span, cols *columnSet, last
 		}
 	}
 	ids := flow.OrdinalIDs(sp.id, uint64(sp.first), 1)
-	return true, out.Push(ctx, flow.Chunk[*ColumnBatch]{Batch: sp.batch, IDs: ids, Values: []*ColumnBatch{b}, End: last})
+	return true, out.Push(ctx, flow.Chunk[*ColumnBatch]{Part: sp.batch, IDs: ids, Values: []*ColumnBatch{b}, End: last})
 }
 
 func int96Bytes(c *pqcol.Column) []byte {

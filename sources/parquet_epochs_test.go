@@ -11,7 +11,7 @@ import (
 )
 
 // The source's Epochs option is the pipeline's Epochs: the same items,
-// batch numbers carrying the epoch, and a Shuffle after the source that
+// partition numbers carrying the epoch, and a Shuffle after the source that
 // reshuffles every epoch from the pipeline's epochs.
 func TestParquetEpochsArePipelineEpochs(t *testing.T) {
 	root, _ := hiveDataset(t)
@@ -25,8 +25,8 @@ func TestParquetEpochsArePipelineEpochs(t *testing.T) {
 	}
 	per := len(byOption) / 3
 	for i, it := range byOption {
-		if flow.EpochOf(it.Batch) != int64(i/per) {
-			t.Fatalf("item %d: batch %d is not in epoch %d", i, it.Batch, i/per)
+		if flow.EpochOf(it.Part) != int64(i/per) {
+			t.Fatalf("item %d: partition %d is not in epoch %d", i, it.Part, i/per)
 		}
 	}
 	// The pipeline may change the count the option set.

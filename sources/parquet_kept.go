@@ -72,7 +72,7 @@ type chunkFiller[T any] struct {
 
 // push pushes the chunk, whose rows lie in span rows [base, to).
 func (c *chunkFiller[T]) push(ctx context.Context, sp span, to int64, end bool, out flow.Emitter[T]) error {
-	ch := flow.Chunk[T]{Batch: sp.batch, Values: c.vals, End: end,
+	ch := flow.Chunk[T]{Part: sp.batch, Values: c.vals, End: end,
 		IDs: flow.OrdinalIDs(sp.id, uint64(sp.first+c.base-sp.from), int(to-c.base))}
 	switch {
 	case c.sel == nil:

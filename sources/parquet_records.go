@@ -198,7 +198,7 @@ func (r *recordsReader) emitRows(ctx context.Context, sp span, cols *columnSet, 
 		if rows != nil {
 			ids = keptIDs(sp, rows[lo:hi])
 		}
-		c := flow.Chunk[Record]{Batch: sp.batch, IDs: ids, Values: recs[lo:hi:hi], End: last && hi == m}
+		c := flow.Chunk[Record]{Part: sp.batch, IDs: ids, Values: recs[lo:hi:hi], End: last && hi == m}
 		if err := out.Push(ctx, c); err != nil {
 			return err
 		}

@@ -45,11 +45,11 @@ type SkipReport struct {
 	FilesLost int
 }
 
-// Skipped is one skipped file (RowGroup -1, From = To = 0, Batch -1) or
+// Skipped is one skipped file (RowGroup -1, From = To = 0, Part -1) or
 // fragment.
 type Skipped struct {
 	Path     string // relative to the dataset root
-	Batch    int64
+	Part     int64
 	RowGroup int
 	From, To int64
 	Err      string
@@ -88,11 +88,11 @@ func (l *skipLog) write(r *SkipReport) {
 	defer l.mu.Unlock()
 	items := slices.Clone(l.items)
 	slices.SortFunc(items, func(a, b Skipped) int {
-		return cmp.Or(cmp.Compare(a.Batch, b.Batch), cmp.Compare(a.Path, b.Path))
+		return cmp.Or(cmp.Compare(a.Part, b.Part), cmp.Compare(a.Path, b.Path))
 	})
 	*r = SkipReport{Skipped: items}
 	for _, s := range items {
-		if s.Batch < 0 {
+		if s.Part < 0 {
 			r.FilesLost++
 		} else {
 			r.RowsLost += s.To - s.From
@@ -108,8 +108,8 @@ func (run *parquetRun[T]) readSkipping(ctx context.Context, fr dataset.Fragment,
 	of, err := run.open(ctx, fr.File)
 	run.release(of)
 	if err != nil && ctx.Err() == nil {
-		run.skips.addFile(Skipped{Path: fr.Path, Batch: -1, RowGroup: -1, Err: err.Error()})
-		return out.Push(ctx, flow.Chunk[T]{Batch: fr.Batch, End: true})
+		run.skips.addFile(Skipped{Path: fr.Path, Part: -1, RowGroup: -1, Err: err.Error()})
+		return out.Push(ctx, flow.Chunk[T]{Part: fr.Part, End: true})
 	}
 	var buf bufferOut[T]
 	err = run.readStrict(ctx, fr, &buf)
@@ -117,8 +117,8 @@ func (run *parquetRun[T]) readSkipping(ctx context.Context, fr dataset.Fragment,
 		for _, c := range buf.chunks {
 			c.Release()
 		}
-		run.skips.add(Skipped{Path: fr.Path, Batch: fr.Batch, RowGroup: fr.RowGroup, From: fr.From, To: fr.To, Err: err.Error()})
-		return out.Push(ctx, flow.Chunk[T]{Batch: fr.Batch, End: true})
+		run.skips.add(Skipped{Path: fr.Path, Part: fr.Part, RowGroup: fr.RowGroup, From: fr.From, To: fr.To, Err: err.Error()})
+		return out.Push(ctx, flow.Chunk[T]{Part: fr.Part, End: true})
 	}
 	if err != nil {
 		return err

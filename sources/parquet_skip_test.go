@@ -68,7 +68,7 @@ func TestParquetSkipsBadFragmentsDeterministically(t *testing.T) {
 		if report.FilesLost != 1 || report.RowsLost == 0 || len(report.Skipped) < 2 {
 			t.Fatalf("parallelism %d: report %+v", n, report)
 		}
-		if s := report.Skipped[0]; s.Path != "c.parquet" || s.Batch != -1 {
+		if s := report.Skipped[0]; s.Path != "c.parquet" || s.Part != -1 {
 			t.Fatalf("parallelism %d: first skip %+v, want the file c.parquet", n, s)
 		}
 		for _, s := range report.Skipped[1:] {

@@ -77,7 +77,7 @@ func (r structReader[T]) emitRows(ctx context.Context, sp span, cols *columnSet,
 	for row := sp.from; row < sp.to; row += chunk {
 		m := min(chunk, sp.to-row)
 		first := sp.first + (row - sp.from)
-		c := flow.Chunk[T]{Batch: sp.batch, IDs: flow.OrdinalIDs(sp.id, uint64(first), int(m)),
+		c := flow.Chunk[T]{Part: sp.batch, IDs: flow.OrdinalIDs(sp.id, uint64(first), int(m)),
 			Values: flow.Alloc[T](int(m))[:m], End: last && row+m == sp.to}
 		pos := assemble.Pos{Path: sp.path, File: sp.file, RowGroup: sp.rg, FirstRow: first}
 		if err := r.d.Next(c.Values, &pos); err != nil {
@@ -96,5 +96,5 @@ func pushEnd[T any](ctx context.Context, sp span, last bool, out flow.Emitter[T]
 	if !last {
 		return nil
 	}
-	return out.Push(ctx, flow.Chunk[T]{Batch: sp.batch, End: true})
+	return out.Push(ctx, flow.Chunk[T]{Part: sp.batch, End: true})
 }

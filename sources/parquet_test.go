@@ -92,7 +92,7 @@ func TestParquetReadsWhatTheGenericReaderReads(t *testing.T) {
 			if got[i].ID != want[i].ID || !reflect.DeepEqual(normalizeRow(got[i].Value), normalizeRow(want[i].Value)) {
 				t.Fatalf("parallelism %d: row %d = %+v (ID %v), want %+v (ID %v)", n, i, got[i].Value, got[i].ID, want[i].Value, want[i].ID)
 			}
-			if i > 0 && got[i].Batch < got[i-1].Batch {
+			if i > 0 && got[i].Part < got[i-1].Part {
 				t.Fatalf("parallelism %d: batch decreases at row %d", n, i)
 			}
 		}
@@ -186,7 +186,7 @@ func TestParquetShardsCoverTheDataset(t *testing.T) {
 			union = append(union, testutil.Items[Hive](t, flow.From(sources.Parquet[Hive](root,
 				sources.MaxRows(100), sources.Rank(rank, world))).Parallel(2))...)
 		}
-		slices.SortStableFunc(union, func(a, b flow.Item[Hive]) int { return int(a.Batch - b.Batch) })
+		slices.SortStableFunc(union, func(a, b flow.Item[Hive]) int { return int(a.Part - b.Part) })
 		if !slices.Equal(union, all) {
 			t.Fatalf("world %d: the union over ranks (%d rows) is not the dataset (%d rows)", world, len(union), len(all))
 		}

@@ -49,7 +49,7 @@ func (s *genSource[T]) ReadRange(_ context.Context, lo, hi int64, vals []T, ids 
 	for i := lo; i < hi; i++ {
 		v, err := s.f(i)
 		if err != nil {
-			return vals, ids, &flow.RowError{Batch: i / int64(s.cfg.partitionSize), ID: run.At(int(i - lo)), Err: err}
+			return vals, ids, &flow.RowError{Part: i / int64(s.cfg.partitionSize), ID: run.At(int(i - lo)), Err: err}
 		}
 		vals = append(vals, v)
 	}

@@ -172,9 +172,9 @@ func checkRecordsAndColumns(t *testing.T, what, root string, opts []sources.Parq
 		t.Fatalf("%s, records: %d rows, want %d", what, len(recs), len(want))
 	}
 	for i, r := range recs {
-		if id, _ := r.Value.Get("id"); id != want[i].Value.ID || r.ID != want[i].ID || r.Batch != want[i].Batch {
-			t.Fatalf("%s, records: row %d is id %v (ID %v, batch %d), want %d (ID %v, batch %d)",
-				what, i, id, r.ID, r.Batch, want[i].Value.ID, want[i].ID, want[i].Batch)
+		if id, _ := r.Value.Get("id"); id != want[i].Value.ID || r.ID != want[i].ID || r.Part != want[i].Part {
+			t.Fatalf("%s, records: row %d is id %v (ID %v, partition %d), want %d (ID %v, partition %d)",
+				what, i, id, r.ID, r.Part, want[i].Value.ID, want[i].ID, want[i].Part)
 		}
 	}
 	i := 0
@@ -188,7 +188,7 @@ func checkRecordsAndColumns(t *testing.T, what, root string, opts []sources.Parq
 			if !b.Kept(r) {
 				continue
 			}
-			if i >= len(want) || id != want[i].Value.ID || b.RowID(r) != want[i].ID || it.Batch != want[i].Batch {
+			if i >= len(want) || id != want[i].Value.ID || b.RowID(r) != want[i].ID || it.Part != want[i].Part {
 				t.Fatalf("%s, columns: kept row %d is id %d (ID %v)", what, i, id, b.RowID(r))
 			}
 			i++
@@ -373,10 +373,10 @@ func TestRowFilterPagesEndPartitions(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if ended[ch.Batch] {
-					t.Fatalf("%v: a chunk of partition %d follows its End chunk", c.f, ch.Batch)
+				if ended[ch.Part] {
+					t.Fatalf("%v: a chunk of partition %d follows its End chunk", c.f, ch.Part)
 				}
-				ended[ch.Batch] = ch.End
+				ended[ch.Part] = ch.End
 				if len(ch.Values) > 8 || ch.IDs.Len() != len(ch.Values) {
 					t.Fatalf("%v: a chunk of %d values and %d IDs", c.f, len(ch.Values), ch.IDs.Len())
 				}

@@ -171,7 +171,7 @@ func TestRowFilterRecordsAndColumns(t *testing.T) {
 				id, _ := r.Value.Get("id")
 				opt, _ := r.Value.Get("opt")
 				w := want[i]
-				if r.ID != w.ID || r.Batch != w.Batch || id != w.Value.ID || (opt == nil) != (w.Value.Opt == nil) ||
+				if r.ID != w.ID || r.Part != w.Part || id != w.Value.ID || (opt == nil) != (w.Value.Opt == nil) ||
 					opt != nil && opt != *w.Value.Opt {
 					t.Fatalf("%v, records, parallelism %d: record %d is %v %v (ID %v), want %+v (ID %v)", c.f, n, i, id, opt, r.ID, w.Value, w.ID)
 				}
@@ -271,7 +271,7 @@ func TestRowFilterFillsChunksAndEndsPartitions(t *testing.T) {
 				t.Fatal(err)
 			}
 			if short {
-				t.Fatalf("%v: a chunk of batch %d follows a short one", c.f, ch.Batch)
+				t.Fatalf("%v: a chunk of partition %d follows a short one", c.f, ch.Part)
 			}
 			rows += len(ch.Values)
 			short = !ch.End && len(ch.Values) < 8

@@ -39,7 +39,7 @@ func (s *sliceSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2
 		size := s.cfg.partitionSize
 		for b, lo := int64(0), 0; lo < len(s.values); b, lo = b+1, lo+size {
 			hi := min(lo+size, len(s.values))
-			p := flow.Partition[T]{Batch: b, Read: func(ctx context.Context, out flow.Emitter[T]) error {
+			p := flow.Partition[T]{Part: b, Read: func(ctx context.Context, out flow.Emitter[T]) error {
 				return s.read(ctx, b, lo, hi, out)
 			}}
 			if !yield(p, nil) {
@@ -53,7 +53,7 @@ func (s *sliceSource[T]) read(ctx context.Context, batch int64, lo, hi int, out 
 	for i := lo; i < hi; i += s.cfg.chunkSize {
 		j := min(i+s.cfg.chunkSize, hi)
 		vals := append(flow.Alloc[T](j-i), s.values[i:j]...)
-		c := flow.Chunk[T]{Batch: batch, IDs: flow.OrdinalIDs(s.cfg.base, uint64(i), j-i), Values: vals, End: j == hi}
+		c := flow.Chunk[T]{Part: batch, IDs: flow.OrdinalIDs(s.cfg.base, uint64(i), j-i), Values: vals, End: j == hi}
 		if err := out.Push(ctx, c); err != nil {
 			return err
 		}

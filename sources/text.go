@@ -162,7 +162,7 @@ func (run *textRun[T]) read(ctx context.Context, fr dataset.Fragment, out flow.E
 		r = d
 	}
 	part.r = bufio.NewReaderSize(&recordLimit{r: r, part: part}, 64<<10)
-	buf := &rowBuffer[T]{out: out, batch: fr.Batch, comb: rowid.NewCombiner(rowid.FromString(file.RelPath)), size: run.src.cfg.chunkSize}
+	buf := &rowBuffer[T]{out: out, batch: fr.Part, comb: rowid.NewCombiner(rowid.FromString(file.RelPath)), size: run.src.cfg.chunkSize}
 	if err := run.src.format.read(ctx, part, buf); err != nil {
 		buf.release()
 		return err
@@ -274,7 +274,7 @@ func (b *rowBuffer[T]) flush(ctx context.Context, end bool) error {
 	if len(b.vals) == 0 && !end {
 		return nil
 	}
-	c := flow.Chunk[T]{Batch: b.batch, IDs: flow.ListIDs(b.ids), Values: b.vals, End: end}
+	c := flow.Chunk[T]{Part: b.batch, IDs: flow.ListIDs(b.ids), Values: b.vals, End: end}
 	b.vals, b.ids = nil, nil
 	return b.out.Push(ctx, c)
 }

@@ -159,7 +159,7 @@ func referenceCSV(t testing.TB, path, rel, lang string) []flow.Item[Line] {
 	}
 }
 
-// sameItems compares values and IDs, ignoring batch numbers.
+// sameItems compares values and IDs, ignoring partition numbers.
 func sameItems(t *testing.T, what string, got, want []flow.Item[Line]) {
 	t.Helper()
 	if len(got) != len(want) {
@@ -200,7 +200,7 @@ func TestCSVSerialEqualsParallel(t *testing.T) {
 				if parts := batches(got); size < 1000 && parts < int64(len(data))/size/2 {
 					t.Fatalf("PartitionBytes(%d): %d partitions for %d bytes", size, parts, len(data))
 				}
-			} else if !slices.EqualFunc(got, serial, func(a, b flow.Item[Line]) bool { return a.Batch == b.Batch && a.ID == b.ID }) {
+			} else if !slices.EqualFunc(got, serial, func(a, b flow.Item[Line]) bool { return a.Part == b.Part && a.ID == b.ID }) {
 				t.Fatalf("PartitionBytes(%d) Parallel(%d): batches differ from the serial run", size, par)
 			}
 		}
@@ -211,8 +211,8 @@ func TestCSVSerialEqualsParallel(t *testing.T) {
 func batches[T any](items []flow.Item[T]) int64 {
 	n, last := int64(0), int64(-1)
 	for _, it := range items {
-		if it.Batch != last {
-			n, last = n+1, it.Batch
+		if it.Part != last {
+			n, last = n+1, it.Part
 		}
 	}
 	return n
@@ -450,14 +450,14 @@ func TestTextRanksAndEpochs(t *testing.T) {
 		}
 		union = append(union, got...)
 	}
-	slices.SortStableFunc(union, func(a, b flow.Item[Line]) int { return int(a.Batch - b.Batch) })
+	slices.SortStableFunc(union, func(a, b flow.Item[Line]) int { return int(a.Part - b.Part) })
 	sameItems(t, "the ranks' union", union, all)
 
 	twice := testutil.Items[Line](t, flow.From(sources.JSONL[Line](dir, sources.PartitionBytes(2000), sources.Epochs(2))).Parallel(3))
 	sameItems(t, "epoch 0", twice[:len(all)], all)
 	sameItems(t, "epoch 1", twice[len(all):], all)
-	if flow.EpochOf(twice[len(all)].Batch) != 1 || twice[len(all)].Batch <= twice[len(all)-1].Batch {
-		t.Fatalf("epoch 1 starts at batch %d after %d", twice[len(all)].Batch, twice[len(all)-1].Batch)
+	if flow.EpochOf(twice[len(all)].Part) != 1 || twice[len(all)].Part <= twice[len(all)-1].Part {
+		t.Fatalf("epoch 1 starts at partition %d after %d", twice[len(all)].Part, twice[len(all)-1].Part)
 	}
 }
 

@@ -39,8 +39,8 @@ func TestMLLoader(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			epochs[flow.EpochOf(it.Batch)]++
-			if flow.EpochOf(it.Batch) != 0 {
+			epochs[flow.EpochOf(it.Part)]++
+			if flow.EpochOf(it.Part) != 0 {
 				continue
 			}
 			for _, id := range it.Value.IDs {

@@ -96,7 +96,7 @@ func run(ctx context.Context, n, workers int, dir string) error {
 	fmt.Printf("kept %d sentences, %d tokens (en %d, de %d, fr %d)\n", sentences, tokens, langs["en"], langs["de"], langs["fr"])
 	fmt.Println("first tokens of the shuffled stream (batch, row ID, value):")
 	for _, it := range first {
-		fmt.Printf("  %d  %s  %+v\n", it.Batch, it.ID, it.Value)
+		fmt.Printf("  %d  %s  %+v\n", it.Part, it.ID, it.Value)
 	}
 
 	serial, err := determinism.SumOf[Token](ctx, pipeline(1))

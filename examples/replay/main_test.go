@@ -62,7 +62,7 @@ func TestReplayCatchesAChange(t *testing.T) {
 	pos, row := d.Position, d.Candidate.ID
 	part := pos / 100
 	for _, want := range []string{
-		fmt.Sprintf("%s: partition %d differs: the file records batch %d, 100 items", golden, part, part),
+		fmt.Sprintf("%s: partition %d differs: the file records part %d, 100 items", golden, part, part),
 		fmt.Sprintf("; item %d (%d of the partition) differs: the file records row %v", pos, pos%100, row),
 		fmt.Sprintf("; the run has row %v", row),
 		fmt.Sprintf(", value {Order:%+v Tax:%d", d.Candidate.Value.(Invoice).Order, d.Candidate.Value.(Invoice).Tax),

@@ -114,21 +114,21 @@
 // full permutation after those of epochs before it. Here every epoch is
 // planned on its own.
 //
-// # Epochs and batch numbers
+// # Epochs and partition numbers
 //
 // [Config.Epochs] sets a finite number of epochs, or forever. Every epoch has the
 // same fragments, reordered with the epoch's own random streams. The
-// fragment at index i of epoch e (counted before the split between ranks) has batch number
-// e*[EpochStride] + i, so batch numbers increase along the plan, across
+// fragment at index i of epoch e (counted before the split between ranks) has partition number
+// e*[EpochStride] + i, so partition numbers increase along the plan, across
 // epochs too, and are unique across ranks; they are not contiguous.
-// [BatchPosition] maps a batch number back to its [Position].
+// [BatchPosition] maps a partition number back to its [Position].
 //
 // # Ranks
 //
 // [Config.Rank] and [Config.World] keep, of each epoch's order, the fragments at the
 // indices j with j % world == rank. The split comes after shuffling, so
 // every rank computes the same order; the ranks' fragments are disjoint,
-// their union is the whole plan, and merging them by batch number gives
+// their union is the whole plan, and merging them by partition number gives
 // the whole order. Ranks get the same number of fragments per epoch,
 // give or take one. Package ranks reads rank and world the way torchrun,
 // MPI, Kubernetes Indexed Jobs and Slurm arrays pass them.

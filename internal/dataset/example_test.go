@@ -72,16 +72,16 @@ func Example() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Printf("batch %d: %s group %d rows [%d,%d) first row %d\n",
-			f.Batch, f.Path, f.RowGroup, f.From, f.To, f.FirstRow)
+		fmt.Printf("partition %d: %s group %d rows [%d,%d) first row %d\n",
+			f.Part, f.Path, f.RowGroup, f.From, f.To, f.FirstRow)
 	}
 	// Output:
 	// columns: [lang]
-	// batch 0: lang=de/part-0.parquet group 0 rows [0,2) first row 0
-	// batch 1: lang=de/part-0.parquet group 0 rows [2,4) first row 2
-	// batch 2: lang=de/part-0.parquet group 1 rows [0,2) first row 4
-	// batch 3: lang=en/part-0.parquet group 0 rows [0,1) first row 0
-	// batch 4: lang=en/part-0.parquet group 0 rows [1,3) first row 1
+	// partition 0: lang=de/part-0.parquet group 0 rows [0,2) first row 0
+	// partition 1: lang=de/part-0.parquet group 0 rows [2,4) first row 2
+	// partition 2: lang=de/part-0.parquet group 1 rows [0,2) first row 4
+	// partition 3: lang=en/part-0.parquet group 0 rows [0,1) first row 0
+	// partition 4: lang=en/part-0.parquet group 0 rows [1,3) first row 1
 }
 
 func Example_shuffleAndRank() {
@@ -103,10 +103,10 @@ func Example_shuffleAndRank() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Printf("epoch %d index %d batch %d: group %d rows [%d,%d)\n",
-			f.Epoch, f.Index, f.Batch, f.RowGroup, f.From, f.To)
+		fmt.Printf("epoch %d index %d partition %d: group %d rows [%d,%d)\n",
+			f.Epoch, f.Index, f.Part, f.RowGroup, f.From, f.To)
 	}
 	// Output:
-	// epoch 0 index 1 batch 1: group 0 rows [0,2)
-	// epoch 1 index 1 batch 4294967297: group 0 rows [2,4)
+	// epoch 0 index 1 partition 1: group 0 rows [0,2)
+	// epoch 1 index 1 partition 4294967297: group 0 rows [2,4)
 }

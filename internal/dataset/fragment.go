@@ -5,12 +5,12 @@ import (
 	"math/bits"
 )
 
-// EpochStride is the distance between the batch numbers of two consecutive
+// EpochStride is the distance between the partition numbers of two consecutive
 // epochs: the fragment at index i of epoch e has batch e*EpochStride + i.
 // An epoch holds at most EpochStride fragments.
 const EpochStride = 1 << 32
 
-// maxEpoch bounds epoch numbers so that batch numbers fit in an int64.
+// maxEpoch bounds epoch numbers so that partition numbers fit in an int64.
 const maxEpoch = 1<<31 - 1
 
 // Position addresses one fragment of a plan: the Index-th fragment, counted
@@ -20,10 +20,10 @@ type Position struct {
 	Index int64
 }
 
-// Batch returns the batch number of the fragment at p.
+// Batch returns the partition number of the fragment at p.
 func (p Position) Batch() int64 { return p.Epoch*EpochStride + p.Index }
 
-// BatchPosition returns the position of the fragment with batch number b;
+// BatchPosition returns the position of the fragment with partition number b;
 // it is the inverse of [Position.Batch] for non-negative b.
 func BatchPosition(b int64) Position {
 	return Position{Epoch: b / EpochStride, Index: b % EpochStride}
@@ -37,9 +37,9 @@ type Fragment struct {
 	// Index is the fragment's position in the epoch's order before
 	// the split between ranks, counted from 0.
 	Index int64
-	// Batch is Position{Epoch, Index}.Batch(): it increases along the plan
+	// Part is Position{Epoch, Index}.Part(): it increases along the plan
 	// and no two fragments of a plan share it, whatever the rank.
-	Batch int64
+	Part int64
 	// File is the index of the file in [Dataset.Files].
 	File int
 	// Path is the file's [File.RelPath].

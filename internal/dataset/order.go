@@ -167,7 +167,7 @@ func (em *emitter) emit(ctx context.Context, f Fragment) error {
 			f.To += n
 		}
 	}
-	f.Batch = f.Position().Batch()
+	f.Part = f.Position().Batch()
 	if !em.yield(f, nil) {
 		return errStop
 	}

@@ -20,7 +20,7 @@ func (h hiveLayout) planOrder(ds *Dataset) []Fragment {
 		var first int64
 		for rg, n := range h.groups[f.RelPath] {
 			out = append(out, Fragment{
-				Index: int64(len(out)), Batch: int64(len(out)), File: i, Path: f.RelPath,
+				Index: int64(len(out)), Part: int64(len(out)), File: i, Path: f.RelPath,
 				RowGroup: rg, From: 0, To: int64(n), FirstRow: first,
 			})
 			first += int64(n)
@@ -54,7 +54,7 @@ func TestWholeFiles(t *testing.T) {
 		for _, n := range h.groups[f.Path] {
 			total += int64(n)
 		}
-		want := Fragment{Index: int64(i), Batch: int64(i), File: i, Path: ds.Files()[i].RelPath, RowGroup: -1, To: total}
+		want := Fragment{Index: int64(i), Part: int64(i), File: i, Path: ds.Files()[i].RelPath, RowGroup: -1, To: total}
 		if f != want {
 			t.Errorf("fragment %d: %+v, want %+v", i, f, want)
 		}
@@ -77,8 +77,8 @@ func TestShufflesArePermutations(t *testing.T) {
 				t.Errorf("window %d: order equals plan order", w)
 			}
 			for i, f := range got {
-				if f.Index != int64(i) || f.Batch != int64(i) {
-					t.Errorf("window %d: fragment %d has index %d batch %d", w, i, f.Index, f.Batch)
+				if f.Index != int64(i) || f.Part != int64(i) {
+					t.Errorf("window %d: fragment %d has index %d partition %d", w, i, f.Index, f.Part)
 				}
 			}
 		}
@@ -201,11 +201,11 @@ func TestEpochsAndBatches(t *testing.T) {
 	}
 	for i, f := range all {
 		e, j := int64(i/36), int64(i%36)
-		if f.Epoch != e || f.Index != j || f.Batch != e*EpochStride+j || BatchPosition(f.Batch) != f.Position() {
-			t.Errorf("fragment %d: epoch %d index %d batch %d", i, f.Epoch, f.Index, f.Batch)
+		if f.Epoch != e || f.Index != j || f.Part != e*EpochStride+j || BatchPosition(f.Part) != f.Position() {
+			t.Errorf("fragment %d: epoch %d index %d partition %d", i, f.Epoch, f.Index, f.Part)
 		}
-		if i > 0 && f.Batch <= all[i-1].Batch {
-			t.Errorf("fragment %d: batch %d after %d", i, f.Batch, all[i-1].Batch)
+		if i > 0 && f.Part <= all[i-1].Part {
+			t.Errorf("fragment %d: partition %d after %d", i, f.Part, all[i-1].Part)
 		}
 	}
 	for e := range int64(3) {
@@ -231,7 +231,7 @@ func TestResumeFromPosition(t *testing.T) {
 		for _, pos := range []Position{{0, 0}, {0, 7}, {1, 0}, {1, 1}, {2, 35}, {2, 36}, {1, 100}, {3, 0}} {
 			var want []Fragment
 			for _, f := range all {
-				if f.Batch >= pos.Batch() {
+				if f.Part >= pos.Batch() {
 					want = append(want, f)
 				}
 			}

@@ -25,15 +25,15 @@ func TestShardUnionIsThePlan(t *testing.T) {
 						if f.Index%int64(world) != int64(rank) {
 							t.Errorf("window %d, rank %d/%d: got index %d", w, rank, world, f.Index)
 						}
-						if r, dup := seen[f.Batch]; dup {
-							t.Errorf("window %d: batch %d on ranks %d and %d of %d", w, f.Batch, r, rank, world)
+						if r, dup := seen[f.Part]; dup {
+							t.Errorf("window %d: partition %d on ranks %d and %d of %d", w, f.Part, r, rank, world)
 						}
-						seen[f.Batch] = rank
+						seen[f.Part] = rank
 					}
 					union = append(union, frags...)
 				}
-				// Merging the ranks by batch number gives the unsharded plan.
-				slices.SortFunc(union, func(a, b Fragment) int { return int(a.Batch - b.Batch) })
+				// Merging the ranks by partition number gives the unsharded plan.
+				slices.SortFunc(union, func(a, b Fragment) int { return int(a.Part - b.Part) })
 				if !slices.Equal(union, whole) {
 					t.Errorf("window %d, world %d: union of ranks differs from the plan", w, world)
 				}

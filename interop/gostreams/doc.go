@@ -12,7 +12,7 @@
 // go-streams elements arrive one at a time on a channel. The adapters
 // group them into partitions of [PartitionSize] elements, in arrival
 // order, never by a timer, so which partition an element falls in (its
-// batch number) and its row ID depend only on its place in the stream:
+// partition number) and its row ID depend only on its place in the stream:
 // element i gets the ID rowid.Ordinal(i).Combine(rowid.FromString(name))
 // ([Named], default "gostreams"). An element may also be a []T (as
 // go-streams' own flow.NewBatch emits): its values are rows one after

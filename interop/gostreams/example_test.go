@@ -54,7 +54,7 @@ func ExampleFrom() {
 			fmt.Println(err)
 			return
 		}
-		fmt.Print(it.Batch, ":", it.Value, " ")
+		fmt.Print(it.Part, ":", it.Value, " ")
 	}
 	fmt.Println()
 	// Output: 0:0 0:1 0:4 1:9 1:16 1:25 2:36

@@ -101,7 +101,7 @@ func TestFromCutsPartitionsByCount(t *testing.T) {
 	}
 	base := rowid.FromString("events")
 	for i, it := range plain {
-		if it.Value != -int64(i) || it.Batch != int64(i/500) || it.ID != rowid.Ordinal(uint64(i)).Combine(base) {
+		if it.Value != -int64(i) || it.Part != int64(i/500) || it.ID != rowid.Ordinal(uint64(i)).Combine(base) {
 			t.Fatalf("item %d: %+v", i, it)
 		}
 	}
@@ -149,7 +149,7 @@ func TestSinkEndsAGoStreamsStream(t *testing.T) {
 		t.Fatalf("%d items, %v", len(got), err)
 	}
 	for i, it := range got {
-		if it.Value != int64(3*i+3) || it.Batch != int64(3*i+2)/128 {
+		if it.Value != int64(3*i+3) || it.Part != int64(3*i+2)/128 {
 			t.Fatalf("item %d: %+v", i, it)
 		}
 	}
@@ -179,7 +179,7 @@ func TestFlowErrorEndsTheStream(t *testing.T) {
 			To(extension.NewChanSink(out))
 		got := collect(out)
 		var se *flow.StageError
-		if err := rf.Err(); !errors.As(err, &se) || !errors.Is(err, errBad) || !se.HasID || se.Batch != 77 {
+		if err := rf.Err(); !errors.As(err, &se) || !errors.Is(err, errBad) || !se.HasID || se.Part != 77 {
 			t.Fatalf("w=%d: Err = %v", w, err)
 		}
 		if len(got) > 7700 {

@@ -65,7 +65,7 @@ func (s *inlet[T]) Partitions(ctx context.Context, _ flow.Env) iter.Seq2[flow.Pa
 			read := func(ctx context.Context, out flow.Emitter[T]) error {
 				return s.push(ctx, out, b, first, vals)
 			}
-			if !yield(flow.Partition[T]{Batch: b, Read: read}, nil) {
+			if !yield(flow.Partition[T]{Part: b, Read: read}, nil) {
 				return
 			}
 		}
@@ -78,7 +78,7 @@ func (s *inlet[T]) push(ctx context.Context, out flow.Emitter[T], b int64, first
 	for i := 0; i < len(vals); i += n {
 		j := min(i+n, len(vals))
 		buf := append(flow.Alloc[T](j-i), vals[i:j]...)
-		c := flow.Chunk[T]{Batch: b, Values: buf, IDs: flow.OrdinalIDs(s.base, first+uint64(i), j-i), End: j == len(vals)}
+		c := flow.Chunk[T]{Part: b, Values: buf, IDs: flow.OrdinalIDs(s.base, first+uint64(i), j-i), End: j == len(vals)}
 		if err := out.Push(ctx, c); err != nil {
 			return err
 		}

@@ -1,9 +1,10 @@
 package sinks
 
-// SetCommitStep sets the function called between the steps of a commit
-// and returns a function that restores the previous one.
-func SetCommitStep(f func(step string)) (restore func()) {
-	old := commitStep
-	commitStep = f
-	return func() { commitStep = old }
+// SetFSStep sets the function called at the steps of a run's work on the
+// file system (see fsStep) and returns a function that restores the
+// previous one.
+func SetFSStep(f func(step string)) (restore func()) {
+	old := fsStep
+	fsStep = f
+	return func() { fsStep = old }
 }

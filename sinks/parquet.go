@@ -49,19 +49,34 @@ import (
 // directory (.part-….parquet.tmp-<random>) and fsynced when complete.
 // When the run succeeds, every file is renamed to its final name, the
 // directories are fsynced, and the manifest [ManifestName](rank) is
-// written last, the same way: its presence means the output is complete.
-// When the run fails or is cancelled, the sink removes its temporary
-// files and the directories it created, if empty, and fsyncs what it
-// changed: no file of a failed run ever has a final name, and the
-// directory is left as it was (but see [Overwrite]). A crash before the
-// commit leaves only hidden temporary files, which the next run of the
-// same rank in the directory removes when it starts (the temporaries of
-// other ranks are left alone); a crash during the commit can leave some
-// files under final names with no manifest. Files are created with mode
-// 0644 less the umask, as os.Create gives.
+// written last, the same way (temporary name, fsync, rename, fsync of the
+// directory). The manifest is the rank's commit record: its rename is the
+// commit point, and it lists exactly the rank's files. When the run fails
+// or is cancelled, the sink removes its temporary files and the
+// directories it created, if empty, and fsyncs what it changed: no file
+// of a failed run ever has a final name, and the directory is left as it
+// was (but see [Overwrite]). Files are created with mode 0644 less the
+// umask, as os.Create gives.
 //
-// A run fails before writing anything if dir already holds output of the
-// same rank, unless [Overwrite] is given.
+// A run killed at any moment (SIGKILL, a lost machine) and started again
+// ends with the output an uninterrupted run writes, byte for byte, with no
+// option needed: the rerun removes the hidden temporary files of the rank
+// (those of other ranks are left alone), writes its files again, and at
+// its commit finds the files that a commit interrupted before its manifest
+// left under final names. Each such file must hold exactly the bytes the
+// rerun wrote under that name: it is kept, and the rerun's copy dropped.
+// A rerun of a rank that has committed, with the same fingerprint, is
+// checked the same way and changes nothing on disk when its output is the
+// same: a retried rank (a replaced pod with the same index) never
+// duplicates or alters output. The run fails, leaving the directory as it
+// was, if a file of the rank already there holds other bytes or is not
+// one the run writes (the input changed, or the pipeline is not
+// deterministic: an Unordered stage upstream), and before writing
+// anything if the rank's manifest is of another pipeline (another
+// fingerprint) or of another manifest version. [Overwrite] replaces the
+// output in those cases. Two runs of one rank at once in one directory
+// are not supported: a scheduler must not start a replacement while the
+// old process may still run.
 //
 // # Partitioning
 //
@@ -134,7 +149,7 @@ type parquetConsumer[T any] struct {
 // open checks the directory and makes the writers.
 func (c *parquetConsumer[T]) open() error {
 	plan := c.sink.plan
-	c.run = &pqRun[T]{plan: plan, env: c.env, out: newOutputDir(plan.dir, plan.cfg.rank, plan.cfg.overwrite)}
+	c.run = &pqRun[T]{plan: plan, env: c.env, out: newOutputDir(plan.dir, plan.cfg.rank, plan.cfg.overwrite, c.env.Fingerprint)}
 	if err := c.run.out.prepare(); err != nil {
 		return err
 	}

@@ -111,7 +111,7 @@ func TestOverwriteKilledDuringCommit(t *testing.T) {
 // parent names.
 func TestHelperCommitKill(t *testing.T) {
 	step, dir, _ := strings.Cut(testutil.ChildArg(t), "|")
-	defer sinks.SetCommitStep(func(s string) {
+	defer sinks.SetFSStep(func(s string) {
 		if s == step {
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		}

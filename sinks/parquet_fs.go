@@ -1,6 +1,7 @@
 package sinks
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -21,9 +22,16 @@ import (
 // commit that gives them their final names. It is safe for concurrent use
 // by the writers' goroutines.
 type outputDir struct {
-	root      string
-	rank      int
-	overwrite bool
+	root        string
+	rank        int
+	overwrite   bool
+	fingerprint string // the run's pipeline fingerprint
+
+	// What prepare found of the rank's output, without Overwrite (see
+	// checkExisting): the data files under final names, and the
+	// committed manifest's bytes if there is one.
+	found    map[string]bool
+	manifest []byte
 
 	mu      sync.Mutex
 	known   map[string]bool // directories known to exist
@@ -31,8 +39,8 @@ type outputDir struct {
 	temps   map[string]bool // temporary files not yet renamed or removed
 }
 
-func newOutputDir(root string, rank int, overwrite bool) *outputDir {
-	return &outputDir{root: root, rank: rank, overwrite: overwrite,
+func newOutputDir(root string, rank int, overwrite bool, fingerprint string) *outputDir {
+	return &outputDir{root: root, rank: rank, overwrite: overwrite, fingerprint: fingerprint,
 		known: map[string]bool{}, temps: map[string]bool{}}
 }
 
@@ -51,22 +59,15 @@ func (o *outputDir) isRankTemp(name string) bool {
 		strings.HasPrefix(name, "."+ManifestName(o.rank)+".tmp-")
 }
 
-// prepare checks, unless the run may overwrite, that the directory holds
-// no output of the rank, creates the directory, and removes the rank's
-// temporary files that an earlier run, killed before it could, left
-// behind. (Two runs of one rank at once in one directory are not
-// supported.)
+// prepare checks, unless the run may overwrite, what the directory holds
+// of the rank's output (see checkExisting), creates the directory, and
+// removes the rank's temporary files that an earlier run, killed before it
+// could, left behind. (Two runs of one rank at once in one directory are
+// not supported.)
 func (o *outputDir) prepare() error {
 	if !o.overwrite {
-		old, err := o.rankFiles()
-		if err != nil {
+		if err := o.checkExisting(); err != nil {
 			return err
-		}
-		if _, err := os.Lstat(filepath.Join(o.root, ManifestName(o.rank))); err == nil {
-			old = append(old, ManifestName(o.rank))
-		}
-		if len(old) > 0 {
-			return fmt.Errorf("sinks: ParquetShards(%q): the directory already holds output of rank %d (%s); remove it, or use Overwrite", o.root, o.rank, old[0])
 		}
 	}
 	if _, err := o.ensureDir(""); err != nil {
@@ -166,11 +167,25 @@ func (o *outputDir) ensureDir(rel string) (string, error) {
 	return dir, nil
 }
 
-// createTemp creates a temporary file for the file name in dir: a hidden
-// file named .<name>.tmp-<random>, which dataset discovery skips, with
-// mode 0644 less the umask, as os.Create gives (os.CreateTemp's 0600
-// would keep other users from reading the output).
+// createTemp creates a temporary file for the file name in dir (see
+// createHidden) and remembers it, to remove it if the run fails.
 func (o *outputDir) createTemp(dir, name string) (*os.File, error) {
+	f, err := createHidden(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	o.mu.Lock()
+	o.temps[f.Name()] = true
+	o.mu.Unlock()
+	fsStep("created " + o.rel(filepath.Join(dir, name)))
+	return f, nil
+}
+
+// createHidden creates a temporary file for the file name in dir: a
+// hidden file named .<name>.tmp-<random>, which dataset discovery skips,
+// with mode 0644 less the umask, as os.Create gives (os.CreateTemp's 0600
+// would keep other users from reading the output).
+func createHidden(dir, name string) (*os.File, error) {
 	var f *os.File
 	var err error
 	for range 100 {
@@ -180,13 +195,16 @@ func (o *outputDir) createTemp(dir, name string) (*os.File, error) {
 			break
 		}
 	}
+	return f, err
+}
+
+// rel returns the slash-separated path of p relative to the root.
+func (o *outputDir) rel(p string) string {
+	r, err := filepath.Rel(o.root, p)
 	if err != nil {
-		return nil, err
+		return p
 	}
-	o.mu.Lock()
-	o.temps[f.Name()] = true
-	o.mu.Unlock()
-	return f, nil
+	return filepath.ToSlash(r)
 }
 
 // abort removes every temporary file of the run and the directories it
@@ -237,14 +255,25 @@ type doneFile struct {
 	temp string
 }
 
-// commitStep is called between the steps of a commit, with the step's
-// name. Tests set it to stop a process at each step; it does nothing
-// otherwise.
-var commitStep = func(step string) {}
+// fsStep is called at the steps of a run's work on the file system, with
+// the step's name: "created <path>" when a temporary file is created for
+// the data file or manifest path, then, during the commit, "manifest
+// removed", "kept <path>" or "renamed <path>" for each data file, "stale
+// removed", "synced", "manifest written" (under its temporary name) and
+// "manifest renamed". Tests set it to stop a process at a step; it does
+// nothing otherwise. It may be called from several goroutines at once.
+var fsStep = func(step string) {}
 
 // commit gives the files their final names, removes, with Overwrite, the
 // rank's old files it did not replace, syncs the directories, and writes
 // the manifest m last. If it fails, it removes what the run wrote.
+//
+// Without Overwrite, it first checks the rank's output already on disk
+// against the run's (see checkRerun): a file already there with the
+// run's bytes is kept, and the run's temporary copy removed; any other
+// file is an error, found before anything changes. A manifest already
+// there with the run's bytes is kept too: a rerun of a committed rank
+// that writes the same output changes nothing.
 //
 // With Overwrite, the old manifest is removed, and its removal made
 // durable, before any old file is replaced or removed: whenever the
@@ -261,44 +290,56 @@ func (o *outputDir) commit(files []doneFile, m *Manifest) (err error) {
 			err = errors.Join(err, o.abort())
 		}
 	}()
+	b, err := m.encode()
+	if err != nil {
+		return fmt.Errorf("sinks: ParquetShards(%q): manifest: %w", o.root, err)
+	}
+	var keep map[string]bool
 	if o.overwrite {
 		if err := o.removeManifest(); err != nil {
 			return err
 		}
+	} else if keep, err = o.checkRerun(files); err != nil {
+		return err
 	}
-	commitStep("manifest removed")
+	fsStep("manifest removed")
 	dirs := map[string]bool{o.root: true}
 	for _, f := range files {
 		final := filepath.Join(o.root, filepath.FromSlash(f.Path))
-		if !o.overwrite {
-			if _, err := os.Lstat(final); err == nil {
-				return fmt.Errorf("sinks: ParquetShards(%q): %s appeared during the run (another writer of rank %d, or partition directories whose names differ only in case on this file system)", o.root, f.Path, o.rank)
+		if keep[f.Path] {
+			if err := os.Remove(f.temp); err != nil {
+				return fmt.Errorf("sinks: ParquetShards(%q): %w", o.root, err)
 			}
+			fsStep("kept " + f.Path)
+		} else {
+			if err := os.Rename(f.temp, final); err != nil {
+				return fmt.Errorf("sinks: ParquetShards(%q): %w", o.root, err)
+			}
+			renamed = append(renamed, final)
+			fsStep("renamed " + f.Path)
 		}
-		if err := os.Rename(f.temp, final); err != nil {
-			return fmt.Errorf("sinks: ParquetShards(%q): %w", o.root, err)
-		}
-		renamed = append(renamed, final)
 		o.mu.Lock()
 		delete(o.temps, f.temp)
 		o.mu.Unlock()
 		dirs[filepath.Dir(final)] = true
-		commitStep("renamed " + f.Path)
 	}
 	if o.overwrite {
 		if err := o.removeStale(files, dirs); err != nil {
 			return err
 		}
 	}
-	commitStep("stale removed")
+	fsStep("stale removed")
 	for _, d := range o.created {
 		dirs[filepath.Dir(d)] = true
 	}
 	if err := errors.Join(syncDirs(dirs)...); err != nil {
 		return fmt.Errorf("sinks: ParquetShards(%q): %w", o.root, err)
 	}
-	commitStep("synced")
-	return o.writeManifest(m)
+	fsStep("synced")
+	if o.manifest != nil && bytes.Equal(o.manifest, b) {
+		return nil
+	}
+	return o.writeManifest(b)
 }
 
 // removeManifest removes the rank's manifest, if there is one, and makes
@@ -340,18 +381,29 @@ func (o *outputDir) removeStale(files []doneFile, dirs map[string]bool) error {
 	return nil
 }
 
-// writeManifest writes m under a temporary name, syncs it and renames it.
-func (o *outputDir) writeManifest(m *Manifest) error {
-	b, err := m.encode()
-	if err != nil {
-		return fmt.Errorf("sinks: ParquetShards(%q): manifest: %w", o.root, err)
-	}
+// writeManifest writes the manifest b under a temporary name, syncs it,
+// renames it and syncs the directory: the rename is the rank's commit
+// point.
+func (o *outputDir) writeManifest(b []byte) error {
 	name := ManifestName(o.rank)
 	f, err := o.createTemp(o.root, name)
+	if err == nil {
+		o.mu.Lock()
+		delete(o.temps, f.Name()) // replaceWith removes it if it fails
+		o.mu.Unlock()
+		err = replaceWith(f, b, filepath.Join(o.root, name))
+	}
 	if err != nil {
 		return fmt.Errorf("sinks: ParquetShards(%q): manifest: %w", o.root, err)
 	}
-	_, err = f.Write(b)
+	return nil
+}
+
+// replaceWith writes b to the new temporary file f, syncs and closes it,
+// renames it to final and syncs final's directory. If it fails, it
+// removes f.
+func replaceWith(f *os.File, b []byte, final string) error {
+	_, err := f.Write(b)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -359,18 +411,15 @@ func (o *outputDir) writeManifest(m *Manifest) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(o.root, name))
-	}
-	if err == nil {
-		o.mu.Lock()
-		delete(o.temps, f.Name())
-		o.mu.Unlock()
-		err = syncDir(o.root)
+		fsStep("manifest written")
+		err = os.Rename(f.Name(), final)
 	}
 	if err != nil {
-		return fmt.Errorf("sinks: ParquetShards(%q): manifest: %w", o.root, err)
+		os.Remove(f.Name())
+		return err
 	}
-	return nil
+	fsStep("manifest renamed")
+	return syncDir(filepath.Dir(final))
 }
 
 // syncDirs syncs the directories that exist among dirs, in sorted order.

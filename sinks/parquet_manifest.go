@@ -94,19 +94,31 @@ func ManifestName(rank int) string {
 
 // ReadManifest reads the manifest of rank in dir. An error names the file;
 // a missing manifest gives an error that satisfies errors.Is(err,
-// fs.ErrNotExist).
+// fs.ErrNotExist). A manifest of another version than [ManifestVersion]
+// is refused: it was written by another version of rowflow, and the
+// output is rewritten by running the job again with [Overwrite].
 func ReadManifest(dir string, rank int) (*Manifest, error) {
 	path := filepath.Join(dir, ManifestName(rank))
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("sinks: reading manifest: %w", err)
 	}
+	m, err := decodeManifest(path, b)
+	if err != nil {
+		return nil, fmt.Errorf("sinks: %w", err)
+	}
+	return m, nil
+}
+
+// decodeManifest decodes the manifest b read from path. Its errors name
+// the file and have no package prefix.
+func decodeManifest(path string, b []byte) (*Manifest, error) {
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("sinks: manifest %s: %w", path, err)
+		return nil, fmt.Errorf("manifest %s: %w", path, err)
 	}
 	if m.Version != ManifestVersion {
-		return nil, fmt.Errorf("sinks: manifest %s: version %d, want %d", path, m.Version, ManifestVersion)
+		return nil, fmt.Errorf("manifest %s: format version %d, but this version of rowflow reads only version %d; rewrite the output with this version (Overwrite)", path, m.Version, ManifestVersion)
 	}
 	return &m, nil
 }

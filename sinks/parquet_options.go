@@ -195,16 +195,17 @@ func MaxOpenPartitions(n int) ParquetOption {
 }
 
 // Overwrite lets a run replace the output of an earlier run of the same
-// rank in the directory. Without it, a run fails before writing anything
-// if the directory, or a directory below it, already holds this rank's
-// manifest or a file named part-<rank>-*.parquet. With it, a successful
-// run renames its files over the old ones at its commit, then removes the
-// old files of the rank that it did not rewrite, and replaces the
-// manifest. A run that fails before its commit leaves the old output as
-// it was. The commit first removes the old manifest, so a run that fails
-// or is killed during its commit may have replaced or removed some old
-// files but leaves no manifest: a manifest on disk always describes
-// exactly the rank's files on disk.
+// rank in the directory, whatever it holds. Without it, a run completes
+// or confirms the rank's output of an earlier run of the same pipeline
+// but fails if that output differs from its own (see [ParquetShards],
+// "Crash safety and failure"). With it, a successful run renames its
+// files over the old ones at its commit, then removes the old files of
+// the rank that it did not rewrite, and replaces the manifest. A run that
+// fails before its commit leaves the old output as it was. The commit
+// first removes the old manifest, so a run that fails or is killed during
+// its commit may have replaced or removed some old files but leaves no
+// manifest: a manifest on disk always describes exactly the rank's files
+// on disk.
 func Overwrite() ParquetOption {
 	return parquetOption(func(c *parquetConfig) error {
 		c.overwrite = true

@@ -67,9 +67,17 @@ func RunChild(t testing.TB, test, arg string) map[string]string {
 // child process, as [RunChild] does, and returns its output and how it
 // ended: an *exec.ExitError if it failed or was killed.
 func ChildOutput(test, arg string) ([]byte, error) {
+	return ChildCommand(test, arg).CombinedOutput()
+}
+
+// ChildCommand returns the command that runs the test named test of the
+// current test binary in a child process, with arg available to it
+// through [ChildArg], for a caller that talks to the child while it runs
+// (through pipes, or by signalling it).
+func ChildCommand(test, arg string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1", "-test.v")
 	cmd.Env = append(os.Environ(), childEnv+"="+arg)
-	return cmd.CombinedOutput()
+	return cmd
 }
 
 func tail(out []byte) []byte {

@@ -1,0 +1,390 @@
+package sinks
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/rowflow/rowflow/rowid"
+)
+
+// DatasetManifestName is the name of the dataset manifest that [Commit]
+// writes in the output directory of a job of several ranks. The leading
+// underscore makes dataset discovery skip it.
+const DatasetManifestName = "_manifest.json"
+
+// DatasetManifestVersion is the version of the format of
+// [DatasetManifest] that [Commit] writes and [ReadDatasetManifest] reads.
+const DatasetManifestVersion = 1
+
+// DatasetManifest is the commit record of a job's output as a whole: what
+// [Commit] checked and found, written as indented JSON to
+// [DatasetManifestName]. Its presence means every rank finished and the
+// ranks' outputs form one dataset. Its content is a function of the
+// ranks' manifests.
+type DatasetManifest struct {
+	// Version is DatasetManifestVersion.
+	Version int `json:"version"`
+	// World is the number of ranks: 0 to World-1.
+	World int `json:"world"`
+	// Schema, RowIDColumn and PartitionBy are those of every rank's
+	// manifest, which agree.
+	Schema      string   `json:"schema"`
+	RowIDColumn string   `json:"row_id_column,omitempty"`
+	PartitionBy []string `json:"partition_by,omitempty"`
+	// RowIDs says how Commit checked that no row was written twice:
+	// "distinct" when the files hold the row-ID column and every row's ID
+	// was read and found once in the whole dataset; "file bounds" when
+	// they do not, and only the first and last row IDs of the files, from
+	// the manifests, were found distinct.
+	RowIDs string `json:"row_ids"`
+	// Ranks lists the ranks' manifests, by rank.
+	Ranks []DatasetRank `json:"ranks"`
+	// Files, Rows and Bytes are the totals over the ranks.
+	Files int   `json:"files"`
+	Rows  int64 `json:"rows"`
+	Bytes int64 `json:"bytes"`
+}
+
+// DatasetRank is one rank's part of a [DatasetManifest].
+type DatasetRank struct {
+	Rank int `json:"rank"`
+	// Manifest is the name of the rank's manifest, and SHA256 the hex
+	// SHA-256 of its bytes: the dataset manifest commits to the exact
+	// manifests, which commit to the files' bytes.
+	Manifest string `json:"manifest"`
+	SHA256   string `json:"sha256"`
+	// Fingerprint is the pipeline fingerprint of the rank's run.
+	Fingerprint string `json:"fingerprint"`
+	Files       int    `json:"files"`
+	Rows        int64  `json:"rows"`
+	Bytes       int64  `json:"bytes"`
+}
+
+// Row-ID checks of a DatasetManifest.
+const (
+	rowIDsDistinct = "distinct"
+	rowIDsBounds   = "file bounds"
+)
+
+// CommitOption configures [Commit].
+type CommitOption interface {
+	applyCommit(*commitConfig) error
+}
+
+type commitOption func(*commitConfig) error
+
+func (o commitOption) applyCommit(c *commitConfig) error { return o(c) }
+
+type commitConfig struct {
+	rows int64 // -1: not checked
+}
+
+// ExpectRows makes [Commit] check that the ranks wrote n rows in all:
+// with the row IDs found distinct, the union holds exactly n rows. It is
+// how a caller that knows the input's size (a source's row count, a
+// serial run) checks that the union is complete. n must be at least 0.
+func ExpectRows(n int64) CommitOption {
+	return commitOption(func(c *commitConfig) error {
+		if n < 0 {
+			return fmt.Errorf("ExpectRows(%d): must be at least 0", n)
+		}
+		c.rows = n
+		return nil
+	})
+}
+
+// Commit checks that the world ranks of a sharded job wrote one complete
+// dataset into dir, and writes its dataset manifest, [DatasetManifestName].
+// Each rank r writes into dir with [ParquetShards] and [Rank](r); once all
+// have finished, one process commits. Commit checks that:
+//
+//   - every rank 0 to world-1 finished: its manifest is in dir, and every
+//     file it lists has the size, SHA-256 and row count it records (and,
+//     with [RowIDColumn], the first and last row IDs), as [VerifyManifest]
+//     checks;
+//   - there is no other data: no data file of a rank that its manifest
+//     does not list, and no data file or manifest of a rank outside
+//     [0, world) (a run with a larger world, say);
+//   - the ranks' outputs form one dataset: their manifests have the same
+//     schema, row-ID column and partition columns;
+//   - no row is written twice: with the row-ID column, every row's ID is
+//     read, and each must occur once in the whole dataset (so the ranks'
+//     rows are disjoint, and no rank wrote a row twice); without it, only
+//     the first and last row IDs of the files, which the manifests
+//     record, are compared, which catches a share of the input written by
+//     two ranks only where their files start or end on the same rows;
+//   - with [ExpectRows], that the ranks wrote that many rows in all.
+//
+// "Complete" means no more than that: every rank finished and the union
+// has no duplicate. Commit cannot know which rows the input held; that
+// each rank read its share and the union is the whole input follows from
+// the ranks' sources (every rank reading with the same seed and world),
+// and a caller who knows the input's row count states it with ExpectRows.
+// A job of several epochs writes each row once per epoch, and does not
+// commit with the row-ID column.
+//
+// The dataset manifest is written under a hidden temporary name, synced,
+// renamed and its directory synced: it is there, whole, or not at all.
+// Commit of an output whose dataset manifest already holds what Commit
+// would write leaves it as it is: a second commit of the same output is a
+// no-op (but checks everything again). A rank rewritten after the commit
+// makes the dataset manifest stale; Commit again replaces it.
+//
+// Errors name the rank and the file; up to ten problems are reported
+// together. Commit reads every file once to hash it, and its footer and
+// row-ID columns; it holds 16 bytes per row in memory while it checks the
+// row IDs.
+func Commit(dir string, world int, opts ...CommitOption) (*DatasetManifest, error) {
+	fail := func(err error) error { return fmt.Errorf("sinks: Commit(%q): %w", dir, err) }
+	cfg := commitConfig{rows: -1}
+	for _, o := range opts {
+		if o == nil {
+			return nil, fail(errors.New("nil CommitOption"))
+		}
+		if err := o.applyCommit(&cfg); err != nil {
+			return nil, fail(err)
+		}
+	}
+	if world < 1 {
+		return nil, fail(fmt.Errorf("world %d: must be at least 1", world))
+	}
+	out, err := scanOutput(dir)
+	if err != nil {
+		return nil, fail(err)
+	}
+	if err := checkWorld(out, world); err != nil {
+		return nil, fail(err)
+	}
+	ms := make([]*Manifest, world)
+	var errs []error
+	for r := range world {
+		if ms[r], err = readRankManifest(dir, r); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 0 {
+		errs = checkSameDataset(ms)
+	}
+	if len(errs) > 0 {
+		return nil, fail(joinFirst(errs))
+	}
+	var ids []rowid.ID
+	collect := func(b []rowid.ID) { ids = append(ids, b...) }
+	if ms[0].RowIDColumn == "" {
+		collect = nil
+	}
+	if errs = checkRanks(dir, ms, out, collect); len(errs) > 0 {
+		return nil, fail(joinFirst(errs))
+	}
+	dm, err := datasetManifest(dir, ms)
+	if err != nil {
+		return nil, fail(err)
+	}
+	if collect != nil {
+		err = checkDistinctIDs(dir, ms, ids)
+	} else {
+		err = checkFileBounds(ms)
+	}
+	if err != nil {
+		return nil, fail(err)
+	}
+	if cfg.rows >= 0 && dm.Rows != cfg.rows {
+		return nil, fail(fmt.Errorf("the ranks wrote %d rows in all, ExpectRows says %d", dm.Rows, cfg.rows))
+	}
+	if err := writeDatasetManifest(dir, dm); err != nil {
+		return nil, fail(err)
+	}
+	return dm, nil
+}
+
+// checkWorld checks that every rank of the world has a manifest and that
+// no rank outside it left a manifest or data files.
+func checkWorld(out *output, world int) error {
+	var missing, extra []string
+	have := map[int]bool{}
+	for _, r := range out.manifests {
+		have[r] = true
+		if r >= world {
+			extra = append(extra, fmt.Sprintf("rank %d's manifest %s", r, ManifestName(r)))
+		}
+	}
+	for r := range world {
+		if !have[r] {
+			missing = append(missing, fmt.Sprint(r))
+		}
+	}
+	for _, r := range slices.Sorted(maps.Keys(out.files)) {
+		if r >= world {
+			extra = append(extra, fmt.Sprintf("rank %d's %s", r, out.files[r][0]))
+		}
+	}
+	var errs []error
+	if len(missing) > 0 {
+		errs = append(errs, fmt.Errorf("rank %s of %d has not finished: no manifest", strings.Join(missing, ", "), world))
+	}
+	if len(extra) > 0 {
+		errs = append(errs, fmt.Errorf("the directory holds output of ranks outside a world of %d: %s", world, strings.Join(extra, ", ")))
+	}
+	return joinFirst(errs)
+}
+
+// checkSameDataset checks that the ranks' manifests describe one dataset.
+func checkSameDataset(ms []*Manifest) []error {
+	var errs []error
+	first := ms[0]
+	for _, m := range ms[1:] {
+		switch {
+		case m.Schema != first.Schema:
+			errs = append(errs, fmt.Errorf("rank %d wrote another schema than rank 0:\n%s\nrank 0:\n%s", m.Rank, m.Schema, first.Schema))
+		case m.RowIDColumn != first.RowIDColumn:
+			errs = append(errs, fmt.Errorf("rank %d has row-ID column %q, rank 0 %q", m.Rank, m.RowIDColumn, first.RowIDColumn))
+		case !slices.Equal(m.PartitionBy, first.PartitionBy):
+			errs = append(errs, fmt.Errorf("rank %d is partitioned by %q, rank 0 by %q", m.Rank, m.PartitionBy, first.PartitionBy))
+		}
+	}
+	return errs
+}
+
+// datasetManifest returns the dataset manifest of the ranks' manifests.
+func datasetManifest(dir string, ms []*Manifest) (*DatasetManifest, error) {
+	dm := &DatasetManifest{
+		Version:     DatasetManifestVersion,
+		World:       len(ms),
+		Schema:      ms[0].Schema,
+		RowIDColumn: ms[0].RowIDColumn,
+		PartitionBy: ms[0].PartitionBy,
+		RowIDs:      rowIDsDistinct,
+		Ranks:       make([]DatasetRank, len(ms)),
+	}
+	if dm.RowIDColumn == "" {
+		dm.RowIDs = rowIDsBounds
+	}
+	for r, m := range ms {
+		sum, _, err := fileSHA256(filepath.Join(dir, ManifestName(r)))
+		if err != nil {
+			return nil, fmt.Errorf("rank %d: %w", r, err)
+		}
+		dm.Ranks[r] = DatasetRank{Rank: r, Manifest: ManifestName(r), SHA256: sum, Fingerprint: m.Fingerprint,
+			Files: len(m.Files), Rows: m.Rows, Bytes: m.Bytes}
+		dm.Files += len(m.Files)
+		dm.Rows += m.Rows
+		dm.Bytes += m.Bytes
+	}
+	return dm, nil
+}
+
+// checkDistinctIDs checks that ids, every row ID of the dataset, holds no
+// ID twice. If one is, it reads the files again to name those that hold
+// it.
+func checkDistinctIDs(dir string, ms []*Manifest, ids []rowid.ID) error {
+	slices.SortFunc(ids, rowid.ID.Compare)
+	var dup []rowid.ID
+	for i := 1; i < len(ids) && len(dup) < 3; i++ {
+		if ids[i] == ids[i-1] && (len(dup) == 0 || dup[len(dup)-1] != ids[i]) {
+			dup = append(dup, ids[i])
+		}
+	}
+	if len(dup) == 0 {
+		return nil
+	}
+	where := map[rowid.ID][]string{}
+	for _, m := range ms {
+		for _, f := range m.Files {
+			p := filepath.Join(dir, filepath.FromSlash(f.Path))
+			parquetRowIDs(p, f.Path, m.RowIDColumn, func(b []rowid.ID) {
+				for _, id := range b {
+					if slices.Contains(dup, id) {
+						where[id] = append(where[id], fmt.Sprintf("rank %d's %s", m.Rank, f.Path))
+					}
+				}
+			})
+		}
+	}
+	var errs []error
+	for _, id := range dup {
+		errs = append(errs, fmt.Errorf("row ID %s is written more than once: in %s", id, strings.Join(where[id], " and ")))
+	}
+	return errors.Join(errs...)
+}
+
+// checkFileBounds checks that no two files of the dataset start or end
+// with the same row ID, and no file starts or ends with another's first
+// or last ID.
+func checkFileBounds(ms []*Manifest) error {
+	seen := map[rowid.ID]string{}
+	for _, m := range ms {
+		for _, f := range m.Files {
+			where := fmt.Sprintf("rank %d's %s", m.Rank, f.Path)
+			for i, id := range []rowid.ID{f.FirstID, f.LastID} {
+				if i == 1 && f.Rows == 1 {
+					break
+				}
+				if other, ok := seen[id]; ok {
+					return fmt.Errorf("row ID %s is written more than once: in %s and %s", id, other, where)
+				}
+				seen[id] = where
+			}
+		}
+	}
+	return nil
+}
+
+// ReadDatasetManifest reads the dataset manifest of dir, which [Commit]
+// wrote. A missing one gives an error that satisfies errors.Is(err,
+// fs.ErrNotExist): the job's output is not committed.
+func ReadDatasetManifest(dir string) (*DatasetManifest, error) {
+	p := filepath.Join(dir, DatasetManifestName)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("sinks: reading the dataset manifest: %w", err)
+	}
+	var dm DatasetManifest
+	if err := json.Unmarshal(b, &dm); err != nil {
+		return nil, fmt.Errorf("sinks: dataset manifest %s: %w", p, err)
+	}
+	if dm.Version != DatasetManifestVersion {
+		return nil, fmt.Errorf("sinks: dataset manifest %s: format version %d, but this version of rowflow reads only version %d; commit the output again with this version", p, dm.Version, DatasetManifestVersion)
+	}
+	return &dm, nil
+}
+
+// writeDatasetManifest writes dm to dir atomically, unless the file there
+// already holds the same bytes. It first removes temporary files of the
+// dataset manifest that a killed Commit left.
+func writeDatasetManifest(dir string, dm *DatasetManifest) error {
+	b, err := json.MarshalIndent(dm, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	final := filepath.Join(dir, DatasetManifestName)
+	if old, err := os.ReadFile(final); err == nil && bytes.Equal(old, b) {
+		return nil
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "."+DatasetManifestName+".tmp-") {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	f, err := createHidden(dir, DatasetManifestName)
+	if err != nil {
+		return err
+	}
+	return replaceWith(f, b, final)
+}

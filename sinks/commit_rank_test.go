@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -204,5 +205,51 @@ func TestRerunOtherPipeline(t *testing.T) {
 	}
 	if got := readTree(t, dir); !maps.EqualFunc(got, before, bytes.Equal) {
 		t.Fatal("Overwrite did not rewrite the same output")
+	}
+}
+
+// TestRerunPartitioned: a rerun completes an interrupted commit of
+// Hive-partitioned output, in directories with hostile names, and the
+// result commits.
+func TestRerunPartitioned(t *testing.T) {
+	rows := hiveRows(3000)
+	run := func(dir string) error {
+		return flow.From(sources.Slice(rows, sources.PartitionSize(400))).
+			To(sinks.ParquetShards[hiveRow](dir, sinks.PartitionBy("key"), sinks.RowsPerFile(40), sinks.Writers(2),
+				sinks.RowIDColumn("rid"))).Run(context.Background())
+	}
+	ref := t.TempDir()
+	if err := run(ref); err != nil {
+		t.Fatal(err)
+	}
+	want := readTree(t, ref)
+	m, err := sinks.VerifyManifest(ref, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := run(dir); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, sinks.ManifestName(0)))
+	for i, f := range m.Files {
+		if i%2 == 1 {
+			if err := os.Remove(filepath.Join(dir, filepath.FromSlash(f.Path))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := run(dir); err != nil {
+		t.Fatal(err)
+	}
+	if got := readTree(t, dir); !maps.EqualFunc(got, want, bytes.Equal) {
+		t.Fatal("the rerun's output differs from an uninterrupted run's")
+	}
+	dm, err := sinks.Commit(dir, 1, sinks.ExpectRows(3000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dm.Files != len(m.Files) || !slices.Equal(dm.PartitionBy, []string{"key"}) {
+		t.Errorf("dataset manifest %+v", dm)
 	}
 }

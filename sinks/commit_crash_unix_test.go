@@ -143,14 +143,14 @@ func TestKilledJobCompletes(t *testing.T) {
 
 // checkKilledOutput checks a directory whose rank 1 was killed: every
 // file of rank 1 under a final name is the uninterrupted run's (only
-// hidden temporary files may be partial), and a manifest of rank 1
-// is there only if all of its files are.
+// hidden temporary files may be partial, and the rank's lock file may be
+// left), and a manifest of rank 1 is there only if all of its files are.
 func checkKilledOutput(t *testing.T, dir string, want map[string][]byte) {
 	t.Helper()
 	got := readTree(t, dir)
 	for rel, b := range got {
 		if strings.HasPrefix(rel, ".part-00001-") && strings.Contains(rel, ".parquet.tmp-") ||
-			strings.HasPrefix(rel, "._manifest-00001.json.tmp-") {
+			strings.HasPrefix(rel, "._manifest-00001.json.tmp-") || rel == ".rank-00001.lock" {
 			continue
 		}
 		if w, ok := want[rel]; !ok || !bytes.Equal(b, w) {

@@ -75,8 +75,13 @@ import (
 // anything if the rank's manifest is of another pipeline (another
 // fingerprint) or of another manifest version. [Overwrite] replaces the
 // output in those cases. Two runs of one rank at once in one directory
-// are not supported: a scheduler must not start a replacement while the
-// old process may still run.
+// would mix their files: a run holds an exclusive lock (flock) on the
+// hidden file .rank-<rank>.lock from its start to the end of its commit,
+// and a second run of the rank fails at once with an error that says so.
+// The kernel drops the lock of a killed process. Where flock is not
+// available (Windows, some network file systems), runs are not excluded,
+// and a scheduler must not start a replacement while the old process may
+// still run.
 //
 // # Partitioning
 //

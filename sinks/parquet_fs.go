@@ -32,6 +32,7 @@ type outputDir struct {
 	// committed manifest's bytes if there is one.
 	found    map[string]bool
 	manifest []byte
+	lockFile *os.File // held from prepare to the end of commit or abort
 
 	mu      sync.Mutex
 	known   map[string]bool // directories known to exist
@@ -59,19 +60,21 @@ func (o *outputDir) isRankTemp(name string) bool {
 		strings.HasPrefix(name, "."+ManifestName(o.rank)+".tmp-")
 }
 
-// prepare checks, unless the run may overwrite, what the directory holds
-// of the rank's output (see checkExisting), creates the directory, and
-// removes the rank's temporary files that an earlier run, killed before it
-// could, left behind. (Two runs of one rank at once in one directory are
-// not supported.)
+// prepare creates the directory, takes the rank's lock (see lock), checks,
+// unless the run may overwrite, what the directory holds of the rank's
+// output (see checkExisting), and removes the rank's temporary files that
+// an earlier run, killed before it could, left behind.
 func (o *outputDir) prepare() error {
+	if _, err := o.ensureDir(""); err != nil {
+		return err
+	}
+	if err := o.lock(); err != nil {
+		return err
+	}
 	if !o.overwrite {
 		if err := o.checkExisting(); err != nil {
 			return err
 		}
-	}
-	if _, err := o.ensureDir(""); err != nil {
-		return err
 	}
 	return o.removeStaleTemps()
 }
@@ -222,6 +225,10 @@ func (o *outputDir) abort() error {
 		touched[filepath.Dir(t)] = true
 	}
 	clear(o.temps)
+	if o.lockFile != nil {
+		touched[o.root] = true
+	}
+	errs = append(errs, o.unlock())
 	errs = append(errs, o.removeCreated(touched)...)
 	errs = append(errs, syncDirs(touched)...)
 	return errors.Join(errs...)
@@ -336,10 +343,15 @@ func (o *outputDir) commit(files []doneFile, m *Manifest) (err error) {
 		return fmt.Errorf("sinks: ParquetShards(%q): %w", o.root, err)
 	}
 	fsStep("synced")
-	if o.manifest != nil && bytes.Equal(o.manifest, b) {
-		return nil
+	if o.manifest == nil || !bytes.Equal(o.manifest, b) {
+		if err := o.writeManifest(b); err != nil {
+			return err
+		}
 	}
-	return o.writeManifest(b)
+	if err := o.unlock(); err != nil {
+		return fmt.Errorf("sinks: ParquetShards(%q): %w", o.root, err)
+	}
+	return nil
 }
 
 // removeManifest removes the rank's manifest, if there is one, and makes

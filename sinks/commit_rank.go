@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/rowflow/rowflow/flow"
 )
 
 // A rank's output and its reruns.
@@ -29,6 +31,18 @@ import (
 // So a run killed at any point and started again ends with the output of
 // an uninterrupted run, and a rerun of a committed rank that writes the
 // same bytes changes nothing on disk.
+
+// checkEnvRank checks that a sink writing the files of rank runs in a
+// pipeline of that rank, when the pipeline has one (flow's WithRank): a
+// job whose processes all wrote the files of rank 0 would make its ranks
+// overwrite or refuse each other.
+func checkEnvRank(dir string, env flow.Env, rank int) error {
+	if env.World > 1 && env.Rank != rank {
+		return fmt.Errorf("sinks: ParquetShards(%q): the pipeline runs as rank %d of %d (WithRank), but the sink writes the files of rank %d; give it Rank(%d)",
+			dir, env.Rank, env.World, rank, env.Rank)
+	}
+	return nil
+}
 
 // checkExisting reads what the directory holds of the rank's output: the
 // data files under final names and the manifest. A manifest that cannot be

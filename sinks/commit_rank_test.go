@@ -253,3 +253,21 @@ func TestRerunPartitioned(t *testing.T) {
 		t.Errorf("dataset manifest %+v", dm)
 	}
 }
+
+// TestRankFromPipeline: a sink of another rank than the pipeline's fails
+// before writing anything.
+func TestRankFromPipeline(t *testing.T) {
+	dir := t.TempDir()
+	p := pqPipeline(pqRows(100), 1).WithRank(1, 3)
+	err := p.To(sinks.ParquetShards[pqRow](dir)).Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "the pipeline runs as rank 1 of 3 (WithRank), but the sink writes the files of rank 0; give it Rank(1)") {
+		t.Fatalf("Run: %v", err)
+	}
+	if got := listTree(t, dir); len(got) != 0 {
+		t.Fatalf("the refused run left %q", got)
+	}
+	if err := p.To(sinks.ParquetShards[pqRow](dir, sinks.Rank(1))).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	checkManifest(t, dir, 1, nil)
+}

@@ -154,6 +154,9 @@ type parquetConsumer[T any] struct {
 // open checks the directory and makes the writers.
 func (c *parquetConsumer[T]) open() error {
 	plan := c.sink.plan
+	if err := checkEnvRank(plan.dir, c.env, plan.cfg.rank); err != nil {
+		return err
+	}
 	c.run = &pqRun[T]{plan: plan, env: c.env, out: newOutputDir(plan.dir, plan.cfg.rank, plan.cfg.overwrite, c.env.Fingerprint)}
 	if err := c.run.out.prepare(); err != nil {
 		return err

@@ -119,8 +119,10 @@ func ZstdLevel(level int) ParquetOption {
 
 // Rank sets the rank whose output this is (default 0). It is the first
 // number in file names, part-<rank>-<seq>.parquet, and names the manifest,
-// so that ranks of a multi-process job can write into one directory. r
-// must be at least 0.
+// so that ranks of a multi-process job can write into one directory. In a
+// pipeline given a rank with flow's WithRank, r must be that rank: a run
+// fails, before writing anything, if the sink's rank is another. r must
+// be at least 0.
 func Rank(r int) ParquetOption {
 	return parquetOption(optcheck.AtLeast("sinks", "Rank", r, 0, func(c *parquetConfig, v int) { c.rank = v }))
 }

@@ -172,14 +172,14 @@ func checkRanks(dir string, ms []*Manifest, out *output, ids func([]rowid.ID)) [
 		}
 	}
 	results := make([]error, len(checks))
-	var mu sync.Mutex
-	report := func(b []rowid.ID) {
-		mu.Lock()
-		defer mu.Unlock()
-		ids(b)
-	}
-	if ids == nil {
-		report = nil
+	var report func([]rowid.ID)
+	if ids != nil {
+		var mu sync.Mutex
+		report = func(b []rowid.ID) {
+			mu.Lock()
+			defer mu.Unlock()
+			ids(b)
+		}
 	}
 	forEach(len(checks), func(i int) { results[i] = checkFile(dir, checks[i], report) })
 	for _, err := range results {

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"iter"
 )
@@ -38,6 +39,11 @@ type Env struct {
 	// mix it into their streams, so that two such stages of one pipeline
 	// draw differently.
 	Position int
+	// Resume, when not nil, is the JSON encoding of a state that the
+	// stage's processor returned from [Checkpointer.Checkpoint] in an
+	// earlier run: the processor starts from it (see [Checkpointer]).
+	// It is nil for every stage but the stateful ones of a resumed run.
+	Resume json.RawMessage
 
 	obs *runStats // the run's counters when a Monitor observes it
 }

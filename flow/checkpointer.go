@@ -1,8 +1,21 @@
 package flow
 
+import "math"
+
 // Mark is a position in a stream: the partition numbered Part (its epoch
 // in the high bits, see [EpochPart]), after its first Row items.
-type Mark struct{ Part, Row int64 }
+type Mark struct {
+	Part int64 `json:"part"`
+	Row  int64 `json:"row"`
+}
+
+// before reports whether m comes before n in a stream.
+func (m Mark) before(n Mark) bool {
+	return m.Part < n.Part || m.Part == n.Part && m.Row < n.Row
+}
+
+// streamStart is a Mark before every item of every stream.
+var streamStart = Mark{Part: math.MinInt64}
 
 // Checkpointer is implemented by the [Processor] of a serial stage that
 // holds rows across partitions (a shuffle buffer, a batcher). It is how a

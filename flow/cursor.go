@@ -46,6 +46,8 @@ type CursorSet[T any] struct {
 	parent, run context.Context
 	feed        *cursorFeed[T]
 	cursors     []*Cursor[T]
+	drop        *dropper // what a resumed run had delivered
+	tr          *Tracker // follows the run for the iterators
 
 	closed  atomic.Bool
 	mu      sync.Mutex
@@ -72,6 +74,9 @@ func Cursors[T any](ctx context.Context, p *Pipeline, n int) (*CursorSet[T], err
 	if n < 1 {
 		return nil, fmt.Errorf("flow: Cursors(%d): need at least 1 cursor", n)
 	}
+	if p.tracker != nil || p.resume != nil {
+		return nil, fmt.Errorf("flow: Cursors: a cursor set has no single position; read a pipeline with Checkpoints or Resume with Items, Values, Chunks or Run")
+	}
 	return newCursorSet[T](ctx, p, n, "cursors"), nil
 }
 
@@ -82,6 +87,8 @@ func newCursorSet[T any](ctx context.Context, p *Pipeline, n int, sink string) *
 	s := &CursorSet[T]{r: r, parent: ctx, run: runCtx, open: n,
 		feed: newCursorFeed[T](n)}
 	env := p.env()
+	env.ck = p.newRunCk(env)
+	s.drop, s.tr = env.ck.consumerDrop(), env.ck.consumerTracker()
 	env.obs = r.observe(ctx, p, sink)
 	r.guard(runCtx, "pipeline", func() { p.start(runCtx, r, env, s.feed) })
 	for range n {

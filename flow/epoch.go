@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"math"
 )
 
 // # Epochs
@@ -111,7 +112,14 @@ func (p *Pipeline) epochCount() int64 {
 func (p *Pipeline) partitions(ctx context.Context, env Env) iter.Seq2[srcPart, error] {
 	return func(yield func(srcPart, error) bool) {
 		n := p.epochCount()
-		for e := env.Epoch; n == Forever || e < env.Epoch+n; e++ {
+		first, from := env.Epoch, int64(math.MinInt64)
+		if ck := env.ck; ck != nil && ck.from >= 0 {
+			// A resumed run: earlier epochs are not planned, earlier
+			// partitions are skipped unread.
+			from = ck.from
+			first = max(first, EpochOf(from))
+		}
+		for e := first; n == Forever || e < env.Epoch+n; e++ {
 			if e > MaxEpochs {
 				yield(srcPart{}, fmt.Errorf("flow: epoch %d exceeds the limit %d", e, int64(MaxEpochs)))
 				return
@@ -125,6 +133,9 @@ func (p *Pipeline) partitions(ctx context.Context, env Env) iter.Seq2[srcPart, e
 					err = checkEpochPart(p.src.info().Name, 0, part.batch)
 				}
 				some = true
+				if err == nil && part.batch < from {
+					continue
+				}
 				if !yield(part, err) || err != nil {
 					return
 				}

@@ -22,6 +22,12 @@ func Items[T any](ctx context.Context, p *Pipeline) iter.Seq2[Item[T], error] {
 		r := openChunks[T](ctx, p)
 		defer r.close()
 		for r.next() {
+			if tr := r.s.tr; tr != nil {
+				if !yieldTracked(&r.cur, tr, yield) {
+					return
+				}
+				continue
+			}
 			if !yieldItems(&r.cur, yield) {
 				return
 			}
@@ -63,12 +69,33 @@ func yieldItems[T any](c *Chunk[T], yield func(Item[T], error) bool) bool {
 	return true
 }
 
+// yieldTracked is yieldItems for a run a Tracker follows: the position
+// moves past each item before the loop body sees it.
+func yieldTracked[T any](c *Chunk[T], tr *Tracker, yield func(Item[T], error) bool) bool {
+	for k := range c.Values {
+		tr.delivered(c.Part, 1)
+		if !yield(c.Item(k), nil) {
+			return false
+		}
+	}
+	return true
+}
+
 // Values is [Items] without partition numbers and IDs.
 func Values[T any](ctx context.Context, p *Pipeline) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		r := openChunks[T](ctx, p)
 		defer r.close()
 		for r.next() {
+			if tr := r.s.tr; tr != nil {
+				for _, v := range r.cur.Values {
+					tr.delivered(r.cur.Part, 1)
+					if !yield(v, nil) {
+						return
+					}
+				}
+				continue
+			}
 			for _, v := range r.cur.Values {
 				if !yield(v, nil) {
 					return
@@ -96,6 +123,9 @@ func chunks[T any](ctx context.Context, p *Pipeline) iter.Seq2[Chunk[T], error] 
 		for r.next() {
 			c := r.cur
 			r.cur = Chunk[T]{} // the loop body's now
+			if tr := r.s.tr; tr != nil {
+				tr.delivered(c.Part, c.Len())
+			}
 			if !yield(c, nil) {
 				return
 			}
@@ -142,6 +172,9 @@ func (r *chunkReader[T]) next() bool {
 	}
 	r.cur.Release()
 	ch, ok := c.nextChunk(true)
+	for ok && r.s.drop != nil && !dropBefore(r.s.drop, &ch) {
+		ch, ok = c.nextChunk(true)
+	}
 	if !ok {
 		r.ended = true
 		r.err = c.err
@@ -175,6 +208,9 @@ func checkIter[T any](p *Pipeline) error {
 	}
 	if p.sink.n != nil {
 		return fmt.Errorf("flow: pipeline ends in sink %q; run it with Run", p.sink.n.info().Name)
+	}
+	if err := p.resumeErr(); err != nil {
+		return err
 	}
 	info, out := p.last()
 	if want := reflect.TypeFor[T](); out.typ() != want {

@@ -20,6 +20,9 @@ type link[In, Out any] struct {
 	stopped bool     // this stage or one downstream of it has ended the stream
 	down    lastPush // next's last error, so it is not wrapped twice
 	m       *meter
+	drop    *dropper // a resumed stage's input before its restart mark
+	hist    *history // a followed stateful stage's states
+	tr      *Tracker
 }
 
 func (l *link[In, Out]) meter() *meter { return l.m }
@@ -35,6 +38,9 @@ func (l *link[In, Out]) Push(ctx context.Context, c Chunk[In]) (err error) {
 			err = stageError(l.name, batch, true, Recovered(r))
 		}
 	}()
+	if l.drop != nil && !dropBefore(l.drop, &c) {
+		return nil
+	}
 	l.down = lastPush{}
 	if m := l.m; m != nil {
 		m.enter(batch, c.Len())
@@ -98,6 +104,18 @@ func (l *link[In, Out]) result(ctx context.Context, err error, batch int64, hasB
 type linkOut[In, Out any] link[In, Out]
 
 func (o *linkOut[In, Out]) Push(ctx context.Context, c Chunk[Out]) error {
+	if o.hist != nil {
+		part, n := c.Part, c.Len()
+		err := o.send(ctx, c)
+		if err == nil {
+			o.tr.pushed(o.hist, part, n)
+		}
+		return err
+	}
+	return o.send(ctx, c)
+}
+
+func (o *linkOut[In, Out]) send(ctx context.Context, c Chunk[Out]) error {
 	var err error
 	if m := o.m; m != nil {
 		err = m.push(c.Len(), func() error { return o.next.Push(ctx, c) })
@@ -114,6 +132,8 @@ type sinkLink[T any] struct {
 	c       Consumer[T]
 	stopped bool
 	m       *meter
+	drop    *dropper // what a resumed run had delivered
+	tr      *Tracker
 }
 
 func (s *sinkLink[T]) meter() *meter { return s.m }
@@ -129,12 +149,19 @@ func (s *sinkLink[T]) Push(ctx context.Context, c Chunk[T]) (err error) {
 			err = stageError(s.name, batch, true, Recovered(r))
 		}
 	}()
+	if s.drop != nil && !dropBefore(s.drop, &c) {
+		return nil
+	}
+	n := c.Len()
 	if m := s.m; m != nil {
-		m.enter(batch, c.Len())
+		m.enter(batch, n)
 		err = s.c.Consume(ctx, c)
 		m.exit()
 	} else {
 		err = s.c.Consume(ctx, c)
+	}
+	if s.tr != nil && err == nil {
+		s.tr.delivered(batch, n)
 	}
 	if err == ErrStop {
 		s.stopped = true

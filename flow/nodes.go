@@ -67,7 +67,21 @@ func (a opAdapter[In, Out]) buildErr() error { return buildErr(a.op) }
 func (a opAdapter[In, Out]) inOps() typeOps  { return opsOf[In]() }
 func (a opAdapter[In, Out]) outOps() typeOps { return opsOf[Out]() }
 func (a opAdapter[In, Out]) link(env Env, next any) any {
+	var st *StageState
+	if env.ck != nil {
+		if st = env.ck.states[env.Position]; st != nil {
+			env.Resume = st.State
+		}
+	}
 	l := &link[In, Out]{name: a.op.Info().Name, p: a.op.NewProcessor(env), next: next.(downstream[Out])}
+	if rc := env.ck; rc != nil {
+		if st != nil && st.In != streamStart {
+			l.drop = &dropper{to: st.In}
+		}
+		if rc.tracker != nil && a.op.Info().Serial != "" {
+			l.hist, l.tr = rc.tracker.register(env.Position, l.name, l.p, st), rc.tracker
+		}
+	}
 	if rs := env.obs; rs != nil {
 		l.m = newMeter(rs, rs.stages[env.Position].newSlot(), next)
 	}
@@ -88,7 +102,7 @@ func (a sinkAdapter[T]) inOps() typeOps { return opsOf[T]() }
 func (a sinkAdapter[T]) buildErr() error { return buildErr(a.s) }
 func (a sinkAdapter[T]) open(env Env) (any, func(error) error) {
 	c := a.s.NewConsumer(env)
-	s := &sinkLink[T]{name: a.s.Info().Name, c: c}
+	s := &sinkLink[T]{name: a.s.Info().Name, c: c, drop: env.ck.consumerDrop(), tr: env.ck.consumerTracker()}
 	if rs := env.obs; rs != nil {
 		s.m = newMeter(rs, rs.sink().newSlot(), nil)
 	}

@@ -28,6 +28,9 @@ type Pipeline struct {
 	rank, world int    // see WithRank; world 0 means 1
 	epoch0      int64  // the first epoch of a run; see combine.go
 	srcDef      string // what the fingerprint covers of a combination's inputs
+
+	tracker *Tracker    // see Checkpoints
+	resume  *Checkpoint // see Resume
 }
 
 type step struct {
@@ -190,6 +193,10 @@ func (p *Pipeline) Run(ctx context.Context) error {
 		return fmt.Errorf("flow: Run of a pipeline with no sink; add one with To, or read it with Items")
 	}
 	env := p.env()
+	if err := p.resumeErr(); err != nil {
+		return err
+	}
+	env.ck = p.newRunCk(env)
 	r, runCtx := newRunner(ctx)
 	name := p.sink.n.info().Name
 	env.obs = r.observe(ctx, p, name)

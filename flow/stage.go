@@ -46,6 +46,7 @@ type Env struct {
 	Resume json.RawMessage
 
 	obs *runStats // the run's counters when a Monitor observes it
+	ck  *runCk    // the run's checkpoint plumbing, if followed or resumed
 }
 
 // Info describes a stage to the runtime and in errors.

@@ -1,0 +1,328 @@
+package flow_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/operators"
+	"github.com/rowflow/rowflow/rowid"
+	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sources"
+)
+
+// pairSum is a stateful serial stage for the tests: it sums consecutive
+// pairs of rows, across partition boundaries, and emits each sum in the
+// partition of the row that completes it. Its checkpoint is where its
+// input must restart: at the row it holds, if it holds one.
+type pairSum struct{}
+
+func (pairSum) Info() flow.Info {
+	return flow.Info{Name: "pair-sum", Serial: "it holds a row across partitions"}
+}
+
+func (pairSum) NewProcessor(env flow.Env) flow.Processor[int64, int64] {
+	p := &pairSumProc{in: flow.Mark{Part: -1}}
+	if env.Resume != nil {
+		var st pairSumState
+		if err := json.Unmarshal(env.Resume, &st); err != nil || st.Kind != "pair-sum" {
+			panic(fmt.Sprintf("pair-sum resumed from %s", env.Resume))
+		}
+		p.resumed = true
+	}
+	return p
+}
+
+type pairSumState struct{ Kind string }
+
+type pairSumProc struct {
+	held     bool
+	heldVal  int64
+	heldID   rowid.ID
+	heldMark flow.Mark
+	in       flow.Mark // input position after the rows processed
+	resumed  bool
+}
+
+func (p *pairSumProc) Process(ctx context.Context, c flow.Chunk[int64], out flow.Emitter[int64]) error {
+	if c.Part != p.in.Part {
+		p.in = flow.Mark{Part: c.Part}
+	}
+	var vals []int64
+	var ids []rowid.ID
+	for k, v := range c.Values {
+		if !p.held {
+			p.held, p.heldVal, p.heldID, p.heldMark = true, v, c.IDs.At(k), p.in
+		} else {
+			vals = append(vals, p.heldVal+v)
+			ids = append(ids, rowid.NewCombiner(p.heldID).Combine(c.IDs.At(k)))
+			p.held = false
+		}
+		p.in.Row++
+	}
+	part, end := c.Part, c.End
+	c.Release()
+	return out.Push(ctx, flow.Chunk[int64]{Part: part, IDs: flow.ListIDs(ids), Values: vals, End: end})
+}
+
+func (p *pairSumProc) Flush(context.Context, flow.Emitter[int64]) error { return nil }
+
+func (p *pairSumProc) Checkpoint() (any, flow.Mark) {
+	if p.held {
+		return pairSumState{"pair-sum"}, p.heldMark
+	}
+	return pairSumState{"pair-sum"}, p.in
+}
+
+// resumeCases are pipelines whose runs are checkpointed and resumed; par
+// sets the parallelism of their stateless stages.
+var resumeCases = map[string]func(par int) *flow.Pipeline{
+	"stateless": func(par int) *flow.Pipeline {
+		xs := make([]int64, 600)
+		for i := range xs {
+			xs[i] = int64(i)
+		}
+		return flow.From(sources.Slice(xs, sources.PartitionSize(37))).
+			Via(operators.FlatMap(func(x int64) ([]int64, error) { return slices.Repeat([]int64{x}, int(x%3)), nil })).Parallel(par).
+			Via(operators.Filter(func(x int64) bool { return x%5 != 0 })).Parallel(par).
+			Via(operators.Map(func(x int64) (int64, error) { return 3 * x, nil })).Parallel(par).
+			Epochs(3).WithSeed(7)
+	},
+	"stateful": func(par int) *flow.Pipeline {
+		xs := make([]int64, 500)
+		for i := range xs {
+			xs[i] = int64(i)
+		}
+		return flow.From(sources.Slice(xs, sources.PartitionSize(23))).
+			Via(operators.Filter(func(x int64) bool { return x%7 != 3 })).Parallel(par).
+			Via(flow.NewStage[int64, int64](pairSum{})).
+			Via(operators.FlatMap(func(x int64) ([]int64, error) { return slices.Repeat([]int64{x}, int(x%4)), nil })).Parallel(par).
+			Via(flow.NewStage[int64, int64](pairSum{})).
+			Via(operators.Map(func(x int64) (int64, error) { return x + 1, nil })).Parallel(par).
+			Epochs(2).WithSeed(9)
+	},
+}
+
+// trackedRun reads p with a tracker and returns its items and, for each
+// k, the checkpoint taken after item k (index -1: before the first),
+// through its JSON and binary encodings.
+func trackedRun(t *testing.T, p *flow.Pipeline) ([]flow.Item[int64], []flow.Checkpoint) {
+	t.Helper()
+	tr := new(flow.Tracker)
+	var items []flow.Item[int64]
+	var cks []flow.Checkpoint
+	take := func() {
+		ck, err := tr.Checkpoint()
+		if err != nil {
+			t.Fatal(err)
+		}
+		js, err := json.Marshal(ck)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back flow.Checkpoint
+		if err := json.Unmarshal(js, &back); err != nil {
+			t.Fatalf("%s: %v", js, err)
+		}
+		bin, err := back.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fromBin flow.Checkpoint
+		if err := fromBin.UnmarshalBinary(bin); err != nil {
+			t.Fatal(err)
+		}
+		if js2, _ := json.Marshal(fromBin); string(js2) != string(js) {
+			t.Fatalf("binary round trip changed the checkpoint:\n%s\n%s", js, js2)
+		}
+		cks = append(cks, fromBin)
+	}
+	for it, err := range flow.Items[int64](context.Background(), p.Checkpoints(tr)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		items = append(items, it)
+		take()
+	}
+	return items, cks
+}
+
+func TestResumeGivesTheRestOfTheRun(t *testing.T) {
+	for name, build := range resumeCases {
+		t.Run(name, func(t *testing.T) {
+			want, cks := trackedRun(t, build(1))
+			if len(want) < 300 {
+				t.Fatalf("only %d items", len(want))
+			}
+			if name == "stateful" {
+				// Late in the run the source restarts late: a resume does
+				// not read the run again from its start.
+				last := cks[len(cks)-2]
+				if len(last.Stages) != 2 || last.Stages[0].In.Part < flow.EpochPart(1, 15) {
+					t.Fatalf("the checkpoint before the last item restarts the source at %+v", last.Stages)
+				}
+			}
+			if got, _ := trackedRun(t, build(3)); !slices.Equal(got, want) {
+				t.Fatal("a followed run at parallelism 3 differs from one at 1")
+			}
+			rng := rand.New(rand.NewPCG(1, 2))
+			positions := []int{0, len(want) - 1}
+			for range 25 {
+				positions = append(positions, rng.IntN(len(want)))
+			}
+			for _, k := range positions {
+				for _, par := range []int{1, 4} {
+					var got []flow.Item[int64]
+					for it, err := range flow.Items[int64](context.Background(), build(par).Resume(cks[k])) {
+						if err != nil {
+							t.Fatalf("resume after item %d at parallelism %d: %v", k, par, err)
+						}
+						got = append(got, it)
+					}
+					if !slices.Equal(got, want[k+1:]) {
+						t.Fatalf("resumed after item %d (checkpoint %+v) at parallelism %d: %d items, want %d; first %v, want %v",
+							k, cks[k], par, len(got), len(want)-k-1, head(got), head(want[k+1:]))
+					}
+				}
+			}
+		})
+	}
+}
+
+func head(xs []flow.Item[int64]) any {
+	if len(xs) == 0 {
+		return "none"
+	}
+	return xs[0]
+}
+
+// A resumed run that is followed too gives checkpoints that resume the
+// original run: a job can be interrupted any number of times.
+func TestResumeTwice(t *testing.T) {
+	build := resumeCases["stateful"]
+	want, cks := trackedRun(t, build(1))
+	k1 := len(want) / 3
+	rest, cks2 := trackedRun(t, build(2).Resume(cks[k1]))
+	if !slices.Equal(rest, want[k1+1:]) {
+		t.Fatal("first resume differs")
+	}
+	k2 := len(rest) / 2
+	var got []flow.Item[int64]
+	for it, err := range flow.Items[int64](context.Background(), build(4).Resume(cks2[k2])) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, it)
+	}
+	if !slices.Equal(got, want[k1+1+k2+1:]) {
+		t.Fatalf("second resume: %d items, want %d", len(got), len(want)-(k1+1+k2+1))
+	}
+}
+
+// A run with a sink is followed too: the checkpoint after Run resumes to
+// nothing, and one taken from a cancelled run resumes the rest.
+func TestResumeRun(t *testing.T) {
+	build := resumeCases["stateful"]
+	want, _ := trackedRun(t, build(1))
+	tr := new(flow.Tracker)
+	var got []flow.Item[int64]
+	n := 0
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	err := build(2).Checkpoints(tr).To(sinks.ForEach(func(it flow.Item[int64]) error {
+		got = append(got, it)
+		if n++; n == 100 {
+			cancel()
+			return context.Canceled
+		}
+		return nil
+	})).Run(ctx)
+	if err == nil {
+		t.Fatal("the cancelled run reported no error")
+	}
+	ck, err := tr.Checkpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The sink's chunk that failed is not delivered: the checkpoint is at a
+	// chunk boundary at or before item 100.
+	done := int(ck.Delivered)
+	for _, it := range want {
+		if it.Part < ck.Part {
+			done++
+		}
+	}
+	if done > 100 || !slices.Equal(got[:done], want[:done]) {
+		t.Fatalf("checkpoint %+v counts %d delivered items of the 100 consumed", ck, done)
+	}
+	var rest []flow.Item[int64]
+	collect := sinks.ForEach(func(it flow.Item[int64]) error {
+		rest = append(rest, it)
+		return nil
+	})
+	if err := build(3).Resume(ck).To(collect).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rest, want[done:]) {
+		t.Fatalf("the rest after Run: %d items, want %d", len(rest), len(want)-done)
+	}
+}
+
+func TestResumeRefusesAnotherPipeline(t *testing.T) {
+	build := resumeCases["stateful"]
+	_, cks := trackedRun(t, build(1))
+	ck := cks[10]
+	for name, p := range map[string]*flow.Pipeline{
+		"another seed":       build(1).WithSeed(10),
+		"another definition": resumeCases["stateless"](1),
+	} {
+		for _, err := range flow.Items[int64](context.Background(), p.Resume(ck)) {
+			if err == nil || !strings.Contains(err.Error(), "another pipeline or seed") || !strings.Contains(err.Error(), ck.Fingerprint) {
+				t.Errorf("%s: %v, want a refusal naming the checkpoint's fingerprint", name, err)
+			}
+			break
+		}
+	}
+}
+
+func TestCheckpointEncodings(t *testing.T) {
+	ck := flow.Checkpoint{Version: flow.CheckpointVersion, Fingerprint: strings.Repeat("ab", 16), Part: flow.EpochPart(2, 5), Delivered: 7,
+		Stages: []flow.StageState{{Position: 2, In: flow.Mark{Part: 4, Row: 1}, State: json.RawMessage(`{"a":1}`)}, {Position: 3, In: flow.Mark{Part: -9223372036854775808}}}}
+	js, err := json.Marshal(ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"version":1,"fingerprint":"abababababababababababababababab","part":8589934597,"delivered":7,"stages":[{"position":2,"in":{"part":4,"row":1},"state":{"a":1}},{"position":3,"in":{"part":-9223372036854775808,"row":0},"state":null}]}`
+	if string(js) != want {
+		t.Fatalf("JSON\n%s\nwant\n%s", js, want)
+	}
+	bin, err := ck.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bin) >= len(js)/2 {
+		t.Errorf("binary encoding is %d bytes, JSON %d", len(bin), len(js))
+	}
+	var back flow.Checkpoint
+	if err := back.UnmarshalBinary(bin); err != nil {
+		t.Fatal(err)
+	}
+	if js2, _ := json.Marshal(back); string(js2) != want {
+		t.Fatalf("binary round trip: %s", js2)
+	}
+	if err := back.UnmarshalBinary(bin[:len(bin)-1]); err == nil {
+		t.Error("a truncated binary checkpoint was accepted")
+	}
+	var v2 flow.Checkpoint
+	if err := json.Unmarshal([]byte(strings.Replace(want, `"version":1`, `"version":2`, 1)), &v2); err == nil || !strings.Contains(err.Error(), "version 2") {
+		t.Errorf("version 2 JSON: %v", err)
+	}
+	if ck.Epoch() != 2 {
+		t.Errorf("Epoch() = %d", ck.Epoch())
+	}
+}

@@ -1,0 +1,156 @@
+package flow
+
+import (
+	"fmt"
+	"math"
+)
+
+// Checkpoints makes every run of the returned pipeline followed by t, so
+// that t gives a [Checkpoint] after any item the run delivered (see
+// [Tracker]). It changes neither the items nor the fingerprint.
+func (p *Pipeline) Checkpoints(t *Tracker) *Pipeline {
+	if p.err != nil {
+		return p
+	}
+	if t == nil {
+		return p.fail(fmt.Errorf("flow: Checkpoints(nil)"))
+	}
+	q := p.clone()
+	q.tracker = t
+	return q
+}
+
+// Resume makes the returned pipeline's runs start where ck was taken:
+// they give exactly the items that the run ck was taken from gave after
+// that point (values, row IDs, partition numbers and order), at any
+// parallelism. The run fails, before it reads anything, if ck was taken
+// from a pipeline of another definition or seed ([Pipeline.Fingerprint]).
+//
+// What a resumed run reads before its first item is bounded by the
+// pipeline's windows, not by the position: the source skips every
+// partition before the oldest one a stateful stage still held (skipped
+// partitions are planned but not read), and the stages and the consumer
+// drop what had been delivered of the partitions they restart in. A
+// source's epochs before the checkpoint's are not planned at all.
+//
+// Pipelines that combine inputs ([Concat], [Interleave], [Mix]) cannot be
+// resumed yet: their runs fail with an error that says so.
+func (p *Pipeline) Resume(ck Checkpoint) *Pipeline {
+	if p.err != nil {
+		return p
+	}
+	if ck.Version != CheckpointVersion {
+		return p.fail(fmt.Errorf("flow: Resume: checkpoint version %d, want %d", ck.Version, CheckpointVersion))
+	}
+	q := p.clone()
+	q.resume = &ck
+	return q
+}
+
+// runCk is what a run that is followed or resumed tells its stages.
+type runCk struct {
+	tracker *Tracker
+	resume  *Checkpoint
+	states  map[int]*StageState
+	from    int64 // the source's first partition number
+}
+
+// newRunCk returns the checkpoint plumbing of a run of p with env, or nil
+// if the run is neither followed nor resumed.
+func (p *Pipeline) newRunCk(env Env) *runCk {
+	if p.tracker == nil && p.resume == nil {
+		return nil
+	}
+	rc := &runCk{tracker: p.tracker, from: math.MinInt64}
+	pos := streamStart
+	if ck := p.resume; ck != nil {
+		rc.resume, pos = ck, ck.position()
+		rc.states = make(map[int]*StageState, len(ck.Stages))
+		rc.from = ck.Part
+		for i := range ck.Stages {
+			s := &ck.Stages[i]
+			rc.states[s.Position] = s
+			if i == 0 {
+				rc.from = s.In.Part
+			}
+		}
+	}
+	if rc.tracker != nil {
+		rc.tracker.begin(env.Fingerprint, pos)
+	}
+	return rc
+}
+
+// resumeErr says why p cannot be resumed from its checkpoint, if it
+// cannot: it is checked before a run starts.
+func (p *Pipeline) resumeErr() error {
+	ck := p.resume
+	if ck == nil {
+		return nil
+	}
+	if fp := p.env().Fingerprint; ck.Fingerprint != fp {
+		return fmt.Errorf("flow: Resume: the checkpoint was taken from another pipeline or seed (fingerprint %s); this pipeline's definition and seed give %s", ck.Fingerprint, fp)
+	}
+	if p.srcDef != "" {
+		return fmt.Errorf("flow: Resume: pipelines that combine inputs (Concat, Interleave, Mix) cannot be resumed yet")
+	}
+	last := -1
+	for _, s := range ck.Stages {
+		if s.Position <= last || s.Position >= len(p.stages) || p.stages[s.Position].op == nil || p.stages[s.Position].op.info().Serial == "" {
+			return fmt.Errorf("flow: Resume: the checkpoint has a state for stage %d, which is not a stage of this pipeline that keeps rows across partitions", s.Position)
+		}
+		last = s.Position
+	}
+	return nil
+}
+
+// consumerDrop returns what the run's consumer drops, or nil.
+func (rc *runCk) consumerDrop() *dropper {
+	if rc == nil || rc.resume == nil || rc.resume.Part == math.MinInt64 {
+		return nil
+	}
+	return &dropper{to: rc.resume.position()}
+}
+
+// consumerTracker returns the tracker the run's consumer moves, or nil.
+func (rc *runCk) consumerTracker() *Tracker {
+	if rc == nil {
+		return nil
+	}
+	return rc.tracker
+}
+
+// dropper drops the items of a stream before a mark: whole partitions
+// numbered below it, and the first items of its own partition. Partitions
+// arrive in order, so once a later partition comes it is done.
+type dropper struct {
+	to   Mark
+	seen int64 // items of partition to.Part seen
+	done bool
+}
+
+// dropBefore removes from c the items before d's mark, and reports
+// whether anything of c is left to pass on (items, or the End of a
+// partition not wholly dropped).
+func dropBefore[T any](d *dropper, c *Chunk[T]) bool {
+	switch {
+	case d.done || c.Part > d.to.Part:
+		d.done = true
+		return true
+	case c.Part < d.to.Part:
+		c.Release()
+		return false
+	}
+	n := int64(c.Len())
+	k := min(n, max(d.to.Row-d.seen, 0))
+	d.seen += n
+	if k > 0 {
+		c.Values = c.Values[k:]
+		c.IDs = c.IDs.Slice(int(k), int(n))
+	}
+	if c.Len() == 0 && !c.End {
+		c.Release()
+		return false
+	}
+	return true
+}

@@ -78,12 +78,15 @@ func (b *batchOp[T]) Info() flow.Info {
 // Err reports a bad size or option.
 func (b *batchOp[T]) Err() error { return b.err }
 
-func (b *batchOp[T]) NewProcessor(flow.Env) flow.Processor[T, Rows[T]] {
+func (b *batchOp[T]) NewProcessor(env flow.Env) flow.Processor[T, Rows[T]] {
 	if b.err != nil {
 		return failed[T, Rows[T]]{b.err}
 	}
-	return &batchProc[T]{op: b, base: rowid.FromString(b.cfg.name), out: outParts[Rows[T]]{per: b.cfg.perPart},
-		in: inCursor{resume: b.cfg.resume, from: b.cfg.resume}}
+	p := &batchProc[T]{op: b, base: rowid.FromString(b.cfg.name), out: outParts[Rows[T]]{per: b.cfg.perPart}}
+	if _, err := resumeRegroup(b.cfg.name, env, &p.in, &p.out); err != nil {
+		return failed[T, Rows[T]]{err}
+	}
+	return p
 }
 
 type batchProc[T any] struct {
@@ -97,14 +100,13 @@ type batchProc[T any] struct {
 
 func (p *batchProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[Rows[T]]) error {
 	defer c.Release()
-	begin(&p.in, &p.out)
 	if err := epochStart(ctx, p, &p.out, out, c.Part); err != nil {
 		return err
 	}
 	at := p.in.at(c.Part)
 	n := p.op.n
 	var ids []rowid.ID // the chunk's IDs, once whole batches share its storage
-	for k := p.in.skipped(at, len(c.Values)); k < len(c.Values); {
+	for k := 0; k < len(c.Values); {
 		if len(p.cur.Values) == 0 && len(c.Values)-k >= n {
 			// A whole batch inside the chunk takes a piece of the chunk's
 			// storage instead of a copy.
@@ -114,6 +116,7 @@ func (p *batchProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Em
 			p.start = Mark{Part: at.Part, Row: at.Row + int64(k)}
 			p.cur = Rows[T]{Values: c.Values[k : k+n : k+n], IDs: ids[k : k+n : k+n]}
 			k += n
+			p.in.to(at, k)
 			if err := p.emit(ctx, out); err != nil {
 				return err
 			}
@@ -128,24 +131,24 @@ func (p *batchProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Em
 		p.cur.IDs = c.IDs.Slice(k, k+take).AppendTo(p.cur.IDs)
 		k += take
 		if len(p.cur.Values) == n {
+			p.in.to(at, k)
 			if err := p.emit(ctx, out); err != nil {
 				return err
 			}
 		}
 	}
-	p.in.advance(len(c.Values), c.End)
+	p.in.advance(at, len(c.Values), c.End)
 	if ids != nil {
 		c.Values = nil // the batches own it now
 	}
 	return p.out.sync(ctx, out)
 }
 
-// State returns what resumes the stage after the items it has pushed.
-func (p *batchProc[T]) State() RegroupState {
-	if s := p.in.resume; s != nil {
-		return *s
-	}
-	return state(&p.out, p.in.restart(p.start, len(p.cur.Values) > 0))
+// Checkpoint reports the stage's state after the batches it has pushed:
+// its input restarts at the first row of the batch being filled.
+func (p *batchProc[T]) Checkpoint() (any, Mark) {
+	s := state(&p.out, p.in.restart(p.start, len(p.cur.Values) > 0))
+	return &s, s.From
 }
 
 func (p *batchProc[T]) emit(ctx context.Context, out flow.Emitter[Rows[T]]) error {

@@ -30,7 +30,7 @@ import (
 //
 // To be resumed (see [OrderState]), it restarts its input at partition
 // q-k+1 when it was giving out output partition q: the rows it held all
-// came from the k partitions before q's end.
+// came from the k partitions up to q.
 func BlockShuffle[T any](k int, opts ...ShuffleOption) flow.Stage {
 	return flow.NewStage[T, T](newBlock[T](k, opts))
 }
@@ -67,7 +67,18 @@ func (b *blockOp[T]) NewProcessor(env flow.Env) flow.Processor[T, T] {
 	if b.err != nil {
 		return failed[T, T]{b.err}
 	}
-	return &blockProc[T]{op: b, env: env, slots: make([]slot[T], b.k), batches: make([]int64, b.k), resume: b.cfg.resume}
+	r, err := resumeState[OrderState](b.cfg.name, env)
+	if err == nil && r != nil {
+		err = r.check(b.cfg.name)
+		if err == nil && (r.Index > r.Output || r.Output-r.Index >= int64(b.k)) {
+			err = fmt.Errorf("operators: %s: resume state %+v: input partition %d cannot hold rows of output partition %d with k = %d",
+				b.cfg.name, *r, r.Index, r.Output, b.k)
+		}
+	}
+	if err != nil {
+		return failed[T, T]{err}
+	}
+	return &blockProc[T]{op: b, env: env, slots: make([]slot[T], b.k), batches: make([]int64, b.k), resume: r}
 }
 
 // slot is one output partition being filled.
@@ -82,11 +93,14 @@ type blockProc[T any] struct {
 	started bool
 	epoch   int64
 	q       int64    // ordinal in the epoch of the input partition being read
+	q0      int64    // the ordinal the epoch's input began at
+	from    Mark     // and where it began
 	open    bool     // a partition is being read (its End has not come)
 	rng     pcg.Rand // input partition q's stream
 	slots   []slot[T]
 	batches []int64 // partition numbers of the last k input partitions, by ordinal mod k
 	next    int64   // the next output partition to give out
+	sent    int64   // items of it pushed
 	resume  *OrderState
 	discard int64 // output partitions before this are discarded (resume)
 	skip    int64 // items of output partition discard to discard
@@ -94,7 +108,13 @@ type blockProc[T any] struct {
 
 func (p *blockProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[T]) error {
 	defer c.Release()
-	if e := flow.EpochOf(c.Part); !p.started || e != p.epoch {
+	e := flow.EpochOf(c.Part)
+	if !p.started {
+		if err := p.begin(e); err != nil {
+			return err
+		}
+	}
+	if e != p.epoch {
 		if err := p.endEpoch(ctx, out); err != nil {
 			return err
 		}
@@ -123,22 +143,15 @@ func (p *blockProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Em
 
 // begin starts epoch e, or the resume point if the stage has one.
 func (p *blockProc[T]) begin(e int64) error {
-	p.started, p.epoch, p.q, p.next, p.open = true, e, 0, 0, false
-	p.discard, p.skip = 0, 0
-	if r := p.resume; r != nil && r.Epoch < e {
-		// The state's epoch had nothing left to give: its partition was
-		// past the epoch's last.
-		p.resume = nil
+	r, e, err := resumeAt(p.op.cfg.name, p.resume, p.started, e)
+	p.resume = nil
+	if err != nil {
+		return err
 	}
-	if r := p.resume; r != nil {
-		if r.Epoch != e {
-			return fmt.Errorf("operators: %s: resuming in epoch %d, but the input starts in epoch %d", p.op.cfg.name, r.Epoch, e)
-		}
-		if r.Index > r.Output || r.Output-r.Index >= int64(p.op.k) {
-			return fmt.Errorf("operators: %s: resume state %+v: input partition %d cannot hold rows of output partition %d with k = %d",
-				p.op.cfg.name, *r, r.Index, r.Output, p.op.k)
-		}
-		p.q, p.next, p.discard, p.skip = r.Index, r.Index, r.Output, r.Delivered
+	p.started, p.epoch, p.q, p.next, p.sent, p.open = true, e, 0, 0, 0, false
+	p.discard, p.skip, p.q0, p.from = 0, 0, 0, Mark{Part: flow.EpochPart(e, 0)}
+	if r != nil {
+		p.q, p.q0, p.from, p.next, p.discard, p.skip = r.Index, r.Index, r.From, r.Index, r.Output, r.Delivered
 	}
 	return nil
 }
@@ -146,29 +159,52 @@ func (p *blockProc[T]) begin(e int64) error {
 // give gives out the output partitions up to and including last, in
 // random order each.
 func (p *blockProc[T]) give(ctx context.Context, out flow.Emitter[T], last int64) error {
-	for ; p.next <= last; p.next++ {
-		s := &p.slots[p.next%int64(p.op.k)]
+	for p.next <= last {
+		q := p.next
+		s := &p.slots[q%int64(p.op.k)]
 		vals, ids := s.vals, s.ids
 		*s = slot[T]{}
-		rng := pcg.Keyed(p.env.Seed, uint64(p.epoch), uint64(p.env.Position), purposeSlot, uint64(p.next))
+		rng := pcg.Keyed(p.env.Seed, uint64(p.epoch), uint64(p.env.Position), purposeSlot, uint64(q))
 		for i := len(vals) - 1; i > 0; i-- {
 			j := rng.Intn(i + 1)
 			vals[i], vals[j] = vals[j], vals[i]
 			ids[i], ids[j] = ids[j], ids[i]
 		}
-		if p.next < p.discard {
+		if q < p.discard {
+			p.next++
 			continue // given out before the resume point
 		}
 		from := 0
-		if p.next == p.discard {
+		if q == p.discard {
 			from = int(min(p.skip, int64(len(vals))))
-			p.resume = nil
+			p.sent = int64(from)
 		}
-		if err := pushPartition(ctx, out, flow.EpochPart(p.epoch, p.next), vals[from:], ids[from:]); err != nil {
+		if err := p.push(ctx, out, vals[from:], ids[from:]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// push pushes output partition p.next, whose first p.sent items were
+// pushed before, in chunks of recycled buffers: chunks of ordinary size
+// keep the buffers that circulate through the pipeline ordinary too.
+func (p *blockProc[T]) push(ctx context.Context, out flow.Emitter[T], vals []T, ids []rowid.ID) error {
+	part := flow.EpochPart(p.epoch, p.next)
+	for lo := 0; ; lo += blockChunk {
+		hi := min(lo+blockChunk, len(vals))
+		c := flow.Chunk[T]{Part: part, End: hi == len(vals),
+			Values: append(flow.Alloc[T](hi-lo), vals[lo:hi]...),
+			IDs:    flow.ListIDs(append(flow.Alloc[rowid.ID](hi-lo), ids[lo:hi]...))}
+		if c.End {
+			p.next, p.sent = p.next+1, 0
+		} else {
+			p.sent += int64(hi - lo)
+		}
+		if err := out.Push(ctx, c); err != nil || c.End {
+			return err
+		}
+	}
 }
 
 // endEpoch gives out the output partitions still filling.
@@ -184,40 +220,31 @@ func (p *blockProc[T]) endEpoch(ctx context.Context, out flow.Emitter[T]) error 
 }
 
 func (p *blockProc[T]) Flush(ctx context.Context, out flow.Emitter[T]) error {
+	if !p.started && p.resume != nil {
+		// Resumed past its input's end: what was left is given out.
+		if err := p.begin(p.resume.Epoch); err != nil {
+			return err
+		}
+	}
 	return p.endEpoch(ctx, out)
 }
 
-// State returns what resumes the stage after the partitions it has pushed:
-// the next output partition, whose rows come from the k input partitions
-// up to its own ordinal.
-func (p *blockProc[T]) State() OrderState {
-	if p.resume != nil {
-		return *p.resume
+// Checkpoint reports the stage's state after the chunks it has pushed: the
+// output partition being given out, whose rows come from the k input
+// partitions up to its own ordinal, where the input restarts.
+func (p *blockProc[T]) Checkpoint() (any, Mark) {
+	from := max(p.next-int64(p.op.k)+1, p.q0)
+	s := &OrderState{Epoch: p.epoch, Index: from, Output: p.next, Delivered: p.sent}
+	switch {
+	case from < p.q || from == p.q && p.open:
+		s.From = Mark{Part: p.batches[from%int64(p.op.k)]}
+	case p.q == p.q0:
+		s.From = p.from // nothing read since the epoch began
+	default:
+		s.From = Mark{Part: p.batches[(p.q-1)%int64(p.op.k)] + 1}
 	}
-	from := max(p.next-int64(p.op.k)+1, 0)
-	s := OrderState{Epoch: p.epoch, Index: from, Output: p.next}
-	if from < p.q || from == p.q && p.open {
-		s.Partition = p.batches[from%int64(p.op.k)]
-	} else if p.q > 0 {
-		s.Partition = p.batches[(p.q-1)%int64(p.op.k)] + 1
-	}
-	return s
+	return s, s.From
 }
 
 // blockChunk is the most rows of a BlockShuffle output chunk.
 const blockChunk = 1024
-
-// pushPartition pushes a whole output partition in chunks of recycled
-// buffers: chunks of ordinary size keep the buffers that circulate through
-// the pipeline ordinary too.
-func pushPartition[T any](ctx context.Context, out flow.Emitter[T], batch int64, vals []T, ids []rowid.ID) error {
-	for lo := 0; ; lo += blockChunk {
-		hi := min(lo+blockChunk, len(vals))
-		c := flow.Chunk[T]{Part: batch, End: hi == len(vals),
-			Values: append(flow.Alloc[T](hi-lo), vals[lo:hi]...),
-			IDs:    flow.ListIDs(append(flow.Alloc[rowid.ID](hi-lo), ids[lo:hi]...))}
-		if err := out.Push(ctx, c); err != nil || c.End {
-			return err
-		}
-	}
-}

@@ -110,13 +110,21 @@ func (b *bucketOp[T]) Info() flow.Info {
 // Err reports a bad option.
 func (b *bucketOp[T]) Err() error { return b.err }
 
-func (b *bucketOp[T]) NewProcessor(flow.Env) flow.Processor[T, Rows[T]] {
+func (b *bucketOp[T]) NewProcessor(env flow.Env) flow.Processor[T, Rows[T]] {
 	if b.err != nil {
 		return failed[T, Rows[T]]{b.err}
 	}
-	return &bucketProc[T]{op: b, base: rowid.FromString(b.cfg.name),
-		buckets: make([]bucket[T], len(b.cfg.bounds)+1), out: outParts[Rows[T]]{per: b.cfg.perPart},
-		in: inCursor{resume: b.cfg.resume}, held: heldOf(b.cfg.resume, len(b.cfg.bounds)+1)}
+	p := &bucketProc[T]{op: b, base: rowid.FromString(b.cfg.name),
+		buckets: make([]bucket[T], len(b.cfg.bounds)+1), out: outParts[Rows[T]]{per: b.cfg.perPart}}
+	r, err := resumeRegroup(b.cfg.name, env, &p.in, &p.out)
+	if err == nil && r != nil && len(r.Held) > len(p.buckets) {
+		err = fmt.Errorf("operators: %s: resume state with %d buckets, the stage has %d", b.cfg.name, len(r.Held), len(p.buckets))
+	}
+	if err != nil {
+		return failed[T, Rows[T]]{err}
+	}
+	p.held = heldOf(r, len(p.buckets))
+	return p
 }
 
 // bucket is one bucket's pending batch.
@@ -143,7 +151,6 @@ func (p *bucketProc[T]) index(l int) int {
 
 func (p *bucketProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[Rows[T]]) (err error) {
 	defer c.Release()
-	begin(&p.in, &p.out)
 	if err := epochStart(ctx, p, &p.out, out, c.Part); err != nil {
 		return err
 	}
@@ -154,11 +161,12 @@ func (p *bucketProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.E
 		v := c.Values[k]
 		l := p.op.length(v)
 		i := p.index(l)
-		if p.held != nil && (Mark{Part: at.Part, Row: at.Row + int64(k)}).less(p.held[i]) {
+		if p.held != nil && before(Mark{Part: at.Part, Row: at.Row + int64(k)}, p.held[i]) {
 			continue // delivered before the resume point
 		}
 		b := &p.buckets[i]
 		if budget := p.op.cfg.budget; budget > 0 && len(b.rows.Values) > 0 && (len(b.rows.Values)+1)*max(b.longest, l) > budget {
+			p.in.to(at, k)
 			if err := p.emit(ctx, out, b); err != nil {
 				return err
 			}
@@ -169,13 +177,14 @@ func (p *bucketProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.E
 		b.rows.Values = append(b.rows.Values, v)
 		b.rows.IDs = append(b.rows.IDs, c.IDs.At(k))
 		b.longest = max(b.longest, l)
-		if p.op.cfg.sizes != nil && len(b.rows.Values) == p.op.cfg.sizes[p.index(l)] {
+		if p.op.cfg.sizes != nil && len(b.rows.Values) == p.op.cfg.sizes[i] {
+			p.in.to(at, k+1)
 			if err := p.emit(ctx, out, b); err != nil {
 				return err
 			}
 		}
 	}
-	p.in.advance(len(c.Values), c.End)
+	p.in.advance(at, len(c.Values), c.End)
 	return p.out.sync(ctx, out)
 }
 
@@ -191,12 +200,9 @@ func heldOf(s *RegroupState, buckets int) []Mark {
 	return held
 }
 
-// State returns what resumes the stage after the batches it has pushed:
+// Checkpoint reports the stage's state after the batches it has pushed:
 // each bucket's oldest row, or for an empty bucket the next row to come.
-func (p *bucketProc[T]) State() RegroupState {
-	if s := p.in.resume; s != nil {
-		return *s
-	}
+func (p *bucketProc[T]) Checkpoint() (any, Mark) {
 	next := p.in.next()
 	s := state(&p.out, next)
 	s.Held = make([]Mark, len(p.buckets))
@@ -204,14 +210,14 @@ func (p *bucketProc[T]) State() RegroupState {
 		s.Held[i] = next
 		if len(b.rows.Values) > 0 {
 			s.Held[i] = b.oldest
-		} else if p.held != nil && next.less(p.held[i]) {
+		} else if p.held != nil && before(next, p.held[i]) {
 			s.Held[i] = p.held[i]
 		}
-		if s.Held[i].less(s.From) {
+		if before(s.Held[i], s.From) {
 			s.From = s.Held[i]
 		}
 	}
-	return s
+	return &s, s.From
 }
 
 func (p *bucketProc[T]) emit(ctx context.Context, out flow.Emitter[Rows[T]], b *bucket[T]) error {
@@ -232,7 +238,7 @@ func (p *bucketProc[T]) end(ctx context.Context, out flow.Emitter[Rows[T]]) erro
 		}
 	}
 	slices.SortFunc(left, func(i, j int) int {
-		if p.buckets[i].oldest.less(p.buckets[j].oldest) {
+		if before(p.buckets[i].oldest, p.buckets[j].oldest) {
 			return -1
 		}
 		return 1

@@ -25,14 +25,15 @@
 // Their output IDs follow the N:1 rule: the stage's fixed ID,
 // rowid.FromString of its name, combined with each member's ID in order.
 //
-// What such a stage must remember to be resumed is small: a
-// [RegroupState] holds the [Mark] (input partition and row) of the oldest
+// What such a stage must remember to be resumed is small: its processor
+// implements flow.Checkpointer and reports, after every chunk it pushes, a
+// [RegroupState] with the [Mark] (input partition and row) of the oldest
 // row it still holds, its output partition and the items of it delivered,
-// and the table or pool number of the random stages. Each processor
-// reports it with a State method; [ResumeRegroup] starts a stage from it,
-// and fed its input from that mark the stage gives the rest of its output
-// unchanged. For [Pack] the state lists the marks of the sequences it
-// holds: at most its window and one row.
+// and the table or pool number of the random stages. A processor resumed
+// from that state (flow.Env.Resume) and fed its input from that mark gives
+// the rest of its output unchanged. For [Pack] the state lists the marks
+// of the sequences it holds: at most its window and one row. The shuffles
+// report an [OrderState] alike, and [Take] a [TakeState].
 //
 // # Parallelism
 //

@@ -6,7 +6,7 @@ import (
 )
 
 // ShuffleOption configures [Shuffle] and [BlockShuffle]: [PartitionItems]
-// (Shuffle only), [MaxBytes] (Shuffle only), [Named], [Resume].
+// (Shuffle only), [MaxBytes] (Shuffle only), [Named].
 type ShuffleOption interface{ shuffleOption() }
 
 // IndexOption configures [IndexShuffle]: [PartitionItems], [Named].
@@ -18,7 +18,6 @@ type orderConfig struct {
 	shapeConfig
 	maxBytes int64
 	size     any // func(T) int for the stage's T
-	resume   *OrderState
 }
 
 // orderOpt is an option of the shuffles only.
@@ -87,41 +86,44 @@ func sizeFunc[T any](c *orderConfig) (func(T) int, error) {
 	return f, nil
 }
 
-// Resume starts a shuffle where the [OrderState] s says. Its input must
-// begin at input partition s.Partition of epoch s.Epoch; the stage then
-// gives exactly what the uninterrupted stage gave after the s.Delivered-th
-// item of its output partition s.Output.
-func Resume(s OrderState) ShuffleOption {
-	return orderOpt{"Resume", func(c *orderConfig) error {
-		if s.Epoch < 0 || s.Partition < 0 || s.Index < 0 || s.Output < 0 || s.Delivered < 0 {
-			return fmt.Errorf("Resume(%+v): negative field", s)
-		}
-		c.resume = &s
-		return nil
-	}}
-}
-
-// OrderState is what a shuffle needs to be resumed exactly (see [Resume]):
-// a few integers, never the rows it holds. Its input restarts at the
-// oldest input partition whose rows it still holds; it then discards what
-// it had already delivered. The processors of [Shuffle] and
-// [BlockShuffle] report it, after the chunks they have pushed, with a
-// method State() OrderState.
+// OrderState is what a shuffle's processor reports in a checkpoint (see
+// flow.Checkpointer) and resumes from (flow.Env.Resume): a few integers,
+// never the rows it holds. Its input restarts at From, at or before the
+// oldest row it still holds; the rows given out since then are drawn
+// again and discarded.
 type OrderState struct {
 	// Epoch is the epoch being delivered.
 	Epoch int64
-	// Partition is the partition number of the input partition to restart
-	// from: the oldest of which the stage still holds rows, or the next
-	// one if it holds none. The input restarts at the first partition of
-	// epoch Epoch whose partition number is at least Partition, or at the next
-	// epoch's start if there is none.
-	Partition int64
-	// Index places that partition in the epoch's input: for [Shuffle],
-	// the ordinal of its first row among the epoch's rows; for
-	// [BlockShuffle], its ordinal among the epoch's partitions.
+	// From is where the input restarts, the checkpoint's input mark.
+	From Mark
+	// Index places From in the epoch's input: for [Shuffle], the ordinal
+	// of row From among the epoch's rows; for [BlockShuffle], the ordinal
+	// of partition From.Part among the epoch's partitions.
 	Index int64
 	// Output is the index within the epoch (flow.PartitionOf) of the
 	// output partition being delivered, and Delivered how many of its
 	// items were delivered.
 	Output, Delivered int64
+}
+
+// check reports a state no processor reports.
+func (s *OrderState) check(name string) error {
+	if s.Epoch < 0 || s.From.Part < 0 || s.From.Row < 0 || s.Index < 0 || s.Output < 0 || s.Delivered < 0 {
+		return fmt.Errorf("operators: %s: resume state %+v: negative field", name, *s)
+	}
+	return nil
+}
+
+// resumeAt returns the state a shuffle applies when it begins epoch e, and
+// the epoch it begins: at its first begin, the state it resumes from, if
+// any, and the state's epoch (an earlier one if the state's input had
+// ended: its end is then given out); afterwards none, and e.
+func resumeAt(name string, r *OrderState, started bool, e int64) (*OrderState, int64, error) {
+	switch {
+	case started || r == nil:
+		return nil, e, nil
+	case r.Epoch > e:
+		return nil, 0, fmt.Errorf("operators: %s: resuming in epoch %d, but the input starts in epoch %d", name, r.Epoch, e)
+	}
+	return r, r.Epoch, nil
 }

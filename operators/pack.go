@@ -104,13 +104,18 @@ func (p *packOp[E]) Info() flow.Info {
 // Err reports a bad length or option.
 func (p *packOp[E]) Err() error { return p.err }
 
-func (p *packOp[E]) NewProcessor(flow.Env) flow.Processor[[]E, Packed[E]] {
+func (p *packOp[E]) NewProcessor(env flow.Env) flow.Processor[[]E, Packed[E]] {
 	if p.err != nil {
 		return failed[[]E, Packed[E]]{p.err}
 	}
-	pp := &packProc[E]{op: p, base: rowid.FromString(p.cfg.name), out: outParts[Packed[E]]{per: p.cfg.perPart},
-		in: inCursor{resume: p.cfg.resume}}
-	if r := p.cfg.resume; r != nil {
+	pp := &packProc[E]{op: p, base: rowid.FromString(p.cfg.name), out: outParts[Packed[E]]{per: p.cfg.perPart}}
+	r, err := resumeRegroup(p.cfg.name, env, &pp.in, &pp.out)
+	if err != nil {
+		return failed[[]E, Packed[E]]{err}
+	}
+	if r != nil {
+		pp.resumed = r
+		pp.skipAt, pp.skipPieces = r.Next, r.Piece
 		pp.restore = &packRestore[E]{next: r.Next, window: map[Mark]bool{}, row: map[Mark]int{}, slots: make([]seq[E], len(r.Row))}
 		for _, m := range r.Held {
 			pp.restore.window[m] = true
@@ -152,14 +157,17 @@ type packProc[E Number] struct {
 	used   int        // tokens of row filled
 	ids    []rowid.ID // the segments' IDs
 	held   []Mark     // marks of the row's segments
+	piece  int        // pieces handled of the sequence being read, if not all
 	out    outParts[Packed[E]]
 
-	restore *packRestore[E] // while replaying up to the resume point
+	resumed    *RegroupState   // the state the processor resumed from
+	restore    *packRestore[E] // while replaying up to the resume point
+	skipAt     Mark            // the sequence whose first skipPieces pieces
+	skipPieces int             // were given out before the resume point
 }
 
 func (p *packProc[E]) Process(ctx context.Context, c flow.Chunk[[]E], out flow.Emitter[Packed[E]]) error {
 	defer c.Release()
-	begin(&p.in, &p.out)
 	at := p.in.at(c.Part)
 	if p.restore != nil && p.out.crosses(c.Part) {
 		p.restored()
@@ -170,8 +178,12 @@ func (p *packProc[E]) Process(ctx context.Context, c flow.Chunk[[]E], out flow.E
 	L := p.op.length
 	for k, toks := range c.Values {
 		mark := Mark{Part: at.Part, Row: at.Row + int64(k)}
-		if p.restore != nil && !mark.less(p.restore.next) {
+		if p.restore != nil && !before(mark, p.restore.next) {
 			p.restored()
+		}
+		skip := 0
+		if p.skipPieces > 0 && mark == p.skipAt {
+			skip, p.skipPieces = p.skipPieces, 0
 		}
 		id := c.IDs.At(k)
 		if len(toks) > L && p.op.cfg.overlong == DropOverlong {
@@ -181,13 +193,23 @@ func (p *packProc[E]) Process(ctx context.Context, c flow.Chunk[[]E], out flow.E
 		if len(toks) > L {
 			pieceID = id.Fork()
 		}
-		for off := 0; off < len(toks); off += L {
+		for j, off := 0, 0; off < len(toks); j, off = j+1, off+L {
 			piece := toks[off:min(off+L, len(toks))]
 			s := seq[E]{tokens: append([]E(nil), piece...), member: id, id: pieceID, offset: int32(off), mark: mark}
 			pieceID = pieceID.Next()
+			if j < skip {
+				continue // given out before the resume point
+			}
 			if p.restore != nil {
 				p.restore.keep(s, len(piece) == L)
 				continue
+			}
+			if off+L >= len(toks) {
+				p.in.to(at, k+1) // the sequence's last piece
+				p.piece = 0
+			} else {
+				p.in.to(at, k)
+				p.piece = j + 1
 			}
 			if len(piece) == L {
 				if err := p.whole(ctx, out, s); err != nil {
@@ -203,7 +225,7 @@ func (p *packProc[E]) Process(ctx context.Context, c flow.Chunk[[]E], out flow.E
 			}
 		}
 	}
-	p.in.advance(len(c.Values), c.End)
+	p.in.advance(at, len(c.Values), c.End)
 	return p.out.sync(ctx, out)
 }
 
@@ -231,33 +253,30 @@ func (p *packProc[E]) restored() {
 	p.window = append(p.window, r.restoreWindow...)
 }
 
-// State returns what resumes the stage after the rows it has pushed: the
+// Checkpoint reports the stage's state after the rows it has pushed: the
 // marks of the sequences in its window (Held) and in the row being filled
-// (Row, in segment order), and the input position (Next); From is the
-// oldest of them.
-func (p *packProc[E]) State() RegroupState {
-	if s := p.in.resume; s != nil {
-		return *s
-	}
-	if r := p.restore; r != nil {
-		return *p.op.cfg.resume
+// (Row, in segment order), and the input position (Next, and Piece pieces
+// of the sequence there); From is the oldest of them.
+func (p *packProc[E]) Checkpoint() (any, Mark) {
+	if p.restore != nil {
+		return p.resumed, p.resumed.From // not yet back at the resume point
 	}
 	next := p.in.next()
 	s := state(&p.out, next)
-	s.Next = next
+	s.Next, s.Piece = next, p.piece
 	for _, w := range p.window {
 		s.Held = append(s.Held, w.mark)
-		if w.mark.less(s.From) {
+		if before(w.mark, s.From) {
 			s.From = w.mark
 		}
 	}
 	s.Row = slices.Clone(p.held)
 	for _, m := range s.Row {
-		if m.less(s.From) {
+		if before(m, s.From) {
 			s.From = m
 		}
 	}
-	return s
+	return &s, s.From
 }
 
 // whole emits a sequence that fills a row by itself, leaving the row being

@@ -64,8 +64,15 @@ func (o *poolOp[T]) NewProcessor(env flow.Env) flow.Processor[T, Rows[T]] {
 	if o.err != nil {
 		return failed[T, Rows[T]]{o.err}
 	}
-	return &poolProc[T]{op: o, env: env, base: rowid.FromString(o.cfg.name), out: outParts[Rows[T]]{per: o.cfg.perPart},
-		in: inCursor{resume: o.cfg.resume, from: o.cfg.resume}}
+	p := &poolProc[T]{op: o, env: env, base: rowid.FromString(o.cfg.name), out: outParts[Rows[T]]{per: o.cfg.perPart}}
+	r, err := resumeRegroup(o.cfg.name, env, &p.in, &p.out)
+	if err != nil {
+		return failed[T, Rows[T]]{err}
+	}
+	if r != nil {
+		p.index, p.skip = r.Group, r.Done
+	}
+	return p
 }
 
 // pooled is a row of the pool with its length.
@@ -83,14 +90,13 @@ type poolProc[T any] struct {
 	start Mark // the pool's first row
 	rows  []pooled[T]
 	index int64 // the pool's number within the epoch
+	done  int64 // batches of the pool given out, while it is given out; else 0
+	skip  int64 // batches of the first pool given out before the resume point
 	out   outParts[Rows[T]]
 }
 
 func (p *poolProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[Rows[T]]) (err error) {
 	defer c.Release()
-	if s := begin(&p.in, &p.out); s != nil {
-		p.index = s.Group
-	}
 	if p.out.crosses(c.Part) {
 		if err := epochStart(ctx, p, &p.out, out, c.Part); err != nil {
 			return err
@@ -98,7 +104,7 @@ func (p *poolProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emi
 		p.index = 0
 	}
 	at := p.in.at(c.Part)
-	k := p.in.skipped(at, len(c.Values))
+	k := 0
 	defer guard(&c, &k, &err)
 	for ; k < len(c.Values); k++ {
 		if len(p.rows) == 0 {
@@ -107,23 +113,26 @@ func (p *poolProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emi
 		v := c.Values[k]
 		p.rows = append(p.rows, pooled[T]{v: v, id: c.IDs.At(k), len: p.op.length(v)})
 		if len(p.rows) == p.op.size*p.op.pool {
+			p.in.to(at, k+1)
 			if err := p.end(ctx, out); err != nil {
 				return err
 			}
 		}
 	}
-	p.in.advance(len(c.Values), c.End)
+	p.in.advance(at, len(c.Values), c.End)
 	return p.out.sync(ctx, out)
 }
 
-// State returns what resumes the stage after the batches it has pushed.
-func (p *poolProc[T]) State() RegroupState {
-	if s := p.in.resume; s != nil {
-		return *s
-	}
+// Checkpoint reports the stage's state after the batches it has pushed:
+// its input restarts at the pool's first row, and while the pool is given
+// out, Done says how many of its batches were.
+func (p *poolProc[T]) Checkpoint() (any, Mark) {
 	s := state(&p.out, p.in.restart(p.start, len(p.rows) > 0))
 	s.Group = p.index
-	return s
+	if p.done > 0 {
+		s.From, s.Done = p.start, p.done
+	}
+	return &s, s.From
 }
 
 // end sorts the pool, cuts it and gives out its batches in shuffled order.
@@ -151,16 +160,20 @@ func (p *poolProc[T]) end(ctx context.Context, out flow.Emitter[Rows[T]]) error 
 		batches = append(batches, r)
 	}
 	rng := pcg.Keyed(p.env.Seed, uint64(p.out.epoch), uint64(p.env.Position), purposePool, uint64(p.index))
-	p.index++
 	for i := len(batches) - 1; i > 0; i-- {
 		j := rng.Intn(i + 1)
 		batches[i], batches[j] = batches[j], batches[i]
 	}
-	for _, r := range batches {
+	skip := p.skip
+	p.skip = 0
+	for i, r := range batches[min(skip, int64(len(batches))):] {
+		p.done = skip + int64(i) + 1
 		if err := p.out.put(ctx, out, r, fold(p.base, r.IDs[:r.Len()-r.Padding])); err != nil {
 			return err
 		}
 	}
+	p.done = 0
+	p.index++
 	return nil
 }
 

@@ -69,13 +69,16 @@ func (r *reduceOp[T, Out]) Info() flow.Info {
 // Err reports a bad group size or option.
 func (r *reduceOp[T, Out]) Err() error { return r.err }
 
-func (r *reduceOp[T, Out]) NewProcessor(flow.Env) flow.Processor[T, Out] {
+func (r *reduceOp[T, Out]) NewProcessor(env flow.Env) flow.Processor[T, Out] {
 	if r.err != nil {
 		return failed[T, Out]{r.err}
 	}
 	base := rowid.FromString(r.cfg.name)
-	return &reduceProc[T, Out]{op: r, base: base, id: base, out: outParts[Out]{per: r.cfg.perPart},
-		in: inCursor{resume: r.cfg.resume, from: r.cfg.resume}}
+	p := &reduceProc[T, Out]{op: r, base: base, id: base, out: outParts[Out]{per: r.cfg.perPart}}
+	if _, err := resumeRegroup(r.cfg.name, env, &p.in, &p.out); err != nil {
+		return failed[T, Out]{err}
+	}
+	return p
 }
 
 type reduceProc[T, Out any] struct {
@@ -92,16 +95,16 @@ type reduceProc[T, Out any] struct {
 
 func (p *reduceProc[T, Out]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[Out]) (err error) {
 	defer c.Release()
-	begin(&p.in, &p.out)
 	if err := epochStart(ctx, p, &p.out, out, c.Part); err != nil {
 		return err
 	}
 	at := p.in.at(c.Part)
-	k := p.in.skipped(at, len(c.Values))
+	k := 0
 	defer guard(&c, &k, &err)
 	for ; k < len(c.Values); k++ {
 		v := c.Values[k]
 		if p.n > 0 && p.op.sameRun != nil && !p.op.sameRun(p.last, v) {
+			p.in.to(at, k)
 			if err := p.emit(ctx, out); err != nil {
 				return err
 			}
@@ -116,21 +119,21 @@ func (p *reduceProc[T, Out]) Process(ctx context.Context, c flow.Chunk[T], out f
 		p.n++
 		p.last = v
 		if p.n == p.op.every {
+			p.in.to(at, k+1)
 			if err := p.emit(ctx, out); err != nil {
 				return err
 			}
 		}
 	}
-	p.in.advance(len(c.Values), c.End)
+	p.in.advance(at, len(c.Values), c.End)
 	return p.out.sync(ctx, out)
 }
 
-// State returns what resumes the stage after the values it has pushed.
-func (p *reduceProc[T, Out]) State() RegroupState {
-	if s := p.in.resume; s != nil {
-		return *s
-	}
-	return state(&p.out, p.in.restart(p.start, p.n > 0))
+// Checkpoint reports the stage's state after the values it has pushed:
+// its input restarts at the first row of the group being folded.
+func (p *reduceProc[T, Out]) Checkpoint() (any, Mark) {
+	s := state(&p.out, p.in.restart(p.start, p.n > 0))
+	return &s, s.From
 }
 
 func (p *reduceProc[T, Out]) emit(ctx context.Context, out flow.Emitter[Out]) error {

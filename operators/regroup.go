@@ -17,40 +17,30 @@ import (
 // first row of a new epoch arrives, the stage ends the previous epoch as
 // it ends the stream, by its [LastBatch] policy.
 
-// Mark is a position in a stage's input: row Row (counted from 0) of the
-// partition whose partition number is Part.
-type Mark struct {
-	Part int64
-	Row  int64
-}
-
-// less reports whether m comes before o in the stream.
-func (m Mark) less(o Mark) bool {
-	return m.Part < o.Part || m.Part == o.Part && m.Row < o.Row
-}
-
-// inCursor tracks the position of the rows a serial stage receives, and
-// the resume state it starts from, if any.
+// inCursor tracks the position of the rows a serial stage receives.
 type inCursor struct {
 	part    int64
-	row     int64
+	row     int64 // the next row of partition part to come
 	started bool
-	ended   bool          // the last chunk ended its partition
-	resume  *RegroupState // not yet applied to the output
-	from    *RegroupState // rows before from.From (or Held) were delivered
+	ended   bool // the last chunk ended its partition
 }
 
 // at returns the mark of the chunk's first row, starting a new partition
-// when the chunk's batch differs from the last one.
-func (c *inCursor) at(batch int64) Mark {
-	if !c.started || batch != c.part {
-		c.part, c.row, c.started = batch, 0, true
+// when the chunk's partition number differs from the last one.
+func (c *inCursor) at(part int64) Mark {
+	if !c.started || part != c.part {
+		c.part, c.row, c.started = part, 0, true
 	}
+	c.ended = false
 	return Mark{Part: c.part, Row: c.row}
 }
 
-// advance moves past the rows of c.
-func (c *inCursor) advance(n int, end bool) { c.row, c.ended = c.row+int64(n), end }
+// to records that the rows of the chunk starting at at, up to its k-th,
+// have been consumed. Stages call it before they push mid-chunk.
+func (c *inCursor) to(at Mark, k int) { c.row = at.Row + int64(k) }
+
+// advance moves past the n rows of the chunk starting at at.
+func (c *inCursor) advance(at Mark, n int, end bool) { c.row, c.ended = at.Row+int64(n), end }
 
 // next returns the mark of the next row to come: row 0 of a later
 // partition if the last chunk ended its partition.
@@ -64,48 +54,28 @@ func (c *inCursor) next() Mark {
 	return Mark{Part: c.part, Row: c.row}
 }
 
-// skipped returns how many leading rows of a chunk of n rows whose first
-// row is at were delivered before the resume point: a resumed stage skips
-// them.
-func (c *inCursor) skipped(at Mark, n int) int {
-	if c.from == nil {
-		return 0
-	}
-	f := c.from.From
-	switch {
-	case at.Part > f.Part:
-		c.from = nil
-		return 0
-	case at.Part < f.Part:
-		return n
-	}
-	return int(min(max(f.Row-at.Row, 0), int64(n)))
-}
-
 // restart returns where a resume of the stage would restart its input:
-// at oldest if the stage holds rows, else at the next row to come, and
-// never before the point the stage itself was resumed from.
+// at oldest if the stage holds rows, else at the next row to come.
 func (c *inCursor) restart(oldest Mark, holds bool) Mark {
-	m := c.next()
 	if holds {
-		m = oldest
+		return oldest
 	}
-	if c.from != nil && m.less(c.from.From) {
-		m = c.from.From
-	}
-	return m
+	return c.next()
 }
 
-// begin applies a pending resume state to o. Stages call it first in
-// Process; it returns the state so that they restore their own counters.
-func begin[T any](c *inCursor, o *outParts[T]) *RegroupState {
-	s := c.resume
-	if s == nil {
-		return nil
+// resumeRegroup decodes the state a regrouping processor resumes from, if
+// any, and applies its input and output positions to c and o.
+func resumeRegroup[T any](name string, env flow.Env, c *inCursor, o *outParts[T]) (*RegroupState, error) {
+	s, err := resumeState[RegroupState](name, env)
+	if err != nil || s == nil {
+		return nil, err
 	}
-	c.resume = nil
+	if err := s.check(name); err != nil {
+		return nil, err
+	}
+	c.part, c.row, c.started = s.From.Part, s.From.Row, true
 	o.epoch, o.part, o.n = s.Epoch, s.Output, int(s.Delivered)
-	return s
+	return s, nil
 }
 
 // state returns the output side of a stage's resume state.

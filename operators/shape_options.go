@@ -1,9 +1,6 @@
 package operators
 
-import (
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // The stages that regroup rows take functional options. Each stage has an
 // option interface of its own ([BatchOption], [ReduceOption],
@@ -57,7 +54,6 @@ type shapeConfig struct {
 	padLeft   bool
 	padMult   int
 	padLength int
-	resume    *RegroupState
 }
 
 // option is the one representation of every option; the types below give
@@ -210,64 +206,48 @@ const (
 	DropOverlong
 )
 
-// resumeOpt is taken by the regrouping stages that can be resumed.
-type resumeOpt struct{ option }
-
-func (resumeOpt) batchOption()  {}
-func (resumeOpt) reduceOption() {}
-func (resumeOpt) bucketOption() {}
-func (resumeOpt) tableOption()  {}
-func (resumeOpt) poolOption()   {}
-func (resumeOpt) packOption()   {}
-
-// RegroupState is what a regrouping stage needs to be resumed exactly: a
-// few integers, never the rows it holds. A processor of Batch,
-// ReduceEvery, ReduceRuns, BucketByLength, TableBucket or BucketPool
-// reports it through its State method after any chunk (Pack too);
-// [ResumeRegroup] starts a new stage from it.
+// RegroupState is what a regrouping stage's processor reports in a
+// checkpoint (see flow.Checkpointer) and resumes from (flow.Env.Resume): a
+// few integers, never the rows it holds. Fed its input from From on, a
+// processor resumed from it gives exactly what the uninterrupted stage gave
+// after the checkpoint.
 type RegroupState struct {
 	// Epoch is the epoch being delivered.
 	Epoch int64
-	// From is where the input restarts: the rows before it were all
-	// delivered. The input must begin at the first partition whose batch
-	// number is at least From.Part (in epoch Epoch or a later one); rows
-	// of partition From.Part before row From.Row are skipped.
+	// From is where the input restarts, the checkpoint's input mark: the
+	// oldest row the stage holds, or the next row to come if it holds
+	// none. Rows before it were all given out.
 	From Mark
 	// Held is, for BucketByLength, each bucket's oldest row (or where the
 	// input stood, for an empty bucket): a row before its bucket's mark
-	// was delivered. From is the oldest of them. For Pack it lists the
+	// was given out. From is the oldest of them. For Pack it lists the
 	// sequences in the window, in window order.
-	Held []Mark
+	Held []Mark `json:",omitempty"`
 	// Row lists, for Pack, the sequences of the row being filled, in
-	// segment order, and Next is where the input stood: every other
-	// sequence before Next was delivered.
-	Row  []Mark
-	Next Mark
+	// segment order. Next is where Pack's input stood and Piece how many
+	// pieces of the sequence at Next (see [SplitOverlong]) were handled:
+	// every other sequence before Next was given out.
+	Row   []Mark `json:",omitempty"`
+	Next  Mark   `json:",omitzero"`
+	Piece int    `json:",omitempty"`
 	// Output is the index within the epoch of the output partition being
 	// delivered and Delivered how many of its items were delivered.
 	Output, Delivered int64
 	// Group is the number within the epoch of the table (TableBucket) or
-	// pool (BucketPool) being filled.
-	Group int64
+	// pool (BucketPool) being filled or given out, and Done how many of
+	// its batches were given out.
+	Group int64 `json:",omitempty"`
+	Done  int64 `json:",omitempty"`
 }
 
-// ResumeRegroup starts a regrouping stage where the [RegroupState] s
-// says: fed its input from s.From on, the stage gives exactly what the
-// uninterrupted stage gave after the state was taken.
-func ResumeRegroup(s RegroupState) interface {
-	BatchOption
-	ReduceOption
-	BucketOption
-	TableOption
-	PoolOption
-	PackOption
-} {
-	return resumeOpt{option{"ResumeRegroup", func(c *shapeConfig) error {
-		if s.Epoch < 0 || s.Output < 0 || s.Delivered < 0 || s.Group < 0 || s.From.Row < 0 {
-			return fmt.Errorf("ResumeRegroup(%+v): negative field", s)
-		}
-		s.Held, s.Row = slices.Clone(s.Held), slices.Clone(s.Row)
-		c.resume = &s
-		return nil
-	}}}
+// check reports a state no processor reports.
+func (s *RegroupState) check(name string) error {
+	bad := s.Epoch < 0 || s.Output < 0 || s.Delivered < 0 || s.Group < 0 || s.Done < 0 || s.Piece < 0
+	for _, m := range append(append([]Mark{s.From, s.Next}, s.Held...), s.Row...) {
+		bad = bad || m.Part < 0 || m.Row < 0
+	}
+	if bad {
+		return fmt.Errorf("operators: %s: resume state %+v: negative field", name, *s)
+	}
+	return nil
 }

@@ -42,9 +42,10 @@ const (
 // # Resuming
 //
 // What the buffer holds depends only on the draws, never on the values
-// (without MaxBytes), so a resume needs no rows: see [OrderState]. The
+// (without MaxBytes), so a checkpoint holds no rows: see [OrderState]. The
 // input restarts at the oldest partition still held, whose rows are about
-// window·ln(window) rows back.
+// window·ln(window) rows back; the draws since then are made again, the
+// stream jumping ahead with Advance to where that partition began.
 func Shuffle[T any](window int, opts ...ShuffleOption) flow.Stage {
 	return flow.NewStage[T, T](newShuffle[T](window, opts))
 }
@@ -55,12 +56,8 @@ func newShuffle[T any](window int, opts []ShuffleOption) *shuffleOp[T] {
 	if op.err == nil {
 		op.size, op.err = sizeFunc[T](&op.cfg)
 	}
-	switch {
-	case op.err != nil:
-	case window < 1:
+	if op.err == nil && window < 1 {
 		op.err = fmt.Errorf("operators: Shuffle(%d): the window must be at least 1", window)
-	case op.cfg.resume != nil && op.size != nil && op.cfg.resume.Index != 0:
-		op.err = fmt.Errorf("operators: %s: with MaxBytes, a resume starts at the epoch's first partition (Index 0), not %d", op.cfg.name, op.cfg.resume.Index)
 	}
 	return op
 }
@@ -83,22 +80,33 @@ func (s *shuffleOp[T]) NewProcessor(env flow.Env) flow.Processor[T, T] {
 	if s.err != nil {
 		return failed[T, T]{s.err}
 	}
-	p := &shuffleProc[T]{op: s, env: env, out: outParts[T]{per: s.cfg.perPart}}
-	p.resume = s.cfg.resume
-	return p
+	r, err := resumeState[OrderState](s.cfg.name, env)
+	if err == nil && r != nil {
+		err = r.check(s.cfg.name)
+		if err == nil && s.size != nil && r.Index != 0 {
+			err = fmt.Errorf("operators: %s: with MaxBytes, a resume starts at the epoch's first row (Index 0), not %d", s.cfg.name, r.Index)
+		}
+	}
+	if err != nil {
+		return failed[T, T]{err}
+	}
+	return &shuffleProc[T]{op: s, env: env, out: outParts[T]{per: s.cfg.perPart}, resume: r}
 }
 
-// entry is a buffered row: its value, its ID and its ordinal in the
-// epoch (-1 for the rows before a resume point).
+// entry is a buffered row: its value, its ID and the sequence number of
+// its input partition (see heldPart).
 type entry[T any] struct {
 	v   T
 	id  rowid.ID
-	ord int64
+	seq int64
 }
 
-// partStart is where an input partition began: its partition number and the
-// ordinal of its first row in the epoch.
-type partStart struct{ batch, row int64 }
+// heldPart counts the rows of one input partition that the buffer holds.
+type heldPart struct {
+	part  int64 // its partition number; -1 for the rows before a resume point
+	first int64 // the ordinal in the epoch of its first row
+	n     int64 // rows of it held, and of the chunk being read, not yet given out
+}
 
 type shuffleProc[T any] struct {
 	op      *shuffleOp[T]
@@ -110,17 +118,28 @@ type shuffleProc[T any] struct {
 	buf   []entry[T]
 	bytes int64
 
-	rows   int64 // input rows of the epoch so far
-	draws  int64 // rows given out in the epoch, including skipped ones
-	skip   int64 // rows still to discard after a resume
-	starts []partStart
-	resume *OrderState // to apply at the first chunk; kept to answer State while skipping
-	out    outParts[T]
+	// parts runs from the oldest input partition with rows in the buffer to
+	// the one being read; partition parts[i] has sequence number base+i.
+	parts   []heldPart
+	base    int64
+	rows    int64 // input rows of the epoch consumed so far
+	end     int64 // the ordinal after the chunk being read
+	ended   bool  // the last input chunk ended its partition
+	drained bool  // the epoch has been given out entirely
+	skip    int64 // rows still to discard after a resume
+	resume  *OrderState
+	out     outParts[T]
 }
 
 func (p *shuffleProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[T]) error {
 	defer c.Release()
-	if e := flow.EpochOf(c.Part); !p.started || e != p.epoch {
+	e := flow.EpochOf(c.Part)
+	if !p.started {
+		if err := p.begin(e); err != nil {
+			return err
+		}
+	}
+	if e != p.epoch {
 		if err := p.endEpoch(ctx, out); err != nil {
 			return err
 		}
@@ -128,21 +147,49 @@ func (p *shuffleProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.
 			return err
 		}
 	}
-	if n := len(p.starts); n == 0 || p.starts[n-1].batch != c.Part {
-		p.starts = append(p.starts, partStart{c.Part, p.rows})
-		if len(p.starts) > 256 && p.op.size == nil {
-			p.prune()
-		}
+	if n := len(p.parts); n == 0 || p.parts[n-1].part != c.Part {
+		p.enter(c.Part)
 	}
+	p.parts[len(p.parts)-1].n += int64(len(c.Values))
+	p.end, p.ended = p.rows+int64(len(c.Values)), false
 	if p.buf == nil {
 		p.buf = make([]entry[T], 0, min(p.op.window, 1<<16))
 	}
+	var err error
 	if p.op.size == nil && p.skip == 0 {
-		return p.fast(ctx, c, out)
+		err = p.fast(ctx, c, out)
+	} else {
+		err = p.slow(ctx, c, out)
 	}
+	if err != nil {
+		return err
+	}
+	p.ended = c.End
+	return p.out.sync(ctx, out)
+}
+
+// enter starts counting the rows held of a new input partition, and
+// forgets the partitions before it that have none.
+func (p *shuffleProc[T]) enter(part int64) {
+	i := 0
+	for i < len(p.parts) && p.parts[i].n == 0 {
+		i++
+	}
+	p.base += int64(i)
+	p.parts = p.parts[i:] // append moves it to the front when it grows
+	first := p.rows
+	if p.resume != nil && part == p.resume.From.Part {
+		first -= p.resume.From.Row // the input resumes inside this partition
+	}
+	p.parts = append(p.parts, heldPart{part: part, first: first})
+}
+
+// slow is Process with a byte budget or rows to skip.
+func (p *shuffleProc[T]) slow(ctx context.Context, c flow.Chunk[T], out flow.Emitter[T]) error {
 	window, size, maxBytes := p.op.window, p.op.size, p.op.cfg.maxBytes
+	seq := p.base + int64(len(p.parts)) - 1
 	for k, v := range c.Values {
-		p.buf = append(p.buf, entry[T]{v, c.IDs.At(k), p.rows})
+		p.buf = append(p.buf, entry[T]{v, c.IDs.At(k), seq})
 		p.rows++
 		if size != nil {
 			p.bytes += int64(size(v))
@@ -158,17 +205,19 @@ func (p *shuffleProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.
 			}
 		}
 	}
-	return p.out.sync(ctx, out)
+	return nil
 }
 
 // fast is Process without a byte budget or rows to skip: give's work on
-// locals, which is most of a shuffle's time.
+// locals, which is most of a shuffle's time. The locals are stored back
+// before a push, where a checkpoint may read them.
 func (p *shuffleProc[T]) fast(ctx context.Context, c flow.Chunk[T], out flow.Emitter[T]) error {
-	window, buf, rng, rows, draws := p.op.window, p.buf, p.rng, p.rows, p.draws
+	window, buf, rng, parts, base := p.op.window, p.buf, p.rng, p.parts, p.base
+	seq := base + int64(len(parts)) - 1
+	o := &p.out
 	var err error
 	for k, v := range c.Values {
-		buf = append(buf, entry[T]{v, c.IDs.At(k), rows})
-		rows++
+		buf = append(buf, entry[T]{v, c.IDs.At(k), seq})
 		if len(buf) < window {
 			continue
 		}
@@ -176,9 +225,9 @@ func (p *shuffleProc[T]) fast(ctx context.Context, c flow.Chunk[T], out flow.Emi
 		e := buf[j]
 		buf[j] = buf[last] // the next append overwrites buf[last]
 		buf = buf[:last]
-		draws++
-		o := &p.out
+		parts[e.seq-base].n--
 		if o.vals == nil || o.n >= o.per-1 {
+			p.buf, p.rng, p.rows = buf, rng, p.end-int64(len(c.Values)-k-1)
 			if err = o.put(ctx, out, e.v, e.id); err != nil {
 				break
 			}
@@ -187,43 +236,43 @@ func (p *shuffleProc[T]) fast(ctx context.Context, c flow.Chunk[T], out flow.Emi
 		o.vals, o.ids = append(o.vals, e.v), append(o.ids, e.id)
 		o.n++
 	}
-	if draws > p.draws {
-		p.resume = nil
-	}
-	p.buf, p.rng, p.rows, p.draws = buf, rng, rows, draws
-	if err != nil {
-		return err
-	}
-	return p.out.sync(ctx, out)
+	p.buf, p.rng, p.rows = buf, rng, p.end
+	return err
 }
 
 // begin starts epoch e, or the resume point if the stage has one.
 func (p *shuffleProc[T]) begin(e int64) error {
-	p.started, p.epoch = true, e
+	r, e, err := resumeAt(p.op.cfg.name, p.resume, p.started, e)
+	if err != nil {
+		return err
+	}
+	p.started, p.epoch, p.drained = true, e, false
 	p.rng = pcg.Keyed(p.env.Seed, uint64(e), uint64(p.env.Position), purposeShuffle)
-	p.rows, p.draws, p.skip, p.bytes, p.starts = 0, 0, 0, 0, p.starts[:0]
-	p.out.part, p.out.n = flow.EpochPart(e, 0), 0
-	r := p.resume
+	p.rows, p.end, p.skip, p.bytes, p.parts, p.ended = 0, 0, 0, 0, p.parts[:0], false
+	p.out.epoch, p.out.part, p.out.n = e, 0, 0
 	if r == nil {
+		p.resume = nil
 		return nil
 	}
-	if r.Epoch != e {
-		return fmt.Errorf("operators: %s: resuming in epoch %d, but the input starts in epoch %d", p.op.cfg.name, r.Epoch, e)
-	}
 	// Before row r.Index the buffer held min(r.Index, window-1) rows, all
-	// of earlier partitions and so all delivered before the checkpoint:
+	// of earlier partitions and so all given out before the checkpoint:
 	// placeholders stand in for them.
 	held := min(r.Index, int64(p.op.window-1))
-	p.rows, p.draws = r.Index, r.Index-held
-	p.rng.Advance(2 * p.draws)
-	for range held {
-		p.buf = append(p.buf, entry[T]{ord: -1})
+	draws := r.Index - held
+	p.rows, p.end = r.Index, r.Index
+	p.rng.Advance(2 * draws)
+	if held > 0 {
+		p.parts = append(p.parts, heldPart{part: -1, n: held})
+		p.buf = make([]entry[T], 0, min(p.op.window, 1<<16))
+		for range held {
+			p.buf = append(p.buf, entry[T]{seq: p.base})
+		}
 	}
-	p.skip = r.Output*int64(p.out.per) + r.Delivered - p.draws
+	p.skip = r.Output*int64(p.out.per) + r.Delivered - draws
 	if p.skip < 0 {
 		return fmt.Errorf("operators: %s: resume state %+v delivered fewer rows than had left the buffer", p.op.cfg.name, *r)
 	}
-	p.out.part, p.out.n = flow.EpochPart(e, r.Output), int(r.Delivered)
+	p.out.part, p.out.n = r.Output, int(r.Delivered)
 	return nil
 }
 
@@ -234,17 +283,14 @@ func (p *shuffleProc[T]) give(ctx context.Context, out flow.Emitter[T]) error {
 	p.buf[j] = p.buf[last]
 	p.buf[last] = entry[T]{}
 	p.buf = p.buf[:last]
+	p.parts[e.seq-p.base].n--
 	if p.op.size != nil {
 		p.bytes -= int64(p.op.size(e.v))
 	}
-	p.draws++
 	if p.skip > 0 {
-		if p.skip--; p.skip == 0 {
-			p.resume = nil
-		}
+		p.skip--
 		return nil
 	}
-	p.resume = nil
 	return p.out.put(ctx, out, e.v, e.id)
 }
 
@@ -253,54 +299,65 @@ func (p *shuffleProc[T]) endEpoch(ctx context.Context, out flow.Emitter[T]) erro
 	if !p.started {
 		return nil
 	}
-	p.resume = nil // past the resume point's epoch
+	p.end = p.rows // a partition cut short is not read further
 	for len(p.buf) > 0 {
 		if err := p.give(ctx, out); err != nil {
 			return err
 		}
 	}
+	p.drained = true
 	return p.out.finish(ctx, out)
 }
 
 func (p *shuffleProc[T]) Flush(ctx context.Context, out flow.Emitter[T]) error {
+	if !p.started && p.resume != nil {
+		// Resumed past its input's end: what was left is given out.
+		if err := p.begin(p.resume.Epoch); err != nil {
+			return err
+		}
+	}
 	return p.endEpoch(ctx, out)
 }
 
-// oldest returns the ordinal of the oldest row held, or the next row's if
-// the buffer is empty.
-func (p *shuffleProc[T]) oldest() int64 {
-	o := p.rows
-	for _, e := range p.buf {
-		o = min(o, e.ord)
+// Checkpoint reports the stage's state after the chunks it has pushed:
+// its input restarts at the first partition of which it holds rows (with
+// MaxBytes, at the epoch's first row), or at the next row if it holds
+// none. The rows that partition had given out are drawn again and
+// discarded.
+func (p *shuffleProc[T]) Checkpoint() (any, Mark) {
+	s := &OrderState{Epoch: p.epoch, Output: p.out.part, Delivered: int64(p.out.n)}
+	switch {
+	case p.drained:
+		s = &OrderState{Epoch: p.epoch + 1, From: Mark{Part: flow.EpochPart(p.epoch+1, 0)}}
+	case p.op.size != nil:
+		s.From = Mark{Part: flow.EpochPart(p.epoch, 0)}
+	default:
+		i, n := 0, len(p.parts)
+		if n == 0 && p.resume != nil {
+			return p.resume, p.resume.From // nothing read since the resume
+		}
+		if n == 0 { // nothing read since the epoch began
+			s.From = Mark{Part: flow.EpochPart(p.epoch, 0)}
+			break
+		}
+		for i < n-1 && p.parts[i].n == 0 {
+			i++
+		}
+		h := p.parts[i]
+		if h.part < 0 { // rows from before the resume point: not given out yet
+			return p.resume, p.resume.From
+		}
+		if i == n-1 {
+			h.n -= p.end - p.rows // the chunk's rows not yet read
+		}
+		switch {
+		case h.n > 0:
+			s.From, s.Index = Mark{Part: h.part}, h.first
+		case p.ended:
+			s.From, s.Index = Mark{Part: h.part + 1}, p.rows
+		default:
+			s.From, s.Index = Mark{Part: h.part, Row: p.rows - h.first}, p.rows
+		}
 	}
-	return o
-}
-
-// prune forgets the starts of partitions none of whose rows are held.
-// The last start at or before the oldest row held stays first.
-func (p *shuffleProc[T]) prune() {
-	o, i := p.oldest(), 0
-	for i+1 < len(p.starts) && p.starts[i+1].row <= o {
-		i++
-	}
-	p.starts = append(p.starts[:0], p.starts[i:]...)
-}
-
-// State returns what resumes the stage after the rows it has pushed: its
-// input restarts at the partition of the oldest row it holds (with
-// MaxBytes, at the epoch's first partition). Rows of that partition that
-// were already given out are given out again by the draws and discarded.
-func (p *shuffleProc[T]) State() OrderState {
-	if p.resume != nil {
-		return *p.resume // still before the resume point
-	}
-	per := int64(p.out.per)
-	s := OrderState{Epoch: p.epoch, Output: p.draws / per, Delivered: p.draws % per}
-	if p.op.size == nil {
-		p.prune()
-	}
-	if len(p.starts) > 0 {
-		s.Partition, s.Index = p.starts[0].batch, p.starts[0].row
-	}
-	return s
+	return s, s.From
 }

@@ -82,8 +82,15 @@ func (t *tableOp[T]) NewProcessor(env flow.Env) flow.Processor[T, Rows[T]] {
 	if t.err != nil {
 		return failed[T, Rows[T]]{t.err}
 	}
-	return &tableProc[T]{op: t, env: env, base: rowid.FromString(t.cfg.name), out: outParts[Rows[T]]{per: t.cfg.perPart},
-		in: inCursor{resume: t.cfg.resume, from: t.cfg.resume}}
+	p := &tableProc[T]{op: t, env: env, base: rowid.FromString(t.cfg.name), out: outParts[Rows[T]]{per: t.cfg.perPart}}
+	r, err := resumeRegroup(t.cfg.name, env, &p.in, &p.out)
+	if err != nil {
+		return failed[T, Rows[T]]{err}
+	}
+	if r != nil {
+		p.table, p.skip = r.Group, r.Done
+	}
+	return p
 }
 
 type tableProc[T any] struct {
@@ -95,15 +102,14 @@ type tableProc[T any] struct {
 	parts int   // partitions in the table
 	start int64 // the partition number of the table's first partition
 	table int64 // the table's number within the epoch
+	done  int64 // batches of the table given out, while it is given out; else 0
+	skip  int64 // batches of the first table given out before the resume point
 	in    inCursor
 	out   outParts[Rows[T]]
 }
 
 func (p *tableProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[Rows[T]]) error {
 	defer c.Release()
-	if s := begin(&p.in, &p.out); s != nil {
-		p.table = s.Group
-	}
 	if p.out.crosses(c.Part) {
 		if err := epochStart(ctx, p, &p.out, out, c.Part); err != nil {
 			return err
@@ -111,12 +117,7 @@ func (p *tableProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Em
 		p.table = 0
 	}
 	at := p.in.at(c.Part)
-	if p.in.skipped(at, len(c.Values)) > 0 || p.in.from != nil && at.Part < p.in.from.From.Part {
-		// A partition delivered before the resume point, End included.
-		p.in.advance(len(c.Values), c.End)
-		return nil
-	}
-	p.in.advance(len(c.Values), c.End)
+	p.in.advance(at, len(c.Values), c.End)
 	if p.parts == 0 && len(p.vals) == 0 {
 		p.start = c.Part
 	}
@@ -134,16 +135,14 @@ func (p *tableProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Em
 	return p.out.sync(ctx, out)
 }
 
-// State returns what resumes the stage after the batches it has pushed:
-// the table's first partition, or the next partition if the table is
-// empty.
-func (p *tableProc[T]) State() RegroupState {
-	if s := p.in.resume; s != nil {
-		return *s
-	}
-	s := state(&p.out, p.in.restart(Mark{Part: p.start}, p.parts > 0 || len(p.vals) > 0))
-	s.Group = p.table
-	return s
+// Checkpoint reports the stage's state after the batches it has pushed:
+// its input restarts at the table's first partition, or at the next
+// partition if the table is empty; while the table is given out, Done says
+// how many of its batches were.
+func (p *tableProc[T]) Checkpoint() (any, Mark) {
+	s := state(&p.out, p.in.restart(Mark{Part: p.start}, p.parts > 0 || len(p.vals) > 0 || p.done > 0))
+	s.Group, s.Done = p.table, p.done
+	return &s, s.From
 }
 
 // end shuffles the table and emits its batches.
@@ -154,13 +153,13 @@ func (p *tableProc[T]) end(ctx context.Context, out flow.Emitter[Rows[T]]) error
 		return nil
 	}
 	rng := pcg.Keyed(p.env.Seed, uint64(p.out.epoch), uint64(p.env.Position), purposeTable, uint64(p.table))
-	p.table++
 	for i := len(vals) - 1; i > 0; i-- {
 		j := rng.Intn(i + 1)
 		vals[i], vals[j] = vals[j], vals[i]
 		ids[i], ids[j] = ids[j], ids[i]
 	}
-	n := p.op.size
+	n, skip := p.op.size, p.skip
+	p.skip = 0
 	for lo := 0; lo < len(vals); lo += n {
 		hi := min(lo+n, len(vals))
 		r := Rows[T]{Values: vals[lo:hi:hi], IDs: ids[lo:hi:hi]}
@@ -172,10 +171,15 @@ func (p *tableProc[T]) end(ctx context.Context, out flow.Emitter[Rows[T]]) error
 				r.padTo(n)
 			}
 		}
+		if p.done++; p.done <= skip {
+			continue // given out before the resume point
+		}
 		if err := p.out.put(ctx, out, r, fold(p.base, r.IDs[:r.Len()-r.Padding])); err != nil {
 			return err
 		}
 	}
+	p.done = 0
+	p.table++
 	return nil
 }
 

@@ -29,12 +29,33 @@ func (takeOp[T]) Info() flow.Info {
 	return flow.Info{Name: "take", Serial: "it counts values across partitions"}
 }
 
-func (t takeOp[T]) NewProcessor(flow.Env) flow.Processor[T, T] {
-	return &takeProc[T]{left: t.n}
+func (t takeOp[T]) NewProcessor(env flow.Env) flow.Processor[T, T] {
+	p := &takeProc[T]{left: t.n}
+	r, err := resumeState[TakeState]("take", env)
+	if err == nil && r != nil && (r.Left < 0 || r.Left > t.n || r.From.Part < 0 || r.From.Row < 0) {
+		err = fmt.Errorf("operators: take: resume state %+v does not fit Take(%d)", *r, t.n)
+	}
+	if err != nil {
+		return failed[T, T]{err}
+	}
+	if r != nil {
+		p.left = r.Left
+		p.in.part, p.in.row, p.in.started = r.From.Part, r.From.Row, true
+	}
+	return p
+}
+
+// TakeState is what [Take]'s processor reports in a checkpoint (see
+// flow.Checkpointer) and resumes from (flow.Env.Resume): how many values
+// it still passes on, and where its input stood.
+type TakeState struct {
+	Left int64
+	From Mark
 }
 
 type takeProc[T any] struct {
 	left int64
+	in   inCursor
 	passThrough[T]
 }
 
@@ -43,8 +64,10 @@ func (p *takeProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emi
 		c.Release()
 		return flow.ErrStop
 	}
+	at := p.in.at(c.Part)
 	if int64(len(c.Values)) < p.left {
 		p.left -= int64(len(c.Values))
+		p.in.advance(at, len(c.Values), c.End)
 		return out.Push(ctx, c)
 	}
 	// This chunk reaches the count: it closes its partition and the stream.
@@ -53,8 +76,16 @@ func (p *takeProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emi
 	c.Values = c.Values[:n]
 	c.IDs = c.IDs.Slice(0, n)
 	c.End = true
+	p.in.advance(at, n, true)
 	if err := out.Push(ctx, c); err != nil {
 		return err
 	}
 	return flow.ErrStop
+}
+
+// Checkpoint reports how many values the stage still passes on after the
+// chunks it has pushed, and the next row of its input.
+func (p *takeProc[T]) Checkpoint() (any, Mark) {
+	s := &TakeState{Left: p.left, From: p.in.next()}
+	return s, s.From
 }

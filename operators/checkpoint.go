@@ -1,0 +1,46 @@
+package operators
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/rowflow/rowflow/flow"
+)
+
+// # Checkpoints
+//
+// The processors of the stages that keep rows across partitions (the
+// shuffles, the regrouping stages, Take) implement flow.Checkpointer: after
+// each chunk they push, Checkpoint reports their state, a few integers
+// ([OrderState], [RegroupState], [TakeState]) and never the rows they hold,
+// with the [Mark] of their input from which a new processor, resumed with
+// that state (flow.Env.Resume), gives exactly the rest of their output. The
+// input restarts at the oldest row the stage still holds; what the stage
+// had already given out again is computed, not stored, and discarded.
+//
+// Sources hold nothing between partitions: [IndexShuffle], [EvenRanks] and
+// [Cache] give the same partitions, numbered alike, every time an epoch is
+// planned, so a run resumes in them by starting at a partition number.
+// [Prefetch] holds chunks that are produced again.
+
+// Mark is a position in a stream: row Row (counted from 0) of the
+// partition whose partition number is Part.
+type Mark = flow.Mark
+
+// before reports whether m comes before o in the stream.
+func before(m, o Mark) bool {
+	return m.Part < o.Part || m.Part == o.Part && m.Row < o.Row
+}
+
+// resumeState decodes the state a processor resumes from (env.Resume) into
+// a new S, or returns nil when the run starts afresh.
+func resumeState[S any](name string, env flow.Env) (*S, error) {
+	if env.Resume == nil {
+		return nil, nil
+	}
+	s := new(S)
+	if err := json.Unmarshal(env.Resume, s); err != nil {
+		return nil, fmt.Errorf("operators: %s: resume state: %w", name, err)
+	}
+	return s, nil
+}

@@ -87,8 +87,14 @@ func Rebuild() CacheOption {
 // that says so, or rebuilt with [Rebuild]; it is never replayed. A first
 // pass that fails or is stopped early keeps nothing.
 //
+// A run resumed from a checkpoint starts at a later partition: a built
+// cache replays from there, the disk cache reading only the few bytes that
+// head each record before it; a cache not yet built (a checkpoint in the
+// first pass, or a memory cache in a new process) runs p from its start
+// again, and keeps the whole stream.
+//
 // p must have no sink and produce T. Memory: in memory, the whole stream;
-// on disk, the partitions in flight.
+// on disk, one record (up to 1024 rows) per partition being read.
 func Cache[T any](p *flow.Pipeline, opts ...CacheOption) flow.Source[T] {
 	c := &cacheSource[T]{p: p, codec: GobCodec[T]{}}
 	c.err = c.configure(opts)

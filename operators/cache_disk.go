@@ -10,9 +10,9 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
@@ -85,91 +85,128 @@ func (c *cacheSource[T]) diskPartitions(ctx context.Context) iter.Seq2[flow.Part
 			return
 		}
 		defer f.Close()
-		r := bufio.NewReader(f)
-		if id, err := readHeader(r); err != nil || id != c.id {
-			if err == nil && c.cfg.rebuild {
+		id, start, err := readHeader(bufio.NewReader(f))
+		if err == nil && id != c.id {
+			if c.cfg.rebuild {
 				f.Close()
 				c.writeDisk(ctx, yield)
 				return
 			}
-			if err == nil {
-				err = fmt.Errorf("it was built by another pipeline (cache ID %s, this pipeline's is %s); remove it or use Rebuild", id, c.id)
-			}
+			err = fmt.Errorf("it was built by another pipeline (cache ID %s, this pipeline's is %s); remove it or use Rebuild", id, c.id)
+		}
+		var info os.FileInfo
+		if err == nil {
+			info, err = f.Stat()
+		}
+		if err != nil {
 			yield(flow.Partition[T]{}, fmt.Errorf("operators: cache %s: %w", c.cfg.path, err))
 			return
 		}
-		c.readDisk(r, yield)
+		c.readDisk(f, info, start, yield)
 	}
 }
 
-func readHeader(r *bufio.Reader) (string, error) {
+// readHeader reads a cache file's header and returns its cache ID and
+// length.
+func readHeader(r *bufio.Reader) (string, int64, error) {
 	magic := make([]byte, len(cacheMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != cacheMagic {
-		return "", fmt.Errorf("not a rowflow cache file of this version (%q)", strings.TrimSpace(cacheMagic))
+		return "", 0, fmt.Errorf("not a rowflow cache file of this version (%q)", strings.TrimSpace(cacheMagic))
 	}
 	id, err := r.ReadString('\n')
 	if err != nil {
-		return "", fmt.Errorf("truncated header")
+		return "", 0, fmt.Errorf("truncated header")
 	}
-	return id[:len(id)-1], nil
+	return id[:len(id)-1], int64(len(cacheMagic) + len(id)), nil
 }
 
-// readDisk yields the records of r as partitions.
-func (c *cacheSource[T]) readDisk(r *bufio.Reader, yield func(flow.Partition[T], error) bool) {
+// record is where one record's compressed part lies in the file.
+type recordAt struct{ off, n int64 }
+
+// readDisk yields the partitions of the cache file f, whose records begin
+// at offset start. It reads only the records' heads: a partition's records
+// are read and decoded by its reader, one chunk at a time, so that the
+// partitions in flight hold nothing, and a run that starts at a later
+// partition (a resumed run) reads nothing of those before it.
+func (c *cacheSource[T]) readDisk(f *os.File, info os.FileInfo, start int64, yield func(flow.Partition[T], error) bool) {
 	fail := func(k int, err error) {
 		yield(flow.Partition[T]{}, fmt.Errorf("operators: cache %s: record %d: %w", c.cfg.path, k, err))
 	}
-	var recs [][]byte // the records of the partition being read
-	for k := 0; ; k++ {
-		n, err := binary.ReadUvarint(r)
-		if err != nil {
-			fail(k, fmt.Errorf("truncated: %w", err))
+	size := info.Size()
+	var recs []recordAt // the records of the partition being read
+	var head [binary.MaxVarintLen64 + 9]byte
+	for k, off := 0, start; ; k++ {
+		m, err := f.ReadAt(head[:], off)
+		if err != nil && err != io.EOF {
+			fail(k, err)
+			return
+		}
+		n, w := binary.Uvarint(head[:m])
+		if w <= 0 {
+			fail(k, fmt.Errorf("truncated: no record length"))
 			return
 		}
 		if n == 0 {
-			if count, err := binary.ReadUvarint(r); err != nil || count != uint64(k) || recs != nil {
-				fail(k, fmt.Errorf("the end says %d records (%v), or a partition has no last record", count, err))
+			if count, w2 := binary.Uvarint(head[w:m]); w2 <= 0 || count != uint64(k) || recs != nil {
+				fail(k, fmt.Errorf("the end says %d records, or a partition has no last record, or the end is truncated", count))
 			}
 			return
 		}
-		var head [9]byte
-		if _, err := io.ReadFull(r, head[:]); err != nil {
-			fail(k, fmt.Errorf("truncated: %w", err))
+		if m < w+9 {
+			fail(k, fmt.Errorf("truncated: %d of %d bytes of the record's head", m-w, 9))
 			return
 		}
-		// Read the record through a buffer that grows with the bytes that
-		// are there, so that a damaged length cannot allocate more.
-		var body bytes.Buffer
-		if m, err := io.CopyN(&body, r, int64(min(n, math.MaxInt64))); err != nil {
-			fail(k, fmt.Errorf("truncated: %d of %d bytes: %w", m, n, err))
+		body := off + int64(w) + 9
+		if n > uint64(size-body) {
+			fail(k, fmt.Errorf("truncated: a record of %d bytes, %d left in the file", n, size-body))
 			return
 		}
-		rec := body.Bytes()
-		recs = append(recs, rec)
-		if head[8] == 0 {
+		recs = append(recs, recordAt{body, int64(n)})
+		off = body + int64(n)
+		if head[w+8] == 0 {
 			continue
 		}
-		// The partition's records are decoded by its reader, one chunk at
-		// a time, so that the partitions in flight hold compressed bytes.
-		batch, first, chunks := int64(binary.LittleEndian.Uint64(head[:])), k+1-len(recs), recs
+		part, first, chunks := int64(binary.LittleEndian.Uint64(head[w:])), k+1-len(recs), recs
 		recs = nil
-		part := flow.Partition[T]{Part: batch, Read: func(ctx context.Context, out flow.Emitter[T]) error {
-			for i, rec := range chunks {
-				cp, err := c.decode(batch, rec)
-				if err != nil {
-					return fmt.Errorf("operators: cache %s: record %d (partition %d): %w", c.cfg.path, first+i, batch, err)
-				}
-				ch := flow.Chunk[T]{Part: batch, IDs: flow.ListIDs(cp.ids), Values: cp.vals, End: i == len(chunks)-1}
-				if err := out.Push(ctx, ch); err != nil {
-					return err
-				}
-			}
-			return nil
+		p := flow.Partition[T]{Part: part, Read: func(ctx context.Context, out flow.Emitter[T]) error {
+			return c.readPart(ctx, info, part, first, chunks, out)
 		}}
-		if !yield(part, nil) {
+		if !yield(p, nil) {
 			return
 		}
 	}
+}
+
+// readPart reads and pushes the records of one partition, opening the
+// cache file again: the file that was planned, not one written since.
+func (c *cacheSource[T]) readPart(ctx context.Context, planned os.FileInfo, part int64, first int, recs []recordAt, out flow.Emitter[T]) error {
+	f, err := os.Open(c.cfg.path)
+	if err == nil {
+		defer f.Close()
+		var info os.FileInfo
+		if info, err = f.Stat(); err == nil && !os.SameFile(info, planned) {
+			err = fmt.Errorf("the file was replaced while it was read")
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("operators: cache %s: partition %d: %w", c.cfg.path, part, err)
+	}
+	var buf []byte
+	for i, r := range recs {
+		buf = slices.Grow(buf[:0], int(r.n))[:r.n]
+		var cp cachedPart[T]
+		if _, err = f.ReadAt(buf, r.off); err == nil {
+			cp, err = c.decode(part, buf)
+		}
+		if err != nil {
+			return fmt.Errorf("operators: cache %s: record %d (partition %d): %w", c.cfg.path, first+i, part, err)
+		}
+		ch := flow.Chunk[T]{Part: part, IDs: flow.ListIDs(cp.ids), Values: cp.vals, End: i == len(recs)-1}
+		if err := out.Push(ctx, ch); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeDisk runs the first pass, writing records to a temporary file that

@@ -79,6 +79,11 @@ type EvenAccount struct {
 //
 // If account is not nil, it is set when each epoch is planned; runs that
 // go on at the same time should not share one.
+//
+// The shares are planned from the counts alone, the same every time an
+// epoch is planned, and the partitions keep src's numbers: a run resumed
+// from a checkpoint starts at a partition number and reads nothing before
+// it.
 func EvenRanks[T any](src flow.Source[T], policy Uneven, account *EvenAccount) flow.Source[T] {
 	e := &evenSource[T]{src: src, policy: policy, account: account}
 	if policy < DropUneven || policy > AllowUneven {

@@ -16,8 +16,10 @@ import (
 //
 // Memory grows by up to n chunks. Prefetch is serial (it is one queue in
 // front of one consumer); the stages before it may be parallel. n < 1 is
-// kept as the stage's error. It holds nothing that a resume needs: what
-// is in the queue is produced again.
+// kept as the stage's error. It holds nothing that a resume needs: it
+// passes partitions on unchanged, so a checkpoint resolves through it as
+// through a Map (it is no flow.Checkpointer), and what was in its queue is
+// produced again.
 func Prefetch[T any](n int) flow.Stage {
 	op := prefetchOp[T]{n: n}
 	if n < 1 {

@@ -16,10 +16,10 @@ import (
 //
 // Memory grows by up to n chunks. Prefetch is serial (it is one queue in
 // front of one consumer); the stages before it may be parallel. n < 1 is
-// kept as the stage's error. It holds nothing that a resume needs: it
-// passes partitions on unchanged, so a checkpoint resolves through it as
-// through a Map (it is no flow.Checkpointer), and what was in its queue is
-// produced again.
+// kept as the stage's error. It holds nothing that a resume needs: its
+// checkpoint (flow.Checkpointer) is only where its output stands, which
+// is where its input must restart, and what was in its queue is produced
+// again.
 func Prefetch[T any](n int) flow.Stage {
 	op := prefetchOp[T]{n: n}
 	if n < 1 {
@@ -45,11 +45,24 @@ func (p prefetchOp[T]) NewProcessor(flow.Env) flow.Processor[T, T] {
 	if p.err != nil {
 		return failed[T, T]{p.err}
 	}
-	return prefetchProc[T]{}
+	return &prefetchProc[T]{at: flow.Mark{Part: -1}}
 }
 
-type prefetchProc[T any] struct{ passThrough[T] }
+type prefetchProc[T any] struct {
+	passThrough[T]
+	at flow.Mark // after the items pushed
+}
 
-func (prefetchProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[T]) error {
+func (p *prefetchProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[T]) error {
+	if c.Part != p.at.Part {
+		p.at = flow.Mark{Part: c.Part}
+	}
+	p.at.Row += int64(c.Len())
 	return out.Push(ctx, c)
 }
+
+// prefetchState is Prefetch's checkpoint: it holds nothing.
+type prefetchState struct{}
+
+// Checkpoint reports that the input restarts where the output stands.
+func (p *prefetchProc[T]) Checkpoint() (any, flow.Mark) { return prefetchState{}, p.at }

@@ -44,6 +44,9 @@ type Checkpoint struct {
 type StageState struct {
 	// Position is the stage's position in the pipeline (see Env.Position).
 	Position int `json:"position"`
+	// Out is where the stage's output stood when the state was taken: a
+	// processor started from State gives the stage's output from Out on.
+	Out Mark `json:"out"`
 	// In is where the stage's input restarts: a new processor started
 	// from State is fed the input from In on.
 	In Mark `json:"in"`
@@ -106,6 +109,8 @@ func (c Checkpoint) MarshalBinary() ([]byte, error) {
 	b = binary.AppendUvarint(b, uint64(len(c.Stages)))
 	for _, s := range c.Stages {
 		b = binary.AppendUvarint(b, uint64(s.Position))
+		b = binary.AppendVarint(b, s.Out.Part)
+		b = binary.AppendVarint(b, s.Out.Row)
 		b = binary.AppendVarint(b, s.In.Part)
 		b = binary.AppendVarint(b, s.In.Row)
 		b = binary.AppendUvarint(b, uint64(len(s.State)))
@@ -131,6 +136,7 @@ func (c *Checkpoint) UnmarshalBinary(data []byte) error {
 	}
 	for range n {
 		s := StageState{Position: int(r.uvarint())}
+		s.Out.Part, s.Out.Row = r.varint(), r.varint()
 		s.In.Part, s.In.Row = r.varint(), r.varint()
 		if k := r.uvarint(); k > 0 {
 			s.State = json.RawMessage(r.bytes(k))

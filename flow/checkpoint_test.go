@@ -292,12 +292,12 @@ func TestResumeRefusesAnotherPipeline(t *testing.T) {
 
 func TestCheckpointEncodings(t *testing.T) {
 	ck := flow.Checkpoint{Version: flow.CheckpointVersion, Fingerprint: strings.Repeat("ab", 16), Part: flow.EpochPart(2, 5), Delivered: 7,
-		Stages: []flow.StageState{{Position: 2, In: flow.Mark{Part: 4, Row: 1}, State: json.RawMessage(`{"a":1}`)}, {Position: 3, In: flow.Mark{Part: -9223372036854775808}}}}
+		Stages: []flow.StageState{{Position: 2, Out: flow.Mark{Part: 6, Row: 3}, In: flow.Mark{Part: 4, Row: 1}, State: json.RawMessage(`{"a":1}`)}, {Position: 3, Out: flow.Mark{Part: -9223372036854775808}, In: flow.Mark{Part: -9223372036854775808}}}}
 	js, err := json.Marshal(ck)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = `{"version":1,"fingerprint":"abababababababababababababababab","part":8589934597,"delivered":7,"stages":[{"position":2,"in":{"part":4,"row":1},"state":{"a":1}},{"position":3,"in":{"part":-9223372036854775808,"row":0},"state":null}]}`
+	const want = `{"version":1,"fingerprint":"abababababababababababababababab","part":8589934597,"delivered":7,"stages":[{"position":2,"out":{"part":6,"row":3},"in":{"part":4,"row":1},"state":{"a":1}},{"position":3,"out":{"part":-9223372036854775808,"row":0},"in":{"part":-9223372036854775808,"row":0},"state":null}]}`
 	if string(js) != want {
 		t.Fatalf("JSON\n%s\nwant\n%s", js, want)
 	}

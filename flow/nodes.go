@@ -3,6 +3,7 @@ package flow
 import (
 	"context"
 	"iter"
+	"slices"
 )
 
 // The pipeline plan is untyped so that the DSL can chain stages of any
@@ -76,7 +77,8 @@ func (a opAdapter[In, Out]) link(env Env, next any) any {
 	l := &link[In, Out]{name: a.op.Info().Name, p: a.op.NewProcessor(env), next: next.(downstream[Out])}
 	if rc := env.ck; rc != nil {
 		if st != nil && st.In != streamStart {
-			l.drop = &dropper{to: st.In}
+			k := slices.IndexFunc(rc.resume.Stages, func(s StageState) bool { return s.Position == env.Position })
+			l.drop = newDropper(st.In, rc.resume.Stages, k)
 		}
 		if rc.tracker != nil && a.op.Info().Serial != "" {
 			l.hist, l.tr = rc.tracker.register(env.Position, l.name, l.p, st), rc.tracker

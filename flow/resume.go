@@ -76,7 +76,7 @@ func (p *Pipeline) newRunCk(env Env) *runCk {
 		}
 	}
 	if rc.tracker != nil {
-		rc.tracker.begin(env.Fingerprint, pos)
+		rc.tracker.begin(env.Fingerprint, pos, len(p.stages)-1)
 	}
 	return rc
 }
@@ -109,7 +109,21 @@ func (rc *runCk) consumerDrop() *dropper {
 	if rc == nil || rc.resume == nil || rc.resume.Part == math.MinInt64 {
 		return nil
 	}
-	return &dropper{to: rc.resume.position()}
+	return newDropper(rc.resume.position(), rc.resume.Stages, len(rc.resume.Stages))
+}
+
+// newDropper returns the dropper in front of the consumer of a stream
+// that must start at to, fed by the stage whose state is stages[k-1] or,
+// for k = 0, by the source. A resumed stage gives its output from its Out
+// mark on, so what the dropper sees of Out's partition starts at Out.Row.
+func newDropper(to Mark, stages []StageState, k int) *dropper {
+	d := &dropper{to: to}
+	if k > 0 {
+		if out := stages[k-1].Out; stages[k-1].State != nil && out.Part == to.Part {
+			d.seen = out.Row
+		}
+	}
+	return d
 }
 
 // consumerTracker returns the tracker the run's consumer moves, or nil.

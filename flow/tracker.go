@@ -33,6 +33,7 @@ type Tracker struct {
 	started bool
 	fp      string
 	pos     Mark
+	final   int        // the position of the pipeline's last stage
 	stages  []*history // by position
 	err     error      // a stage that cannot be checkpointed
 }
@@ -55,10 +56,10 @@ type histEntry struct {
 
 // begin starts following a run of the pipeline with fingerprint fp,
 // whose consumer starts at pos.
-func (t *Tracker) begin(fp string, pos Mark) {
+func (t *Tracker) begin(fp string, pos Mark, final int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.started, t.fp, t.pos, t.stages, t.err = true, fp, pos, nil, nil
+	t.started, t.fp, t.pos, t.final, t.stages, t.err = true, fp, pos, final, nil, nil
 }
 
 // register adds the processor of the stateful stage at position pos. A
@@ -76,7 +77,8 @@ func (t *Tracker) register(pos int, name string, proc any, resumed *StageState) 
 	h := &history{pos: pos, name: name, proc: cp, out: streamStart, limit: 64}
 	first := histEntry{out: streamStart, in: streamStart}
 	if resumed != nil && resumed.State != nil {
-		first.in, first.state = resumed.In, resumed.State
+		h.out = resumed.Out
+		first.out, first.in, first.state = resumed.Out, resumed.In, resumed.State
 	}
 	h.entries = append(h.entries, first)
 	t.stages = append(t.stages, h)
@@ -114,22 +116,25 @@ func (t *Tracker) delivered(part int64, n int) {
 
 // resolve returns, for each stateful stage, the index of the history
 // entry a checkpoint at the consumer's position uses: from the last stage
-// back, the latest entry whose output lies before the start of the
-// partition the stage after it (or the consumer) needs. Stages keep
-// partition numbers but not row counts, so only partition starts are
-// compared across stages. t.mu is held.
+// back, the latest entry whose output lies at or before where the stage
+// after it (or the consumer) needs its input from. Stages keep partition
+// numbers but may change row counts, so across other stages only the
+// start of the needed partition is compared; a stage that feeds the next
+// directly is resolved at the row. t.mu is held.
 func (t *Tracker) resolve() []int {
 	idx := make([]int, len(t.stages))
-	target := Mark{Part: t.pos.Part}
+	need, from := t.pos, t.final // what is needed, and by the stage at from+1
 	for k := len(t.stages) - 1; k >= 0; k-- {
-		es := t.stages[k].entries
-		i := sort.Search(len(es), func(i int) bool { return target.before(es[i].out) }) - 1
-		i = max(i, 0) // entry 0 is the stage's start, before everything
-		idx[k] = i
-		target = Mark{Part: es[i].in.Part}
-		if es[i].in == streamStart {
-			target = streamStart
+		h := t.stages[k]
+		target := need
+		if h.pos != from && target != streamStart {
+			target = Mark{Part: need.Part}
 		}
+		es := h.entries
+		i := sort.Search(len(es), func(i int) bool { return target.before(es[i].out) }) - 1
+		i = max(i, 0) // entry 0 is where the stage started
+		idx[k] = i
+		need, from = es[i].in, h.pos-1
 	}
 	return idx
 }
@@ -160,7 +165,7 @@ func (t *Tracker) Checkpoint() (Checkpoint, error) {
 	ck := Checkpoint{Version: CheckpointVersion, Fingerprint: t.fp, Part: t.pos.Part, Delivered: t.pos.Row}
 	for k, i := range t.resolve() {
 		h, e := t.stages[k], t.stages[k].entries[i]
-		s := StageState{Position: h.pos, In: e.in}
+		s := StageState{Position: h.pos, Out: e.out, In: e.in}
 		if e.state != nil {
 			b, err := json.Marshal(e.state)
 			if err != nil {

@@ -127,7 +127,31 @@ func (p *Pipeline) partitions(ctx context.Context, env Env) iter.Seq2[srcPart, e
 			epochEnv := env
 			epochEnv.Epoch = e
 			some := false
+			skip := 0
+			if rc := env.ck; rc != nil && rc.seek != nil && rc.mode == seekPlan && e == rc.seek.epoch {
+				var drop int64
+				var ok bool
+				var err error
+				skip, drop, ok, err = seekPartitions(ctx, p.src.counter(), epochEnv, rc.seek.item)
+				switch {
+				case err != nil:
+					yield(srcPart{}, fmt.Errorf("flow: StartAt(%d, %d): %w", rc.seek.epoch, rc.seek.item, err))
+					return
+				case !ok:
+					return // the epoch ends before the position: nothing to give
+				}
+				rc.seekDrop.to.Row = drop
+				rc.seekDrop.to.Part = math.MaxInt64 // set from the partition below
+			}
 			for part, err := range p.src.partitions(ctx, epochEnv) {
+				if err == nil && skip > 0 {
+					skip--
+					some = true
+					continue
+				}
+				if rc := env.ck; err == nil && rc != nil && rc.seekDrop != nil && rc.seekDrop.to.Part == math.MaxInt64 {
+					rc.seekDrop.to.Part = part.batch
+				}
 				if err == nil && n != 1 && e == 0 {
 					// Later epochs are checked as they are numbered.
 					err = checkEpochPart(p.src.info().Name, 0, part.batch)

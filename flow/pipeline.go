@@ -31,6 +31,7 @@ type Pipeline struct {
 
 	tracker *Tracker    // see Checkpoints
 	resume  *Checkpoint // see Resume
+	seek    *seekSpec   // see Seek
 }
 
 type step struct {

@@ -53,16 +53,31 @@ type runCk struct {
 	resume  *Checkpoint
 	states  map[int]*StageState
 	from    int64 // the source's first partition number
+
+	seek     *seekSpec
+	mode     seekMode
+	seekDrop *dropper // the consumer's, for a seeking run
 }
 
 // newRunCk returns the checkpoint plumbing of a run of p with env, or nil
 // if the run is neither followed nor resumed.
 func (p *Pipeline) newRunCk(env Env) *runCk {
-	if p.tracker == nil && p.resume == nil {
+	if p.tracker == nil && p.resume == nil && p.seek == nil {
 		return nil
 	}
 	rc := &runCk{tracker: p.tracker, from: math.MinInt64}
 	pos := streamStart
+	if s := p.seek; s != nil {
+		rc.seek, rc.mode = s, p.seekMode()
+		rc.seekDrop = &dropper{to: Mark{Part: EpochPart(s.epoch, 0)}, count: true, left: s.item, tr: p.tracker}
+		switch rc.mode {
+		case seekPlan:
+			rc.seekDrop.count = false // the source sets the mark
+			rc.from = EpochPart(s.epoch, 0)
+		case seekEpoch:
+			rc.from = EpochPart(s.epoch, 0)
+		}
+	}
 	if ck := p.resume; ck != nil {
 		rc.resume, pos = ck, ck.position()
 		rc.states = make(map[int]*StageState, len(ck.Stages))
@@ -76,7 +91,7 @@ func (p *Pipeline) newRunCk(env Env) *runCk {
 		}
 	}
 	if rc.tracker != nil {
-		rc.tracker.begin(env.Fingerprint, pos, len(p.stages)-1)
+		rc.tracker.begin(env.Fingerprint, pos, len(p.stages)-1, p.seek != nil)
 	}
 	return rc
 }
@@ -87,6 +102,9 @@ func (p *Pipeline) resumeErr() error {
 	ck := p.resume
 	if ck == nil {
 		return nil
+	}
+	if p.seek != nil {
+		return fmt.Errorf("flow: StartAt and Resume on one pipeline: a checkpoint is a position already")
 	}
 	if fp := p.env().Fingerprint; ck.Fingerprint != fp {
 		return fmt.Errorf("flow: Resume: the checkpoint was taken from another pipeline or seed (fingerprint %s); this pipeline's definition and seed give %s", ck.Fingerprint, fp)
@@ -106,6 +124,9 @@ func (p *Pipeline) resumeErr() error {
 
 // consumerDrop returns what the run's consumer drops, or nil.
 func (rc *runCk) consumerDrop() *dropper {
+	if rc != nil && rc.seekDrop != nil {
+		return rc.seekDrop
+	}
 	if rc == nil || rc.resume == nil || rc.resume.Part == math.MinInt64 {
 		return nil
 	}
@@ -141,6 +162,13 @@ type dropper struct {
 	to   Mark
 	seen int64 // items of partition to.Part seen
 	done bool
+	// With count set, the dropper drops the first left items from
+	// partition to.Part on, across partitions (StartAt that cannot find the
+	// position from the plan), and tells tr how many of the partition it
+	// stops in it dropped.
+	count bool
+	left  int64
+	tr    *Tracker
 }
 
 // dropBefore removes from c the items before d's mark, and reports
@@ -148,12 +176,16 @@ type dropper struct {
 // partition not wholly dropped).
 func dropBefore[T any](d *dropper, c *Chunk[T]) bool {
 	switch {
-	case d.done || c.Part > d.to.Part:
-		d.done = true
+	case d.done:
 		return true
 	case c.Part < d.to.Part:
 		c.Release()
 		return false
+	case d.count:
+		return dropCount(d, c)
+	case c.Part > d.to.Part:
+		d.done = true
+		return true
 	}
 	n := int64(c.Len())
 	k := min(n, max(d.to.Row-d.seen, 0))
@@ -161,6 +193,36 @@ func dropBefore[T any](d *dropper, c *Chunk[T]) bool {
 	if k > 0 {
 		c.Values = c.Values[k:]
 		c.IDs = c.IDs.Slice(int(k), int(n))
+	}
+	if d.tr != nil && d.seen >= d.to.Row {
+		d.done = true
+		d.tr.delivered(c.Part, int(d.to.Row)) // a seeking run's consumer starts here
+	}
+	if c.Len() == 0 && !c.End {
+		c.Release()
+		return false
+	}
+	return true
+}
+
+// dropCount is dropBefore for a dropper that counts.
+func dropCount[T any](d *dropper, c *Chunk[T]) bool {
+	if c.Part != d.to.Part {
+		d.to, d.seen = Mark{Part: c.Part}, 0
+	}
+	n := int64(c.Len())
+	k := min(n, d.left)
+	d.left -= k
+	d.seen += k
+	if k > 0 {
+		c.Values = c.Values[k:]
+		c.IDs = c.IDs.Slice(int(k), int(n))
+	}
+	if d.left == 0 && (k < n || c.End) {
+		d.done = true
+		if d.tr != nil {
+			d.tr.delivered(c.Part, int(d.seen))
+		}
 	}
 	if c.Len() == 0 && !c.End {
 		c.Release()

@@ -64,6 +64,11 @@ type Info struct {
 	// consumer from the work that feeds it. Stages on several workers
 	// ignore it.
 	Buffer int
+	// OneToOne says that the stage gives exactly one output row for each
+	// input row, in the same partition and order, and holds nothing
+	// across partitions (a Map, a Prefetch). [Pipeline.StartAt] finds an
+	// item from the source's row counts only through such stages.
+	OneToOne bool
 }
 
 // Source produces a stream. It is lazy: nothing is opened or read before

@@ -34,6 +34,7 @@ type Tracker struct {
 	fp      string
 	pos     Mark
 	final   int        // the position of the pipeline's last stage
+	seeking bool       // the run seeks and has not reached its position
 	stages  []*history // by position
 	err     error      // a stage that cannot be checkpointed
 }
@@ -56,10 +57,11 @@ type histEntry struct {
 
 // begin starts following a run of the pipeline with fingerprint fp,
 // whose consumer starts at pos.
-func (t *Tracker) begin(fp string, pos Mark, final int) {
+func (t *Tracker) begin(fp string, pos Mark, final int, seeking bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.started, t.fp, t.pos, t.final, t.stages, t.err = true, fp, pos, final, nil, nil
+	t.seeking = seeking
 }
 
 // register adds the processor of the stateful stage at position pos. A
@@ -107,6 +109,7 @@ func (t *Tracker) pushed(h *history, part int64, n int) {
 // part.
 func (t *Tracker) delivered(part int64, n int) {
 	t.mu.Lock()
+	t.seeking = false
 	if part != t.pos.Part {
 		t.pos = Mark{Part: part}
 	}
@@ -161,6 +164,8 @@ func (t *Tracker) Checkpoint() (Checkpoint, error) {
 		return Checkpoint{}, errors.New("flow: Tracker.Checkpoint: no run was started with this tracker (see Pipeline.Checkpoints)")
 	case t.err != nil:
 		return Checkpoint{}, t.err
+	case t.seeking:
+		return Checkpoint{}, errors.New("flow: Tracker.Checkpoint: the run has not reached its StartAt position yet")
 	}
 	ck := Checkpoint{Version: CheckpointVersion, Fingerprint: t.fp, Part: t.pos.Part, Delivered: t.pos.Row}
 	for k, i := range t.resolve() {

@@ -31,7 +31,7 @@ func MapChunks[In, Out any](f func(in []In, out []Out) error) flow.Stage {
 
 type mapChunksOp[In, Out any] struct{ f func([]In, []Out) error }
 
-func (mapChunksOp[In, Out]) Info() flow.Info { return flow.Info{Name: "map-chunks"} }
+func (mapChunksOp[In, Out]) Info() flow.Info { return flow.Info{Name: "map-chunks", OneToOne: true} }
 
 func (m mapChunksOp[In, Out]) NewProcessor(flow.Env) flow.Processor[In, Out] {
 	return &mapChunksProc[In, Out]{f: m.f, inPlace: reflect.TypeFor[In]() == reflect.TypeFor[Out]()}

@@ -16,7 +16,7 @@ func Map[In, Out any](f func(In) (Out, error)) flow.Stage {
 
 type mapOp[In, Out any] struct{ f func(In) (Out, error) }
 
-func (mapOp[In, Out]) Info() flow.Info { return flow.Info{Name: "map"} }
+func (mapOp[In, Out]) Info() flow.Info { return flow.Info{Name: "map", OneToOne: true} }
 
 func (m mapOp[In, Out]) NewProcessor(flow.Env) flow.Processor[In, Out] {
 	return &mapProc[In, Out]{f: m.f, inPlace: reflect.TypeFor[In]() == reflect.TypeFor[Out]()}

@@ -35,7 +35,7 @@ type prefetchOp[T any] struct {
 }
 
 func (p prefetchOp[T]) Info() flow.Info {
-	return flow.Info{Name: "prefetch", Serial: "it is one queue in front of one consumer", Buffer: p.n}
+	return flow.Info{Name: "prefetch", Serial: "it is one queue in front of one consumer", Buffer: p.n, OneToOne: true}
 }
 
 // Err reports a bad size.

@@ -127,7 +127,7 @@ func (p *Pipeline) partitions(ctx context.Context, env Env) iter.Seq2[srcPart, e
 			epochEnv := env
 			epochEnv.Epoch = e
 			some := false
-			skip := 0
+			skip, markNext := 0, false
 			if rc := env.ck; rc != nil && rc.seek != nil && rc.mode == seekPlan && e == rc.seek.epoch {
 				var drop int64
 				var ok bool
@@ -140,8 +140,11 @@ func (p *Pipeline) partitions(ctx context.Context, env Env) iter.Seq2[srcPart, e
 				case !ok:
 					return // the epoch ends before the position: nothing to give
 				}
+				// The consumer drops the first drop items of the partition
+				// after the skipped ones: its mark is set before the
+				// partition is given out, so before the consumer sees it.
 				rc.seekDrop.to.Row = drop
-				rc.seekDrop.to.Part = math.MaxInt64 // set from the partition below
+				markNext = true
 			}
 			for part, err := range p.src.partitions(ctx, epochEnv) {
 				if err == nil && skip > 0 {
@@ -149,8 +152,9 @@ func (p *Pipeline) partitions(ctx context.Context, env Env) iter.Seq2[srcPart, e
 					some = true
 					continue
 				}
-				if rc := env.ck; err == nil && rc != nil && rc.seekDrop != nil && rc.seekDrop.to.Part == math.MaxInt64 {
-					rc.seekDrop.to.Part = part.batch
+				if err == nil && markNext {
+					env.ck.seekDrop.to.Part = part.batch
+					markNext = false
 				}
 				if err == nil && n != 1 && e == 0 {
 					// Later epochs are checked as they are numbered.

@@ -69,7 +69,7 @@ func (p *Pipeline) newRunCk(env Env) *runCk {
 	pos := streamStart
 	if s := p.seek; s != nil {
 		rc.seek, rc.mode = s, p.seekMode()
-		rc.seekDrop = &dropper{to: Mark{Part: EpochPart(s.epoch, 0)}, count: true, left: s.item, tr: p.tracker}
+		rc.seekDrop = &dropper{to: Mark{Part: EpochPart(s.epoch, 0)}, count: true, left: s.item, epoch: s.epoch, tr: p.tracker}
 		switch rc.mode {
 		case seekPlan:
 			rc.seekDrop.count = false // the source sets the mark
@@ -168,6 +168,7 @@ type dropper struct {
 	// stops in it dropped.
 	count bool
 	left  int64
+	epoch int64 // the epoch the position is in
 	tr    *Tracker
 }
 
@@ -207,6 +208,11 @@ func dropBefore[T any](d *dropper, c *Chunk[T]) bool {
 
 // dropCount is dropBefore for a dropper that counts.
 func dropCount[T any](d *dropper, c *Chunk[T]) bool {
+	if EpochOf(c.Part) > d.epoch {
+		// The epoch ended before the position: there is nothing to give.
+		c.Release()
+		return false
+	}
 	if c.Part != d.to.Part {
 		d.to, d.seen = Mark{Part: c.Part}, 0
 	}

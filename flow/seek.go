@@ -29,7 +29,7 @@ import (
 //     pipeline without reading what comes before, take a [Checkpoint]
 //     there and [Pipeline.Resume] from it.
 //
-// A run that ends before the position gives no items. e and k must not
+// If epoch e has no item k, the run gives no items. e and k must not
 // be negative.
 func (p *Pipeline) StartAt(e, k int64) *Pipeline {
 	if p.err != nil {
@@ -49,9 +49,9 @@ type seekSpec struct{ epoch, item int64 }
 type seekMode int
 
 const (
-	seekPlan   seekMode = iota // from the source's row counts
-	seekEpoch                  // read the epoch, drop k items
-	seekFromRun                // read from the run's start
+	seekPlan    seekMode = iota // from the source's row counts
+	seekEpoch                   // read the epoch, drop k items
+	seekFromRun                 // read from the run's start
 )
 
 func (p *Pipeline) seekMode() seekMode {

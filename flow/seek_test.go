@@ -61,10 +61,10 @@ func TestStartAt(t *testing.T) {
 	for name, build := range cases {
 		t.Run(name, func(t *testing.T) {
 			want := readPipe(t, build(1))
-			for _, pos := range [][2]int64{{0, 0}, {0, 5}, {1, 0}, {1, 63}, {1, 64}, {1, 200}, {2, 1}, {2, 100000}} {
+			for _, pos := range [][2]int64{{0, 0}, {0, 5}, {1, 0}, {1, 63}, {1, 64}, {1, 200}, {2, 1}, {1, 100000}, {2, 100000}} {
 				from := at(want, pos[0], pos[1])
 				if pos[1] == 100000 {
-					from = len(want) // past the end of the last epoch: nothing
+					from = len(want) // past the end of the epoch: nothing
 				}
 				for _, par := range []int{1, 3} {
 					calls.Store(0)

@@ -88,7 +88,7 @@ func (d *Divergence) differs() []string {
 	var f []string
 	r, c := d.Reference, d.Candidate
 	if r.Part != c.Part {
-		f = append(f, "batch")
+		f = append(f, "partition")
 	}
 	if r.ID != c.ID {
 		f = append(f, "row ID")

@@ -111,7 +111,7 @@ func TestVerifyBatchAndIDDivergence(t *testing.T) {
 	checkDivergence(t, d, determinism.Divergence{Parallelism: 2, Round: 1, Position: 50,
 		Reference: determinism.Observation{Part: 0, ID: id, Value: int64(50)},
 		Candidate: determinism.Observation{Part: 1, ID: id, Value: int64(50)}})
-	if msg := d.Error(); !strings.Contains(msg, "item 50 differs (batch)") {
+	if msg := d.Error(); !strings.Contains(msg, "item 50 differs (partition)") {
 		t.Errorf("message %q does not name the batch", msg)
 	}
 
@@ -190,7 +190,7 @@ func TestVerifyUnordered(t *testing.T) {
 	checkDivergence(t, d, determinism.Divergence{Parallelism: 2, Round: 1, Position: 0,
 		Reference: determinism.Observation{Part: 0, ID: id(0), Value: int64(0)},
 		Candidate: determinism.Observation{Part: 1, ID: id(100), Value: int64(100)}})
-	if msg := d.Error(); !strings.Contains(msg, "item 0 differs (batch, row ID, value)") {
+	if msg := d.Error(); !strings.Contains(msg, "item 0 differs (partition, row ID, value)") {
 		t.Errorf("message %q", msg)
 	}
 }

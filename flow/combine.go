@@ -250,7 +250,34 @@ func (c *combined[T]) Partitions(ctx context.Context, env Env) iter.Seq2[Partiti
 		}
 		m := newMerger(c, env)
 		defer m.close()
-		for b := int64(0); b < 1<<EpochBits; b++ {
+		first := int64(0)
+		var h *history
+		if rc := env.ck; rc != nil {
+			m.track = rc.tracker != nil
+			if m.track {
+				h = rc.tracker.registerSource(c.kind)
+			}
+			if env.Resume != nil {
+				st, err := decodeMergerState(c.kind, env.Resume)
+				if err == nil {
+					err = m.resume(ctx, st)
+				}
+				if err != nil {
+					yield(Partition[T]{}, err)
+					return
+				}
+				first = PartitionOf(st.Part)
+			}
+		}
+		for b := first; b < 1<<EpochBits; b++ {
+			if h != nil {
+				st, err := m.snapshot(EpochPart(env.Epoch, b))
+				if err != nil {
+					yield(Partition[T]{}, err)
+					return
+				}
+				env.ck.tracker.sourceAt(h, st.Part, st)
+			}
 			done := make(chan struct{})
 			ended := false
 			p := Partition[T]{Part: b, Read: func(ctx context.Context, out Emitter[T]) error {

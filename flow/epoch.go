@@ -126,6 +126,9 @@ func (p *Pipeline) partitions(ctx context.Context, env Env) iter.Seq2[srcPart, e
 			}
 			epochEnv := env
 			epochEnv.Epoch = e
+			if rc := env.ck; rc != nil && rc.source != nil && e == EpochOf(rc.from) {
+				epochEnv.Resume = rc.source // the source's own state (a combination)
+			}
 			some := false
 			skip, markNext := 0, false
 			if rc := env.ck; rc != nil && rc.seek != nil && rc.mode == seekPlan && e == rc.seek.epoch {

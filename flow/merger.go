@@ -3,7 +3,6 @@ package flow
 import (
 	"context"
 	"fmt"
-	"iter"
 
 	"github.com/rowflow/rowflow/internal/pcg"
 	"github.com/rowflow/rowflow/rowid"
@@ -28,6 +27,14 @@ type lane[T any] struct {
 	runs   int64 // runs started in this epoch
 	ranOut bool  // has run out at least once in this epoch
 	done   bool  // dropped
+	// For checkpoints: the run's tracker, the position before cur (nil
+	// at the run's start) and why it could not be taken; rows of the
+	// resumed run still to skip; whether a chunk was pulled.
+	tr     *Tracker
+	at     *Checkpoint
+	atErr  error
+	skip   int
+	pulled bool
 }
 
 // merger takes one epoch of a combination's rows from its lanes.
@@ -45,6 +52,8 @@ type merger[T any] struct {
 	slot    int        // interleave: the slot being taken from
 	taken   int        // interleave: rows of the current block taken
 	ended   bool
+	draws   int64 // mix: draws made in the epoch
+	track   bool  // the run is followed by a Tracker: inputs are too
 }
 
 func newMerger[T any](c *combined[T], env Env) *merger[T] {
@@ -81,18 +90,7 @@ func (m *merger[T]) start(ctx context.Context) {
 }
 
 // run starts lane l's next run.
-func (m *merger[T]) run(ctx context.Context, l *lane[T]) {
-	in := m.c.inputs[l.input]
-	n := in.epochCount()
-	if n == Forever {
-		n = 1
-	}
-	q := in.clone()
-	q.epoch0 = (m.env.Epoch + l.runs) * n
-	l.runs++
-	l.rows, l.k, l.cur = 0, 0, Chunk[T]{}
-	l.next, l.stop = iter.Pull2(chunks[T](ctx, q))
-}
+func (m *merger[T]) run(ctx context.Context, l *lane[T]) { m.runFrom(ctx, l, nil) }
 
 // weigh recomputes the cumulative weights of the active lanes, and the
 // table that picks an input from a draw's top byte without a search
@@ -132,7 +130,15 @@ func (m *merger[T]) ready(l *lane[T]) (bool, error) {
 	for l.k >= len(l.cur.Values) {
 		l.cur.Release()
 		l.k = 0
+		if l.pulled && l.tr != nil {
+			if ck, err := l.tr.Checkpoint(); err != nil {
+				l.atErr = err
+			} else {
+				l.at = &ck
+			}
+		}
 		c, err, ok := l.next()
+		l.pulled = true
 		if err != nil {
 			return false, fmt.Errorf("%s input %d: %w", m.c.kind, l.input, err)
 		}
@@ -143,6 +149,11 @@ func (m *merger[T]) ready(l *lane[T]) (bool, error) {
 			return false, nil
 		}
 		l.cur = c
+		if l.skip > 0 {
+			// A resumed run: rows taken before the checkpoint.
+			l.k = min(l.skip, len(c.Values))
+			l.skip -= l.k
+		}
 	}
 	return true, nil
 }
@@ -229,6 +240,7 @@ func (m *merger[T]) fill(ctx context.Context, b int64, out Emitter[T]) (bool, er
 func (m *merger[T]) fillMix(ctx context.Context, o *mergeOut[T], out Emitter[T]) error {
 	for o.n < m.c.cfg.per && !m.ended {
 		u := m.rng.Next()
+		m.draws++
 		j := int(m.table[u>>24])
 		if j < 0 {
 			j = m.pick(u)

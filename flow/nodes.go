@@ -27,6 +27,9 @@ type srcNode interface {
 	partitions(ctx context.Context, env Env) iter.Seq2[srcPart, error]
 	// counter returns the source as a RowCounter, or nil.
 	counter() RowCounter
+	// keepsState reports whether the source keeps state across its
+	// partitions, which a checkpoint records.
+	keepsState() bool
 }
 
 // srcPart is a source partition with a read function that takes a
@@ -115,6 +118,11 @@ type srcAdapter[T any] struct{ s Source[T] }
 
 func (a srcAdapter[T]) info() Info      { return a.s.Info() }
 func (a srcAdapter[T]) outOps() typeOps { return opsOf[T]() }
+
+func (a srcAdapter[T]) keepsState() bool {
+	_, ok := a.s.(sourceCheckpointer)
+	return ok
+}
 
 func (a srcAdapter[T]) counter() RowCounter {
 	rc, _ := a.s.(RowCounter)

@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 )
@@ -33,8 +34,10 @@ func (p *Pipeline) Checkpoints(t *Tracker) *Pipeline {
 // drop what had been delivered of the partitions they restart in. A
 // source's epochs before the checkpoint's are not planned at all.
 //
-// Pipelines that combine inputs ([Concat], [Interleave], [Mix]) cannot be
-// resumed yet: their runs fail with an error that says so.
+// A source that combines inputs ([Concat], [Interleave], [Mix]) is
+// resumed too: the checkpoint holds, for the output partition a resume
+// starts at, each input's own checkpoint and the mix's draws, so every
+// input resumes from its position through its own stages.
 func (p *Pipeline) Resume(ck Checkpoint) *Pipeline {
 	if p.err != nil {
 		return p
@@ -52,7 +55,8 @@ type runCk struct {
 	tracker *Tracker
 	resume  *Checkpoint
 	states  map[int]*StageState
-	from    int64 // the source's first partition number
+	from    int64           // the source's first partition number
+	source  json.RawMessage // the state of a source that keeps one
 
 	seek     *seekSpec
 	mode     seekMode
@@ -85,7 +89,13 @@ func (p *Pipeline) newRunCk(env Env) *runCk {
 		for i := range ck.Stages {
 			s := &ck.Stages[i]
 			rc.states[s.Position] = s
-			if i == 0 {
+			switch {
+			case i > 0:
+			case s.Position == 0 && s.State == nil:
+				rc.from = math.MinInt64 // the source starts afresh
+			case s.Position == 0:
+				rc.from, rc.source = s.Out.Part, s.State
+			default:
 				rc.from = s.In.Part
 			}
 		}
@@ -109,11 +119,12 @@ func (p *Pipeline) resumeErr() error {
 	if fp := p.env().Fingerprint; ck.Fingerprint != fp {
 		return fmt.Errorf("flow: Resume: the checkpoint was taken from another pipeline or seed (fingerprint %s); this pipeline's definition and seed give %s", ck.Fingerprint, fp)
 	}
-	if p.srcDef != "" {
-		return fmt.Errorf("flow: Resume: pipelines that combine inputs (Concat, Interleave, Mix) cannot be resumed yet")
-	}
 	last := -1
 	for _, s := range ck.Stages {
+		if s.Position == 0 && last < 0 && p.src.keepsState() {
+			last = 0
+			continue
+		}
 		if s.Position <= last || s.Position >= len(p.stages) || p.stages[s.Position].op == nil || p.stages[s.Position].op.info().Serial == "" {
 			return fmt.Errorf("flow: Resume: the checkpoint has a state for stage %d, which is not a stage of this pipeline that keeps rows across partitions", s.Position)
 		}

@@ -88,6 +88,31 @@ func (t *Tracker) register(pos int, name string, proc any, resumed *StageState) 
 	return h
 }
 
+// registerSource adds the source, which keeps state across partitions
+// (a combination): its states are recorded at its partitions' starts.
+func (t *Tracker) registerSource(name string) *history {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.stages) > 0 && t.stages[0].pos == 0 {
+		return t.stages[0] // registered in an earlier epoch of the run
+	}
+	h := &history{pos: 0, name: name, out: streamStart, limit: 64}
+	h.entries = append(h.entries, histEntry{out: streamStart, in: streamStart})
+	t.stages = append([]*history{h}, t.stages...)
+	return h
+}
+
+// sourceAt records the source's state at the start of partition part.
+func (t *Tracker) sourceAt(h *history, part int64, state any) {
+	t.mu.Lock()
+	h.entries = append(h.entries, histEntry{out: Mark{Part: part}, in: Mark{Part: part}, state: state})
+	if len(h.entries) > h.limit {
+		t.prune()
+		h.limit = max(64, 2*len(h.entries))
+	}
+	t.mu.Unlock()
+}
+
 // pushed records the stage's state after it pushed c. It runs in the
 // stage's goroutine.
 func (t *Tracker) pushed(h *history, part int64, n int) {

@@ -386,5 +386,5 @@ func writeDatasetManifest(dir string, dm *DatasetManifest) error {
 	if err != nil {
 		return err
 	}
-	return replaceWith(f, b, final)
+	return replaceWith(f, b, final, "dataset manifest")
 }

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -37,8 +38,11 @@ var crashReport func(event string)
 
 // crashJob runs rank rank of the crash test's job into dir: 6000 rows,
 // each rank keeping the rows whose ID it owns, through two workers, into
-// files of 700 rows from two writers, with the row-ID column.
-func crashJob(dir string, rank int) error {
+// files of 710 rows with the row-ID column: files end inside chunks, the
+// first chunk of a partition among them. With cont, rank 1 writes with
+// one writer and Continue, and resumes from the sink's Continuation if
+// there is one; otherwise with two writers, starting over.
+func crashJob(dir string, rank int, cont bool) error {
 	p := flow.From(sources.Slice(pqRows(6000), sources.PartitionSize(400), sources.ChunkSize(100))).
 		Via(operators.Map(func(r pqRow) (pqRow, error) {
 			if crashReport != nil && r.ID%300 == 0 {
@@ -47,8 +51,21 @@ func crashJob(dir string, rank int) error {
 			return r, nil
 		})).Parallel(2).
 		Via(operators.Filter(func(r pqRow) bool { return int(r.ID%crashWorld) == rank }))
-	return p.To(sinks.ParquetShards[pqRow](dir, sinks.Rank(rank), sinks.Writers(2), sinks.RowsPerFile(700),
-		sinks.RowGroupRows(250), sinks.RowIDColumn("rid"))).Run(context.Background())
+	opts := []sinks.ParquetOption{sinks.Rank(rank), sinks.Writers(2), sinks.RowsPerFile(710),
+		sinks.RowGroupRows(250), sinks.RowIDColumn("rid")}
+	if cont && rank == 1 {
+		t := new(flow.Tracker)
+		p = p.Checkpoints(t)
+		ck, ok, err := sinks.Continuation(dir, rank)
+		if err != nil {
+			return err
+		}
+		if ok {
+			p = p.Resume(ck)
+		}
+		opts = append(opts, sinks.Writers(1), sinks.Continue(t))
+	}
+	return p.To(sinks.ParquetShards[pqRow](dir, opts...)).Run(context.Background())
 }
 
 // crashSeed returns the seed that chooses the kill points:
@@ -74,18 +91,28 @@ func crashSeed(t *testing.T) uint64 {
 // byte; a rerun then completes the output without Overwrite, and the
 // directory, both ranks' files and manifests and the dataset manifest of
 // Commit, is byte-identical to that of an uninterrupted run.
+//
+// In "restart", the reruns start over; in "continue", the sink records
+// its progress (Continue), and a rerun resumes the pipeline from the
+// sink's Continuation and writes only the files not completed before.
 func TestKilledJobCompletes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs child processes")
 	}
 	seed := crashSeed(t)
 	t.Logf("seed %d (set ROWFLOW_CRASH_SEED to choose another)", seed)
+	for _, cont := range []bool{false, true} {
+		name := map[bool]string{false: "restart", true: "continue"}[cont]
+		t.Run(name, func(t *testing.T) { testKilledJob(t, seed, cont) })
+	}
+}
 
+func testKilledJob(t *testing.T, seed uint64, cont bool) {
 	ref := t.TempDir()
-	if err := crashJob(ref, 0); err != nil {
+	if err := crashJob(ref, 0, cont); err != nil {
 		t.Fatal(err)
 	}
-	events, killed := runCrashChild(t, ref, "")
+	events, killed := runCrashChild(t, ref, "", cont)
 	if killed {
 		t.Fatal("the uninterrupted child stopped")
 	}
@@ -94,6 +121,10 @@ func TestKilledJobCompletes(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantDataset := readTree(t, ref)[sinks.DatasetManifestName]
+	m, err := sinks.ReadManifest(ref, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	slices.Sort(events)
 	if len(events) < 30 {
@@ -101,6 +132,7 @@ func TestKilledJobCompletes(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	points := rng.Perm(len(events))[:20]
+	continued := 0
 	for i, k := range points {
 		stop := events[k]
 		t.Run(fmt.Sprintf("%02d %s", i, stop), func(t *testing.T) {
@@ -112,19 +144,35 @@ func TestKilledJobCompletes(t *testing.T) {
 					}
 				}
 			}
-			if _, killed := runCrashChild(t, dir, stop); !killed {
+			if _, killed := runCrashChild(t, dir, stop, cont); !killed {
 				t.Fatalf("the child passed %q without stopping", stop)
 			}
 			checkKilledOutput(t, dir, want)
 			if rng.IntN(3) == 0 {
 				// Kill the rerun too, wherever it gets to.
 				again := events[rng.IntN(len(events))]
-				_, killed := runCrashChild(t, dir, again)
+				_, killed := runCrashChild(t, dir, again, cont)
 				t.Logf("rerun killed at %q: %t", again, killed)
 				checkKilledOutput(t, dir, want)
 			}
-			if err := crashJob(dir, 1); err != nil {
+			kept := keptFiles(t, dir)
+			var mu sync.Mutex // the writers' goroutines create files
+			var created []string
+			defer sinks.SetFSStep(func(step string) {
+				if name, ok := strings.CutPrefix(step, "created part-00001-"); ok {
+					mu.Lock()
+					created = append(created, name)
+					mu.Unlock()
+				}
+			})()
+			if err := crashJob(dir, 1, cont); err != nil {
 				t.Fatalf("the rerun failed: %v", err)
+			}
+			if kept > 0 {
+				continued++
+			}
+			if got := len(created); kept >= 0 && got != len(m.Files)-kept {
+				t.Errorf("the rerun wrote %d files; with %d kept, want %d", got, kept, len(m.Files)-kept)
 			}
 			got := readTree(t, dir)
 			if !maps.EqualFunc(got, want, bytes.Equal) {
@@ -139,6 +187,37 @@ func TestKilledJobCompletes(t *testing.T) {
 			}
 		})
 	}
+	if cont {
+		t.Logf("%d of 20 reruns continued from completed files", continued)
+		if continued == 0 {
+			t.Error("no rerun continued")
+		}
+	}
+}
+
+// keptFiles returns how many files a rerun of rank 1 in dir keeps: those
+// of its progress record if it continues from one, none if it starts
+// over, and -1 if the rank has committed (the rerun writes every file to
+// check them).
+func keptFiles(t *testing.T, dir string) int {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(dir, sinks.ManifestName(1))); err == nil {
+		return -1
+	}
+	if _, ok, err := sinks.Continuation(dir, 1); err != nil {
+		t.Fatal(err)
+	} else if !ok {
+		return 0
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ".progress-00001.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct{ Files []json.RawMessage }
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	return len(rec.Files)
 }
 
 // checkKilledOutput checks a directory whose rank 1 was killed: every
@@ -150,7 +229,8 @@ func checkKilledOutput(t *testing.T, dir string, want map[string][]byte) {
 	got := readTree(t, dir)
 	for rel, b := range got {
 		if strings.HasPrefix(rel, ".part-00001-") && strings.Contains(rel, ".parquet.tmp-") ||
-			strings.HasPrefix(rel, "._manifest-00001.json.tmp-") || rel == ".rank-00001.lock" {
+			strings.HasPrefix(rel, "._manifest-00001.json.tmp-") || rel == ".rank-00001.lock" ||
+			strings.HasPrefix(rel, ".progress-00001.json") || strings.HasPrefix(rel, "..progress-00001.json.tmp-") {
 			continue
 		}
 		if w, ok := want[rel]; !ok || !bytes.Equal(b, w) {
@@ -166,13 +246,14 @@ func checkKilledOutput(t *testing.T, dir string, want map[string][]byte) {
 	}
 }
 
-// runCrashChild runs TestHelperCrashJob in a child process on dir and,
+// runCrashChild runs TestHelperCrashJob in a child process on dir, with
+// Continue if cont, and,
 // when the child reports that it reached the event stop, kills it with
 // SIGKILL. It returns the events the child reported and whether it was
 // killed; a child that fails otherwise fails t.
-func runCrashChild(t *testing.T, dir, stop string) (events []string, killed bool) {
+func runCrashChild(t *testing.T, dir, stop string, cont bool) (events []string, killed bool) {
 	t.Helper()
-	cmd := testutil.ChildCommand("TestHelperCrashJob", dir+"|"+stop)
+	cmd := testutil.ChildCommand("TestHelperCrashJob", fmt.Sprint(cont)+"|"+dir+"|"+stop)
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -220,7 +301,8 @@ func runCrashChild(t *testing.T, dir, stop string) (events []string, killed bool
 // 1 of the job, reports each event on file descriptor 3 and, at the event
 // its parent names, says so and waits to be killed.
 func TestHelperCrashJob(t *testing.T) {
-	dir, stop, _ := strings.Cut(testutil.ChildArg(t), "|")
+	cont, rest, _ := strings.Cut(testutil.ChildArg(t), "|")
+	dir, stop, _ := strings.Cut(rest, "|")
 	events := os.NewFile(3, "events")
 	var mu sync.Mutex
 	report := func(ev string) {
@@ -236,7 +318,7 @@ func TestHelperCrashJob(t *testing.T) {
 	defer sinks.SetFSStep(report)()
 	crashReport = report
 	defer func() { crashReport = nil }()
-	if err := crashJob(dir, 1); err != nil {
+	if err := crashJob(dir, 1, cont == "true"); err != nil {
 		t.Fatal(err)
 	}
 }

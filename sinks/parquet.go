@@ -17,7 +17,7 @@ import (
 //
 // Options: [RowsPerFile], [BytesPerFile], [RowGroupRows], [PageSize],
 // [Codec], [ZstdLevel], [Rank], [Writers], [RowIDColumn], [PartitionBy],
-// [MaxOpenPartitions], [Overwrite].
+// [MaxOpenPartitions], [Overwrite], [Continue].
 //
 // # Files
 //
@@ -60,7 +60,9 @@ import (
 //
 // A run killed at any moment (SIGKILL, a lost machine) and started again
 // ends with the output an uninterrupted run writes, byte for byte, with no
-// option needed: the rerun removes the hidden temporary files of the rank
+// option needed (with [Continue], the rerun goes on from the last file
+// the killed run completed instead): the rerun removes the hidden
+// temporary files of the rank
 // (those of other ranks are left alone), writes its files again, and at
 // its commit finds the files that a commit interrupted before its manifest
 // left under final names. Each such file must hold exactly the bytes the
@@ -149,6 +151,7 @@ type parquetConsumer[T any] struct {
 	writers []*writer[T]
 	pool    *writerPool[T] // with Writers(n > 1), once started
 	parts   int64          // partitions seen: End chunks
+	cont    *continuation  // with Continue
 }
 
 // open checks the directory and makes the writers.
@@ -158,11 +161,19 @@ func (c *parquetConsumer[T]) open() error {
 		return err
 	}
 	c.run = &pqRun[T]{plan: plan, env: c.env, out: newOutputDir(plan.dir, plan.cfg.rank, plan.cfg.overwrite, c.env.Fingerprint)}
+	if t := plan.cfg.tracker; t != nil {
+		c.cont = &continuation{t: t, out: c.run.out}
+		c.run.out.continuing = true
+	}
 	if err := c.run.out.prepare(); err != nil {
 		return err
 	}
 	for s := range plan.cfg.writers {
 		c.writers = append(c.writers, makeWriter(c.run, s))
+	}
+	if p := c.run.out.progress; p != nil { // Continue: one writer, no PartitionBy
+		c.writers[0].done = c.cont.resume(p)
+		c.writers[0].flat.files = len(p.Files)
 	}
 	return nil
 }
@@ -182,7 +193,7 @@ func (c *parquetConsumer[T]) Consume(ctx context.Context, ch flow.Chunk[T]) erro
 		c.parts++
 	}
 	if len(c.writers) == 1 {
-		err := c.writers[0].consume(&ch)
+		err := c.consumeOne(&ch)
 		ch.Release()
 		c.err = err
 		return err
@@ -199,6 +210,21 @@ func (c *parquetConsumer[T]) Consume(ctx context.Context, ch flow.Chunk[T]) erro
 		return err
 	}
 	return nil
+}
+
+// consumeOne writes c with the only writer, and tells the continuation,
+// if any, of the files that ended in it.
+func (c *parquetConsumer[T]) consumeOne(ch *flow.Chunk[T]) error {
+	w := c.writers[0]
+	if c.cont != nil && ch.Len() > 0 {
+		if err := c.cont.next(ch.IDs.At(0)); err != nil {
+			return err
+		}
+	}
+	if err := w.consume(ch); err != nil {
+		return err
+	}
+	return c.cont.sealed(ch.Part, w.sealed, ch.IDs, w.done)
 }
 
 // Close commits the run's files if err is nil and the run went well, and

@@ -34,6 +34,12 @@ type outputDir struct {
 	manifest []byte
 	lockFile *os.File // held from prepare to the end of commit or abort
 
+	// With Continue: the progress record the run continues from, if any
+	// (its files are kept), and whether the directory may hold a record
+	// of the run to remove.
+	continuing bool
+	progress   *progress
+
 	mu      sync.Mutex
 	known   map[string]bool // directories known to exist
 	created []string        // directories this run created, parents first
@@ -57,7 +63,8 @@ func (o *outputDir) isRankFile(name string) bool {
 // a data file's or the manifest's (see createTemp).
 func (o *outputDir) isRankTemp(name string) bool {
 	return strings.HasPrefix(name, "."+o.partPrefix()) && strings.Contains(name, ".parquet.tmp-") ||
-		strings.HasPrefix(name, "."+ManifestName(o.rank)+".tmp-")
+		strings.HasPrefix(name, "."+ManifestName(o.rank)+".tmp-") ||
+		name == progressName(o.rank) || strings.HasPrefix(name, "."+progressName(o.rank)+".tmp-")
 }
 
 // prepare creates the directory, takes the rank's lock (see lock), checks,
@@ -76,6 +83,15 @@ func (o *outputDir) prepare() error {
 			return err
 		}
 	}
+	if o.continuing && o.manifest == nil {
+		p, err := readProgress(o.root, o.rank)
+		if err != nil {
+			return fmt.Errorf("sinks: ParquetShards(%q): reading %s: %w", o.root, progressName(o.rank), err)
+		}
+		if p != nil && p.Fingerprint == o.fingerprint {
+			o.progress = p
+		}
+	}
 	return o.removeStaleTemps()
 }
 
@@ -87,7 +103,7 @@ func (o *outputDir) removeStaleTemps() error {
 		switch {
 		case err != nil:
 			return err
-		case d.Type().IsRegular() && o.isRankTemp(d.Name()):
+		case d.Type().IsRegular() && o.isRankTemp(d.Name()) && !o.keeps(p):
 			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
@@ -102,6 +118,41 @@ func (o *outputDir) removeStaleTemps() error {
 		return fmt.Errorf("sinks: ParquetShards(%q): removing stale temporary files: %w", o.root, err)
 	}
 	return nil
+}
+
+// keeps reports whether the file at p is one that the rank's progress
+// record (the one the run continues from, or the last it wrote) lists, or
+// the record itself: files that a run with Continue keeps.
+func (o *outputDir) keeps(p string) bool {
+	if o.progress == nil || filepath.Dir(p) != filepath.Clean(o.root) {
+		return false
+	}
+	name := filepath.Base(p)
+	if name == progressName(o.rank) {
+		return true
+	}
+	for _, f := range o.progress.Files {
+		if f.Temp == name {
+			return true
+		}
+	}
+	return false
+}
+
+// removeProgress removes the rank's progress record, if the run may have
+// one, and makes its removal durable.
+func (o *outputDir) removeProgress() error {
+	if !o.continuing {
+		return nil
+	}
+	err := os.Remove(filepath.Join(o.root, progressName(o.rank)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err == nil {
+		err = syncDir(o.root)
+	}
+	return err
 }
 
 // rankFiles returns the slash-separated relative paths of the rank's data
@@ -219,6 +270,9 @@ func (o *outputDir) abort() error {
 	var errs []error
 	touched := map[string]bool{}
 	for _, t := range slices.Sorted(maps.Keys(o.temps)) {
+		if o.keeps(t) {
+			continue // Continue: what the last progress record lists stays
+		}
 		if err := os.Remove(t); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
 		}
@@ -308,6 +362,9 @@ func (o *outputDir) commit(files []doneFile, m *Manifest) (err error) {
 		}
 	} else if keep, err = o.checkRerun(files); err != nil {
 		return err
+	}
+	if err := o.removeProgress(); err != nil {
+		return fmt.Errorf("sinks: ParquetShards(%q): %w", o.root, err)
 	}
 	fsStep("manifest removed")
 	dirs := map[string]bool{o.root: true}
@@ -403,7 +460,7 @@ func (o *outputDir) writeManifest(b []byte) error {
 		o.mu.Lock()
 		delete(o.temps, f.Name()) // replaceWith removes it if it fails
 		o.mu.Unlock()
-		err = replaceWith(f, b, filepath.Join(o.root, name))
+		err = replaceWith(f, b, filepath.Join(o.root, name), "manifest")
 	}
 	if err != nil {
 		return fmt.Errorf("sinks: ParquetShards(%q): manifest: %w", o.root, err)
@@ -413,8 +470,8 @@ func (o *outputDir) writeManifest(b []byte) error {
 
 // replaceWith writes b to the new temporary file f, syncs and closes it,
 // renames it to final and syncs final's directory. If it fails, it
-// removes f.
-func replaceWith(f *os.File, b []byte, final string) error {
+// removes f. The steps are named what+" written" and what+" renamed".
+func replaceWith(f *os.File, b []byte, final, what string) error {
 	_, err := f.Write(b)
 	if err == nil {
 		err = f.Sync()
@@ -423,14 +480,14 @@ func replaceWith(f *os.File, b []byte, final string) error {
 		err = cerr
 	}
 	if err == nil {
-		fsStep("manifest written")
+		fsStep(what + " written")
 		err = os.Rename(f.Name(), final)
 	}
 	if err != nil {
 		os.Remove(f.Name())
 		return err
 	}
-	fsStep("manifest renamed")
+	fsStep(what + " renamed")
 	return syncDir(filepath.Dir(final))
 }
 

@@ -2,8 +2,10 @@ package sinks
 
 import (
 	"fmt"
-	"github.com/rowflow/rowflow/internal/optcheck"
 	"strings"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/optcheck"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
@@ -36,6 +38,7 @@ type parquetConfig struct {
 	partitionBy  []string
 	maxOpenParts int
 	overwrite    bool
+	tracker      *flow.Tracker // Continue
 }
 
 // Defaults of [ParquetShards].
@@ -225,6 +228,9 @@ func buildParquetConfig(opts []ParquetOption) (parquetConfig, error) {
 		if err := o.applyParquet(&c); err != nil {
 			return c, err
 		}
+	}
+	if c.tracker != nil && (c.writers > 1 || len(c.partitionBy) > 0) {
+		return c, fmt.Errorf("sinks: Continue works with one writer and no PartitionBy (Writers(%d), PartitionBy(%q))", c.writers, c.partitionBy)
 	}
 	if c.zstdLevel != 0 && c.codecName != "zstd" {
 		return c, fmt.Errorf("sinks: ZstdLevel(%d) with Codec(%q): the level is for zstd only", c.zstdLevel, c.codecName)

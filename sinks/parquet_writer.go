@@ -44,6 +44,9 @@ type writer[T any] struct {
 	key   []byte
 	next  []byte
 	done  []doneFile
+	// sealed lists the offsets in the chunk of the last consume after
+	// which files ended, without PartitionBy (see continuation).
+	sealed []int
 }
 
 func makeWriter[T any](run *pqRun[T], index int) *writer[T] {
@@ -59,6 +62,7 @@ func makeWriter[T any](run *pqRun[T], index int) *writer[T] {
 // consume writes the values of c. With PartitionBy, each run of
 // consecutive values of one partition is written with one call.
 func (s *writer[T]) consume(c *flow.Chunk[T]) error {
+	s.sealed = s.sealed[:0]
 	vals := c.Values
 	if len(vals) == 0 {
 		return nil
@@ -189,6 +193,7 @@ func (h *hashingFile) Write(b []byte) (int, error) {
 // ids, ending row groups and files where the options say.
 func (r *rollingWriter[T]) write(batch int64, vals []T, ids flow.IDs) error {
 	cfg := &r.s.run.plan.cfg
+	written := 0
 	for len(vals) > 0 {
 		if r.cur == nil {
 			if err := r.open(); err != nil {
@@ -213,7 +218,11 @@ func (r *rollingWriter[T]) write(batch int64, vals []T, ids flow.IDs) error {
 			if err := r.endRowGroup(); err != nil {
 				return r.fail(batch, ids.At(int(n)-1), err)
 			}
+			if r.cur == nil {
+				r.s.sealed = append(r.s.sealed, written+int(n))
+			}
 		}
+		written += int(n)
 		vals, ids = vals[n:], ids.Slice(int(n), ids.Len())
 	}
 	return nil

@@ -1,0 +1,227 @@
+package sinks
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/rowid"
+)
+
+// Continue makes a run of [ParquetShards] continuable: each time it
+// completes a file, it records in the output directory the files it has
+// completed, still under their temporary names, and the pipeline's
+// checkpoint at the row where that file ended, taken from t, the tracker
+// that follows the run ([flow.Pipeline.Checkpoints]). A run killed later
+// is started again from that checkpoint, as [Continuation] gives it, and
+// then keeps those files and writes only the rest: its output is byte for
+// byte what an uninterrupted run writes.
+//
+//	t := new(flow.Tracker)
+//	p := pipeline.Checkpoints(t)
+//	if ck, ok, err := sinks.Continuation(dir, rank); err != nil {
+//		return err
+//	} else if ok {
+//		p = p.Resume(ck)
+//	}
+//	err := p.To(sinks.ParquetShards[T](dir, sinks.Rank(rank), sinks.Continue(t))).Run(ctx)
+//
+// A run with Continue that finds a record of the same pipeline
+// (fingerprint) continues from it, and checks that the first row it is
+// given is the row after the kept files: a run that was not resumed from
+// Continuation's checkpoint fails with an error that says so. Without a
+// record (none, another pipeline's, or files missing), it starts over,
+// and must not have been resumed. A run without Continue removes the
+// record and the files it lists, and starts over.
+//
+// The record is the hidden file .progress-<rank>.json, written like the
+// manifest (temporary name, fsync, rename, fsync of the directory) after
+// the completed file was fsynced; it costs one such small write per file.
+// The run's commit removes it first. A run that fails keeps the last
+// record and the files it lists, and removes its other files: it can be
+// continued like a killed one. Continue needs one writer ([Writers](1), the default) and no
+// [PartitionBy]; a stage of the pipeline that keeps rows across
+// partitions must report checkpoints ([flow.Checkpointer]), or the run
+// fails at its first completed file.
+func Continue(t *flow.Tracker) ParquetOption {
+	return parquetOption(func(c *parquetConfig) error {
+		if t == nil {
+			return errors.New("sinks: Continue(nil)")
+		}
+		c.tracker = t
+		return nil
+	})
+}
+
+// progressName returns the name of the rank's progress record.
+func progressName(rank int) string { return fmt.Sprintf(".progress-%05d.json", rank) }
+
+// progressVersion is the version of the progress record's format.
+const progressVersion = 1
+
+// progress is the record of a continuable run: the files it completed and
+// where the stream continues after them.
+type progress struct {
+	Version     int             `json:"version"`
+	Fingerprint string          `json:"fingerprint"`
+	Rank        int             `json:"rank"`
+	Checkpoint  flow.Checkpoint `json:"checkpoint"`
+	// NextID is the ID of the row after the last completed file: the
+	// first row a continuing run must be given.
+	NextID rowid.ID       `json:"next_id"`
+	Files  []progressFile `json:"files"`
+}
+
+// progressFile is a completed file and the name of its temporary file in
+// the output directory.
+type progressFile struct {
+	ManifestFile
+	Temp string `json:"temp"`
+}
+
+// readProgress reads the rank's progress record in dir and checks that
+// its files are there, with their sizes. It returns nil if there is no
+// usable record.
+func readProgress(dir string, rank int) (*progress, error) {
+	b, err := os.ReadFile(filepath.Join(dir, progressName(rank)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var p progress
+	if err := json.Unmarshal(b, &p); err != nil || p.Version != progressVersion || p.Rank != rank {
+		return nil, nil // another version's, or another rank's: start over
+	}
+	for _, f := range p.Files {
+		fi, err := os.Stat(filepath.Join(dir, f.Temp))
+		if err != nil || fi.Size() != f.Bytes {
+			return nil, nil
+		}
+	}
+	return &p, nil
+}
+
+// Continuation returns the checkpoint from which a run of rank in dir
+// that was killed can continue, as its sink recorded it when it completed
+// its last file (see [Continue]), and whether there is one: none if the
+// run recorded nothing, if the rank has committed (its manifest is
+// there), or if the files the record lists are not all there.
+func Continuation(dir string, rank int) (flow.Checkpoint, bool, error) {
+	if _, err := os.Stat(filepath.Join(dir, ManifestName(rank))); err == nil {
+		return flow.Checkpoint{}, false, nil
+	}
+	p, err := readProgress(dir, rank)
+	if err != nil {
+		return flow.Checkpoint{}, false, fmt.Errorf("sinks: Continuation(%q, %d): %w", dir, rank, err)
+	}
+	if p == nil {
+		return flow.Checkpoint{}, false, nil
+	}
+	return p.Checkpoint, true, nil
+}
+
+// continuation is the Continue side of one run: it records the progress
+// record after each completed file and checks, when the run continues
+// one, its first row. A nil continuation does nothing.
+type continuation struct {
+	t       *flow.Tracker
+	out     *outputDir
+	expect  *rowid.ID      // the first row a continuing run must get
+	pending []progressFile // files completed at the end of the last chunk
+}
+
+// resume sets up a run that continues from the record p: the rank's
+// files so far are p's, whose temporary files the run keeps.
+func (c *continuation) resume(p *progress) []doneFile {
+	c.expect = &p.NextID
+	files := make([]doneFile, len(p.Files))
+	for i, f := range p.Files {
+		files[i] = doneFile{ManifestFile: f.ManifestFile, temp: filepath.Join(c.out.root, f.Temp)}
+	}
+	return files
+}
+
+// next is called with the first row ID of each chunk that has values,
+// before the chunk is written. It checks the first row of a continuing
+// run, and records the files completed at the end of the chunk before,
+// now that the next row is known.
+func (c *continuation) next(id rowid.ID) error {
+	if c == nil {
+		return nil
+	}
+	if c.expect != nil {
+		if id != *c.expect {
+			return fmt.Errorf("sinks: ParquetShards(%q): the run does not continue where %s says: its first row is %s, the row after the files kept is %s; resume the pipeline from the checkpoint of Continuation, or remove the record to start over",
+				c.out.root, progressName(c.out.rank), id, *c.expect)
+		}
+		c.expect = nil
+	}
+	if c.pending == nil {
+		return nil
+	}
+	ck, err := c.t.Checkpoint()
+	if err != nil {
+		return fmt.Errorf("sinks: ParquetShards(%q): Continue: %w", c.out.root, err)
+	}
+	files := c.pending
+	c.pending = nil
+	return c.record(ck, id, files)
+}
+
+// sealed is called after a chunk of partition part was written, during
+// which files ended after the rows at the offsets ends of the chunk; ids
+// are the chunk's row IDs and done the files completed so far.
+func (c *continuation) sealed(part int64, ends []int, ids flow.IDs, done []doneFile) error {
+	if c == nil || len(ends) == 0 {
+		return nil
+	}
+	files := make([]progressFile, len(done))
+	for i, f := range done {
+		files[i] = progressFile{ManifestFile: f.ManifestFile, Temp: filepath.Base(f.temp)}
+	}
+	j := ends[len(ends)-1]
+	if j == ids.Len() {
+		c.pending = files // recorded when the next row is known
+		return nil
+	}
+	// The tracker's position is still before this chunk: the file ended
+	// j rows further. Stages' states are chosen by partition, and any
+	// state from before the position is a valid one to resume from.
+	ck, err := c.t.Checkpoint()
+	if err != nil {
+		return fmt.Errorf("sinks: ParquetShards(%q): Continue: %w", c.out.root, err)
+	}
+	if ck.Part == part {
+		ck.Delivered += int64(j)
+	} else {
+		ck.Part, ck.Delivered = part, int64(j)
+	}
+	c.pending = nil
+	return c.record(ck, ids.At(j), files)
+}
+
+// record writes the progress record.
+func (c *continuation) record(ck flow.Checkpoint, next rowid.ID, files []progressFile) error {
+	p := progress{Version: progressVersion, Fingerprint: c.out.fingerprint, Rank: c.out.rank,
+		Checkpoint: ck, NextID: next, Files: files}
+	b, err := json.MarshalIndent(p, "", "  ")
+	if err == nil {
+		var f *os.File
+		if f, err = createHidden(c.out.root, progressName(c.out.rank)); err == nil {
+			err = replaceWith(f, append(b, '\n'), filepath.Join(c.out.root, progressName(c.out.rank)), "progress")
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("sinks: ParquetShards(%q): recording progress: %w", c.out.root, err)
+	}
+	c.out.mu.Lock()
+	c.out.progress = &p
+	c.out.mu.Unlock()
+	return nil
+}

@@ -3,6 +3,7 @@ package sinks_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -64,39 +65,51 @@ func snapshotAt(t *testing.T, step string, n int) (snap, done string) {
 	return snap, done
 }
 
-// TestContinue: a run killed after its third file continues from the
-// sink's record, writes only the other files, and ends with the output of
-// an uninterrupted run; the record is gone after the commit.
+// TestContinue: a run killed after its k-th file, for each k, continues
+// from the sink's record, writes only the files after the k-th, and ends
+// with the output of an uninterrupted run. Files end 50 rows into the
+// first chunk of a partition (a checkpoint moved into the next
+// partition), at a chunk's end (recorded at the next chunk) and inside a
+// later chunk of a partition.
 func TestContinue(t *testing.T) {
-	snap, done := snapshotAt(t, "progress renamed", 3)
-	want := readTree(t, done)
-	if _, ok, err := sinks.Continuation(done, 0); ok || err != nil {
-		t.Fatalf("Continuation of a committed rank: %t, %v", ok, err)
-	}
-	ck, ok, err := sinks.Continuation(snap, 0)
-	if err != nil || !ok {
-		t.Fatalf("Continuation: %t, %v", ok, err)
-	}
-	if ck.Part != 3 || ck.Delivered != 150 {
-		// The third file ends after row 1350: 150 rows into partition 3.
-		t.Errorf("checkpoint at partition %d, %d delivered; want 3, 150", ck.Part, ck.Delivered)
-	}
-	var created []string
-	restore := sinks.SetFSStep(func(s string) {
-		if name, ok := strings.CutPrefix(s, "created part-"); ok {
-			created = append(created, name)
+	const files = 7 // 3000 rows in files of 450
+	// Where each file but the last ends: after rows 450, 900, ..., in
+	// partitions of 400 rows.
+	at := [][2]int64{{1, 50}, {2, 100}, {3, 150}, {4, 200}, {5, 250}, {6, 300}}
+	for k := 1; k < files; k++ {
+		snap, done := snapshotAt(t, "progress renamed", k)
+		want := readTree(t, done)
+		if _, ok, err := sinks.Continuation(done, 0); ok || err != nil {
+			t.Fatalf("Continuation of a committed rank: %t, %v", ok, err)
 		}
-	})
-	err = contJob(snap, true)
-	restore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"00000-00003.parquet", "00000-00004.parquet", "00000-00005.parquet", "00000-00006.parquet"}; !equalStrings(created, want) {
-		t.Errorf("the continued run wrote %q, want %q", created, want)
-	}
-	if got := readTree(t, snap); !maps.EqualFunc(got, want, bytes.Equal) {
-		t.Fatalf("the continued run's output differs from an uninterrupted run's: %q", sortedKeys(got))
+		ck, ok, err := sinks.Continuation(snap, 0)
+		if err != nil || !ok {
+			t.Fatalf("Continuation after %d files: %t, %v", k, ok, err)
+		}
+		if ck.Part != at[k-1][0] || ck.Delivered != at[k-1][1] {
+			t.Errorf("after %d files: checkpoint at partition %d, %d delivered; want %d", k, ck.Part, ck.Delivered, at[k-1])
+		}
+		var created []string
+		restore := sinks.SetFSStep(func(s string) {
+			if name, ok := strings.CutPrefix(s, "created part-00000-"); ok {
+				created = append(created, name)
+			}
+		})
+		err = contJob(snap, true)
+		restore()
+		if err != nil {
+			t.Fatalf("continuing after %d files: %v", k, err)
+		}
+		var wantCreated []string
+		for i := k; i < files; i++ {
+			wantCreated = append(wantCreated, fmt.Sprintf("%05d.parquet", i))
+		}
+		if !equalStrings(created, wantCreated) {
+			t.Errorf("continuing after %d files wrote %q, want %q", k, created, wantCreated)
+		}
+		if got := readTree(t, snap); !maps.EqualFunc(got, want, bytes.Equal) {
+			t.Fatalf("continuing after %d files: the output differs from an uninterrupted run's: %q", k, sortedKeys(got))
+		}
 	}
 }
 

@@ -37,8 +37,9 @@ const crashWorld = 2
 var crashReport func(event string)
 
 // crashJob runs rank rank of the crash test's job into dir: 6000 rows,
-// each rank keeping the rows whose ID it owns, through two workers, into
-// files of 710 rows with the row-ID column: files end inside chunks, the
+// each rank keeping the rows whose ID it owns, through two workers and a
+// shuffle buffer of 300 rows (a stage the checkpoints of Continue go
+// through), into files of 710 rows with the row-ID column: files end inside chunks, the
 // first chunk of a partition among them. With cont, rank 1 writes with
 // one writer and Continue, and resumes from the sink's Continuation if
 // there is one; otherwise with two writers, starting over.
@@ -50,7 +51,8 @@ func crashJob(dir string, rank int, cont bool) error {
 			}
 			return r, nil
 		})).Parallel(2).
-		Via(operators.Filter(func(r pqRow) bool { return int(r.ID%crashWorld) == rank }))
+		Via(operators.Filter(func(r pqRow) bool { return int(r.ID%crashWorld) == rank })).
+		Via(operators.Shuffle[pqRow](300))
 	opts := []sinks.ParquetOption{sinks.Rank(rank), sinks.Writers(2), sinks.RowsPerFile(710),
 		sinks.RowGroupRows(250), sinks.RowIDColumn("rid")}
 	if cont && rank == 1 {

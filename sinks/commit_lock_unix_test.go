@@ -6,12 +6,8 @@ import (
 	"context"
 	"maps"
 	"slices"
-	"strings"
-	"sync"
 	"testing"
 
-	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
 )
@@ -24,32 +20,28 @@ func TestRunsOfOneRankExclude(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	rows := pqRows(3000)
-	created := make(chan struct{})
-	var once sync.Once
-	defer sinks.SetFSStep(func(step string) {
-		if strings.HasPrefix(step, "created part-00000-") {
-			once.Do(func() { close(created) })
+	// The first run stops in its sink when it creates its first file,
+	// until release.
+	created, release := make(chan struct{}), make(chan struct{})
+	restore := sinks.SetFSStep(func(step string) {
+		if step == "created part-00000-00000.parquet" {
+			close(created)
+			<-release
 		}
-	})()
-	release := make(chan struct{})
-	first := flow.From(sources.Slice(rows, sources.PartitionSize(100))).
-		Via(operators.Map(func(r pqRow) (pqRow, error) {
-			if r.ID == 2000 {
-				<-release
-			}
-			return r, nil
-		}))
+	})
+	defer restore()
+	p := pqPipeline(rows, 1, sources.PartitionSize(100))
 	done := make(chan error, 1)
-	go func() { done <- first.To(sinks.ParquetShards[pqRow](dir, sinks.RowsPerFile(500))).Run(ctx) }()
+	go func() { done <- p.To(sinks.ParquetShards[pqRow](dir, sinks.RowsPerFile(500))).Run(ctx) }()
 	<-created
 	during := listTree(t, dir)
 
-	err := pqPipeline(rows, 1).To(sinks.ParquetShards[pqRow](dir, sinks.RowsPerFile(500))).Run(ctx)
+	err := p.To(sinks.ParquetShards[pqRow](dir, sinks.RowsPerFile(500))).Run(ctx)
 	wantErr(t, err, "another run of rank 0 is writing in the directory (it holds .rank-00000.lock)")
 	if after := listTree(t, dir); !slices.Equal(after, during) {
 		t.Errorf("the refused run changed the directory from %q to %q", during, after)
 	}
-	if err := pqPipeline(rows, 1).To(sinks.ParquetShards[pqRow](dir, sinks.Rank(1))).Run(ctx); err != nil {
+	if err := p.To(sinks.ParquetShards[pqRow](dir, sinks.Rank(1))).Run(ctx); err != nil {
 		t.Fatalf("rank 1: %v", err)
 	}
 
@@ -57,9 +49,10 @@ func TestRunsOfOneRankExclude(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
+	restore()
 	checkManifest(t, dir, 0, nil)
 	before := readTree(t, dir)
-	if err := pqPipeline(rows, 1).To(sinks.ParquetShards[pqRow](dir, sinks.RowsPerFile(500))).Run(ctx); err != nil {
+	if err := p.To(sinks.ParquetShards[pqRow](dir, sinks.RowsPerFile(500))).Run(ctx); err != nil {
 		t.Fatal(err)
 	}
 	got := slices.Sorted(maps.Keys(readTree(t, dir)))

@@ -299,7 +299,7 @@ func checkDistinctIDs(dir string, ms []*Manifest, ids []rowid.ID) error {
 	for _, m := range ms {
 		for _, f := range m.Files {
 			p := filepath.Join(dir, filepath.FromSlash(f.Path))
-			parquetRowIDs(p, f.Path, m.RowIDColumn, func(b []rowid.ID) {
+			fileRowIDs(p, f.Path, m, func(b []rowid.ID) {
 				for _, id := range b {
 					if slices.Contains(dup, id) {
 						where[id] = append(where[id], fmt.Sprintf("rank %d's %s", m.Rank, f.Path))

@@ -47,8 +47,8 @@ import (
 // [PartitionBy]; a stage of the pipeline that keeps rows across
 // partitions must report checkpoints ([flow.Checkpointer]), or the run
 // fails at its first completed file.
-func Continue(t *flow.Tracker) ParquetOption {
-	return parquetOption(func(c *parquetConfig) error {
+func Continue(t *flow.Tracker) Option {
+	return shardOption(func(c *parquetConfig) error {
 		if t == nil {
 			return errors.New("sinks: Continue(nil)")
 		}
@@ -157,8 +157,8 @@ func (c *continuation) next(id rowid.ID) error {
 	}
 	if c.expect != nil {
 		if id != *c.expect {
-			return fmt.Errorf("sinks: ParquetShards(%q): the run does not continue where %s says: its first row is %s, the row after the files kept is %s; resume the pipeline from the checkpoint of Continuation, or remove the record to start over",
-				c.out.root, progressName(c.out.rank), id, *c.expect)
+			return fmt.Errorf("sinks: %s: the run does not continue where %s says: its first row is %s, the row after the files kept is %s; resume the pipeline from the checkpoint of Continuation, or remove the record to start over",
+				c.out.what, progressName(c.out.rank), id, *c.expect)
 		}
 		c.expect = nil
 	}
@@ -167,7 +167,7 @@ func (c *continuation) next(id rowid.ID) error {
 	}
 	ck, err := c.t.Checkpoint()
 	if err != nil {
-		return fmt.Errorf("sinks: ParquetShards(%q): Continue: %w", c.out.root, err)
+		return fmt.Errorf("sinks: %s: Continue: %w", c.out.what, err)
 	}
 	files := c.pending
 	c.pending = nil
@@ -195,7 +195,7 @@ func (c *continuation) sealed(part int64, ends []int, ids flow.IDs, done []doneF
 	// state from before the position is a valid one to resume from.
 	ck, err := c.t.Checkpoint()
 	if err != nil {
-		return fmt.Errorf("sinks: ParquetShards(%q): Continue: %w", c.out.root, err)
+		return fmt.Errorf("sinks: %s: Continue: %w", c.out.what, err)
 	}
 	if ck.Part == part {
 		ck.Delivered += int64(j)
@@ -218,7 +218,7 @@ func (c *continuation) record(ck flow.Checkpoint, next rowid.ID, files []progres
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("sinks: ParquetShards(%q): recording progress: %w", c.out.root, err)
+		return fmt.Errorf("sinks: %s: recording progress: %w", c.out.what, err)
 	}
 	c.out.mu.Lock()
 	c.out.progress = &p

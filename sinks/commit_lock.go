@@ -28,16 +28,16 @@ func (o *outputDir) lock() error {
 	for {
 		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
 		if err != nil {
-			return fmt.Errorf("sinks: ParquetShards(%q): %w", o.root, err)
+			return fmt.Errorf("sinks: %s: %w", o.what, err)
 		}
 		held, err := lockFile(f)
 		if err != nil {
 			f.Close()
-			return fmt.Errorf("sinks: ParquetShards(%q): locking %s: %w", o.root, lockName(o.rank), err)
+			return fmt.Errorf("sinks: %s: locking %s: %w", o.what, lockName(o.rank), err)
 		}
 		if !held {
 			f.Close()
-			return fmt.Errorf("sinks: ParquetShards(%q): another run of rank %d is writing in the directory (it holds %s); two runs of one rank at once are not supported", o.root, o.rank, lockName(o.rank))
+			return fmt.Errorf("sinks: %s: another run of rank %d is writing in the directory (it holds %s); two runs of one rank at once are not supported", o.what, o.rank, lockName(o.rank))
 		}
 		// The run that held the lock may have removed the file between
 		// our open and our lock: then lock the file now at p.

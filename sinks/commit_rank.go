@@ -36,10 +36,10 @@ import (
 // pipeline of that rank, when the pipeline has one (flow's WithRank): a
 // job whose processes all wrote the files of rank 0 would make its ranks
 // overwrite or refuse each other.
-func checkEnvRank(dir string, env flow.Env, rank int) error {
+func checkEnvRank(what string, env flow.Env, rank int) error {
 	if env.World > 1 && env.Rank != rank {
-		return fmt.Errorf("sinks: ParquetShards(%q): the pipeline runs as rank %d of %d (WithRank), but the sink writes the files of rank %d; give it Rank(%d)",
-			dir, env.Rank, env.World, rank, env.Rank)
+		return fmt.Errorf("sinks: %s: the pipeline runs as rank %d of %d (WithRank), but the sink writes the files of rank %d; give it Rank(%d)",
+			what, env.Rank, env.World, rank, env.Rank)
 	}
 	return nil
 }
@@ -62,15 +62,15 @@ func (o *outputDir) checkExisting() error {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
 	case err != nil:
-		return fmt.Errorf("sinks: ParquetShards(%q): %w", o.root, err)
+		return fmt.Errorf("sinks: %s: %w", o.what, err)
 	}
 	m, err := decodeManifest(path, b)
 	if err != nil {
-		return fmt.Errorf("sinks: ParquetShards(%q): the directory already holds output of rank %d that this run cannot check (%w); remove it, or use Overwrite", o.root, o.rank, err)
+		return fmt.Errorf("sinks: %s: the directory already holds output of rank %d that this run cannot check (%w); remove it, or use Overwrite", o.what, o.rank, err)
 	}
 	if m.Fingerprint != o.fingerprint {
-		return fmt.Errorf("sinks: ParquetShards(%q): the directory already holds output of rank %d of another pipeline (%s has fingerprint %s, this run's is %s); remove it, or use Overwrite",
-			o.root, o.rank, ManifestName(o.rank), m.Fingerprint, o.fingerprint)
+		return fmt.Errorf("sinks: %s: the directory already holds output of rank %d of another pipeline (%s has fingerprint %s, this run's is %s); remove it, or use Overwrite",
+			o.what, o.rank, ManifestName(o.rank), m.Fingerprint, o.fingerprint)
 	}
 	o.manifest = b
 	return nil
@@ -94,15 +94,15 @@ func (o *outputDir) checkRerun(files []doneFile) (same map[string]bool, err erro
 		f := ours[rel]
 		switch {
 		case !o.found[rel] && f != nil:
-			return nil, fmt.Errorf("sinks: ParquetShards(%q): %s appeared during the run (another writer of rank %d, or partition directories whose names differ only in case on this file system)", o.root, rel, o.rank)
+			return nil, fmt.Errorf("sinks: %s: %s appeared during the run (another writer of rank %d, or partition directories whose names differ only in case on this file system)", o.what, rel, o.rank)
 		case !o.found[rel]:
-			return nil, fmt.Errorf("sinks: ParquetShards(%q): %s, a file of rank %d that this run does not write, appeared during the run", o.root, rel, o.rank)
+			return nil, fmt.Errorf("sinks: %s: %s, a file of rank %d that this run does not write, appeared during the run", o.what, rel, o.rank)
 		case f == nil:
 			return nil, o.differs(rel, "this run does not write it")
 		}
 		ok, err := hasContent(filepath.Join(o.root, filepath.FromSlash(rel)), f.Bytes, f.SHA256)
 		if err != nil {
-			return nil, fmt.Errorf("sinks: ParquetShards(%q): %w", o.root, err)
+			return nil, fmt.Errorf("sinks: %s: %w", o.what, err)
 		}
 		if !ok {
 			return nil, o.differs(rel, "this run wrote other bytes")
@@ -118,8 +118,8 @@ func (o *outputDir) differs(rel, why string) error {
 	if o.manifest != nil {
 		what = "committed by an earlier run of the same pipeline"
 	}
-	return fmt.Errorf("sinks: ParquetShards(%q): the directory already holds output of rank %d that differs from this run's: %s, %s, is not this run's output (%s); the input changed or the output is not deterministic; remove the rank's output, or use Overwrite",
-		o.root, o.rank, rel, what, why)
+	return fmt.Errorf("sinks: %s: the directory already holds output of rank %d that differs from this run's: %s, %s, is not this run's output (%s); the input changed or the output is not deterministic; remove the rank's output, or use Overwrite",
+		o.what, o.rank, rel, what, why)
 }
 
 // hasContent reports whether the file at path has size bytes whose

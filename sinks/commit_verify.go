@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -228,10 +227,7 @@ func checkFile(dir string, c fileCheck, ids func([]rowid.ID)) error {
 	case sum != c.f.SHA256:
 		return c.errorf("SHA-256 %s, the manifest says %s", sum, c.f.SHA256)
 	}
-	if path.Ext(c.f.Path) != ".parquet" {
-		return c.errorf("cannot count the rows of a file of this format")
-	}
-	rows, first, last, err := parquetRowIDs(p, c.f.Path, c.m.RowIDColumn, ids)
+	rows, first, last, err := fileRowIDs(p, c.f.Path, c.m, ids)
 	switch {
 	case err != nil:
 		return c.errorf("%v", err)

@@ -132,7 +132,12 @@ type parquetSink[T any] struct {
 
 // Info does not name the directory: writing the same stream elsewhere is
 // the same pipeline, with the same fingerprint.
-func (s *parquetSink[T]) Info() flow.Info { return flow.Info{Name: "parquet-shards"} }
+func (s *parquetSink[T]) Info() flow.Info {
+	if s.plan != nil && s.plan.text != nil {
+		return flow.Info{Name: s.plan.format + "-shards"}
+	}
+	return flow.Info{Name: "parquet-shards"}
+}
 
 // Err reports a bad option or a T that cannot be written, like the Err
 // method of sources that flow.From checks.
@@ -157,10 +162,10 @@ type parquetConsumer[T any] struct {
 // open checks the directory and makes the writers.
 func (c *parquetConsumer[T]) open() error {
 	plan := c.sink.plan
-	if err := checkEnvRank(plan.dir, c.env, plan.cfg.rank); err != nil {
+	if err := checkEnvRank(plan.what, c.env, plan.cfg.rank); err != nil {
 		return err
 	}
-	c.run = &pqRun[T]{plan: plan, env: c.env, out: newOutputDir(plan.dir, plan.cfg.rank, plan.cfg.overwrite, c.env.Fingerprint)}
+	c.run = &pqRun[T]{plan: plan, env: c.env, out: newOutputDir(plan.what, plan.ext, plan.dir, plan.cfg.rank, plan.cfg.overwrite, c.env.Fingerprint)}
 	if t := plan.cfg.tracker; t != nil {
 		c.cont = &continuation{t: t, out: c.run.out}
 		c.run.out.continuing = true
@@ -203,7 +208,7 @@ func (c *parquetConsumer[T]) Consume(ctx context.Context, ch flow.Chunk[T]) erro
 		return nil
 	}
 	if c.pool == nil {
-		c.pool = startWriterPool(ctx, c.sink.plan.dir, c.writers)
+		c.pool = startWriterPool(ctx, c.sink.plan.what, c.writers)
 	}
 	if err := c.pool.send(ctx, to, ch); err != nil {
 		c.err = err
@@ -293,8 +298,12 @@ func (c *parquetConsumer[T]) manifest() ([]doneFile, *Manifest) {
 		RowGroupRows: plan.cfg.rowGroupRows,
 		RowIDColumn:  plan.cfg.rowIDColumn,
 		PartitionBy:  plan.cfg.partitionBy,
-		Schema:       plan.schema.String(),
 		Files:        make([]ManifestFile, 0, len(files)),
+	}
+	if t := plan.text; t != nil {
+		m.Format, m.Codec, m.CodecLevel, m.RowGroupRows, m.Schema = plan.format, t.codec.String(), "", 0, t.schema
+	} else {
+		m.Schema = plan.schema.String()
 	}
 	for _, f := range files {
 		m.Files = append(m.Files, f.ManifestFile)
@@ -325,12 +334,12 @@ type writerPool[T any] struct {
 	g   *firsterr.Group
 }
 
-var errAborted = errors.New("sinks: ParquetShards: run aborted")
+var errAborted = errors.New("sinks: the run was aborted")
 
-func startWriterPool[T any](ctx context.Context, dir string, writers []*writer[T]) *writerPool[T] {
+func startWriterPool[T any](ctx context.Context, what string, writers []*writer[T]) *writerPool[T] {
 	p := &writerPool[T]{}
 	p.g, p.ctx = firsterr.New(context.WithoutCancel(ctx), func(v any) error {
-		return fmt.Errorf("sinks: ParquetShards(%q): %w", dir, flow.Recovered(v))
+		return fmt.Errorf("sinks: %s: %w", what, flow.Recovered(v))
 	})
 	for _, s := range writers {
 		in := make(chan flow.Chunk[T], writerQueue)

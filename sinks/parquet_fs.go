@@ -23,6 +23,8 @@ import (
 // by the writers' goroutines.
 type outputDir struct {
 	root        string
+	what        string // the sink and directory, for errors: ParquetShards("out")
+	ext         string // the data files' extension: ".parquet", ".jsonl.zst", …
 	rank        int
 	overwrite   bool
 	fingerprint string // the run's pipeline fingerprint
@@ -46,8 +48,8 @@ type outputDir struct {
 	temps   map[string]bool // temporary files not yet renamed or removed
 }
 
-func newOutputDir(root string, rank int, overwrite bool, fingerprint string) *outputDir {
-	return &outputDir{root: root, rank: rank, overwrite: overwrite, fingerprint: fingerprint,
+func newOutputDir(what, ext, root string, rank int, overwrite bool, fingerprint string) *outputDir {
+	return &outputDir{what: what, ext: ext, root: root, rank: rank, overwrite: overwrite, fingerprint: fingerprint,
 		known: map[string]bool{}, temps: map[string]bool{}}
 }
 
@@ -56,7 +58,7 @@ func (o *outputDir) partPrefix() string { return fmt.Sprintf("part-%05d-", o.ran
 
 // isRankFile reports whether name is a data file name of the rank.
 func (o *outputDir) isRankFile(name string) bool {
-	return strings.HasPrefix(name, o.partPrefix()) && strings.HasSuffix(name, ".parquet")
+	return strings.HasPrefix(name, o.partPrefix()) && strings.HasSuffix(name, o.ext)
 }
 
 // isRankTemp reports whether name is a temporary file name of the rank:
@@ -86,7 +88,7 @@ func (o *outputDir) prepare() error {
 	if o.continuing && o.manifest == nil {
 		p, err := readProgress(o.root, o.rank)
 		if err != nil {
-			return fmt.Errorf("sinks: ParquetShards(%q): reading %s: %w", o.root, progressName(o.rank), err)
+			return fmt.Errorf("sinks: %s: reading %s: %w", o.what, progressName(o.rank), err)
 		}
 		if p != nil && p.Fingerprint == o.fingerprint {
 			o.progress = p
@@ -115,7 +117,7 @@ func (o *outputDir) removeStaleTemps() error {
 		err = errors.Join(syncDirs(touched)...)
 	}
 	if err != nil {
-		return fmt.Errorf("sinks: ParquetShards(%q): removing stale temporary files: %w", o.root, err)
+		return fmt.Errorf("sinks: %s: removing stale temporary files: %w", o.what, err)
 	}
 	return nil
 }
@@ -175,7 +177,7 @@ func (o *outputDir) rankFiles() ([]string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("sinks: ParquetShards(%q): listing the directory: %w", o.root, err)
+		return nil, fmt.Errorf("sinks: %s: listing the directory: %w", o.what, err)
 	}
 	slices.Sort(files)
 	return files, nil
@@ -196,12 +198,12 @@ func (o *outputDir) ensureDir(rel string) (string, error) {
 		fi, err := os.Stat(d)
 		if err == nil {
 			if !fi.IsDir() {
-				return "", fmt.Errorf("sinks: ParquetShards(%q): %s is not a directory", o.root, d)
+				return "", fmt.Errorf("sinks: %s: %s is not a directory", o.what, d)
 			}
 			break
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("sinks: ParquetShards(%q): %w", o.root, err)
+			return "", fmt.Errorf("sinks: %s: %w", o.what, err)
 		}
 		missing = append(missing, d)
 		if filepath.Dir(d) == d {
@@ -213,7 +215,7 @@ func (o *outputDir) ensureDir(rel string) (string, error) {
 			if errors.Is(err, fs.ErrExist) {
 				continue
 			}
-			return "", fmt.Errorf("sinks: ParquetShards(%q): %w", o.root, err)
+			return "", fmt.Errorf("sinks: %s: %w", o.what, err)
 		}
 		o.created = append(o.created, d)
 	}
@@ -353,7 +355,7 @@ func (o *outputDir) commit(files []doneFile, m *Manifest) (err error) {
 	}()
 	b, err := m.encode()
 	if err != nil {
-		return fmt.Errorf("sinks: ParquetShards(%q): manifest: %w", o.root, err)
+		return fmt.Errorf("sinks: %s: manifest: %w", o.what, err)
 	}
 	var keep map[string]bool
 	if o.overwrite {
@@ -364,7 +366,7 @@ func (o *outputDir) commit(files []doneFile, m *Manifest) (err error) {
 		return err
 	}
 	if err := o.removeProgress(); err != nil {
-		return fmt.Errorf("sinks: ParquetShards(%q): %w", o.root, err)
+		return fmt.Errorf("sinks: %s: %w", o.what, err)
 	}
 	fsStep("manifest removed")
 	dirs := map[string]bool{o.root: true}
@@ -372,12 +374,12 @@ func (o *outputDir) commit(files []doneFile, m *Manifest) (err error) {
 		final := filepath.Join(o.root, filepath.FromSlash(f.Path))
 		if keep[f.Path] {
 			if err := os.Remove(f.temp); err != nil {
-				return fmt.Errorf("sinks: ParquetShards(%q): %w", o.root, err)
+				return fmt.Errorf("sinks: %s: %w", o.what, err)
 			}
 			fsStep("kept " + f.Path)
 		} else {
 			if err := os.Rename(f.temp, final); err != nil {
-				return fmt.Errorf("sinks: ParquetShards(%q): %w", o.root, err)
+				return fmt.Errorf("sinks: %s: %w", o.what, err)
 			}
 			renamed = append(renamed, final)
 			fsStep("renamed " + f.Path)
@@ -397,7 +399,7 @@ func (o *outputDir) commit(files []doneFile, m *Manifest) (err error) {
 		dirs[filepath.Dir(d)] = true
 	}
 	if err := errors.Join(syncDirs(dirs)...); err != nil {
-		return fmt.Errorf("sinks: ParquetShards(%q): %w", o.root, err)
+		return fmt.Errorf("sinks: %s: %w", o.what, err)
 	}
 	fsStep("synced")
 	if o.manifest == nil || !bytes.Equal(o.manifest, b) {
@@ -406,7 +408,7 @@ func (o *outputDir) commit(files []doneFile, m *Manifest) (err error) {
 		}
 	}
 	if err := o.unlock(); err != nil {
-		return fmt.Errorf("sinks: ParquetShards(%q): %w", o.root, err)
+		return fmt.Errorf("sinks: %s: %w", o.what, err)
 	}
 	return nil
 }
@@ -422,7 +424,7 @@ func (o *outputDir) removeManifest() error {
 		err = syncDir(o.root)
 	}
 	if err != nil {
-		return fmt.Errorf("sinks: ParquetShards(%q): removing the old manifest: %w", o.root, err)
+		return fmt.Errorf("sinks: %s: removing the old manifest: %w", o.what, err)
 	}
 	return nil
 }
@@ -443,7 +445,7 @@ func (o *outputDir) removeStale(files []doneFile, dirs map[string]bool) error {
 		}
 		p := filepath.Join(o.root, filepath.FromSlash(rel))
 		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("sinks: ParquetShards(%q): removing old output: %w", o.root, err)
+			return fmt.Errorf("sinks: %s: removing old output: %w", o.what, err)
 		}
 		dirs[filepath.Dir(p)] = true
 	}
@@ -463,7 +465,7 @@ func (o *outputDir) writeManifest(b []byte) error {
 		err = replaceWith(f, b, filepath.Join(o.root, name), "manifest")
 	}
 	if err != nil {
-		return fmt.Errorf("sinks: ParquetShards(%q): manifest: %w", o.root, err)
+		return fmt.Errorf("sinks: %s: manifest: %w", o.what, err)
 	}
 	return nil
 }

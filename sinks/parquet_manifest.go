@@ -23,6 +23,9 @@ const ManifestVersion = 2
 type Manifest struct {
 	// Version is ManifestVersion.
 	Version int `json:"version"`
+	// Format is the data files' format: "jsonl" or "csv" for
+	// [JSONLShards] and [CSVShards], empty for Parquet.
+	Format string `json:"format,omitempty"`
 	// Fingerprint is the pipeline's fingerprint (flow.Env.Fingerprint),
 	// also stored in every file's key-value metadata under
 	// "rowflow.fingerprint".

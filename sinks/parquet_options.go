@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/codec"
 	"github.com/rowflow/rowflow/internal/optcheck"
 
 	"github.com/klauspost/compress/zstd"
@@ -24,6 +25,27 @@ type parquetOption func(*parquetConfig) error
 
 func (o parquetOption) applyParquet(c *parquetConfig) error { return o(c) }
 
+// TextOption configures [JSONLShards] and [CSVShards], checked as a
+// ParquetOption is. A nil TextOption is an error.
+type TextOption interface {
+	applyText(*parquetConfig) error
+}
+
+// Option configures every shard sink: [ParquetShards], [JSONLShards] and
+// [CSVShards]. The options that are not about the encoding of a file
+// (its size, the rank, the writers, the row-ID column, partitioning,
+// Overwrite, Continue) are Options.
+type Option interface {
+	ParquetOption
+	TextOption
+}
+
+// shardOption is an option of every shard sink.
+type shardOption func(*parquetConfig) error
+
+func (o shardOption) applyParquet(c *parquetConfig) error { return o(c) }
+func (o shardOption) applyText(c *parquetConfig) error    { return o(c) }
+
 // parquetConfig is the result of applying ParquetOptions.
 type parquetConfig struct {
 	rowsPerFile  int64 // 0: unlimited
@@ -31,7 +53,8 @@ type parquetConfig struct {
 	rowGroupRows int64
 	pageSize     int // 0: parquet-go's default
 	codecName    string
-	zstdLevel    int // 0: not set
+	textCodec    codec.Codec // JSONLShards, CSVShards
+	zstdLevel    int         // 0: not set
 	rank         int
 	writers      int
 	rowIDColumn  string
@@ -63,8 +86,8 @@ func parquetDefaults() parquetConfig {
 // RowsPerFile ends a file once it holds n rows, and starts the next. The
 // default is no limit: one file per writer (and per partition directory
 // with [PartitionBy]), unless [BytesPerFile] ends it. n must be at least 1.
-func RowsPerFile(n int64) ParquetOption {
-	return parquetOption(optcheck.AtLeast("sinks", "RowsPerFile", n, 1, func(c *parquetConfig, v int64) { c.rowsPerFile = v }))
+func RowsPerFile(n int64) Option {
+	return shardOption(optcheck.AtLeast("sinks", "RowsPerFile", n, 1, func(c *parquetConfig, v int64) { c.rowsPerFile = v }))
 }
 
 // BytesPerFile ends a file once it holds at least n bytes of compressed
@@ -73,8 +96,8 @@ func RowsPerFile(n int64) ParquetOption {
 // has reached n bytes: it may exceed n by up to one row group plus the
 // footer. Make [RowGroupRows] smaller for a tighter bound. The default is
 // no limit. n must be at least 1.
-func BytesPerFile(n int64) ParquetOption {
-	return parquetOption(optcheck.AtLeast("sinks", "BytesPerFile", n, 1, func(c *parquetConfig, v int64) { c.bytesPerFile = v }))
+func BytesPerFile(n int64) Option {
+	return shardOption(optcheck.AtLeast("sinks", "BytesPerFile", n, 1, func(c *parquetConfig, v int64) { c.bytesPerFile = v }))
 }
 
 // RowGroupRows sets the number of rows of a row group (default
@@ -126,8 +149,8 @@ func ZstdLevel(level int) ParquetOption {
 // pipeline given a rank with flow's WithRank, r must be that rank: a run
 // fails, before writing anything, if the sink's rank is another. r must
 // be at least 0.
-func Rank(r int) ParquetOption {
-	return parquetOption(optcheck.AtLeast("sinks", "Rank", r, 0, func(c *parquetConfig, v int) { c.rank = v }))
+func Rank(r int) Option {
+	return shardOption(optcheck.AtLeast("sinks", "Rank", r, 0, func(c *parquetConfig, v int) { c.rank = v }))
 }
 
 // Writers sets the number of files written at once, each by its own
@@ -137,8 +160,8 @@ func Rank(r int) ParquetOption {
 // w, w+n, w+2n, …, so every writer's files have distinct names. The files
 // depend on n; for a given n they do not depend on the parallelism of the
 // stages upstream. n must be at least 1.
-func Writers(n int) ParquetOption {
-	return parquetOption(optcheck.AtLeast("sinks", "Writers", n, 1, func(c *parquetConfig, v int) { c.writers = v }))
+func Writers(n int) Option {
+	return shardOption(optcheck.AtLeast("sinks", "Writers", n, 1, func(c *parquetConfig, v int) { c.writers = v }))
 }
 
 // RowIDColumn adds each row's ID to the files as two columns, name+"_hi"
@@ -148,8 +171,8 @@ func Writers(n int) ParquetOption {
 // dynamic row path (parquet.Row), which costs more per row than the typed
 // path used otherwise. It is an error if T already has a column of either
 // name. name must not be empty.
-func RowIDColumn(name string) ParquetOption {
-	return parquetOption(func(c *parquetConfig) error {
+func RowIDColumn(name string) Option {
+	return shardOption(func(c *parquetConfig) error {
 		if name == "" {
 			return fmt.Errorf("sinks: RowIDColumn(%q): the name must not be empty", name)
 		}
@@ -169,9 +192,9 @@ func RowIDColumn(name string) ParquetOption {
 // exact values in its key-value metadata (rowflow.partition.<column>),
 // from which sources.Parquet reads back a value too long for its
 // directory name: a value written is the value read.
-func PartitionBy(columns ...string) ParquetOption {
+func PartitionBy(columns ...string) Option {
 	columns = append([]string(nil), columns...)
-	return parquetOption(func(c *parquetConfig) error {
+	return shardOption(func(c *parquetConfig) error {
 		if len(columns) == 0 {
 			return fmt.Errorf("sinks: PartitionBy(): name at least one column")
 		}
@@ -195,8 +218,8 @@ func PartitionBy(columns ...string) ParquetOption {
 // Every partition keeps a writer, with its column buffers, open until the
 // end of the run; a row of a partition beyond the cap fails the run with an
 // error that names its values. n must be at least 1.
-func MaxOpenPartitions(n int) ParquetOption {
-	return parquetOption(optcheck.AtLeast("sinks", "MaxOpenPartitions", n, 1, func(c *parquetConfig, v int) { c.maxOpenParts = v }))
+func MaxOpenPartitions(n int) Option {
+	return shardOption(optcheck.AtLeast("sinks", "MaxOpenPartitions", n, 1, func(c *parquetConfig, v int) { c.maxOpenParts = v }))
 }
 
 // Overwrite lets a run replace the output of an earlier run of the same
@@ -211,8 +234,8 @@ func MaxOpenPartitions(n int) ParquetOption {
 // its commit may have replaced or removed some old files but leaves no
 // manifest: a manifest on disk always describes exactly the rank's files
 // on disk.
-func Overwrite() ParquetOption {
-	return parquetOption(func(c *parquetConfig) error {
+func Overwrite() Option {
+	return shardOption(func(c *parquetConfig) error {
 		c.overwrite = true
 		return nil
 	})
@@ -229,13 +252,21 @@ func buildParquetConfig(opts []ParquetOption) (parquetConfig, error) {
 			return c, err
 		}
 	}
-	if c.tracker != nil && (c.writers > 1 || len(c.partitionBy) > 0) {
-		return c, fmt.Errorf("sinks: Continue works with one writer and no PartitionBy (Writers(%d), PartitionBy(%q))", c.writers, c.partitionBy)
+	if err := checkContinue(&c); err != nil {
+		return c, err
 	}
 	if c.zstdLevel != 0 && c.codecName != "zstd" {
 		return c, fmt.Errorf("sinks: ZstdLevel(%d) with Codec(%q): the level is for zstd only", c.zstdLevel, c.codecName)
 	}
 	return c, nil
+}
+
+// checkContinue checks that Continue goes with the other options.
+func checkContinue(c *parquetConfig) error {
+	if c.tracker != nil && (c.writers > 1 || len(c.partitionBy) > 0) {
+		return fmt.Errorf("sinks: Continue works with one writer and no PartitionBy (Writers(%d), PartitionBy(%q))", c.writers, c.partitionBy)
+	}
+	return nil
 }
 
 // codec returns the compression codec of c and the name of its level, if

@@ -31,6 +31,10 @@ const (
 // is built. It is shared, read-only, by every run.
 type pqPlan[T any] struct {
 	dir     string
+	what    string       // the sink and directory, for errors: ParquetShards("out")
+	format  string       // "parquet", "jsonl" or "csv"
+	ext     string       // the data files' extension
+	text    *textPlan[T] // for jsonl and csv
 	cfg     parquetConfig
 	codec   compress.Codec
 	level   string
@@ -59,7 +63,7 @@ func newPQPlan[T any](dir string, opts []ParquetOption) (p *pqPlan[T], err error
 	if t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("sinks: ParquetShards[%v]: the values must be structs", t)
 	}
-	p = &pqPlan[T]{dir: dir, cfg: cfg}
+	p = &pqPlan[T]{dir: dir, cfg: cfg, what: fmt.Sprintf("ParquetShards(%q)", dir), format: "parquet", ext: ".parquet"}
 	p.codec, p.level = cfg.codec()
 	var zero T
 	p.tSchema = parquet.SchemaOf(zero)
@@ -149,6 +153,9 @@ type batchWriter[T any] interface {
 // directory name holds a long value only truncated, and the sources read
 // the whole value back from there.
 func (p *pqPlan[T]) newWriter(out io.Writer, fingerprint string, part []PartitionValue) batchWriter[T] {
+	if p.text != nil {
+		return p.text.newWriter(out)
+	}
 	opts := []parquet.WriterOption{
 		parquet.Compression(p.codec),
 		createdBy(parquetCreatedBy),

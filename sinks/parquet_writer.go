@@ -103,13 +103,13 @@ func (s *writer[T]) partition(c *flow.Chunk[T], k int) (*rollingWriter[T], error
 	key := string(s.key)
 	vals := splitPartitionKey(key, plan.parts)
 	if len(s.parts) >= plan.cfg.maxOpenParts {
-		return nil, flow.ErrorAt(c, k, fmt.Errorf("sinks: ParquetShards(%q): partition %s would be number %d of writer %d; MaxOpenPartitions(%d) caps the partitions a writer writes in one run",
-			plan.dir, fmtPartition(vals), len(s.parts)+1, s.index, plan.cfg.maxOpenParts))
+		return nil, flow.ErrorAt(c, k, fmt.Errorf("sinks: %s: partition %s would be number %d of writer %d; MaxOpenPartitions(%d) caps the partitions a writer writes in one run",
+			plan.what, fmtPartition(vals), len(s.parts)+1, s.index, plan.cfg.maxOpenParts))
 	}
 	dir := hiveDir(plan.parts, vals)
 	if other, ok := s.dirs[dir]; ok {
-		return nil, flow.ErrorAt(c, k, fmt.Errorf("sinks: ParquetShards(%q): partitions %s and %s have the same directory %q",
-			plan.dir, fmtPartition(splitPartitionKey(other, plan.parts)), fmtPartition(vals), dir))
+		return nil, flow.ErrorAt(c, k, fmt.Errorf("sinks: %s: partitions %s and %s have the same directory %q",
+			plan.what, fmtPartition(splitPartitionKey(other, plan.parts)), fmtPartition(vals), dir))
 	}
 	w := &rollingWriter[T]{s: s, dir: dir, part: vals}
 	s.parts[key], s.dirs[dir] = w, key
@@ -139,7 +139,7 @@ func (s *writer[T]) finish() error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("sinks: ParquetShards(%q): %w", s.run.plan.dir, err)
+		return fmt.Errorf("sinks: %s: %w", s.run.plan.what, err)
 	}
 	return nil
 }
@@ -230,7 +230,7 @@ func (r *rollingWriter[T]) write(batch int64, vals []T, ids flow.IDs) error {
 
 // fail attaches the sink and the row to err.
 func (r *rollingWriter[T]) fail(batch int64, id rowid.ID, err error) error {
-	return &flow.RowError{Part: batch, ID: id, Err: fmt.Errorf("sinks: ParquetShards(%q): %w", r.s.run.plan.dir, err)}
+	return &flow.RowError{Part: batch, ID: id, Err: fmt.Errorf("sinks: %s: %w", r.s.run.plan.what, err)}
 }
 
 // add writes vals to the current row group in batches aligned on
@@ -295,7 +295,7 @@ func (r *rollingWriter[T]) endRowGroup() error {
 func (r *rollingWriter[T]) open() error {
 	run := r.s.run
 	seq := r.files*run.plan.cfg.writers + r.s.index
-	name := fmt.Sprintf("part-%05d-%05d.parquet", run.plan.cfg.rank, seq)
+	name := fmt.Sprintf("part-%05d-%05d%s", run.plan.cfg.rank, seq, run.plan.ext)
 	dir, err := run.out.ensureDir(r.dir)
 	if err != nil {
 		return err

@@ -64,7 +64,7 @@ func (o *outputDir) isRankFile(name string) bool {
 // isRankTemp reports whether name is a temporary file name of the rank:
 // a data file's or the manifest's (see createTemp).
 func (o *outputDir) isRankTemp(name string) bool {
-	return strings.HasPrefix(name, "."+o.partPrefix()) && strings.Contains(name, ".parquet.tmp-") ||
+	return strings.HasPrefix(name, "."+o.partPrefix()) && strings.Contains(name, o.ext+".tmp-") ||
 		strings.HasPrefix(name, "."+ManifestName(o.rank)+".tmp-") ||
 		name == progressName(o.rank) || strings.HasPrefix(name, "."+progressName(o.rank)+".tmp-")
 }

@@ -2,6 +2,7 @@ package sources
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -366,4 +367,34 @@ func valueGetter(c *pqcol.Column, str, unsigned bool) func(v int) any {
 		return func(v int) any { return append([]byte(nil), c.FixedLenByteArray(v)...) }
 	}
 	return func(int) any { return nil }
+}
+
+// MarshalJSON encodes r as a JSON object of its columns, in order: what
+// a record looks like in JSON Lines (sinks.JSONLShards[Record]). A name
+// that comes twice (a Hive column that the files hold too) is written
+// once, with its first value.
+func (r Record) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, name := range r.Names {
+		if slices.Contains(r.Names[:i], name) {
+			continue
+		}
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		k, err := json.Marshal(name)
+		if err != nil {
+			return nil, err
+		}
+		var v any
+		if i < len(r.Values) {
+			v = r.Values[i]
+		}
+		val, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("column %s: %w", name, err)
+		}
+		b = append(append(append(b, k...), ':'), val...)
+	}
+	return append(b, '}'), nil
 }

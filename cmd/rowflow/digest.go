@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rowflow/rowflow/determinism"
+	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sources"
+)
+
+func runDigest(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := newFlags("digest", "[-parallel N] PATH", "rowflow digest -parallel 4 data/")
+	par := fs.Int("parallel", 1, "workers that read the dataset")
+	if err := parse(fs, args, 1); err != nil {
+		return err
+	}
+	if *par < 1 {
+		return fmt.Errorf("%w: -parallel %d", errUsage, *par)
+	}
+	p, err := input{parallel: *par}.pipeline(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	sum, err := determinism.SumOf[sources.Record](ctx, p)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s  %d rows\n", sum, sum.Count)
+	return nil
+}
+
+func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := newFlags("verify", "[-parallel N | -manifest] PATH",
+		"rowflow verify -parallel 4 data/    or    rowflow verify -manifest out/")
+	par := fs.Int("parallel", 4, "workers of the parallel read compared with the serial one")
+	manifest := fs.Bool("manifest", false, "check the output at PATH against its ranks' manifests instead")
+	if err := parse(fs, args, 1); err != nil {
+		return err
+	}
+	path := fs.Arg(0)
+	if *manifest {
+		return verifyManifests(path, stdout)
+	}
+	if *par < 2 {
+		return fmt.Errorf("%w: -parallel %d: compare with at least 2 workers", errUsage, *par)
+	}
+	serial, err := input{parallel: 1}.pipeline(path)
+	if err != nil {
+		return err
+	}
+	parallel, err := input{parallel: *par}.pipeline(path)
+	if err != nil {
+		return err
+	}
+	if err := determinism.Compare[sources.Record](ctx, serial, parallel); err != nil {
+		return err
+	}
+	sum, err := determinism.SumOf[sources.Record](ctx, serial)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "ok: parallelism 1 and %d give the same %d rows, digest %s\n", *par, sum.Count, sum)
+	return nil
+}
+
+
+// verifyManifests checks every rank's manifest in dir against its files.
+func verifyManifests(dir string, stdout io.Writer) error {
+	matches, err := filepath.Glob(filepath.Join(dir, "_manifest-*.json"))
+	if err != nil {
+		return err
+	}
+	if len(matches) == 0 {
+		return fmt.Errorf("%s: no rank manifest (_manifest-<rank>.json)", dir)
+	}
+	var errs []error
+	for _, m := range matches {
+		var rank int
+		if _, err := fmt.Sscanf(strings.TrimPrefix(filepath.Base(m), "_manifest-"), "%d.json", &rank); err != nil {
+			continue
+		}
+		man, err := sinks.VerifyManifest(dir, rank)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		fmt.Fprintf(stdout, "rank %d: %d files, %d rows, %d bytes: ok\n", rank, len(man.Files), man.Rows, man.Bytes)
+	}
+	return errors.Join(errs...)
+}
+
+func runCommit(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := newFlags("commit", "-world W [-rows N] DIR", "rowflow commit -world 16 out/")
+	world := fs.Int("world", 0, "the number of ranks that wrote DIR")
+	rows := fs.Int64("rows", -1, "the total the output must hold (checks that the union is complete)")
+	if err := parse(fs, args, 1); err != nil {
+		return err
+	}
+	if *world < 1 {
+		return fmt.Errorf("%w: -world %d: give the number of ranks", errUsage, *world)
+	}
+	var opts []sinks.CommitOption
+	if *rows >= 0 {
+		opts = append(opts, sinks.ExpectRows(*rows))
+	}
+	dm, err := sinks.Commit(fs.Arg(0), *world, opts...)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "committed %s: %d ranks, %d files, %d rows\n", fs.Arg(0), *world, dm.Files, dm.Rows)
+	return nil
+}
+
+func runCleanup(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := newFlags("cleanup", "[-n] DIR", "rowflow cleanup out/")
+	dry := fs.Bool("n", false, "only list what would be removed")
+	if err := parse(fs, args, 1); err != nil {
+		return err
+	}
+	root := fs.Arg(0)
+	var stale []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasPrefix(d.Name(), ".") && strings.Contains(d.Name(), ".tmp-") {
+			stale = append(stale, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, p := range stale {
+		if !*dry {
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintln(stdout, p)
+	}
+	return nil
+}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+func runInspect(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := newFlags("inspect", "PATH", "rowflow inspect data/")
+	if err := parse(fs, args, 1); err != nil {
+		return err
+	}
+	root := fs.Arg(0)
+	files, err := parquetFiles(root)
+	if err != nil {
+		return err
+	}
+	var rows, bytes int64
+	var schema string
+	stats := map[string]*columnStats{}
+	var order []string
+	for _, rel := range files {
+		path := filepath.Join(root, rel)
+		if rel == "." {
+			path = root
+		}
+		f, size, err := openParquet(path)
+		if err != nil {
+			return err
+		}
+		codecs := map[string]bool{}
+		for _, rg := range f.Metadata().RowGroups {
+			for _, c := range rg.Columns {
+				codecs[strings.ToLower(c.MetaData.Codec.String())] = true
+			}
+		}
+		fmt.Fprintf(stdout, "%s  rows %d  row groups %d  bytes %d  compression %s%s\n",
+			filepath.ToSlash(rel), f.NumRows(), len(f.RowGroups()), size, strings.Join(slices.Sorted(maps.Keys(codecs)), ","), hive(rel))
+		rows += f.NumRows()
+		bytes += size
+		if schema == "" {
+			schema = f.Schema().String()
+		}
+		for _, rg := range f.RowGroups() {
+			for i, col := range f.Schema().Columns() {
+				name := strings.Join(col, ".")
+				s := stats[name]
+				if s == nil {
+					s = &columnStats{}
+					stats[name] = s
+					order = append(order, name)
+				}
+				s.add(rg.ColumnChunks()[i])
+			}
+		}
+	}
+	fmt.Fprintf(stdout, "\n%d files, %d rows, %d bytes\n\nschema:\n%s\n\ncolumns (min, max, nulls):\n", len(files), rows, bytes, schema)
+	for _, name := range order {
+		s := stats[name]
+		fmt.Fprintf(stdout, "  %-24s %s  %s  %d\n", name, s.show(s.min), s.show(s.max), s.nulls)
+	}
+	return nil
+}
+
+// hive returns the Hive columns of a file's directories, as text.
+func hive(rel string) string {
+	var cols []string
+	for _, seg := range strings.Split(filepath.ToSlash(filepath.Dir(rel)), "/") {
+		if k, v, ok := strings.Cut(seg, "="); ok && k != "" {
+			cols = append(cols, k+"="+v)
+		}
+	}
+	if len(cols) == 0 {
+		return ""
+	}
+	return "  hive " + strings.Join(cols, " ")
+}
+
+// parquetFiles returns the Parquet files under root (a file or a
+// directory), relative to it, sorted; hidden and _ files are skipped.
+func parquetFiles(root string) ([]string, error) {
+	fi, err := os.Stat(root)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return []string{"."}, nil
+	}
+	var out []string
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if p != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() && strings.HasSuffix(name, ".parquet") {
+			rel, _ := filepath.Rel(root, p)
+			out = append(out, rel)
+		}
+		return nil
+	})
+	if err == nil && len(out) == 0 {
+		err = fmt.Errorf("%s: no Parquet files", root)
+	}
+	return out, err
+}
+
+func openParquet(path string) (*parquet.File, int64, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := fh.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	f, err := parquet.OpenFile(fh, fi.Size())
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, fi.Size(), nil
+}
+
+// columnStats gathers a column's bounds from the files' column indexes.
+type columnStats struct {
+	typ      parquet.Type
+	min, max parquet.Value
+	has      bool
+	nulls    int64
+}
+
+func (s *columnStats) add(c parquet.ColumnChunk) {
+	s.typ = c.Type()
+	ci, err := c.ColumnIndex()
+	if err != nil || ci == nil {
+		return
+	}
+	for p := range ci.NumPages() {
+		s.nulls += ci.NullCount(p)
+		if ci.NullPage(p) {
+			continue
+		}
+		lo, hi := ci.MinValue(p), ci.MaxValue(p)
+		if !s.has {
+			s.min, s.max, s.has = lo.Clone(), hi.Clone(), true
+			continue
+		}
+		if s.typ.Compare(lo, s.min) < 0 {
+			s.min = lo.Clone()
+		}
+		if s.typ.Compare(hi, s.max) > 0 {
+			s.max = hi.Clone()
+		}
+	}
+}
+
+func (s *columnStats) show(v parquet.Value) string {
+	if !s.has {
+		return "-"
+	}
+	t := v.String()
+	if len(t) > 24 {
+		t = t[:21] + "..."
+	}
+	return t
+}

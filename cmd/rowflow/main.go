@@ -1,0 +1,129 @@
+// Command rowflow looks inside datasets, reshards them and checks runs,
+// with rowflow's deterministic pipelines.
+//
+// Usage:
+//
+//	rowflow <command> [flags] [arguments]
+//
+// Commands:
+//
+//	inspect   files, Hive columns, row groups, rows, bytes, schema, compression
+//	head      the first rows, as a table or JSON Lines
+//	digest    the digest of a dataset's rows in order
+//	reshard   a dataset into JSON Lines or CSV shards with a manifest
+//	verify    serial against parallel digests, or an output against its manifest
+//	commit    check every rank's output and write the dataset's manifest
+//	cleanup   remove stale temporary files of killed runs
+//
+// Exit codes: 0 success, 1 failure or a difference found, 2 bad usage.
+// Errors go to standard error.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+)
+
+// errUsage marks errors of the command line: exit code 2.
+var errUsage = errors.New("usage")
+
+// command is one subcommand.
+type command struct {
+	summary string
+	run     func(ctx context.Context, args []string, stdout io.Writer) error
+}
+
+var commands = map[string]command{
+	"inspect": {"files, Hive columns, row groups, rows, bytes, schema, compression", runInspect},
+	"head":    {"the first rows, as a table or JSON Lines", runHead},
+	"digest":  {"the digest of a dataset's rows in order", runDigest},
+	"reshard": {"a dataset into JSON Lines or CSV shards with a manifest", runReshard},
+	"verify":  {"serial against parallel digests, or an output against its manifest", runVerify},
+	"commit":  {"check every rank's output and write the dataset's manifest", runCommit},
+	"cleanup": {"remove stale temporary files of killed runs", runCleanup},
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run runs the command line args and returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "rowflow: unknown command %q\n", args[0])
+		usage(stderr)
+		return 2
+	}
+	err := c.run(ctx, args[1:], stdout)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		fmt.Fprintf(stderr, "rowflow %s: %v\n", args[0], err)
+		return 2
+	}
+	fmt.Fprintf(stderr, "rowflow %s: %v\n", args[0], err)
+	return 1
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: rowflow <command> [flags] [arguments]\n\ncommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s  %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nrowflow <command> -h describes a command. Exit codes: 0 success, 1 failure or difference, 2 bad usage.")
+}
+
+// newFlags returns a flag set for a command, with its usage text.
+func newFlags(name, synopsis, example string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.Usage = func() {
+		fmt.Fprintf(os.Stderr, "usage: rowflow %s %s\n\n", name, synopsis)
+		fs.SetOutput(os.Stderr)
+		fs.PrintDefaults()
+		fmt.Fprintf(os.Stderr, "\nexample:\n  %s\n", example)
+		fs.SetOutput(io.Discard)
+	}
+	return fs
+}
+
+// parse parses args; a bad flag is a usage error.
+func parse(fs *flag.FlagSet, args []string, nargs int) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.Usage()
+			return err
+		}
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if fs.NArg() != nargs {
+		return fmt.Errorf("%w: want %d argument(s), got %d (see rowflow %s -h)", errUsage, nargs, fs.NArg(), fs.Name())
+	}
+	return nil
+}

@@ -1,0 +1,198 @@
+package main_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sources"
+)
+
+// rowflowBin is the command, built once for the tests.
+var rowflowBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "rowflow-cmd-")
+	if err != nil {
+		panic(err)
+	}
+	rowflowBin = filepath.Join(dir, "rowflow")
+	if out, err := exec.Command("go", "build", "-o", rowflowBin, ".").CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		panic(string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type event struct {
+	ID    int64   `parquet:"id"`
+	Lang  string  `parquet:"lang"`
+	Score float64 `parquet:"score"`
+	Text  string  `parquet:"text"`
+}
+
+// dataset writes 1000 events into Hive directories by language.
+func dataset(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "data")
+	src := sources.Generate(1000, func(i int64) (event, error) {
+		return event{ID: i, Lang: []string{"en", "de", "fr"}[i%3], Score: float64(i%100) / 100, Text: "text " + string(rune('a'+i%26))}, nil
+	}, sources.PartitionSize(100))
+	err := flow.From(src).To(sinks.ParquetShards[event](dir, sinks.PartitionBy("lang"), sinks.RowGroupRows(50))).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// rowflow runs the command and returns its output and exit code.
+func rowflow(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(rowflowBin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), code
+}
+
+func must(t *testing.T, env []string, args ...string) string {
+	t.Helper()
+	out, errOut, code := rowflow(t, env, args...)
+	if code != 0 {
+		t.Fatalf("rowflow %s: exit %d\n%s", strings.Join(args, " "), code, errOut)
+	}
+	return out
+}
+
+func TestInspectHeadDigest(t *testing.T) {
+	data := dataset(t)
+	out := must(t, nil, "inspect", data)
+	for _, want := range []string{"lang=de/part-00000-00000.parquet  rows 333  row groups 7", "hive lang=en", "3 files, 1000 rows", "compression zstd", "score", "0.99"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inspect output lacks %q:\n%s", want, out)
+		}
+	}
+	out = must(t, nil, "head", "-n", "2", "-json", data)
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[0], `{"id":1,"lang":"de","score":0.01,"text":"text b"}`) {
+		t.Errorf("head -json:\n%s", out)
+	}
+	out = must(t, nil, "head", "-n", "3", data)
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 4 || !strings.HasPrefix(lines[0], "id") {
+		t.Errorf("head table:\n%s", out)
+	}
+	d1 := must(t, nil, "digest", data)
+	d3 := must(t, nil, "digest", "-parallel", "3", data)
+	if d1 != d3 || !strings.HasSuffix(strings.TrimSpace(d1), "1000 rows") {
+		t.Errorf("digest at 1: %q, at 3: %q", d1, d3)
+	}
+	if out := must(t, nil, "verify", "-parallel", "3", data); !strings.HasPrefix(out, "ok: parallelism 1 and 3 give the same 1000 rows") {
+		t.Errorf("verify: %s", out)
+	}
+}
+
+// Two ranks reshard the dataset, one told its rank by flags and one by a
+// Kubernetes Indexed Job's environment; commit checks the union, and the
+// shards read back hold every row once.
+func TestReshardCommitVerify(t *testing.T) {
+	data := dataset(t)
+	out := filepath.Join(t.TempDir(), "shards")
+	r0 := must(t, nil, "reshard", "-out", out, "-rows-per-file", "120", "-rank", "0", "-world", "2", "-shuffle-window", "4", "-seed", "3", data)
+	r1 := must(t, []string{"JOB_COMPLETION_INDEX=1"}, "reshard", "-out", out, "-rows-per-file", "120", "-completions", "2", "-shuffle-window", "4", "-seed", "3", data)
+	if !strings.HasPrefix(r0, "rank 0 of 2 (explicit)") || !strings.HasPrefix(r1, "rank 1 of 2 (JOB_COMPLETION_INDEX") {
+		t.Fatalf("reshard said\n%s%s", r0, r1)
+	}
+	if c := must(t, nil, "commit", "-world", "2", "-rows", "1000", out); !strings.Contains(c, "2 ranks") || !strings.Contains(c, "1000 rows") {
+		t.Fatalf("commit: %s", c)
+	}
+	if v := must(t, nil, "verify", "-manifest", out); strings.Count(v, ": ok") != 2 {
+		t.Fatalf("verify -manifest: %s", v)
+	}
+	if d := must(t, nil, "digest", out); !strings.HasSuffix(strings.TrimSpace(d), "1000 rows") {
+		t.Fatalf("digest of the shards: %s", d)
+	}
+	// A file changed after the commit is found.
+	files, _ := filepath.Glob(filepath.Join(out, "part-00001-*.jsonl.zst"))
+	if len(files) == 0 {
+		t.Fatal("no shards of rank 1")
+	}
+	b, _ := os.ReadFile(files[0])
+	b[len(b)/2] ^= 0xff
+	os.WriteFile(files[0], b, 0o644)
+	_, errOut, code := rowflow(t, nil, "verify", "-manifest", out)
+	if code != 1 || !strings.Contains(errOut, filepath.Base(files[0])) {
+		t.Fatalf("verify of a changed file: exit %d, %s", code, errOut)
+	}
+}
+
+func TestBadUsageAndBadFiles(t *testing.T) {
+	data := dataset(t)
+	for _, c := range []struct {
+		args []string
+		env  []string
+		code int
+		msg  string
+	}{
+		{[]string{}, nil, 2, "usage: rowflow <command>"},
+		{[]string{"frobnicate"}, nil, 2, `unknown command "frobnicate"`},
+		{[]string{"reshard", data}, nil, 2, "-out is required"},
+		{[]string{"head", "-n", "x", data}, nil, 2, "invalid value"},
+		{[]string{"inspect"}, nil, 2, "want 1 argument"},
+		{[]string{"inspect", filepath.Join(data, "nope")}, nil, 1, "nope"},
+		{[]string{"reshard", "-out", t.TempDir(), data}, []string{"RANK=1"}, 2, "WORLD_SIZE"},
+		{[]string{"head", "-filter", "x", data}, nil, 2, "flag provided but not defined"},
+		{[]string{"reshard", "-out", t.TempDir(), "-filter", "score >", data}, nil, 2, "-filter"},
+		{[]string{"commit", t.TempDir()}, nil, 2, "-world"},
+	} {
+		_, errOut, code := rowflow(t, c.env, c.args...)
+		if code != c.code || !strings.Contains(errOut, c.msg) {
+			t.Errorf("rowflow %s: exit %d, stderr %q; want exit %d and %q", strings.Join(c.args, " "), code, errOut, c.code, c.msg)
+		}
+	}
+	// A corrupt file: the error names it.
+	bad := filepath.Join(t.TempDir(), "bad.parquet")
+	os.WriteFile(bad, []byte("PAR1 this is not parquet PAR1"), 0o644)
+	for _, cmd := range []string{"inspect", "head", "digest"} {
+		_, errOut, code := rowflow(t, nil, cmd, bad)
+		if code != 1 || !strings.Contains(errOut, "bad.parquet") {
+			t.Errorf("%s of a corrupt file: exit %d, %q", cmd, code, errOut)
+		}
+	}
+}
+
+func TestCleanup(t *testing.T) {
+	dir := t.TempDir()
+	stale := filepath.Join(dir, ".part-00000-00001.jsonl.zst.tmp-1234")
+	keep := filepath.Join(dir, "part-00000-00000.jsonl.zst")
+	os.WriteFile(stale, []byte("x"), 0o644)
+	os.WriteFile(keep, []byte("y"), 0o644)
+	if out := must(t, nil, "cleanup", "-n", dir); !strings.Contains(out, stale) {
+		t.Fatalf("cleanup -n: %s", out)
+	}
+	if _, err := os.Stat(stale); err != nil {
+		t.Fatal("cleanup -n removed a file")
+	}
+	must(t, nil, "cleanup", dir)
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Fatal("the stale temporary is still there")
+	}
+	if _, err := os.Stat(keep); err != nil {
+		t.Fatal("cleanup removed a data file")
+	}
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/rowflow/rowflow/ranks"
+	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sources"
+)
+
+func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := newFlags("reshard", "-out DIR [flags] PATH",
+		"rowflow reshard -out shards/ -rows-per-file 1000000 -filter \"lang = 'en'\" -shuffle-window 64 -seed 7 data/")
+	out := fs.String("out", "", "the output directory (required)")
+	compression := fs.String("compression", "zstd", "compression of the output files: none, gzip, zstd or s2")
+	rowsPerFile := fs.Int64("rows-per-file", 0, "rows per output file (0: one file per writer)")
+	writers := fs.Int("writers", 1, "files written at once")
+	filter := fs.String("filter", "", "a row filter in the text form, e.g. \"score > 0.5 and lang = 'en'\" (Parquet input)")
+	columns := fs.String("columns", "", "comma-separated columns to keep (Parquet input)")
+	window := fs.Int("shuffle-window", 0, "shuffle the input's row groups through a window of this many (Parquet input)")
+	seed := fs.Uint64("seed", 0, "the seed of the shuffle")
+	rank := fs.Int("rank", -1, "this process's rank; with -world; default: from the environment (torchrun, MPI, Kubernetes, Slurm) or 0 of 1")
+	world := fs.Int("world", 0, "the number of ranks")
+	completions := fs.Int("completions", 0, "the declared count of a Kubernetes Indexed Job (JOB_COMPLETION_INDEX gives the rank)")
+	rowID := fs.String("row-id-column", "row_id", "write each row's ID as the columns NAME_hi and NAME_lo (empty: none)")
+	par := fs.Int("parallel", 2, "workers that read the input")
+	if err := parse(fs, args, 1); err != nil {
+		return err
+	}
+	if *out == "" {
+		return fmt.Errorf("%w: -out is required", errUsage)
+	}
+	var ropts []ranks.Option
+	switch {
+	case *rank >= 0 || *world > 0:
+		ropts = append(ropts, ranks.Explicit(*rank, *world))
+	case *completions > 0:
+		ropts = append(ropts, ranks.World(*completions))
+	}
+	r, err := ranks.FromEnv(ropts...)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	in := input{filter: *filter, columns: *columns, window: *window, seed: *seed, rank: r.Rank, world: r.World, parallel: *par}
+	p, err := in.pipeline(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	opts := []sinks.TextOption{sinks.Rank(r.Rank), sinks.Writers(*writers), sinks.Compression(*compression)}
+	if *rowsPerFile > 0 {
+		opts = append(opts, sinks.RowsPerFile(*rowsPerFile))
+	}
+	if *rowID != "" {
+		opts = append(opts, sinks.RowIDColumn(*rowID))
+	}
+	if err := p.WithRank(r.Rank, r.World).To(sinks.JSONLShards[sources.Record](*out, opts...)).Run(ctx); err != nil {
+		return err
+	}
+	m, err := sinks.ReadManifest(*out, r.Rank)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "rank %d of %d (%s): %d rows in %d files, %d bytes\n", r.Rank, r.World, r.From, m.Rows, len(m.Files), m.Bytes)
+	return nil
+}
+

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/sources"
+)
+
+// input is how a command reads a dataset: its format and the options the
+// flags gave.
+type input struct {
+	filter   string
+	columns  string
+	window   int
+	seed     uint64
+	rank     int
+	world    int
+	parallel int
+}
+
+// format returns the format of the dataset at path, from the extension of
+// its first data file: parquet, csv or jsonl.
+func format(path string) (string, error) {
+	first := path
+	if fi, err := os.Stat(path); err != nil {
+		return "", err
+	} else if fi.IsDir() {
+		first = ""
+		filepath.WalkDir(path, func(p string, d os.DirEntry, err error) error {
+			if err != nil || first != "" || d.IsDir() || strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_") {
+				return err
+			}
+			first = p
+			return nil
+		})
+	}
+	name := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(first, ".gz"), ".zst"), ".s2")
+	switch {
+	case strings.HasSuffix(name, ".parquet"):
+		return "parquet", nil
+	case strings.HasSuffix(name, ".csv"):
+		return "csv", nil
+	case strings.HasSuffix(name, ".jsonl"), strings.HasSuffix(name, ".ndjson"):
+		return "jsonl", nil
+	}
+	return "", fmt.Errorf("%s: no Parquet, CSV or JSON Lines files", path)
+}
+
+// pipeline returns the records of the dataset at path, read with in's
+// options.
+func (in input) pipeline(path string) (*flow.Pipeline, error) {
+	f, err := format(path)
+	if err != nil {
+		return nil, err
+	}
+	var pq []sources.ParquetOption
+	if in.filter != "" {
+		if f != "parquet" {
+			return nil, fmt.Errorf("%w: -filter reads Parquet datasets only", errUsage)
+		}
+		flt, err := sources.ParseFilter(in.filter)
+		if err != nil {
+			return nil, fmt.Errorf("%w: -filter: %v", errUsage, err)
+		}
+		pq = append(pq, sources.RowFilter(flt))
+	}
+	if in.columns != "" {
+		if f != "parquet" {
+			return nil, fmt.Errorf("%w: -columns reads Parquet datasets only", errUsage)
+		}
+		pq = append(pq, sources.Columns(strings.Split(in.columns, ",")...))
+	}
+	var ds []sources.DatasetOption
+	if in.window > 0 {
+		ds = append(ds, sources.ShuffleWindow(in.window), sources.Seed(in.seed))
+	}
+	if in.world > 1 {
+		ds = append(ds, sources.Rank(in.rank, in.world))
+	}
+	var src flow.Source[sources.Record]
+	switch f {
+	case "parquet":
+		for _, o := range ds {
+			pq = append(pq, o)
+		}
+		src = sources.ParquetRecords(path, pq...)
+	case "csv":
+		var opts []sources.CSVOption
+		for _, o := range ds {
+			opts = append(opts, o)
+		}
+		src = sources.CSVRecords(path, opts...)
+	default:
+		var opts []sources.JSONLOption
+		for _, o := range ds {
+			opts = append(opts, o)
+		}
+		src = sources.JSONLRecords(path, opts...)
+	}
+	return flow.From(src).Parallel(max(in.parallel, 1)), nil
+}

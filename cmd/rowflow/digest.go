@@ -69,7 +69,6 @@ func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	return nil
 }
 
-
 // verifyManifests checks every rank's manifest in dir against its files.
 func verifyManifests(dir string, stdout io.Writer) error {
 	matches, err := filepath.Glob(filepath.Join(dir, "_manifest-*.json"))

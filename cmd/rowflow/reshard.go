@@ -65,4 +65,3 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "rank %d of %d (%s): %d rows in %d files, %d bytes\n", r.Rank, r.World, r.From, m.Rows, len(m.Files), m.Bytes)
 	return nil
 }
-

@@ -4,6 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"sync"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/operators"
 
 	"github.com/rowflow/rowflow/ranks"
 	"github.com/rowflow/rowflow/sinks"
@@ -26,6 +31,7 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	completions := fs.Int("completions", 0, "the declared count of a Kubernetes Indexed Job (JOB_COMPLETION_INDEX gives the rank)")
 	rowID := fs.String("row-id-column", "row_id", "write each row's ID as the columns NAME_hi and NAME_lo (empty: none)")
 	par := fs.Int("parallel", 2, "workers that read the input")
+	every := fs.Int64("progress-every", 0, "print a line \"rank R: N rows read\" to standard error every N input rows (0: quiet)")
 	if err := parse(fs, args, 1); err != nil {
 		return err
 	}
@@ -55,6 +61,9 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	if *rowID != "" {
 		opts = append(opts, sinks.RowIDColumn(*rowID))
 	}
+	if *every > 0 {
+		p = p.Via(progressLines(os.Stderr, r.Rank, *every))
+	}
 	if err := p.WithRank(r.Rank, r.World).To(sinks.JSONLShards[sources.Record](*out, opts...)).Run(ctx); err != nil {
 		return err
 	}
@@ -64,4 +73,19 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "rank %d of %d (%s): %d rows in %d files, %d bytes\n", r.Rank, r.World, r.From, m.Rows, len(m.Files), m.Bytes)
 	return nil
+}
+
+// progressLines returns a stage that passes records on and prints a line
+// to w every every records, in the order of the stream.
+func progressLines(w io.Writer, rank int, every int64) flow.Stage {
+	var mu sync.Mutex
+	var n int64
+	return operators.Map(func(r sources.Record) (sources.Record, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if n++; n%every == 0 {
+			fmt.Fprintf(w, "rank %d: %d rows read\n", rank, n)
+		}
+		return r, nil
+	})
 }

@@ -106,7 +106,9 @@ func TestRanksOfAJobKilledAndCommitted(t *testing.T) {
 			serial := flow.From(sources.Parquet[event](data))
 			union := flow.From(sources.JSONL[shardRow](out)).Parallel(2).
 				Via(operators.SetIDs(func(r shardRow) rowid.ID { return rowid.ID{Hi: r.IDHi, Lo: r.IDLo} })).
-				Via(operators.Map(func(r shardRow) (event, error) { return event{ID: r.ID, Lang: r.Lang, Score: r.Score, Text: r.Text}, nil }))
+				Via(operators.Map(func(r shardRow) (event, error) {
+					return event{ID: r.ID, Lang: r.Lang, Score: r.Score, Text: r.Text}, nil
+				}))
 			if err := determinism.CompareByID[event](context.Background(), serial, union); err != nil {
 				t.Fatal(err)
 			}

@@ -3,7 +3,6 @@ package sinks_test
 import (
 	"bytes"
 	"context"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -60,25 +59,6 @@ func writeText(t *testing.T, format string, par int, opts ...sinks.TextOption) s
 	return dir
 }
 
-// files returns the files of dir by relative path.
-func files(t *testing.T, dir string) map[string][]byte {
-	t.Helper()
-	out := map[string][]byte{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		out[rel] = b
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 func TestTextShardsRoundTrip(t *testing.T) {
 	want := notes(3000)
 	for _, format := range []string{"jsonl", "csv"} {
@@ -86,8 +66,8 @@ func TestTextShardsRoundTrip(t *testing.T) {
 			t.Run(format+"/"+comp, func(t *testing.T) {
 				opts := []sinks.TextOption{sinks.RowsPerFile(700), sinks.Writers(3), sinks.Compression(comp)}
 				dir := writeText(t, format, 1, opts...)
-				got4 := files(t, writeText(t, format, 4, opts...))
-				got1 := files(t, dir)
+				got4 := readTree(t, writeText(t, format, 4, opts...))
+				got1 := readTree(t, dir)
 				if len(got1) != 7 || len(got1) != len(got4) { // 5 data files of ≤700 rows over 3 writers, and the manifest
 					t.Fatalf("%d files at parallelism 1, %d at 4", len(got1), len(got4))
 				}
@@ -141,7 +121,7 @@ func sameNote(a, b note) bool {
 // The compressed files are the real formats: the klauspost readers
 // decode them to the same lines as the uncompressed output.
 func TestTextShardsCompressedByTheLibraries(t *testing.T) {
-	plain := files(t, writeText(t, "jsonl", 2, sinks.Compression("none")))
+	plain := readTree(t, writeText(t, "jsonl", 2, sinks.Compression("none")))
 	var want []byte
 	for _, name := range slices.Sorted(maps.Keys(plain)) {
 		if strings.HasPrefix(name, "part-") {
@@ -172,7 +152,7 @@ func TestTextShardsCompressedByTheLibraries(t *testing.T) {
 			return out.Bytes(), err
 		},
 	} {
-		got := files(t, writeText(t, "jsonl", 2, sinks.Compression(comp)))
+		got := readTree(t, writeText(t, "jsonl", 2, sinks.Compression(comp)))
 		var all []byte
 		for _, name := range slices.Sorted(maps.Keys(got)) {
 			if !strings.HasPrefix(name, "part-") {

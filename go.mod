@@ -1,6 +1,6 @@
 module github.com/rowflow/rowflow
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/andybalholm/brotli v1.1.1
@@ -9,12 +9,18 @@ require (
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/pierrec/lz4/v4 v4.1.21
 	github.com/reugn/go-streams v0.13.0
+	github.com/vbauerster/mpb/v8 v8.16.2
+	golang.org/x/sys v0.48.0
 )
 
 require (
+	github.com/VividCortex/ewma v1.2.0 // indirect
+	github.com/acarl005/stripansi v0.0.0-20180116102854-5a71ef0e047d // indirect
+	github.com/clipperhouse/uax29/v2 v2.7.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
+	github.com/mattn/go-runewidth v0.0.30 // indirect
 	github.com/parquet-go/jsonlite v1.0.0 // indirect
 	github.com/twpayne/go-geom v1.6.1 // indirect
-	golang.org/x/sys v0.38.0 // indirect
+	github.com/vbauerster/cupwriter v0.0.5 // indirect
 	google.golang.org/protobuf v1.34.2 // indirect
 )

@@ -36,16 +36,21 @@ func runDigest(ctx context.Context, args []string, stdout io.Writer) error {
 }
 
 func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := newFlags("verify", "[-parallel N | -manifest] PATH",
-		"rowflow verify -parallel 4 data/    or    rowflow verify -manifest out/")
+	fs := newFlags("verify", "[-parallel N | -manifest | -against OTHER] PATH",
+		"rowflow verify -parallel 4 data/    or    rowflow verify -manifest out/    or    rowflow verify -against run2/ run1/")
 	par := fs.Int("parallel", 4, "workers of the parallel read compared with the serial one")
 	manifest := fs.Bool("manifest", false, "check the output at PATH against its ranks' manifests instead")
+	against := fs.String("against", "", "compare PATH with the dataset OTHER row by row, by the row IDs in their row-ID columns")
+	idCol := fs.String("row-id-column", "row_id", "the row-ID columns' name, for -against (NAME_hi, NAME_lo)")
 	if err := parse(fs, args, 1); err != nil {
 		return err
 	}
 	path := fs.Arg(0)
 	if *manifest {
 		return verifyManifests(path, stdout)
+	}
+	if *against != "" {
+		return verifyAgainst(ctx, path, *against, *idCol, stdout)
 	}
 	if *par < 2 {
 		return fmt.Errorf("%w: -parallel %d: compare with at least 2 workers", errUsage, *par)

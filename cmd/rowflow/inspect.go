@@ -33,34 +33,36 @@ func runInspect(ctx context.Context, args []string, stdout io.Writer) error {
 		if rel == "." {
 			path = root
 		}
-		f, size, err := openParquet(path)
+		err := openParquet(path, func(f *parquet.File, size int64) error {
+			codecs := map[string]bool{}
+			for _, rg := range f.Metadata().RowGroups {
+				for _, c := range rg.Columns {
+					codecs[strings.ToLower(c.MetaData.Codec.String())] = true
+				}
+			}
+			fmt.Fprintf(stdout, "%s  rows %d  row groups %d  bytes %d  compression %s%s\n",
+				filepath.ToSlash(rel), f.NumRows(), len(f.RowGroups()), size, strings.Join(slices.Sorted(maps.Keys(codecs)), ","), hive(rel))
+			rows += f.NumRows()
+			bytes += size
+			if schema == "" {
+				schema = f.Schema().String()
+			}
+			for _, rg := range f.RowGroups() {
+				for i, col := range f.Schema().Columns() {
+					name := strings.Join(col, ".")
+					s := stats[name]
+					if s == nil {
+						s = &columnStats{}
+						stats[name] = s
+						order = append(order, name)
+					}
+					s.add(rg.ColumnChunks()[i])
+				}
+			}
+			return nil
+		})
 		if err != nil {
 			return err
-		}
-		codecs := map[string]bool{}
-		for _, rg := range f.Metadata().RowGroups {
-			for _, c := range rg.Columns {
-				codecs[strings.ToLower(c.MetaData.Codec.String())] = true
-			}
-		}
-		fmt.Fprintf(stdout, "%s  rows %d  row groups %d  bytes %d  compression %s%s\n",
-			filepath.ToSlash(rel), f.NumRows(), len(f.RowGroups()), size, strings.Join(slices.Sorted(maps.Keys(codecs)), ","), hive(rel))
-		rows += f.NumRows()
-		bytes += size
-		if schema == "" {
-			schema = f.Schema().String()
-		}
-		for _, rg := range f.RowGroups() {
-			for i, col := range f.Schema().Columns() {
-				name := strings.Join(col, ".")
-				s := stats[name]
-				if s == nil {
-					s = &columnStats{}
-					stats[name] = s
-					order = append(order, name)
-				}
-				s.add(rg.ColumnChunks()[i])
-			}
 		}
 	}
 	fmt.Fprintf(stdout, "\n%d files, %d rows, %d bytes\n\nschema:\n%s\n\ncolumns (min, max, nulls):\n", len(files), rows, bytes, schema)
@@ -119,20 +121,23 @@ func parquetFiles(root string) ([]string, error) {
 	return out, err
 }
 
-func openParquet(path string) (*parquet.File, int64, error) {
+// openParquet opens the Parquet file at path and calls use with it and
+// its size; the file is closed when use returns.
+func openParquet(path string, use func(f *parquet.File, size int64) error) error {
 	fh, err := os.Open(path)
 	if err != nil {
-		return nil, 0, err
+		return err
 	}
+	defer fh.Close()
 	fi, err := fh.Stat()
 	if err != nil {
-		return nil, 0, err
+		return err
 	}
 	f, err := parquet.OpenFile(fh, fi.Size())
 	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	return f, fi.Size(), nil
+	return use(f, fi.Size())
 }
 
 // columnStats gathers a column's bounds from the files' column indexes.

@@ -196,3 +196,31 @@ func TestCleanup(t *testing.T) {
 		t.Fatal("cleanup removed a data file")
 	}
 }
+
+// verify -against compares two outputs of one dataset row by row by their
+// row IDs, whatever their layout, and names a changed row.
+func TestVerifyAgainst(t *testing.T) {
+	data := dataset(t)
+	a := filepath.Join(t.TempDir(), "a")
+	b := filepath.Join(t.TempDir(), "b")
+	must(t, nil, "reshard", "-out", a, "-rows-per-file", "100", "-compression", "none", data)
+	must(t, nil, "reshard", "-out", b, "-rows-per-file", "333", "-writers", "2", "-parallel", "3", "-compression", "gzip", data)
+	if out := must(t, nil, "verify", "-against", b, a); !strings.HasPrefix(out, "ok: ") || !strings.Contains(out, "1000 rows") {
+		t.Fatalf("verify -against: %s", out)
+	}
+	// Change one row's text in a's files.
+	files, _ := filepath.Glob(filepath.Join(a, "part-*.jsonl"))
+	body, _ := os.ReadFile(files[2])
+	changed := strings.Replace(string(body), `"text":"text `, `"text":"TEXT `, 1)
+	os.WriteFile(files[2], []byte(changed), 0o644)
+	_, errOut, code := rowflow(t, nil, "verify", "-against", b, a)
+	if code != 1 || !strings.Contains(errOut, "differs") || !strings.Contains(errOut, "TEXT") {
+		t.Fatalf("verify -against a changed row: exit %d, %s", code, errOut)
+	}
+	// -rename renames a column on the way.
+	c := filepath.Join(t.TempDir(), "c")
+	must(t, nil, "reshard", "-out", c, "-rename", "text=body", "-columns", "id,body", data)
+	if out := must(t, nil, "head", "-n", "1", "-json", c); !strings.HasPrefix(out, `{"id":1,"body":"text b",`) {
+		t.Fatalf("renamed: %s", out)
+	}
+}

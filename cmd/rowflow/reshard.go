@@ -23,7 +23,8 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	rowsPerFile := fs.Int64("rows-per-file", 0, "rows per output file (0: one file per writer)")
 	writers := fs.Int("writers", 1, "files written at once")
 	filter := fs.String("filter", "", "a row filter in the text form, e.g. \"score > 0.5 and lang = 'en'\" (Parquet input)")
-	columns := fs.String("columns", "", "comma-separated columns to keep (Parquet input)")
+	columns := fs.String("columns", "", "comma-separated columns to keep, by their names after -rename (Parquet input)")
+	rename := fs.String("rename", "", "columns to rename, old=new[,old=new] (Parquet input)")
 	window := fs.Int("shuffle-window", 0, "shuffle the input's row groups through a window of this many (Parquet input)")
 	seed := fs.Uint64("seed", 0, "the seed of the shuffle")
 	rank := fs.Int("rank", -1, "this process's rank; with -world; default: from the environment (torchrun, MPI, Kubernetes, Slurm) or 0 of 1")
@@ -31,6 +32,7 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	completions := fs.Int("completions", 0, "the declared count of a Kubernetes Indexed Job (JOB_COMPLETION_INDEX gives the rank)")
 	rowID := fs.String("row-id-column", "row_id", "write each row's ID as the columns NAME_hi and NAME_lo (empty: none)")
 	par := fs.Int("parallel", 2, "workers that read the input")
+	bar := fs.Bool("progress", false, "show a progress bar on standard error even when it is not a terminal")
 	every := fs.Int64("progress-every", 0, "print a line \"rank R: N rows read\" to standard error every N input rows (0: quiet)")
 	if err := parse(fs, args, 1); err != nil {
 		return err
@@ -49,7 +51,7 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	in := input{filter: *filter, columns: *columns, window: *window, seed: *seed, rank: r.Rank, world: r.World, parallel: *par}
+	in := input{filter: *filter, columns: *columns, rename: *rename, window: *window, seed: *seed, rank: r.Rank, world: r.World, parallel: *par}
 	p, err := in.pipeline(fs.Arg(0))
 	if err != nil {
 		return err
@@ -64,10 +66,20 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	if *every > 0 {
 		p = p.Via(progressLines(os.Stderr, r.Rank, *every))
 	}
-	if err := p.WithRank(r.Rank, r.World).To(sinks.JSONLShards[sources.Record](*out, opts...)).Run(ctx); err != nil {
+	runCtx, pr, err := startProgress(ctx, "reshard", *bar, in.total(fs.Arg(0)))
+	if err != nil {
 		return err
 	}
-	m, err := sinks.ReadManifest(*out, r.Rank)
+	err = p.WithRank(r.Rank, r.World).To(sinks.JSONLShards[sources.Record](*out, opts...)).Run(runCtx)
+	var m *sinks.Manifest
+	if err == nil {
+		m, err = sinks.ReadManifest(*out, r.Rank)
+	}
+	if m != nil {
+		pr.done(flow.Progress{Rows: m.Rows, Delivered: m.Rows}, true)
+	} else {
+		pr.done(flow.Progress{}, false)
+	}
 	if err != nil {
 		return err
 	}

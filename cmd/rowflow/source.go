@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+
+	"github.com/parquet-go/parquet-go"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +17,7 @@ import (
 type input struct {
 	filter   string
 	columns  string
+	rename   string // old=new,old=new
 	window   int
 	seed     uint64
 	rank     int
@@ -53,6 +56,15 @@ func format(path string) (string, error) {
 // pipeline returns the records of the dataset at path, read with in's
 // options.
 func (in input) pipeline(path string) (*flow.Pipeline, error) {
+	src, err := in.source(path)
+	if err != nil {
+		return nil, err
+	}
+	return flow.From(src).Parallel(max(in.parallel, 1)), nil
+}
+
+// source returns the source of the dataset at path with in's options.
+func (in input) source(path string) (flow.Source[sources.Record], error) {
 	f, err := format(path)
 	if err != nil {
 		return nil, err
@@ -67,6 +79,18 @@ func (in input) pipeline(path string) (*flow.Pipeline, error) {
 			return nil, fmt.Errorf("%w: -filter: %v", errUsage, err)
 		}
 		pq = append(pq, sources.RowFilter(flt))
+	}
+	if in.rename != "" {
+		if f != "parquet" {
+			return nil, fmt.Errorf("%w: -rename reads Parquet datasets only", errUsage)
+		}
+		for _, pair := range strings.Split(in.rename, ",") {
+			old, new, ok := strings.Cut(pair, "=")
+			if !ok || old == "" || new == "" {
+				return nil, fmt.Errorf("%w: -rename %q: want old=new[,old=new]", errUsage, in.rename)
+			}
+			pq = append(pq, sources.Rename(old, new))
+		}
 	}
 	if in.columns != "" {
 		if f != "parquet" {
@@ -101,5 +125,33 @@ func (in input) pipeline(path string) (*flow.Pipeline, error) {
 		}
 		src = sources.JSONLRecords(path, opts...)
 	}
-	return flow.From(src).Parallel(max(in.parallel, 1)), nil
+	return src, nil
+}
+
+// total returns the number of rows a pipeline of in over path reads,
+// from the Parquet footers, when that is known without reading the rows
+// (no row filter, one rank); else 0.
+func (in input) total(path string) int64 {
+	if f, err := format(path); err != nil || f != "parquet" || in.filter != "" || in.world > 1 {
+		return 0
+	}
+	files, err := parquetFiles(path)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, rel := range files {
+		p := filepath.Join(path, rel)
+		if rel == "." {
+			p = path
+		}
+		err := openParquet(p, func(f *parquet.File, _ int64) error {
+			n += f.NumRows()
+			return nil
+		})
+		if err != nil {
+			return 0
+		}
+	}
+	return n
 }

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/rowflow/rowflow/flow"
+)
+
+// progress shows a run's progress on standard error: a bar (rows, rows/s,
+// bytes, time left when the total is known) from
+// github.com/vbauerster/mpb/v8 when standard error is a terminal, or
+// when -progress asks for it; nothing otherwise.
+type progress struct {
+	bars *mpb.Progress
+	bar  *mpb.Bar
+	last flow.Progress
+}
+
+// startProgress returns a context whose runs report to a bar named name,
+// and the bar, or ctx and nil when no bar is wanted.
+func startProgress(ctx context.Context, name string, want bool, total int64) (context.Context, *progress, error) {
+	term := isTerminal(os.Stderr)
+	if !want && !term {
+		return ctx, nil, nil
+	}
+	popts := []mpb.ContainerOption{mpb.WithOutput(os.Stderr), mpb.WithWidth(32), mpb.WithRefreshRate(150 * time.Millisecond)}
+	if !term {
+		popts = append(popts, mpb.WithAutoRefresh()) // mpb draws only on terminals unless told
+	}
+	pr := &progress{bars: mpb.NewWithContext(ctx, popts...)}
+	pr.bar = pr.bars.New(total, mpb.BarStyle(),
+		mpb.PrependDecorators(decor.Name(name+" "), decor.Any(func(decor.Statistics) string {
+			if total > 0 {
+				return fmt.Sprintf("%d/%d rows", pr.last.Rows, total)
+			}
+			return fmt.Sprintf("%d rows", pr.last.Rows)
+		}, decor.WCSyncSpaceR)),
+		mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
+			s := fmt.Sprintf("%.0f rows/s", pr.last.Rate)
+			if pr.last.Bytes > 0 {
+				s += fmt.Sprintf("  %s", bytesText(pr.last.Bytes))
+			}
+			if pr.last.Remaining > 0 {
+				s += fmt.Sprintf("  ETA %s", pr.last.Remaining.Round(time.Second))
+			}
+			return s
+		})))
+	opts := []flow.MonitorOption{flow.OnProgress(100*time.Millisecond, pr.update)}
+	if total > 0 {
+		opts = append(opts, flow.TotalRows(total))
+	}
+	m, err := flow.NewMonitor(opts...)
+	if err != nil {
+		return ctx, nil, err
+	}
+	return flow.WithMonitor(ctx, m), pr, nil
+}
+
+func (pr *progress) update(p flow.Progress) {
+	pr.last = p
+	pr.bar.SetCurrent(p.Rows)
+}
+
+// done completes the bar with the run's last figures and waits for it to
+// be drawn.
+func (pr *progress) done(final flow.Progress, ok bool) {
+	if pr == nil {
+		return
+	}
+	if final.Rows > 0 {
+		final.Rate, final.Bytes, final.Elapsed = pr.last.Rate, pr.last.Bytes, pr.last.Elapsed
+		pr.update(final)
+	}
+	if ok {
+		pr.bar.SetTotal(-1, true)
+	} else {
+		pr.bar.Abort(false)
+	}
+	pr.bars.Wait()
+}
+
+func bytesText(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}

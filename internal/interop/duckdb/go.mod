@@ -1,6 +1,6 @@
 module github.com/rowflow/rowflow/internal/interop/duckdb
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/duckdb/duckdb-go/v2 v2.10506.0
@@ -31,7 +31,7 @@ require (
 	golang.org/x/exp v0.0.0-20260112195511-716be5621a96 // indirect
 	golang.org/x/mod v0.32.0 // indirect
 	golang.org/x/sync v0.19.0 // indirect
-	golang.org/x/sys v0.40.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/telemetry v0.0.0-20260116145544-c6413dc483f5 // indirect
 	golang.org/x/tools v0.41.0 // indirect
 	golang.org/x/xerrors v0.0.0-20240903120638-7835f813f4da // indirect

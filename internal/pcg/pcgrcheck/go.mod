@@ -1,6 +1,6 @@
 module github.com/rowflow/rowflow/internal/pcg/pcgrcheck
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/dgryski/go-pcgr v0.0.0-20211101192959-4b34ab9ccb8c

@@ -326,3 +326,17 @@ func TestCheckpointEncodings(t *testing.T) {
 		t.Errorf("Epoch() = %d", ck.Epoch())
 	}
 }
+
+func TestCheckpointRefusesUnordered(t *testing.T) {
+	tr := new(flow.Tracker)
+	p := resumeCases["stateless"](2).Unordered().Checkpoints(tr)
+	for _, err := range flow.Items[int64](context.Background(), p) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		break
+	}
+	if _, err := tr.Checkpoint(); err == nil || !strings.Contains(err.Error(), "Unordered") {
+		t.Fatalf("a checkpoint of an Unordered run: %v", err)
+	}
+}

@@ -102,6 +102,11 @@ func (p *Pipeline) newRunCk(env Env) *runCk {
 	}
 	if rc.tracker != nil {
 		rc.tracker.begin(env.Fingerprint, pos, len(p.stages)-1, p.seek != nil)
+		for _, s := range p.stages {
+			if s.unordered && s.n > 1 {
+				rc.tracker.refuse(fmt.Errorf("flow: a pipeline with an Unordered stage has no reproducible order, so no checkpoint of it resumes"))
+			}
+		}
 	}
 	return rc
 }

@@ -64,6 +64,15 @@ func (t *Tracker) begin(fp string, pos Mark, final int, seeking bool) {
 	t.seeking = seeking
 }
 
+// refuse makes every checkpoint of the run fail with err.
+func (t *Tracker) refuse(err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.err == nil {
+		t.err = err
+	}
+}
+
 // register adds the processor of the stateful stage at position pos. A
 // resumed stage starts from the state it was resumed with.
 func (t *Tracker) register(pos int, name string, proc any, resumed *StageState) *history {

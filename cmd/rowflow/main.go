@@ -102,7 +102,6 @@ func usage(w io.Writer) {
 func newFlags(name, synopsis, example string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
 	fs.Usage = func() {
 		fmt.Fprintf(os.Stderr, "usage: rowflow %s %s\n\n", name, synopsis)
 		fs.SetOutput(os.Stderr)

@@ -30,11 +30,16 @@ const (
 // pqPlan is what ParquetShards works out from T and its options when it
 // is built. It is shared, read-only, by every run.
 type pqPlan[T any] struct {
-	dir     string
-	what    string       // the sink and directory, for errors: ParquetShards("out")
-	format  string       // "parquet", "jsonl" or "csv"
-	ext     string       // the data files' extension
-	text    *textPlan[T] // for jsonl and csv
+	dir    string
+	what   string       // the sink and directory, for errors: ParquetShards("out")
+	format string       // "parquet", "jsonl" or "csv"
+	ext    string       // the data files' extension
+	text   *textPlan[T] // for jsonl and csv
+	rec    *recordPlan  // for records (T is sources.Record)
+	// check, when set, reports the first value of a chunk that cannot be
+	// written, before the chunk is cut into the writer's batches: its
+	// error then names the value's own partition and row ID.
+	check   func(vals []T) (int, error)
 	cfg     parquetConfig
 	codec   compress.Codec
 	level   string
@@ -166,6 +171,14 @@ func (p *pqPlan[T]) newWriter(out io.Writer, fingerprint string, part []Partitio
 	}
 	if p.cfg.pageSize > 0 {
 		opts = append(opts, parquet.PageBufferSize(p.cfg.pageSize))
+	}
+	if p.rec != nil {
+		if p.cfg.rowIDColumn != "" {
+			opts = append(opts, parquet.KeyValueMetadata(metaRowIDColumn, p.cfg.rowIDColumn))
+		}
+		opts = append(opts, p.schema)
+		w := &recordWriter{rp: p.rec, w: parquet.NewGenericWriter[any](out, opts...), n: p.nCols, ids: p.cfg.rowIDColumn != ""}
+		return any(w).(batchWriter[T])
 	}
 	if p.cfg.rowIDColumn == "" {
 		return typedWriter[T]{parquet.NewGenericWriter[T](out, opts...)}

@@ -67,6 +67,11 @@ func (s *writer[T]) consume(c *flow.Chunk[T]) error {
 	if len(vals) == 0 {
 		return nil
 	}
+	if check := s.run.plan.check; check != nil {
+		if k, err := check(vals); err != nil {
+			return flow.ErrorAt(c, k, fmt.Errorf("sinks: %s: %w", s.run.plan.what, err))
+		}
+	}
 	if s.flat != nil {
 		return s.flat.write(c.Part, vals, c.IDs)
 	}

@@ -99,14 +99,17 @@ func usage(w io.Writer) {
 }
 
 // newFlags returns a flag set for a command, with its usage text.
-func newFlags(name, synopsis, example string) *flag.FlagSet {
+func newFlags(name, synopsis string, examples ...string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
 		fmt.Fprintf(os.Stderr, "usage: rowflow %s %s\n\n", name, synopsis)
 		fs.SetOutput(os.Stderr)
 		fs.PrintDefaults()
-		fmt.Fprintf(os.Stderr, "\nexample:\n  %s\n", example)
+		fmt.Fprintf(os.Stderr, "\nexamples:\n")
+		for _, e := range examples {
+			fmt.Fprintf(os.Stderr, "  %s\n", e)
+		}
 		fs.SetOutput(io.Discard)
 	}
 	return fs

@@ -128,7 +128,7 @@ func TestReshardCommitVerify(t *testing.T) {
 		t.Fatalf("digest of the shards: %s", d)
 	}
 	// A file changed after the commit is found.
-	files, _ := filepath.Glob(filepath.Join(out, "part-00001-*.jsonl.zst"))
+	files, _ := filepath.Glob(filepath.Join(out, "part-00001-*.parquet"))
 	if len(files) == 0 {
 		t.Fatal("no shards of rank 1")
 	}
@@ -159,6 +159,10 @@ func TestBadUsageAndBadFiles(t *testing.T) {
 		{[]string{"head", "-filter", "x", data}, nil, 2, "flag provided but not defined"},
 		{[]string{"reshard", "-out", t.TempDir(), "-filter", "score >", data}, nil, 2, "-filter"},
 		{[]string{"commit", t.TempDir()}, nil, 2, "-world"},
+		{[]string{"reshard", "-out", t.TempDir(), "-format", "xml", data}, nil, 2, `-format "xml": want parquet or jsonl`},
+		{[]string{"reshard", "-out", t.TempDir(), "-schema", "id:int", data}, nil, 2, `column "id": unknown type "int"`},
+		{[]string{"reshard", "-out", t.TempDir(), "-schema", "id", data}, nil, 2, `"id": want name:type`},
+		{[]string{"reshard", "-out", t.TempDir(), "-format", "jsonl", "-schema", "id:int64", data}, nil, 2, "-schema is for Parquet output"},
 	} {
 		_, errOut, code := rowflow(t, c.env, c.args...)
 		if code != c.code || !strings.Contains(errOut, c.msg) {
@@ -173,6 +177,44 @@ func TestBadUsageAndBadFiles(t *testing.T) {
 		if code != 1 || !strings.Contains(errOut, "bad.parquet") {
 			t.Errorf("%s of a corrupt file: exit %d, %q", cmd, code, errOut)
 		}
+	}
+}
+
+// CSV and JSON Lines become Parquet with the columns -schema gives; their
+// values are parsed into the columns' types, and a value that does not
+// parse fails the run with its row and column, leaving no output.
+func TestReshardTextToParquet(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "in.csv")
+	os.WriteFile(csvPath, []byte("id,text,score\n1,a,0.5\n2,b,\n"), 0o644)
+	out := filepath.Join(t.TempDir(), "out")
+	if _, errOut, code := rowflow(t, nil, "reshard", "-out", out, csvPath); code != 2 || !strings.Contains(errOut, "Parquet output of CSV input needs -schema") {
+		t.Fatalf("CSV to Parquet without -schema: exit %d, %s", code, errOut)
+	}
+	must(t, nil, "reshard", "-out", out, "-schema", "id:int64,text:string,score:float64", csvPath)
+	want := `{"id":1,"text":"a","score":0.5,"row_id_hi":`
+	if got := must(t, nil, "head", "-n", "2", "-json", out); !strings.HasPrefix(got, want) || !strings.Contains(got, `{"id":2,"text":"b","score":null,`) {
+		t.Fatalf("head of the Parquet output:\n%s\nwant it to start %s", got, want)
+	}
+	jsonPath := filepath.Join(dir, "in.jsonl")
+	os.WriteFile(jsonPath, []byte(`{"id":1,"tokens":[3,4]}`+"\n"+`{"id":"x"}`+"\n"), 0o644)
+	bad := filepath.Join(t.TempDir(), "bad")
+	_, errOut, code := rowflow(t, nil, "reshard", "-out", bad, "-schema", "id:int64,tokens:[]int32", jsonPath)
+	if code != 1 || !strings.Contains(errOut, `column "id": cannot write string "x"`) || !strings.Contains(errOut, "partition 0, row ") {
+		t.Fatalf("a value that does not parse: exit %d, %s", code, errOut)
+	}
+	if entries, _ := os.ReadDir(bad); len(entries) > 0 {
+		for _, e := range entries {
+			if !strings.HasPrefix(e.Name(), ".") {
+				t.Errorf("a failed reshard left %s", e.Name())
+			}
+		}
+	}
+	os.WriteFile(jsonPath, []byte(`{"id":1,"tokens":[3,4]}`+"\n"+`{"id":2}`+"\n"), 0o644)
+	good := filepath.Join(t.TempDir(), "good")
+	must(t, nil, "reshard", "-out", good, "-schema", "id:int64,tokens:[]int32", "-row-id-column", "", jsonPath)
+	if got := must(t, nil, "head", "-json", good); got != `{"id":1,"tokens.list.element":[3,4]}`+"\n"+`{"id":2,"tokens.list.element":null}`+"\n" {
+		t.Fatalf("head of JSON Lines resharded to Parquet:\n%s", got)
 	}
 }
 
@@ -203,10 +245,16 @@ func TestVerifyAgainst(t *testing.T) {
 	data := dataset(t)
 	a := filepath.Join(t.TempDir(), "a")
 	b := filepath.Join(t.TempDir(), "b")
-	must(t, nil, "reshard", "-out", a, "-rows-per-file", "100", "-compression", "none", data)
-	must(t, nil, "reshard", "-out", b, "-rows-per-file", "333", "-writers", "2", "-parallel", "3", "-compression", "gzip", data)
+	must(t, nil, "reshard", "-out", a, "-format", "jsonl", "-rows-per-file", "100", "-compression", "none", data)
+	must(t, nil, "reshard", "-out", b, "-format", "jsonl", "-rows-per-file", "333", "-writers", "2", "-parallel", "3", "-compression", "gzip", data)
 	if out := must(t, nil, "verify", "-against", b, a); !strings.HasPrefix(out, "ok: ") || !strings.Contains(out, "1000 rows") {
 		t.Fatalf("verify -against: %s", out)
+	}
+	// Parquet output holds the same rows as JSON Lines output.
+	pq := filepath.Join(t.TempDir(), "pq")
+	must(t, nil, "reshard", "-out", pq, "-rows-per-file", "250", "-compression", "snappy", data)
+	if out := must(t, nil, "verify", "-against", pq, b); !strings.HasPrefix(out, "ok: ") || !strings.Contains(out, "1000 rows") {
+		t.Fatalf("verify -against of Parquet and JSON Lines output: %s", out)
 	}
 	// Change one row's text in a's files.
 	files, _ := filepath.Glob(filepath.Join(a, "part-*.jsonl"))

@@ -33,14 +33,14 @@ func bigDataset(t *testing.T, n int64) string {
 	return dir
 }
 
-// shardRow is a row of the resharded JSON Lines, with its row ID.
+// shardRow is a row of the resharded Parquet files, with its row ID.
 type shardRow struct {
-	ID    int64   `json:"id"`
-	Lang  string  `json:"lang"`
-	Score float64 `json:"score"`
-	Text  string  `json:"text"`
-	IDHi  uint64  `json:"row_id_hi"`
-	IDLo  uint64  `json:"row_id_lo"`
+	ID    int64   `parquet:"id"`
+	Lang  string  `parquet:"lang"`
+	Score float64 `parquet:"score"`
+	Text  string  `parquet:"text"`
+	IDHi  uint64  `parquet:"row_id_hi"`
+	IDLo  uint64  `parquet:"row_id_lo"`
 }
 
 // Three ranks of a job run as real processes with the environment a
@@ -104,7 +104,7 @@ func TestRanksOfAJobKilledAndCommitted(t *testing.T) {
 				t.Fatalf("commit: %s", c)
 			}
 			serial := flow.From(sources.Parquet[event](data))
-			union := flow.From(sources.JSONL[shardRow](out)).Parallel(2).
+			union := flow.From(sources.Parquet[shardRow](out)).Parallel(2).
 				Via(operators.SetIDs(func(r shardRow) rowid.ID { return rowid.ID{Hi: r.IDHi, Lo: r.IDLo} })).
 				Via(operators.Map(func(r shardRow) (event, error) {
 					return event{ID: r.ID, Lang: r.Lang, Score: r.Score, Text: r.Text}, nil

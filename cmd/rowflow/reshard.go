@@ -17,9 +17,13 @@ import (
 
 func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlags("reshard", "-out DIR [flags] PATH",
-		"rowflow reshard -out shards/ -rows-per-file 1000000 -filter \"lang = 'en'\" -shuffle-window 64 -seed 7 data/")
+		"rowflow reshard -out shards/ -rows-per-file 1000000 -filter \"lang = 'en'\" -shuffle-window 64 -seed 7 data/",
+		"rowflow reshard -out shards/ -format jsonl -compression gzip data/",
+		"rowflow reshard -out shards/ -schema 'id:int64,text:string,score:float64,tokens:[]int32' data.csv")
 	out := fs.String("out", "", "the output directory (required)")
-	compression := fs.String("compression", "zstd", "compression of the output files: none, gzip, zstd or s2")
+	outFormat := fs.String("format", "parquet", "the output files' format: parquet or jsonl")
+	schema := fs.String("schema", "", "the Parquet output's columns, name:type[,name:type] (types: bool, int32, int64, uint32, uint64, float32, float64, string, bytes, []type for a list); required for CSV and JSON Lines input, default for Parquet input: the input's columns")
+	compression := fs.String("compression", "zstd", "compression: none, gzip, zstd or s2 for jsonl; none, zstd, snappy, gzip or lz4 for parquet")
 	rowsPerFile := fs.Int64("rows-per-file", 0, "rows per output file (0: one file per writer)")
 	writers := fs.Int("writers", 1, "files written at once")
 	filter := fs.String("filter", "", "a row filter in the text form, e.g. \"score > 0.5 and lang = 'en'\" (Parquet input)")
@@ -56,12 +60,16 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts := []sinks.TextOption{sinks.Rank(r.Rank), sinks.Writers(*writers), sinks.Compression(*compression)}
+	opts := []sinks.Option{sinks.Rank(r.Rank), sinks.Writers(*writers)}
 	if *rowsPerFile > 0 {
 		opts = append(opts, sinks.RowsPerFile(*rowsPerFile))
 	}
 	if *rowID != "" {
 		opts = append(opts, sinks.RowIDColumn(*rowID))
+	}
+	sink, err := in.sink(fs.Arg(0), *out, *outFormat, *schema, *compression, opts)
+	if err != nil {
+		return err
 	}
 	if *every > 0 {
 		p = p.Via(progressLines(os.Stderr, r.Rank, *every))
@@ -70,7 +78,7 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	err = p.WithRank(r.Rank, r.World).To(sinks.JSONLShards[sources.Record](*out, opts...)).Run(runCtx)
+	err = p.WithRank(r.Rank, r.World).To(sink).Run(runCtx)
 	var m *sinks.Manifest
 	if err == nil {
 		m, err = sinks.ReadManifest(*out, r.Rank)
@@ -86,6 +94,54 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "rank %d of %d (%s): %d rows in %d files, %d bytes\n", r.Rank, r.World, r.From, m.Rows, len(m.Files), m.Bytes)
 	return nil
 }
+
+// sink returns the sink of reshard's output: Parquet with the columns of
+// schema (or of the Parquet input), or JSON Lines.
+func (in input) sink(path, out, outFormat, schema, compression string, opts []sinks.Option) (flow.Sink, error) {
+	switch outFormat {
+	case "jsonl":
+		if schema != "" {
+			return flow.Sink{}, fmt.Errorf("%w: -schema is for Parquet output", errUsage)
+		}
+		topts := []sinks.TextOption{sinks.Compression(compression)}
+		for _, o := range opts {
+			topts = append(topts, o)
+		}
+		return sinks.JSONLShards[sources.Record](out, topts...), nil
+	case "parquet":
+	default:
+		return flow.Sink{}, fmt.Errorf("%w: -format %q: want parquet or jsonl", errUsage, outFormat)
+	}
+	popts := []sinks.ParquetOption{sinks.Codec(compression)}
+	for _, o := range opts {
+		popts = append(popts, o)
+	}
+	if schema != "" {
+		s, err := parseSchema(schema)
+		if err != nil {
+			return flow.Sink{}, fmt.Errorf("%w: -schema: %v", errUsage, err)
+		}
+		return sinks.ParquetRecordShards(out, s, popts...), nil
+	}
+	f, err := format(path)
+	if err != nil {
+		return flow.Sink{}, err
+	}
+	if f != "parquet" {
+		return flow.Sink{}, fmt.Errorf("%w: Parquet output of %s input needs -schema (its records have no types), or -format jsonl", errUsage, textNames[f])
+	}
+	pq, _, err := in.options(f)
+	if err != nil {
+		return flow.Sink{}, err
+	}
+	s, err := sources.ParquetRecordSchema(path, pq...)
+	if err != nil {
+		return flow.Sink{}, err
+	}
+	return sinks.ParquetRecordShards(out, s, popts...), nil
+}
+
+var textNames = map[string]string{"csv": "CSV", "jsonl": "JSON Lines"}
 
 // progressLines returns a stage that passes records on and prints a line
 // to w every every records, in the order of the stream.

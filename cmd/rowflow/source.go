@@ -69,41 +69,9 @@ func (in input) source(path string) (flow.Source[sources.Record], error) {
 	if err != nil {
 		return nil, err
 	}
-	var pq []sources.ParquetOption
-	if in.filter != "" {
-		if f != "parquet" {
-			return nil, fmt.Errorf("%w: -filter reads Parquet datasets only", errUsage)
-		}
-		flt, err := sources.ParseFilter(in.filter)
-		if err != nil {
-			return nil, fmt.Errorf("%w: -filter: %v", errUsage, err)
-		}
-		pq = append(pq, sources.RowFilter(flt))
-	}
-	if in.rename != "" {
-		if f != "parquet" {
-			return nil, fmt.Errorf("%w: -rename reads Parquet datasets only", errUsage)
-		}
-		for _, pair := range strings.Split(in.rename, ",") {
-			old, new, ok := strings.Cut(pair, "=")
-			if !ok || old == "" || new == "" {
-				return nil, fmt.Errorf("%w: -rename %q: want old=new[,old=new]", errUsage, in.rename)
-			}
-			pq = append(pq, sources.Rename(old, new))
-		}
-	}
-	if in.columns != "" {
-		if f != "parquet" {
-			return nil, fmt.Errorf("%w: -columns reads Parquet datasets only", errUsage)
-		}
-		pq = append(pq, sources.Columns(strings.Split(in.columns, ",")...))
-	}
-	var ds []sources.DatasetOption
-	if in.window > 0 {
-		ds = append(ds, sources.ShuffleWindow(in.window), sources.Seed(in.seed))
-	}
-	if in.world > 1 {
-		ds = append(ds, sources.Rank(in.rank, in.world))
+	pq, ds, err := in.options(f)
+	if err != nil {
+		return nil, err
 	}
 	var src flow.Source[sources.Record]
 	switch f {
@@ -126,6 +94,46 @@ func (in input) source(path string) (flow.Source[sources.Record], error) {
 		src = sources.JSONLRecords(path, opts...)
 	}
 	return src, nil
+}
+
+// options returns the options of in for a dataset of format f: those
+// that only the Parquet source takes, and those every source takes.
+func (in input) options(f string) ([]sources.ParquetOption, []sources.DatasetOption, error) {
+	var pq []sources.ParquetOption
+	if f != "parquet" {
+		for _, f := range []struct{ flag, v string }{{"-filter", in.filter}, {"-rename", in.rename}, {"-columns", in.columns}} {
+			if f.v != "" {
+				return nil, nil, fmt.Errorf("%w: %s reads Parquet datasets only", errUsage, f.flag)
+			}
+		}
+	}
+	if in.filter != "" {
+		flt, err := sources.ParseFilter(in.filter)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: -filter: %v", errUsage, err)
+		}
+		pq = append(pq, sources.RowFilter(flt))
+	}
+	if in.rename != "" {
+		for _, pair := range strings.Split(in.rename, ",") {
+			old, new, ok := strings.Cut(pair, "=")
+			if !ok || old == "" || new == "" {
+				return nil, nil, fmt.Errorf("%w: -rename %q: want old=new[,old=new]", errUsage, in.rename)
+			}
+			pq = append(pq, sources.Rename(old, new))
+		}
+	}
+	if in.columns != "" {
+		pq = append(pq, sources.Columns(strings.Split(in.columns, ",")...))
+	}
+	var ds []sources.DatasetOption
+	if in.window > 0 {
+		ds = append(ds, sources.ShuffleWindow(in.window), sources.Seed(in.seed))
+	}
+	if in.world > 1 {
+		ds = append(ds, sources.Rank(in.rank, in.world))
+	}
+	return pq, ds, nil
 }
 
 // total returns the number of rows a pipeline of in over path reads,

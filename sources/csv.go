@@ -217,10 +217,11 @@ func (f csvStructs[T]) read(ctx context.Context, part *textPart, out *rowBuffer[
 	return c.each(func(rec []string, off int64) error {
 		v := out.next(&init, part.from+off)
 		p := unsafe.Pointer(v)
-		for i, fd := range fields {
-			if err := fd.set(unsafe.Add(p, fd.off), rec[cols[i]]); err != nil {
+		for i := range fields {
+			fd := &fields[i]
+			if err := fd.parse(unsafe.Add(p, fd.off), rec[cols[i]]); err != nil {
 				out.drop()
-				return c.fieldError(cols[i], off, fd, rec[cols[i]], err)
+				return c.fieldError(cols[i], off, *fd, rec[cols[i]], err)
 			}
 		}
 		if out.full() {

@@ -44,6 +44,12 @@ func (s IDs) At(k int) rowid.ID {
 	if !s.run {
 		return s.list[k]
 	}
+	return s.runAt(k)
+}
+
+// runAt is At for IDs of a run, apart so that At is small enough to be
+// inlined: a call would copy the whole IDs for every row.
+func (s *IDs) runAt(k int) rowid.ID {
 	if k < 0 || k >= s.n {
 		panic("flow: IDs.At index out of range")
 	}
@@ -60,7 +66,7 @@ func (s IDs) AppendTo(dst []rowid.ID) []rowid.ID {
 		return append(dst, s.list...)
 	}
 	for k := range s.n {
-		dst = append(dst, s.At(k))
+		dst = append(dst, s.runAt(k))
 	}
 	return dst
 }

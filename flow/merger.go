@@ -236,27 +236,53 @@ func (m *merger[T]) fill(ctx context.Context, b int64, out Emitter[T]) (bool, er
 	return m.ended, o.push(ctx, out, true)
 }
 
-// fillMix draws rows until the partition is full or the epoch ends.
+// fillMix draws rows until the partition is full or the epoch ends. Its
+// inner loop takes one row per draw without calls, while the drawn
+// lane's chunk has rows; a lane that needs its next chunk, or has run
+// out, goes through ready and exhausted with the state stored back.
 func (m *merger[T]) fillMix(ctx context.Context, o *mergeOut[T], out Emitter[T]) error {
 	for o.n < m.c.cfg.per && !m.ended {
-		u := m.rng.Next()
-		m.draws++
-		j := int(m.table[u>>24])
-		if j < 0 {
-			j = m.pick(u)
+		if o.vals == nil {
+			o.vals, o.ids = Alloc[T](combineChunk), Alloc[rowid.ID](combineChunk)
 		}
-		l := m.lanes[m.active[j]]
-		if l.k >= len(l.cur.Values) {
-			ok, err := m.ready(l)
+		room := min(m.c.cfg.per-o.n, combineChunk-len(o.vals))
+		vals, ids, rng, draws := o.vals, o.ids, m.rng, m.draws
+		var wait *lane[T] // a drawn lane whose chunk has no row left
+		for range room {
+			u := rng.Next()
+			draws++
+			j := int(m.table[u>>24])
+			if j < 0 {
+				j = m.pick(u)
+			}
+			l := m.lanes[m.active[j]]
+			if l.k >= len(l.cur.Values) {
+				wait = l
+				break
+			}
+			var id rowid.ID
+			if in := &l.cur.IDs; in.run && in.sel == nil { // a source's run: At without a call
+				id = in.comb.Combine(rowid.Ordinal(in.first + uint64(l.k)))
+			} else {
+				id = in.At(l.k)
+			}
+			vals, ids = append(vals, l.cur.Values[l.k]), append(ids, l.comb.Combine(id))
+			l.k++
+			l.rows++
+		}
+		o.n += len(vals) - len(o.vals)
+		o.vals, o.ids, m.rng, m.draws = vals, ids, rng, draws
+		if wait != nil {
+			ok, err := m.ready(wait)
 			if err != nil {
 				return err
 			}
 			if !ok {
-				m.ended = !m.exhausted(ctx, l)
+				m.ended = !m.exhausted(ctx, wait)
 				continue
 			}
+			o.add(wait, 1)
 		}
-		o.add(l, 1)
 		if err := o.flush(ctx, out); err != nil {
 			return err
 		}

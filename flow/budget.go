@@ -39,6 +39,12 @@ func (b *budget) acquire(ctx context.Context, t *task) error {
 		if b.head.Load() == t {
 			return nil
 		}
+		select { // a free token, without the lock and the select below
+		case b.tokens <- struct{}{}:
+			t.tokens.Add(1)
+			return nil
+		default:
+		}
 		b.mu.Lock()
 		moved := b.moved
 		b.mu.Unlock()

@@ -325,14 +325,14 @@ func (c *Cursor[T]) nextChunk(more bool) (Chunk[T], bool) {
 		if c.ch == nil && (!more || !c.takePartition()) {
 			break
 		}
-		if c.m != nil {
-			select {
-			case ch, ok := <-c.ch:
-				if c.received(ok) {
-					return ch, true
-				}
-				continue
-			default:
+		select { // a chunk already waiting costs no select on the run
+		case ch, ok := <-c.ch:
+			if c.received(ok) {
+				return ch, true
+			}
+			continue
+		default:
+			if c.m != nil {
 				c.m.flush()
 			}
 		}
@@ -381,21 +381,27 @@ func (c *Cursor[T]) waited(t int64) {
 // takePartition takes the next partition. It reports false, and ends c,
 // when there is none.
 func (c *Cursor[T]) takePartition() bool {
-	select {
-	case t, ok := <-c.s.feed.schedule:
-		if !ok {
-			c.end(nil)
+	var t *task
+	var ok bool
+	select { // a partition already scheduled costs no select on the run
+	case t, ok = <-c.s.feed.schedule:
+	default:
+		select {
+		case t, ok = <-c.s.feed.schedule:
+		case <-c.s.run.Done():
+			c.end(c.s.cause())
 			return false
 		}
-		c.t, c.ch, c.batch = t, t.out.(chan Chunk[T]), t.batch
-		if b := c.s.feed.budget; b != nil {
-			b.setHead(t)
-		}
-		return true
-	case <-c.s.run.Done():
-		c.end(c.s.cause())
+	}
+	if !ok {
+		c.end(nil)
 		return false
 	}
+	c.t, c.ch, c.batch = t, t.out.(chan Chunk[T]), t.batch
+	if b := c.s.feed.budget; b != nil {
+		b.setHead(t)
+	}
+	return true
 }
 
 // end ends c with err, once.

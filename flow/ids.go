@@ -62,11 +62,17 @@ func (s *IDs) runAt(k int) rowid.ID {
 
 // AppendTo appends all IDs to dst and returns the extended slice.
 func (s IDs) AppendTo(dst []rowid.ID) []rowid.ID {
-	if !s.run {
+	switch {
+	case !s.run:
 		return append(dst, s.list...)
-	}
-	for k := range s.n {
-		dst = append(dst, s.runAt(k))
+	case s.sel == nil:
+		for k := range uint64(s.n) {
+			dst = append(dst, s.comb.Combine(rowid.Ordinal(s.first+k)))
+		}
+	default:
+		for _, off := range s.sel[:s.n] {
+			dst = append(dst, s.comb.Combine(rowid.Ordinal(s.first+uint64(off))))
+		}
 	}
 	return dst
 }

@@ -129,6 +129,7 @@ type shuffleProc[T any] struct {
 	skip    int64 // rows still to discard after a resume
 	resume  *OrderState
 	out     outParts[T]
+	ids     []rowid.ID // scratch: the IDs of the chunk being read
 }
 
 func (p *shuffleProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[T]) error {
@@ -215,9 +216,11 @@ func (p *shuffleProc[T]) fast(ctx context.Context, c flow.Chunk[T], out flow.Emi
 	window, buf, rng, parts, base := p.op.window, p.buf, p.rng, p.parts, p.base
 	seq := base + int64(len(parts)) - 1
 	o := &p.out
+	p.ids = c.IDs.AppendTo(p.ids[:0]) // the chunk's IDs in one loop, not a call per row
+	ids := p.ids[:len(c.Values)]
 	var err error
 	for k, v := range c.Values {
-		buf = append(buf, entry[T]{v, c.IDs.At(k), seq})
+		buf = append(buf, entry[T]{v, ids[k], seq})
 		if len(buf) < window {
 			continue
 		}

@@ -60,7 +60,6 @@ type recordPlan struct {
 	cols    []pqschema.Column
 	index   map[string]int // column name → position
 	shreds  []shredder     // per column
-	nLeaves int
 }
 
 // newRecordPlan checks the schema and the options. It never panics: a

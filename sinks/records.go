@@ -57,9 +57,9 @@ func ParquetRecordShards(dir string, schema *parquet.Schema, opts ...ParquetOpti
 
 // recordPlan is how ParquetRecordShards turns records into rows.
 type recordPlan struct {
-	cols    []pqschema.Column
-	index   map[string]int // column name → position
-	shreds  []shredder     // per column
+	cols   []pqschema.Column
+	index  map[string]int // column name → position
+	shreds []shredder     // per column
 }
 
 // newRecordPlan checks the schema and the options. It never panics: a

@@ -16,9 +16,10 @@ import (
 // Names, so that sinks.ParquetRecordShards writes the records back as
 // they were read. It reads the first file's footer and no pages.
 //
-// A leaf column keeps its type (physical and logical) and becomes
-// optional; a leaf under k repeated fields becomes k nested optional
-// LISTs of optional elements, as records hold it ([]any). Such a column
+// A leaf column keeps its type (physical and logical); it is required
+// if it and every group above it are, and optional otherwise. A leaf
+// under k repeated fields becomes k nested optional LISTs of optional
+// elements, as records hold it ([]any). Such a column
 // is named by the record's name less its k trailing ".list.element", when
 // it has them (the standard LIST layout, which parquet-go, Arrow and
 // Spark write): the records of the files written read back with the same
@@ -66,7 +67,10 @@ func ParquetRecordSchema(root string, opts ...ParquetOption) (*parquet.Schema, e
 		}
 	}
 	for j, leaf := range p.cols.info {
-		node := parquet.Optional(parquet.Leaf(leaf.Node.Type()))
+		node := parquet.Leaf(leaf.Node.Type())
+		if leaf.MaxDefinitionLevel > 0 { // a required column stays required
+			node = parquet.Optional(node)
+		}
 		k := len(p.repDef[j])
 		for range k {
 			node = parquet.Optional(parquet.List(node))

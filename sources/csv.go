@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"unsafe"
 
 	"github.com/rowflow/rowflow/flow"
@@ -83,12 +84,15 @@ type csvFile struct {
 	names []string
 }
 
-// csvReader reads one part of a CSV file.
+// csvReader reads one part of a CSV file: records without a quote by the
+// fast path (csv_fast.go), and the rest of the part, from the first record
+// with a quote, with encoding/csv.
 type csvReader struct {
 	part  *textPart
 	r     *csv.Reader
 	names []string
 	line  int64 // the line the last record started on, in the part
+	fast  fastCSV
 }
 
 // open returns a reader positioned at the part's first record, and the
@@ -108,11 +112,18 @@ func openCSV(part *textPart) (*csvReader, error) {
 	r := csv.NewReader(part.r)
 	r.Comma, r.FieldsPerRecord, r.ReuseRecord = cfg.comma, len(names), true
 	c := &csvReader{part: part, r: r, names: names}
+	hdrLines := int64(0)
 	if part.from == 0 && cfg.header == nil {
-		if _, err := r.Read(); err != nil {
+		hdr, err := r.Read()
+		if err != nil {
 			return nil, part.broken(1, 0, err)
 		}
+		// The header ends on the line its last field starts on, plus the
+		// newlines inside that field.
+		line, _ := r.FieldPos(len(hdr) - 1)
+		hdrLines = int64(line) + int64(strings.Count(hdr[len(hdr)-1], "\n"))
 	}
+	c.fast.start(cfg.comma, len(names), hdrLines)
 	return c, nil
 }
 
@@ -142,28 +153,36 @@ func readHeader(part *textPart) (*csvFile, error) {
 // csvError turns an error of encoding/csv into a LineError.
 func csvError(part *textPart, off int64, err error) error {
 	if pe, ok := err.(*csv.ParseError); ok {
-		return &LineError{Path: part.file.RelPath, Line: part.line(int64(pe.StartLine)), Offset: part.from + off, Err: parseErr(part, pe)}
+		return &LineError{Path: part.file.RelPath, Line: part.line(int64(pe.StartLine)), Offset: part.from + off, Err: parseErr(part, pe, 0)}
 	}
 	return err
 }
 
 // parseErr keeps the cause and position of a csv.ParseError, whose line
 // numbers count from the part's start, not the file's.
-func parseErr(part *textPart, pe *csv.ParseError) error {
+// skipped is the number of lines of the part before encoding/csv's first.
+func parseErr(part *textPart, pe *csv.ParseError, skipped int64) error {
 	switch {
 	case pe.Err == csv.ErrFieldCount:
 		return pe.Err
 	case pe.Line != pe.StartLine:
-		return fmt.Errorf("line %d, column %d: %w", part.line(int64(pe.Line)), pe.Column, pe.Err)
+		return fmt.Errorf("line %d, column %d: %w", part.line(skipped+int64(pe.Line)), pe.Column, pe.Err)
 	}
 	return fmt.Errorf("column %d: %w", pe.Column, pe.Err)
 }
 
 // each calls fn with every record of the part and its byte offset in the
-// part, handling records that encoding/csv rejects.
-func (c *csvReader) each(fn func(rec []string, off int64) error) error {
+// part, handling records that encoding/csv rejects. borrowed says that
+// rec's strings point into the reader's buffer, valid until fn returns:
+// fn copies those it keeps. With own, they never do.
+func (c *csvReader) each(own bool, fn func(rec []string, off int64, borrowed bool) error) error {
+	if done, err := c.eachFast(own, fn); done || err != nil {
+		return err
+	}
+	// Positions from encoding/csv count from where the fast path stopped.
+	skipped, skippedLines := c.fast.bytes, c.fast.lines
 	for {
-		off := c.r.InputOffset()
+		off := skipped + c.r.InputOffset()
 		rec, err := c.r.Read()
 		if err == io.EOF {
 			return nil
@@ -173,25 +192,24 @@ func (c *csvReader) each(fn func(rec []string, off int64) error) error {
 			if !ok {
 				return c.part.broken(c.line+1, off, err)
 			}
-			c.line, c.part.mark = int64(pe.Line), c.r.InputOffset()
-			if err := c.part.bad(int64(pe.StartLine), off, parseErr(c.part, pe)); err != nil {
+			c.line, c.part.mark = skippedLines+int64(pe.Line), skipped+c.r.InputOffset()
+			if err := c.part.bad(skippedLines+int64(pe.StartLine), off, parseErr(c.part, pe, skippedLines)); err != nil {
 				return err
 			}
 			continue
 		}
 		line, _ := c.r.FieldPos(0)
-		c.line = int64(line)
-		c.part.mark = c.r.InputOffset()
-		if err := fn(rec, off); err != nil {
+		c.line = skippedLines + int64(line)
+		c.part.mark = skipped + c.r.InputOffset()
+		if err := fn(rec, off, false); err != nil {
 			return err
 		}
 	}
 }
 
-// fieldError reports a field that does not parse.
+// fieldError reports a field of the last record that does not parse.
 func (c *csvReader) fieldError(col int, off int64, f textField, s string, err error) error {
-	line, _ := c.r.FieldPos(0)
-	return c.part.bad(int64(line), off, fmt.Errorf("column %s: %q into field %s: %w", c.names[col], s, f.goName, unwrapNum(err)))
+	return c.part.bad(c.line, off, fmt.Errorf("column %s: %q into field %s: %w", c.names[col], s, f.goName, unwrapNum(err)))
 }
 
 type csvStructs[T any] struct{ fields []textField }
@@ -214,14 +232,18 @@ func (f csvStructs[T]) read(ctx context.Context, part *textPart, out *rowBuffer[
 			return fmt.Errorf("%s: no column %q for field %s (columns %q)", part.file.RelPath, fd.name, fd.goName, c.names)
 		}
 	}
-	return c.each(func(rec []string, off int64) error {
+	return c.each(false, func(rec []string, off int64, borrowed bool) error {
 		v := out.next(&init, part.from+off)
 		p := unsafe.Pointer(v)
 		for i := range fields {
 			fd := &fields[i]
-			if err := fd.parse(unsafe.Add(p, fd.off), rec[cols[i]]); err != nil {
+			s := rec[cols[i]]
+			if borrowed && fd.keeps {
+				s = strings.Clone(s)
+			}
+			if err := fd.parse(unsafe.Add(p, fd.off), s); err != nil {
 				out.drop()
-				return c.fieldError(cols[i], off, *fd, rec[cols[i]], err)
+				return c.fieldError(cols[i], off, *fd, s, err)
 			}
 		}
 		if out.full() {
@@ -247,7 +269,7 @@ func (csvRecords) read(ctx context.Context, part *textPart, out *rowBuffer[Recor
 	}
 	names = slices.Clip(names)
 	var init Record
-	return c.each(func(rec []string, off int64) error {
+	return c.each(true, func(rec []string, off int64, _ bool) error {
 		v := out.next(&init, part.from+off)
 		v.Names, v.Values = names, make([]any, len(names))
 		for i, s := range rec {

@@ -14,7 +14,20 @@ type textField struct {
 	goName string
 	off    uintptr
 	kind   fieldKind // the common kinds, which parse without calling set
+	keeps  bool      // set keeps the text itself (a string, a *string)
 	set    func(p unsafe.Pointer, s string) error
+}
+
+// keepsText reports whether a field of type t holds the text it is set
+// from rather than a value parsed from it.
+func keepsText(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.String:
+		return true
+	case reflect.Pointer:
+		return keepsText(t.Elem())
+	}
+	return false
 }
 
 // fieldKind names the field types that a reader parses in line: a call
@@ -100,7 +113,7 @@ func textFields[T any](key string, strict bool) ([]textField, error) {
 		if err != nil && strict {
 			return nil, fmt.Errorf("sources: field %s of %v: %w", sf.Name, t, err)
 		}
-		out = append(out, textField{name: name, goName: sf.Name, off: sf.Offset, kind: kindOf(sf.Type), set: set})
+		out = append(out, textField{name: name, goName: sf.Name, off: sf.Offset, kind: kindOf(sf.Type), keeps: keepsText(sf.Type), set: set})
 	}
 	return out, nil
 }

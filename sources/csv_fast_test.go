@@ -1,0 +1,148 @@
+package sources
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rowflow/rowflow/flow"
+)
+
+// fastRow has fields of every kind the fast path hands on: parsed in line,
+// through a setter, kept as text, and copied.
+type fastRow struct {
+	ID    int64   `csv:"id"`
+	Name  string  `csv:"name"`
+	Score float64 `csv:"score"`
+	Small *int16  `csv:"small"`
+	Note  *string `csv:"note"`
+	Raw   []byte  `csv:"raw"`
+	Ok    bool    `csv:"ok"`
+	Lang  string  `csv:"lang"` // a Hive column
+}
+
+// TestCSVFastPathAgrees reads files with every case the fast path must
+// treat as encoding/csv does (CRLF, a '\r' at the end, blank lines in the
+// middle and at the end, no final newline, quotes from some record on, a
+// record longer than the read buffer, wrong field counts, fields that do
+// not parse), with and without the fast path, as structs and as records,
+// at several parallelisms and partition sizes, skipping bad lines or
+// failing on them: items, IDs, partitions, reports and errors agree.
+func TestCSVFastPathAgrees(t *testing.T) {
+	long := strings.Repeat("y", 100<<10)
+	files := map[string]string{
+		"plain.csv":      "id,name,score,small,note,raw,ok\n1,a,0.5,3,n1,r1,true\n2,,1e3,,,,false\n3,üñí,-2,-7,x,yy,1\n",
+		"crlf.csv":       "id,name,score,small,note,raw,ok\r\n1,a,0.5,3,n,r,true\r\n2,b\r,1,4,n,r,false\r\n3,c,2,5,n,r,true\r",
+		"blank.csv":      "id,name,score,small,note,raw,ok\n1,a,1,1,n,r,true\n\n\r\n2,b,2,2,n,r,true\n3,c,3,3,n,r,true\n\n",
+		"nofinal.csv":    "id,name,score,small,note,raw,ok\n1,a,1,1,n,r,true\n2,b,2,2,n,r,false",
+		"quoted.csv":     "id,name,score,small,note,raw,ok\n1,a,1,1,n,r,true\n2,\"b,\nc\",2,2,n,r,true\n3,c,3,3,n,r,true\n4,d,4,4,\"q\"\"\",r,false\n",
+		"long.csv":       "id,name,score,small,note,raw,ok\n1,a,1,1,n,r,true\n2," + long + ",2,2,n,r,true\n3,c,3,3,n,r,true\n",
+		"bad.csv":        "id,name,score,small,note,raw,ok\n1,a,1,1,n,r,true\n2,b\n3,c,x,3,n,r,true\n4,d,4,99999,n,r,true\n5,e,5,5,n,r,maybe\n6,f,6,6,n,r,true\n",
+		"quotedline.csv": "id,name,score,small,note,raw,ok\n1,\"a,b\",1,1,\"n \"\"q\"\"\",r,true\n2,\"\",2,2,\"\",r,\"false\"\n3,c,3,3,n,\"r\",true\r\n4,\"d\",4,4,n,r,true\n5,\"e\",5,5,n,r,\"true\",\n6,f,6,6,n,r,true\n",
+		"badquote.csv":   "id,name,score,small,note,raw,ok\n1,a,1,1,n,r,true\n2,\"b\"x,2,2,n,r,true\n3,c,3,3,n,r,true\n",
+		"barequote.csv":  "id,name,score,small,note,raw,ok\n1,a,1,1,n,r,true\n2,b\"b,2,2,n,r,true\n3,c,3,3,n,r,true\n",
+		"quotedhdr.csv":  "\"id\",name,score,small,note,raw,\"o\nk\"\n1,a,1,1,n,r,true\n2,b,2,2,n,r,false\n",
+	}
+	root := t.TempDir()
+	for name, text := range files {
+		dir := filepath.Join(root, "lang=xx")
+		os.MkdirAll(dir, 0o755)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// quotedhdr's last column is named "o\nk", and is read as records only.
+	for name := range files {
+		for _, skip := range []bool{false, true} {
+			for _, pb := range []int64{40, 1 << 20} {
+				for _, par := range []int{1, 3} {
+					if !skip && par > 1 {
+						continue // which failing partition's error comes first is not fixed
+					}
+					t.Run(fmt.Sprintf("%s/skip=%v/bytes=%d/par=%d", name, skip, pb, par), func(t *testing.T) {
+						read := func(fast bool) (string, string) {
+							csvFastPath = fast
+							defer func() { csvFastPath = true }()
+							var rep BadLineReport
+							opts := []CSVOption{Files(filepath.Join("lang=xx", name)), PartitionBytes(pb)}
+							if skip {
+								opts = append(opts, SkipBadLines(&rep))
+							}
+							var b strings.Builder
+							if name != "quotedhdr.csv" {
+								for it, err := range flow.Items[fastRow](context.Background(), flow.From(CSV[fastRow](root, opts...)).Parallel(par)) {
+									if err != nil {
+										fmt.Fprintf(&b, "error %v\n", err)
+										break
+									}
+									v := it.Value
+									fmt.Fprintf(&b, "%d %s %d %q %v %v %q %q %v %q\n", it.Part, it.ID, v.ID, v.Name, v.Score, deref(v.Small), deref(v.Note), v.Raw, v.Ok, v.Lang)
+								}
+							}
+							for it, err := range flow.Items[Record](context.Background(), flow.From(CSVRecords(root, opts...)).Parallel(par)) {
+								if err != nil {
+									fmt.Fprintf(&b, "error %v\n", err)
+									break
+								}
+								fmt.Fprintf(&b, "%d %s %q %q\n", it.Part, it.ID, it.Value.Names, it.Value.Values)
+							}
+							return b.String(), fmt.Sprint(rep)
+						}
+						fastItems, fastRep := read(true)
+						slowItems, slowRep := read(false)
+						if fastItems != slowItems {
+							t.Errorf("fast path:\n%s\nencoding/csv:\n%s", fastItems, slowItems)
+						}
+						if fastRep != slowRep {
+							t.Errorf("reports differ: fast path %s, encoding/csv %s", fastRep, slowRep)
+						}
+						if len(fastItems) == 0 {
+							t.Error("nothing read")
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+func deref[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// The fields a struct keeps as text stay intact after the read buffer
+// moves on: the fast path copies them.
+func TestCSVFastPathKeepsText(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("id,name,score,small,note,raw,ok\n")
+	for i := range 20000 {
+		fmt.Fprintf(&b, "%d,name %d,%d,%d,note %d,raw %d,true\n", i, i, i, i%100, i, i)
+	}
+	os.MkdirAll(filepath.Join(dir, "lang=zz"), 0o755)
+	os.WriteFile(filepath.Join(dir, "lang=zz", "a.csv"), []byte(b.String()), 0o644)
+	var got []fastRow
+	for v, err := range flow.Values[fastRow](context.Background(), flow.From(CSV[fastRow](dir))) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, v)
+	}
+	if len(got) != 20000 {
+		t.Fatalf("%d rows", len(got))
+	}
+	for i, v := range got {
+		small, note := int16(i%100), fmt.Sprintf("note %d", i)
+		want := fastRow{ID: int64(i), Name: fmt.Sprintf("name %d", i), Score: float64(i), Small: &small, Note: &note, Raw: []byte(fmt.Sprintf("raw %d", i)), Ok: true, Lang: "zz"}
+		if !reflect.DeepEqual(v, want) {
+			t.Fatalf("row %d: %+v, want %+v", i, v, want)
+		}
+	}
+}

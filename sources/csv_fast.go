@@ -11,19 +11,21 @@ import (
 
 // fastCSV is the CSV reader's fast path. encoding/csv copies each record
 // into a buffer of its own, then into one newly allocated string that all
-// its fields share, and handles quoting at every byte. A record with no
-// quote is its line split at the delimiter: the fast path splits it in
-// place, in the part's read buffer, and hands the fields on as strings
-// that point there (or, for records, as one string the fields share), so
-// that a struct field of a number or a bool costs no allocation at all.
-// It takes records up to the first that holds a '"' anywhere, is a blank
-// line, or does not fit the read buffer; from there encoding/csv reads the
-// rest of the part, whose line numbers and offsets then count from where
-// the fast path stopped. What the fast path gives is what encoding/csv
-// gives for such records: "\r\n" ends a line as "\n" does, a '\r' before
-// the end of the input is dropped, and a record
-// whose field count is not the header's is an error (csv.ErrFieldCount)
-// on the line it starts on, at the offset where reading it began.
+// its fields share. The fast path reads records that fit on one line in
+// place: it splits the line in the part's read buffer (quoted fields too,
+// with their quotes dropped and doubled quotes undone, in a buffer of its
+// own) and hands the fields on as strings that point there, or, for
+// records, as slices of one string, so that a struct field of a number or
+// a bool costs no allocation. It takes records up to the first that needs
+// more: a quoted field that spans lines or is malformed, a quote inside a
+// field that is not quoted, a blank line, a line longer than the read
+// buffer. From there encoding/csv reads the rest of the part, and its
+// line numbers and offsets count from where the fast path stopped. What
+// the fast path gives is what encoding/csv gives for such records: "\r\n"
+// ends a line as "\n" does, a '\r' before the end of the input is
+// dropped, and a record whose field count is not the header's is an error
+// (csv.ErrFieldCount) on the line it starts on, at the offset where
+// reading it began.
 type fastCSV struct {
 	on     bool
 	comma  byte

@@ -22,6 +22,8 @@ import (
 
 // Codec encodes the values of a disk cache ([OnDisk]). Append appends the
 // encoding of vals to dst; Decode decodes what one Append wrote, n values.
+// Decode must not keep src, nor return values that point into it: the
+// cache reads the next record into the same memory.
 type Codec[T any] interface {
 	Append(dst []byte, vals []T) ([]byte, error)
 	Decode(src []byte, n int) ([]T, error)
@@ -191,12 +193,12 @@ func (c *cacheSource[T]) readPart(ctx context.Context, planned os.FileInfo, part
 	if err != nil {
 		return fmt.Errorf("operators: cache %s: partition %d: %w", c.cfg.path, part, err)
 	}
-	var buf []byte
+	var buf, raw []byte
 	for i, r := range recs {
 		buf = slices.Grow(buf[:0], int(r.n))[:r.n]
 		var cp cachedPart[T]
 		if _, err = f.ReadAt(buf, r.off); err == nil {
-			cp, err = c.decode(part, buf)
+			cp, raw, err = c.decode(part, buf, raw)
 		}
 		if err != nil {
 			return fmt.Errorf("operators: cache %s: record %d (partition %d): %w", c.cfg.path, first+i, part, err)
@@ -293,27 +295,30 @@ func (c *cacheSource[T]) encode(dst []byte, ids []rowid.ID, vals []T) ([]byte, e
 	return zenc.EncodeAll(raw, dst), nil
 }
 
-// decode decodes the compressed part of one record.
-func (c *cacheSource[T]) decode(batch int64, rec []byte) (cachedPart[T], error) {
-	raw, err := zdec.DecodeAll(rec, nil)
+// decode decodes the compressed part of one record, decompressing it
+// into scratch, which it returns for the next record: the chunk keeps
+// copies of the IDs and values, not the decompressed bytes.
+func (c *cacheSource[T]) decode(batch int64, rec, scratch []byte) (cachedPart[T], []byte, error) {
+	whole, err := zdec.DecodeAll(rec, scratch[:0])
 	if err != nil {
-		return cachedPart[T]{}, err
+		return cachedPart[T]{}, scratch, err
 	}
+	raw := whole
 	cp := cachedPart[T]{batch: batch}
 	n, k := binary.Uvarint(raw)
 	if k <= 0 || n > uint64(len(raw)) {
-		return cachedPart[T]{}, fmt.Errorf("bad row count")
+		return cachedPart[T]{}, whole, fmt.Errorf("bad row count")
 	}
 	raw = raw[k:]
 	if uint64(len(raw)) < 16*n {
-		return cachedPart[T]{}, fmt.Errorf("short record: %d rows need %d bytes of IDs", n, 16*n)
+		return cachedPart[T]{}, whole, fmt.Errorf("short record: %d rows need %d bytes of IDs", n, 16*n)
 	}
 	cp.ids = make([]rowid.ID, n)
 	for i := range cp.ids {
 		cp.ids[i] = rowid.ID{Lo: binary.LittleEndian.Uint64(raw[16*i:]), Hi: binary.LittleEndian.Uint64(raw[16*i+8:])}
 	}
 	if cp.vals, err = c.codec.Decode(raw[16*n:], int(n)); err != nil {
-		return cachedPart[T]{}, err
+		return cachedPart[T]{}, whole, err
 	}
-	return cp, nil
+	return cp, whole, nil
 }

@@ -8,7 +8,7 @@
 // From the module root:
 //
 //	go run ./internal/shapebench
-//	go run ./internal/shapebench -rows 200000 -rounds 5 -mem-rows 100000
+//	go run ./internal/shapebench -rows 200000 -rounds 5 -mem-rows 400000
 //	go run ./internal/shapebench -only memory
 //
 // # Method
@@ -29,7 +29,11 @@
 //   - memory: the batching pipeline and a disk-cache replay run in child
 //     processes over n and 4n rows; the table gives each peak RSS (VmHWM)
 //     and their ratio. A memory cache is shown for contrast: it grows with
-//     the data.
+//     the data. The peak is a maximum over the run, and the ordered merge
+//     may buffer up to 64 chunks per worker behind the partition being
+//     merged (about 20 MiB of these rows): the longer a run, the likelier
+//     it fills those buffers once, so n should be well above them. The
+//     default n is 1,000,000 and each size is measured in five children.
 package main
 
 import (
@@ -44,7 +48,7 @@ import (
 func main() {
 	rows := flag.Int("rows", 400_000, "rows for the speed measurements")
 	rounds := flag.Int("rounds", 5, "measured rounds")
-	memRows := flag.Int("mem-rows", 200_000, "rows of the smaller memory dataset (the larger has 4x)")
+	memRows := flag.Int("mem-rows", 1_000_000, "rows of the smaller memory dataset (the larger has 4x)")
 	only := flag.String("only", "", "measure only this part: speed, prefetch or memory")
 	child := flag.String("child", "", "internal: run one memory measurement in this process")
 	dir := flag.String("dir", "", "internal: the child's scratch directory")

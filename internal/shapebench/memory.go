@@ -100,6 +100,10 @@ func child(mode string, n int, dir string) (int64, error) {
 	return 0, fmt.Errorf("child %s %d printed no result", mode, n)
 }
 
+// memChildren is the number of children measured per size: a peak RSS
+// moves by several MiB between runs of one size.
+const memChildren = 5
+
 // memoryRows prints the memory rows of the table: medians of runs.
 func memoryRows(w io.Writer, n, runs int) error {
 	dir, err := os.MkdirTemp("", "shapebench-")
@@ -159,8 +163,8 @@ func run(ctx context.Context, w io.Writer, only string, rows, rounds, memRows in
 		}
 	}
 	if only == "" || only == "memory" {
-		fmt.Fprintf(w, "\n| peak RSS (child processes, median of 3) | %d rows | %d rows | ratio | aim | met? |\n|---|--:|--:|--:|--:|---|\n", memRows, 4*memRows)
-		return memoryRows(w, memRows, 3)
+		fmt.Fprintf(w, "\n| peak RSS (child processes, median of %d) | %d rows | %d rows | ratio | aim | met? |\n|---|--:|--:|--:|--:|---|\n", memChildren, memRows, 4*memRows)
+		return memoryRows(w, memRows, memChildren)
 	}
 	return nil
 }

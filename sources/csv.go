@@ -84,9 +84,9 @@ type csvFile struct {
 	names []string
 }
 
-// csvReader reads one part of a CSV file: records without a quote by the
-// fast path (csv_fast.go), and the rest of the part, from the first record
-// with a quote, with encoding/csv.
+// csvReader reads one part of a CSV file: records that fit on one line by
+// the fast path (csv_fast.go), and the rest of the part, from the first
+// record that does not, with encoding/csv.
 type csvReader struct {
 	part  *textPart
 	r     *csv.Reader

@@ -45,7 +45,16 @@ const (
 
 // parse parses s into the field at p.
 func (f *textField) parse(p unsafe.Pointer, s string) error {
-	switch f.kind {
+	if f.kind != otherKind {
+		return parseKind(f.kind, p, s)
+	}
+	return f.set(p, s)
+}
+
+// parseKind parses s into the value of kind k at p: the setters of these
+// kinds and the in-line path share it.
+func parseKind(k fieldKind, p unsafe.Pointer, s string) error {
+	switch k {
 	case stringKind:
 		*(*string)(p) = s
 		return nil
@@ -66,7 +75,7 @@ func (f *textField) parse(p unsafe.Pointer, s string) error {
 		*(*bool)(p) = v
 		return err
 	}
-	return f.set(p, s)
+	panic("sources: parseKind of another kind")
 }
 
 // kindOf returns the fieldKind of a field of type t.
@@ -123,25 +132,16 @@ func textFields[T any](key string, strict bool) ([]textField, error) {
 // Go syntax (base 10), []byte as the text's bytes. A pointer is nil for
 // empty text and points to the parsed value otherwise.
 func textSetter(t reflect.Type) (func(unsafe.Pointer, string) error, error) {
+	if k := kindOf(t); k != otherKind {
+		return func(p unsafe.Pointer, s string) error { return parseKind(k, p, s) }, nil
+	}
 	switch t.Kind() {
-	case reflect.String:
-		return func(p unsafe.Pointer, s string) error { *(*string)(p) = s; return nil }, nil
-	case reflect.Bool:
-		return func(p unsafe.Pointer, s string) error {
-			v, err := strconv.ParseBool(s)
-			*(*bool)(p) = v
-			return err
-		}, nil
 	case reflect.Int:
 		return intSetter[int](t), nil
 	case reflect.Int8:
 		return intSetter[int8](t), nil
 	case reflect.Int16:
 		return intSetter[int16](t), nil
-	case reflect.Int32:
-		return intSetter[int32](t), nil
-	case reflect.Int64:
-		return intSetter[int64](t), nil
 	case reflect.Uint:
 		return uintSetter[uint](t), nil
 	case reflect.Uint8:
@@ -156,12 +156,6 @@ func textSetter(t reflect.Type) (func(unsafe.Pointer, string) error, error) {
 		return func(p unsafe.Pointer, s string) error {
 			v, err := strconv.ParseFloat(s, 32)
 			*(*float32)(p) = float32(v)
-			return err
-		}, nil
-	case reflect.Float64:
-		return func(p unsafe.Pointer, s string) error {
-			v, err := strconv.ParseFloat(s, 64)
-			*(*float64)(p) = v
 			return err
 		}, nil
 	case reflect.Slice:

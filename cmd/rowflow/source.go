@@ -101,9 +101,9 @@ func (in input) source(path string) (flow.Source[sources.Record], error) {
 func (in input) options(f string) ([]sources.ParquetOption, []sources.DatasetOption, error) {
 	var pq []sources.ParquetOption
 	if f != "parquet" {
-		for _, f := range []struct{ flag, v string }{{"-filter", in.filter}, {"-rename", in.rename}, {"-columns", in.columns}} {
-			if f.v != "" {
-				return nil, nil, fmt.Errorf("%w: %s reads Parquet datasets only", errUsage, f.flag)
+		for _, opt := range []struct{ flag, v string }{{"-filter", in.filter}, {"-rename", in.rename}, {"-columns", in.columns}} {
+			if opt.v != "" {
+				return nil, nil, fmt.Errorf("%w: %s reads Parquet datasets only", errUsage, opt.flag)
 			}
 		}
 	}

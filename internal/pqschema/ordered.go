@@ -20,8 +20,10 @@ type Column struct {
 }
 
 // New returns the schema named name whose columns are cols, in order.
-// Rows of the schema are Go maps keyed by column name (map[string]any):
-// parquet-go's Schema.Deconstruct reads them through the fields' Value.
+// parquet-go's Schema.Deconstruct reads rows of it from Go maps keyed by
+// column name (map[string]any) through the fields' Value; it gets the
+// levels of lists of lists held as []any wrong, which is why
+// sinks.ParquetRecordShards builds its rows itself.
 func New(name string, cols ...Column) *parquet.Schema {
 	g := make(group, len(cols))
 	for i, c := range cols {

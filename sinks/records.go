@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"unsafe"
@@ -126,47 +127,53 @@ func newRecordPlan(dir string, schema *parquet.Schema, opts []ParquetOption) (p 
 
 // check reports the first record of recs that cannot be written, and why.
 func (rp *recordPlan) check(recs []sources.Record) (int, error) {
-	var vals []any
+	var sc rowScratch
 	var row parquet.Row
 	for i, r := range recs {
 		var err error
-		if row, vals, err = rp.row(r, row[:0], vals); err != nil {
+		if row, err = rp.row(r, row[:0], &sc); err != nil {
 			return i, err
 		}
 	}
 	return 0, nil
 }
 
-// row appends the values of r, column by column, to row; vals is scratch
-// space. A column that r does not name is null; a name that r holds twice
-// keeps its first value, as sources.Record's MarshalJSON does.
-func (rp *recordPlan) row(r sources.Record, row parquet.Row, vals []any) (parquet.Row, []any, error) {
-	vals = append(vals[:0], make([]any, len(rp.cols))...)
-	var seen [64]bool // columns given a value, to tell a name's second value from a nil first
+// rowScratch is what row reuses from one record to the next: a value per
+// column, and whether the record gave the column one.
+type rowScratch struct {
+	vals []any
+	seen []bool
+}
+
+// row appends the values of r, column by column, to row. A column that r
+// does not name is null; a name that r holds twice keeps its first value,
+// as sources.Record's MarshalJSON does.
+func (rp *recordPlan) row(r sources.Record, row parquet.Row, sc *rowScratch) (parquet.Row, error) {
+	n := len(rp.cols)
+	sc.vals = slices.Grow(sc.vals[:0], n)[:n]
+	sc.seen = slices.Grow(sc.seen[:0], n)[:n]
+	clear(sc.vals)
+	clear(sc.seen)
 	for i, name := range r.Names {
 		j, ok := rp.index[name]
 		if !ok {
-			return row, vals, fmt.Errorf("the record's column %q is not in the schema", name)
+			return row, fmt.Errorf("the record's column %q is not in the schema", name)
 		}
-		if j < len(seen) {
-			if seen[j] {
-				continue
-			}
-			seen[j] = true
-		} else if slices.Contains(r.Names[:i], name) {
+		if sc.seen[j] {
 			continue
 		}
+		sc.seen[j] = true
 		if i < len(r.Values) {
-			vals[j] = r.Values[i]
+			sc.vals[j] = r.Values[i]
 		}
 	}
 	var err error
-	for j, v := range vals {
+	for j, v := range sc.vals {
 		if row, err = rp.shreds[j](v, 0, 0, row); err != nil {
-			return row, vals, fmt.Errorf("column %q: %w", rp.cols[j].Name, err)
+			return row, fmt.Errorf("column %q: %w", rp.cols[j].Name, err)
 		}
 	}
-	return row, vals, nil
+	return row, nil
 }
 
 // recordWriter writes records as parquet.Rows: the columns of the plan,
@@ -176,7 +183,7 @@ type recordWriter struct {
 	w    *parquet.GenericWriter[any]
 	n    int  // index of the first ID column
 	ids  bool // write the ID columns
-	vals []any
+	sc   rowScratch
 	rows []parquet.Row
 }
 
@@ -186,8 +193,7 @@ func (r *recordWriter) write(recs []sources.Record, ids flow.IDs) error {
 	}
 	rows := r.rows[:len(recs)]
 	for i, rec := range recs {
-		row, vals, err := r.rp.row(rec, rows[i][:0], r.vals)
-		r.vals = vals
+		row, err := r.rp.row(rec, rows[i][:0], &r.sc)
 		if err != nil {
 			return err // not reached: the plan's check found the record first
 		}
@@ -413,71 +419,55 @@ func toBool(v any) (parquet.Value, error) {
 	return parquet.Value{}, errType
 }
 
+// number returns v, a Go integer or float of any type (named ones too),
+// as an int64 (signed kinds), a uint64 (unsigned kinds) or a float64;
+// kind says which, and is reflect.Invalid for anything else.
+func number(v any) (kind reflect.Kind, i int64, u uint64, f float64) {
+	r := reflect.ValueOf(v)
+	switch r.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return reflect.Int64, r.Int(), 0, 0
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return reflect.Uint64, 0, r.Uint(), 0
+	case reflect.Float32, reflect.Float64:
+		return reflect.Float64, 0, 0, r.Float()
+	}
+	return reflect.Invalid, 0, 0, 0
+}
+
 // intConverter converts to an integer column of the given width and
 // signedness: int32 or uint32 for INT32, int64 or uint64 for INT64.
 func intConverter(k parquet.Kind, bits int, signed bool) func(v any) (parquet.Value, error) {
 	return func(v any) (parquet.Value, error) {
-		var i int64
-		var u uint64
-		neg := false
 		switch x := v.(type) {
-		case int:
-			i, neg = int64(x), x < 0
-		case int8:
-			i, neg = int64(x), x < 0
-		case int16:
-			i, neg = int64(x), x < 0
-		case int32:
-			i, neg = int64(x), x < 0
-		case int64:
-			i, neg = x, x < 0
-		case uint:
-			u = uint64(x)
-		case uint8:
-			u = uint64(x)
-		case uint16:
-			u = uint64(x)
-		case uint32:
-			u = uint64(x)
-		case uint64:
-			u = x
-		case float32, float64:
-			f := toFloat64(x)
-			if f != math.Trunc(f) || math.IsInf(f, 0) {
-				return parquet.Value{}, errors.New("not an integer")
-			}
-			if f < 0 {
-				if f < math.MinInt64 {
-					return parquet.Value{}, errors.New("out of range")
-				}
-				i, neg = int64(f), true
-			} else {
-				if f >= 1<<64 {
-					return parquet.Value{}, errors.New("out of range")
-				}
-				u = uint64(f)
-			}
 		case json.Number:
 			return parseInt(string(x), k, bits, signed)
 		case string:
 			return parseInt(x, k, bits, signed)
-		default:
-			return parquet.Value{}, errType
 		}
-		if !neg && i > 0 {
-			u = uint64(i)
+		switch kind, i, u, f := number(v); kind {
+		case reflect.Int64:
+			return fitInt(i < 0, i, uint64(max(i, 0)), k, bits, signed)
+		case reflect.Uint64:
+			return fitInt(false, 0, u, k, bits, signed)
+		case reflect.Float64:
+			switch {
+			case f != math.Trunc(f) || math.IsInf(f, 0):
+				return parquet.Value{}, errors.New("not an integer")
+			case f < math.MinInt64 || f >= 1<<64:
+				return parquet.Value{}, errors.New("out of range")
+			case f < 0:
+				return fitInt(true, int64(f), 0, k, bits, signed)
+			}
+			return fitInt(false, 0, uint64(f), k, bits, signed)
 		}
-		return fitInt(neg, i, u, k, bits, signed)
+		return parquet.Value{}, errType
 	}
 }
 
 func parseInt(s string, k parquet.Kind, bits int, signed bool) (parquet.Value, error) {
 	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-		u := uint64(0)
-		if i > 0 {
-			u = uint64(i)
-		}
-		return fitInt(i < 0, i, u, k, bits, signed)
+		return fitInt(i < 0, i, uint64(max(i, 0)), k, bits, signed)
 	}
 	u, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
@@ -505,41 +495,21 @@ func fitInt(neg bool, i int64, u uint64, k parquet.Kind, bits int, signed bool) 
 	return parquet.Int64Value(int64(u)), nil
 }
 
-func toFloat64(v any) float64 {
-	if f, ok := v.(float32); ok {
-		return float64(f)
-	}
-	return v.(float64)
-}
-
+// toFloat converts a Go number, a json.Number or a string to a float64.
 func toFloat(v any) (float64, error) {
 	switch x := v.(type) {
-	case float32, float64:
-		return toFloat64(x), nil
-	case int:
-		return float64(x), nil
-	case int8:
-		return float64(x), nil
-	case int16:
-		return float64(x), nil
-	case int32:
-		return float64(x), nil
-	case int64:
-		return float64(x), nil
-	case uint:
-		return float64(x), nil
-	case uint8:
-		return float64(x), nil
-	case uint16:
-		return float64(x), nil
-	case uint32:
-		return float64(x), nil
-	case uint64:
-		return float64(x), nil
 	case json.Number:
 		return strconv.ParseFloat(string(x), 64)
 	case string:
 		return strconv.ParseFloat(x, 64)
+	}
+	switch kind, i, u, f := number(v); kind {
+	case reflect.Int64:
+		return float64(i), nil
+	case reflect.Uint64:
+		return float64(u), nil
+	case reflect.Float64:
+		return f, nil
 	}
 	return 0, errType
 }

@@ -273,8 +273,9 @@ func TestRecordShardsRepeatedLeaf(t *testing.T) {
 		ID  int64   `parquet:"id"`
 		IDs []int64 `parquet:"ids"`
 	}
+	type count uint16 // a named integer type converts as its kind does
 	recs := []sources.Record{
-		{Names: []string{"id", "ids"}, Values: []any{int64(1), []any{int64(4), 5, "6"}}},
+		{Names: []string{"id", "ids"}, Values: []any{int64(1), []any{int64(4), 5, "6", count(7)}}},
 		{Names: []string{"id", "ids"}, Values: []any{int64(2), nil}},
 		{Names: []string{"ids", "id"}, Values: []any{[]any{uint8(7)}, int64(3)}},
 	}
@@ -283,7 +284,7 @@ func TestRecordShardsRepeatedLeaf(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := testutil.ReadParquet[rep](t, filepath.Join(out, "part-00000-00000.parquet"))
-	want := []rep{{1, []int64{4, 5, 6}}, {2, nil}, {3, []int64{7}}}
+	want := []rep{{1, []int64{4, 5, 6, 7}}, {2, nil}, {3, []int64{7}}}
 	for i := range got {
 		if len(got[i].IDs) == 0 {
 			got[i].IDs = nil

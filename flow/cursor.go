@@ -113,8 +113,7 @@ func (s *CursorSet[T]) Cursors() []*Cursor[T] {
 // run had failed, and nil if it ended normally or was cut short by Close.
 // Calling Close again returns the same.
 func (s *CursorSet[T]) Close() error {
-	s.closed.Store(true)
-	s.r.g.Cancel(errStopped)
+	s.cancel()
 	return s.wait()
 }
 
@@ -461,4 +460,11 @@ func newCursorFeed[T any](n int) *cursorFeed[T] {
 		return ch, send(ctx, f.schedule, &task{batch: batch, out: ch})
 	}
 	return f
+}
+
+// cancel stops the run without waiting for it, for a loop whose reader
+// was dropped without ending it.
+func (s *CursorSet[T]) cancel() {
+	s.closed.Store(true)
+	s.r.g.Cancel(errStopped)
 }

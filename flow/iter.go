@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"reflect"
+	"runtime"
 
 	"github.com/rowflow/rowflow/rowid"
 )
@@ -13,23 +14,55 @@ import (
 // returns its items in order.
 //
 // The run starts when the loop starts and each loop runs p anew. Leaving
-// the loop early (break, return, panic) cancels the run and waits for all
-// its goroutines before the loop statement completes. An error ends the
-// sequence: it is yielded once, with a zero Item, as the last pair. If p's
-// output type is not T, that error is the only pair.
+// the loop by break or return cancels the run and waits for all its
+// goroutines before the loop statement completes, as reaching the end
+// does. An error ends the sequence: it is yielded once, with a zero Item,
+// as the last pair. If p's output type is not T, that error is the only
+// pair.
+//
+// The iterator has no deferred call, so that the compiler can inline it
+// and the loop body into the function holding the loop: a call per item
+// costs about as much as a cheap pipeline's whole work per item. So a
+// panic (or runtime.Goexit) in the loop body leaves the loop without
+// stopping the run. If the panic is recovered, the run is cancelled once
+// the garbage collector finds the loop's state unreachable, and its
+// goroutines then exit. To stop it at once on a panic, use [Chunks] (one
+// call per chunk, with a deferred stop) or a [CursorSet] closed with
+// defer.
 func Items[T any](ctx context.Context, p *Pipeline) iter.Seq2[Item[T], error] {
 	return func(yield func(Item[T], error) bool) {
 		r := openChunks[T](ctx, p)
-		defer r.close()
 		for r.next() {
-			if tr := r.s.tr; tr != nil {
-				if !yieldTracked(&r.cur, tr, yield) {
+			// The IDs are computed in the loop, in whichever form the
+			// chunk holds them, so that a body that does not read them
+			// does not pay for them.
+			part, vals, ids := r.cur.Part, r.cur.Values, &r.cur.IDs
+			switch {
+			case r.s.tr != nil:
+				if !yieldTracked(&r.cur, r.s.tr, yield) {
+					r.close()
 					return
 				}
-				continue
-			}
-			if !yieldItems(&r.cur, yield) {
-				return
+			case !ids.run:
+				list := ids.list[:len(vals)]
+				for k, v := range vals {
+					if !yield(Item[T]{Part: part, ID: list[k], Value: v}, nil) {
+						r.close()
+						return
+					}
+				}
+			default:
+				comb, first, sel := ids.comb, ids.first, ids.sel
+				for k, v := range vals {
+					off := uint64(k)
+					if sel != nil {
+						off = uint64(sel[k])
+					}
+					if !yield(Item[T]{Part: part, ID: comb.Combine(rowid.Ordinal(first + off)), Value: v}, nil) {
+						r.close()
+						return
+					}
+				}
 			}
 		}
 		if r.err != nil {
@@ -38,39 +71,8 @@ func Items[T any](ctx context.Context, p *Pipeline) iter.Seq2[Item[T], error] {
 	}
 }
 
-// yieldItems yields the items of c, and reports false if yield did. It
-// takes the IDs in whichever form c holds them, without [IDs.At]'s
-// checks per item.
-func yieldItems[T any](c *Chunk[T], yield func(Item[T], error) bool) bool {
-	ids, b := &c.IDs, c.Part
-	switch {
-	case !ids.run:
-		list := ids.list[:len(c.Values)]
-		for k, v := range c.Values {
-			if !yield(Item[T]{Part: b, ID: list[k], Value: v}, nil) {
-				return false
-			}
-		}
-	case ids.sel == nil:
-		comb, first := ids.comb, ids.first
-		for k, v := range c.Values {
-			if !yield(Item[T]{Part: b, ID: comb.Combine(rowid.Ordinal(first + uint64(k))), Value: v}, nil) {
-				return false
-			}
-		}
-	default:
-		comb, first, sel := ids.comb, ids.first, ids.sel[:len(c.Values)]
-		for k, v := range c.Values {
-			if !yield(Item[T]{Part: b, ID: comb.Combine(rowid.Ordinal(first + uint64(sel[k]))), Value: v}, nil) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// yieldTracked is yieldItems for a run a Tracker follows: the position
-// moves past each item before the loop body sees it.
+// yieldTracked yields the items of c for a run a Tracker follows: the
+// position moves past each item before the loop body sees it.
 func yieldTracked[T any](c *Chunk[T], tr *Tracker, yield func(Item[T], error) bool) bool {
 	for k := range c.Values {
 		tr.delivered(c.Part, 1)
@@ -85,19 +87,14 @@ func yieldTracked[T any](c *Chunk[T], tr *Tracker, yield func(Item[T], error) bo
 func Values[T any](ctx context.Context, p *Pipeline) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		r := openChunks[T](ctx, p)
-		defer r.close()
 		for r.next() {
-			if tr := r.s.tr; tr != nil {
-				for _, v := range r.cur.Values {
-					tr.delivered(r.cur.Part, 1)
-					if !yield(v, nil) {
-						return
-					}
-				}
-				continue
-			}
+			part, tr := r.cur.Part, r.s.tr
 			for _, v := range r.cur.Values {
+				if tr != nil {
+					tr.delivered(part, 1)
+				}
 				if !yield(v, nil) {
+					r.close()
 					return
 				}
 			}
@@ -141,13 +138,17 @@ func chunks[T any](ctx context.Context, p *Pipeline) iter.Seq2[Chunk[T], error] 
 // partitions straight from its workers, in batch order, so the loop's
 // goroutine is the ordered merge and no goroutine stands between the
 // workers and the loop. The iterators' loops stay small, so that the
-// compiler can inline them into the caller's range loop.
+// compiler can inline them, and the loop body, into the caller's range
+// loop.
 type chunkReader[T any] struct {
 	s     *CursorSet[T]
 	cur   Chunk[T] // the chunk the loop is on
 	in    bool     // the loop's meter is inside cur
 	ended bool
 	err   error
+	// stop cancels the run if the reader becomes unreachable before it
+	// ended: a loop left by a recovered panic in its body.
+	stop runtime.Cleanup
 }
 
 // openChunks starts a run of p, or returns a reader that reports why it
@@ -156,7 +157,9 @@ func openChunks[T any](ctx context.Context, p *Pipeline) *chunkReader[T] {
 	if err := checkIter[T](p); err != nil {
 		return &chunkReader[T]{ended: true, err: err}
 	}
-	return &chunkReader[T]{s: newCursorSet[T](ctx, p, 1, "loop")}
+	r := &chunkReader[T]{s: newCursorSet[T](ctx, p, 1, "loop")}
+	r.stop = runtime.AddCleanup(r, (*CursorSet[T]).cancel, r.s)
+	return r
 }
 
 // next releases the current chunk and moves to the next one. At the end
@@ -177,6 +180,7 @@ func (r *chunkReader[T]) next() bool {
 	}
 	if !ok {
 		r.ended = true
+		r.stop.Stop()
 		r.err = c.err
 		if werr := r.s.wait(); r.err == nil {
 			r.err = werr
@@ -191,13 +195,14 @@ func (r *chunkReader[T]) next() bool {
 	return true
 }
 
-// close ends the run if the loop was left early: by break or return, or
-// by a panic or runtime.Goexit in its body.
+// close ends the run if the loop was left early: by break or return, or,
+// for Chunks, by a panic or runtime.Goexit in its body.
 func (r *chunkReader[T]) close() {
 	if r.ended {
 		return
 	}
 	r.ended = true
+	r.stop.Stop()
 	r.cur.Release()
 	r.s.Close()
 }

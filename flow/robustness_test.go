@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/testutil"
@@ -45,15 +47,13 @@ func oneValueChunk(b int64, v int64, end bool) flow.Chunk[int64] {
 	return flow.Chunk[int64]{Part: b, IDs: flow.ListIDs([]rowid.ID{{Lo: uint64(v)}}), Values: []int64{v}, End: end}
 }
 
-// A panic in the body of a loop over Items ends the run: every goroutine
+// A panic in the body of a loop over Chunks ends the run: every goroutine
 // is gone once the panic has left the loop.
-func TestItemsPanicInLoopBodyEndsTheRun(t *testing.T) {
+func TestChunksPanicInLoopBodyEndsTheRun(t *testing.T) {
 	testutil.Synctest(t, func(t *testing.T) {
-		p := flow.From(sources.Generate(-1, func(i int64) (int64, error) { return i, nil })).
-			Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(2)
 		func() {
 			defer func() { _ = recover() }()
-			for _, err := range flow.Items[int64](context.Background(), p) {
+			for _, err := range flow.Chunks[int64](context.Background(), endless(2)) {
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -61,6 +61,55 @@ func TestItemsPanicInLoopBodyEndsTheRun(t *testing.T) {
 			}
 		}()
 	})
+}
+
+// A recovered panic in the body of a loop over Items or Values leaves the
+// loop without stopping the run (the iterators have no deferred call, so
+// that they inline); the run is cancelled once the garbage collector finds
+// the loop's state unreachable, and its goroutines exit.
+func TestItemsPanicInLoopBodyStopsTheRunAfterGC(t *testing.T) {
+	loops := map[string]func(){
+		"Items": func() {
+			for _, err := range flow.Items[int64](context.Background(), endless(2)) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				panic("boom")
+			}
+		},
+		"Values": func() {
+			for _, err := range flow.Values[int64](context.Background(), endless(2)) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				panic("boom")
+			}
+		},
+	}
+	for name, loop := range loops {
+		t.Run(name, func(t *testing.T) {
+			base := runtime.NumGoroutine()
+			func() {
+				defer func() {
+					if r := recover(); r != "boom" {
+						t.Fatalf("recovered %v, want the body's panic", r)
+					}
+				}()
+				loop()
+			}()
+			if n := runtime.NumGoroutine(); n <= base {
+				t.Fatalf("%d goroutines after the panic, %d before: the run should still be going until a GC", n, base)
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
+				runtime.GC()
+				runtime.Gosched()
+			}
+			if n := runtime.NumGoroutine(); n > base {
+				t.Fatalf("%d goroutines still running after GC, %d before the loop", n, base)
+			}
+		})
+	}
 }
 
 // A parent context cancelled while chunks are still on their way, after

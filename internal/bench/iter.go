@@ -11,6 +11,9 @@ import (
 // The iterator variants run the headline pipeline and count its output
 // in a loop over flow.Items or flow.Values instead of with sinks.Count,
 // so that the table shows what consuming a pipeline in a for loop costs.
+// Each loop is in a function of its own (go:noinline keeps runItems from
+// being inlined into variants), as a user's loop would be: the compiler
+// inlines the iterator and the loop body into that function.
 
 func headline(p *flow.Pipeline) *flow.Pipeline {
 	return p.Via(mapStage()).Parallel(2).Via(filterStage()).Parallel(2)
@@ -20,6 +23,7 @@ func pipelineOf(data []int64, part int) *flow.Pipeline {
 	return headline(flow.From(sources.Slice(data, sources.PartitionSize(part), sources.ChunkSize(chunkSize))))
 }
 
+//go:noinline
 func runItems(part int) func(context.Context, []int64) (int64, error) {
 	return func(ctx context.Context, data []int64) (int64, error) {
 		var n, sum int64
@@ -35,6 +39,25 @@ func runItems(part int) func(context.Context, []int64) (int64, error) {
 	}
 }
 
+//go:noinline
+func runItemIDs(part int) func(context.Context, []int64) (int64, error) {
+	return func(ctx context.Context, data []int64) (int64, error) {
+		var n, sum int64
+		var ids uint64
+		for it, err := range flow.Items[int64](ctx, pipelineOf(data, part)) {
+			if err != nil {
+				return n, err
+			}
+			sum += it.Value
+			ids ^= it.ID.Lo ^ it.ID.Hi
+			n++
+		}
+		valueSum.Store(sum + int64(ids&1))
+		return n, nil
+	}
+}
+
+//go:noinline
 func runValues(part int) func(context.Context, []int64) (int64, error) {
 	return func(ctx context.Context, data []int64) (int64, error) {
 		var n, sum int64

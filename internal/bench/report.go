@@ -37,6 +37,7 @@ func report(w io.Writer, cfg config, res []result, loadBefore, loadAfter string)
 	if rf, ok := ref[nameRowflow]; ok {
 		fmt.Fprintf(w, "\nLoops against the same pipeline into sinks.Count (aim ≥ 0.8×), wall time (CPU time): flow.Items %s (%s), flow.Values %s (%s).\n",
 			speed(rf, ref[nameItems]), cpuSpeed(rf, ref[nameItems]), speed(rf, ref[nameValues]), cpuSpeed(rf, ref[nameValues]))
+		fmt.Fprintf(w, "A flow.Items loop that reads each row ID: %s (%s).\n", speed(rf, ref[nameItemIDs]), cpuSpeed(rf, ref[nameItemIDs]))
 		fmt.Fprintf(w, "Counters on (flow.Monitor) against off (aim ≥ 0.97×): %s (%s).\n",
 			speed(rf, ref[nameMonitored]), cpuSpeed(rf, ref[nameMonitored]))
 	}

@@ -56,6 +56,7 @@ const (
 	nameRowflow   = "rowflow"
 	nameItems     = "rowflow-items"
 	nameValues    = "rowflow-values"
+	nameItemIDs   = "rowflow-items-ids"
 	nameMonitored = "rowflow-monitored"
 )
 
@@ -73,6 +74,7 @@ func variants(part int) []variant {
 		{name: nameItems, desc: "as rowflow, counted in a loop over flow.Items instead of by sinks.Count", run: runItems(part)},
 		{name: nameMonitored, desc: "as rowflow, observed by a flow.Monitor (per-stage counters on)", run: runMonitored(part)},
 		{name: nameValues, desc: "as rowflow, counted in a loop over flow.Values", run: runValues(part)},
+		{name: nameItemIDs, desc: "as rowflow-items, with a loop body that reads each item's row ID too", run: runItemIDs(part)},
 		{name: "rowflow-unordered", desc: "as rowflow, with Unordered()",
 			run: rf(func(p *flow.Pipeline) *flow.Pipeline {
 				return p.Via(mapStage()).Parallel(2).Via(filterStage()).Parallel(2).Unordered()

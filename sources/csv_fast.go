@@ -3,8 +3,10 @@ package sources
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/csv"
 	"io"
+	"math/bits"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -109,67 +111,108 @@ func (c *csvReader) eachFast(own bool, fn func(rec []string, off int64, borrowed
 // split finds the fields of a record of one line, as encoding/csv reads
 // them: a field is the text between delimiters, or a quoted field, whose
 // quotes are dropped and whose doubled quotes are single. It returns the
-// fields' text, their ends in f.ends: rec itself if no field is quoted,
-// else f.buf. It reports false for a record that encoding/csv must read:
-// one with a quoted field that does not end on this line (it holds a
-// newline) or is followed by other than the delimiter, or with a quote
-// inside a field that is not quoted (encoding/csv reports those).
+// fields' text, each field followed by one delimiter byte but the last,
+// and their ends in f.ends: rec itself if no field is quoted, else f.buf.
+// It reports false for a record that encoding/csv must read: one with a
+// quoted field that does not end on this line (it holds a newline) or is
+// followed by other than the delimiter, or with a quote inside a field
+// that is not quoted (encoding/csv reports those).
+//
+// One pass over the record finds the delimiters and quotes, eight bytes
+// at a time: a call to bytes.IndexByte per field cost more than that on
+// records of short fields.
 func (f *fastCSV) split(rec []byte) ([]byte, bool) {
-	f.ends = f.ends[:0]
-	f.quoted = bytes.IndexByte(rec, '"') >= 0
-	if !f.quoted {
-		for i := 0; ; {
-			j := bytes.IndexByte(rec[i:], f.comma)
-			if j < 0 {
-				f.ends = append(f.ends, len(rec))
-				return rec, true
+	ends, comma := f.ends[:0], f.comma
+	cm, qm := ones*uint64(comma), ones*uint64('"')
+	i := 0
+	for {
+		for i+8 <= len(rec) {
+			w := binary.LittleEndian.Uint64(rec[i:])
+			if m := zeroBytes(w^cm) | zeroBytes(w^qm); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
 			}
-			i += j
-			f.ends = append(f.ends, i)
+			i += 8
+		}
+		for i < len(rec) && rec[i] != comma && rec[i] != '"' {
 			i++
 		}
+		if i == len(rec) {
+			break
+		}
+		if rec[i] == '"' {
+			f.ends = ends
+			return f.splitQuoted(rec, i)
+		}
+		ends = append(ends, i)
+		i++
 	}
-	f.buf = f.buf[:0]
-	for i := 0; ; {
+	f.ends = append(ends, len(rec))
+	f.quoted = false
+	return rec, true
+}
+
+// ones has a 1 in each byte.
+const ones = 0x0101010101010101
+
+// zeroBytes has the high bit of its lowest zero byte set, and no set bit
+// below it: the bits above may be wrong, so only the lowest counts.
+func zeroBytes(w uint64) uint64 { return (w - ones) &^ w & (ones << 7) }
+
+// splitQuoted is split from the first quote, at rec[q], on: it copies
+// the record into f.buf as it undoes the quoting.
+func (f *fastCSV) splitQuoted(rec []byte, q int) ([]byte, bool) {
+	start := 0 // of the field the quote is in
+	if n := len(f.ends); n > 0 {
+		start = f.ends[n-1] + 1
+	}
+	if q != start {
+		return nil, false // a quote inside a field that is not quoted
+	}
+	f.quoted = true
+	buf, ends, comma := append(f.buf[:0], rec[:start]...), f.ends, f.comma
+	for i := start; ; {
 		if i < len(rec) && rec[i] == '"' {
 			for i++; ; {
 				j := bytes.IndexByte(rec[i:], '"')
 				if j < 0 {
 					return nil, false // the field goes on past this line
 				}
-				f.buf = append(f.buf, rec[i:i+j]...)
+				buf = append(buf, rec[i:i+j]...)
 				i += j + 1
 				if i < len(rec) && rec[i] == '"' {
-					f.buf = append(f.buf, '"')
+					buf = append(buf, '"')
 					i++
 					continue
 				}
 				break
 			}
-			f.ends = append(f.ends, len(f.buf))
+			ends = append(ends, len(buf))
 			if i == len(rec) {
-				return f.buf, true
+				f.buf, f.ends = buf, ends
+				return buf, true
 			}
-			if rec[i] != f.comma {
+			if rec[i] != comma {
 				return nil, false
 			}
+			buf = append(buf, comma)
 			i++
 			continue
 		}
-		j := bytes.IndexByte(rec[i:], f.comma)
-		field := rec[i:]
-		if j >= 0 {
-			field = rec[i : i+j]
+		j := i
+		for ; j < len(rec) && rec[j] != comma; j++ {
+			if rec[j] == '"' {
+				return nil, false
+			}
 		}
-		if bytes.IndexByte(field, '"') >= 0 {
-			return nil, false
+		buf = append(buf, rec[i:j]...)
+		ends = append(ends, len(buf))
+		if j == len(rec) {
+			f.buf, f.ends = buf, ends
+			return buf, true
 		}
-		f.buf = append(f.buf, field...)
-		f.ends = append(f.ends, len(f.buf))
-		if j < 0 {
-			return f.buf, true
-		}
-		i += j + 1
+		buf = append(buf, comma)
+		i = j + 1
 	}
 }
 
@@ -183,14 +226,10 @@ func (f *fastCSV) strings(base []byte, own bool) []string {
 	} else {
 		s = unsafe.String(unsafe.SliceData(base), len(base))
 	}
-	gap := 0 // 1 where base is the record, with a delimiter after each field
-	if !f.quoted {
-		gap = 1
-	}
 	fields, start := f.fields[:0], 0
 	for _, end := range f.ends {
 		fields = append(fields, s[start:end])
-		start = end + gap
+		start = end + 1 // past the delimiter
 	}
 	f.fields = fields
 	return fields

@@ -3,6 +3,7 @@ package sources
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -46,6 +47,7 @@ func TestCSVFastPathAgrees(t *testing.T) {
 		"badquote.csv":   "id,name,score,small,note,raw,ok\n1,a,1,1,n,r,true\n2,\"b\"x,2,2,n,r,true\n3,c,3,3,n,r,true\n",
 		"barequote.csv":  "id,name,score,small,note,raw,ok\n1,a,1,1,n,r,true\n2,b\"b,2,2,n,r,true\n3,c,3,3,n,r,true\n",
 		"quotedhdr.csv":  "\"id\",name,score,small,note,raw,\"o\nk\"\n1,a,1,1,n,r,true\n2,b,2,2,n,r,false\n",
+		"mixed.csv":      mixedCSV(300),
 	}
 	root := t.TempDir()
 	for name, text := range files {
@@ -108,6 +110,46 @@ func TestCSVFastPathAgrees(t *testing.T) {
 			}
 		}
 	}
+}
+
+// mixedCSV returns a header and n records whose text fields have random
+// lengths (so delimiters and quotes fall at every offset of an 8-byte
+// word), bytes of multi-byte UTF-8 characters, and, in some records,
+// quotes: quoted fields with delimiters and doubled quotes inside, empty
+// quoted fields, and bare quotes that encoding/csv rejects.
+func mixedCSV(n int) string {
+	rng := rand.New(rand.NewPCG(1, 2))
+	text := func() string {
+		const chars = "abcxyzé€ 0;."
+		r := []rune(chars)
+		var b strings.Builder
+		for range rng.IntN(20) {
+			b.WriteRune(r[rng.IntN(len(r))])
+		}
+		return b.String()
+	}
+	field := func() string {
+		switch t := text(); rng.IntN(8) {
+		case 0:
+			return `"` + t + `,` + t + `"`
+		case 1:
+			return `"` + t + `""q""` + `"`
+		case 2:
+			return `""`
+		default:
+			return t
+		}
+	}
+	var b strings.Builder
+	b.WriteString("id,name,score,small,note,raw,ok\n")
+	for i := range n {
+		name := field()
+		if rng.IntN(50) == 0 {
+			name = "a\"b" // a bare quote
+		}
+		fmt.Fprintf(&b, "%d,%s,%d.%d,%d,%s,%s,%v\n", i, name, rng.IntN(1000), rng.IntN(100), rng.IntN(200)-100, field(), field(), rng.IntN(2) == 0)
+	}
+	return b.String()
 }
 
 func deref[T any](p *T) any {

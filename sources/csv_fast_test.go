@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/rowflow/rowflow/flow"
 )
@@ -185,6 +187,29 @@ func TestCSVFastPathKeepsText(t *testing.T) {
 		want := fastRow{ID: int64(i), Name: fmt.Sprintf("name %d", i), Score: float64(i), Small: &small, Note: &note, Raw: []byte(fmt.Sprintf("raw %d", i)), Ok: true, Lang: "zz"}
 		if !reflect.DeepEqual(v, want) {
 			t.Fatalf("row %d: %+v, want %+v", i, v, want)
+		}
+	}
+}
+
+// The text setters' fast path for short integers gives what
+// strconv.ParseInt gives, values and whether it fails, for int64 and
+// int32 fields.
+func TestShortIntAgreesWithStrconv(t *testing.T) {
+	cases := []string{"0", "7", "-0", "+0", "+5", "-5", "", "+", "-", "--1", "+-1", "1_000", " 1", "1 ", "0x1f", "1e3", "١",
+		"123456789012345678", "-123456789012345678", "1234567890123456789", "9223372036854775807", "9223372036854775808",
+		"-9223372036854775808", "-9223372036854775809", "2147483647", "2147483648", "-2147483648", "-2147483649", "007", "99999999999999999999"}
+	for _, s := range cases {
+		var v64 int64
+		err := parseKind(int64Kind, unsafe.Pointer(&v64), s)
+		w64, werr := strconv.ParseInt(s, 10, 64)
+		if v64 != w64 || (err == nil) != (werr == nil) {
+			t.Errorf("int64 %q: %d, %v; strconv %d, %v", s, v64, err, w64, werr)
+		}
+		var v32 int32
+		err = parseKind(int32Kind, unsafe.Pointer(&v32), s)
+		w32, werr := strconv.ParseInt(s, 10, 32)
+		if v32 != int32(w32) || (err == nil) != (werr == nil) {
+			t.Errorf("int32 %q: %d, %v; strconv %d, %v", s, v32, err, w32, werr)
 		}
 	}
 }

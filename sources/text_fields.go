@@ -59,10 +59,18 @@ func parseKind(k fieldKind, p unsafe.Pointer, s string) error {
 		*(*string)(p) = s
 		return nil
 	case int64Kind:
+		if v, ok := shortInt(s); ok {
+			*(*int64)(p) = v
+			return nil
+		}
 		v, err := strconv.ParseInt(s, 10, 64)
 		*(*int64)(p) = v
 		return err
 	case int32Kind:
+		if v, ok := shortInt(s); ok && v == int64(int32(v)) {
+			*(*int32)(p) = int32(v)
+			return nil
+		}
 		v, err := strconv.ParseInt(s, 10, 32)
 		*(*int32)(p) = int32(v)
 		return err
@@ -76,6 +84,32 @@ func parseKind(k fieldKind, p unsafe.Pointer, s string) error {
 		return err
 	}
 	panic("sources: parseKind of another kind")
+}
+
+// shortInt parses the decimal integers of at most 18 digits, with an
+// optional sign, that make up most integer columns, faster than
+// strconv.ParseInt; it reports false for anything else, which
+// strconv.ParseInt then parses or rejects with its error.
+func shortInt(s string) (int64, bool) {
+	neg := false
+	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	if len(s) == 0 || len(s) > 18 {
+		return 0, false
+	}
+	var v int64
+	for i := 0; i < len(s); i++ {
+		d := s[i] - '0'
+		if d > 9 {
+			return 0, false
+		}
+		v = v*10 + int64(d)
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
 }
 
 // kindOf returns the fieldKind of a field of type t.

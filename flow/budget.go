@@ -2,8 +2,10 @@ package flow
 
 import (
 	"context"
+	"reflect"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // An ordered group bounds, besides each partition's buffer, the chunks that
@@ -16,9 +18,49 @@ import (
 // stays the same from the first partitions of a run to the last, however
 // long the run.
 
-// budgetChunks is the budget of chunks waiting behind the current
-// partition: a full partition buffer per worker.
+// budgetChunks is the budget of tokens behind the current partition: a
+// full partition buffer per worker, of chunks of up to weightUnit bytes.
 func budgetChunks(n int) int { return n * taskBuffer }
+
+// weightUnit is the bytes of values one budget token stands for. A chunk
+// of 1024 int64s, or of 1024 short strings, takes one token; a chunk of
+// larger rows, such as token lists, takes a token per weightUnit bytes,
+// so that the budget bounds the bytes waiting as well as the chunks.
+const weightUnit = 32 << 10
+
+// weigher returns the function that gives the tokens a chunk of T values
+// takes: their bytes, counting what strings and slices of values point
+// to, in weightUnits, at least one and at most half the smallest budget.
+// Other values count their own size only.
+func weigher[T any]() func([]T) int {
+	t := reflect.TypeFor[T]()
+	size := int(t.Size())
+	switch {
+	case t.Kind() == reflect.String:
+		return func(vals []T) int {
+			n := len(vals) * size
+			for i := range vals {
+				n += len(*(*string)(unsafe.Pointer(&vals[i])))
+			}
+			return tokensFor(n)
+		}
+	case t.Kind() == reflect.Slice:
+		elem := int(t.Elem().Size())
+		return func(vals []T) int {
+			n := len(vals) * size
+			for i := range vals {
+				n += len(*(*[]byte)(unsafe.Pointer(&vals[i]))) * elem
+			}
+			return tokensFor(n)
+		}
+	}
+	return func(vals []T) int { return tokensFor(len(vals) * size) }
+}
+
+// tokensFor returns the tokens for n bytes.
+func tokensFor(n int) int {
+	return min(max(1, (n+weightUnit-1)/weightUnit), budgetChunks(1)/2)
+}
 
 // budget is an ordered group's token pool and the merge's current task.
 type budget struct {
@@ -32,9 +74,25 @@ func newBudget(n int) *budget {
 	return &budget{tokens: make(chan struct{}, budgetChunks(n)), moved: make(chan struct{})}
 }
 
-// acquire waits until t may send one more chunk: it is the current task,
-// or a token is free.
-func (b *budget) acquire(ctx context.Context, t *task) error {
+// acquire waits until t may send one more chunk of k tokens: it is the
+// current task, or it holds k more tokens. A task waiting for the rest of
+// its tokens keeps those it has: the current task needs none, so the
+// merge always moves on, and a task hands all its tokens back once the
+// merge has drained it.
+func (b *budget) acquire(ctx context.Context, t *task, k int) error {
+	for ; k > 0; k-- {
+		if err := b.acquire1(ctx, t); err != nil {
+			return err
+		}
+		if b.head.Load() == t {
+			return nil
+		}
+	}
+	return nil
+}
+
+// acquire1 is acquire of one token.
+func (b *budget) acquire1(ctx context.Context, t *task) error {
 	for {
 		if b.head.Load() == t {
 			return nil

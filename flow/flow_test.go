@@ -510,6 +510,44 @@ func TestBudgetBoundsChunksBehindTheMerge(t *testing.T) {
 	})
 }
 
+func TestBudgetBoundsBytesBehindTheMerge(t *testing.T) {
+	// As TestBudgetBoundsChunksBehindTheMerge, with rows of 16 KiB in
+	// chunks of 8: a chunk takes 5 tokens of 32 KiB (its bytes and slice
+	// headers), so the 128 tokens of two workers let about 25 chunks wait
+	// behind partition 0, where a budget counting chunks let 128 wait.
+	testutil.Synctest(t, func(t *testing.T) {
+		release := make(chan struct{})
+		var processed atomic.Int64
+		p := flow.From(sources.Generate(-1, func(i int64) (int64, error) { return i, nil },
+			sources.PartitionSize(400), sources.ChunkSize(8))).
+			Via(operators.Map(func(v int64) ([]byte, error) {
+				if v == 0 {
+					<-release
+				}
+				processed.Add(1)
+				return make([]byte, 16<<10), nil
+			})).Parallel(2).Via(operators.Take[[]byte](100000))
+		done := make(chan error)
+		go func() {
+			var c int64
+			done <- p.To(sinks.Count[[]byte](&c)).Run(context.Background())
+		}()
+		synctest.Wait()
+		const bound = (2*64/5 + 2) * 8 // the chunks the tokens allow, the one waiting for tokens, slack
+		got := processed.Load()
+		close(release)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if got < 8*8 {
+			t.Fatalf("%d rows processed while partition 0 was blocked: the other worker did not run ahead", got)
+		}
+		if got > bound {
+			t.Fatalf("%d rows processed while partition 0 was blocked; the budget allows %d", got, bound)
+		}
+	})
+}
+
 // TestOutType: OutType is the value type of the last stage: the source's
 // after From, each Via's output, unchanged by Parallel, To and a stage
 // that did not fit.

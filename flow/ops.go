@@ -38,7 +38,7 @@ func opsOf[T any]() typeOps { return ops[T]{} }
 func (ops[T]) typ() reflect.Type             { return reflect.TypeFor[T]() }
 func (ops[T]) newChan(n int) any             { return make(chan Chunk[T], n) }
 func (ops[T]) newChanOut(ch any) any         { return chanOut[T]{ch: ch.(chan Chunk[T])} }
-func (ops[T]) newTerminal(g *group) terminal { return &taskOut[T]{g: g} }
+func (ops[T]) newTerminal(g *group) terminal { return &taskOut[T]{g: g, weigh: weigher[T]()} }
 
 // taskOut is a worker's terminal. It makes sure every partition ends with
 // exactly one End chunk, even if a stage dropped it.
@@ -48,7 +48,8 @@ type taskOut[T any] struct {
 	ch        chan Chunk[T]
 	batch     int64
 	ended     bool
-	announced bool // unordered: the merge knows the task
+	announced bool          // unordered: the merge knows the task
+	weigh     func([]T) int // budget tokens a chunk of these values takes
 }
 
 func (o *taskOut[T]) setTask(t *task) {
@@ -82,7 +83,7 @@ func (o *taskOut[T]) Push(ctx context.Context, c Chunk[T]) error {
 // unordered merge is told about the task first, so that it drains it.
 func (o *taskOut[T]) send(ctx context.Context, c Chunk[T]) error {
 	if b := o.g.budget; b != nil {
-		if err := b.acquire(ctx, o.t); err != nil {
+		if err := b.acquire(ctx, o.t, o.weigh(c.Values)); err != nil {
 			c.Release()
 			return err
 		}

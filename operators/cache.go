@@ -82,9 +82,10 @@ func Rebuild() CacheOption {
 // change per epoch after the cache.
 //
 // The cache is identified by p's fingerprint (flow.Pipeline.Fingerprint),
-// T, and the [CacheKey]. In memory it lives in the source value. On disk
-// ([OnDisk]) a file written by another pipeline is refused with an error
-// that says so, or rebuilt with [Rebuild]; it is never replayed. A first
+// T, the [CacheKey] and the type of the [Codec]. In memory it lives in the
+// source value. On disk ([OnDisk]) a file written by another pipeline, or
+// with another codec, is refused with an error that says so, or rebuilt
+// with [Rebuild]; it is never replayed. A first
 // pass that fails or is stopped early keeps nothing.
 //
 // A run resumed from a checkpoint starts at a later partition: a built
@@ -125,7 +126,7 @@ func (c *cacheSource[T]) configure(opts []CacheOption) error {
 		c.codec = codec
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "rowflow cache v1\n%s\n%v\n%q\n", c.p.Fingerprint(), reflect.TypeFor[T](), c.cfg.key)
+	fmt.Fprintf(h, "rowflow cache v1\n%s\n%v\n%q\n%T\n", c.p.Fingerprint(), reflect.TypeFor[T](), c.cfg.key, c.codec)
 	c.id = hex.EncodeToString(h.Sum(nil)[:16])
 	return nil
 }

@@ -1,6 +1,8 @@
 package operators_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,6 +90,13 @@ func TestCache(t *testing.T) {
 			if err == nil {
 				t.Fatal("a cache with another key was replayed")
 			}
+			// So does the codec: values another codec wrote would not decode.
+			for _, err = range flow.Items[record](t.Context(), flow.From(operators.Cache[record](other, operators.OnDisk(path), operators.WithCodec[record](jsonCodec[record]{})))) {
+				break
+			}
+			if err == nil || !strings.Contains(err.Error(), "built by another pipeline") {
+				t.Fatalf("a cache written with gob, read with another codec: error %v, want a refusal", err)
+			}
 		})
 	}
 }
@@ -144,4 +153,23 @@ func TestCacheTruncated(t *testing.T) {
 			t.Fatalf("cut %d bytes: %d items and error %v, want a truncation naming %s", cut, n, last, path)
 		}
 	}
+}
+
+// jsonCodec is a Codec other than the default.
+type jsonCodec[T any] struct{}
+
+func (jsonCodec[T]) Append(dst []byte, vals []T) ([]byte, error) {
+	b, err := json.Marshal(vals)
+	return append(dst, b...), err
+}
+
+func (jsonCodec[T]) Decode(src []byte, n int) ([]T, error) {
+	var vals []T
+	if err := json.Unmarshal(src, &vals); err != nil {
+		return nil, err
+	}
+	if len(vals) != n {
+		return nil, fmt.Errorf("%d values, want %d", len(vals), n)
+	}
+	return vals, nil
 }

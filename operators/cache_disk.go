@@ -29,8 +29,12 @@ type Codec[T any] interface {
 	Decode(src []byte, n int) ([]T, error)
 }
 
-// GobCodec encodes values with encoding/gob, one gob stream per partition.
-// It handles what gob handles: exported fields, no channels or functions.
+// GobCodec encodes values with encoding/gob, one gob stream per record (up
+// to 1024 values), so that each record decodes on its own: a resumed run
+// starts at any record. Each stream carries its type's description, which
+// for small records costs more than the values; a Codec written for T is
+// faster. It handles what gob handles: exported fields, no channels or
+// functions.
 type GobCodec[T any] struct{}
 
 // Append gob-encodes vals after dst.

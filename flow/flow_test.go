@@ -478,29 +478,8 @@ func TestBudgetBoundsChunksBehindTheMerge(t *testing.T) {
 	// budget (one 64-chunk buffer per worker), far fewer than the five
 	// partitions of 60 chunks the window alone would let through.
 	testutil.Synctest(t, func(t *testing.T) {
-		release := make(chan struct{})
-		var processed atomic.Int64
-		p := flow.From(sources.Generate(-1, func(i int64) (int64, error) { return i, nil },
-			sources.PartitionSize(60), sources.ChunkSize(1))).
-			Via(operators.Map(func(v int64) (int64, error) {
-				if v == 0 {
-					<-release
-				}
-				processed.Add(1)
-				return v, nil
-			})).Parallel(2).Via(operators.Take[int64](100000))
-		done := make(chan error)
-		go func() {
-			var c int64
-			done <- p.To(sinks.Count[int64](&c)).Run(context.Background())
-		}()
-		synctest.Wait()             // every goroutine of the run is blocked
 		const bound = 2*64 + 60 + 2 // the budget, one partition in hand, slack
-		got := processed.Load()
-		close(release)
-		if err := <-done; err != nil {
-			t.Fatal(err)
-		}
+		got := rowsWhileBlocked(t, 60, 1, func(v int64) int64 { return v })
 		if got < 60 {
 			t.Fatalf("%d values processed while partition 0 was blocked: the other worker did not run ahead", got)
 		}
@@ -516,29 +495,8 @@ func TestBudgetBoundsBytesBehindTheMerge(t *testing.T) {
 	// headers), so the 128 tokens of two workers let about 25 chunks wait
 	// behind partition 0, where a budget counting chunks let 128 wait.
 	testutil.Synctest(t, func(t *testing.T) {
-		release := make(chan struct{})
-		var processed atomic.Int64
-		p := flow.From(sources.Generate(-1, func(i int64) (int64, error) { return i, nil },
-			sources.PartitionSize(400), sources.ChunkSize(8))).
-			Via(operators.Map(func(v int64) ([]byte, error) {
-				if v == 0 {
-					<-release
-				}
-				processed.Add(1)
-				return make([]byte, 16<<10), nil
-			})).Parallel(2).Via(operators.Take[[]byte](100000))
-		done := make(chan error)
-		go func() {
-			var c int64
-			done <- p.To(sinks.Count[[]byte](&c)).Run(context.Background())
-		}()
-		synctest.Wait()
 		const bound = (2*64/5 + 2) * 8 // the chunks the tokens allow, the one waiting for tokens, slack
-		got := processed.Load()
-		close(release)
-		if err := <-done; err != nil {
-			t.Fatal(err)
-		}
+		got := rowsWhileBlocked(t, 400, 8, func(int64) []byte { return make([]byte, 16<<10) })
 		if got < 8*8 {
 			t.Fatalf("%d rows processed while partition 0 was blocked: the other worker did not run ahead", got)
 		}
@@ -546,6 +504,38 @@ func TestBudgetBoundsBytesBehindTheMerge(t *testing.T) {
 			t.Fatalf("%d rows processed while partition 0 was blocked; the budget allows %d", got, bound)
 		}
 	})
+}
+
+// rowsWhileBlocked runs, in a synctest bubble, a source of partitions of
+// part rows in chunks of chunk, mapped by f on two workers, whose row 0
+// blocks its worker. It returns how many rows were mapped once every
+// goroutine of the run is blocked, then lets row 0 through and checks
+// that the run ends without error.
+func rowsWhileBlocked[T any](t *testing.T, part, chunk int, f func(int64) T) int64 {
+	t.Helper()
+	release := make(chan struct{})
+	var processed atomic.Int64
+	p := flow.From(sources.Generate(-1, func(i int64) (int64, error) { return i, nil },
+		sources.PartitionSize(part), sources.ChunkSize(chunk))).
+		Via(operators.Map(func(v int64) (T, error) {
+			if v == 0 {
+				<-release
+			}
+			processed.Add(1)
+			return f(v), nil
+		})).Parallel(2).Via(operators.Take[T](100000))
+	done := make(chan error)
+	go func() {
+		var c int64
+		done <- p.To(sinks.Count[T](&c)).Run(context.Background())
+	}()
+	synctest.Wait() // every goroutine of the run is blocked
+	got := processed.Load()
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	return got
 }
 
 // TestOutType: OutType is the value type of the last stage: the source's

@@ -38,7 +38,6 @@ type fastCSV struct {
 	fields []string
 	ends   []int  // where each field of the record ends in its text
 	buf    []byte // the text of a record with quoted fields
-	quoted bool   // the record has a quote: its fields' text is buf
 }
 
 // csvFastPath turns the fast path on; tests turn it off to compare the
@@ -148,7 +147,6 @@ func (f *fastCSV) split(rec []byte) ([]byte, bool) {
 		i++
 	}
 	f.ends = append(ends, len(rec))
-	f.quoted = false
 	return rec, true
 }
 
@@ -169,7 +167,6 @@ func (f *fastCSV) splitQuoted(rec []byte, q int) ([]byte, bool) {
 	if q != start {
 		return nil, false // a quote inside a field that is not quoted
 	}
-	f.quoted = true
 	buf, ends, comma := append(f.buf[:0], rec[:start]...), f.ends, f.comma
 	for i := start; ; {
 		if i < len(rec) && rec[i] == '"' {

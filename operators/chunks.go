@@ -44,12 +44,7 @@ type mapChunksProc[In, Out any] struct {
 }
 
 func (p *mapChunksProc[In, Out]) Process(ctx context.Context, c flow.Chunk[In], out flow.Emitter[Out]) error {
-	var dst []Out
-	if p.inPlace {
-		dst = *(*[]Out)(unsafe.Pointer(&c.Values))
-	} else {
-		dst = flow.Alloc[Out](len(c.Values))[:len(c.Values)]
-	}
+	dst := outBuffer[In, Out](c.Values, p.inPlace)
 	if err := p.f(c.Values, dst); err != nil {
 		if !p.inPlace {
 			flow.Recycle(dst)
@@ -103,7 +98,23 @@ func (p *filterChunksProc[T]) Process(ctx context.Context, c flow.Chunk[T], out 
 		c.Release()
 		return err
 	}
-	c.Values = vals[:len(kept)]
+	return pushKept(ctx, c, kept, out)
+}
+
+// outBuffer returns the slice a chunk-level map writes its images of in
+// to: in itself when In is Out, else a recycled buffer of len(in).
+func outBuffer[In, Out any](in []In, inPlace bool) []Out {
+	if inPlace {
+		return *(*[]Out)(unsafe.Pointer(&in))
+	}
+	return flow.Alloc[Out](len(in))[:len(in)]
+}
+
+// pushKept pushes c cut to its first len(kept) values, whose positions
+// before the cut kept gives, with their IDs. A chunk left empty is
+// dropped unless it ends its partition.
+func pushKept[T any](ctx context.Context, c flow.Chunk[T], kept []uint32, out flow.Emitter[T]) error {
+	c.Values = c.Values[:len(kept)]
 	c.IDs.Keep(kept)
 	if len(kept) == 0 && !c.End {
 		c.Release()
@@ -125,6 +136,83 @@ func gather[T any](vals []T, kept []uint32) error {
 		}
 		prev = int(k)
 		vals[j] = vals[k]
+	}
+	return nil
+}
+
+// FilterMapChunks returns a stage that maps and filters a whole chunk of
+// values with one call, the way a batched map may drop rows in other
+// loaders (Hugging Face's map(batched=True), Ray Data's map_batches):
+// for each value of in it keeps, in order, f writes the value's image to
+// the front of out and appends the value's position in in to kept, and
+// returns the extended kept; out[j] is then the image of in[kept[j]].
+// out has the length of in; kept is empty and has room for len(in)
+// positions. Each kept value keeps its row ID, as with [Filter].
+//
+// When In and Out are the same type, out is in itself and f compacts in
+// place: an element-wise loop that reads in[k] before it writes out[j],
+// j ≤ k, does. Otherwise out is a recycled buffer whose old contents f
+// must not read. No slice may be kept after f returns.
+//
+// It does in one pass over a chunk what [MapChunks] followed by
+// [FilterChunks] does in three (the map, the test, and the move of the
+// kept values to the front), as a hand-written chunk loop would. A
+// position out of range or out of order fails the run, as does an error
+// from f, naming the stage and the batch. It may run on several workers,
+// where f is called concurrently.
+func FilterMapChunks[In, Out any](f func(in []In, out []Out, kept []uint32) ([]uint32, error)) flow.Stage {
+	return flow.NewStage[In, Out](filterMapChunksOp[In, Out]{f: f})
+}
+
+type filterMapChunksOp[In, Out any] struct {
+	f func([]In, []Out, []uint32) ([]uint32, error)
+}
+
+func (filterMapChunksOp[In, Out]) Info() flow.Info { return flow.Info{Name: "filter-map-chunks"} }
+
+func (m filterMapChunksOp[In, Out]) NewProcessor(flow.Env) flow.Processor[In, Out] {
+	return &filterMapChunksProc[In, Out]{f: m.f, inPlace: reflect.TypeFor[In]() == reflect.TypeFor[Out]()}
+}
+
+type filterMapChunksProc[In, Out any] struct {
+	f       func([]In, []Out, []uint32) ([]uint32, error)
+	inPlace bool
+	passThrough[Out]
+}
+
+func (p *filterMapChunksProc[In, Out]) Process(ctx context.Context, c flow.Chunk[In], out flow.Emitter[Out]) error {
+	n := len(c.Values)
+	dst := outBuffer[In, Out](c.Values, p.inPlace)
+	kept, err := p.f(c.Values, dst, flow.Alloc[uint32](n))
+	if err == nil {
+		err = checkKept(kept, n)
+	}
+	if !p.inPlace {
+		flow.Recycle(c.Values)
+	}
+	oc := flow.Chunk[Out]{Part: c.Part, IDs: c.IDs, Values: dst, End: c.End}
+	if err != nil {
+		flow.Recycle(kept)
+		oc.Release()
+		return err
+	}
+	return pushKept(ctx, oc, kept, out)
+}
+
+// checkKept checks that kept increases within [0, n).
+func checkKept(kept []uint32, n int) error {
+	if len(kept) > n {
+		return fmt.Errorf("operators: filter-map-chunks kept %d positions of %d values", len(kept), n)
+	}
+	prev := -1
+	for _, k := range kept {
+		if int(k) <= prev {
+			return fmt.Errorf("operators: filter-map-chunks kept position %d after %d", k, prev)
+		}
+		prev = int(k)
+	}
+	if prev >= n {
+		return fmt.Errorf("operators: filter-map-chunks kept position %d, of %d values", prev, n)
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package operators_test
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
@@ -49,6 +51,99 @@ func TestMapFilterChunks(t *testing.T) {
 	equalItems(t, "per-value stages", perValue, want)
 }
 
+func TestFilterMapChunks(t *testing.T) {
+	const rows, part = 3000, 64
+	var want []flow.Item[string]
+	var wantInts []flow.Item[int64]
+	for i := range int64(rows) {
+		if v := 3 * i; keep(v) {
+			want = append(want, flow.Item[string]{Part: i / part, ID: sourceID(i), Value: fmt.Sprint(v)})
+			wantInts = append(wantInts, flow.Item[int64]{Part: i / part, ID: sourceID(i), Value: v})
+		}
+	}
+	// To the same type: f compacts the chunk in place.
+	inPlace := operators.FilterMapChunks(func(in, out []int64, kept []uint32) ([]uint32, error) {
+		for k, v := range in {
+			if v := 3 * v; keep(v) {
+				out[len(kept)] = v
+				kept = append(kept, uint32(k))
+			}
+		}
+		return kept, nil
+	})
+	variants(t, wantInts, func(n int) *flow.Pipeline {
+		return flow.From(source(rows, part, 50)).Parallel(n).Via(inPlace).Parallel(n)
+	})
+	// To another type, into a buffer of its own.
+	format := operators.FilterMapChunks(func(in []int64, out []string, kept []uint32) ([]uint32, error) {
+		for k, v := range in {
+			if v := 3 * v; keep(v) {
+				out[len(kept)] = fmt.Sprint(v)
+				kept = append(kept, uint32(k))
+			}
+		}
+		return kept, nil
+	})
+	variants(t, want, func(n int) *flow.Pipeline {
+		return flow.From(source(rows, part, 50)).Via(format).Parallel(n)
+	})
+}
+
+// TestChunkFiltersRefuseBadPositions checks that kept positions out of
+// order, repeated, out of range or too many fail the run with a stage
+// error naming the batch, for both chunk-level filters.
+func TestChunkFiltersRefuseBadPositions(t *testing.T) {
+	bad := map[string]func(kept []uint32, n int) []uint32{
+		"out of order": func(kept []uint32, n int) []uint32 { return append(kept, 2, 1) },
+		"repeated":     func(kept []uint32, n int) []uint32 { return append(kept, 0, 0) },
+		"out of range": func(kept []uint32, n int) []uint32 { return append(kept, 0, uint32(n)) },
+		"too many": func(kept []uint32, n int) []uint32 {
+			for k := range n + 1 {
+				kept = append(kept, uint32(k))
+			}
+			return kept
+		},
+	}
+	for what, positions := range bad {
+		// Only the chunk that holds row 555 (batch 5) gets bad positions.
+		pick := func(vals []int64, kept []uint32) []uint32 {
+			if slices.Contains(vals, 555) {
+				return positions(kept, len(vals))
+			}
+			for k := range vals {
+				kept = append(kept, uint32(k))
+			}
+			return kept
+		}
+		stages := map[string]flow.Stage{
+			"filter-chunks": operators.FilterChunks(func(vals []int64, kept []uint32) ([]uint32, error) {
+				return pick(vals, kept), nil
+			}),
+			"filter-map-chunks": operators.FilterMapChunks(func(in, out []int64, kept []uint32) ([]uint32, error) {
+				copy(out, in)
+				return pick(in, kept), nil
+			}),
+		}
+		for name, stage := range stages {
+			p := flow.From(source(1000, 100, 10)).Via(stage).Parallel(4)
+			n := 0
+			var err error
+			for _, err = range flow.Items[int64](t.Context(), p) {
+				if err == nil {
+					n++
+				}
+			}
+			var se *flow.StageError
+			if !errors.As(err, &se) || se.Stage != name || se.Part != 5 || !strings.Contains(err.Error(), "kept") {
+				t.Errorf("%s, %s: error %v: want a %s error in batch 5 about kept positions", name, what, err, name)
+			}
+			if n > 550 {
+				t.Errorf("%s, %s: %d items before the error, past the bad chunk", name, what, n)
+			}
+		}
+	}
+}
+
 func TestMapChunksError(t *testing.T) {
 	boom := errors.New("boom")
 	p := flow.From(source(1000, 100, 10)).Via(operators.MapChunks(func(in, out []int64) error {
@@ -66,5 +161,26 @@ func TestMapChunksError(t *testing.T) {
 	var se *flow.StageError
 	if !errors.Is(err, boom) || !errors.As(err, &se) || se.Stage != "map-chunks" || se.Part != 5 {
 		t.Errorf("error %v: want boom in stage map-chunks, batch 5", err)
+	}
+}
+
+func TestFilterMapChunksError(t *testing.T) {
+	boom := errors.New("boom")
+	p := flow.From(source(1000, 100, 10)).Via(operators.FilterMapChunks(func(in []int64, out []string, kept []uint32) ([]uint32, error) {
+		for k, v := range in {
+			if v == 555 {
+				return kept, boom
+			}
+			out[len(kept)] = fmt.Sprint(v)
+			kept = append(kept, uint32(k))
+		}
+		return kept, nil
+	})).Parallel(4)
+	var err error
+	for _, err = range flow.Items[string](t.Context(), p) {
+	}
+	var se *flow.StageError
+	if !errors.Is(err, boom) || !errors.As(err, &se) || se.Stage != "filter-map-chunks" || se.Part != 5 {
+		t.Errorf("error %v: want boom in stage filter-map-chunks, batch 5", err)
 	}
 }

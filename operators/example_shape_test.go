@@ -143,6 +143,32 @@ func ExampleMapChunks() {
 	// 1 9 25 49 81
 }
 
+// FilterMapChunks maps and filters a chunk in one pass: here it squares
+// the values and keeps the odd squares, writing them over the chunk's
+// front.
+func ExampleFilterMapChunks() {
+	p := flow.From(sources.Generate(10, func(i int64) (int64, error) { return i, nil })).
+		Via(operators.FilterMapChunks(func(in, out []int64, kept []uint32) ([]uint32, error) {
+			for k, v := range in {
+				if v*v%2 == 1 {
+					out[len(kept)] = v * v
+					kept = append(kept, uint32(k))
+				}
+			}
+			return kept, nil
+		})).Parallel(2)
+	for v, err := range flow.Values[int64](context.Background(), p) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Print(v, " ")
+	}
+	fmt.Println()
+	// Output:
+	// 1 9 25 49 81
+}
+
 // EvenRanks gives each of 3 ranks the same number of rows of 10: the
 // account says which row no rank gets.
 func ExampleEvenRanks() {

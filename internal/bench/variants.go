@@ -87,6 +87,10 @@ func variants(part int) []variant {
 			run: rf(func(p *flow.Pipeline) *flow.Pipeline {
 				return p.Via(operators.MapChunks(userMapChunk)).Parallel(2).Via(operators.FilterChunks(userKeepChunk)).Parallel(2)
 			})},
+		{name: "rowflow-filtermap", desc: "as rowflow, with one FilterMapChunks stage: one call and one pass per 1024-value chunk, as in (b)",
+			run: rf(func(p *flow.Pipeline) *flow.Pipeline {
+				return p.Via(operators.FilterMapChunks(userMapFilterChunk)).Parallel(2)
+			})},
 		{name: nameHand, desc: "(b) hand-written: 1024-value chunks over channels, 2 workers, map and filter inlined", run: runHand},
 		{name: nameHandFuncs, desc: "(b') as (b), calling the map and filter through the same function values rowflow's stages get", run: runHandFuncs},
 		{name: nameGoStreams, desc: "(a) go-streams v0.13.0: NewMap and NewFilter at parallelism 2",
@@ -114,6 +118,17 @@ var (
 			}
 		}
 		return kept[:j], nil
+	}
+	// userMapFilterChunk is the loop of (b)'s mapFilter, recording the
+	// positions of the values it keeps.
+	userMapFilterChunk = func(in, out []int64, kept []uint32) ([]uint32, error) {
+		for k, v := range in {
+			if v = triple(v); even(v) {
+				out[len(kept)] = v
+				kept = append(kept, uint32(k))
+			}
+		}
+		return kept, nil
 	}
 )
 

@@ -97,6 +97,9 @@ func TestChunkFiltersRefuseBadPositions(t *testing.T) {
 		"out of order": func(kept []uint32, n int) []uint32 { return append(kept, 2, 1) },
 		"repeated":     func(kept []uint32, n int) []uint32 { return append(kept, 0, 0) },
 		"out of range": func(kept []uint32, n int) []uint32 { return append(kept, 0, uint32(n)) },
+		"out of order in a run": func(kept []uint32, n int) []uint32 {
+			return append(kept, 0, 1, 2, 3, 4, 6, 5, 7)
+		},
 		"too many": func(kept []uint32, n int) []uint32 {
 			for k := range n + 1 {
 				kept = append(kept, uint32(k))

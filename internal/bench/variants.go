@@ -122,13 +122,16 @@ var (
 	// userMapFilterChunk is the loop of (b)'s mapFilter, recording the
 	// positions of the values it keeps.
 	userMapFilterChunk = func(in, out []int64, kept []uint32) ([]uint32, error) {
+		kept = kept[:len(in)] // FilterMapChunks gives room for every position
+		j := 0
 		for k, v := range in {
 			if v = triple(v); even(v) {
-				out[len(kept)] = v
-				kept = append(kept, uint32(k))
+				out[j] = v
+				kept[j] = uint32(k)
+				j++
 			}
 		}
-		return kept, nil
+		return kept[:j], nil
 	}
 )
 

@@ -32,8 +32,10 @@ type cacheOpt struct {
 func (cacheOpt) cacheOption() {}
 
 // OnDisk keeps the cache in the file at path instead of in memory, for
-// data larger than memory: values are encoded with the [Codec] (gob by
-// default) and compressed with zstd, one record per partition. The file
+// data larger than memory: values are encoded with the [Codec] ([NumbersCodec]
+// for rows that are slices of numbers, gob for other types, unless
+// [WithCodec] says otherwise) and compressed with zstd, in records of up
+// to 1024 rows. The file
 // appears under its name only once the first pass has ended successfully;
 // until then it is written under a temporary name beside it, removed if
 // the pass fails.
@@ -47,7 +49,8 @@ func OnDisk(path string) CacheOption {
 	}}
 }
 
-// WithCodec sets how a disk cache encodes values (default [GobCodec]).
+// WithCodec sets how a disk cache encodes values (default [NumbersCodec]
+// for []int32 and other slices of [FixedNumber] types, else [GobCodec]).
 // The codec's type must be the cache's; a mismatch is kept as the
 // source's error.
 func WithCodec[T any](c Codec[T]) CacheOption {
@@ -97,9 +100,38 @@ func Rebuild() CacheOption {
 // p must have no sink and produce T. Memory: in memory, the whole stream;
 // on disk, one record (up to 1024 rows) per partition being read.
 func Cache[T any](p *flow.Pipeline, opts ...CacheOption) flow.Source[T] {
-	c := &cacheSource[T]{p: p, codec: GobCodec[T]{}}
+	c := &cacheSource[T]{p: p, codec: defaultCodec[T]()}
 	c.err = c.configure(opts)
 	return c
+}
+
+// defaultCodec returns the codec a disk cache of T uses unless told:
+// NumbersCodec for unnamed slices of fixed-size numbers, else gob.
+func defaultCodec[T any]() Codec[T] {
+	var c any = GobCodec[T]{}
+	switch any(*new(T)).(type) {
+	case []int8:
+		c = NumbersCodec[int8]{}
+	case []int16:
+		c = NumbersCodec[int16]{}
+	case []int32:
+		c = NumbersCodec[int32]{}
+	case []int64:
+		c = NumbersCodec[int64]{}
+	case []uint8:
+		c = NumbersCodec[uint8]{}
+	case []uint16:
+		c = NumbersCodec[uint16]{}
+	case []uint32:
+		c = NumbersCodec[uint32]{}
+	case []uint64:
+		c = NumbersCodec[uint64]{}
+	case []float32:
+		c = NumbersCodec[float32]{}
+	case []float64:
+		c = NumbersCodec[float64]{}
+	}
+	return c.(Codec[T])
 }
 
 func (c *cacheSource[T]) configure(opts []CacheOption) error {

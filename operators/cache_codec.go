@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"unsafe"
+
+	"github.com/rowflow/rowflow/flow"
 )
 
 // NumbersCodec encodes rows that are slices of numbers (token lists,
@@ -14,8 +16,8 @@ import (
 // next; a row kept after the others are dropped keeps the whole record's
 // array (up to 1024 rows) alive.
 //
-// It is faster than [GobCodec] and makes one allocation per record instead
-// of one per row. [Cache] uses it by default for []int32, []int64,
+// It is faster than [GobCodec] and allocates one array of numbers per
+// record instead of one per row; the slice of rows is a recycled buffer. [Cache] uses it by default for []int32, []int64,
 // []float32 and slices of the other [FixedNumber] types.
 type NumbersCodec[E FixedNumber] struct{}
 
@@ -42,28 +44,32 @@ func (NumbersCodec[E]) Append(dst []byte, rows [][]E) ([]byte, error) {
 // Decode decodes n rows.
 func (NumbersCodec[E]) Decode(src []byte, n int) ([][]E, error) {
 	size := uint64(unsafe.Sizeof(E(0)))
-	lens := make([]int, n)
+	// The lengths are read twice, to check them and their total before
+	// anything is allocated, then to cut the rows.
 	var total uint64
-	for i := range lens {
-		l, w := binary.Uvarint(src)
-		if w <= 0 || l > uint64(len(src))/size {
+	data := src
+	for i := range n {
+		l, w := binary.Uvarint(data)
+		if w <= 0 || l > uint64(len(data))/size {
 			return nil, fmt.Errorf("row %d of %d: bad or truncated length", i, n)
 		}
-		src = src[w:]
-		lens[i], total = int(l), total+l
+		data = data[w:]
+		total += l
 	}
-	if total*size != uint64(len(src)) {
-		return nil, fmt.Errorf("%d rows of %d numbers in all, in %d bytes of %d-byte numbers", n, total, len(src), size)
+	if total*size != uint64(len(data)) {
+		return nil, fmt.Errorf("%d rows of %d numbers in all, in %d bytes of %d-byte numbers", n, total, len(data), size)
 	}
 	flat := make([]E, total)
-	if _, err := binary.Decode(src, binary.LittleEndian, flat); err != nil {
+	if _, err := binary.Decode(data, binary.LittleEndian, flat); err != nil {
 		return nil, err
 	}
-	rows := make([][]E, n)
+	rows := flow.Alloc[[]E](n)[:n]
 	off := 0
-	for i, l := range lens {
-		rows[i] = flat[off : off+l : off+l]
-		off += l
+	for i := range rows {
+		l, w := binary.Uvarint(src)
+		src = src[w:]
+		rows[i] = flat[off : off+int(l) : off+int(l)]
+		off += int(l)
 	}
 	return rows, nil
 }

@@ -48,7 +48,7 @@ func (GobCodec[T]) Append(dst []byte, vals []T) ([]byte, error) {
 
 // Decode gob-decodes n values.
 func (GobCodec[T]) Decode(src []byte, n int) ([]T, error) {
-	vals := make([]T, 0, n)
+	vals := make([]T, 0, n) // not a recycled buffer: gob leaves fields it does not send as they were
 	if err := gob.NewDecoder(bytes.NewReader(src)).Decode(&vals); err != nil {
 		return nil, err
 	}
@@ -317,11 +317,12 @@ func (c *cacheSource[T]) decode(batch int64, rec, scratch []byte) (cachedPart[T]
 	if uint64(len(raw)) < 16*n {
 		return cachedPart[T]{}, whole, fmt.Errorf("short record: %d rows need %d bytes of IDs", n, 16*n)
 	}
-	cp.ids = make([]rowid.ID, n)
+	cp.ids = flow.Alloc[rowid.ID](int(n))[:n]
 	for i := range cp.ids {
 		cp.ids[i] = rowid.ID{Lo: binary.LittleEndian.Uint64(raw[16*i:]), Hi: binary.LittleEndian.Uint64(raw[16*i+8:])}
 	}
 	if cp.vals, err = c.codec.Decode(raw[16*n:], int(n)); err != nil {
+		flow.Recycle(cp.ids)
 		return cachedPart[T]{}, whole, err
 	}
 	return cp, whole, nil

@@ -11,14 +11,16 @@ import (
 // NumbersCodec encodes rows that are slices of numbers (token lists,
 // feature vectors) for a disk cache: each row's length as a uvarint, then
 // every row's numbers little-endian, back to back. Decode puts a record's
-// rows into one array, each row a slice of it with its capacity cut at its
-// end, so that appending to a row copies it rather than overwrite the
+// rows into one array, each row a slice of it with its capacity cut at
+// its end, so that appending to a row copies it rather than overwrite the
 // next; a row kept after the others are dropped keeps the whole record's
-// array (up to 1024 rows) alive.
+// array (up to 1024 rows) alive. An empty row decodes as nil, as with
+// gob.
 //
 // It is faster than [GobCodec] and allocates one array of numbers per
-// record instead of one per row; the slice of rows is a recycled buffer. [Cache] uses it by default for []int32, []int64,
-// []float32 and slices of the other [FixedNumber] types.
+// record instead of one per row; the slice of rows is a recycled buffer.
+// [Cache] uses it by default for []int32, []int64, []float32 and slices
+// of the other [FixedNumber] types.
 type NumbersCodec[E FixedNumber] struct{}
 
 // FixedNumber is a number type of a fixed size on every platform: the
@@ -68,7 +70,9 @@ func (NumbersCodec[E]) Decode(src []byte, n int) ([][]E, error) {
 	for i := range rows {
 		l, w := binary.Uvarint(src)
 		src = src[w:]
-		rows[i] = flat[off : off+int(l) : off+int(l)]
+		if rows[i] = nil; l > 0 {
+			rows[i] = flat[off : off+int(l) : off+int(l)]
+		}
 		off += int(l)
 	}
 	return rows, nil

@@ -34,6 +34,9 @@ func roundTrip[E operators.FixedNumber](t *testing.T, rows [][]E) {
 		if !slices.Equal(got[i], rows[i]) && !(isNaNs(got[i]) && isNaNs(rows[i])) {
 			t.Fatalf("%T row %d: %v, want %v", rows, i, got[i], rows[i])
 		}
+		if len(rows[i]) == 0 && got[i] != nil {
+			t.Fatalf("%T row %d: empty row decoded as %#v, want nil", rows, i, got[i])
+		}
 		if cap(got[i]) != len(got[i]) {
 			t.Fatalf("%T row %d: capacity %d beyond its length %d", rows, i, cap(got[i]), len(got[i]))
 		}

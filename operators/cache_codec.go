@@ -45,18 +45,24 @@ func (NumbersCodec[E]) Append(dst []byte, rows [][]E) ([]byte, error) {
 
 // Decode decodes n rows.
 func (NumbersCodec[E]) Decode(src []byte, n int) ([][]E, error) {
+	if n < 0 {
+		return nil, fmt.Errorf("%d rows", n)
+	}
 	size := uint64(unsafe.Sizeof(E(0)))
-	// The lengths are read twice, to check them and their total before
-	// anything is allocated, then to cut the rows.
+	// The lengths are read twice: to check them and their total before
+	// anything is allocated, then to cut the rows. The total stays within
+	// the record's size, so it cannot overflow.
 	var total uint64
 	data := src
 	for i := range n {
 		l, w := binary.Uvarint(data)
-		if w <= 0 || l > uint64(len(data))/size {
+		if w <= 0 {
 			return nil, fmt.Errorf("row %d of %d: bad or truncated length", i, n)
 		}
+		if total += l; l > uint64(len(src)) || total > uint64(len(src))/size {
+			return nil, fmt.Errorf("row %d of %d: lengths of more numbers than the record holds", i, n)
+		}
 		data = data[w:]
-		total += l
 	}
 	if total*size != uint64(len(data)) {
 		return nil, fmt.Errorf("%d rows of %d numbers in all, in %d bytes of %d-byte numbers", n, total, len(data), size)

@@ -98,7 +98,7 @@ func (c *cacheSource[T]) diskPartitions(ctx context.Context) iter.Seq2[flow.Part
 				c.writeDisk(ctx, yield)
 				return
 			}
-			err = fmt.Errorf("it was built by another pipeline (cache ID %s, this pipeline's is %s); remove it or use Rebuild", id, c.id)
+			err = fmt.Errorf("it was built by another pipeline, or for another value type, key or codec (cache ID %s, this pipeline's is %s); remove it or use Rebuild", id, c.id)
 		}
 		var info os.FileInfo
 		if err == nil {

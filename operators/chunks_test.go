@@ -87,6 +87,72 @@ func TestFilterMapChunks(t *testing.T) {
 	variants(t, want, func(n int) *flow.Pipeline {
 		return flow.From(source(rows, part, 50)).Via(format).Parallel(n)
 	})
+	// After a filter, chunks come with a selection of their run of IDs,
+	// and some come empty; after a flat-map, with a list of IDs.
+	odd := func(v int64) bool { return v%2 == 1 }
+	var afterFilter, afterFlatMap []flow.Item[int64]
+	for _, it := range wantInts {
+		i := it.Value / 3
+		if odd(i) {
+			afterFilter = append(afterFilter, it)
+		}
+		afterFlatMap = append(afterFlatMap, flow.Item[int64]{Part: it.Part, ID: forkID(it.ID, 0), Value: it.Value})
+	}
+	variants(t, afterFilter, func(n int) *flow.Pipeline {
+		return flow.From(source(rows, part, 50)).Via(operators.Filter(odd)).Parallel(n).Via(inPlace).Parallel(n)
+	})
+	variants(t, afterFlatMap, func(n int) *flow.Pipeline {
+		return flow.From(source(rows, part, 50)).
+			Via(operators.FlatMap(func(v int64) ([]int64, error) { return []int64{v}, nil })).Parallel(n).
+			Via(inPlace).Parallel(n)
+	})
+}
+
+// A function that returns positions in a slice of its own, not the one
+// it was given, keeps that slice: the stage copies the positions. Were
+// the slice recycled, the filter after it, which writes positions into
+// recycled buffers, would overwrite it.
+func TestChunkFiltersCopyForeignPositions(t *testing.T) {
+	const rows, part, chunk = 3000, 64, 50
+	var want []flow.Item[int64]
+	for i := range int64(rows) {
+		if pos := i % part % chunk; pos%2 == 0 {
+			want = append(want, flow.Item[int64]{Part: i / part, ID: sourceID(i), Value: i})
+		}
+	}
+	mine := make([]uint32, chunk)
+	for k := range mine {
+		mine[k] = uint32(k)
+	}
+	all := func(n int) []uint32 { return mine[:n] }
+	evenPositions := operators.FilterChunks(func(vals []int64, kept []uint32) ([]uint32, error) {
+		for k := range vals {
+			if k%2 == 0 {
+				kept = append(kept, uint32(k))
+			}
+		}
+		return kept, nil
+	})
+	stages := map[string]flow.Stage{
+		"filter-chunks": operators.FilterChunks(func(vals []int64, kept []uint32) ([]uint32, error) {
+			return all(len(vals)), nil
+		}),
+		"filter-map-chunks": operators.FilterMapChunks(func(in, out []int64, kept []uint32) ([]uint32, error) {
+			return all(len(in)), nil
+		}),
+	}
+	for name, stage := range stages {
+		for _, n := range parallelisms {
+			got := collect[int64](t, flow.From(source(rows, part, chunk)).Parallel(n).Via(stage).Parallel(n).
+				Via(evenPositions).Parallel(n))
+			equalItems(t, fmt.Sprintf("%s, parallelism %d", name, n), got, want)
+			for k, v := range mine {
+				if v != uint32(k) {
+					t.Fatalf("%s, parallelism %d: the function's own slice was written: position %d holds %d", name, n, k, v)
+				}
+			}
+		}
+	}
 }
 
 // TestChunkFiltersRefuseBadPositions checks that kept positions out of
@@ -127,15 +193,14 @@ func TestChunkFiltersRefuseBadPositions(t *testing.T) {
 				return pick(in, kept), nil
 			}),
 		}
-		for name, stage := range stages {
-			p := flow.From(source(1000, 100, 10)).Via(stage).Parallel(4)
-			n := 0
-			var err error
-			for _, err = range flow.Items[int64](t.Context(), p) {
-				if err == nil {
-					n++
-				}
+		formatted := operators.FilterMapChunks(func(in []int64, out []string, kept []uint32) ([]uint32, error) {
+			for k, v := range in {
+				out[k] = fmt.Sprint(v)
 			}
+			return pick(in, kept), nil
+		})
+		check := func(name string, n int, err error) {
+			t.Helper()
 			var se *flow.StageError
 			if !errors.As(err, &se) || se.Stage != name || se.Part != 5 || !strings.Contains(err.Error(), "kept") {
 				t.Errorf("%s, %s: error %v: want a %s error in batch 5 about kept positions", name, what, err, name)
@@ -144,7 +209,26 @@ func TestChunkFiltersRefuseBadPositions(t *testing.T) {
 				t.Errorf("%s, %s: %d items before the error, past the bad chunk", name, what, n)
 			}
 		}
+		for name, stage := range stages {
+			n, err := countUntilError[int64](t, flow.From(source(1000, 100, 10)).Via(stage).Parallel(4))
+			check(name, n, err)
+		}
+		n, err := countUntilError[string](t, flow.From(source(1000, 100, 10)).Via(formatted).Parallel(4))
+		check("filter-map-chunks", n, err)
 	}
+}
+
+// countUntilError runs p and returns how many items it gave and the
+// error it ended with.
+func countUntilError[T any](t *testing.T, p *flow.Pipeline) (int, error) {
+	n := 0
+	var err error
+	for _, err = range flow.Items[T](t.Context(), p) {
+		if err == nil {
+			n++
+		}
+	}
+	return n, err
 }
 
 func TestMapChunksError(t *testing.T) {

@@ -64,8 +64,9 @@ func (p *mapChunksProc[In, Out]) Process(ctx context.Context, c flow.Chunk[In], 
 // slice. kept is empty and has room for len(vals) positions. The kept
 // values stay in order, with their IDs, as with [Filter]. f must not
 // modify vals, and must not keep either slice after it returns. The
-// stage owns the slice f returns only if it is kept extended in place:
-// positions returned in any other slice are copied into kept.
+// stage takes the slice f returns as its own only if it is the kept it
+// was given, extended in place; positions returned in any other slice are
+// copied into kept, and that slice stays f's.
 //
 // A position out of range or out of order fails the run. An error from f
 // fails the run naming the stage and the batch. Like Filter, FilterChunks
@@ -166,8 +167,8 @@ func gather[T any](vals []T, kept []uint32) error {
 // returns the extended kept; out[j] is then the image of in[kept[j]].
 // out has the length of in; kept is empty and has room for len(in)
 // positions. Each kept value keeps its row ID, as with [Filter]. As with
-// [FilterChunks], positions returned in a slice other than kept extended
-// in place are copied into kept.
+// [FilterChunks], positions returned in a slice other than the kept it
+// was given are copied into kept, and that slice stays f's.
 //
 // When In and Out are the same type, out is in itself and f compacts in
 // place: an element-wise loop that reads in[k] before it writes out[j],

@@ -3,20 +3,22 @@ package main
 import (
 	"runtime"
 	"testing"
+
+	"github.com/rowflow/rowflow/internal/mapfilter"
 )
 
 func TestVariantsAgree(t *testing.T) {
 	for _, part := range []int{1000, 65536} {
 		vs := variants(part)
 		for _, n := range []int{0, 1, 1023, 1025, 100_003} {
-			d := data(n)
+			d := mapfilter.Data(n)
 			for _, v := range vs {
 				got, err := v.run(t.Context(), d)
 				if err != nil {
 					t.Fatalf("p=%d n=%d %s: %v", part, n, v.name, err)
 				}
-				if got != want(n) {
-					t.Errorf("p=%d n=%d %s: count %d, want %d", part, n, v.name, got, want(n))
+				if got != mapfilter.Want(n) {
+					t.Errorf("p=%d n=%d %s: count %d, want %d", part, n, v.name, got, mapfilter.Want(n))
 				}
 			}
 		}
@@ -32,7 +34,7 @@ const (
 // BenchmarkMapFilterCount runs every variant; one op is a run over benchN
 // values (benchSmallN for go-streams). Compare variants by ns/elem.
 func BenchmarkMapFilterCount(b *testing.B) {
-	d := data(benchN)
+	d := mapfilter.Data(benchN)
 	for _, v := range variants(defaultPartition) {
 		in := d
 		if v.small {
@@ -46,8 +48,8 @@ func BenchmarkMapFilterCount(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if got != want(len(in)) {
-					b.Fatalf("count %d, want %d", got, want(len(in)))
+				if got != mapfilter.Want(len(in)) {
+					b.Fatalf("count %d, want %d", got, mapfilter.Want(len(in)))
 				}
 			}
 			runtime.ReadMemStats(&after)
@@ -61,15 +63,15 @@ func BenchmarkMapFilterCount(b *testing.B) {
 // BenchmarkIterators compares counting with sinks.Count against loops
 // over flow.Items and flow.Values on the headline pipeline.
 func BenchmarkIterators(b *testing.B) {
-	d := data(benchN)
+	d := mapfilter.Data(benchN)
 	for _, v := range variants(defaultPartition) {
 		if v.name != nameRowflow && v.name != nameItems && v.name != nameValues && v.name != nameItemIDs && v.name != nameMonitored {
 			continue
 		}
 		b.Run(v.name, func(b *testing.B) {
 			for b.Loop() {
-				if got, err := v.run(b.Context(), d); err != nil || got != want(len(d)) {
-					b.Fatalf("count %d, %v; want %d", got, err, want(len(d)))
+				if got, err := v.run(b.Context(), d); err != nil || got != mapfilter.Want(len(d)) {
+					b.Fatalf("count %d, %v; want %d", got, err, mapfilter.Want(len(d)))
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(d)), "ns/elem")

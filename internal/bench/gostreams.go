@@ -5,6 +5,7 @@ import (
 
 	"github.com/reugn/go-streams/extension"
 	gsflow "github.com/reugn/go-streams/flow"
+	"github.com/rowflow/rowflow/internal/mapfilter"
 )
 
 // runGoStreams is the work in go-streams: a channel source fed one value
@@ -29,8 +30,8 @@ func runGoStreams(_ context.Context, data []int64) (int64, error) {
 	}()
 	// To returns once the filter has closed out.
 	extension.NewChanSource(in).
-		Via(gsflow.NewMap(triple, 2)).
-		Via(gsflow.NewFilter(even, 2)).
+		Via(gsflow.NewMap(mapfilter.Triple, 2)).
+		Via(gsflow.NewFilter(mapfilter.Even, 2)).
 		To(extension.NewChanSink(out))
 	return <-count, nil
 }

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/mapfilter"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -20,7 +21,7 @@ func headline(p *flow.Pipeline) *flow.Pipeline {
 }
 
 func pipelineOf(data []int64, part int) *flow.Pipeline {
-	return headline(flow.From(sources.Slice(data, sources.PartitionSize(part), sources.ChunkSize(chunkSize))))
+	return headline(flow.From(sources.Slice(data, sources.PartitionSize(part), sources.ChunkSize(mapfilter.ChunkSize))))
 }
 
 //go:noinline

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"syscall"
 	"time"
+
+	"github.com/rowflow/rowflow/internal/mapfilter"
 )
 
 // sample is one run of a variant.
@@ -39,7 +41,7 @@ func measureAll(ctx context.Context, cfg config) ([]result, error) {
 	if len(cfg.only) > 0 {
 		vs = slices.DeleteFunc(vs, func(v variant) bool { return !slices.Contains(cfg.only, v.name) })
 	}
-	big := data(cfg.n)
+	big := mapfilter.Data(cfg.n)
 	input := func(v variant) []int64 {
 		if v.small {
 			return big[:cfg.streamsN]
@@ -82,7 +84,7 @@ func measure(ctx context.Context, v variant, data []int64) (sample, error) {
 	if err != nil {
 		return sample{}, fmt.Errorf("%s: %w", v.name, err)
 	}
-	if w := want(len(data)); got != w {
+	if w := mapfilter.Want(len(data)); got != w {
 		return sample{}, fmt.Errorf("%s: counted %d of %d values, want %d", v.name, got, len(data), w)
 	}
 	return sample{d: d, cpu: cpu, mallocs: after.Mallocs - before.Mallocs}, nil

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/rowflow/rowflow/internal/benchutil"
+	"github.com/rowflow/rowflow/internal/mapfilter"
 )
 
 // report prints the machine, the method and a Markdown table of res.
@@ -15,13 +16,13 @@ func report(w io.Writer, cfg config, res []result, loadBefore, loadAfter string)
 		ref[r.v.name] = r
 	}
 	fmt.Fprintf(w, "Map → Filter → count over %d int64 values (map v → 3v, keep even; count %d)\n\n",
-		cfg.n, want(cfg.n))
+		cfg.n, mapfilter.Want(cfg.n))
 	fmt.Fprintln(w, benchutil.Machine())
 	if loadBefore != "" {
 		fmt.Fprintf(w, "load average before: %s, after: %s\n", loadBefore, loadAfter)
 	}
 	fmt.Fprintf(w, "median of %d rounds after one warm-up; rowflow partition size %d, chunk size %d\n\n",
-		cfg.rounds, cfg.part, chunkSize)
+		cfg.rounds, cfg.part, mapfilter.ChunkSize)
 
 	fmt.Fprintln(w, "| variant | values | ns/value | vs (b) hand | vs (b') hand-funcs | vs (a) go-streams | vs (c) loop | CPU ns/value | allocs/value |")
 	fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|")

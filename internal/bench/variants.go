@@ -4,38 +4,15 @@ import (
 	"context"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/mapfilter"
 	"github.com/rowflow/rowflow/operators"
-	"github.com/rowflow/rowflow/sinks"
-	"github.com/rowflow/rowflow/sources"
 )
 
-// The measured work: map v → 3v, keep the even results, count them. Over
-// the values 0 … n-1, 3v is even exactly when v is, so the count is
-// (n+1)/2: n/2 for even n. Every variant checks it.
+// The measured work is mapfilter's: map v → 3v, keep the even results,
+// count them.
 
-func triple(v int64) int64 { return v * 3 }
-
-func even(v int64) bool { return v%2 == 0 }
-
-// chunkSize is the number of values per chunk in rowflow and in the
-// hand-written pipeline; defaultPartition is the default partition size of
-// rowflow's source (-p): 64 chunks.
-const (
-	chunkSize        = 1024
-	defaultPartition = 65536
-)
-
-// want returns the count every variant must produce for data(n).
-func want(n int) int64 { return int64(n+1) / 2 }
-
-// data returns the values 0 … n-1.
-func data(n int) []int64 {
-	s := make([]int64, n)
-	for i := range s {
-		s[i] = int64(i)
-	}
-	return s
-}
+// defaultPartition is the default partition size of rowflow's source (-p).
+const defaultPartition = mapfilter.Partition
 
 // A variant is one implementation of the measured work. run returns the
 // count for data.
@@ -85,11 +62,11 @@ func variants(part int) []variant {
 			run: rf(func(p *flow.Pipeline) *flow.Pipeline { return fused(p, 1) })},
 		{name: "rowflow-chunks", desc: "as rowflow, with the chunk-level MapChunks and FilterChunks: one call per 1024-value chunk",
 			run: rf(func(p *flow.Pipeline) *flow.Pipeline {
-				return p.Via(operators.MapChunks(userMapChunk)).Parallel(2).Via(operators.FilterChunks(userKeepChunk)).Parallel(2)
+				return mapfilter.Chunks(p)
 			})},
 		{name: "rowflow-filtermap", desc: "as rowflow, with one FilterMapChunks stage: one call and one pass per 1024-value chunk, as in (b)",
 			run: rf(func(p *flow.Pipeline) *flow.Pipeline {
-				return p.Via(operators.FilterMapChunks(userMapFilterChunk)).Parallel(2)
+				return mapfilter.FilterMap(p)
 			})},
 		{name: nameHand, desc: "(b) hand-written: 1024-value chunks over channels, 2 workers, map and filter inlined", run: runHand},
 		{name: nameHandFuncs, desc: "(b') as (b), calling the map and filter through the same function values rowflow's stages get", run: runHandFuncs},
@@ -98,42 +75,6 @@ func variants(part int) []variant {
 		{name: nameLoop, desc: "(c) plain loop on one goroutine", run: runLoop},
 	}
 }
-
-// userMapChunk and userKeepChunk are the work as chunk-level functions.
-var (
-	userMapChunk = func(in, out []int64) error {
-		out = out[:len(in)]
-		for k, v := range in {
-			out[k] = triple(v)
-		}
-		return nil
-	}
-	userKeepChunk = func(vals []int64, kept []uint32) ([]uint32, error) {
-		kept = kept[:len(vals)] // FilterChunks gives room for every position
-		j := 0
-		for k, v := range vals {
-			kept[j] = uint32(k)
-			if even(v) {
-				j++
-			}
-		}
-		return kept[:j], nil
-	}
-	// userMapFilterChunk is the loop of (b)'s mapFilter, recording the
-	// positions of the values it keeps.
-	userMapFilterChunk = func(in, out []int64, kept []uint32) ([]uint32, error) {
-		kept = kept[:len(in)] // FilterMapChunks gives room for every position
-		j := 0
-		for k, v := range in {
-			if v = triple(v); even(v) {
-				out[j] = v
-				kept[j] = uint32(k)
-				j++
-			}
-		}
-		return kept[:j], nil
-	}
-)
 
 func mapStage() flow.Stage { return operators.Map(userMap) }
 
@@ -146,21 +87,16 @@ func fused(p *flow.Pipeline, w int) *flow.Pipeline {
 	return p.Parallel(w).Via(mapStage()).Parallel(w).Via(filterStage()).Parallel(w)
 }
 
-// runRowflow reads data with a slice source of partition size part and
-// chunks of chunkSize, shapes the pipeline and counts its output.
+// runRowflow is mapfilter.Rowflow.
 func runRowflow(ctx context.Context, data []int64, part int, shape func(*flow.Pipeline) *flow.Pipeline) (int64, error) {
-	var n int64
-	src := sources.Slice(data, sources.PartitionSize(part), sources.ChunkSize(chunkSize))
-	p := shape(flow.From(src))
-	err := p.To(sinks.Count[int64](&n)).Run(ctx)
-	return n, err
+	return mapfilter.Rowflow(ctx, data, part, shape)
 }
 
 // runLoop is the work as one loop on one goroutine.
 func runLoop(_ context.Context, data []int64) (int64, error) {
 	var n int64
 	for _, v := range data {
-		if even(triple(v)) {
+		if mapfilter.Even(mapfilter.Triple(v)) {
 			n++
 		}
 	}

@@ -1,7 +1,8 @@
 // Command shapebench measures rowflow's batching stages against hand-written
-// loops that compute the same output, Prefetch against the two sides it
-// overlaps, and the peak memory of batching pipelines and the disk cache
-// in child processes, and prints one table of ratios.
+// loops that compute the same output, the chunk-level Map→Filter against a
+// hand-written chunk pipeline, Prefetch against the two sides it overlaps,
+// and the peak memory of batching pipelines and the disk cache in child
+// processes, and prints one table of ratios.
 //
 // # Running
 //
@@ -22,6 +23,10 @@
 //     builds the same batches: the values, the member row IDs and the
 //     folded batch ID.
 //   - batch+pad: the same followed by Pad, against a loop that also pads.
+//   - map→filter: -values int64s mapped v → 3v and filtered to the even
+//     results on 2 workers, with one FilterMapChunks stage and with
+//     MapChunks → FilterChunks, against the hand-written chunk pipeline of
+//     internal/mapfilter (the work internal/bench measures).
 //   - prefetch: a source that takes a fixed time to prepare each batch,
 //     consumed by a sink that waits a fixed time per batch (as a training
 //     step waits for the accelerator). Without Prefetch the two add up;
@@ -29,10 +34,11 @@
 //   - memory: the batching pipeline and a disk-cache replay run in child
 //     processes over n and 4n rows; the table gives each peak RSS (VmHWM)
 //     and their ratio. A memory cache is shown for contrast: it grows with
-//     the data. The peak is a maximum over the run, and the ordered merge
-//     may buffer up to 64 chunks per worker behind the partition being
-//     merged (about 20 MiB of these rows): the longer a run, the likelier
-//     it fills those buffers once, so n should be well above them. The
+//     the data. A second replay row runs under GODEBUG=gcstoptheworld=1,
+//     where nothing is allocated while a collection marks: it separates
+//     the pipeline's memory from the concurrent collector's, whose
+//     garbage allocated during marking counts as live until the next
+//     collection and reaches a higher maximum in a longer run. The
 //     default n is 1,000,000 and each size is measured in five children.
 package main
 
@@ -47,6 +53,7 @@ import (
 
 func main() {
 	rows := flag.Int("rows", 400_000, "rows for the speed measurements")
+	values := flag.Int("values", 10_000_000, "values for the map→filter measurements")
 	rounds := flag.Int("rounds", 5, "measured rounds")
 	memRows := flag.Int("mem-rows", 1_000_000, "rows of the smaller memory dataset (the larger has 4x)")
 	only := flag.String("only", "", "measure only this part: speed, prefetch or memory")
@@ -60,13 +67,13 @@ func main() {
 		}
 		return
 	}
-	if *rows < 1000 || *rounds < 1 || *memRows < 1000 {
-		fmt.Fprintln(os.Stderr, "shapebench: -rows and -mem-rows must be at least 1000, -rounds at least 1")
+	if *rows < 1000 || *values < 1000 || *rounds < 1 || *memRows < 1000 {
+		fmt.Fprintln(os.Stderr, "shapebench: -rows, -values and -mem-rows must be at least 1000, -rounds at least 1")
 		os.Exit(2)
 	}
 	fmt.Println(benchutil.Machine())
 	fmt.Printf("load average before: %s\n\n", benchutil.LoadAvg())
-	if err := run(context.Background(), os.Stdout, *only, *rows, *rounds, *memRows); err != nil {
+	if err := run(context.Background(), os.Stdout, *only, *rows, *values, *rounds, *memRows); err != nil {
 		fmt.Fprintln(os.Stderr, "shapebench:", err)
 		os.Exit(1)
 	}

@@ -155,10 +155,13 @@ func memoryRows(w io.Writer, n, runs int) error {
 }
 
 // run prints the whole table, or the part only names.
-func run(ctx context.Context, w io.Writer, only string, rows, rounds, memRows int) error {
+func run(ctx context.Context, w io.Writer, only string, rows, values, rounds, memRows int) error {
 	if only == "" || only == "speed" {
 		fmt.Fprintf(w, "| stage | input | rowflow | hand loop | hand / rowflow | aim | met? |\n|---|--:|--:|--:|--:|--:|---|\n")
 		if err := speed(ctx, w, rows, rounds); err != nil {
+			return err
+		}
+		if err := mapFilterRows(ctx, w, values, rounds); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
@@ -23,6 +24,17 @@ func TestPairsAgree(t *testing.T) {
 				t.Errorf("%s over %d rows: rowflow's checksum %d, the loop's %d", p.name, n, got, want)
 			}
 		}
+	}
+}
+
+// The map→filter rows run, check their counts and print one row each.
+func TestMapFilterRows(t *testing.T) {
+	var b strings.Builder
+	if err := mapFilterRows(t.Context(), &b, 5000, 1); err != nil {
+		t.Fatal(err)
+	}
+	if rows := strings.Count(b.String(), "| map→filter"); rows != 2 {
+		t.Fatalf("%d rows, want 2:\n%s", rows, b.String())
 	}
 }
 

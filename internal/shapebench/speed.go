@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/mapfilter"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sinks"
@@ -144,6 +145,46 @@ func speed(ctx context.Context, w io.Writer, n, rounds int) error {
 		f, h := median(fs), median(hs)
 		fmt.Fprintf(w, "| %s | %d rows | %.1f ms | %.1f ms | %.2f× | ≥ 0.8× | %s |\n", p.name, n,
 			ms(f), ms(h), float64(h)/float64(f), met(float64(h)/float64(f) >= 0.8))
+	}
+	return nil
+}
+
+// mapFilterRows prints the chunk-level Map→Filter over n values against
+// the hand-written chunk pipeline (mapfilter.Hand), alternating them.
+func mapFilterRows(ctx context.Context, w io.Writer, n, rounds int) error {
+	data := mapfilter.Data(n)
+	for _, v := range []struct {
+		name  string
+		shape func(*flow.Pipeline) *flow.Pipeline
+		aim   bool
+	}{
+		{"map→filter: one FilterMapChunks, vs the hand chunk pipeline", mapfilter.FilterMap, true},
+		{"map→filter: MapChunks → FilterChunks, vs the hand chunk pipeline", mapfilter.Chunks, false},
+	} {
+		var fs, hs []time.Duration
+		for r := -1; r < rounds; r++ {
+			start := time.Now()
+			got, err := mapfilter.Rowflow(ctx, data, mapfilter.Partition, v.shape)
+			fd := time.Since(start)
+			if err != nil {
+				return err
+			}
+			start = time.Now()
+			hand, _ := mapfilter.Hand(ctx, data)
+			hd := time.Since(start)
+			if got != mapfilter.Want(n) || hand != got {
+				return fmt.Errorf("%s: rowflow counted %d, the hand pipeline %d, want %d", v.name, got, hand, mapfilter.Want(n))
+			}
+			if r >= 0 {
+				fs, hs = append(fs, fd), append(hs, hd)
+			}
+		}
+		f, h := median(fs), median(hs)
+		aim, ok := "≥ 0.9×", met(float64(h)/float64(f) >= 0.9)
+		if !v.aim {
+			aim, ok = "info", ""
+		}
+		fmt.Fprintf(w, "| %s | %d values | %.1f ms | %.1f ms | %.2f× | %s | %s |\n", v.name, n, ms(f), ms(h), float64(h)/float64(f), aim, ok)
 	}
 	return nil
 }

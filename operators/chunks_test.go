@@ -242,9 +242,7 @@ func TestMapChunksError(t *testing.T) {
 		}
 		return nil
 	})).Parallel(4)
-	var err error
-	for _, err = range flow.Items[int64](t.Context(), p) {
-	}
+	_, err := countUntilError[int64](t, p)
 	var se *flow.StageError
 	if !errors.Is(err, boom) || !errors.As(err, &se) || se.Stage != "map-chunks" || se.Part != 5 {
 		t.Errorf("error %v: want boom in stage map-chunks, batch 5", err)
@@ -263,9 +261,7 @@ func TestFilterMapChunksError(t *testing.T) {
 		}
 		return kept, nil
 	})).Parallel(4)
-	var err error
-	for _, err = range flow.Items[string](t.Context(), p) {
-	}
+	_, err := countUntilError[string](t, p)
 	var se *flow.StageError
 	if !errors.Is(err, boom) || !errors.As(err, &se) || se.Stage != "filter-map-chunks" || se.Part != 5 {
 		t.Errorf("error %v: want boom in stage filter-map-chunks, batch 5", err)

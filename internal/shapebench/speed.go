@@ -111,11 +111,24 @@ func handPad(_ context.Context, rows [][]int32) (uint64, error) {
 	return sum, nil
 }
 
-// timeIt runs f and returns its duration and checksum.
-func timeIt(ctx context.Context, f func(context.Context, [][]int32) (uint64, error), rows [][]int32) (time.Duration, uint64, error) {
-	start := time.Now()
-	sum, err := f(ctx, rows)
-	return time.Since(start), sum, err
+// alternate runs a and then b, once to warm up and then rounds times,
+// and returns the median duration of each: machine noise hits both alike.
+func alternate(rounds int, a, b func() error) (time.Duration, time.Duration, error) {
+	var as, bs []time.Duration
+	for r := -1; r < rounds; r++ {
+		var d [2]time.Duration
+		for i, f := range []func() error{a, b} {
+			start := time.Now()
+			if err := f(); err != nil {
+				return 0, 0, err
+			}
+			d[i] = time.Since(start)
+		}
+		if r >= 0 {
+			as, bs = append(as, d[0]), append(bs, d[1])
+		}
+	}
+	return median(as), median(bs), nil
 }
 
 func median(ds []time.Duration) time.Duration {
@@ -124,27 +137,35 @@ func median(ds []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
+// ratioRow prints one row of the speed table: rowflow's median f against
+// the reference's h, and whether the ratio meets aim (none if aim is 0).
+func ratioRow(w io.Writer, name, input string, f, h time.Duration, aim float64) {
+	ratio := float64(h) / float64(f)
+	aimText, ok := "info", ""
+	if aim > 0 {
+		aimText, ok = fmt.Sprintf("≥ %.1f×", aim), met(ratio >= aim)
+	}
+	fmt.Fprintf(w, "| %s | %s | %.1f ms | %.1f ms | %.2f× | %s | %s |\n", name, input, ms(f), ms(h), ratio, aimText, ok)
+}
+
 // speed prints the batching rows of the table.
 func speed(ctx context.Context, w io.Writer, n, rounds int) error {
 	rows := tokenRows(n)
 	for _, p := range pairs() {
-		var fs, hs []time.Duration
-		for r := -1; r < rounds; r++ {
-			fd, fsum, err := timeIt(ctx, p.flow, rows)
-			if err != nil {
-				return err
+		var fsum, hsum uint64
+		f, h, err := alternate(rounds, func() (err error) {
+			fsum, err = p.flow(ctx, rows)
+			return err
+		}, func() (err error) {
+			if hsum, err = p.hand(ctx, rows); err == nil && hsum != fsum {
+				err = fmt.Errorf("%s: rowflow's checksum %d, the loop's %d", p.name, fsum, hsum)
 			}
-			hd, hsum, _ := timeIt(ctx, p.hand, rows)
-			if fsum != hsum {
-				return fmt.Errorf("%s: rowflow's checksum %d, the loop's %d", p.name, fsum, hsum)
-			}
-			if r >= 0 {
-				fs, hs = append(fs, fd), append(hs, hd)
-			}
+			return err
+		})
+		if err != nil {
+			return err
 		}
-		f, h := median(fs), median(hs)
-		fmt.Fprintf(w, "| %s | %d rows | %.1f ms | %.1f ms | %.2f× | ≥ 0.8× | %s |\n", p.name, n,
-			ms(f), ms(h), float64(h)/float64(f), met(float64(h)/float64(f) >= 0.8))
+		ratioRow(w, p.name, fmt.Sprintf("%d rows", n), f, h, 0.8)
 	}
 	return nil
 }
@@ -156,35 +177,26 @@ func mapFilterRows(ctx context.Context, w io.Writer, n, rounds int) error {
 	for _, v := range []struct {
 		name  string
 		shape func(*flow.Pipeline) *flow.Pipeline
-		aim   bool
+		aim   float64
 	}{
-		{"map→filter: one FilterMapChunks, vs the hand chunk pipeline", mapfilter.FilterMap, true},
-		{"map→filter: MapChunks → FilterChunks, vs the hand chunk pipeline", mapfilter.Chunks, false},
+		{"map→filter: one FilterMapChunks, vs the hand chunk pipeline", mapfilter.FilterMap, 0.9},
+		{"map→filter: MapChunks → FilterChunks, vs the hand chunk pipeline", mapfilter.Chunks, 0},
 	} {
-		var fs, hs []time.Duration
-		for r := -1; r < rounds; r++ {
-			start := time.Now()
-			got, err := mapfilter.Rowflow(ctx, data, mapfilter.Partition, v.shape)
-			fd := time.Since(start)
-			if err != nil {
-				return err
+		var got int64
+		f, h, err := alternate(rounds, func() (err error) {
+			got, err = mapfilter.Rowflow(ctx, data, mapfilter.Partition, v.shape)
+			return err
+		}, func() error {
+			hand, err := mapfilter.Hand(ctx, data)
+			if err == nil && (got != mapfilter.Want(n) || hand != got) {
+				err = fmt.Errorf("%s: rowflow counted %d, the hand pipeline %d, want %d", v.name, got, hand, mapfilter.Want(n))
 			}
-			start = time.Now()
-			hand, _ := mapfilter.Hand(ctx, data)
-			hd := time.Since(start)
-			if got != mapfilter.Want(n) || hand != got {
-				return fmt.Errorf("%s: rowflow counted %d, the hand pipeline %d, want %d", v.name, got, hand, mapfilter.Want(n))
-			}
-			if r >= 0 {
-				fs, hs = append(fs, fd), append(hs, hd)
-			}
+			return err
+		})
+		if err != nil {
+			return err
 		}
-		f, h := median(fs), median(hs)
-		aim, ok := "≥ 0.9×", met(float64(h)/float64(f) >= 0.9)
-		if !v.aim {
-			aim, ok = "info", ""
-		}
-		fmt.Fprintf(w, "| %s | %d values | %.1f ms | %.1f ms | %.2f× | %s | %s |\n", v.name, n, ms(f), ms(h), float64(h)/float64(f), aim, ok)
+		ratioRow(w, v.name, fmt.Sprintf("%d values", n), f, h, v.aim)
 	}
 	return nil
 }

@@ -224,7 +224,9 @@ func (p *filterMapChunksProc[In, Out]) Process(ctx context.Context, c flow.Chunk
 
 // checkKept checks that kept increases within [0, n). It checks four
 // positions per loop iteration, which made it about twice as fast as one
-// at a time in a microbenchmark; a failure is worded by keptError.
+// at a time in a microbenchmark (BenchmarkCheckKept; a form without
+// branches, ORing the steps, was a third slower); a failure is worded by
+// keptError.
 func checkKept(kept []uint32, n int) error {
 	if len(kept) > n {
 		return fmt.Errorf("operators: filter-map-chunks kept %d positions of %d values", len(kept), n)

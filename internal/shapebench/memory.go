@@ -103,7 +103,7 @@ func child(mode string, n int, dir string, env ...string) (int64, error) {
 
 // memChildren is the number of children measured per size: a peak RSS
 // moves by several MiB between runs of one size.
-const memChildren = 5
+const memChildren = 7
 
 // memoryRows prints the memory rows of the table: medians of runs.
 func memoryRows(w io.Writer, n, runs int) error {
@@ -130,16 +130,21 @@ func memoryRows(w io.Writer, n, runs int) error {
 		{"disk-replay", "the same, GODEBUG=gcstoptheworld=1 (diagnostic: no garbage allocated during marking)", false, []string{"GODEBUG=gcstoptheworld=1"}},
 		{"memory-cache", "a memory cache, built and replayed (grows with the data, for contrast)", false, nil},
 	} {
-		var peaks [2]int64
-		for i, rows := range []int{n, 4 * n} {
-			var s []int64
-			for range runs {
+		// The children of the two sizes alternate, as the speed rows'
+		// variants do: the machine's load, which moves the collector's
+		// timing and so each peak, then weighs on both sizes alike.
+		var samples [2][]int64
+		for range runs {
+			for i, rows := range []int{n, 4 * n} {
 				p, err := child(m.mode, rows, dir, m.env...)
 				if err != nil {
 					return err
 				}
-				s = append(s, p)
+				samples[i] = append(samples[i], p)
 			}
+		}
+		var peaks [2]int64
+		for i, s := range samples {
 			slices.Sort(s)
 			peaks[i] = s[len(s)/2]
 		}

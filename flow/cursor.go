@@ -247,7 +247,7 @@ func (c *Cursor[T]) Close() {
 	for c.ch != nil {
 		select {
 		case ch, ok := <-c.ch:
-			c.received(ok)
+			c.received(ch, ok)
 			ch.Release()
 		case <-c.s.run.Done():
 			c.t, c.ch = nil, nil
@@ -326,7 +326,7 @@ func (c *Cursor[T]) nextChunk(more bool) (Chunk[T], bool) {
 		}
 		select { // a chunk already waiting costs no select on the run
 		case ch, ok := <-c.ch:
-			if c.received(ok) {
+			if c.received(ch, ok) {
 				return ch, true
 			}
 			continue
@@ -339,7 +339,7 @@ func (c *Cursor[T]) nextChunk(more bool) (Chunk[T], bool) {
 		select {
 		case ch, ok := <-c.ch:
 			c.waited(t)
-			if c.received(ok) {
+			if c.received(ch, ok) {
 				return ch, true
 			}
 		case <-c.s.run.Done():
@@ -350,17 +350,19 @@ func (c *Cursor[T]) nextChunk(more bool) (Chunk[T], bool) {
 	return Chunk[T]{}, false
 }
 
-// received handles a receive from the partition's channel: it reports
-// whether a chunk came, or ends the partition.
-func (c *Cursor[T]) received(ok bool) bool {
-	if ok {
+// received handles a receive of ch from the partition's channel: it
+// reports whether a chunk came, and ends the partition after its End
+// chunk (nothing follows it on the channel) or when the channel is
+// closed.
+func (c *Cursor[T]) received(ch Chunk[T], ok bool) bool {
+	if ok && !ch.End {
 		return true
 	}
 	if b := c.s.feed.budget; b != nil {
 		b.release(c.t)
 	}
 	c.t, c.ch = nil, nil
-	return false
+	return ok
 }
 
 // now and waited count the time c waits as blocked on input.
@@ -446,8 +448,10 @@ func (f *cursorFeed[T]) adopt(g *group) {
 	f.budget = g.budget
 }
 
-func (f *cursorFeed[T]) close(context.Context) error {
-	f.end()
+func (f *cursorFeed[T]) close(ctx context.Context) error {
+	if err := f.end(ctx); err != nil {
+		return err
+	}
 	close(f.schedule)
 	return nil
 }

@@ -41,19 +41,21 @@ func (ops[T]) newChanOut(ch any) any         { return chanOut[T]{ch: ch.(chan Ch
 func (ops[T]) newTerminal(g *group) terminal { return &taskOut[T]{g: g, weigh: weigher[T]()} }
 
 // taskOut is a worker's terminal. It makes sure every partition ends with
-// exactly one End chunk, even if a stage dropped it.
+// exactly one End chunk, its last, even if a stage dropped it or pushed
+// after it: it holds back a chunk with End until the task ends, since the
+// merge hands the task's channel on to another task once it has the End.
 type taskOut[T any] struct {
 	g         *group
 	t         *task
 	ch        chan Chunk[T]
 	batch     int64
-	ended     bool
+	held      Chunk[T]      // the chunk with End, once a stage has pushed it
 	announced bool          // unordered: the merge knows the task
 	weigh     func([]T) int // budget tokens a chunk of these values takes
 }
 
 func (o *taskOut[T]) setTask(t *task) {
-	o.t, o.ch, o.batch, o.ended, o.announced = t, t.out.(chan Chunk[T]), t.batch, false, false
+	o.t, o.ch, o.batch, o.held, o.announced = t, t.out.(chan Chunk[T]), t.batch, Chunk[T]{}, false
 }
 
 // announce tells an unordered merge about the task, once.
@@ -66,16 +68,23 @@ func (o *taskOut[T]) announce(ctx context.Context) error {
 }
 
 func (o *taskOut[T]) Push(ctx context.Context, c Chunk[T]) error {
-	if o.ended {
-		// A stage pushed after the partition's End: keep the stream valid.
-		if c.Len() == 0 {
-			c.Release()
-			return nil
-		}
-		c.End = true
-	}
 	c.Part = o.batch
-	o.ended = c.End
+	if o.held.End {
+		// A stage pushed after the partition's End: the held chunk was
+		// not the last after all.
+		held := o.held
+		o.held, held.End = Chunk[T]{}, false
+		if held.Len() == 0 {
+			held.Release()
+		} else if err := o.send(ctx, held); err != nil {
+			c.Release()
+			return err
+		}
+	}
+	if c.End {
+		o.held = c
+		return nil
+	}
 	return o.send(ctx, c)
 }
 
@@ -100,13 +109,17 @@ func (o *taskOut[T]) send(ctx context.Context, c Chunk[T]) error {
 	return send(ctx, o.ch, c)
 }
 
+// endTask sends the partition's End chunk, the last the task's channel
+// carries: the merge takes the End for the end of the task.
 func (o *taskOut[T]) endTask(ctx context.Context) error {
-	if !o.ended {
-		if err := o.send(ctx, Chunk[T]{Part: o.batch, End: true}); err != nil {
-			return err
-		}
+	last := o.held
+	o.held = Chunk[T]{}
+	if !last.End {
+		last = Chunk[T]{Part: o.batch, End: true}
 	}
-	close(o.ch)
+	if err := o.send(ctx, last); err != nil {
+		return err
+	}
 	return o.announce(ctx)
 }
 
@@ -126,8 +139,12 @@ func (ops[T]) merge(ctx context.Context, g *group, next any) error {
 		if g.budget != nil {
 			g.budget.setHead(t)
 		}
-		if err := forward(ctx, t.out.(chan Chunk[T]), down); err != nil {
+		ended, err := forwardPartition(ctx, t.out.(chan Chunk[T]), down)
+		if err != nil {
 			return err
+		}
+		if ended {
+			g.recycleOut(t.out)
 		}
 		if g.budget != nil {
 			g.budget.release(t)
@@ -137,30 +154,32 @@ func (ops[T]) merge(ctx context.Context, g *group, next any) error {
 
 // forward pushes everything from ch into down until ch is closed.
 func forward[T any](ctx context.Context, ch chan Chunk[T], down downstream[T]) error {
-	if m := meterOf(down); m != nil {
-		return forwardMetered(ctx, ch, down, m)
-	}
 	for {
-		c, ok, err := recv(ctx, ch)
-		if !ok {
-			return err
-		}
-		if err := down.Push(ctx, c); err != nil {
+		ended, err := forwardPartition(ctx, ch, down)
+		if err != nil || !ended {
 			return err
 		}
 	}
 }
 
-// forwardMetered is forward counting the time spent waiting for ch as
-// down's time blocked on input.
-func forwardMetered[T any](ctx context.Context, ch chan Chunk[T], down downstream[T], m *meter) error {
+// forwardPartition pushes the chunks of one partition from ch into down,
+// up to and including the one with End, and reports whether it met it.
+// The sender sends nothing after the End, so ch is then empty and may
+// carry another partition. Before an End, a closed ch also ends the
+// partition.
+func forwardPartition[T any](ctx context.Context, ch chan Chunk[T], down downstream[T]) (bool, error) {
+	m := meterOf(down)
 	for {
 		c, ok, err := recvMetered(ctx, ch, m)
 		if !ok {
-			return err
+			return false, err
 		}
+		end := c.End
 		if err := down.Push(ctx, c); err != nil {
-			return err
+			return false, err
+		}
+		if end {
+			return true, nil
 		}
 	}
 }
@@ -175,9 +194,13 @@ type dispatcher[T any] struct {
 func (ops[T]) newDispatcher(g *group) any {
 	d := &dispatcher[T]{g: g}
 	d.open = func(ctx context.Context, batch int64) (chan Chunk[T], error) {
-		in := make(chan Chunk[T], taskBuffer)
+		in := g.inChan().(chan Chunk[T])
 		read := func(ctx context.Context, head any) error {
-			return forward(ctx, in, head.(downstream[T]))
+			ended, err := forwardPartition(ctx, in, head.(downstream[T]))
+			if ended && err == nil {
+				g.recycleIn(in)
+			}
+			return err
 		}
 		return in, g.submit(ctx, batch, read)
 	}
@@ -186,6 +209,8 @@ func (ops[T]) newDispatcher(g *group) any {
 
 // splitter cuts a stream into its partitions, each sent through a
 // channel of its own, which open makes for a partition and hands on.
+// Each partition's last chunk on its channel has End, and nothing follows
+// it: the reader takes the End for the end of the partition.
 type splitter[T any] struct {
 	open func(ctx context.Context, batch int64) (chan Chunk[T], error)
 	cur  chan Chunk[T]
@@ -194,7 +219,10 @@ type splitter[T any] struct {
 
 func (s *splitter[T]) Push(ctx context.Context, c Chunk[T]) error {
 	if s.cur != nil && c.Part != s.b {
-		s.end() // the partition ended without an End chunk
+		if err := s.end(ctx); err != nil { // the partition ended without an End chunk
+			c.Release()
+			return err
+		}
 	}
 	if s.cur == nil {
 		ch, err := s.open(ctx, c.Part)
@@ -210,21 +238,26 @@ func (s *splitter[T]) Push(ctx context.Context, c Chunk[T]) error {
 		return err
 	}
 	if end {
-		s.end()
+		s.cur = nil
 	}
 	return nil
 }
 
-// end closes the current partition's channel, if any.
-func (s *splitter[T]) end() {
-	if s.cur != nil {
-		close(s.cur)
-		s.cur = nil
+// end ends the current partition, if any, with an empty End chunk: its
+// last chunk had no End.
+func (s *splitter[T]) end(ctx context.Context) error {
+	if s.cur == nil {
+		return nil
 	}
+	ch := s.cur
+	s.cur = nil
+	return send(ctx, ch, Chunk[T]{Part: s.b, End: true})
 }
 
-func (d *dispatcher[T]) close(context.Context) error {
-	d.end()
+func (d *dispatcher[T]) close(ctx context.Context) error {
+	if err := d.end(ctx); err != nil {
+		return err
+	}
 	d.g.finish()
 	return nil
 }

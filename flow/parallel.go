@@ -44,20 +44,52 @@ type group struct {
 	chain     func(env Env, terminal any) any // builds one worker's chain
 	env       Env
 	budget    *budget // ordered groups only
+
+	// Channels of partitions read to their End, for later partitions: a
+	// channel of taskBuffer chunks (8 KB of chunks of int64s) costs more
+	// to allocate and clear than a small partition's work.
+	freeIn, freeOut chan any
 }
 
 func newGroup(n int, unordered bool, in, out typeOps, chain func(Env, any) any, env Env) *group {
 	g := &group{n: n, unordered: unordered, in: in, out: out, chain: chain, env: env,
-		tasks: make(chan *task, 2*n), schedule: make(chan *task, 3*n)}
+		tasks: make(chan *task, 2*n), schedule: make(chan *task, 3*n),
+		freeIn: make(chan any, 8*n), freeOut: make(chan any, 8*n)}
 	if !unordered {
 		g.budget = newBudget(n)
 	}
 	return g
 }
 
+// inChan and outChan return an empty channel for a task's input (of the
+// group's input type) or output, recycled where possible.
+func (g *group) inChan() any  { return reuse(g.freeIn, g.in) }
+func (g *group) outChan() any { return reuse(g.freeOut, g.out) }
+
+func reuse(free chan any, ops typeOps) any {
+	select {
+	case ch := <-free:
+		return ch
+	default:
+		return ops.newChan(taskBuffer)
+	}
+}
+
+// recycleIn and recycleOut keep a task's channel, which its reader has
+// read to the partition's End, for a later task.
+func (g *group) recycleIn(ch any)  { keep(g.freeIn, ch) }
+func (g *group) recycleOut(ch any) { keep(g.freeOut, ch) }
+
+func keep(free chan any, ch any) {
+	select {
+	case free <- ch:
+	default:
+	}
+}
+
 // submit hands a task to the workers and, when ordered, to the merge.
 func (g *group) submit(ctx context.Context, batch int64, read func(context.Context, any) error) error {
-	t := &task{batch: batch, read: read, out: g.out.newChan(taskBuffer)}
+	t := &task{batch: batch, read: read, out: g.outChan()}
 	if !g.unordered {
 		if err := send(ctx, g.schedule, t); err != nil {
 			return err

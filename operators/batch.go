@@ -105,16 +105,20 @@ func (p *batchProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Em
 	}
 	at := p.in.at(c.Part)
 	n := p.op.n
+	vals := c.Values
 	var ids []rowid.ID // the chunk's IDs, once whole batches share its storage
-	for k := 0; k < len(c.Values); {
-		if len(p.cur.Values) == 0 && len(c.Values)-k >= n {
+	for k := 0; k < len(vals); {
+		if len(p.cur.Values) == 0 && len(vals)-k >= n {
 			// A whole batch inside the chunk takes a piece of the chunk's
-			// storage instead of a copy.
+			// storage instead of a copy. The batches own the storage from
+			// the first one on: a push that stops the stream must not
+			// recycle it under batches already delivered.
 			if ids == nil {
-				ids = c.IDs.AppendTo(make([]rowid.ID, 0, len(c.Values)))
+				ids = c.IDs.AppendTo(make([]rowid.ID, 0, len(vals)))
+				c.Values = nil
 			}
 			p.start = Mark{Part: at.Part, Row: at.Row + int64(k)}
-			p.cur = Rows[T]{Values: c.Values[k : k+n : k+n], IDs: ids[k : k+n : k+n]}
+			p.cur = Rows[T]{Values: vals[k : k+n : k+n], IDs: ids[k : k+n : k+n]}
 			k += n
 			p.in.to(at, k)
 			if err := p.emit(ctx, out); err != nil {
@@ -126,8 +130,8 @@ func (p *batchProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Em
 			p.start = Mark{Part: at.Part, Row: at.Row + int64(k)}
 			p.cur = Rows[T]{Values: make([]T, 0, n), IDs: make([]rowid.ID, 0, n)}
 		}
-		take := min(n-len(p.cur.Values), len(c.Values)-k)
-		p.cur.Values = append(p.cur.Values, c.Values[k:k+take]...)
+		take := min(n-len(p.cur.Values), len(vals)-k)
+		p.cur.Values = append(p.cur.Values, vals[k:k+take]...)
 		p.cur.IDs = c.IDs.Slice(k, k+take).AppendTo(p.cur.IDs)
 		k += take
 		if len(p.cur.Values) == n {
@@ -137,10 +141,7 @@ func (p *batchProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Em
 			}
 		}
 	}
-	p.in.advance(at, len(c.Values), c.End)
-	if ids != nil {
-		c.Values = nil // the batches own it now
-	}
+	p.in.advance(at, len(vals), c.End)
 	return p.out.sync(ctx, out)
 }
 

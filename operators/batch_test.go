@@ -3,11 +3,14 @@ package operators_test
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
+	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sources"
 )
 
 // sameItems fails at the first item of got that differs from want, values
@@ -140,4 +143,43 @@ func TestBatchEpochs(t *testing.T) {
 		return flow.From(source(rows, 16, 8)).Parallel(n).Epochs(3).
 			Via(operators.Batch[int64](size, operators.LastBatch(operators.DropRemainder), operators.PartitionItems(2)))
 	})
+}
+
+// Batches that share the storage of their input chunk keep it when the
+// stream stops early, after they were delivered (Take downstream, or a
+// loop left early): the chunk's storage is not recycled under them, where
+// it would be cleared (strings) or handed to later chunks.
+func TestBatchKeepsDeliveredStorageWhenStopped(t *testing.T) {
+	data := make([]string, 4096)
+	for i := range data {
+		data[i] = fmt.Sprint(i)
+	}
+	src := func() *flow.Pipeline {
+		return flow.From(sources.Slice(data, sources.ChunkSize(4096), sources.PartitionSize(4096))).
+			Via(operators.Batch[string](2, operators.PartitionItems(1)))
+	}
+	var got []flow.Item[operators.Rows[string]]
+	if err := src().Via(operators.Take[operators.Rows[string]](1)).To(sinks.Collect(&got)).Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !slices.Equal(got[0].Value.Values, []string{"0", "1"}) {
+		t.Fatalf("Take(1): %+v, want one batch [0 1]", got)
+	}
+	var kept operators.Rows[string]
+	for it, err := range flow.Items[operators.Rows[string]](t.Context(), src()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept = it.Value
+		break
+	}
+	// Later runs allocate chunks of strings too, from the same pools.
+	for range 3 {
+		if err := src().To(sinks.Count[operators.Rows[string]](new(int64))).Run(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(kept.Values, []string{"0", "1"}) || !slices.Equal(got[0].Value.Values, []string{"0", "1"}) {
+		t.Fatalf("after later runs: the loop's batch %q, Take's %q; want [0 1] both", kept.Values, got[0].Value.Values)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"time"
 
@@ -113,11 +114,16 @@ func handPad(_ context.Context, rows [][]int32) (uint64, error) {
 
 // alternate runs a and then b, once to warm up and then rounds times,
 // and returns the median duration of each: machine noise hits both alike.
+// A collection runs before each, untimed: the batching rows keep millions
+// of rows live, so a collection during a run costs tens of milliseconds,
+// and which side it fell in followed the allocation's rhythm, not the
+// sides' own work (a run of Batch took either about 45 or about 77 ms).
 func alternate(rounds int, a, b func() error) (time.Duration, time.Duration, error) {
 	var as, bs []time.Duration
 	for r := -1; r < rounds; r++ {
 		var d [2]time.Duration
 		for i, f := range []func() error{a, b} {
+			runtime.GC()
 			start := time.Now()
 			if err := f(); err != nil {
 				return 0, 0, err

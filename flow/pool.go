@@ -53,6 +53,8 @@ func poolFor[T any]() *slicePool {
 
 // typeAddr returns the address of the descriptor a reflect.Type holds:
 // the data word of the interface, a pointer that identifies the type.
+// reflect.ValueOf(t).UnsafePointer() gives the same, but made a pair of
+// Alloc and Recycle take 43–56 ns instead of 34–36 (BenchmarkAllocRecycle).
 func typeAddr(t reflect.Type) uintptr {
 	return uintptr((*[2]unsafe.Pointer)(unsafe.Pointer(&t))[1])
 }

@@ -234,12 +234,12 @@ func (c *cacheSource[T]) writeDisk(ctx context.Context, yield func(flow.Partitio
 	w := bufio.NewWriter(tmp)
 	w.WriteString(cacheMagic + c.id + "\n")
 	records := 0
-	var buf []byte
+	var buf, raw []byte // the record, and its encoding before compression
 	writeRec := func(cp cachedPart[T]) error {
 		for lo := 0; lo == 0 || lo < len(cp.vals); lo += cacheChunk {
 			hi := min(lo+cacheChunk, len(cp.vals))
 			var err error
-			if buf, err = c.encode(buf[:0], cp.ids[lo:hi], cp.vals[lo:hi]); err != nil {
+			if buf, raw, err = c.encode(buf[:0], raw, cp.ids[lo:hi], cp.vals[lo:hi]); err != nil {
 				return fmt.Errorf("operators: cache %s: partition %d: %w", c.cfg.path, cp.batch, err)
 			}
 			records++
@@ -286,17 +286,20 @@ func (c *cacheSource[T]) writeDisk(ctx context.Context, yield func(flow.Partitio
 const cacheChunk = 1024
 
 // encode appends the compressed part of a record of ids and vals to dst.
-func (c *cacheSource[T]) encode(dst []byte, ids []rowid.ID, vals []T) ([]byte, error) {
-	raw := binary.AppendUvarint(nil, uint64(len(vals)))
+// It encodes the record into scratch first, and returns scratch for the
+// next record: a fresh buffer per record, grown by appends, was most of
+// what a cache build allocated.
+func (c *cacheSource[T]) encode(dst, scratch []byte, ids []rowid.ID, vals []T) ([]byte, []byte, error) {
+	raw := binary.AppendUvarint(scratch[:0], uint64(len(vals)))
 	for _, id := range ids {
 		raw = binary.LittleEndian.AppendUint64(raw, id.Lo)
 		raw = binary.LittleEndian.AppendUint64(raw, id.Hi)
 	}
 	raw, err := c.codec.Append(raw, vals)
 	if err != nil {
-		return dst, err
+		return dst, raw, err
 	}
-	return zenc.EncodeAll(raw, dst), nil
+	return zenc.EncodeAll(raw, dst), raw, nil
 }
 
 // decode decodes the compressed part of one record, decompressing it

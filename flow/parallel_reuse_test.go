@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sinks"
@@ -87,16 +88,8 @@ func TestParallelStagePushingAfterEnd(t *testing.T) {
 		data[i] = int64(i)
 	}
 	read := func(par int) []flow.Item[int64] {
-		p := flow.From(sources.Slice(data, sources.PartitionSize(10), sources.ChunkSize(4))).
-			Via(flow.NewStage[int64, int64](lateOp{})).Parallel(par)
-		var got []flow.Item[int64]
-		for it, err := range flow.Items[int64](t.Context(), p) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, it)
-		}
-		return got
+		return testutil.Items[int64](t, flow.From(sources.Slice(data, sources.PartitionSize(10), sources.ChunkSize(4))).
+			Via(flow.NewStage[int64, int64](lateOp{})).Parallel(par))
 	}
 	want := read(1)
 	if len(want) != 110 || want[10].Value != -8 || want[10].Part != 0 || want[109].Value != -98 || want[109].Part != 9 {

@@ -34,10 +34,11 @@ func (cacheOpt) cacheOption() {}
 // OnDisk keeps the cache in the file at path instead of in memory, for
 // data larger than memory: values are encoded with the [Codec]
 // ([NumbersCodec] for unnamed slices of [FixedNumber] types such as
-// []int32, gob for other types, unless [WithCodec] says otherwise) and compressed with zstd, in
-// records of up to 1024 rows. The file appears under its name only once
-// the first pass has ended successfully; until then it is written under a
-// temporary name beside it, removed if the pass fails.
+// []int32, gob for other types, unless [WithCodec] says otherwise) and
+// compressed with zstd, in records of up to 1024 rows. The file appears
+// under its name only once the first pass has ended successfully; until
+// then it is written under a temporary name beside it, removed if the
+// pass fails.
 func OnDisk(path string) CacheOption {
 	return cacheOpt{"OnDisk", func(c *cacheConfig) error {
 		if path == "" {

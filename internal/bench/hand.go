@@ -6,15 +6,11 @@ import (
 	"github.com/rowflow/rowflow/internal/mapfilter"
 )
 
-// runHand is the work as a hand-written channel pipeline (mapfilter.Hand).
-func runHand(ctx context.Context, data []int64) (int64, error) {
-	return mapfilter.Hand(ctx, data)
-}
-
-// runHandFuncs is runHand with the map and filter called through the same
-// function values, with the same signatures, that rowflow's Map and Filter
-// receive: the plumbing is hand-written, the per-value calls are those any
-// pipeline that takes user functions must make.
+// runHandFuncs is the hand-written channel pipeline (mapfilter.Hand) with
+// the map and filter called through the same function values, with the
+// same signatures, that rowflow's Map and Filter receive: the plumbing is
+// hand-written, the per-value calls are those any pipeline that takes
+// user functions must make.
 func runHandFuncs(ctx context.Context, data []int64) (int64, error) {
 	return mapfilter.HandPipeline(ctx, data, func(buf []int64) []int64 {
 		f, keep := userMap, userKeep

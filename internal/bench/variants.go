@@ -42,7 +42,7 @@ const (
 func variants(part int) []variant {
 	rf := func(shape func(*flow.Pipeline) *flow.Pipeline) func(context.Context, []int64) (int64, error) {
 		return func(ctx context.Context, data []int64) (int64, error) {
-			return runRowflow(ctx, data, part, shape)
+			return mapfilter.Rowflow(ctx, data, part, shape)
 		}
 	}
 	return []variant{
@@ -68,7 +68,7 @@ func variants(part int) []variant {
 			run: rf(func(p *flow.Pipeline) *flow.Pipeline {
 				return mapfilter.FilterMap(p)
 			})},
-		{name: nameHand, desc: "(b) hand-written: 1024-value chunks over channels, 2 workers, map and filter inlined", run: runHand},
+		{name: nameHand, desc: "(b) hand-written: 1024-value chunks over channels, 2 workers, map and filter inlined", run: mapfilter.Hand},
 		{name: nameHandFuncs, desc: "(b') as (b), calling the map and filter through the same function values rowflow's stages get", run: runHandFuncs},
 		{name: nameGoStreams, desc: "(a) go-streams v0.13.0: NewMap and NewFilter at parallelism 2",
 			small: true, run: runGoStreams},
@@ -85,11 +85,6 @@ func filterStage() flow.Stage { return operators.Filter(userKeep) }
 // all three.
 func fused(p *flow.Pipeline, w int) *flow.Pipeline {
 	return p.Parallel(w).Via(mapStage()).Parallel(w).Via(filterStage()).Parallel(w)
-}
-
-// runRowflow is mapfilter.Rowflow.
-func runRowflow(ctx context.Context, data []int64, part int, shape func(*flow.Pipeline) *flow.Pipeline) (int64, error) {
-	return mapfilter.Rowflow(ctx, data, part, shape)
 }
 
 // runLoop is the work as one loop on one goroutine.

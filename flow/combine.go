@@ -223,12 +223,12 @@ func newCombined[T any](kind string, inputs []*Pipeline, opts []CombineOption) *
 }
 
 func (c *combined[T]) Info() Info {
-	return Info{Name: c.kind, Serial: "it takes its inputs' rows in one sequence"}
+	return Info{Name: c.kind, Serial: "it takes its inputs' rows in one sequence", Settings: c.settings()}
 }
 
-// definition is what a fingerprint of a pipeline reading c covers: the
-// kind, the options and each input's fingerprint.
-func (c *combined[T]) definition() string {
+// settings is what a fingerprint of a pipeline reading c covers besides
+// its name: the options and each input's fingerprint.
+func (c *combined[T]) settings() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s policy=%d rows=%d cycle=%d block=%d weights=%v", c.kind, c.cfg.policy, c.cfg.per, c.cycle, c.block, c.weights)
 	for _, in := range c.inputs {

@@ -24,10 +24,9 @@ type Pipeline struct {
 	seed   uint64
 	err    error
 
-	epochs      int64  // 0 means 1; see Epochs
-	rank, world int    // see WithRank; world 0 means 1
-	epoch0      int64  // the first epoch of a run; see combine.go
-	srcDef      string // what the fingerprint covers of a combination's inputs
+	epochs      int64 // 0 means 1; see Epochs
+	rank, world int   // see WithRank; world 0 means 1
+	epoch0      int64 // the first epoch of a run; see combine.go
 
 	tracker *Tracker    // see Checkpoints
 	resume  *Checkpoint // see Resume
@@ -51,9 +50,6 @@ type srcSink struct{ n sinkNode }
 func From[T any](src Source[T]) *Pipeline {
 	p := &Pipeline{src: srcAdapter[T]{src}, stages: []step{{n: 1}}, err: buildErr(src)}
 	p.epochs = sourceEpochs(src)
-	if d, ok := src.(interface{ definition() string }); ok {
-		p.srcDef = d.definition()
-	}
 	return p
 }
 
@@ -327,18 +323,18 @@ type closer interface{ close(context.Context) error }
 // env returns the Env of a run of p.
 func (p *Pipeline) env() Env {
 	h := sha256.New()
-	fmt.Fprintf(h, "rowflow pipeline v1\nseed %d\nsource %q %v\n", p.seed, p.src.info().Name, p.src.outOps().typ())
-	if p.srcDef != "" {
-		fmt.Fprintf(h, "source definition %q\n", p.srcDef)
-	}
+	src := p.src.info()
+	fmt.Fprintf(h, "rowflow pipeline v2\nseed %d\nsource %q %v settings %q\n", p.seed, src.Name, p.src.outOps().typ(), src.Settings)
 	for _, s := range p.stages[1:] {
-		fmt.Fprintf(h, "stage %q %v %v unordered=%t\n", s.op.info().Name, s.op.inOps().typ(), s.op.outOps().typ(), s.unordered)
+		info := s.op.info()
+		fmt.Fprintf(h, "stage %q %v %v unordered=%t settings %q\n", info.Name, s.op.inOps().typ(), s.op.outOps().typ(), s.unordered, info.Settings)
 	}
 	if p.stages[0].unordered {
 		fmt.Fprintf(h, "source unordered\n")
 	}
 	if p.sink.n != nil {
-		fmt.Fprintf(h, "sink %q %v\n", p.sink.n.info().Name, p.sink.n.inOps().typ())
+		info := p.sink.n.info()
+		fmt.Fprintf(h, "sink %q %v settings %q\n", info.Name, p.sink.n.inOps().typ(), info.Settings)
 	}
 	env := Env{Seed: p.seed, Rank: p.rank, World: max(p.world, 1), Epoch: p.epoch0}
 	if n := p.epochCount(); n != 1 {

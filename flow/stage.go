@@ -20,10 +20,12 @@ type Env struct {
 	// Seed is the seed set with [Pipeline.WithSeed].
 	Seed uint64
 	// Fingerprint identifies the pipeline's definition: 32 hex digits
-	// hashed from the names and types of its source, stages and sink, the
-	// stages that are Unordered, and the seed. It does not depend on the
-	// parallelism, and it cannot see inside user functions: two pipelines
-	// that differ only in a Map's function share a fingerprint.
+	// hashed from the names, types and settings ([Info.Settings]) of its
+	// source, stages and sink, the stages that are Unordered, its epochs,
+	// rank and seed. It does not depend on the parallelism, and it cannot
+	// see inside user functions or the values an in-memory source holds:
+	// two pipelines that differ only in a Map's function share a
+	// fingerprint.
 	Fingerprint string
 	// Epoch is the epoch being planned: a source's Partitions sees each
 	// epoch of the run in turn (see [Pipeline.Epochs]). Stages are made
@@ -69,6 +71,14 @@ type Info struct {
 	// across partitions (a Map, a Prefetch). [Pipeline.StartAt] finds an
 	// item from the source's row counts only through such stages.
 	OneToOne bool
+	// Settings describes what decides the stage's output besides its
+	// type, its name and its user functions: sizes, bounds, policies,
+	// options, a source's inputs. The pipeline's fingerprint covers it,
+	// so a checkpoint or a disk cache made by a pipeline with other
+	// settings is refused. Two stages whose output would differ should
+	// give different texts; a stage whose output only its functions
+	// decide leaves it empty.
+	Settings string
 }
 
 // Source produces a stream. It is lazy: nothing is opened or read before

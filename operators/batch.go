@@ -72,7 +72,7 @@ type batchOp[T any] struct {
 }
 
 func (b *batchOp[T]) Info() flow.Info {
-	return flow.Info{Name: b.cfg.name, Serial: "it groups rows across partitions"}
+	return flow.Info{Name: b.cfg.name, Serial: "it groups rows across partitions", Settings: b.cfg.settings(fmt.Sprintf("n=%d", b.n))}
 }
 
 // Err reports a bad size or option.

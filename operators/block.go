@@ -57,7 +57,7 @@ type blockOp[T any] struct {
 }
 
 func (b *blockOp[T]) Info() flow.Info {
-	return flow.Info{Name: b.cfg.name, Serial: "it shuffles rows across partitions"}
+	return flow.Info{Name: b.cfg.name, Serial: "it shuffles rows across partitions", Settings: b.cfg.settings(fmt.Sprintf("k=%d", b.k))}
 }
 
 // Err reports a bad k or option.

@@ -104,7 +104,7 @@ type bucketOp[T any] struct {
 }
 
 func (b *bucketOp[T]) Info() flow.Info {
-	return flow.Info{Name: b.cfg.name, Serial: "it groups rows across partitions"}
+	return flow.Info{Name: b.cfg.name, Serial: "it groups rows across partitions", Settings: b.cfg.settings("")}
 }
 
 // Err reports a bad option.

@@ -64,9 +64,11 @@ func WithCodec[T any](c Codec[T]) CacheOption {
 }
 
 // CacheKey adds key to what identifies the cached pipeline. The pipeline's
-// fingerprint covers the names and types of its stages and its seed, not
-// what is inside them (a Map's function, a Batch's size): give a key that
-// changes when they do, such as a version string.
+// fingerprint covers its seed and the names, types and settings of its
+// source and stages (a Batch's size, a source's row count and options),
+// not its user functions (a Map's function), the values an in-memory
+// source holds or the contents of files: give a key that changes when
+// they do, such as a version string or a dataset's revision.
 func CacheKey(key string) CacheOption {
 	return cacheOpt{"CacheKey", func(c *cacheConfig) error { c.key = key; return nil }}
 }
@@ -135,6 +137,9 @@ func defaultCodec[T any]() Codec[T] {
 }
 
 func (c *cacheSource[T]) configure(opts []CacheOption) error {
+	if c.p == nil {
+		return fmt.Errorf("operators: Cache: nil pipeline")
+	}
 	if err := c.p.Err(); err != nil {
 		return err
 	}
@@ -182,7 +187,9 @@ type cachedPart[T any] struct {
 	vals  []T
 }
 
-func (c *cacheSource[T]) Info() flow.Info { return flow.Info{Name: "cache"} }
+// Info's settings are the cache's ID: what it replays is the cached
+// pipeline's stream.
+func (c *cacheSource[T]) Info() flow.Info { return flow.Info{Name: "cache", Settings: "id=" + c.id} }
 
 // Err reports a bad option or pipeline.
 func (c *cacheSource[T]) Err() error { return c.err }

@@ -86,7 +86,10 @@ type EvenAccount struct {
 // it.
 func EvenRanks[T any](src flow.Source[T], policy Uneven, account *EvenAccount) flow.Source[T] {
 	e := &evenSource[T]{src: src, policy: policy, account: account}
-	if policy < DropUneven || policy > AllowUneven {
+	switch {
+	case src == nil:
+		e.err = fmt.Errorf("operators: EvenRanks: nil source")
+	case policy < DropUneven || policy > AllowUneven:
 		e.err = fmt.Errorf("operators: EvenRanks(%v): unknown policy", policy)
 	}
 	if b, ok := src.(interface{ Err() error }); ok && e.err == nil {
@@ -104,8 +107,12 @@ type evenSource[T any] struct {
 }
 
 func (e *evenSource[T]) Info() flow.Info {
-	i := e.src.Info()
+	var i flow.Info
+	if e.src != nil {
+		i = e.src.Info()
+	}
 	i.Name = "even-ranks(" + i.Name + ")"
+	i.Settings = fmt.Sprintf("policy=%v source=%q", e.policy, i.Settings)
 	return i
 }
 

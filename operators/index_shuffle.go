@@ -50,7 +50,13 @@ type indexShuffle[T any] struct {
 // indexChunk is the most rows an index shuffle's chunk carries.
 const indexChunk = 1024
 
-func (s *indexShuffle[T]) Info() flow.Info { return flow.Info{Name: s.cfg.name} }
+func (s *indexShuffle[T]) Info() flow.Info {
+	var in flow.Info
+	if s.src != nil {
+		in = s.src.Info()
+	}
+	return flow.Info{Name: s.cfg.name, Settings: s.cfg.settings(fmt.Sprintf("source=%q %q", in.Name, in.Settings))}
+}
 
 // Err reports a bad option or a nil source.
 func (s *indexShuffle[T]) Err() error { return s.err }

@@ -20,6 +20,11 @@ type orderConfig struct {
 	size     any // func(T) int for the stage's T
 }
 
+// settings returns the text of a shuffle's Info.Settings.
+func (c orderConfig) settings(head string) string {
+	return c.shapeConfig.settings(fmt.Sprintf("%s maxBytes=%d sized=%t", head, c.maxBytes, c.size != nil))
+}
+
 // orderOpt is an option of the shuffles only.
 type orderOpt struct {
 	name  string

@@ -98,7 +98,7 @@ type packOp[E Number] struct {
 }
 
 func (p *packOp[E]) Info() flow.Info {
-	return flow.Info{Name: p.cfg.name, Serial: "it packs rows across partitions"}
+	return flow.Info{Name: p.cfg.name, Serial: "it packs rows across partitions", Settings: p.cfg.settings(fmt.Sprintf("length=%d pad=%v", p.length, p.pad))}
 }
 
 // Err reports a bad length or option.

@@ -85,7 +85,9 @@ type padOp[E Number] struct {
 	err   error
 }
 
-func (p *padOp[E]) Info() flow.Info { return flow.Info{Name: p.cfg.name} }
+func (p *padOp[E]) Info() flow.Info {
+	return flow.Info{Name: p.cfg.name, Settings: p.cfg.settings(fmt.Sprintf("value=%v", p.value))}
+}
 
 // Err reports a bad option.
 func (p *padOp[E]) Err() error { return p.err }

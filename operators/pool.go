@@ -54,7 +54,7 @@ type poolOp[T any] struct {
 }
 
 func (o *poolOp[T]) Info() flow.Info {
-	return flow.Info{Name: o.cfg.name, Serial: "it groups rows across partitions"}
+	return flow.Info{Name: o.cfg.name, Serial: "it groups rows across partitions", Settings: o.cfg.settings(fmt.Sprintf("size=%d pool=%d", o.size, o.pool))}
 }
 
 // Err reports a bad size or option.

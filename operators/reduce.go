@@ -63,7 +63,7 @@ type reduceOp[T, Out any] struct {
 }
 
 func (r *reduceOp[T, Out]) Info() flow.Info {
-	return flow.Info{Name: r.cfg.name, Serial: "it folds rows across partitions"}
+	return flow.Info{Name: r.cfg.name, Serial: "it folds rows across partitions", Settings: r.cfg.settings(fmt.Sprintf("every=%d runs=%t", r.every, r.sameRun != nil))}
 }
 
 // Err reports a bad group size or option.

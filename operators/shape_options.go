@@ -56,6 +56,12 @@ type shapeConfig struct {
 	padLength int
 }
 
+// settings returns the text of a stage's Info.Settings: head, the
+// stage's own parameters, then every option.
+func (c shapeConfig) settings(head string) string {
+	return fmt.Sprintf("%s %+v", head, c)
+}
+
 // option is the one representation of every option; the types below give
 // it the marker methods of the stages that take it.
 type option struct {

@@ -70,7 +70,7 @@ type shuffleOp[T any] struct {
 }
 
 func (s *shuffleOp[T]) Info() flow.Info {
-	return flow.Info{Name: s.cfg.name, Serial: "it shuffles rows across partitions"}
+	return flow.Info{Name: s.cfg.name, Serial: "it shuffles rows across partitions", Settings: s.cfg.settings(fmt.Sprintf("window=%d sized=%t", s.window, s.size != nil))}
 }
 
 // Err reports a bad window or option.

@@ -72,7 +72,7 @@ type tableOp[T any] struct {
 }
 
 func (t *tableOp[T]) Info() flow.Info {
-	return flow.Info{Name: t.cfg.name, Serial: "it groups partitions into tables"}
+	return flow.Info{Name: t.cfg.name, Serial: "it groups partitions into tables", Settings: t.cfg.settings(fmt.Sprintf("size=%d", t.size))}
 }
 
 // Err reports a bad size or option.

@@ -25,8 +25,8 @@ func (t takeOp[T]) Err() error {
 	return nil
 }
 
-func (takeOp[T]) Info() flow.Info {
-	return flow.Info{Name: "take", Serial: "it counts values across partitions"}
+func (t takeOp[T]) Info() flow.Info {
+	return flow.Info{Name: "take", Serial: "it counts values across partitions", Settings: fmt.Sprintf("n=%d", t.n)}
 }
 
 func (t takeOp[T]) NewProcessor(env flow.Env) flow.Processor[T, T] {

@@ -2,6 +2,8 @@ package sources
 
 import (
 	"fmt"
+	"path/filepath"
+	"strconv"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/dataset"
@@ -54,6 +56,41 @@ func (c *datasetConfig) newPlan(ds *dataset.Dataset, env flow.Env, md dataset.Me
 		}
 	}
 	return dataset.New(ds, cfg)
+}
+
+// settings returns the text of the Info.Settings of a dataset source over
+// root: the files given with Files (relative to root), the plan and the
+// common options, then format, the format's own. The rank comes from the
+// environment where RankFromEnv says so. Where the dataset lies is not
+// covered, as row IDs do not depend on it either: the same pipeline over
+// a copy of a dataset elsewhere writes the same output; nor are the
+// files' contents.
+func (c *datasetConfig) settings(root, format string) string {
+	paths := make([]string, len(c.paths))
+	for i, p := range c.paths {
+		if rel, err := filepath.Rel(root, p); err == nil && filepath.IsAbs(p) == filepath.IsAbs(root) {
+			p = rel
+		}
+		paths[i] = filepath.ToSlash(p)
+	}
+	p := c.plan
+	where, seed := "", "pipeline"
+	if p.Where != nil {
+		where = p.Where.String()
+	}
+	if c.seed != nil {
+		seed = strconv.FormatUint(*c.seed, 10)
+	}
+	rank := fmt.Sprintf("%d/%d", p.Rank, max(p.World, 1))
+	if c.rankFromEnv {
+		if r, w, err := rankFromEnv(c.completions); err == nil {
+			rank = fmt.Sprintf("%d/%d", r, w)
+		} else {
+			rank = "environment"
+		}
+	}
+	return fmt.Sprintf("files=%q %s whole=%t maxRows=%d window=%d seed=%s epochs=%d rank=%s where=%q %s",
+		paths, c.common.settings(), p.WholeFiles, p.MaxRows, p.Window, seed, p.Epochs, rank, where, format)
 }
 
 type datasetOption func(*datasetConfig) error

@@ -2,6 +2,7 @@ package sources
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"math"
 
@@ -19,6 +20,9 @@ import (
 // Options: [PartitionSize], [ChunkSize], [Named].
 func Generate[T any](n int64, f func(i int64) (T, error), opts ...SliceOption) flow.RandomAccess[T] {
 	c, err := buildMem("generate", opts)
+	if f == nil && err == nil {
+		err = fmt.Errorf("sources: %s: nil function", c.name)
+	}
 	if n < 0 {
 		n = math.MaxInt64
 	}
@@ -32,7 +36,9 @@ type genSource[T any] struct {
 	err error
 }
 
-func (s *genSource[T]) Info() flow.Info { return flow.Info{Name: s.cfg.name} }
+func (s *genSource[T]) Info() flow.Info {
+	return flow.Info{Name: s.cfg.name, Settings: s.cfg.settings(s.n)}
+}
 
 // Err reports a bad option.
 func (s *genSource[T]) Err() error { return s.err }

@@ -98,6 +98,18 @@ func Named(name string) Option {
 	})
 }
 
+// settings returns what of c goes into a source's Info.Settings. The
+// chunk size does not: it changes how rows travel, not which rows, their
+// IDs or their partitions.
+func (c common) settings() string {
+	return fmt.Sprintf("name=%q base=%v", c.name, c.base)
+}
+
+// settings returns the text of the Info.Settings of a source of n values.
+func (c memConfig) settings(n int64) string {
+	return fmt.Sprintf("n=%d partition=%d %s", n, c.partitionSize, c.common.settings())
+}
+
 // buildMem applies opts to the defaults of Slice and Generate.
 func buildMem(name string, opts []SliceOption) (memConfig, error) {
 	c := memConfig{common: defaultCommon(name), partitionSize: 16384}

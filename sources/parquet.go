@@ -154,7 +154,15 @@ type parquetSource[T any] struct {
 	format format[T]
 }
 
-func (s *parquetSource[T]) Info() flow.Info { return flow.Info{Name: s.cfg.name} }
+func (s *parquetSource[T]) Info() flow.Info {
+	c := &s.cfg
+	filter := ""
+	if c.rowFilter != nil {
+		filter = c.rowFilter.String()
+	}
+	own := fmt.Sprintf("format=%T columns=%v rename=%v filter=%q skip=%t", s.format, c.columns, c.rename, filter, c.skip != nil)
+	return flow.Info{Name: c.name, Settings: c.settings(s.root, own)}
+}
 
 // Err reports a bad option.
 func (s *parquetSource[T]) Err() error { return s.err }

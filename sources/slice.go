@@ -25,7 +25,11 @@ type sliceSource[T any] struct {
 	err    error
 }
 
-func (s *sliceSource[T]) Info() flow.Info { return flow.Info{Name: s.cfg.name} }
+// Info's settings cover the number of values and the options, not the
+// values themselves.
+func (s *sliceSource[T]) Info() flow.Info {
+	return flow.Info{Name: s.cfg.name, Settings: s.cfg.settings(int64(len(s.values)))}
+}
 
 // Err reports a bad option.
 func (s *sliceSource[T]) Err() error { return s.err }

@@ -34,7 +34,15 @@ type textSource[T any] struct {
 	format textFormat[T]
 }
 
-func (s *textSource[T]) Info() flow.Info { return flow.Info{Name: s.cfg.name} }
+func (s *textSource[T]) Info() flow.Info {
+	c := &s.cfg
+	codec := "by extension"
+	if c.codec != nil {
+		codec = c.codec.String()
+	}
+	own := fmt.Sprintf("format=%T codec=%s split=%d skip=%t comma=%q header=%q", s.format, codec, c.splitBytes, c.skip != nil, c.comma, c.header)
+	return flow.Info{Name: c.name, Settings: c.settings(s.root, own)}
+}
 
 // Err reports a bad option.
 func (s *textSource[T]) Err() error { return s.err }

@@ -41,6 +41,9 @@ func BucketByLength[T any](length func(T) int, opts ...BucketOption) flow.Stage 
 func newBucketOp[T any](length func(T) int, opts []BucketOption) *bucketOp[T] {
 	op := &bucketOp[T]{length: length, cfg: shapeConfig{name: "bucket-by-length", perPart: 16}}
 	op.err = op.check(configure(&op.cfg, opts))
+	if op.err == nil {
+		op.err = nilFunc(op.cfg.name, length == nil)
+	}
 	return op
 }
 

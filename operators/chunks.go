@@ -33,6 +33,9 @@ type mapChunksOp[In, Out any] struct{ f func([]In, []Out) error }
 
 func (mapChunksOp[In, Out]) Info() flow.Info { return flow.Info{Name: "map-chunks", OneToOne: true} }
 
+// Err reports a nil function.
+func (m mapChunksOp[In, Out]) Err() error { return nilFunc("MapChunks", m.f == nil) }
+
 func (m mapChunksOp[In, Out]) NewProcessor(flow.Env) flow.Processor[In, Out] {
 	return &mapChunksProc[In, Out]{f: m.f, inPlace: reflect.TypeFor[In]() == reflect.TypeFor[Out]()}
 }
@@ -80,6 +83,9 @@ type filterChunksOp[T any] struct {
 }
 
 func (filterChunksOp[T]) Info() flow.Info { return flow.Info{Name: "filter-chunks"} }
+
+// Err reports a nil function.
+func (f filterChunksOp[T]) Err() error { return nilFunc("FilterChunks", f.f == nil) }
 
 func (m filterChunksOp[T]) NewProcessor(flow.Env) flow.Processor[T, T] {
 	return &filterChunksProc[T]{f: m.f}
@@ -184,6 +190,9 @@ type filterMapChunksOp[In, Out any] struct {
 }
 
 func (filterMapChunksOp[In, Out]) Info() flow.Info { return flow.Info{Name: "filter-map-chunks"} }
+
+// Err reports a nil function.
+func (m filterMapChunksOp[In, Out]) Err() error { return nilFunc("FilterMapChunks", m.f == nil) }
 
 func (m filterMapChunksOp[In, Out]) NewProcessor(flow.Env) flow.Processor[In, Out] {
 	return &filterMapChunksProc[In, Out]{f: m.f, inPlace: reflect.TypeFor[In]() == reflect.TypeFor[Out]()}

@@ -16,6 +16,9 @@ type filterOp[T any] struct{ keep func(T) bool }
 
 func (filterOp[T]) Info() flow.Info { return flow.Info{Name: "filter"} }
 
+// Err reports a nil function.
+func (f filterOp[T]) Err() error { return nilFunc("Filter", f.keep == nil) }
+
 func (f filterOp[T]) NewProcessor(flow.Env) flow.Processor[T, T] {
 	return &filterProc[T]{keep: f.keep}
 }

@@ -25,6 +25,9 @@ type flatMapOp[In, Out any] struct{ f func(In) ([]Out, error) }
 
 func (flatMapOp[In, Out]) Info() flow.Info { return flow.Info{Name: "flat-map"} }
 
+// Err reports a nil function.
+func (m flatMapOp[In, Out]) Err() error { return nilFunc("FlatMap", m.f == nil) }
+
 func (m flatMapOp[In, Out]) NewProcessor(flow.Env) flow.Processor[In, Out] {
 	return &flatMapProc[In, Out]{f: m.f}
 }

@@ -2,6 +2,7 @@ package operators
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"unsafe"
 
@@ -17,6 +18,9 @@ func Map[In, Out any](f func(In) (Out, error)) flow.Stage {
 type mapOp[In, Out any] struct{ f func(In) (Out, error) }
 
 func (mapOp[In, Out]) Info() flow.Info { return flow.Info{Name: "map", OneToOne: true} }
+
+// Err reports a nil function.
+func (m mapOp[In, Out]) Err() error { return nilFunc("Map", m.f == nil) }
 
 func (m mapOp[In, Out]) NewProcessor(flow.Env) flow.Processor[In, Out] {
 	return &mapProc[In, Out]{f: m.f, inPlace: reflect.TypeFor[In]() == reflect.TypeFor[Out]()}
@@ -56,6 +60,15 @@ func (p *mapProc[In, Out]) Process(ctx context.Context, c flow.Chunk[In], out fl
 type passThrough[Out any] struct{}
 
 func (passThrough[Out]) Flush(context.Context, flow.Emitter[Out]) error { return nil }
+
+// nilFunc returns the build error of stage when it was given a nil
+// function, and nil otherwise.
+func nilFunc(stage string, isNil bool) error {
+	if isNil {
+		return fmt.Errorf("operators: %s: nil function", stage)
+	}
+	return nil
+}
 
 // guard turns a panic while handling the k-th value of c into an error
 // naming that row.

@@ -43,6 +43,9 @@ func newPoolOp[T any](size, pool int, length func(T) int, opts []PoolOption) *po
 	if op.err == nil && (size < 1 || pool < 1) {
 		op.err = fmt.Errorf("operators: BucketPool(%d, %d): the batch size and the pool must be at least 1", size, pool)
 	}
+	if op.err == nil {
+		op.err = nilFunc(op.cfg.name, length == nil)
+	}
 	return op
 }
 

@@ -39,6 +39,9 @@ func ReduceEvery[T, Out any](n int, f func(acc Out, v T) (Out, error), opts ...R
 func ReduceRuns[T any, K comparable, Out any](key func(T) K, f func(acc Out, v T) (Out, error), opts ...ReduceOption) flow.Stage {
 	op := newReduce[T, Out](f, opts)
 	op.sameRun = func(a, b T) bool { return key(a) == key(b) }
+	if op.err == nil && key == nil {
+		op.err = fmt.Errorf("operators: ReduceRuns: nil key function")
+	}
 	if op.err == nil && op.cfg.lastSet {
 		op.err = fmt.Errorf("operators: ReduceRuns: LastBatch does not apply to runs of keys")
 	}
@@ -48,6 +51,9 @@ func ReduceRuns[T any, K comparable, Out any](key func(T) K, f func(acc Out, v T
 func newReduce[T, Out any](f func(Out, T) (Out, error), opts []ReduceOption) *reduceOp[T, Out] {
 	op := &reduceOp[T, Out]{f: f, cfg: shapeConfig{name: "reduce", perPart: 1024}}
 	op.err = configure(&op.cfg, opts)
+	if op.err == nil {
+		op.err = nilFunc(op.cfg.name, f == nil)
+	}
 	if op.err == nil && op.cfg.last == PadRemainder {
 		op.err = fmt.Errorf("operators: %s: LastBatch(PadRemainder): a reduction has nothing to pad with", op.cfg.name)
 	}

@@ -25,6 +25,9 @@ type setIDsOp[T any] struct{ id func(T) rowid.ID }
 
 func (setIDsOp[T]) Info() flow.Info { return flow.Info{Name: "set-ids", OneToOne: true} }
 
+// Err reports a nil function.
+func (s setIDsOp[T]) Err() error { return nilFunc("SetIDs", s.id == nil) }
+
 func (o setIDsOp[T]) NewProcessor(flow.Env) flow.Processor[T, T] { return setIDsProc[T](o) }
 
 type setIDsProc[T any] struct{ id func(T) rowid.ID }

@@ -2,6 +2,7 @@ package sinks
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/rowflow/rowflow/flow"
 )
@@ -42,7 +43,7 @@ func Count[T any](dst *int64) flow.Sink {
 // from f fails the run; f may return flow.ErrStop to end it early and
 // successfully.
 func ForEach[T any](f func(flow.Item[T]) error) flow.Sink {
-	return flow.NewSink[T](result[T, struct{}]{name: "for-each", dst: new(struct{}),
+	return flow.NewSink[T](result[T, struct{}]{name: "for-each", dst: new(struct{}), nilFunc: f == nil,
 		add: func(_ *struct{}, c flow.Chunk[T]) error {
 			for k := range c.Values {
 				if err := f(c.Item(k)); err != nil {
@@ -56,12 +57,24 @@ func ForEach[T any](f func(flow.Item[T]) error) flow.Sink {
 // result is a sink that folds chunks into an accumulator of type R and
 // stores it in *dst on success.
 type result[T, R any] struct {
-	name string
-	dst  *R
-	add  func(acc *R, c flow.Chunk[T]) error
+	name    string
+	dst     *R
+	add     func(acc *R, c flow.Chunk[T]) error
+	nilFunc bool // the user's function is nil
 }
 
 func (r result[T, R]) Info() flow.Info { return flow.Info{Name: r.name} }
+
+// Err reports a nil destination or function.
+func (r result[T, R]) Err() error {
+	switch {
+	case r.dst == nil:
+		return fmt.Errorf("sinks: %s: nil destination", r.name)
+	case r.nilFunc:
+		return fmt.Errorf("sinks: %s: nil function", r.name)
+	}
+	return nil
+}
 
 func (r result[T, R]) NewConsumer(flow.Env) flow.Consumer[T] {
 	return &resultConsumer[T, R]{r: r}

@@ -19,7 +19,7 @@ import (
 // the last bucket. [TokenBudget] caps a batch's padded size instead, or as
 // well: a bucket is emitted before a row would make rows × longest row
 // exceed the budget (a row longer than the budget makes a batch of its
-// own). One of the two is required. A bucket is emitted, as one item whose
+// own; an empty row counts as one token). One of the two is required. A bucket is emitted, as one item whose
 // value is a [Rows], as soon as it is full, so the output order depends on
 // the serial input order only.
 //
@@ -89,7 +89,8 @@ func Buckets(boundaries []int, batchSizes []int) BucketOption {
 }
 
 // TokenBudget caps each batch at tokens padded tokens: its rows times its
-// longest row.
+// longest row, where a row counts as at least one token, so that a batch
+// of empty rows holds at most tokens rows.
 func TokenBudget(tokens int) BucketOption {
 	return bucketOpt{option{"TokenBudget", func(c *shapeConfig) error {
 		if tokens < 1 {
@@ -168,7 +169,7 @@ func (p *bucketProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.E
 			continue // delivered before the resume point
 		}
 		b := &p.buckets[i]
-		if budget := p.op.cfg.budget; budget > 0 && len(b.rows.Values) > 0 && (len(b.rows.Values)+1)*max(b.longest, l) > budget {
+		if budget := p.op.cfg.budget; budget > 0 && len(b.rows.Values) > 0 && (len(b.rows.Values)+1)*max(b.longest, l, 1) > budget {
 			p.in.to(at, k)
 			if err := p.emit(ctx, out, b); err != nil {
 				return err

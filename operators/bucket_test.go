@@ -1,11 +1,13 @@
 package operators_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
+	"github.com/rowflow/rowflow/sources"
 )
 
 func tokenLen(t []int32) int { return len(t) }
@@ -42,7 +44,7 @@ func bucketSerial(rows int64, bounds, sizes []int, budget int, last operators.Re
 			}
 		}
 		b := &buckets[bi]
-		if budget > 0 && len(b.vals) > 0 && (len(b.vals)+1)*max(b.longest, len(tok)) > budget {
+		if budget > 0 && len(b.vals) > 0 && (len(b.vals)+1)*max(b.longest, len(tok), 1) > budget {
 			emit(b, 0)
 		}
 		if len(b.vals) == 0 {
@@ -132,6 +134,26 @@ func TestBucketByLength(t *testing.T) {
 			if err == nil {
 				t.Fatalf("%s: the run gave an item", name)
 			}
+		}
+	}
+}
+
+// Under a token budget an empty row counts as one token, so a stream of
+// empty rows still makes batches of at most the budget's rows instead of
+// one batch of the whole stream.
+func TestTokenBudgetEmptyRows(t *testing.T) {
+	empty := make([][]int32, 100)
+	for _, p := range []int{1, 4} {
+		var sizes []int
+		src := flow.From(sources.Slice(empty, sources.PartitionSize(16))).Parallel(p)
+		for r, err := range flow.Values[operators.Rows[[]int32]](t.Context(), src.Via(operators.BucketByLength(tokenLen, operators.TokenBudget(40)))) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			sizes = append(sizes, r.Len())
+		}
+		if !slices.Equal(sizes, []int{40, 40, 20}) {
+			t.Errorf("parallelism %d: batches of %v rows, want [40 40 20]", p, sizes)
 		}
 	}
 }

@@ -19,7 +19,11 @@ const (
 	DropUneven Uneven = iota
 	// PadUneven gives every rank ceil(total/world) rows: the ranks short
 	// of a row each repeat one row from the end of the stream, which
-	// another rank also delivers.
+	// another rank also delivers. While the total is at least the number
+	// of ranks short of a row (world - total%world), the repeated rows
+	// differ and each is delivered twice; with fewer rows, as with 1 row
+	// on 3 ranks, a row is repeated by several ranks (as
+	// DistributedSampler pads in PyTorch), and the account says which.
 	PadUneven
 	// AllowUneven gives each rank its own rows: counts differ by at most
 	// one when the source can count its rows, and by up to one per
@@ -44,6 +48,10 @@ func (u Uneven) String() string {
 // dropped or repeated, as positions in the serial stream of the source
 // (row i is the i-th row of the epoch, counted from 0).
 type EvenAccount struct {
+	// Known reports whether the total was known before reading. It is
+	// not when the source cannot count its rows (a Parquet RowFilter),
+	// which only AllowUneven accepts: Total is then 0.
+	Known   bool
 	Total   int64
 	World   int
 	PerRank int64 // rows each rank delivers; -1 under AllowUneven
@@ -51,7 +59,9 @@ type EvenAccount struct {
 	// rank delivers (DropUneven).
 	Dropped [2]int64
 	// Repeated maps a rank to the position of the row it delivers in
-	// addition to its own (PadUneven); that row's own rank delivers it too.
+	// addition to its own (PadUneven); that row's own rank delivers it too,
+	// and so may other ranks when the total is below the ranks short of a
+	// row.
 	Repeated map[int]int64
 }
 
@@ -189,6 +199,7 @@ func (e *evenSource[T]) plan(counts []int64, rank, world int64) (limit, extra in
 	limit, extra = 1<<63-1, -1
 	acct := EvenAccount{World: int(world), PerRank: -1}
 	if counts != nil {
+		acct.Known = true
 		for _, c := range counts {
 			acct.Total += c
 		}

@@ -16,20 +16,31 @@ import (
 func TestEvenRanks(t *testing.T) {
 	for _, world := range []int{2, 4} {
 		for _, policy := range []operators.Uneven{operators.DropUneven, operators.PadUneven, operators.AllowUneven} {
-			t.Run(fmt.Sprintf("%d ranks %v", world, policy), func(t *testing.T) { checkEvenRanks(t, world, policy) })
+			t.Run(fmt.Sprintf("%d ranks %v", world, policy), func(t *testing.T) { checkEvenRanks(t, 1003, world, policy) })
+		}
+	}
+	// Fewer rows than half the ranks: under PadUneven a row is repeated by
+	// several ranks, as the account says.
+	for _, c := range []struct{ rows, world int }{{1, 3}, {2, 5}, {3, 4}} {
+		for _, policy := range []operators.Uneven{operators.DropUneven, operators.PadUneven} {
+			t.Run(fmt.Sprintf("%d rows %d ranks %v", c.rows, c.world, policy), func(t *testing.T) { checkEvenRanks(t, c.rows, c.world, policy) })
 		}
 	}
 }
 
-func checkEvenRanks(t *testing.T, world int, policy operators.Uneven) {
-	const rows, size = 1003, 8
+// checkEvenRanks checks EvenRanks over rows rows on world ranks: each
+// rank's items are the same at every parallelism, the ranks deliver the
+// same number of rows and batches (except under AllowUneven), and
+// together every row as many times as the account says.
+func checkEvenRanks(t *testing.T, rows, world int, policy operators.Uneven) {
+	const size = 8
 	seen := map[rowid.ID]int{}
 	batches := map[int]int{}
 	for rank := range world {
 		var acct operators.EvenAccount
 		// Runs that go on at once must not share the account.
 		withAccount := func(n int, acct *operators.EvenAccount) *flow.Pipeline {
-			return flow.From(operators.EvenRanks(source(rows, 37, 16), policy, acct)).Parallel(n).WithRank(rank, world).
+			return flow.From(operators.EvenRanks(source(int64(rows), 37, 16), policy, acct)).Parallel(n).WithRank(rank, world).
 				Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(n)
 		}
 		build := func(n int) *flow.Pipeline { return withAccount(n, nil) }
@@ -39,7 +50,7 @@ func checkEvenRanks(t *testing.T, world int, policy operators.Uneven) {
 			seen[it.ID]++
 		}
 		batches[rank] = len(collect[operators.Rows[int64]](t, build(3).Via(operators.Batch[int64](size, operators.LastBatch(operators.DropRemainder)))))
-		if acct.Total != rows {
+		if acct.Total != int64(rows) {
 			t.Fatalf("account total %d, want %d", acct.Total, rows)
 		}
 		switch policy {
@@ -57,18 +68,15 @@ func checkEvenRanks(t *testing.T, world int, policy operators.Uneven) {
 	}
 	// Coverage: row i appears once, except what the account says.
 	var acct operators.EvenAccount
-	collect[int64](t, flow.From(operators.EvenRanks(source(rows, 37, 16), policy, &acct)).WithRank(0, world))
-	repeated := map[int64]bool{}
+	collect[int64](t, flow.From(operators.EvenRanks(source(int64(rows), 37, 16), policy, &acct)).WithRank(0, world))
+	repeats := map[int64]int{}
 	for _, pos := range acct.Repeated {
-		repeated[pos] = true
+		repeats[pos]++
 	}
 	for i := range int64(rows) {
-		want := 1
-		switch {
-		case policy == operators.DropUneven && i >= acct.Dropped[0]:
+		want := 1 + repeats[i]
+		if policy == operators.DropUneven && i >= acct.Dropped[0] {
 			want = 0
-		case repeated[i]:
-			want = 2
 		}
 		if got := seen[sourceID(i)]; got != want {
 			t.Fatalf("row %d delivered %d times, want %d (account %+v)", i, got, want, acct)
@@ -94,16 +102,36 @@ func TestEvenRanksParquet(t *testing.T) {
 		testutil.WriteParquet(t, filepath.Join(dir, fmt.Sprintf("part-%d.parquet", f)), rows, 64)
 	}
 	total := 0
-	counts := [2]int{}
+	counts, batches := [2]int{}, [2]int{}
+	seen := map[rowid.ID]int{}
 	for rank := range 2 {
 		var acct operators.EvenAccount
-		src := operators.EvenRanks(sources.Parquet[pqRow](dir, sources.RowGroups()), operators.PadUneven, &acct)
-		items := testutil.Items[pqRow](t, flow.From(src).Parallel(3).WithRank(rank, 2))
+		src := func(acct *operators.EvenAccount) *flow.Pipeline {
+			return flow.From(operators.EvenRanks(sources.Parquet[pqRow](dir, sources.RowGroups()), operators.PadUneven, acct)).Parallel(3).WithRank(rank, 2)
+		}
+		items := testutil.Items[pqRow](t, src(&acct))
+		for _, it := range items {
+			seen[it.ID]++
+		}
 		counts[rank] = len(items)
+		batches[rank] = len(testutil.Items[operators.Rows[pqRow]](t, src(nil).Via(operators.Batch[pqRow](16, operators.LastBatch(operators.DropRemainder)))))
 		total = int(acct.Total)
+		if !acct.Known || len(acct.Repeated) != 1 {
+			t.Fatalf("rank %d: account %+v, want a known total and one repeated row", rank, acct)
+		}
 	}
-	if total != 250+267+284 || counts[0] != counts[1] || counts[0] != (total+1)/2 {
-		t.Fatalf("total %d, ranks %v", total, counts)
+	if total != 250+267+284 || counts[0] != counts[1] || counts[0] != (total+1)/2 || batches[0] != batches[1] || batches[0] != counts[0]/16 {
+		t.Fatalf("total %d, ranks' rows %v, batches %v", total, counts, batches)
+	}
+	// Every row once, one row twice: the union covers the dataset.
+	twice := 0
+	for _, n := range seen {
+		if n == 2 {
+			twice++
+		}
+	}
+	if len(seen) != total || twice != 1 {
+		t.Fatalf("%d distinct rows of %d, %d delivered twice; want all, and one", len(seen), total, twice)
 	}
 	src := operators.EvenRanks(sources.Parquet[pqRow](dir, sources.RowFilter(sources.Gt("score", int64(4)))), operators.DropUneven, nil)
 	for _, err := range flow.Items[pqRow](t.Context(), flow.From(src).WithRank(0, 2)) {
@@ -114,8 +142,12 @@ func TestEvenRanksParquet(t *testing.T) {
 	// AllowUneven still runs, splitting each partition on its own.
 	n := 0
 	for rank := range 2 {
-		src := operators.EvenRanks(sources.Parquet[pqRow](dir, sources.RowFilter(sources.Gt("score", int64(4)))), operators.AllowUneven, nil)
+		acct := operators.EvenAccount{Known: true}
+		src := operators.EvenRanks(sources.Parquet[pqRow](dir, sources.RowFilter(sources.Gt("score", int64(4)))), operators.AllowUneven, &acct)
 		n += len(testutil.Items[pqRow](t, flow.From(src).WithRank(rank, 2)))
+		if acct.Known || acct.Total != 0 {
+			t.Errorf("AllowUneven with a filter: account %+v, want an unknown total", acct)
+		}
 	}
 	want := 0
 	for f := range 3 {

@@ -56,7 +56,7 @@ func SumOf[T any](ctx context.Context, p *flow.Pipeline) (Sum, error) {
 //
 // The stream line holds the digest of the whole stream (see [Sum]), in
 // hexadecimal, and its item count. Then each partition of the stream (a
-// run of items with the same partition number) has a line with its batch
+// run of items with the same partition number) has a line with its partition
 // number, item count and the digest of its items alone (as if they were
 // a stream of their own). If the stream has at most [MaxGoldenRows]
 // items, each partition line is followed by one indented line per item:

@@ -63,9 +63,9 @@
 // # The order guarantee
 //
 // Every item carries the partition number of the partition it came from, and
-// the serial order of a stream is the stable sort of its items by batch
+// the serial order of a stream is the stable sort of its items by partition
 // number. A Parallel stage hands whole partitions to its workers in order,
-// and its ordered merge emits them again in batch order, streaming the
+// and its ordered merge emits them again in partition order, streaming the
 // lowest open partition as its chunks arrive. So the items, their IDs and
 // their order do not depend on the parallelism, the machine or the timing,
 // and a parallel run reproduces the serial one exactly. Unordered gives up
@@ -85,7 +85,7 @@
 // kept, and [Pipeline.Err], Run and the iterators return it. While running,
 // the first error, or a panic in a stage or a user function, cancels the
 // whole run and is returned as a [*StageError] naming the stage and, where
-// known, the batch and row ID. A panic becomes a [*PanicError] inside it,
+// known, the partition and row ID. A panic becomes a [*PanicError] inside it,
 // whose message is one line and which keeps the stack. When Run returns, or
 // a loop over Items ends, no goroutine of the run is still running, and
 // the sink has been closed with the run's outcome, so it can commit or

@@ -35,10 +35,10 @@ const Forever = -1
 func EpochPart(e, b int64) int64 { return e<<EpochBits | b }
 
 // EpochOf returns the epoch a partition number belongs to.
-func EpochOf(batch int64) int64 { return batch >> EpochBits }
+func EpochOf(part int64) int64 { return part >> EpochBits }
 
 // PartitionOf returns a partition number's partition number within its epoch.
-func PartitionOf(batch int64) int64 { return batch & (1<<EpochBits - 1) }
+func PartitionOf(part int64) int64 { return part & (1<<EpochBits - 1) }
 
 // Epochs makes a run read its source n times, each time planned anew with
 // the epoch number in the source's [Env]; n is [Forever] (or any negative

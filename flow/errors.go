@@ -9,7 +9,7 @@ import (
 )
 
 // StageError is how a run reports the failure of one stage: which stage,
-// and where known the batch and the row ID being processed.
+// and where known the partition and the row ID being processed.
 type StageError struct {
 	Stage string
 	Part  int64 // valid if HasPart

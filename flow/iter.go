@@ -135,7 +135,7 @@ func chunks[T any](ctx context.Context, p *Pipeline) iter.Seq2[Chunk[T], error] 
 
 // chunkReader reads a run chunk by chunk for the iterators. It reads p
 // with a cursor set of one cursor: the cursor takes the last group's
-// partitions straight from its workers, in batch order, so the loop's
+// partitions straight from its workers, in partition order, so the loop's
 // goroutine is the ordered merge and no goroutine stands between the
 // workers and the loop. The iterators' loops stay small, so that the
 // compiler can inline them, and the loop body, into the caller's range

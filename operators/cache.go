@@ -99,8 +99,10 @@ func Rebuild() CacheOption {
 // first pass, or a memory cache in a new process) runs p from its start
 // again, and keeps the whole stream.
 //
-// p must have no sink and produce T. Memory: in memory, the whole stream;
-// on disk, one record (up to 1024 rows) per partition being read.
+// p must have no sink and produce T. Memory: in memory, the whole stream.
+// On disk, the first pass holds each partition whole from its first chunk
+// until it is written and handed on (so p's partition size bounds it); a
+// replay holds one record (up to 1024 rows) per partition being read.
 func Cache[T any](p *flow.Pipeline, opts ...CacheOption) flow.Source[T] {
 	c := &cacheSource[T]{p: p, codec: defaultCodec[T]()}
 	c.err = c.configure(opts)

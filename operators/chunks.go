@@ -23,7 +23,7 @@ import (
 // not read. Neither slice may be kept after f returns.
 //
 // An error from f fails the run with a [flow.StageError] naming the stage
-// and the batch; f does not say which row failed. Like Map, MapChunks may
+// and the partition; f does not say which row failed. Like Map, MapChunks may
 // run on several workers, where f is called concurrently.
 func MapChunks[In, Out any](f func(in []In, out []Out) error) flow.Stage {
 	return flow.NewStage[In, Out](mapChunksOp[In, Out]{f: f})
@@ -72,7 +72,7 @@ func (p *mapChunksProc[In, Out]) Process(ctx context.Context, c flow.Chunk[In], 
 // copied into kept, and that slice stays f's.
 //
 // A position out of range or out of order fails the run. An error from f
-// fails the run naming the stage and the batch. Like Filter, FilterChunks
+// fails the run naming the stage and the partition. Like Filter, FilterChunks
 // may run on several workers, where f is called concurrently.
 func FilterChunks[T any](f func(vals []T, kept []uint32) ([]uint32, error)) flow.Stage {
 	return flow.NewStage[T, T](filterChunksOp[T]{f: f})
@@ -179,7 +179,7 @@ func gather[T any](vals []T, kept []uint32) error {
 // [FilterChunks] does in three (the map, the test, and the move of the
 // kept values to the front), as a hand-written chunk loop would. A
 // position out of range or out of order fails the run, as does an error
-// from f, naming the stage and the batch. It may run on several workers,
+// from f, naming the stage and the partition. It may run on several workers,
 // where f is called concurrently.
 func FilterMapChunks[In, Out any](f func(in []In, out []Out, kept []uint32) ([]uint32, error)) flow.Stage {
 	return flow.NewStage[In, Out](filterMapChunksOp[In, Out]{f: f})

@@ -45,7 +45,7 @@
 // # Errors and panics
 //
 // An error returned by a user function fails the run with a
-// [flow.StageError] that names the stage, the batch and the row ID of the
+// [flow.StageError] that names the stage, the partition and the row ID of the
 // element. A panic in a user function is turned into such an error too,
 // wrapping a [flow.PanicError] that keeps the stack. A bad argument (a
 // negative [Take] count, a batch size below 1, a bad option) never panics:

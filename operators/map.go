@@ -9,7 +9,7 @@ import (
 	"github.com/rowflow/rowflow/flow"
 )
 
-// Map returns a stage that replaces every value v by f(v). IDs and batch
+// Map returns a stage that replaces every value v by f(v). IDs and partition
 // numbers pass through unchanged. An error from f fails the run.
 func Map[In, Out any](f func(In) (Out, error)) flow.Stage {
 	return flow.NewStage[In, Out](mapOp[In, Out]{f: f})

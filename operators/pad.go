@@ -37,7 +37,7 @@ type Padded[E Number] struct {
 //
 // The item keeps its ID and partition number. Pad works on one batch at a
 // time and may run on several workers. A row longer than [PadLength]
-// fails the run, naming the batch and the row. Bad options are kept as
+// fails the run, naming the partition and the row. Bad options are kept as
 // the stage's error.
 func Pad[E Number](value E, opts ...PadOption) flow.Stage {
 	op := &padOp[E]{value: value, cfg: shapeConfig{name: "pad", padMult: 1}}
@@ -68,7 +68,8 @@ func PadMultiple(k int) PadOption {
 }
 
 // PadLength makes every batch n wide, whatever its longest row (default:
-// as wide as the longest row). A longer row is an error.
+// as wide as the longest row), or n rounded up to the [PadMultiple]
+// given with it. A row longer than n is an error.
 func PadLength(n int) PadOption {
 	return padOpt{option{"PadLength", func(c *shapeConfig) error {
 		if n < 1 {

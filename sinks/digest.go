@@ -8,7 +8,7 @@ import (
 )
 
 // Digest returns a sink that computes the digest of the stream (see
-// package [determinism]: the row IDs and values, in order, not the batch
+// package [determinism]: the row IDs and values, in order, not the partition
 // numbers) and stores it in *dst when the run succeeds.
 //
 // If T has no encoding (see [determinism.Encodable]), the run fails with

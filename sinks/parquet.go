@@ -118,7 +118,7 @@ import (
 // A bad option, or a T that parquet-go cannot write, is found when the
 // sink is built: [flow.Pipeline.To] keeps the error, and the run fails
 // with it before writing anything. Errors of a run name the directory, the
-// file and, where known, the batch and row ID being written.
+// file and, where known, the partition and row ID being written.
 func ParquetShards[T any](dir string, opts ...ParquetOption) flow.Sink {
 	plan, err := newPQPlan[T](dir, opts)
 	return flow.NewSink[T](&parquetSink[T]{dir: dir, plan: plan, err: err})

@@ -409,7 +409,7 @@ func (run *parquetRun[T]) read(ctx context.Context, fr dataset.Fragment, out flo
 
 // readStrict pushes the rows of one fragment, or fails. Its errors are
 // passed on as they are: each names the file (and the row group, column
-// and row where known) where it starts, and the run names the batch.
+// and row where known) where it starts, and the run names the partition.
 func (run *parquetRun[T]) readStrict(ctx context.Context, fr dataset.Fragment, out flow.Emitter[T]) error {
 	of, err := run.open(ctx, fr.File)
 	defer run.release(of)

@@ -36,7 +36,7 @@ func SkipBadFragments(report *SkipReport) ParquetOption {
 // SkipReport lists what a run with [SkipBadFragments] skipped.
 type SkipReport struct {
 	// Skipped lists the skipped files and fragments in plan order: files
-	// whose footer failed first (by path), then fragments by batch.
+	// whose footer failed first (by path), then fragments by partition number.
 	Skipped []Skipped
 	// RowsLost counts the rows of the skipped fragments, as the footers
 	// declare them; the rows of files whose footer failed are unknown.

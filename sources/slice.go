@@ -8,8 +8,8 @@ import (
 )
 
 // Slice returns a source of the values of values, in order. Partition k
-// holds values [k*size, (k+1)*size) for the [PartitionSize] size, and is
-// batch k. Row i gets the ID rowid.Ordinal(i) combined with the source's
+// holds values [k*size, (k+1)*size) for the [PartitionSize] size, and has
+// partition number k. Row i gets the ID rowid.Ordinal(i) combined with the source's
 // ID (see [Named]; the default name is "slice"). The source copies values
 // as it reads them; the caller must not modify values while a run reads it.
 //

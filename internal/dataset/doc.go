@@ -1,6 +1,6 @@
 // Package dataset plans the reading of a Parquet dataset: given where the
 // files are and how to shuffle, repeat and split them between ranks, it yields, epoch by
-// epoch, the ordered fragments (partitions) to read, each with its batch
+// epoch, the ordered fragments (partitions) to read, each with its partition
 // number. It reads no data, only file footers, and those lazily.
 //
 // A [Dataset] is found with [Discover]; a [Plan] is made from it with [New]

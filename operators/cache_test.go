@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -58,6 +59,19 @@ func TestCache(t *testing.T) {
 			}
 			if got := runs.Load(); got != int64(len(want)) {
 				t.Errorf("the cached pipeline computed %d rows, want %d (one pass)", got, len(want))
+			}
+			// A cache built at another parallelism holds the same stream.
+			for _, n := range []int{2, 4, 8} {
+				var o []operators.CacheOption
+				if disk {
+					o = append(o, operators.OnDisk(filepath.Join(t.TempDir(), "c.rfcache")))
+				}
+				fresh := operators.Cache[record](inner, o...)
+				for _, pass := range []string{"build", "replay"} {
+					if got := collect[record](t, flow.From(fresh).Parallel(n)); !slices.Equal(got, want) {
+						t.Fatalf("parallelism %d, %s: %d items, want %d, or other items", n, pass, len(got), len(want))
+					}
+				}
 			}
 			if !disk {
 				return

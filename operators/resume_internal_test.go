@@ -238,31 +238,40 @@ func TestRegroupResumes(t *testing.T) {
 				return newBatchOp[int](n, []BatchOption{LastBatch(last), PartitionItems(3)})
 			})
 		}
-		checkResume(t, func() flow.Operator[int, int] {
-			op := newReduce[int, int](func(acc, v int) (int, error) { return acc*31 + v, nil }, []ReduceOption{PartitionItems(4)})
-			op.every = n
-			return op
-		})
+		for _, last := range []Remainder{KeepRemainder, DropRemainder} {
+			checkResume(t, func() flow.Operator[int, int] {
+				op := newReduce[int, int](func(acc, v int) (int, error) { return acc*31 + v, nil }, []ReduceOption{PartitionItems(4), LastBatch(last)})
+				op.every = n
+				return op
+			})
+		}
 		checkResume(t, func() flow.Operator[int, Rows[int]] {
 			return newPoolOp(n, 3, length, []PoolOption{LastBatch(DropRemainder)})
 		})
-		checkResume(t, func() flow.Operator[int, Rows[int]] {
-			return newTableOp[int](n, []TableOption{Tables(1, 3, 20), PartitionItems(2)})
-		})
+		for _, last := range []Remainder{KeepRemainder, DropRemainder, PadRemainder} {
+			checkResume(t, func() flow.Operator[int, Rows[int]] {
+				return newTableOp[int](n, []TableOption{Tables(1, 3, 20), PartitionItems(2), LastBatch(last)})
+			})
+		}
 	}
 	checkResume(t, func() flow.Operator[int, int] {
 		op := newReduce[int, int](func(acc, v int) (int, error) { return acc + v, nil }, nil)
 		op.sameRun = func(a, b int) bool { return a/9 == b/9 }
 		return op
 	})
-	for _, last := range []Remainder{KeepRemainder, PadRemainder} {
+	for _, last := range []Remainder{KeepRemainder, DropRemainder, PadRemainder} {
 		checkResume(t, func() flow.Operator[int, Rows[int]] {
 			return newBucketOp(length, []BucketOption{Buckets([]int{4, 9}, []int{5, 3, 2}), LastBatch(last)})
 		})
 	}
-	checkResume(t, func() flow.Operator[int, Rows[int]] {
-		return newBucketOp(length, []BucketOption{TokenBudget(30)})
-	})
+	for _, last := range []Remainder{KeepRemainder, DropRemainder} {
+		checkResume(t, func() flow.Operator[int, Rows[int]] {
+			return newBucketOp(length, []BucketOption{TokenBudget(30), LastBatch(last)})
+		})
+		checkResume(t, func() flow.Operator[int, Rows[int]] {
+			return newBucketOp(length, []BucketOption{TokenBudget(30), Buckets([]int{4, 9}, []int{5, 3, 2}), LastBatch(last)})
+		})
+	}
 }
 
 func TestPackResumes(t *testing.T) {

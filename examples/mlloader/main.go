@@ -44,7 +44,7 @@ const (
 )
 
 func main() {
-	n := flag.Int("n", 200_000, "documents in the dataset")
+	n := flag.Int("n", 200_001, "documents in the dataset (an odd count: the even ranks drop one)")
 	workers := flag.Int("workers", 4, "workers of the parallel stages")
 	dir := flag.String("dir", "", "working directory (default: a new temporary one, removed at the end)")
 	flag.Parse()
@@ -56,12 +56,13 @@ func main() {
 
 // rankReport is what one rank's training loop saw.
 type rankReport struct {
-	Rows    int64           // the rank's rows per epoch, from the account
-	Batches [epochs]int     // batches per epoch
-	Tokens  int64           // real tokens over both epochs
-	Padded  int64           // tokens including padding
-	Elapsed time.Duration   // the loop's wall time
-	Sum     determinism.Sum // digest of the parallel stream
+	Account operators.EvenAccount // what EvenRanks decided (the last epoch's)
+	Rows    int64                 // the rank's rows per epoch, from the account
+	Batches [epochs]int           // batches per epoch
+	Tokens  int64                 // real tokens over both epochs
+	Padded  int64                 // tokens including padding
+	Elapsed time.Duration         // the loop's wall time
+	Sum     determinism.Sum       // digest of the parallel stream
 }
 
 // loader is the input pipeline of one rank.
@@ -118,8 +119,8 @@ func run(ctx context.Context, w io.Writer, n, workers int, dir string) ([world]r
 		if serial != r.Sum {
 			verdict = "DIFFERENT"
 		}
-		fmt.Fprintf(w, "rank %d: %d rows per epoch, batches per epoch %v, %.1f%% padding, %.0f batches/s, %.2fM tokens/s\n",
-			rank, r.Rows, r.Batches, 100*float64(r.Padded-r.Tokens)/float64(r.Padded),
+		fmt.Fprintf(w, "rank %d: %d of %d rows per epoch (%s), batches per epoch %v, %.1f%% padding, %.0f batches/s, %.2fM tokens/s\n",
+			rank, r.Rows, r.Account.Total, accountText(r.Account), r.Batches, 100*float64(r.Padded-r.Tokens)/float64(r.Padded),
 			float64(r.Batches[0]+r.Batches[1])/r.Elapsed.Seconds(), float64(r.Tokens)/r.Elapsed.Seconds()/1e6)
 		fmt.Fprintf(w, "rank %d: digest at %d workers %s, serial %s: %s\n", rank, workers, short(r.Sum), short(serial), verdict)
 		if serial != r.Sum {
@@ -154,8 +155,19 @@ func train(ctx context.Context, data string, rank, workers int) (rankReport, err
 		h.AddItem(it)
 	}
 	r.Elapsed = time.Since(start)
-	r.Rows, r.Sum = acct.PerRank, h.Sum()
+	r.Account, r.Rows, r.Sum = acct, acct.PerRank, h.Sum()
 	return r, nil
+}
+
+// accountText says what the even split dropped.
+func accountText(a operators.EvenAccount) string {
+	switch d := a.Dropped; {
+	case d[1] == d[0]+1:
+		return fmt.Sprintf("row %d of the stream goes to no rank", d[0])
+	case d[1] > d[0]:
+		return fmt.Sprintf("rows %d to %d of the stream go to no rank", d[0], d[1]-1)
+	}
+	return "nothing dropped"
 }
 
 func short(s determinism.Sum) string { return s.String()[:16] }

@@ -12,7 +12,7 @@ import (
 )
 
 func TestMLLoader(t *testing.T) {
-	const n = 6000
+	const n = 6001 // the even split drops the last row
 	dir := t.TempDir()
 	reports, err := run(context.Background(), io.Discard, n, 3, dir)
 	if err != nil {
@@ -22,6 +22,9 @@ func TestMLLoader(t *testing.T) {
 	for rank, r := range reports {
 		if r.Rows != n/world || r.Batches != [epochs]int{n / world / batchSize, n / world / batchSize} {
 			t.Errorf("rank %d: %d rows, batches %v", rank, r.Rows, r.Batches)
+		}
+		if a := r.Account; a.Total != n || a.Dropped != [2]int64{n - 1, n} || len(a.Repeated) != 0 {
+			t.Errorf("rank %d: account %+v, want the last of %d rows dropped", rank, a, n)
 		}
 		if r.Tokens == 0 || r.Padded < r.Tokens {
 			t.Errorf("rank %d: %d tokens, %d with padding", rank, r.Tokens, r.Padded)

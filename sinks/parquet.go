@@ -131,12 +131,25 @@ type parquetSink[T any] struct {
 }
 
 // Info does not name the directory: writing the same stream elsewhere is
-// the same pipeline, with the same fingerprint.
+// the same pipeline, with the same fingerprint. Its settings are what
+// decides the files' contents and layout, so that a run continuing an
+// output (Continue) with other settings does not keep files written with
+// the old ones.
 func (s *parquetSink[T]) Info() flow.Info {
+	name := "parquet-shards"
 	if s.plan != nil && s.plan.text != nil {
-		return flow.Info{Name: s.plan.format + "-shards"}
+		name = s.plan.format + "-shards"
 	}
-	return flow.Info{Name: "parquet-shards"}
+	if s.plan == nil {
+		return flow.Info{Name: name}
+	}
+	c := &s.plan.cfg
+	schema := ""
+	if s.plan.schema != nil {
+		schema = s.plan.schema.String()
+	}
+	return flow.Info{Name: name, Settings: fmt.Sprintf("rows=%d bytes=%d group=%d page=%d codec=%q text=%v level=%d rank=%d writers=%d open=%d id=%q by=%q schema=%q",
+		c.rowsPerFile, c.bytesPerFile, c.rowGroupRows, c.pageSize, c.codecName, c.textCodec, c.zstdLevel, c.rank, c.writers, c.maxOpenParts, c.rowIDColumn, c.partitionBy, schema)}
 }
 
 // Err reports a bad option or a T that cannot be written, like the Err

@@ -147,7 +147,8 @@ func TestFingerprintCoversSettings(t *testing.T) {
 
 // What changes neither the items nor their IDs and partitions is not
 // part of a pipeline's definition: the location of a dataset (its row IDs
-// do not depend on it), the chunk size, the parallelism.
+// do not depend on it), the chunk size, giving a default option, the
+// parallelism.
 func TestFingerprintIgnoresExecution(t *testing.T) {
 	nums := make([]int64, 100)
 	for _, c := range []struct {
@@ -160,6 +161,9 @@ func TestFingerprintIgnoresExecution(t *testing.T) {
 		{"chunk size",
 			flow.From(sources.Slice(nums, sources.ChunkSize(8))),
 			flow.From(sources.Slice(nums, sources.ChunkSize(9)))},
+		{"the default last-batch policy given",
+			flow.From(sources.Slice(nums)).Via(operators.Batch[int64](3)),
+			flow.From(sources.Slice(nums)).Via(operators.Batch[int64](3, operators.LastBatch(operators.KeepRemainder)))},
 		{"parallelism",
 			flow.From(sources.Slice(nums)).Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(2),
 			flow.From(sources.Slice(nums)).Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(4)},

@@ -57,8 +57,11 @@ type shapeConfig struct {
 }
 
 // settings returns the text of a stage's Info.Settings: head, the
-// stage's own parameters, then every option.
+// stage's own parameters, then every option. Whether LastBatch was given
+// does not count, only the policy: LastBatch(KeepRemainder) is the
+// default.
 func (c shapeConfig) settings(head string) string {
+	c.lastSet = false
 	return fmt.Sprintf("%s %+v", head, c)
 }
 

@@ -159,8 +159,10 @@ func (p *Pipeline) partitions(ctx context.Context, env Env) iter.Seq2[srcPart, e
 					env.ck.seekDrop.to.Part = part.batch
 					markNext = false
 				}
-				if err == nil && n != 1 && e == 0 {
-					// Later epochs are checked as they are numbered.
+				if err == nil && n != 1 && e == 0 && !inEpoch(part.batch) {
+					// Later epochs are checked as they are numbered. The
+					// source's name, which its Info may take time to give,
+					// is asked for only on a failure.
 					err = checkEpochPart(p.src.info().Name, 0, part.batch)
 				}
 				some = true
@@ -178,10 +180,13 @@ func (p *Pipeline) partitions(ctx context.Context, env Env) iter.Seq2[srcPart, e
 	}
 }
 
+// inEpoch reports whether b can number a partition within one epoch.
+func inEpoch(b int64) bool { return b >= 0 && b < 1<<EpochBits }
+
 // checkEpochPart checks that a source numbered partition b of epoch e
 // within one epoch's range.
 func checkEpochPart(source string, e, b int64) error {
-	if b >= 0 && b < 1<<EpochBits {
+	if inEpoch(b) {
 		return nil
 	}
 	return stageError(source, b, true, fmt.Errorf(

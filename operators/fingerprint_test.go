@@ -130,6 +130,9 @@ func TestFingerprintCoversSettings(t *testing.T) {
 		{"parquet columns",
 			func() *flow.Pipeline { return flow.From(sources.ParquetColumns("data", sources.Columns("a"))) },
 			func() *flow.Pipeline { return flow.From(sources.ParquetColumns("data", sources.Columns("b"))) }},
+		{"dataset epochs",
+			func() *flow.Pipeline { return flow.From(sources.CSVRecords("data", sources.Epochs(2))) },
+			func() *flow.Pipeline { return flow.From(sources.CSVRecords("data")) }},
 		{"csv header",
 			func() *flow.Pipeline { return flow.From(sources.CSVRecords("data", sources.Header("a"))) },
 			func() *flow.Pipeline { return flow.From(sources.CSVRecords("data", sources.Header("b"))) }},
@@ -147,17 +150,27 @@ func TestFingerprintCoversSettings(t *testing.T) {
 
 // What changes neither the items nor their IDs and partitions is not
 // part of a pipeline's definition: the location of a dataset (its row IDs
-// do not depend on it), the chunk size, giving a default option, the
-// parallelism.
+// do not depend on it), the chunk size, giving a default option, an
+// option the pipeline overrides, the parallelism.
 func TestFingerprintIgnoresExecution(t *testing.T) {
 	nums := make([]int64, 100)
+	abs := filepath.Join(t.TempDir(), "data")
 	for _, c := range []struct {
 		name string
 		a, b *flow.Pipeline
 	}{
 		{"dataset location",
-			flow.From(sources.CSVRecords(filepath.Join("copy1", "data"), sources.Files("x.csv"))),
-			flow.From(sources.CSVRecords(filepath.Join("copy2", "data"), sources.Files("x.csv")))},
+			flow.From(sources.CSVRecords("data", sources.Files("x.csv"))),
+			flow.From(sources.CSVRecords(filepath.Join("copy2", "deeper", "data"), sources.Files("x.csv")))},
+		{"dataset location, absolute root",
+			flow.From(sources.CSVRecords("data", sources.Files("x.csv"))),
+			flow.From(sources.CSVRecords(abs, sources.Files("x.csv")))},
+		{"dataset file given by its absolute path",
+			flow.From(sources.CSVRecords("data", sources.Files("x.csv"))),
+			flow.From(sources.CSVRecords(abs, sources.Files(filepath.Join(abs, "x.csv"))))},
+		{"the source's epochs, overridden by the pipeline's",
+			flow.From(sources.CSVRecords("data", sources.Epochs(2))).Epochs(3),
+			flow.From(sources.CSVRecords("data")).Epochs(3)},
 		{"chunk size",
 			flow.From(sources.Slice(nums, sources.ChunkSize(8))),
 			flow.From(sources.Slice(nums, sources.ChunkSize(9)))},

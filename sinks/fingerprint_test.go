@@ -21,6 +21,11 @@ func TestShardSettingsInFingerprint(t *testing.T) {
 	if again := fp(filepath.Join("elsewhere", "out"), sinks.RowsPerFile(10)); again != base {
 		t.Errorf("another directory: fingerprint %s, want %s", again, base)
 	}
+	// A cap on open writers decides whether a run fits in memory, not
+	// what it writes.
+	if again := fp("out", sinks.RowsPerFile(10), sinks.MaxOpenPartitions(8)); again != base {
+		t.Errorf("MaxOpenPartitions: fingerprint %s, want %s", again, base)
+	}
 	for name, other := range map[string]string{
 		"rows per file": fp("out", sinks.RowsPerFile(20)),
 		"codec":         fp("out", sinks.RowsPerFile(10), sinks.Codec("gzip")),

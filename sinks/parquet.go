@@ -148,8 +148,11 @@ func (s *parquetSink[T]) Info() flow.Info {
 	if s.plan.schema != nil {
 		schema = s.plan.schema.String()
 	}
-	return flow.Info{Name: name, Settings: fmt.Sprintf("rows=%d bytes=%d group=%d page=%d codec=%q text=%v level=%d rank=%d writers=%d open=%d id=%q by=%q schema=%q",
-		c.rowsPerFile, c.bytesPerFile, c.rowGroupRows, c.pageSize, c.codecName, c.textCodec, c.zstdLevel, c.rank, c.writers, c.maxOpenParts, c.rowIDColumn, c.partitionBy, schema)}
+	if s.plan.text != nil {
+		schema = s.plan.text.schema
+	}
+	return flow.Info{Name: name, Settings: fmt.Sprintf("rows=%d bytes=%d group=%d page=%d codec=%q text=%v level=%d rank=%d writers=%d id=%q by=%q schema=%q",
+		c.rowsPerFile, c.bytesPerFile, c.rowGroupRows, c.pageSize, c.codecName, c.textCodec, c.zstdLevel, c.rank, c.writers, c.rowIDColumn, c.partitionBy, schema)}
 }
 
 // Err reports a bad option or a T that cannot be written, like the Err

@@ -64,14 +64,20 @@ func (c *datasetConfig) newPlan(ds *dataset.Dataset, env flow.Env, md dataset.Me
 // environment where RankFromEnv says so. Where the dataset lies is not
 // covered, as row IDs do not depend on it either: the same pipeline over
 // a copy of a dataset elsewhere writes the same output; nor are the
-// files' contents.
+// files' contents. The epoch count is not either: the pipeline's, which
+// its fingerprint covers, decides.
 func (c *datasetConfig) settings(root, format string) string {
 	paths := make([]string, len(c.paths))
+	absRoot, rootErr := filepath.Abs(root)
 	for i, p := range c.paths {
-		if rel, err := filepath.Rel(root, p); err == nil && filepath.IsAbs(p) == filepath.IsAbs(root) {
-			p = rel
+		// A relative path is relative to root already; an absolute one
+		// is made relative to it, where it lies under it.
+		if filepath.IsAbs(p) && rootErr == nil {
+			if rel, err := filepath.Rel(absRoot, p); err == nil {
+				p = rel
+			}
 		}
-		paths[i] = filepath.ToSlash(p)
+		paths[i] = filepath.ToSlash(filepath.Clean(p))
 	}
 	p := c.plan
 	where, seed := "", "pipeline"
@@ -89,8 +95,8 @@ func (c *datasetConfig) settings(root, format string) string {
 			rank = "environment"
 		}
 	}
-	return fmt.Sprintf("files=%q %s whole=%t maxRows=%d window=%d seed=%s epochs=%d rank=%s where=%q %s",
-		paths, c.common.settings(), p.WholeFiles, p.MaxRows, p.Window, seed, p.Epochs, rank, where, format)
+	return fmt.Sprintf("files=%q %s whole=%t maxRows=%d window=%d seed=%s rank=%s where=%q %s",
+		paths, c.common.settings(), p.WholeFiles, p.MaxRows, p.Window, seed, rank, where, format)
 }
 
 type datasetOption func(*datasetConfig) error

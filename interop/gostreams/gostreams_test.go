@@ -305,3 +305,17 @@ func ints(n int) []int64 {
 	}
 	return v
 }
+
+// The partition size decides the items' partition numbers, so it is part
+// of a pipeline's fingerprint; the chunk size is not.
+func TestFromSettingsInFingerprint(t *testing.T) {
+	fp := func(opts ...gostreams.Option) string {
+		return flow.From(gostreams.From[int64](extension.NewChanSource(make(chan any)), opts...)).Fingerprint()
+	}
+	if a, b := fp(gostreams.PartitionSize(10)), fp(gostreams.PartitionSize(50)); a == b {
+		t.Errorf("partition sizes 10 and 50: one fingerprint %s", a)
+	}
+	if a, b := fp(gostreams.ChunkSize(8)), fp(gostreams.ChunkSize(16)); a != b {
+		t.Errorf("chunk sizes 8 and 16: fingerprints %s and %s", a, b)
+	}
+}

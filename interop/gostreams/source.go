@@ -42,7 +42,10 @@ type inlet[T any] struct {
 // Err returns the error of a bad option.
 func (s *inlet[T]) Err() error { return s.err }
 
-func (s *inlet[T]) Info() flow.Info { return flow.Info{Name: s.cfg.name} }
+// Info's settings are the partition size; the chunk size changes no item.
+func (s *inlet[T]) Info() flow.Info {
+	return flow.Info{Name: s.cfg.name, Settings: fmt.Sprintf("partition=%d", s.cfg.partition)}
+}
 
 func (s *inlet[T]) Partitions(ctx context.Context, _ flow.Env) iter.Seq2[flow.Partition[T], error] {
 	return func(yield func(flow.Partition[T], error) bool) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -50,6 +51,23 @@ func TestMemoryPipelines(t *testing.T) {
 	for range 2 {
 		if err := flow.From(c).Parallel(2).To(sinks.Count[[]int32](&rows)).Run(t.Context()); err != nil || rows != n {
 			t.Fatalf("disk cache: %d rows, %v", rows, err)
+		}
+	}
+}
+
+// BenchmarkPairs runs each batching stage and its hand-written loop over
+// the same 200,000 token rows; compare the two ns/op of a pair.
+func BenchmarkPairs(b *testing.B) {
+	rows := tokenRows(200_000)
+	for _, p := range pairs() {
+		for side, f := range map[string]func(context.Context, [][]int32) (uint64, error){"rowflow": p.flow, "hand": p.hand} {
+			b.Run(p.name+"/"+side, func(b *testing.B) {
+				for b.Loop() {
+					if _, err := f(b.Context(), rows); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		}
 	}
 }

@@ -18,14 +18,15 @@ var ErrCursorSetClosed = errors.New("flow: cursor set closed")
 // threads, n writers. Make one with [Cursors].
 //
 // The cursors share the run's partitions: a cursor that needs more items
-// takes the next partition in partition order that no cursor has taken, and
-// keeps it to its end. So
+// takes the next partition in order that no cursor has taken, and keeps it
+// to its end. So
 //
 //   - the partition numbers one cursor yields never decrease;
 //   - no partition number appears in two cursors;
 //   - collecting the items of every cursor with their partition numbers and
-//     stable-sorting them by partition number gives exactly the serial stream of the
-//     pipeline, and [CursorSet.Consolidate] gives that stream directly.
+//     stable-sorting them by partition number gives exactly the serial
+//     stream of the pipeline, and [CursorSet.Consolidate] gives that
+//     stream directly.
 //
 // Which cursor gets which partition depends on when each asks; the items
 // of each partition, and so the consolidated stream, do not.
@@ -149,8 +150,8 @@ func (s *CursorSet[T]) cause() error {
 
 // Consolidate returns the set's stream in serial order, as [Items] would
 // give it: it reads the cursors itself, one partition at a time, always
-// taking the lowest partition any cursor holds. Use it instead of the cursors,
-// not alongside them, on a fresh set. Leaving the loop early closes the
+// taking the lowest partition any cursor holds. Use it instead of the
+// cursors, not alongside them, on a fresh set. Leaving the loop early closes the
 // set; an error is yielded once, as the last pair.
 func (s *CursorSet[T]) Consolidate() iter.Seq2[Item[T], error] {
 	return func(yield func(Item[T], error) bool) {

@@ -19,9 +19,9 @@ import (
 // the last bucket. [TokenBudget] caps a batch's padded size instead, or as
 // well: a bucket is emitted before a row would make rows × longest row
 // exceed the budget (a row longer than the budget makes a batch of its
-// own; an empty row counts as one token). One of the two is required. A bucket is emitted, as one item whose
-// value is a [Rows], as soon as it is full, so the output order depends on
-// the serial input order only.
+// own; an empty row counts as one token). One of the two is required. A
+// bucket is emitted, as one item whose value is a [Rows], as soon as it
+// is full, so the output order depends on the serial input order only.
 //
 // When the stream ends, the partly filled buckets are emitted in the
 // order of their oldest rows (KeepRemainder, the default), dropped

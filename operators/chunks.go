@@ -23,8 +23,8 @@ import (
 // not read. Neither slice may be kept after f returns.
 //
 // An error from f fails the run with a [flow.StageError] naming the stage
-// and the partition; f does not say which row failed. Like Map, MapChunks may
-// run on several workers, where f is called concurrently.
+// and the partition; f does not say which row failed. Like Map, MapChunks
+// may run on several workers, where f is called concurrently.
 func MapChunks[In, Out any](f func(in []In, out []Out) error) flow.Stage {
 	return flow.NewStage[In, Out](mapChunksOp[In, Out]{f: f})
 }

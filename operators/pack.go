@@ -35,9 +35,9 @@ type Packed[E Number] struct {
 // sequence of exactly length tokens makes a row of its own at once. A
 // sequence longer than a row is cut into pieces of length tokens, each a
 // row of its own, and a shorter last piece that enters the window, so the
-// pieces of a sequence stay in order (SplitOverlong, the default); or it
-// is dropped (DropOverlong); see [OverlongPolicy]. Empty sequences are
-// skipped.
+// pieces of a sequence stay in order (SplitOverlong, the default); or the
+// whole sequence is dropped (DropOverlong); see [OverlongPolicy]. Empty
+// sequences are skipped.
 //
 // A packed row's ID folds, from the stage's fixed ID, the ID of each
 // segment: the sequence's row ID, or for piece k of a split sequence that

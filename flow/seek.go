@@ -43,6 +43,18 @@ func (p *Pipeline) StartAt(e, k int64) *Pipeline {
 	return q
 }
 
+// StartsAt reports the position [Pipeline.StartAt] set: the epoch and
+// the item within it, and true; or false if p starts at its beginning.
+// The position is not part of p's fingerprint, since a checkpoint taken
+// in a run that started there resumes p itself; a stage that keeps what a
+// run gave, as a cache does, must tell two starting points apart itself.
+func (p *Pipeline) StartsAt() (epoch, item int64, ok bool) {
+	if p.seek == nil {
+		return 0, 0, false
+	}
+	return p.seek.epoch, p.seek.item, true
+}
+
 type seekSpec struct{ epoch, item int64 }
 
 // seekMode says how a run of p finds its seek position.

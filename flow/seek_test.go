@@ -109,3 +109,20 @@ func TestStartAtThenResume(t *testing.T) {
 		t.Fatalf("resumed %d items, want %d", len(got), len(want)-from-40)
 	}
 }
+
+// StartsAt reports the position StartAt set, which the fingerprint does
+// not cover: a checkpoint of a run that started there resumes the
+// pipeline itself.
+func TestStartsAt(t *testing.T) {
+	p := flow.From(sources.Slice([]int64{1, 2, 3}))
+	if e, k, ok := p.StartsAt(); ok || e != 0 || k != 0 {
+		t.Errorf("no StartAt: %d, %d, %t", e, k, ok)
+	}
+	q := p.StartAt(1, 5)
+	if e, k, ok := q.StartsAt(); !ok || e != 1 || k != 5 {
+		t.Errorf("StartAt(1, 5): %d, %d, %t", e, k, ok)
+	}
+	if p.Fingerprint() != q.Fingerprint() {
+		t.Errorf("StartAt changed the fingerprint: %s, %s", p.Fingerprint(), q.Fingerprint())
+	}
+}

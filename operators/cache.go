@@ -87,7 +87,8 @@ func Rebuild() CacheOption {
 // change per epoch after the cache.
 //
 // The cache is identified by p's fingerprint (flow.Pipeline.Fingerprint),
-// T, the [CacheKey] and the type of the [Codec]. In memory it lives in the
+// its StartAt position if it has one, T, the [CacheKey] and the type of
+// the [Codec]. In memory it lives in the
 // source value. On disk ([OnDisk]) a file written by another pipeline, or
 // with another codec, is refused with an error that says so, or rebuilt
 // with [Rebuild]; it is never replayed. A first
@@ -166,6 +167,10 @@ func (c *cacheSource[T]) configure(opts []CacheOption) error {
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "rowflow cache v1\n%s\n%v\n%q\n%T\n", c.p.Fingerprint(), reflect.TypeFor[T](), c.cfg.key, c.codec)
+	if e, k, ok := c.p.StartsAt(); ok {
+		// A pipeline that starts later gives another stream.
+		fmt.Fprintf(h, "starts at %d %d\n", e, k)
+	}
 	c.id = hex.EncodeToString(h.Sum(nil)[:16])
 	return nil
 }

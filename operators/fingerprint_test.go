@@ -258,3 +258,35 @@ func TestResumeRefusesOtherSettings(t *testing.T) {
 		t.Fatalf("resumed %d batches, want %d", resumed, 50-7)
 	}
 }
+
+// A disk cache of a pipeline that starts at a later item holds another
+// stream: it is refused where the whole pipeline's cache lies, and the
+// other way round.
+func TestCacheOfAStartingPipeline(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.rfcache")
+	p := flow.From(sources.Generate(20, func(i int64) (int64, error) { return i, nil }))
+	whole := func() flow.Source[int64] { return operators.Cache[int64](p, operators.OnDisk(path)) }
+	later := func(opts ...operators.CacheOption) flow.Source[int64] {
+		return operators.Cache[int64](p.StartAt(0, 15), append(opts, operators.OnDisk(path))...)
+	}
+	if got := collect[int64](t, flow.From(whole())); len(got) != 20 {
+		t.Fatalf("building the whole cache: %d items", len(got))
+	}
+	refused := func(name string, src flow.Source[int64]) {
+		t.Helper()
+		var err error
+		for _, err = range flow.Items[int64](t.Context(), flow.From(src)) {
+			if err == nil {
+				t.Fatalf("%s: an item was replayed", name)
+			}
+		}
+		if err == nil || !strings.Contains(err.Error(), "built by another pipeline") {
+			t.Fatalf("%s: error %v, want a refusal", name, err)
+		}
+	}
+	refused("the later start over the whole cache", later())
+	if got := collect[int64](t, flow.From(later(operators.Rebuild()))); len(got) != 5 || got[0].Value != 15 {
+		t.Fatalf("rebuilt for the later start: %d items, first %v", len(got), got)
+	}
+	refused("the whole pipeline over the later start's cache", whole())
+}

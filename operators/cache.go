@@ -88,11 +88,10 @@ func Rebuild() CacheOption {
 //
 // The cache is identified by p's fingerprint (flow.Pipeline.Fingerprint),
 // its StartAt position if it has one, T, the [CacheKey] and the type of
-// the [Codec]. In memory it lives in the
-// source value. On disk ([OnDisk]) a file written by another pipeline, or
-// with another codec, is refused with an error that says so, or rebuilt
-// with [Rebuild]; it is never replayed. A first
-// pass that fails or is stopped early keeps nothing.
+// the [Codec]. In memory it lives in the source value. On disk ([OnDisk])
+// a file written by another pipeline, or with another codec, is refused
+// with an error that says so, or rebuilt with [Rebuild]; it is never
+// replayed. A first pass that fails or is stopped early keeps nothing.
 //
 // A run resumed from a checkpoint starts at a later partition: a built
 // cache replays from there, the disk cache reading only the few bytes that

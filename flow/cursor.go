@@ -151,8 +151,8 @@ func (s *CursorSet[T]) cause() error {
 // Consolidate returns the set's stream in serial order, as [Items] would
 // give it: it reads the cursors itself, one partition at a time, always
 // taking the lowest partition any cursor holds. Use it instead of the
-// cursors, not alongside them, on a fresh set. Leaving the loop early closes the
-// set; an error is yielded once, as the last pair.
+// cursors, not alongside them, on a fresh set. Leaving the loop early
+// closes the set; an error is yielded once, as the last pair.
 func (s *CursorSet[T]) Consolidate() iter.Seq2[Item[T], error] {
 	return func(yield func(Item[T], error) bool) {
 		next := 0 // the cursor that takes the next partition when none holds one

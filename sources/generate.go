@@ -12,10 +12,11 @@ import (
 // Generate returns a source of the values f(0), f(1), … f(n-1), or of an
 // unending sequence if n is negative (end it with operators.Take).
 // Partition k holds indexes [k*size, (k+1)*size) for the [PartitionSize]
-// size, and has partition number k. Value i gets the ID rowid.Ordinal(i) combined with
-// the source's ID (see [Named]; the default name is "generate"). f may be
-// called concurrently when the source runs in parallel. An error from f
-// fails the run, naming the index's partition and row ID.
+// size, and has partition number k. Value i gets the ID rowid.Ordinal(i)
+// combined with the source's ID (see [Named]; the default name is
+// "generate"). f may be called concurrently when the source runs in
+// parallel. An error from f fails the run, naming the index's partition
+// and row ID.
 //
 // Options: [PartitionSize], [ChunkSize], [Named].
 func Generate[T any](n int64, f func(i int64) (T, error), opts ...SliceOption) flow.RandomAccess[T] {

@@ -9,9 +9,10 @@ import (
 
 // Slice returns a source of the values of values, in order. Partition k
 // holds values [k*size, (k+1)*size) for the [PartitionSize] size, and has
-// partition number k. Row i gets the ID rowid.Ordinal(i) combined with the source's
-// ID (see [Named]; the default name is "slice"). The source copies values
-// as it reads them; the caller must not modify values while a run reads it.
+// partition number k. Row i gets the ID rowid.Ordinal(i) combined with the
+// source's ID (see [Named]; the default name is "slice"). The source
+// copies values as it reads them; the caller must not modify values while
+// a run reads it.
 //
 // Options: [PartitionSize], [ChunkSize], [Named].
 func Slice[T any](values []T, opts ...SliceOption) flow.RandomAccess[T] {

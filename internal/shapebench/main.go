@@ -28,7 +28,10 @@
 //   - map→filter: -values int64s mapped v → 3v and filtered to the even
 //     results on 2 workers, with one FilterMapChunks stage and with
 //     MapChunks → FilterChunks, against the hand-written chunk pipeline of
-//     internal/mapfilter (the work internal/bench measures).
+//     internal/mapfilter (the work internal/bench measures). The
+//     FilterMapChunks pair runs again on one processor (GOMAXPROCS=1),
+//     for information: the ratio falls there, and moves toward it when
+//     the machine's other work takes a core.
 //   - prefetch: a source that takes a fixed time to prepare each batch,
 //     consumed by a sink that waits a fixed time per batch (as a training
 //     step waits for the accelerator). Without Prefetch the two add up;

@@ -247,7 +247,12 @@ func totalOf(p *Pipeline) func(context.Context) (int64, bool) {
 		return nil
 	}
 	return func(ctx context.Context) (int64, bool) {
-		counts, err := rc.RowCounts(ctx, p.env())
+		// The count is a run of its own: a source that opens files to
+		// count (a Parquet dataset reads footers) closes them with AtEnd,
+		// which needs a run, and the pipeline's run must not wait for it.
+		r, runCtx := newRunner(ctx)
+		counts, err := rc.RowCounts(runCtx, p.env())
+		r.wait(ctx)
 		if err != nil {
 			return 0, false
 		}

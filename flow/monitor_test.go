@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"iter"
+	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -338,6 +340,54 @@ func TestProgressTotalFromTheSource(t *testing.T) {
 	if !last.Done || last.TotalRows != 0 || last.Delivered != 500 {
 		t.Fatalf("last report %+v", last)
 	}
+}
+
+// A Parquet dataset counts its rows from the footers, which it opens
+// under a run's context: the monitor's count must give it one. The sink
+// holds the first row until a report gives the total (the bubble's clock
+// moves only once the count has ended), or a report ten minutes on.
+func TestProgressTotalFromParquet(t *testing.T) {
+	type row struct {
+		ID int64 `parquet:"id"`
+	}
+	dir := t.TempDir()
+	for f, n := range []int{700, 300, 1} {
+		rows := make([]row, n)
+		for i := range rows {
+			rows[i].ID = int64(i)
+		}
+		testutil.WriteParquet(t, filepath.Join(dir, fmt.Sprintf("part-%d.parquet", f)), rows, 128)
+	}
+	testutil.Synctest(t, func(t *testing.T) {
+		var last flow.Progress
+		known := make(chan struct{})
+		m := newMonitor(t, flow.OnProgress(time.Minute, func(p flow.Progress) {
+			if last = p; p.TotalRows > 0 && !p.Done {
+				select {
+				case <-known:
+				default:
+					close(known)
+				}
+			}
+		}))
+		var n int64
+		err := flow.From(sources.Parquet[row](dir)).Epochs(2).
+			To(sinks.ForEach(func(flow.Item[row]) error {
+				if n++; n == 1 {
+					select {
+					case <-known:
+					case <-time.After(10 * time.Minute):
+					}
+				}
+				return nil
+			})).Run(flow.WithMonitor(t.Context(), m))
+		if err != nil || n != 2002 {
+			t.Fatal(n, err)
+		}
+		if !last.Done || last.TotalRows != 2002 || last.Rows != 2002 || last.Remaining != 0 {
+			t.Fatalf("last report %+v", last)
+		}
+	})
 }
 
 // A loop body that does not come back is what everything waits on.

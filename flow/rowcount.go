@@ -10,7 +10,8 @@ import "context"
 // RowCounts returns the row count of every partition that Partitions
 // yields for the same env, in the same order. A source that cannot know
 // its counts without reading (a Parquet dataset with a row filter, say)
-// returns an error that says why.
+// returns an error that says why. ctx is a run's context, so a source
+// may release what it opens to count with [AtEnd].
 type RowCounter interface {
 	RowCounts(ctx context.Context, env Env) ([]int64, error)
 }

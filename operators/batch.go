@@ -128,7 +128,11 @@ func (p *batchProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Em
 		}
 		if len(p.cur.Values) == 0 {
 			p.start = Mark{Part: at.Part, Row: at.Row + int64(k)}
-			p.cur = Rows[T]{Values: make([]T, 0, n), IDs: make([]rowid.ID, 0, n)}
+			// Room for a whole batch, up to a bound: a size such as
+			// math.MaxInt asks for one batch of the whole epoch, not for
+			// that much memory ahead of the rows.
+			room := min(n, maxBatchRoom)
+			p.cur = Rows[T]{Values: make([]T, 0, room), IDs: make([]rowid.ID, 0, room)}
 		}
 		take := min(n-len(p.cur.Values), len(vals)-k)
 		p.cur.Values = append(p.cur.Values, vals[k:k+take]...)
@@ -151,6 +155,10 @@ func (p *batchProc[T]) Checkpoint() (any, Mark) {
 	s := state(&p.out, p.in.restart(p.start, len(p.cur.Values) > 0))
 	return &s, s.From
 }
+
+// maxBatchRoom bounds the rows a batch being filled makes room for
+// before they arrive; a larger batch grows by appending.
+const maxBatchRoom = 4096
 
 func (p *batchProc[T]) emit(ctx context.Context, out flow.Emitter[Rows[T]]) error {
 	r := p.cur

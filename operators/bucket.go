@@ -20,13 +20,14 @@ import (
 // well: a bucket is emitted before a row would make rows × longest row
 // exceed the budget (a row longer than the budget makes a batch of its
 // own; an empty row counts as one token). One of the two is required. A
-// bucket is emitted, as one item whose value is a [Rows], as soon as it
+// negative length fails the run, naming the row. A bucket is emitted, as one item whose value is a [Rows], as soon as it
 // is full, so the output order depends on the serial input order only.
 //
 // When the stream ends, the partly filled buckets are emitted in the
 // order of their oldest rows (KeepRemainder, the default), dropped
 // (DropRemainder) or padded to their bucket's batch size (PadRemainder,
-// with Buckets only); see [LastBatch]. Batch IDs follow [Rows]. The stage
+// with Buckets only; with a TokenBudget as well, only as far as the budget
+// allows at the batch's longest row); see [LastBatch]. Batch IDs follow [Rows]. The stage
 // is serial; its output partitions hold [PartitionItems] batches (default
 // 16). Memory is the rows held in the buckets: at most the sum of the
 // batch sizes, or the budget per bucket.
@@ -149,7 +150,10 @@ type bucketProc[T any] struct {
 
 // index returns the bucket of a row of length l.
 func (p *bucketProc[T]) index(l int) int {
-	i, _ := slices.BinarySearch(p.op.cfg.bounds, l+1)
+	i, found := slices.BinarySearch(p.op.cfg.bounds, l) // l+1 would wrap at math.MaxInt
+	if found {
+		i++ // a bound is exclusive
+	}
 	return i
 }
 
@@ -164,12 +168,15 @@ func (p *bucketProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.E
 	for ; k < len(c.Values); k++ {
 		v := c.Values[k]
 		l := p.op.length(v)
+		if l < 0 {
+			return negativeLength(&c, k, l)
+		}
 		i := p.index(l)
 		if p.held != nil && before(Mark{Part: at.Part, Row: at.Row + int64(k)}, p.held[i]) {
 			continue // delivered before the resume point
 		}
 		b := &p.buckets[i]
-		if budget := p.op.cfg.budget; budget > 0 && len(b.rows.Values) > 0 && (len(b.rows.Values)+1)*max(b.longest, l, 1) > budget {
+		if budget := p.op.cfg.budget; budget > 0 && len(b.rows.Values) > 0 && overBudget(len(b.rows.Values)+1, max(b.longest, l, 1), budget) {
 			p.in.to(at, k)
 			if err := p.emit(ctx, out, b); err != nil {
 				return err
@@ -254,11 +261,28 @@ func (p *bucketProc[T]) end(ctx context.Context, out flow.Emitter[Rows[T]]) erro
 			*b = bucket[T]{}
 			continue
 		case PadRemainder:
-			b.rows.padTo(p.op.cfg.sizes[i])
+			n := p.op.cfg.sizes[i]
+			if budget := p.op.cfg.budget; budget > 0 {
+				n = max(len(b.rows.Values), min(n, budget/max(b.longest, 1)))
+			}
+			b.rows.padTo(n)
 		}
 		if err := p.emit(ctx, out, b); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// overBudget reports whether rows rows of longest tokens each come to more
+// than budget tokens, without computing the product, which could wrap:
+// for positive integers, rows × longest > budget exactly when longest >
+// ⌊budget / rows⌋.
+func overBudget(rows, longest, budget int) bool {
+	return longest > budget/rows
+}
+
+// negativeLength is the error of a row whose length function gave l < 0.
+func negativeLength[T any](c *flow.Chunk[T], k, l int) error {
+	return flow.ErrorAt(c, k, fmt.Errorf("operators: the length function gave %d, less than 0", l))
 }

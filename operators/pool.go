@@ -1,8 +1,10 @@
 package operators
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/rowflow/rowflow/flow"
@@ -18,7 +20,8 @@ const purposePool = 6
 // BucketPool returns a stage that batches rows of similar length with a
 // fixed number of batches, as torchtext's BucketIterator does: it takes
 // the rows in pools of pool×size consecutive rows, sorts each pool by
-// length (stably, so equal lengths keep stream order), cuts it into pool
+// length (stably, so equal lengths keep stream order; a negative length
+// fails the run, naming the row), cuts it into pool
 // batches of size rows, each one item whose value is a [Rows], and gives
 // the batches out in an order shuffled with the PCG stream of (seed,
 // epoch, the stage's position, purpose, pool number).
@@ -42,6 +45,9 @@ func newPoolOp[T any](size, pool int, length func(T) int, opts []PoolOption) *po
 	op.err = configure(&op.cfg, opts)
 	if op.err == nil && (size < 1 || pool < 1) {
 		op.err = fmt.Errorf("operators: BucketPool(%d, %d): the batch size and the pool must be at least 1", size, pool)
+	}
+	if op.err == nil && size > math.MaxInt/pool {
+		op.err = fmt.Errorf("operators: BucketPool(%d, %d): a pool of size × pool rows is more than an int can count", size, pool)
 	}
 	if op.err == nil {
 		op.err = nilFunc(op.cfg.name, length == nil)
@@ -114,7 +120,11 @@ func (p *poolProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emi
 			p.start = Mark{Part: at.Part, Row: at.Row + int64(k)}
 		}
 		v := c.Values[k]
-		p.rows = append(p.rows, pooled[T]{v: v, id: c.IDs.At(k), len: p.op.length(v)})
+		l := p.op.length(v)
+		if l < 0 {
+			return negativeLength(&c, k, l)
+		}
+		p.rows = append(p.rows, pooled[T]{v: v, id: c.IDs.At(k), len: l})
 		if len(p.rows) == p.op.size*p.op.pool {
 			p.in.to(at, k+1)
 			if err := p.end(ctx, out); err != nil {
@@ -145,7 +155,7 @@ func (p *poolProc[T]) end(ctx context.Context, out flow.Emitter[Rows[T]]) error 
 	if len(rows) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(rows, func(a, b pooled[T]) int { return a.len - b.len })
+	slices.SortStableFunc(rows, func(a, b pooled[T]) int { return cmp.Compare(a.len, b.len) })
 	n := p.op.size
 	var batches []Rows[T]
 	for lo := 0; lo < len(rows); lo += n {
@@ -153,7 +163,7 @@ func (p *poolProc[T]) end(ctx context.Context, out flow.Emitter[Rows[T]]) error 
 		if hi-lo < n && p.op.cfg.last == DropRemainder {
 			break
 		}
-		r := Rows[T]{Values: make([]T, 0, n), IDs: make([]rowid.ID, 0, n)}
+		r := Rows[T]{Values: make([]T, 0, hi-lo), IDs: make([]rowid.ID, 0, hi-lo)}
 		for _, row := range rows[lo:hi] {
 			r.Values, r.IDs = append(r.Values, row.v), append(r.IDs, row.id)
 		}

@@ -15,19 +15,24 @@ import (
 // it, the slower side sets the pace. Items pass unchanged.
 //
 // Memory grows by up to n chunks. Prefetch is serial (it is one queue in
-// front of one consumer); the stages before it may be parallel. n < 1 is
-// kept as the stage's error. It holds nothing that a resume needs: its
+// front of one consumer); the stages before it may be parallel. Its queue
+// is made when the run starts (1<<20 chunks take 128 MB before any is in
+// it), so n is at most 1<<20; an n out of range is kept as the stage's
+// error. It holds nothing that a resume needs: its
 // checkpoint (flow.Checkpointer) is only where its output stands, which
 // is where its input must restart, and what was in its queue is produced
 // again.
 func Prefetch[T any](n int) flow.Stage {
 	op := prefetchOp[T]{n: n}
-	if n < 1 {
-		op.err = fmt.Errorf("operators: Prefetch(%d): must be at least 1", n)
+	if n < 1 || n > maxPrefetch {
+		op.err = fmt.Errorf("operators: Prefetch(%d): must be at least 1 and at most %d", n, maxPrefetch)
 		op.n = 1
 	}
 	return flow.NewStage[T, T](op)
 }
+
+// maxPrefetch is the largest queue Prefetch makes.
+const maxPrefetch = 1 << 20
 
 type prefetchOp[T any] struct {
 	n   int

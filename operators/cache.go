@@ -73,8 +73,8 @@ func CacheKey(key string) CacheOption {
 	return cacheOpt{"CacheKey", func(c *cacheConfig) error { c.key = key; return nil }}
 }
 
-// Rebuild makes a disk cache built by another pipeline be rebuilt instead
-// of refused.
+// Rebuild makes a disk cache built by another pipeline, or written by
+// another version of this package, be rebuilt instead of refused.
 func Rebuild() CacheOption {
 	return cacheOpt{"Rebuild", func(c *cacheConfig) error { c.rebuild = true; return nil }}
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"iter"
 	"os"
@@ -60,19 +61,28 @@ func (GobCodec[T]) Decode(src []byte, n int) ([]T, error) {
 
 // The disk cache file:
 //
-//	"rowflow cache v2\n" id "\n"
+//	"rowflow cache v3\n" id "\n"
 //	record*  end
 //
 // A record is up to 1024 rows of one partition: a uvarint length, the
 // partition number (8 bytes), a byte that is 1 for the partition's last
-// record, then that many bytes of zstd holding the row count n (uvarint),
+// record, the CRC-32C of these (4 bytes: zstd checks only its own data,
+// and a damaged partition number or last-record byte would otherwise move
+// rows to another partition unnoticed), then that many bytes of zstd
+// holding the row count n (uvarint),
 // n row IDs (Lo, Hi, 8 bytes each) and the codec's encoding of the values.
 // A partition's records are consecutive; an empty partition has one
 // record of no rows.
 // The end is a zero length followed by the number of records (uvarint).
 // All integers are little-endian.
 
-const cacheMagic = "rowflow cache v2\n"
+const cacheMagic = "rowflow cache v3\n"
+
+// recordHead is the fixed part of a record's head after its length: the
+// partition number, the last-record byte and the CRC-32C.
+const recordHead = 8 + 1 + 4
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 var (
 	zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
@@ -92,13 +102,15 @@ func (c *cacheSource[T]) diskPartitions(ctx context.Context) iter.Seq2[flow.Part
 		}
 		defer f.Close()
 		id, start, err := readHeader(bufio.NewReader(f))
-		if err == nil && id != c.id {
+		if errors.Is(err, errCacheVersion) || err == nil && id != c.id {
 			if c.cfg.rebuild {
 				f.Close()
 				c.writeDisk(ctx, yield)
 				return
 			}
-			err = fmt.Errorf("it was built by another pipeline, or for another value type, key or codec (cache ID %s, this pipeline's is %s); remove it or use Rebuild", id, c.id)
+			if err == nil {
+				err = fmt.Errorf("it was built by another pipeline, or for another value type, key or codec (cache ID %s, this pipeline's is %s); remove it or use Rebuild", id, c.id)
+			}
 		}
 		var info os.FileInfo
 		if err == nil {
@@ -112,12 +124,20 @@ func (c *cacheSource[T]) diskPartitions(ctx context.Context) iter.Seq2[flow.Part
 	}
 }
 
+// errCacheVersion is readHeader's error for a cache file of another
+// version; Rebuild rebuilds it. A file that is no cache file at all is
+// never overwritten.
+var errCacheVersion = fmt.Errorf("a rowflow cache file of another version, not %q; remove it or use Rebuild", strings.TrimSpace(cacheMagic))
+
 // readHeader reads a cache file's header and returns its cache ID and
 // length.
 func readHeader(r *bufio.Reader) (string, int64, error) {
 	magic := make([]byte, len(cacheMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != cacheMagic {
-		return "", 0, fmt.Errorf("not a rowflow cache file of this version (%q)", strings.TrimSpace(cacheMagic))
+		if strings.HasPrefix(string(magic), "rowflow cache v") {
+			return "", 0, errCacheVersion
+		}
+		return "", 0, fmt.Errorf("not a rowflow cache file")
 	}
 	id, err := r.ReadString('\n')
 	if err != nil {
@@ -140,7 +160,7 @@ func (c *cacheSource[T]) readDisk(f *os.File, info os.FileInfo, start int64, yie
 	}
 	size := info.Size()
 	var recs []recordAt // the records of the partition being read
-	var head [binary.MaxVarintLen64 + 9]byte
+	var head [binary.MaxVarintLen64 + recordHead]byte
 	for k, off := 0, start; ; k++ {
 		m, err := f.ReadAt(head[:], off)
 		if err != nil && err != io.EOF {
@@ -158,11 +178,15 @@ func (c *cacheSource[T]) readDisk(f *os.File, info os.FileInfo, start int64, yie
 			}
 			return
 		}
-		if m < w+9 {
-			fail(k, fmt.Errorf("truncated: %d of %d bytes of the record's head", m-w, 9))
+		if m < w+recordHead {
+			fail(k, fmt.Errorf("truncated: %d of %d bytes of the record's head", m-w, recordHead))
 			return
 		}
-		body := off + int64(w) + 9
+		if crc32.Checksum(head[:w+9], crcTable) != binary.LittleEndian.Uint32(head[w+9:]) {
+			fail(k, fmt.Errorf("the record's head is damaged: its checksum does not match"))
+			return
+		}
+		body := off + int64(w) + recordHead
 		if n > uint64(size-body) {
 			fail(k, fmt.Errorf("truncated: a record of %d bytes, %d left in the file", n, size-body))
 			return
@@ -249,6 +273,7 @@ func (c *cacheSource[T]) writeDisk(ctx context.Context, yield func(flow.Partitio
 			} else {
 				head = append(head, 0)
 			}
+			head = binary.LittleEndian.AppendUint32(head, crc32.Checksum(head, crcTable))
 			w.Write(head)
 			if _, err = w.Write(buf); err != nil {
 				return err

@@ -6,11 +6,13 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/operators"
+	"github.com/rowflow/rowflow/sinks"
 )
 
 // values is an Emitter that keeps the values pushed to it.
@@ -34,11 +36,11 @@ func TestCacheOnDiskFromLaterPartition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Past the header ("rowflow cache v2\n" and the ID line) comes the
-	// first record: its length, 9 bytes of head, then its zstd data.
-	start := bytes.IndexByte(whole[len("rowflow cache v2\n"):], '\n') + len("rowflow cache v2\n") + 1
+	// Past the header ("rowflow cache v3\n" and the ID line) comes the
+	// first record: its length, 13 bytes of head, then its zstd data.
+	start := bytes.IndexByte(whole[len("rowflow cache v3\n"):], '\n') + len("rowflow cache v3\n") + 1
 	n, w := binary.Uvarint(whole[start:])
-	body := start + w + 9
+	body := start + w + 13
 	whole[body+int(n)/2] ^= 0xff
 	if err := os.WriteFile(path, whole, 0o644); err != nil {
 		t.Fatal(err)
@@ -97,5 +99,78 @@ func TestCacheOnDiskReplaced(t *testing.T) {
 	err = parts[1].Read(t.Context(), &values{})
 	if err == nil || !strings.Contains(err.Error(), "replaced") {
 		t.Fatalf("reading after the file was replaced: %v", err)
+	}
+}
+
+// TestCacheOnDiskDamagedHead: a bit flipped in a record's partition number
+// or last-record byte, which zstd's checksum does not cover, fails the
+// replay instead of moving rows to another partition.
+func TestCacheOnDiskDamagedHead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.rfcache")
+	cache := operators.Cache[int64](flow.From(source(5000, 700, 256)), operators.OnDisk(path))
+	collect[int64](t, flow.From(cache))
+	whole, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	magic := len("rowflow cache v3\n")
+	off := bytes.IndexByte(whole[magic:], '\n') + magic + 1
+	var heads []int // the offsets of the records' partition numbers
+	for {
+		n, w := binary.Uvarint(whole[off:])
+		if n == 0 {
+			break
+		}
+		heads = append(heads, off+w)
+		off += w + 13 + int(n)
+	}
+	if len(heads) != 8 {
+		t.Fatalf("%d records, want 8 (5000 rows in partitions of 700)", len(heads))
+	}
+	for _, h := range []int{heads[0], heads[3], heads[len(heads)-1]} {
+		for _, b := range []int{0, 1, 3, 7, 8} { // partition number bytes, the last-record byte
+			damaged := slices.Clone(whole)
+			damaged[h+b] ^= 1
+			if err := os.WriteFile(path, damaged, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var n int64
+			err := flow.From(cache).To(sinks.Count[int64](&n)).Run(t.Context())
+			if err == nil || !strings.Contains(err.Error(), "head is damaged") || !strings.Contains(err.Error(), path) {
+				t.Errorf("byte %d of the head at %d flipped: %d rows, error %v", b, h, n, err)
+			}
+		}
+	}
+}
+
+// TestCacheOnDiskOtherVersion: a cache file of another format version is
+// refused, or rebuilt with Rebuild; a file that is no cache is never
+// overwritten, even with Rebuild.
+func TestCacheOnDiskOtherVersion(t *testing.T) {
+	dir := t.TempDir()
+	src := flow.From(source(3000, 700, 256))
+	want := collect[int64](t, src)
+	old := filepath.Join(dir, "old.rfcache")
+	foreign := filepath.Join(dir, "notes.txt")
+	for path, text := range map[string]string{old: "rowflow cache v2\nabc\n\x00\x00", foreign: "my notes\n"} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var n int64
+	err := flow.From(operators.Cache[int64](src, operators.OnDisk(old))).To(sinks.Count[int64](&n)).Run(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "another version") {
+		t.Errorf("a v2 cache: %v", err)
+	}
+	got := collect[int64](t, flow.From(operators.Cache[int64](src, operators.OnDisk(old), operators.Rebuild())))
+	if !slices.Equal(got, want) {
+		t.Errorf("a v2 cache rebuilt: %d items, want the pipeline's %d", len(got), len(want))
+	}
+	err = flow.From(operators.Cache[int64](src, operators.OnDisk(foreign), operators.Rebuild())).To(sinks.Count[int64](&n)).Run(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "not a rowflow cache file") {
+		t.Errorf("a file that is no cache, with Rebuild: %v", err)
+	}
+	if b, err := os.ReadFile(foreign); err != nil || string(b) != "my notes\n" {
+		t.Errorf("the file that is no cache now holds %q, %v", b, err)
 	}
 }

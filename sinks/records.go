@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
@@ -38,7 +39,11 @@ import (
 // the record does not name is null, and a name that is not a column is an
 // error. Each column is a leaf, a repeated leaf, or a LIST (of lists) of
 // leaves, optional or required; a record's value for a list is a []any, as
-// sources.ParquetRecords gives it. A value is converted to its column's
+// sources.ParquetRecords gives it, or a string that holds a JSON array,
+// such as "[1,2,3]" or "[]" in a CSV field, whose elements (numbers as
+// json.Number) are converted as sources.JSONLRecords' lists are; the
+// empty string is a null list, and a string that is not a JSON array is
+// an error. A value is converted to its column's
 // type when that loses nothing: any Go integer to an integer column that
 // holds it, integers and floats to float columns, json.Number (as
 // sources.JSONLRecords gives numbers) to any numeric column, and strings,
@@ -93,6 +98,9 @@ func newRecordPlan(dir string, schema *parquet.Schema, opts []ParquetOption) (p 
 		sh, err := newShredder(c.Node, 0, i)
 		if err != nil {
 			return nil, fmt.Errorf("sinks: %s: column %q: %w", what, c.Name, err)
+		}
+		if isList(c.Node) || c.Node.Repeated() {
+			sh = textList(sh)
 		}
 		for _, name := range []string{c.Name, leafPath(c.Name, c.Node)} {
 			if j, dup := rp.index[name]; dup && j != i {
@@ -310,6 +318,63 @@ func newShredder(n parquet.Node, reps, col int) (shredder, error) {
 		}
 		return row, errors.New("null in a required column")
 	}, nil
+}
+
+// textList returns the shredder of a list column that also takes the
+// column's value as text, as CSV gives every value: the empty string is
+// null, and any other string must hold a JSON array, which is decoded as
+// sources.JSONLRecords decodes a line's lists (numbers as json.Number).
+func textList(sh shredder) shredder {
+	return func(v any, rep, def int, row parquet.Row) (parquet.Row, error) {
+		if s, ok := v.(string); ok {
+			v = nil
+			if s != "" {
+				l, err := decodeList(s)
+				if err != nil {
+					return row, err
+				}
+				v = l
+			}
+		}
+		return sh(v, rep, def, row)
+	}
+}
+
+// decodeList decodes s, which must be one JSON array and nothing else.
+func decodeList(s string) ([]any, error) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	l, ok := v.([]any)
+	switch {
+	case err != nil:
+	case !ok:
+		err = fmt.Errorf("it is a JSON %s", jsonKind(v))
+	default:
+		if _, end := dec.Token(); end != io.EOF {
+			err = errors.New("text after the array")
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("string %s is not a JSON array (a list in text is written like [1,2,3]): %v", short(s), err)
+	}
+	return l, nil
+}
+
+// jsonKind names the kind of a value that encoding/json decoded.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case json.Number:
+		return "number"
+	case string:
+		return "string"
+	}
+	return "object"
 }
 
 // listShredder returns the shredder of a list (a []any that is not nil)

@@ -212,7 +212,11 @@ func TestRecordShardsBadInput(t *testing.T) {
 		{"out of range", sources.JSONLRecords(write("b.jsonl", `{"id":1,"score":1,"small":2147483648}`+"\n")), 0, `column "small": cannot write json.Number "2147483648" as INT(32,true): out of range`},
 		{"not in the schema", sources.JSONLRecords(write("c.jsonl", `{"id":1,"score":1}`+"\n"+`{"id":2,"score":1,"extra":true}`+"\n")), 1, `the record's column "extra" is not in the schema`},
 		{"required null", sources.JSONLRecords(write("d.jsonl", `{"id":1,"score":1}`+"\n"+`{"id":2}`+"\n")), 1, `column "score": null in a required column`},
-		{"not a list", sources.JSONLRecords(write("e.jsonl", `{"id":1,"score":1,"tags":"x"}`+"\n")), 0, `column "tags": string is not a list`},
+		{"not a list", sources.JSONLRecords(write("e.jsonl", `{"id":1,"score":1,"tags":7}`+"\n")), 0, `column "tags": json.Number is not a list`},
+		{"list text not JSON", sources.CSVRecords(write("f.csv", "id,score,tags\n1,1,\"[\"\"x\"\"]\"\n2,1,x\n")), 1, `column "tags": string "x" is not a JSON array`},
+		{"list text not an array", sources.CSVRecords(write("g.csv", "id,score,tags\n1,1,\"{\"\"x\"\":1}\"\n")), 0, `column "tags": string "{\"x\":1}" is not a JSON array`},
+		{"list text with more", sources.CSVRecords(write("h.csv", "id,score,tags\n1,1,[] []\n")), 0, `column "tags": string "[] []" is not a JSON array`},
+		{"list text element", sources.CSVRecords(write("i.csv", "id,score,tags\n1,1,[true]\n")), 0, `column "tags": element 0: cannot write bool "true" as STRING`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := testutil.Items[sources.Record](t, flow.From(tc.src))
@@ -263,6 +267,81 @@ func TestRecordShardsBadInput(t *testing.T) {
 				t.Errorf("error %v, want one that says %q", err, tc.msg)
 			}
 		})
+	}
+}
+
+// TestRecordShardsCSVLists writes a CSV whose list columns hold JSON
+// arrays, as the rowflow command's reshard does with
+// -schema 'tokens:[]int32': "[1,2,3]" is a list, "[]" an empty list and
+// an empty field a null one, in a LIST column and in a repeated leaf.
+func TestRecordShardsCSVLists(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "in.csv")
+	os.WriteFile(csvPath, []byte("id,tokens,ids\n1,\"[1,2,3]\",\"[4, 5]\"\n2,[],[]\n3,,\n4,\" [null,-7] \",[6]\n"), 0o644)
+	schema := parquet.NewSchema("record", parquet.Group{
+		"id":     parquet.Int(64),
+		"tokens": parquet.Optional(parquet.List(parquet.Optional(parquet.Int(32)))),
+		"ids":    parquet.Repeated(parquet.Int(64)),
+	})
+	out := filepath.Join(t.TempDir(), "out")
+	if err := flow.From(sources.CSVRecords(csvPath)).To(sinks.ParquetRecordShards(out, schema)).Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(out, "part-00000-00000.parquet")
+	type row struct {
+		ID     int64    `parquet:"id"`
+		Tokens []*int32 `parquet:"tokens,list,optional"`
+		IDs    []int64  `parquet:"ids"`
+	}
+	i32 := func(v int32) *int32 { return &v }
+	want := []row{
+		{1, []*int32{i32(1), i32(2), i32(3)}, []int64{4, 5}},
+		{2, nil, nil},
+		{3, nil, nil},
+		{4, []*int32{nil, i32(-7)}, []int64{6}},
+	}
+	got := testutil.ReadParquet[row](t, path)
+	for i := range got {
+		if len(got[i].Tokens) == 0 {
+			got[i].Tokens = nil // parquet-go reads null and empty lists as empty
+		}
+		if len(got[i].IDs) == 0 {
+			got[i].IDs = nil
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+	// The definition levels of the tokens column tell the empty list (1)
+	// from the null list (0); 3 is an element with a value, 2 a null one.
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens, ok := pf.Schema().Lookup("tokens", "list", "element")
+	if !ok {
+		t.Fatal("no column tokens.list.element")
+	}
+	rows := make([]parquet.Row, 10)
+	n, _ := pf.RowGroups()[0].Rows().ReadRows(rows)
+	var levels [][]int
+	for _, r := range rows[:n] {
+		var l []int
+		for _, v := range r {
+			if v.Column() == tokens.ColumnIndex {
+				l = append(l, v.DefinitionLevel())
+			}
+		}
+		levels = append(levels, l)
+	}
+	if want := [][]int{{3, 3, 3}, {1}, {0}, {2, 3}}; !reflect.DeepEqual(levels, want) {
+		t.Errorf("definition levels of tokens %v, want %v", levels, want)
 	}
 }
 

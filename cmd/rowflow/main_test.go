@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
 )
@@ -215,6 +218,42 @@ func TestReshardTextToParquet(t *testing.T) {
 	must(t, nil, "reshard", "-out", good, "-schema", "id:int64,tokens:[]int32", "-row-id-column", "", jsonPath)
 	if got := must(t, nil, "head", "-json", good); got != `{"id":1,"tokens.list.element":[3,4]}`+"\n"+`{"id":2,"tokens.list.element":null}`+"\n" {
 		t.Fatalf("head of JSON Lines resharded to Parquet:\n%s", got)
+	}
+}
+
+// The README's CSV example: a list column's CSV field is a JSON array, and
+// an empty field is null; a field that is not an array fails the run
+// with its row and column.
+func TestReshardCSVLists(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "data.csv")
+	os.WriteFile(csvPath, []byte("id,text,tokens\n1,a,\"[1,2,3]\"\n2,b,[]\n3,c,\n"), 0o644)
+	out := filepath.Join(t.TempDir(), "shards")
+	must(t, nil, "reshard", "-out", out, "-schema", "id:int64,text:string,tokens:[]int32", csvPath)
+	type row struct {
+		ID     *int64   `parquet:"id,optional"`
+		Text   *string  `parquet:"text,optional"`
+		Tokens []*int32 `parquet:"tokens,list,optional"`
+	}
+	got := testutil.ReadParquet[row](t, filepath.Join(out, "part-00000-00000.parquet"))
+	var lines []string
+	for _, r := range got {
+		toks := []string{}
+		for _, x := range r.Tokens {
+			toks = append(toks, fmt.Sprint(*x))
+		}
+		lines = append(lines, fmt.Sprintf("%d %s [%s]", *r.ID, *r.Text, strings.Join(toks, " ")))
+	}
+	if want := []string{"1 a [1 2 3]", "2 b []", "3 c []"}; !slices.Equal(lines, want) {
+		t.Errorf("rows read back %q, want %q", lines, want)
+	}
+	if got := must(t, nil, "head", "-n", "1", "-json", out); !strings.HasPrefix(got, `{"id":1,"text":"a","tokens.list.element":[1,2,3],`) {
+		t.Errorf("head -json: %s", got)
+	}
+	os.WriteFile(csvPath, []byte("id,text,tokens\n1,a,[1]\n2,b,1 2\n"), 0o644)
+	_, errOut, code := rowflow(t, nil, "reshard", "-out", filepath.Join(t.TempDir(), "bad"), "-schema", "id:int64,text:string,tokens:[]int32", csvPath)
+	if code != 1 || !strings.Contains(errOut, `column "tokens": string "1 2" is not a JSON array`) || !strings.Contains(errOut, "partition 0, row ") {
+		t.Errorf("a list field that is not a JSON array: exit %d, %s", code, errOut)
 	}
 }
 

@@ -22,7 +22,7 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 		"rowflow reshard -out shards/ -schema 'id:int64,text:string,score:float64,tokens:[]int32' data.csv")
 	out := fs.String("out", "", "the output directory (required)")
 	outFormat := fs.String("format", "parquet", "the output files' format: parquet or jsonl")
-	schema := fs.String("schema", "", "the Parquet output's columns, name:type[,name:type] (types: bool, int32, int64, uint32, uint64, float32, float64, string, bytes, []type for a list); required for CSV and JSON Lines input, default for Parquet input: the input's columns")
+	schema := fs.String("schema", "", "the Parquet output's columns, name:type[,name:type] (types: bool, int32, int64, uint32, uint64, float32, float64, string, bytes, []type for a list, which a CSV field gives as a JSON array such as \"[1,2,3]\"); required for CSV and JSON Lines input, default for Parquet input: the input's columns")
 	compression := fs.String("compression", "zstd", "compression: none, gzip, zstd or s2 for jsonl; none, zstd, snappy, gzip or lz4 for parquet")
 	rowsPerFile := fs.Int64("rows-per-file", 0, "rows per output file (0: one file per writer)")
 	writers := fs.Int("writers", 1, "files written at once")

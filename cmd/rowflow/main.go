@@ -10,7 +10,7 @@
 //	inspect   files, Hive columns, row groups, rows, bytes, schema, compression
 //	head      the first rows, as a table or JSON Lines
 //	digest    the digest of a dataset's rows in order
-//	reshard   a dataset into JSON Lines or CSV shards with a manifest
+//	reshard   a dataset into Parquet or JSON Lines shards with a manifest
 //	verify    serial against parallel digests, or an output against its manifest
 //	commit    check every rank's output and write the dataset's manifest
 //	cleanup   remove stale temporary files of killed runs
@@ -43,7 +43,7 @@ var commands = map[string]command{
 	"inspect": {"files, Hive columns, row groups, rows, bytes, schema, compression", runInspect},
 	"head":    {"the first rows, as a table or JSON Lines", runHead},
 	"digest":  {"the digest of a dataset's rows in order", runDigest},
-	"reshard": {"a dataset into JSON Lines or CSV shards with a manifest", runReshard},
+	"reshard": {"a dataset into Parquet or JSON Lines shards with a manifest", runReshard},
 	"verify":  {"serial against parallel digests, or an output against its manifest", runVerify},
 	"commit":  {"check every rank's output and write the dataset's manifest", runCommit},
 	"cleanup": {"remove stale temporary files of killed runs", runCleanup},

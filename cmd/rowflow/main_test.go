@@ -257,6 +257,27 @@ func TestReshardCSVLists(t *testing.T) {
 	}
 }
 
+// The command list names the formats reshard writes, Parquet and JSON
+// Lines, and not CSV, which its -format refuses.
+func TestUsageNamesReshardFormats(t *testing.T) {
+	_, usage, code := rowflow(t, nil, "-h")
+	if code != 0 {
+		t.Fatalf("rowflow -h: exit %d", code)
+	}
+	var line string
+	for l := range strings.Lines(usage) {
+		if strings.HasPrefix(strings.TrimSpace(l), "reshard ") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "Parquet or JSON Lines shards") || strings.Contains(line, "CSV") {
+		t.Errorf("rowflow -h says of reshard %q, want Parquet or JSON Lines shards", line)
+	}
+	if _, errOut, code := rowflow(t, nil, "reshard", "-out", t.TempDir(), "-format", "csv", dataset(t)); code != 2 || !strings.Contains(errOut, "want parquet or jsonl") {
+		t.Errorf("reshard -format csv: exit %d, %s", code, errOut)
+	}
+}
+
 func TestCleanup(t *testing.T) {
 	dir := t.TempDir()
 	stale := filepath.Join(dir, ".part-00000-00001.jsonl.zst.tmp-1234")

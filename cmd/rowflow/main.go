@@ -115,11 +115,11 @@ func newFlags(name, synopsis string, examples ...string) *flag.FlagSet {
 	return fs
 }
 
-// parse parses args; a bad flag is a usage error.
+// parse parses args; a bad flag is a usage error. For -h, fs.Parse has
+// printed the usage text and the error is flag.ErrHelp.
 func parse(fs *flag.FlagSet, args []string, nargs int) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
 			return err
 		}
 		return fmt.Errorf("%w: %v", errUsage, err)

@@ -278,6 +278,20 @@ func TestUsageNamesReshardFormats(t *testing.T) {
 	}
 }
 
+// rowflow <command> -h prints the command's usage once, on standard
+// error, and exits 0.
+func TestCommandHelpOnce(t *testing.T) {
+	for _, cmd := range []string{"inspect", "head", "digest", "reshard", "verify", "commit", "cleanup"} {
+		stdout, stderr, code := rowflow(t, nil, cmd, "-h")
+		if n := strings.Count(stderr, "usage: rowflow "+cmd+" "); code != 0 || n != 1 || stdout != "" {
+			t.Errorf("rowflow %s -h: exit %d, usage printed %d times, stdout %q", cmd, code, n, stdout)
+		}
+		if n := strings.Count(stderr, "examples:"); n != 1 {
+			t.Errorf("rowflow %s -h: examples printed %d times", cmd, n)
+		}
+	}
+}
+
 func TestCleanup(t *testing.T) {
 	dir := t.TempDir()
 	stale := filepath.Join(dir, ".part-00000-00001.jsonl.zst.tmp-1234")

@@ -9,9 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/rowflow/rowflow/internal/assemble"
+	"github.com/rowflow/rowflow/internal/pqcol"
 )
 
 func runInspect(ctx context.Context, args []string, stdout io.Writer) error {
@@ -173,11 +177,21 @@ func (s *columnStats) add(c parquet.ColumnChunk) {
 	}
 }
 
+// show formats a bound of the column: unsigned integer columns (UINT_32,
+// UINT_64 and narrower) as unsigned numbers, which parquet.Value's String
+// prints as signed ones.
 func (s *columnStats) show(v parquet.Value) string {
 	if !s.has {
 		return "-"
 	}
 	t := v.String()
+	if _, signed, ok := assemble.IntType(&pqcol.Leaf{Kind: s.typ.Kind(), Node: parquet.Leaf(s.typ)}); ok && !signed {
+		if s.typ.Kind() == parquet.Int32 {
+			t = strconv.FormatUint(uint64(v.Uint32()), 10)
+		} else {
+			t = strconv.FormatUint(v.Uint64(), 10)
+		}
+	}
 	if len(t) > 24 {
 		t = t[:21] + "..."
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -107,6 +108,33 @@ func TestInspectHeadDigest(t *testing.T) {
 	}
 	if out := must(t, nil, "verify", "-parallel", "3", data); !strings.HasPrefix(out, "ok: parallelism 1 and 3 give the same 1000 rows") {
 		t.Errorf("verify: %s", out)
+	}
+}
+
+// inspect shows the bounds of unsigned columns (logical types UINT_32 and
+// UINT_64, as the row-ID columns are) as unsigned numbers, ordered as
+// unsigned numbers are.
+func TestInspectUnsigned(t *testing.T) {
+	type row struct {
+		U  uint64 `parquet:"u"`
+		U2 uint32 `parquet:"u2"`
+		I  int64  `parquet:"i"`
+	}
+	path := filepath.Join(t.TempDir(), "u.parquet")
+	testutil.WriteParquet(t, path, []row{
+		{U: 1 << 63, U2: 4_000_000_000, I: -1},
+		{U: 1, U2: 7, I: 1 << 62},
+		{U: math.MaxUint64, U2: 1 << 31, I: -5},
+	}, 1) // a row group per row: the bounds are compared across them
+	out := must(t, nil, "inspect", path)
+	for _, want := range []string{
+		"  u                        1  18446744073709551615  0\n",
+		"  u2                       7  4000000000  0\n",
+		"  i                        -5  4611686018427387904  0\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inspect output lacks %q:\n%s", want, out)
+		}
 	}
 }
 

@@ -2,7 +2,9 @@ package main
 
 import (
 	"runtime"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rowflow/rowflow/internal/mapfilter"
 )
@@ -76,5 +78,35 @@ func BenchmarkIterators(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(d)), "ns/elem")
 		})
+	}
+}
+
+// The report notes go-streams' smaller input only when go-streams ran
+// (not when -only leaves it out), and then with the count it ran on.
+func TestReportGoStreamsNote(t *testing.T) {
+	cfg := config{n: 1_000_000, streamsN: 100_000, rounds: 1, part: defaultPartition}
+	res := func(name string, n int) result {
+		return result{v: variant{name: name}, n: n, d: time.Duration(n), cpu: time.Duration(n)}
+	}
+	for _, tc := range []struct {
+		name string
+		res  []result
+		want string // the note, or "" for none
+	}{
+		{"without go-streams", []result{res(nameRowflow, cfg.n), res(nameMonitored, cfg.n)}, ""},
+		{"with go-streams", []result{res(nameRowflow, cfg.n), res(nameGoStreams, cfg.streamsN)}, "go-streams ran on the first 100k values"},
+		{"go-streams on every value", []result{res(nameGoStreams, cfg.n)}, ""},
+	} {
+		var b strings.Builder
+		report(&b, cfg, tc.res, "", "")
+		got := ""
+		for l := range strings.Lines(b.String()) {
+			if strings.Contains(l, "go-streams ran") {
+				got = strings.TrimSpace(l)
+			}
+		}
+		if !strings.HasPrefix(got, tc.want) || (tc.want == "") != (got == "") {
+			t.Errorf("%s: note %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

@@ -43,7 +43,7 @@ func report(w io.Writer, cfg config, res []result, loadBefore, loadAfter string)
 			speed(rf, ref[nameMonitored]), cpuSpeed(rf, ref[nameMonitored]))
 	}
 	fmt.Fprintln(w, "\nSpeed vs X is X's time per value divided by the variant's: above 1× is faster than X.")
-	if ref[nameGoStreams].n != cfg.n {
+	if gs, ok := ref[nameGoStreams]; ok && gs.n != cfg.n {
 		fmt.Fprintf(w, "go-streams ran on the first %s values; its time is compared per value.\n",
 			count(ref[nameGoStreams].n))
 	}

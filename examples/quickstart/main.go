@@ -3,7 +3,9 @@
 // back shuffled and in parallel, cleans and tokenises the sentences, checks
 // that the parallel run reproduces the serial one exactly by comparing
 // the digests of both streams, and writes the tokens as sharded Parquet
-// files with a manifest.
+// files with a manifest. Without -dir it works in a temporary directory
+// that it removes when it ends; with -dir the sample dataset and the
+// token files stay there.
 //
 //	go run ./examples/quickstart
 //	go run ./examples/quickstart -n 200000 -workers 4 -dir /tmp/quickstart
@@ -14,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,15 +48,18 @@ type Token struct {
 func main() {
 	n := flag.Int("n", 100_000, "sentences of sample data")
 	workers := flag.Int("workers", 4, "workers for the parallel runs")
-	dir := flag.String("dir", "", "working directory (default: a new temporary one, removed at the end)")
+	dir := flag.String("dir", "", "working directory, which keeps the files (default: a new temporary one, removed at the end)")
 	flag.Parse()
-	if err := run(context.Background(), *n, *workers, *dir); err != nil {
+	if err := run(context.Background(), os.Stdout, *n, *workers, *dir); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, n, workers int, dir string) error {
+// run runs the quickstart in dir, or in a temporary directory that it
+// removes before it returns when dir is empty, and reports to w.
+func run(ctx context.Context, w io.Writer, n, workers int, dir string) error {
+	note := ""
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "rowflow-quickstart-")
 		if err != nil {
@@ -61,13 +67,14 @@ func run(ctx context.Context, n, workers int, dir string) error {
 		}
 		defer os.RemoveAll(tmp)
 		dir = tmp
+		note = " (removed when quickstart ends; -dir DIR keeps the files)"
 	}
 	data, out := filepath.Join(dir, "sentences"), filepath.Join(dir, "tokens")
 	files, err := writeSample(data, n)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("sample dataset: %d sentences in %d Parquet files under %s\n", n, files, data)
+	fmt.Fprintf(w, "sample dataset: %d sentences in %d Parquet files under %s\n", n, files, data)
 
 	pipeline := func(par int) *flow.Pipeline {
 		return flow.From(sources.Parquet[Sentence](data, sources.ShuffleWindow(8), sources.MaxRows(4096))).Parallel(par).
@@ -93,10 +100,10 @@ func run(ctx context.Context, n, workers int, dir string) error {
 			first = append(first, it)
 		}
 	}
-	fmt.Printf("kept %d sentences, %d tokens (en %d, de %d, fr %d)\n", sentences, tokens, langs["en"], langs["de"], langs["fr"])
-	fmt.Println("first tokens of the shuffled stream (batch, row ID, value):")
+	fmt.Fprintf(w, "kept %d sentences, %d tokens (en %d, de %d, fr %d)\n", sentences, tokens, langs["en"], langs["de"], langs["fr"])
+	fmt.Fprintln(w, "first tokens of the shuffled stream (partition, row ID, value):")
 	for _, it := range first {
-		fmt.Printf("  %d  %s  %+v\n", it.Part, it.ID, it.Value)
+		fmt.Fprintf(w, "  %d  %s  %+v\n", it.Part, it.ID, it.Value)
 	}
 
 	serial, err := determinism.SumOf[Token](ctx, pipeline(1))
@@ -107,15 +114,15 @@ func run(ctx context.Context, n, workers int, dir string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("digest, 1 worker:  %s (%d items)\n", serial, serial.Count)
-	fmt.Printf("digest, %d workers: %s (%d items)\n", workers, parallel, parallel.Count)
+	fmt.Fprintf(w, "digest, 1 worker:  %s (%d items)\n", serial, serial.Count)
+	fmt.Fprintf(w, "digest, %d workers: %s (%d items)\n", workers, parallel, parallel.Count)
 	if serial != parallel {
 		return fmt.Errorf("the parallel run differs from the serial run")
 	}
 	if err := determinism.Verify[Token](ctx, pipeline, determinism.Parallelisms(2, workers)); err != nil {
 		return err
 	}
-	fmt.Println("serial and parallel runs are identical: values, row IDs and order")
+	fmt.Fprintln(w, "serial and parallel runs are identical: values, row IDs and order")
 
 	err = pipeline(workers).To(sinks.ParquetShards[Token](out, sinks.RowsPerFile(int64(tokens/4+1)))).Run(ctx)
 	if err != nil {
@@ -125,9 +132,9 @@ func run(ctx context.Context, n, workers int, dir string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("wrote %d files under %s:\n", len(m.Files), out)
+	fmt.Fprintf(w, "wrote %d files under %s%s:\n", len(m.Files), out, note)
 	for _, f := range m.Files {
-		fmt.Printf("  %s  %7d rows  %8d bytes  sha256 %.16s…\n", f.Path, f.Rows, f.Bytes, f.SHA256)
+		fmt.Fprintf(w, "  %s  %7d rows  %8d bytes  sha256 %.16s…\n", f.Path, f.Rows, f.Bytes, f.SHA256)
 	}
 	return nil
 }

@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rowflow/rowflow/sinks"
@@ -11,7 +14,8 @@ import (
 
 func TestQuickstartRuns(t *testing.T) {
 	dir := t.TempDir()
-	if err := run(context.Background(), 5000, 3, dir); err != nil {
+	var out strings.Builder
+	if err := run(context.Background(), &out, 5000, 3, dir); err != nil {
 		t.Fatal(err)
 	}
 	m, err := sinks.ReadManifest(filepath.Join(dir, "tokens"), 0)
@@ -20,7 +24,7 @@ func TestQuickstartRuns(t *testing.T) {
 	}
 	// Another run, elsewhere and with other workers, writes the same files.
 	other := t.TempDir()
-	if err := run(context.Background(), 5000, 2, other); err != nil {
+	if err := run(context.Background(), io.Discard, 5000, 2, other); err != nil {
 		t.Fatal(err)
 	}
 	m2, err := sinks.ReadManifest(filepath.Join(other, "tokens"), 0)
@@ -44,6 +48,37 @@ func TestQuickstartRuns(t *testing.T) {
 	}
 	if len(m.Files) < 2 || rows == 0 {
 		t.Fatalf("manifest lists %d files with %d rows", len(m.Files), rows)
+	}
+	want := fmt.Sprintf("wrote %d files under %s:\n", len(m.Files), filepath.Join(dir, "tokens"))
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("output lacks %q:\n%s", want, out.String())
+	}
+}
+
+// Without -dir, quickstart says that the files it wrote go when it ends,
+// and they do; the stream's Part is labelled as the partition it is.
+func TestQuickstartTemporary(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	var out strings.Builder
+	if err := run(context.Background(), &out, 2000, 2, ""); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	if !strings.Contains(text, "first tokens of the shuffled stream (partition, row ID, value):\n") {
+		t.Errorf("output lacks the partition label:\n%s", text)
+	}
+	var wrote string
+	for l := range strings.Lines(text) {
+		if strings.HasPrefix(l, "wrote ") {
+			wrote = l
+		}
+	}
+	if !strings.HasSuffix(wrote, " (removed when quickstart ends; -dir DIR keeps the files):\n") || !strings.Contains(wrote, tmp) {
+		t.Errorf("the line about the files is %q", wrote)
+	}
+	if entries, err := os.ReadDir(tmp); err != nil || len(entries) != 0 {
+		t.Errorf("the temporary directory holds %v (%v), want it removed", entries, err)
 	}
 }
 

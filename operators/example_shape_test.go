@@ -183,12 +183,12 @@ func ExampleEvenRanks() {
 			}
 			got = append(got, v)
 		}
-		fmt.Println("rank", rank, got, "dropped positions", acct.Dropped)
+		fmt.Printf("rank %d %v dropped positions [%d, %d)\n", rank, got, acct.Dropped[0], acct.Dropped[1])
 	}
 	// Output:
-	// rank 0 [0 3 6] dropped positions [9 10]
-	// rank 1 [1 4 7] dropped positions [9 10]
-	// rank 2 [2 5 8] dropped positions [9 10]
+	// rank 0 [0 3 6] dropped positions [9, 10)
+	// rank 1 [1 4 7] dropped positions [9, 10)
+	// rank 2 [2 5 8] dropped positions [9, 10)
 }
 
 // Cache runs a pipeline once and replays it: here the second epoch does

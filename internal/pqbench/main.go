@@ -1,4 +1,4 @@
-// Command pqbench measures rowflow's Parquet source and writer writer and
+// Command pqbench measures rowflow's Parquet source and its writer and
 // compares them, in one process, with parquet-go used directly.
 //
 // The data: -rows rows of [Row] (an int64, an int32, a float64, a 40-byte
@@ -12,7 +12,7 @@
 //  4. the columnar mode, [sources.ParquetColumns], against a hand-written
 //     page loop that copies each page's typed values and levels into
 //     reused buffers (aim: 0.8×);
-//  5. the writer writer, [sinks.ParquetShards], on one writer and on two,
+//  5. the writer, [sinks.ParquetShards], on one writer and on two,
 //     against a bare GenericWriter[Row] writing the same rows to one file
 //     with the same codec and row-group size (aims: 0.9× and 1.6×).
 //

@@ -93,6 +93,16 @@ type csvReader struct {
 	names []string
 	line  int64 // the line the last record started on, in the part
 	fast  fastCSV
+	guard *fieldGuard // nil for a part that is not read through a recordLimit
+}
+
+// guardRecords makes the part's reader stop before a record of more than
+// max fields, from the record it is at.
+func (c *csvReader) guardRecords(max int) {
+	if c.guard != nil {
+		buffered, _ := c.part.r.Peek(c.part.r.Buffered())
+		c.guard.guard(max, buffered)
+	}
 }
 
 // open returns a reader positioned at the part's first record, and the
@@ -112,9 +122,17 @@ func openCSV(part *textPart) (*csvReader, error) {
 	r := csv.NewReader(part.r)
 	r.Comma, r.FieldsPerRecord, r.ReuseRecord = cfg.comma, len(names), true
 	c := &csvReader{part: part, r: r, names: names}
+	if part.limit != nil {
+		c.guard = newFieldGuard(cfg.comma)
+		part.limit.guard = c.guard
+	}
 	hdrLines := int64(0)
 	if part.from == 0 && cfg.header == nil {
+		// The header, which readHeader read under the same bound; the
+		// read fills the buffer past it, so the bound is the header's.
+		c.guardRecords(maxHeaderFields)
 		hdr, err := r.Read()
+		c.guard.stop()
 		if err != nil {
 			return nil, part.broken(1, 0, err)
 		}
@@ -138,7 +156,9 @@ func readHeader(part *textPart) (*csvFile, error) {
 		defer d.Close()
 		src = d
 	}
-	r := csv.NewReader(&recordLimit{r: src, part: &textPart{}})
+	g := newFieldGuard(part.cfg.comma)
+	g.guard(maxHeaderFields, nil)
+	r := csv.NewReader(&recordLimit{r: src, part: &textPart{}, guard: g})
 	r.Comma = part.cfg.comma
 	names, err := r.Read()
 	if err == io.EOF {
@@ -181,6 +201,7 @@ func (c *csvReader) each(own bool, fn func(rec []string, off int64, borrowed boo
 	}
 	// Positions from encoding/csv count from where the fast path stopped.
 	skipped, skippedLines := c.fast.bytes, c.fast.lines
+	c.guardRecords(len(c.names) + maxExtraFields(len(c.names)))
 	for {
 		off := skipped + c.r.InputOffset()
 		rec, err := c.r.Read()

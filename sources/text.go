@@ -169,7 +169,8 @@ func (run *textRun[T]) read(ctx context.Context, fr dataset.Fragment, out flow.E
 		defer d.Close()
 		r = d
 	}
-	part.r = bufio.NewReaderSize(&recordLimit{r: r, part: part}, 64<<10)
+	part.limit = &recordLimit{r: r, part: part}
+	part.r = bufio.NewReaderSize(part.limit, 64<<10)
 	buf := &rowBuffer[T]{out: out, batch: fr.Part, comb: rowid.NewCombiner(rowid.FromString(file.RelPath)), size: run.src.cfg.chunkSize}
 	if err := run.src.format.read(ctx, part, buf); err != nil {
 		buf.release()
@@ -189,6 +190,7 @@ type textPart struct {
 	from, to int64 // the range; the whole stream of a compressed file
 	codec    codec.Codec
 	r        *bufio.Reader // the range's bytes, decompressed
+	limit    *recordLimit  // what r reads from
 	mark     int64         // the offset in the part of the record being read
 	base     int64         // lines before from, once known
 	counted  bool
@@ -303,17 +305,29 @@ const MaxRecordBytes = 64 << 20
 // recordLimit fails a read that would take the record being read, which
 // starts at the part's mark, past MaxRecordBytes (give or take the read
 // buffer).
+// With a guard (CSV), it also stops before a record with more fields than
+// the guard allows.
 type recordLimit struct {
-	r    io.Reader
-	part *textPart
-	n    int64 // bytes read
+	r     io.Reader
+	part  *textPart
+	n     int64 // bytes read
+	guard *fieldGuard
 }
 
 func (l *recordLimit) Read(b []byte) (int, error) {
 	if l.n-l.part.mark > MaxRecordBytes {
 		return 0, fmt.Errorf("a record longer than %d bytes", MaxRecordBytes)
 	}
+	g := l.guard
+	if g != nil && g.tripped > 0 {
+		return 0, g.err()
+	}
 	n, err := l.r.Read(b)
+	if g != nil && g.max > 0 {
+		if k := g.scan(b[:n]); k < n {
+			n, err = k, nil
+		}
+	}
 	l.n += int64(n)
 	return n, err
 }

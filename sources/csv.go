@@ -1,6 +1,8 @@
 package sources
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -44,7 +46,7 @@ import (
 // the package documentation); each range is a partition, read in
 // parallel, and the output is the same at every parallelism. A compressed file is one partition. The
 // record that starts at byte offset b of a file (of its decompressed
-// bytes) gets the ID rowid.Ordinal(b).Combine(rowid.FromString(rel)), rel
+// bytes; blank lines before a record are not part of it) gets the ID rowid.Ordinal(b).Combine(rowid.FromString(rel)), rel
 // being the file's slash-separated path relative to root: a partition
 // computes its IDs without reading the ones before it.
 //
@@ -79,9 +81,11 @@ func CSVRecords(root string, opts ...CSVOption) flow.Source[Record] {
 // csvFiles are the files a CSV source finds in directories.
 var csvFiles = dataset.Format{Name: "CSV", Suffixes: codec.Suffixes(".csv")}
 
-// csvFile is what the parts of one CSV file share: its column names.
+// csvFile is what the parts of one CSV file share: its column names, and
+// where its header ends (after any blank lines before it).
 type csvFile struct {
 	names []string
+	end   int64
 }
 
 // csvReader reads one part of a CSV file: records that fit on one line by
@@ -94,6 +98,7 @@ type csvReader struct {
 	line  int64 // the line the last record started on, in the part
 	fast  fastCSV
 	guard *fieldGuard // nil for a part that is not read through a recordLimit
+	empty bool        // the part lies in the header
 }
 
 // guardRecords makes the part's reader stop before a record of more than
@@ -126,23 +131,38 @@ func openCSV(part *textPart) (*csvReader, error) {
 		c.guard = newFieldGuard(cfg.comma)
 		part.limit.guard = c.guard
 	}
-	hdrLines := int64(0)
-	if part.from == 0 && cfg.header == nil {
-		// The header, which readHeader read under the same bound; the
-		// read fills the buffer past it, so the bound is the header's.
-		c.guardRecords(maxHeaderFields)
-		hdr, err := r.Read()
-		c.guard.stop()
-		if err != nil {
+	c.fast.start(cfg.comma, len(names))
+	c.empty = len(names) == 0 // no header: the file has no records
+	if end := v.(*csvFile).end; part.from < end {
+		// The part begins in the header (or the blank lines before it),
+		// which readHeader read: skip to its end, as the fast path skips
+		// records, so that positions count from the part's start.
+		n, lines, err := discardCounting(part.r, end-part.from)
+		c.fast.bytes, c.fast.lines, c.line, part.mark = n, lines, lines, n
+		switch {
+		case err == io.EOF:
+			c.empty = true // the part ends inside the header
+		case err != nil:
 			return nil, part.broken(1, 0, err)
 		}
-		// The header ends on the line its last field starts on, plus the
-		// newlines inside that field.
-		line, _ := r.FieldPos(len(hdr) - 1)
-		hdrLines = int64(line) + int64(strings.Count(hdr[len(hdr)-1], "\n"))
 	}
-	c.fast.start(cfg.comma, len(names), hdrLines)
 	return c, nil
+}
+
+// discardCounting discards n bytes of r, or up to its end, and returns
+// how many it discarded and the newlines among them.
+func discardCounting(r *bufio.Reader, n int64) (int64, int64, error) {
+	var done, lines int64
+	for done < n {
+		b, err := r.Peek(int(min(n-done, int64(r.Size()))))
+		lines += int64(bytes.Count(b, []byte{'\n'}))
+		r.Discard(len(b))
+		done += int64(len(b))
+		if err != nil {
+			return done, lines, err
+		}
+	}
+	return done, lines, nil
 }
 
 // readHeader reads the first record of the file.
@@ -167,15 +187,16 @@ func readHeader(part *textPart) (*csvFile, error) {
 	if err != nil {
 		return nil, csvError(&textPart{file: part.file}, 0, err)
 	}
-	return &csvFile{names: names}, nil
+	return &csvFile{names: names, end: r.InputOffset()}, nil
 }
 
-// csvError turns an error of encoding/csv into a LineError.
+// csvError turns an error of encoding/csv reading the header, or of the
+// stream under it (a truncated compressed file), into a LineError.
 func csvError(part *textPart, off int64, err error) error {
 	if pe, ok := err.(*csv.ParseError); ok {
 		return &LineError{Path: part.file.RelPath, Line: part.line(int64(pe.StartLine)), Offset: part.from + off, Err: parseErr(part, pe, 0)}
 	}
-	return err
+	return &LineError{Path: part.file.RelPath, Line: part.line(1), Offset: part.from + off, Err: err}
 }
 
 // parseErr keeps the cause and position of a csv.ParseError, whose line
@@ -196,6 +217,9 @@ func parseErr(part *textPart, pe *csv.ParseError, skipped int64) error {
 // rec's strings point into the reader's buffer, valid until fn returns:
 // fn copies those it keeps. With own, they never do.
 func (c *csvReader) each(own bool, fn func(rec []string, off int64, borrowed bool) error) error {
+	if c.empty {
+		return nil
+	}
 	if done, err := c.eachFast(own, fn); done || err != nil {
 		return err
 	}
@@ -203,7 +227,10 @@ func (c *csvReader) each(own bool, fn func(rec []string, off int64, borrowed boo
 	skipped, skippedLines := c.fast.bytes, c.fast.lines
 	c.guardRecords(len(c.names) + maxExtraFields(len(c.names)))
 	for {
+		n, lines := skipBlankLines(c.part.r)
+		skipped, skippedLines = skipped+n, skippedLines+lines
 		off := skipped + c.r.InputOffset()
+		c.part.mark = off
 		rec, err := c.r.Read()
 		if err == io.EOF {
 			return nil
@@ -240,7 +267,7 @@ func (csvStructs[T]) quoted() bool          { return true }
 
 func (f csvStructs[T]) read(ctx context.Context, part *textPart, out *rowBuffer[T]) error {
 	c, err := openCSV(part)
-	if err != nil {
+	if err != nil || c.empty {
 		return err
 	}
 	init, fields, err := withHive[T](f.fields, part)

@@ -20,8 +20,8 @@ import (
 // records, as slices of one string, so that a struct field of a number or
 // a bool costs no allocation. It takes records up to the first that needs
 // more: a quoted field that spans lines or is malformed, a quote inside a
-// field that is not quoted, a blank line, a line longer than the read
-// buffer. From there encoding/csv reads the rest of the part, and its
+// field that is not quoted, a line longer than the read buffer. Blank
+// lines it skips, as encoding/csv does. From there encoding/csv reads the rest of the part, and its
 // line numbers and offsets count from where the fast path stopped. What
 // the fast path gives is what encoding/csv gives for such records: "\r\n"
 // ends a line as "\n" does, a '\r' before the end of the input is
@@ -34,7 +34,6 @@ type fastCSV struct {
 	n      int   // fields per record
 	bytes  int64 // bytes of the part the fast path consumed
 	lines  int64 // lines of the part the fast path consumed
-	hdr    int64 // lines of the header, which encoding/csv read
 	fields []string
 	ends   []int  // where each field of the record ends in its text
 	buf    []byte // the text of a record with quoted fields
@@ -44,11 +43,25 @@ type fastCSV struct {
 // two readers.
 var csvFastPath = true
 
-// start sets up the fast path for records of n fields; hdrLines lines of
-// the part were read already (the header).
-func (f *fastCSV) start(comma rune, n int, hdrLines int64) {
+// start sets up the fast path for records of n fields.
+func (f *fastCSV) start(comma rune, n int) {
 	f.on = csvFastPath && n > 0 && comma < utf8.RuneSelf && comma != '"' && comma != '\r' && comma != '\n'
-	f.comma, f.n, f.hdr = byte(comma), n, hdrLines
+	f.comma, f.n = byte(comma), n
+}
+
+// skipBlankLines discards the blank lines ("\n", "\r\n") at the start of
+// br, as encoding/csv skips them, and returns the bytes and lines it
+// discarded: a record's position is where its first line starts.
+func skipBlankLines(br *bufio.Reader) (n, lines int64) {
+	for {
+		line, _, err := peekLine(br)
+		if err != nil || len(line) == 0 || (string(line) != "\n" && string(line) != "\r\n") {
+			return n, lines
+		}
+		br.Discard(len(line))
+		n += int64(len(line))
+		lines++
+	}
 }
 
 // eachFast calls fn with the records the fast path takes. It reports
@@ -60,9 +73,9 @@ func (c *csvReader) eachFast(own bool, fn func(rec []string, off int64, borrowed
 	if !f.on {
 		return false, nil
 	}
-	br, hdrOff := c.part.r, c.r.InputOffset()
+	br := c.part.r
 	for {
-		off := hdrOff + f.bytes
+		off := f.bytes
 		line, eof, err := peekLine(br)
 		switch {
 		case err == bufio.ErrBufferFull:
@@ -82,9 +95,13 @@ func (c *csvReader) eachFast(own bool, fn func(rec []string, off int64, borrowed
 			rec = rec[:len(rec)-1]
 		}
 		if len(rec) == 0 {
-			// encoding/csv skips blank lines, and a record after them
-			// starts where reading it began: it reads them.
-			return false, nil
+			// A blank line: encoding/csv skips it too. A record's
+			// position is where its first line starts, after them.
+			br.Discard(len(line))
+			f.bytes += int64(len(line))
+			f.lines++
+			c.part.mark = f.bytes
+			continue
 		}
 		base, ok := f.split(rec)
 		if !ok {
@@ -94,7 +111,7 @@ func (c *csvReader) eachFast(own bool, fn func(rec []string, off int64, borrowed
 		br.Discard(len(line))
 		f.bytes += int64(len(line))
 		f.lines++
-		c.line, c.part.mark = f.hdr+f.lines, hdrOff+f.bytes
+		c.line, c.part.mark = f.lines, f.bytes
 		if len(fields) != f.n {
 			if err := c.part.bad(c.line, off, csv.ErrFieldCount); err != nil {
 				return true, err

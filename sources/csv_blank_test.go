@@ -1,0 +1,115 @@
+package sources_test
+
+import (
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/rowid"
+	"github.com/rowflow/rowflow/sources"
+)
+
+// TestCSVBlankLines: blank lines, before the header or between records,
+// change neither the records nor their row IDs (the byte offset where
+// each record's own line starts), whatever the partition size, whole or
+// compressed; an empty file, whole or compressed, has no records.
+func TestCSVBlankLines(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+		starts     []int64 // the records' offsets
+	}{
+		{"between", "a,b\n\n1,2\n\n\n3,4\n", []int64{5, 11}},
+		{"crlf", "a,b\r\n\r\n1,2\r\n\r\n3,4", []int64{7, 14}},
+		{"before-header", "\n\na,b\n1,2\n\n3,4\n", []int64{6, 11}},
+		{"quoted", "a,b\n\n\"1\n\n\",2\n\n3,4\n", []int64{5, 14}},
+		{"empty", "", nil},
+		{"only-blank", "\n\n\n", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "f.csv"), []byte(c.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			zdir := t.TempDir()
+			f, err := os.Create(filepath.Join(zdir, "f.csv.gz"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			zw := gzip.NewWriter(f)
+			zw.Write([]byte(c.text))
+			zw.Close()
+			f.Close()
+			var want []rowid.ID
+			for _, b := range c.starts {
+				want = append(want, rowid.Ordinal(uint64(b)).Combine(rowid.FromString("f.csv")))
+			}
+			wantZ := make([]rowid.ID, len(c.starts))
+			for i, b := range c.starts {
+				wantZ[i] = rowid.Ordinal(uint64(b)).Combine(rowid.FromString("f.csv.gz"))
+			}
+			check := func(what string, src flow.Source[pairRow], want []rowid.ID) {
+				t.Helper()
+				var ids []rowid.ID
+				var vals []string
+				for it, err := range flow.Items[pairRow](t.Context(), flow.From(src).Parallel(2)) {
+					if err != nil {
+						t.Fatalf("%s: %v", what, err)
+					}
+					ids, vals = append(ids, it.ID), append(vals, it.Value.A+"|"+it.Value.B)
+				}
+				if !slices.Equal(ids, want) || len(vals) != len(c.starts) || (len(vals) > 0 && vals[len(vals)-1] != "3|4") {
+					t.Errorf("%s: %v with IDs %v, want %d records with IDs %v", what, vals, ids, len(c.starts), want)
+				}
+			}
+			for n := int64(1); n <= int64(len(c.text))+1; n++ {
+				check(fmt.Sprintf("PartitionBytes(%d)", n), sources.CSV[pairRow](dir, sources.PartitionBytes(n)), want)
+			}
+			check("WholeFiles", sources.CSV[pairRow](dir, sources.WholeFiles()), want)
+			check("gzip", sources.CSV[pairRow](zdir), wantZ)
+		})
+	}
+}
+
+// TestCSVTruncatedStreamNamesTheFile: a compressed CSV file cut short fails
+// with an error that names it, as a truncated JSON Lines file does.
+func TestCSVTruncatedStreamNamesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cut.csv.gz")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(f)
+	fmt.Fprintf(zw, "a,b\n")
+	for i := range 2000 {
+		fmt.Fprintf(zw, "%d,%d\n", i, i*i)
+	}
+	zw.Close()
+	f.Close()
+	whole, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, keep := range []int{len(whole) / 2, 12} {
+		if err := os.WriteFile(path, whole[:keep], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var le *sources.LineError
+		for _, err := range flow.Values[pairRow](t.Context(), flow.From(sources.CSV[pairRow](dir))) {
+			if err != nil {
+				if !errors.As(err, &le) || le.Path != "cut.csv.gz" {
+					t.Errorf("%d bytes kept: %v, want a LineError of cut.csv.gz", keep, err)
+				}
+				break
+			}
+		}
+		if le == nil {
+			t.Errorf("%d bytes kept: no error", keep)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -296,6 +297,7 @@ func TestBuildErrors(t *testing.T) {
 		{"serial", src.Via(operators.Take[int64](2)).Parallel(2).Err(),
 			[]string{`"take"`, "cannot run in parallel", "counts values across partitions"}},
 		{"workers", src.Parallel(0).Err(), []string{"at least 1 worker"}},
+		{"too many workers", src.Parallel(math.MaxInt).Err(), []string{"Parallel(9223372036854775807)", "at most 65536 workers"}},
 		{"sink type", src.To(sinks.Count[string](new(int64))).Err(), []string{"int64", `"count"`, "string"}},
 		{"no sink", src.Run(context.Background()), []string{"no sink"}},
 		{"option", flow.From(sources.Slice([]int{1}, sources.PartitionSize(0))).Err(), []string{"PartitionSize(0)"}},

@@ -83,10 +83,14 @@ func PartitionSize(n int) SliceOption {
 }
 
 // ChunkSize sets the most values one chunk carries (default 1024). n must
-// be at least 1.
+// be at least 1 and at most MaxChunkSize.
 func ChunkSize(n int) Option {
-	return commonOption(optcheck.AtLeast("sources", "ChunkSize", n, 1, func(c *common, v int) { c.chunkSize = v }))
+	return commonOption(optcheck.Between("sources", "ChunkSize", n, 1, MaxChunkSize, func(c *common, v int) { c.chunkSize = v }))
 }
+
+// MaxChunkSize is the largest ChunkSize: sources make room for a whole
+// chunk before they fill it.
+const MaxChunkSize = 1 << 20
 
 // Named names the source in errors and derives its row IDs from name:
 // row i gets rowid.Ordinal(i).Combine(rowid.FromString(name)). Two sources

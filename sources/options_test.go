@@ -3,6 +3,7 @@ package sources_test
 import (
 	"context"
 	"errors"
+	"math"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -60,6 +61,7 @@ func TestOptionErrors(t *testing.T) {
 		{sources.MaxReadSize(0), "sources: MaxReadSize(0): must be at least 1"},
 		{sources.Files(), "sources: Files(): no paths"},
 		{sources.ChunkSize(0), "sources: ChunkSize(0): must be at least 1"},
+		{sources.ChunkSize(math.MaxInt), "sources: ChunkSize(9223372036854775807): must be at most 1048576"},
 		{sources.SkipBadFragments(nil), "sources: SkipBadFragments(nil): want a report to write to"},
 		{nil, "sources: parquet: nil option"},
 	} {

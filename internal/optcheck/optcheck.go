@@ -17,3 +17,15 @@ func AtLeast[C any, N int | int64](pkg, option string, n, least N, set func(*C, 
 		return nil
 	}
 }
+
+// Between is AtLeast with an upper bound too: n more than most fails with
+// "<pkg>: <option>(<n>): must be at most <most>".
+func Between[C any, N int | int64](pkg, option string, n, least, most N, set func(*C, N)) func(*C) error {
+	atLeast := AtLeast(pkg, option, n, least, set)
+	return func(c *C) error {
+		if n > most {
+			return fmt.Errorf("%s: %s(%d): must be at most %d", pkg, option, n, most)
+		}
+		return atLeast(c)
+	}
+}

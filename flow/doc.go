@@ -86,7 +86,9 @@
 // the first error, or a panic in a stage or a user function, cancels the
 // whole run and is returned as a [*StageError] naming the stage and, where
 // known, the partition and row ID. A panic becomes a [*PanicError] inside it,
-// whose message is one line and which keeps the stack. When Run returns, or
+// whose message is one line and which keeps the stack. A user function
+// that ends its goroutine with runtime.Goexit (testing's t.Fatal does)
+// fails the run too, with an error that says so. When Run returns, or
 // a loop over Items ends, no goroutine of the run is still running, and
 // the sink has been closed with the run's outcome, so it can commit or
 // discard its output. A stage that needs no more input returns [ErrStop],

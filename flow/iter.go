@@ -176,6 +176,14 @@ func (r *chunkReader[T]) next() bool {
 	r.cur.Release()
 	ch, ok := c.nextChunk(true)
 	for ok && r.s.drop != nil && !dropBefore(r.s.drop, &ch) {
+		if r.s.drop.over {
+			// Past the position's epoch: nothing more to give. The run
+			// is stopped as a loop left early stops it.
+			r.ended = true
+			r.stop.Stop()
+			r.s.Close()
+			return false
+		}
 		ch, ok = c.nextChunk(true)
 	}
 	if !ok {

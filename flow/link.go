@@ -39,6 +39,10 @@ func (l *link[In, Out]) Push(ctx context.Context, c Chunk[In]) (err error) {
 		}
 	}()
 	if l.drop != nil && !dropBefore(l.drop, &c) {
+		if l.drop.over {
+			l.down = lastPush{}
+			return l.result(ctx, ErrStop, batch, true)
+		}
 		return nil
 	}
 	l.down = lastPush{}
@@ -150,6 +154,10 @@ func (s *sinkLink[T]) Push(ctx context.Context, c Chunk[T]) (err error) {
 		}
 	}()
 	if s.drop != nil && !dropBefore(s.drop, &c) {
+		if s.drop.over {
+			s.stopped = true
+			return ErrStop
+		}
 		return nil
 	}
 	n := c.Len()

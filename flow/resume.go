@@ -186,6 +186,10 @@ type dropper struct {
 	left  int64
 	epoch int64 // the epoch the position is in
 	tr    *Tracker
+	// over is set once a counting dropper has seen the epoch end before
+	// the position: the stream has nothing more to give, and its consumer
+	// ends it (an endless pipeline would otherwise be read for ever).
+	over bool
 }
 
 // dropBefore removes from c the items before d's mark, and reports
@@ -227,6 +231,7 @@ func dropCount[T any](d *dropper, c *Chunk[T]) bool {
 	if EpochOf(c.Part) > d.epoch {
 		// The epoch ended before the position: there is nothing to give.
 		c.Release()
+		d.over = true
 		return false
 	}
 	if c.Part != d.to.Part {
@@ -240,7 +245,10 @@ func dropCount[T any](d *dropper, c *Chunk[T]) bool {
 		c.Values = c.Values[k:]
 		c.IDs = c.IDs.Slice(int(k), int(n))
 	}
-	if d.left == 0 && (k < n || c.End) {
+	if d.left == 0 && k < n {
+		// The position's item is here. (Where the count ends with a
+		// partition, the next partition of the epoch holds it, if any
+		// does: a later epoch's does not.)
 		d.done = true
 		if d.tr != nil {
 			d.tr.delivered(c.Part, int(d.seen))

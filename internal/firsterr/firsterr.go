@@ -8,6 +8,7 @@ package firsterr
 
 import (
 	"context"
+	"errors"
 	"sync"
 )
 
@@ -30,15 +31,28 @@ func New(parent context.Context, recovered func(any) error) (*Group, context.Con
 	return &Group{cancel: cancel, recovered: recovered, failed: make(chan struct{})}, ctx
 }
 
-// Go runs f in a new goroutine of the group. An error f returns, or a
-// panic in f, fails the group.
+// Go runs f in a new goroutine of the group. An error f returns, a panic
+// in f, or runtime.Goexit called in f (as testing's FailNow does) fails
+// the group.
 func (g *Group) Go(f func() error) {
 	g.wg.Add(1)
 	go func() {
-		defer g.wg.Done()
-		g.Fail(g.run(f))
+		returned := false
+		defer func() {
+			if !returned {
+				g.Fail(ErrGoexit) // neither a return nor a panic: Goexit
+			}
+			g.wg.Done()
+		}()
+		err := g.run(f)
+		returned = true
+		g.Fail(err)
 	}()
 }
+
+// ErrGoexit is the error of a goroutine of a group that ended by
+// runtime.Goexit instead of returning.
+var ErrGoexit = errors.New("a goroutine of the run ended by runtime.Goexit, not by returning: a function it called exited the goroutine (testing's t.FailNow and t.Fatal do)")
 
 func (g *Group) run(f func() error) (err error) {
 	defer func() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/rowflow/rowflow/internal/firsterr"
@@ -64,5 +65,16 @@ func TestCancelIsNotAFailure(t *testing.T) {
 	g2.Fail(nil)
 	if err := g2.Wait(); err != nil || ctx2.Err() == nil {
 		t.Fatalf("Wait: %v, context %v", err, ctx2.Err())
+	}
+}
+
+// TestGoexitFailsTheGroup: a goroutine that ends by runtime.Goexit fails
+// the group and cancels the others, which would otherwise wait for ever.
+func TestGoexitFailsTheGroup(t *testing.T) {
+	g, ctx := firsterr.New(context.Background(), recovered)
+	g.Go(func() error { runtime.Goexit(); return nil })
+	g.Go(func() error { <-ctx.Done(); return ctx.Err() })
+	if err := g.Wait(); !errors.Is(err, firsterr.ErrGoexit) {
+		t.Fatalf("Wait: %v, want ErrGoexit", err)
 	}
 }

@@ -72,6 +72,8 @@ const (
 	// DefaultMaxOpenPartitions is the number of partition writers a writer
 	// may hold open unless [MaxOpenPartitions] says otherwise.
 	DefaultMaxOpenPartitions = 64
+	// MaxWriters is the largest number of writers [Writers] accepts.
+	MaxWriters = 4096
 )
 
 func parquetDefaults() parquetConfig {
@@ -159,9 +161,11 @@ func Rank(r int) Option {
 // end markers) goes, whole, to writer k % n. Writer w numbers its files
 // w, w+n, w+2n, …, so every writer's files have distinct names. The files
 // depend on n; for a given n they do not depend on the parallelism of the
-// stages upstream. n must be at least 1.
+// stages upstream. n must be from 1 to [MaxWriters] (4096): each writer
+// is a goroutine with its own open file and encoding buffers, made when
+// the run starts, so a larger n costs memory without writing faster.
 func Writers(n int) Option {
-	return shardOption(optcheck.AtLeast("sinks", "Writers", n, 1, func(c *parquetConfig, v int) { c.writers = v }))
+	return shardOption(between("Writers", n, 1, MaxWriters, func(c *parquetConfig, v int) { c.writers = v }))
 }
 
 // RowIDColumn adds each row's ID to the files as two columns, name+"_hi"
@@ -239,6 +243,19 @@ func Overwrite() Option {
 		c.overwrite = true
 		return nil
 	})
+}
+
+// between returns an option function that sets a field of the config to
+// n with set, or, if n is not from least to most, fails with
+// "sinks: <option>(<n>): must be from <least> to <most>".
+func between(option string, n, least, most int, set func(*parquetConfig, int)) func(*parquetConfig) error {
+	return func(c *parquetConfig) error {
+		if n < least || n > most {
+			return fmt.Errorf("sinks: %s(%d): must be from %d to %d", option, n, least, most)
+		}
+		set(c, n)
+		return nil
+	}
 }
 
 // buildParquetConfig applies opts to the defaults.

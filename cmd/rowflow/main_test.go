@@ -194,6 +194,9 @@ func TestBadUsageAndBadFiles(t *testing.T) {
 		{[]string{"reshard", "-out", t.TempDir(), "-schema", "id:int", data}, nil, 2, `column "id": unknown type "int"`},
 		{[]string{"reshard", "-out", t.TempDir(), "-schema", "id", data}, nil, 2, `"id": want name:type`},
 		{[]string{"reshard", "-out", t.TempDir(), "-format", "jsonl", "-schema", "id:int64", data}, nil, 2, "-schema is for Parquet output"},
+		{[]string{"reshard", "-out", t.TempDir(), "-writers", "9223372036854775807", data}, nil, 2, "-writers 9223372036854775807: must be from 1 to 4096"},
+		{[]string{"reshard", "-out", t.TempDir(), "-writers", "4097", "-format", "jsonl", data}, nil, 2, "-writers 4097: must be from 1 to 4096"},
+		{[]string{"reshard", "-out", t.TempDir(), "-writers", "0", data}, nil, 2, "-writers 0: must be from 1 to 4096"},
 	} {
 		_, errOut, code := rowflow(t, c.env, c.args...)
 		if code != c.code || !strings.Contains(errOut, c.msg) {

@@ -25,7 +25,7 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	schema := fs.String("schema", "", "the Parquet output's columns, name:type[,name:type] (types: bool, int32, int64, uint32, uint64, float32, float64, string, bytes, []type for a list, which a CSV field gives as a JSON array such as \"[1,2,3]\"); required for CSV and JSON Lines input, default for Parquet input: the input's columns")
 	compression := fs.String("compression", "zstd", "compression: none, gzip, zstd or s2 for jsonl; none, zstd, snappy, gzip or lz4 for parquet")
 	rowsPerFile := fs.Int64("rows-per-file", 0, "rows per output file (0: one file per writer)")
-	writers := fs.Int("writers", 1, "files written at once")
+	writers := fs.Int("writers", 1, fmt.Sprintf("files written at once (1 to %d)", sinks.MaxWriters))
 	filter := fs.String("filter", "", "a row filter in the text form, e.g. \"score > 0.5 and lang = 'en'\" (Parquet input)")
 	columns := fs.String("columns", "", "comma-separated columns to keep, by their names after -rename (Parquet input)")
 	rename := fs.String("rename", "", "columns to rename, old=new[,old=new] (Parquet input)")
@@ -43,6 +43,9 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if *out == "" {
 		return fmt.Errorf("%w: -out is required", errUsage)
+	}
+	if *writers < 1 || *writers > sinks.MaxWriters {
+		return fmt.Errorf("%w: -writers %d: must be from 1 to %d", errUsage, *writers, sinks.MaxWriters)
 	}
 	var ropts []ranks.Option
 	switch {

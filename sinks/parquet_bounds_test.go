@@ -1,0 +1,64 @@
+package sinks_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sources"
+)
+
+// shardSinks returns the three shard sinks writing to dir with opt.
+func shardSinks(dir string, opt sinks.Option) map[string]flow.Sink {
+	return map[string]flow.Sink{
+		"parquet": sinks.ParquetShards[note](dir, opt),
+		"jsonl":   sinks.JSONLShards[note](dir, opt),
+		"csv":     sinks.CSVShards[note](dir, opt),
+	}
+}
+
+// wantBuildError checks that the sink keeps an error containing want,
+// that a run fails with it at once, and that nothing is written.
+func wantBuildError(t *testing.T, what string, sink flow.Sink, p *flow.Pipeline, dir, want string) {
+	t.Helper()
+	if err := p.To(sink).Err(); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("%s: To kept %v, want an error containing %q", what, err, want)
+	}
+	if err := p.To(sink).Run(context.Background()); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("%s: run: %v, want an error containing %q", what, err, want)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("%s: the run created %s", what, dir)
+	}
+}
+
+// Writers is bounded by MaxWriters in every shard sink: a larger n is an
+// error of the option when the sink is built, not a run that makes n
+// writers (which, with math.MaxInt, never ends and exhausts memory).
+func TestWritersBound(t *testing.T) {
+	for _, n := range []int{sinks.MaxWriters + 1, math.MaxInt, 0, math.MinInt} {
+		dir := filepath.Join(t.TempDir(), "out")
+		for format, sink := range shardSinks(dir, sinks.Writers(n)) {
+			want := fmt.Sprintf("sinks: Writers(%d): must be from 1 to 4096", n)
+			wantBuildError(t, format+" "+want, sink, flow.From(sources.Slice(notes(10))), dir, want)
+		}
+	}
+	// MaxWriters itself is accepted, and every row is written once.
+	dir := filepath.Join(t.TempDir(), "out")
+	rows := pqRows(3000)
+	if err := pqPipeline(rows, 2).To(sinks.ParquetShards[pqRow](dir, sinks.Writers(sinks.MaxWriters))).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	m := checkManifest(t, dir, 0, nil)
+	if m.Writers != sinks.MaxWriters || m.Rows != 3000 {
+		t.Fatalf("manifest: %d writers, %d rows", m.Writers, m.Rows)
+	}
+}

@@ -62,3 +62,52 @@ func TestWritersBound(t *testing.T) {
 		t.Fatalf("manifest: %d writers, %d rows", m.Writers, m.Rows)
 	}
 }
+
+// PageSize is bounded by MaxPageBytes: a larger size is an error that
+// names the option when the sink is built, not parquet-go's "number of
+// values out of range" when the run writes.
+func TestPageSizeBound(t *testing.T) {
+	for _, n := range []int{sinks.MaxPageBytes + 1, math.MaxInt, 0, math.MinInt} {
+		dir := filepath.Join(t.TempDir(), "out")
+		want := fmt.Sprintf("sinks: PageSize(%d): must be from 1 to 134217728", n)
+		wantBuildError(t, want, sinks.ParquetShards[pqRow](dir, sinks.PageSize(n)), pqPipeline(pqRows(10), 1), dir, want)
+	}
+	// MaxPageBytes itself is accepted, and the files read back.
+	dir := filepath.Join(t.TempDir(), "out")
+	rows := pqRows(3000)
+	if err := pqPipeline(rows, 2).To(sinks.ParquetShards[pqRow](dir, sinks.PageSize(sinks.MaxPageBytes))).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	m := checkManifest(t, dir, 0, nil)
+	equalRows(t, concatFiles[pqRow](t, dir, m), rows)
+}
+
+// The other size options take the largest values as "no limit in
+// practice" and reject negative ones with an error naming the option.
+func TestSizeOptionsAtExtremes(t *testing.T) {
+	rows := pqRows(3000)
+	for _, o := range []sinks.ParquetOption{
+		sinks.RowsPerFile(math.MaxInt64), sinks.BytesPerFile(math.MaxInt64),
+		sinks.RowGroupRows(math.MaxInt), sinks.MaxOpenPartitions(math.MaxInt),
+	} {
+		dir := filepath.Join(t.TempDir(), "out")
+		if err := pqPipeline(rows, 2).To(sinks.ParquetShards[pqRow](dir, o)).Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		m := checkManifest(t, dir, 0, nil)
+		if len(m.Files) != 1 {
+			t.Errorf("%d files, want 1", len(m.Files))
+		}
+		equalRows(t, concatFiles[pqRow](t, dir, m), rows)
+	}
+	for want, o := range map[string]sinks.ParquetOption{
+		"sinks: RowsPerFile(-9223372036854775808): must be at least 1":       sinks.RowsPerFile(math.MinInt64),
+		"sinks: BytesPerFile(-1): must be at least 1":                        sinks.BytesPerFile(-1),
+		"sinks: RowGroupRows(-9223372036854775808): must be at least 1":      sinks.RowGroupRows(math.MinInt),
+		"sinks: MaxOpenPartitions(-9223372036854775808): must be at least 1": sinks.MaxOpenPartitions(math.MinInt),
+		"sinks: ZstdLevel(9223372036854775807): must be from 1 to 22":        sinks.ZstdLevel(math.MaxInt),
+	} {
+		dir := filepath.Join(t.TempDir(), "out")
+		wantBuildError(t, want, sinks.ParquetShards[pqRow](dir, o), pqPipeline(pqRows(10), 1), dir, want)
+	}
+}

@@ -74,6 +74,12 @@ const (
 	DefaultMaxOpenPartitions = 64
 	// MaxWriters is the largest number of writers [Writers] accepts.
 	MaxWriters = 4096
+	// MaxPageBytes is the largest page size [PageSize] accepts, 128 MiB:
+	// half of the decoded page size that the sources read by default
+	// (sources.MaxPageSize, 256 MiB), which leaves room for the values
+	// that end a page past its cut, so that the files read back with the
+	// sources' defaults.
+	MaxPageBytes = 128 << 20
 )
 
 func parquetDefaults() parquetConfig {
@@ -112,9 +118,9 @@ func RowGroupRows(n int) ParquetOption {
 
 // PageSize sets the size in bytes, before encoding and compression, at
 // which a column's page is cut (parquet-go's PageBufferSize; default 256
-// KiB). n must be at least 1.
+// KiB). n must be from 1 to [MaxPageBytes] (128 MiB).
 func PageSize(n int) ParquetOption {
-	return parquetOption(optcheck.AtLeast("sinks", "PageSize", n, 1, func(c *parquetConfig, v int) { c.pageSize = v }))
+	return parquetOption(between("PageSize", n, 1, MaxPageBytes, func(c *parquetConfig, v int) { c.pageSize = v }))
 }
 
 // Codec sets the compression codec of every column: "zstd" (the default,

@@ -197,6 +197,7 @@ func TestBadUsageAndBadFiles(t *testing.T) {
 		{[]string{"reshard", "-out", t.TempDir(), "-writers", "9223372036854775807", data}, nil, 2, "-writers 9223372036854775807: must be from 1 to 4096"},
 		{[]string{"reshard", "-out", t.TempDir(), "-writers", "4097", "-format", "jsonl", data}, nil, 2, "-writers 4097: must be from 1 to 4096"},
 		{[]string{"reshard", "-out", t.TempDir(), "-writers", "0", data}, nil, 2, "-writers 0: must be from 1 to 4096"},
+		{[]string{"reshard", "-out", t.TempDir(), "-rows-per-file", "-5", data}, nil, 2, "-rows-per-file -5: must be at least 0"},
 	} {
 		_, errOut, code := rowflow(t, c.env, c.args...)
 		if code != c.code || !strings.Contains(errOut, c.msg) {

@@ -47,6 +47,9 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	if *writers < 1 || *writers > sinks.MaxWriters {
 		return fmt.Errorf("%w: -writers %d: must be from 1 to %d", errUsage, *writers, sinks.MaxWriters)
 	}
+	if *rowsPerFile < 0 {
+		return fmt.Errorf("%w: -rows-per-file %d: must be at least 0 (0: one file per writer)", errUsage, *rowsPerFile)
+	}
 	var ropts []ranks.Option
 	switch {
 	case *rank >= 0 || *world > 0:

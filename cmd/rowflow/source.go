@@ -2,13 +2,15 @@ package main
 
 import (
 	"fmt"
-
-	"github.com/parquet-go/parquet-go"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/codec"
+	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -25,32 +27,80 @@ type input struct {
 	parallel int
 }
 
-// format returns the format of the dataset at path, from the extension of
-// its first data file: parquet, csv or jsonl.
-func format(path string) (string, error) {
-	first := path
-	if fi, err := os.Stat(path); err != nil {
-		return "", err
-	} else if fi.IsDir() {
-		first = ""
-		filepath.WalkDir(path, func(p string, d os.DirEntry, err error) error {
-			if err != nil || first != "" || d.IsDir() || strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_") {
-				return err
+// dataFormats are the formats the command reads, each with the file
+// names that its source takes in a directory: the Parquet source's, and
+// the text sources' names with or without a compression extension.
+var dataFormats = []struct {
+	name     string // as format returns it
+	label    string // for errors
+	suffixes []string
+}{
+	{"parquet", "Parquet", dataset.Parquet.Suffixes},
+	{"csv", "CSV", codec.Suffixes(".csv")},
+	{"jsonl", "JSON Lines", append(codec.Suffixes(".jsonl"), codec.Suffixes(".ndjson")...)},
+}
+
+// formatOf returns the index in dataFormats of the format a file name
+// has, or -1.
+func formatOf(name string) int {
+	for i, f := range dataFormats {
+		for _, s := range f.suffixes {
+			if strings.HasSuffix(name, s) {
+				return i
 			}
-			first = p
-			return nil
-		})
+		}
 	}
-	name := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(first, ".gz"), ".zst"), ".s2")
-	switch {
-	case strings.HasSuffix(name, ".parquet"):
-		return "parquet", nil
-	case strings.HasSuffix(name, ".csv"):
-		return "csv", nil
-	case strings.HasSuffix(name, ".jsonl"), strings.HasSuffix(name, ".ndjson"):
-		return "jsonl", nil
+	return -1
+}
+
+// format returns the format of the dataset at path, parquet, csv or
+// jsonl: a file's by its extension, and a directory's by the extensions
+// of its data files, which it finds as the sources' discovery does
+// (hidden and _-prefixed files and directories skipped, links followed
+// within the directory). A directory holding data files of two formats
+// is an error that names them.
+func format(path string) (string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", err
 	}
-	return "", fmt.Errorf("%s: no Parquet, CSV or JSON Lines files", path)
+	if !fi.IsDir() {
+		if i := formatOf(fi.Name()); i >= 0 {
+			return dataFormats[i].name, nil
+		}
+		return "", fmt.Errorf("%s: not a Parquet, CSV or JSON Lines file (by its extension)", path)
+	}
+	all := dataset.Format{Name: "Parquet, CSV or JSON Lines"}
+	for _, f := range dataFormats {
+		all.Suffixes = append(all.Suffixes, f.suffixes...)
+	}
+	ds, err := all.Discover(path)
+	if err != nil {
+		return "", err
+	}
+	example := make([]string, len(dataFormats)) // the first file of each format
+	for _, f := range ds.Files() {
+		if i := formatOf(f.RelPath); i >= 0 && example[i] == "" {
+			example[i] = f.RelPath
+		}
+	}
+	var found []int
+	for i, e := range example {
+		if e != "" {
+			found = append(found, i)
+		}
+	}
+	if len(found) == 0 { // Discover finds none or fails; kept for safety
+		return "", fmt.Errorf("%s: no Parquet, CSV or JSON Lines files", path)
+	}
+	if len(found) > 1 {
+		var names []string
+		for _, i := range found {
+			names = append(names, fmt.Sprintf("%s (%s)", dataFormats[i].label, example[i]))
+		}
+		return "", fmt.Errorf("%s: holds data files of more than one format: %s; read each format as a dataset of its own", path, strings.Join(names, ", "))
+	}
+	return dataFormats[found[0]].name, nil
 }
 
 // pipeline returns the records of the dataset at path, read with in's

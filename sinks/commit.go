@@ -111,8 +111,15 @@ func ExpectRows(n int64) CommitOption {
 //     with [RowIDColumn], the first and last row IDs), as [VerifyManifest]
 //     checks;
 //   - there is no other data: no data file of a rank that its manifest
-//     does not list, and no data file or manifest of a rank outside
-//     [0, world) (a run with a larger world, say);
+//     does not list, no data file or manifest of a rank outside
+//     [0, world) (a run with a larger world, say), and no other file
+//     that a reader of dir would read as data: a file named as the
+//     sources' directory search takes data (*.parquet, *.csv, *.jsonl,
+//     *.ndjson, the text ones compressed or not, whatever the format of
+//     the ranks' output), or a link to a directory, anywhere under dir
+//     outside files and directories whose names start with "." or "_",
+//     which the search skips. The hidden temporary files of killed runs
+//     are skipped too (rowflow cleanup removes them);
 //   - the ranks' outputs form one dataset: their manifests have the same
 //     schema, row-ID column and partition columns;
 //   - no row is written twice: with the row-ID column, every row's ID is
@@ -162,6 +169,9 @@ func Commit(dir string, world int, opts ...CommitOption) (*DatasetManifest, erro
 	}
 	if err := checkWorld(out, world); err != nil {
 		return nil, fail(err)
+	}
+	if len(out.stray) > 0 {
+		return nil, fail(strayError(out.stray))
 	}
 	ms := make([]*Manifest, world)
 	var errs []error
@@ -234,6 +244,17 @@ func checkWorld(out *output, world int) error {
 		errs = append(errs, fmt.Errorf("the directory holds output of ranks outside a world of %d: %s", world, strings.Join(extra, ", ")))
 	}
 	return joinFirst(errs)
+}
+
+// strayError reports the data files of the directory that no rank wrote.
+func strayError(stray []string) error {
+	const most = 10
+	more := ""
+	if len(stray) > most {
+		more = fmt.Sprintf(" and %d more", len(stray)-most)
+		stray = stray[:most]
+	}
+	return fmt.Errorf("the directory holds data that no rank's manifest lists, which readers of the directory would read with the ranks' files: %s%s", strings.Join(stray, ", "), more)
 }
 
 // checkSameDataset checks that the ranks' manifests describe one dataset.

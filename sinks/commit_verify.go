@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rowflow/rowflow/internal/codec"
+	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/internal/pqcol"
 	"github.com/rowflow/rowflow/rowid"
 )
@@ -67,20 +69,28 @@ func readRankManifest(dir string, rank int) (*Manifest, error) {
 }
 
 // output is what scanOutput finds in an output directory: the data files
-// of each rank, by slash-separated path, sorted, and the ranks that have
-// a manifest.
+// of each rank, by slash-separated path, sorted, the ranks that have a
+// manifest, and the other files that a reader of the directory would
+// read as data (stray), sorted.
 type output struct {
 	files     map[int][]string
 	manifests []int
+	stray     []string
 }
 
-// scanOutput lists the data files (part-<rank>-<seq>.<ext>, in the
-// directory or below it) and the ranks' manifests (_manifest-<rank>.json,
-// in the directory) of dir.
+// scanOutput lists what dir holds as a reader of it finds it, the way
+// internal/dataset's discovery (which the sources use) walks a directory:
+// names starting with "." or "_" below dir are skipped, so the hidden
+// temporary files of runs, their locks and the manifests are not data.
+// It lists the ranks' manifests (_manifest-<rank>.json, in the
+// directory), the data files of the ranks (part-<rank>-<seq>.<ext>, in
+// the directory or below it), and the other files that a source would
+// take as data (see isDataName); a link to a directory, which discovery
+// follows, is listed among those too.
 func scanOutput(dir string) (*output, error) {
 	out := &output{files: map[int][]string{}}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
+		if err != nil || p == dir {
 			return err
 		}
 		rel, err := filepath.Rel(dir, p)
@@ -88,10 +98,26 @@ func scanOutput(dir string) (*output, error) {
 			return err
 		}
 		rel = filepath.ToSlash(rel)
+		if r, ok := manifestRank(rel); ok && d.Type().IsRegular() {
+			out.manifests = append(out.manifests, r)
+			return nil
+		}
+		switch {
+		case hiddenName(d.Name()) && d.IsDir():
+			return filepath.SkipDir
+		case hiddenName(d.Name()) || d.IsDir():
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			if st, err := os.Stat(p); err == nil && st.IsDir() {
+				out.stray = append(out.stray, rel+" (a link to a directory, which readers search)")
+				return nil
+			}
+		}
 		if r, ok := dataFileRank(d.Name()); ok {
 			out.files[r] = append(out.files[r], rel)
-		} else if r, ok := manifestRank(rel); ok {
-			out.manifests = append(out.manifests, r)
+		} else if isDataName(d.Name()) {
+			out.stray = append(out.stray, rel)
 		}
 		return nil
 	})
@@ -102,7 +128,30 @@ func scanOutput(dir string) (*output, error) {
 		slices.Sort(fs)
 	}
 	slices.Sort(out.manifests)
+	slices.Sort(out.stray)
 	return out, nil
+}
+
+// hiddenName reports whether dataset discovery skips a file or directory
+// of that name: it starts with "." or "_".
+func hiddenName(name string) bool {
+	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
+}
+
+// dataSuffixes are the names that the sources take as data in a
+// directory: Parquet files, and CSV and JSON Lines files compressed or
+// not.
+var dataSuffixes = slices.Concat(dataset.Parquet.Suffixes, codec.Suffixes(".csv"), codec.Suffixes(".jsonl"), codec.Suffixes(".ndjson"))
+
+// isDataName reports whether a source reading a directory takes a file of
+// that name as data.
+func isDataName(name string) bool {
+	for _, s := range dataSuffixes {
+		if strings.HasSuffix(name, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // dataFileRank returns the rank of a data file name, part-<rank>-<seq>.<ext>.

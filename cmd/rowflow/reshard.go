@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/rowflow/rowflow/flow"
@@ -43,6 +46,9 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if *out == "" {
 		return fmt.Errorf("%w: -out is required", errUsage)
+	}
+	if err := checkOutOfInput(*out, fs.Arg(0)); err != nil {
+		return err
 	}
 	if *writers < 1 || *writers > sinks.MaxWriters {
 		return fmt.Errorf("%w: -writers %d: must be from 1 to %d", errUsage, *writers, sinks.MaxWriters)
@@ -145,6 +151,45 @@ func (in input) sink(path, out, outFormat, schema, compression string, opts []si
 		return flow.Sink{}, err
 	}
 	return sinks.ParquetRecordShards(out, s, popts...), nil
+}
+
+// checkOutOfInput refuses an output directory out that is the input in
+// or lies inside it: reads of the input would then read the output too.
+// The paths are compared absolute and cleaned, with their symbolic links
+// resolved as far as they exist.
+func checkOutOfInput(out, in string) error {
+	o, err := realPath(out)
+	if err != nil {
+		return fmt.Errorf("-out %s: %w", out, err)
+	}
+	i, err := realPath(in)
+	if err != nil {
+		return fmt.Errorf("%s: %w", in, err)
+	}
+	if rel, err := filepath.Rel(i, o); err == nil && filepath.IsLocal(rel) || o == i {
+		return fmt.Errorf("%w: -out %s is the input %s or inside it; reads of the input would read the output too: write it elsewhere", errUsage, out, in)
+	}
+	return nil
+}
+
+// realPath returns the absolute, clean form of p with the symbolic links
+// of its longest existing prefix resolved; the rest need not exist yet.
+func realPath(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	rest := ""
+	for dir := abs; ; dir = filepath.Dir(dir) {
+		real, err := filepath.EvalSymlinks(dir)
+		if err == nil {
+			return filepath.Join(real, rest), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) || filepath.Dir(dir) == dir {
+			return "", err
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
 }
 
 var textNames = map[string]string{"csv": "CSV", "jsonl": "JSON Lines"}

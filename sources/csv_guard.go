@@ -55,13 +55,6 @@ func (g *fieldGuard) guard(max int, buffered []byte) {
 	g.max = max
 }
 
-// stop stops guarding. A nil guard does nothing.
-func (g *fieldGuard) stop() {
-	if g != nil {
-		g.max = 0
-	}
-}
-
 // err is the error of a record with too many fields.
 func (g *fieldGuard) err() error {
 	return fmt.Errorf("a record of more than %d fields", g.tripped)

@@ -129,3 +129,19 @@ func TestCSVFieldsUnderTheGuard(t *testing.T) {
 		}
 	}
 }
+
+// TestCommaRefusesWhatEncodingCSVRefuses: a delimiter encoding/csv cannot
+// use is an option error when the source is built, not a failure of each
+// file at run time.
+func TestCommaRefusesWhatEncodingCSVRefuses(t *testing.T) {
+	dir := t.TempDir()
+	for _, r := range []rune{0, '"', '\r', '\n', -1, 0xFFFD} {
+		err := flow.From(sources.CSV[pairRow](dir, sources.Comma(r))).Err()
+		if err == nil || !strings.Contains(err.Error(), "not a valid delimiter") {
+			t.Errorf("Comma(%q): %v", r, err)
+		}
+	}
+	if err := flow.From(sources.CSV[pairRow](dir, sources.Comma(';'))).Err(); err != nil {
+		t.Errorf("Comma(';'): %v", err)
+	}
+}

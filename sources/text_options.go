@@ -92,7 +92,7 @@ func SkipBadLines(report *BadLineReport) TextOption {
 // must be a valid rune other than '"', '\r' and '\n'.
 func Comma(r rune) CSVOption {
 	return csvOption(func(c *textConfig) error {
-		if r == '"' || r == '\r' || r == '\n' || !utf8.ValidRune(r) || r == utf8.RuneError {
+		if r == 0 || r == '"' || r == '\r' || r == '\n' || !utf8.ValidRune(r) || r == utf8.RuneError {
 			return fmt.Errorf("sources: Comma(%q): not a valid delimiter", r)
 		}
 		c.comma = r

@@ -7,6 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
 )
 
 // CheckpointVersion is the version of the [Checkpoint] encodings that
@@ -92,11 +95,19 @@ func (c *Checkpoint) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// binaryMagic starts the binary encoding.
-const binaryMagic = "RFCK"
+// binaryMagic starts the binary encoding; oldBinaryMagic started the
+// encoding before it had a checksum.
+const (
+	binaryMagic    = "RFC2"
+	oldBinaryMagic = "RFCK"
+)
+
+var checkpointCRC = crc32.MakeTable(crc32.Castagnoli)
 
 // MarshalBinary encodes c compactly: a magic string, the version, the
-// fingerprint's 16 bytes, then varints, with each stage's state as JSON.
+// fingerprint's 16 bytes, then varints, with each stage's state as JSON,
+// and last the CRC-32C of all that, so that a damaged checkpoint is
+// refused rather than resumed from a wrong position.
 func (c Checkpoint) MarshalBinary() ([]byte, error) {
 	fp, err := hex.DecodeString(c.Fingerprint)
 	if err != nil || len(fp) != 16 {
@@ -116,13 +127,20 @@ func (c Checkpoint) MarshalBinary() ([]byte, error) {
 		b = binary.AppendUvarint(b, uint64(len(s.State)))
 		b = append(b, s.State...)
 	}
-	return b, nil
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, checkpointCRC)), nil
 }
 
 // UnmarshalBinary decodes what MarshalBinary encoded.
 func (c *Checkpoint) UnmarshalBinary(data []byte) error {
-	if !bytes.HasPrefix(data, []byte(binaryMagic)) || len(data) < len(binaryMagic)+17 {
+	if bytes.HasPrefix(data, []byte(oldBinaryMagic)) {
+		return errors.New("flow: checkpoint: a binary checkpoint of an older format, without a checksum; take a new one")
+	}
+	if !bytes.HasPrefix(data, []byte(binaryMagic)) || len(data) < len(binaryMagic)+17+4 {
 		return errors.New("flow: checkpoint: not a binary checkpoint")
+	}
+	sum := binary.LittleEndian.Uint32(data[len(data)-4:])
+	if data = data[:len(data)-4]; crc32.Checksum(data, checkpointCRC) != sum {
+		return errors.New("flow: checkpoint: damaged: its checksum does not match")
 	}
 	if v := int(data[len(binaryMagic)]); v != CheckpointVersion {
 		return fmt.Errorf("flow: checkpoint version %d: this build reads version %d", v, CheckpointVersion)
@@ -183,4 +201,35 @@ func (r *varintReader) bytes(k uint64) []byte {
 	v := bytes.Clone(r.b[:k])
 	r.b = r.b[k:]
 	return v
+}
+
+// DecodeState decodes a stage's state from a checkpoint (StageState.State)
+// into v strictly: a field v does not have, or anything after the one
+// JSON value, is an error, so that a damaged or foreign state is refused
+// rather than read as a stage's start.
+func DecodeState(b []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return errors.New("data after the state")
+	}
+	return nil
+}
+
+// check refuses a checkpoint whose positions no run can have taken, as a
+// damaged or edited one may hold.
+func (c *Checkpoint) check() error {
+	part := func(p int64) bool { return p >= -1 || p == math.MinInt64 }
+	if c.Delivered < 0 || c.Part < 0 && c.Part != math.MinInt64 {
+		return fmt.Errorf("flow: Resume: the checkpoint's position (partition %d, %d delivered) is not one a run takes", c.Part, c.Delivered)
+	}
+	for _, s := range c.Stages {
+		if s.Position < 0 || s.Out.Row < 0 || s.In.Row < 0 || !part(s.Out.Part) || !part(s.In.Part) {
+			return fmt.Errorf("flow: Resume: the checkpoint's state of stage %d has marks (out %v, in %v) that no run takes", s.Position, s.Out, s.In)
+		}
+	}
+	return nil
 }

@@ -124,6 +124,9 @@ func (p *Pipeline) resumeErr() error {
 	if fp := p.env().Fingerprint; ck.Fingerprint != fp {
 		return fmt.Errorf("flow: Resume: the checkpoint was taken from another pipeline or seed (fingerprint %s); this pipeline's definition and seed give %s", ck.Fingerprint, fp)
 	}
+	if err := ck.check(); err != nil {
+		return err
+	}
 	last := -1
 	for _, s := range ck.Stages {
 		if s.Position == 0 && last < 0 && p.src.keepsState() {

@@ -1,7 +1,6 @@
 package operators
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/rowflow/rowflow/flow"
@@ -39,7 +38,7 @@ func resumeState[S any](name string, env flow.Env) (*S, error) {
 		return nil, nil
 	}
 	s := new(S)
-	if err := json.Unmarshal(env.Resume, s); err != nil {
+	if err := flow.DecodeState(env.Resume, s); err != nil {
 		return nil, fmt.Errorf("operators: %s: resume state: %w", name, err)
 	}
 	return s, nil

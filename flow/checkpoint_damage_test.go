@@ -1,0 +1,67 @@
+package flow_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/rowflow/rowflow/flow"
+)
+
+// TestDamagedCheckpointsRefused: any one byte of a binary checkpoint
+// changed, an older binary format, positions no run takes, and a stage
+// state with fields its stage does not have are refused, not resumed from
+// a wrong position.
+func TestDamagedCheckpointsRefused(t *testing.T) {
+	build := resumeCases["stateful"]
+	items, cks := trackedRun(t, build(1))
+	ck := cks[len(items)/2]
+	if len(ck.Stages) == 0 || ck.Stages[0].State == nil {
+		t.Fatalf("the checkpoint has no stage state to damage: %+v", ck)
+	}
+	bin, err := ck.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range bin {
+		for _, bit := range []byte{1, 0x80} {
+			damaged := append([]byte(nil), bin...)
+			damaged[i] ^= bit
+			var back flow.Checkpoint
+			if err := back.UnmarshalBinary(damaged); err == nil {
+				t.Fatalf("byte %d of %d, bit %#x flipped: accepted as %+v", i, len(bin), bit, back)
+			}
+		}
+	}
+	var back flow.Checkpoint
+	if err := back.UnmarshalBinary(append([]byte("RFCK"), bin[4:]...)); err == nil || !strings.Contains(err.Error(), "older format") {
+		t.Errorf("an older binary checkpoint: %v", err)
+	}
+
+	edits := map[string]func(c *flow.Checkpoint){
+		"negative delivered":   func(c *flow.Checkpoint) { c.Delivered = -4 },
+		"negative partition":   func(c *flow.Checkpoint) { c.Part = -3 },
+		"negative input row":   func(c *flow.Checkpoint) { c.Stages[0].In.Row = -1 },
+		"negative output part": func(c *flow.Checkpoint) { c.Stages[0].Out.Part = -7 },
+		"a foreign state":      func(c *flow.Checkpoint) { c.Stages[0].State = json.RawMessage(`{"garbage":1}`) },
+		"state and more":       func(c *flow.Checkpoint) { c.Stages[0].State = append(append(json.RawMessage{}, c.Stages[0].State...), " 1"...) },
+	}
+	for name, edit := range edits {
+		c := ck
+		c.Stages = append([]flow.StageState(nil), ck.Stages...)
+		edit(&c)
+		var n int
+		var runErr error
+		for _, err := range flow.Items[int64](context.Background(), build(1).Resume(c)) {
+			if err != nil {
+				runErr = err
+				break
+			}
+			n++
+		}
+		if runErr == nil {
+			t.Errorf("%s: resumed, %d items", name, n)
+		}
+	}
+}

@@ -45,7 +45,9 @@ func TestDamagedCheckpointsRefused(t *testing.T) {
 		"negative input row":   func(c *flow.Checkpoint) { c.Stages[0].In.Row = -1 },
 		"negative output part": func(c *flow.Checkpoint) { c.Stages[0].Out.Part = -7 },
 		"a foreign state":      func(c *flow.Checkpoint) { c.Stages[0].State = json.RawMessage(`{"garbage":1}`) },
-		"state and more":       func(c *flow.Checkpoint) { c.Stages[0].State = append(append(json.RawMessage{}, c.Stages[0].State...), " 1"...) },
+		"state and more": func(c *flow.Checkpoint) {
+			c.Stages[0].State = append(append(json.RawMessage{}, c.Stages[0].State...), " 1"...)
+		},
 	}
 	for name, edit := range edits {
 		c := ck

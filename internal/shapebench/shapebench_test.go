@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -28,14 +29,19 @@ func TestPairsAgree(t *testing.T) {
 	}
 }
 
-// The map→filter rows run, check their counts and print one row each.
+// The map→filter rows run, check their counts and print one row each,
+// the last on one processor, which they give back afterwards.
 func TestMapFilterRows(t *testing.T) {
 	var b strings.Builder
+	procs := runtime.GOMAXPROCS(0)
 	if err := mapFilterRows(t.Context(), &b, 5000, 1); err != nil {
 		t.Fatal(err)
 	}
-	if rows := strings.Count(b.String(), "| map→filter"); rows != 2 {
-		t.Fatalf("%d rows, want 2:\n%s", rows, b.String())
+	if rows := strings.Count(b.String(), "| map→filter"); rows != 3 || !strings.Contains(b.String(), "one processor (GOMAXPROCS=1)") {
+		t.Fatalf("%d rows, want 3, the last on one processor:\n%s", rows, b.String())
+	}
+	if now := runtime.GOMAXPROCS(0); now != procs {
+		t.Errorf("GOMAXPROCS is %d after the rows, %d before", now, procs)
 	}
 }
 

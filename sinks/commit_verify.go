@@ -103,9 +103,9 @@ func scanOutput(dir string) (*output, error) {
 			return nil
 		}
 		switch {
-		case hiddenName(d.Name()) && d.IsDir():
+		case dataset.Hidden(d.Name()) && d.IsDir():
 			return filepath.SkipDir
-		case hiddenName(d.Name()) || d.IsDir():
+		case dataset.Hidden(d.Name()) || d.IsDir():
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
@@ -130,12 +130,6 @@ func scanOutput(dir string) (*output, error) {
 	slices.Sort(out.manifests)
 	slices.Sort(out.stray)
 	return out, nil
-}
-
-// hiddenName reports whether dataset discovery skips a file or directory
-// of that name: it starts with "." or "_".
-func hiddenName(name string) bool {
-	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
 }
 
 // dataSuffixes are the names that the sources take as data in a

@@ -68,6 +68,9 @@ import (
 // Any other pairing (a uint64 field for a signed INT64 column, an int32
 // field for INT64) fails the run when the file is opened, naming the
 // column, its type and the field: no value is truncated or reinterpreted.
+// A null read into a field that is not a pointer leaves the zero value, as
+// parquet-go's GenericReader does; give an optional column a pointer
+// field to tell null from zero.
 // [ParquetRecords] holds each column as the first Go type of its row, and
 // [ParquetColumns] marks unsigned columns.
 //

@@ -267,9 +267,9 @@ func (w *walker) list(e entry, fn func(abs string) error) (int, error) {
 	}
 }
 
-// hidden reports whether a file or directory name is skipped by discovery:
+// Hidden reports whether a file or directory name is skipped by discovery:
 // names starting with "." or "_", such as .DS_Store, _SUCCESS and
 // _temporary.
-func hidden(name string) bool {
+func Hidden(name string) bool {
 	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
 }

@@ -33,7 +33,7 @@ func (w *walker) walkDirOn(dir string, on []string, fn func(abs string) error) (
 			return nil
 		}
 		logical := filepath.Join(dir, strings.TrimPrefix(p, real))
-		if hidden(d.Name()) {
+		if Hidden(d.Name()) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -145,7 +145,7 @@ func globMatch(pattern, segs []string) bool {
 		if globMatch(pattern[1:], segs) {
 			return true
 		}
-		return len(segs) > 0 && !hidden(segs[0]) && globMatch(pattern, segs[1:])
+		return len(segs) > 0 && !Hidden(segs[0]) && globMatch(pattern, segs[1:])
 	}
 	return len(segs) > 0 && segMatch(pattern[0], segs[0]) && globMatch(pattern[1:], segs[1:])
 }
@@ -160,13 +160,13 @@ func globPrefix(pattern, segs []string) bool {
 		return false
 	}
 	if pattern[0] == "**" {
-		return globPrefix(pattern[1:], segs) || (!hidden(segs[0]) && globPrefix(pattern, segs[1:]))
+		return globPrefix(pattern[1:], segs) || (!Hidden(segs[0]) && globPrefix(pattern, segs[1:]))
 	}
 	return segMatch(pattern[0], segs[0]) && globPrefix(pattern[1:], segs[1:])
 }
 
 func segMatch(pattern, name string) bool {
-	if hasMeta(pattern) && hidden(name) {
+	if hasMeta(pattern) && Hidden(name) {
 		return false
 	}
 	ok, _ := filepath.Match(pattern, name) // validated in globEntry

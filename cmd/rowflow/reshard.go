@@ -154,9 +154,11 @@ func (in input) sink(path, out, outFormat, schema, compression string, opts []si
 }
 
 // checkOutOfInput refuses an output directory out that is the input in
-// or lies inside it: reads of the input would then read the output too.
-// The paths are compared absolute and cleaned, with their symbolic links
-// resolved as far as they exist.
+// or lies inside it, since reads of the input would then read the output
+// too, and one that contains the input, since reads (and the commit) of
+// the output would take the input for data. The paths are compared
+// absolute and cleaned, with their symbolic links resolved as far as they
+// exist.
 func checkOutOfInput(out, in string) error {
 	o, err := realPath(out)
 	if err != nil {
@@ -168,6 +170,9 @@ func checkOutOfInput(out, in string) error {
 	}
 	if rel, err := filepath.Rel(i, o); err == nil && filepath.IsLocal(rel) || o == i {
 		return fmt.Errorf("%w: -out %s is the input %s or inside it; reads of the input would read the output too: write it elsewhere", errUsage, out, in)
+	}
+	if rel, err := filepath.Rel(o, i); err == nil && filepath.IsLocal(rel) {
+		return fmt.Errorf("%w: -out %s contains the input %s; reads of the output would read the input too: write it elsewhere", errUsage, out, in)
 	}
 	return nil
 }

@@ -50,6 +50,18 @@ func TestReshardOutputInsideInput(t *testing.T) {
 	file := filepath.Join(in, "x.parquet")
 	reshardRefused(t, file, file)
 
+	// An output that contains the input.
+	for _, out := range []string{filepath.Dir(in), filepath.Dir(filepath.Dir(in))} {
+		before := listDir(t, in)
+		_, errOut, code := rowflow(t, nil, "reshard", "-out", out, in)
+		if code != 2 || !strings.Contains(errOut, "-out "+out+" contains the input "+in) {
+			t.Errorf("reshard -out %s %s: exit %d, %s", out, in, code, errOut)
+		}
+		if after := listDir(t, in); strings.Join(after, "\n") != strings.Join(before, "\n") {
+			t.Errorf("reshard -out %s %s changed the input: %q, was %q", out, in, after, before)
+		}
+	}
+
 	sibling := in + "2"
 	if out := must(t, nil, "reshard", "-out", sibling, in); !strings.Contains(out, "8 rows") {
 		t.Fatalf("reshard into a sibling directory: %s", out)

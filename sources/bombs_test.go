@@ -70,6 +70,12 @@ func TestHelperAmplification(t *testing.T) {
 	} else {
 		err = flow.From(sources.Parquet[dictBombRow](dir)).To(sinks.Count[dictBombRow](&n)).Run(ctx)
 	}
+	reportRun(t, n, err)
+}
+
+// reportRun reports to a child's parent its peak RSS, the rows its run
+// read and the run's error on one line.
+func reportRun(t *testing.T, rows int64, err error) {
 	peak, perr := testutil.PeakRSS()
 	if perr != nil {
 		t.Fatal(perr)
@@ -78,7 +84,7 @@ func TestHelperAmplification(t *testing.T) {
 	if err != nil {
 		msg = strings.NewReplacer("\t", " ", "\n", " ").Replace(err.Error())
 	}
-	testutil.Report("peak", peak, "rows", n, "err", msg)
+	testutil.Report("peak", peak, "rows", rows, "err", msg)
 }
 
 // TestMaxReadSize: the option sets the limit: a small file reads with the

@@ -50,7 +50,8 @@ func newFieldGuard(comma rune) *fieldGuard {
 // start; buffered is what the reader holds already, which it follows
 // without cutting.
 func (g *fieldGuard) guard(max int, buffered []byte) {
-	g.max, g.fields, g.state = 0, 1, atFieldStart
+	g.max = 0
+	g.newRecord()
 	g.scan(buffered)
 	g.max = max
 }
@@ -59,6 +60,21 @@ func (g *fieldGuard) guard(max int, buffered []byte) {
 func (g *fieldGuard) err() error {
 	return fmt.Errorf("a record of more than %d fields", g.tripped)
 }
+
+// delimiter counts a delimiter outside quotes, which starts a field, and
+// reports whether the record now has more fields than the guard allows.
+func (g *fieldGuard) delimiter() bool {
+	g.fields++
+	g.state = atFieldStart
+	if g.max > 0 && g.fields > g.max {
+		g.tripped = g.max
+		return true
+	}
+	return false
+}
+
+// newRecord starts a record, at a newline outside quotes.
+func (g *fieldGuard) newRecord() { g.fields, g.state = 1, atFieldStart }
 
 // scan follows b and returns how many of its bytes may be read: all, or
 // those before the delimiter that gives a record more than max fields.
@@ -71,13 +87,11 @@ func (g *fieldGuard) scan(b []byte) int {
 		case atFieldStart, inField:
 			switch c {
 			case comma:
-				if g.fields++; g.max > 0 && g.fields > g.max {
-					g.tripped = g.max
+				if g.delimiter() {
 					return i
 				}
-				g.state = atFieldStart
 			case '\n':
-				g.fields, g.state = 1, atFieldStart
+				g.newRecord()
 			case '"':
 				if g.state == atFieldStart {
 					g.state = inQuotes
@@ -94,13 +108,11 @@ func (g *fieldGuard) scan(b []byte) int {
 			case '"':
 				g.state = inQuotes
 			case comma:
-				if g.fields++; g.max > 0 && g.fields > g.max {
-					g.tripped = g.max
+				if g.delimiter() {
 					return i
 				}
-				g.state = atFieldStart
 			case '\n':
-				g.fields, g.state = 1, atFieldStart
+				g.newRecord()
 			case '\r':
 			default:
 				g.state = inField // encoding/csv fails the record; its line ends it

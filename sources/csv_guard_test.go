@@ -89,15 +89,7 @@ func TestHelperCSVFieldFlood(t *testing.T) {
 	}
 	var n int64
 	err := flow.From(sources.CSV[pairRow](dir)).To(sinks.Count[pairRow](&n)).Run(context.Background())
-	peak, perr := testutil.PeakRSS()
-	if perr != nil {
-		t.Fatal(perr)
-	}
-	msg := "no error"
-	if err != nil {
-		msg = strings.NewReplacer("\t", " ", "\n", " ").Replace(err.Error())
-	}
-	testutil.Report("peak", peak, "rows", n, "err", msg)
+	reportRun(t, n, err)
 }
 
 // TestCSVFieldsUnderTheGuard: a quoted field full of delimiters is one

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/rowflow/rowflow/internal/codec"
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/internal/pqcol"
 	"github.com/rowflow/rowflow/rowid"
@@ -135,7 +134,7 @@ func scanOutput(dir string) (*output, error) {
 // dataSuffixes are the names that the sources take as data in a
 // directory: Parquet files, and CSV and JSON Lines files compressed or
 // not.
-var dataSuffixes = slices.Concat(dataset.Parquet.Suffixes, codec.Suffixes(".csv"), codec.Suffixes(".jsonl"), codec.Suffixes(".ndjson"))
+var dataSuffixes = slices.Concat(dataset.Parquet.Suffixes, dataset.CSV.Suffixes, dataset.JSONL.Suffixes)
 
 // isDataName reports whether a source reading a directory takes a file of
 // that name as data.

@@ -120,7 +120,7 @@ func RowGroupRows(n int) ParquetOption {
 // which a column's page is cut (parquet-go's PageBufferSize; default 256
 // KiB). n must be from 1 to [MaxPageBytes] (128 MiB).
 func PageSize(n int) ParquetOption {
-	return parquetOption(between("PageSize", n, 1, MaxPageBytes, func(c *parquetConfig, v int) { c.pageSize = v }))
+	return parquetOption(optcheck.Between("sinks", "PageSize", n, 1, MaxPageBytes, func(c *parquetConfig, v int) { c.pageSize = v }))
 }
 
 // Codec sets the compression codec of every column: "zstd" (the default,
@@ -171,7 +171,7 @@ func Rank(r int) Option {
 // is a goroutine with its own open file and encoding buffers, made when
 // the run starts, so a larger n costs memory without writing faster.
 func Writers(n int) Option {
-	return shardOption(between("Writers", n, 1, MaxWriters, func(c *parquetConfig, v int) { c.writers = v }))
+	return shardOption(optcheck.Between("sinks", "Writers", n, 1, MaxWriters, func(c *parquetConfig, v int) { c.writers = v }))
 }
 
 // RowIDColumn adds each row's ID to the files as two columns, name+"_hi"
@@ -249,19 +249,6 @@ func Overwrite() Option {
 		c.overwrite = true
 		return nil
 	})
-}
-
-// between returns an option function that sets a field of the config to
-// n with set, or, if n is not from least to most, fails with
-// "sinks: <option>(<n>): must be from <least> to <most>".
-func between(option string, n, least, most int, set func(*parquetConfig, int)) func(*parquetConfig) error {
-	return func(c *parquetConfig) error {
-		if n < least || n > most {
-			return fmt.Errorf("sinks: %s(%d): must be from %d to %d", option, n, least, most)
-		}
-		set(c, n)
-		return nil
-	}
 }
 
 // buildParquetConfig applies opts to the defaults.

@@ -79,7 +79,7 @@ func CSVRecords(root string, opts ...CSVOption) flow.Source[Record] {
 }
 
 // csvFiles are the files a CSV source finds in directories.
-var csvFiles = dataset.Format{Name: "CSV", Suffixes: codec.Suffixes(".csv")}
+var csvFiles = dataset.CSV
 
 // csvFile is what the parts of one CSV file share: its column names, and
 // where its header ends (after any blank lines before it).

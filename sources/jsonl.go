@@ -10,7 +10,6 @@ import (
 	"io"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/codec"
 	"github.com/rowflow/rowflow/internal/dataset"
 )
 
@@ -55,7 +54,7 @@ func JSONLRecords(root string, opts ...JSONLOption) flow.Source[Record] {
 }
 
 // jsonlFiles are the files a JSON Lines source finds in directories.
-var jsonlFiles = dataset.Format{Name: "JSON Lines", Suffixes: append(codec.Suffixes(".jsonl"), codec.Suffixes(".ndjson")...)}
+var jsonlFiles = dataset.JSONL
 
 // eachLine calls fn with every line of the part that is not blank, without
 // its line ending, its line number in the part and its byte offset in it.

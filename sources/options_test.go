@@ -60,8 +60,8 @@ func TestOptionErrors(t *testing.T) {
 		{sources.MaxPageSize(0), "sources: MaxPageSize(0): must be at least 1"},
 		{sources.MaxReadSize(0), "sources: MaxReadSize(0): must be at least 1"},
 		{sources.Files(), "sources: Files(): no paths"},
-		{sources.ChunkSize(0), "sources: ChunkSize(0): must be at least 1"},
-		{sources.ChunkSize(math.MaxInt), "sources: ChunkSize(9223372036854775807): must be at most 1048576"},
+		{sources.ChunkSize(0), "sources: ChunkSize(0): must be from 1 to 1048576"},
+		{sources.ChunkSize(math.MaxInt), "sources: ChunkSize(9223372036854775807): must be from 1 to 1048576"},
 		{sources.SkipBadFragments(nil), "sources: SkipBadFragments(nil): want a report to write to"},
 		{nil, "sources: parquet: nil option"},
 	} {

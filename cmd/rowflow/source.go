@@ -9,7 +9,6 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/codec"
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/sources"
 )
@@ -36,8 +35,8 @@ var dataFormats = []struct {
 	suffixes []string
 }{
 	{"parquet", "Parquet", dataset.Parquet.Suffixes},
-	{"csv", "CSV", codec.Suffixes(".csv")},
-	{"jsonl", "JSON Lines", append(codec.Suffixes(".jsonl"), codec.Suffixes(".ndjson")...)},
+	{"csv", "CSV", dataset.CSV.Suffixes},
+	{"jsonl", "JSON Lines", dataset.JSONL.Suffixes},
 }
 
 // formatOf returns the index in dataFormats of the format a file name

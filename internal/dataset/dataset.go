@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/rowflow/rowflow/internal/codec"
 )
 
 // File is one data file of a [Dataset].
@@ -49,8 +51,13 @@ type Format struct {
 	Suffixes []string
 }
 
-// Parquet is the format of Parquet files: *.parquet.
-var Parquet = Format{Name: "Parquet", Suffixes: []string{".parquet"}}
+// The formats the sources read: Parquet files, and CSV and JSON Lines
+// files uncompressed or compressed (see internal/codec).
+var (
+	Parquet = Format{Name: "Parquet", Suffixes: []string{".parquet"}}
+	CSV     = Format{Name: "CSV", Suffixes: codec.Suffixes(".csv")}
+	JSONL   = Format{Name: "JSON Lines", Suffixes: append(codec.Suffixes(".jsonl"), codec.Suffixes(".ndjson")...)}
+)
 
 // takes reports whether a directory search takes the file name.
 func (f Format) takes(name string) bool {

@@ -18,14 +18,15 @@ func AtLeast[C any, N int | int64](pkg, option string, n, least N, set func(*C, 
 	}
 }
 
-// Between is AtLeast with an upper bound too: n more than most fails with
-// "<pkg>: <option>(<n>): must be at most <most>".
+// Between returns a function that sets a field of a C to n with set, or,
+// if n is not from least to most, fails with "<pkg>: <option>(<n>): must
+// be from <least> to <most>".
 func Between[C any, N int | int64](pkg, option string, n, least, most N, set func(*C, N)) func(*C) error {
-	atLeast := AtLeast(pkg, option, n, least, set)
 	return func(c *C) error {
-		if n > most {
-			return fmt.Errorf("%s: %s(%d): must be at most %d", pkg, option, n, most)
+		if n < least || n > most {
+			return fmt.Errorf("%s: %s(%d): must be from %d to %d", pkg, option, n, least, most)
 		}
-		return atLeast(c)
+		set(c, n)
+		return nil
 	}
 }

@@ -137,3 +137,50 @@ func (b *budget) release(t *task) {
 		<-b.tokens
 	}
 }
+
+// A room bounds the weight of the chunks in one partition's channel: a
+// sender puts a chunk's tokens (see weigher) in before it sends the chunk,
+// and the receiver takes them out when it receives it. A channel holds at
+// most taskBuffer chunks, which with large rows (a chunk of 1024 token
+// lists is some 150 KB) could hold tens of megabytes; its room bounds them
+// to taskBuffer weight units as well, as the budget bounds the partitions
+// behind the current one. A nil room bounds nothing.
+type room chan struct{}
+
+func newRoom() room { return make(room, taskBuffer) }
+
+// put puts w tokens in r, waiting while r is full. Before it first
+// waits it calls full, if not nil, as a sender does before it waits for a
+// full channel.
+func (r room) put(ctx context.Context, w int, full func(context.Context) error) error {
+	if r == nil {
+		return nil
+	}
+	for ; w > 0; w-- {
+		select {
+		case r <- struct{}{}:
+			continue
+		default:
+		}
+		if full != nil {
+			if err := full(ctx); err != nil {
+				return err
+			}
+		}
+		if err := send(ctx, r, struct{}{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// take takes out the w tokens of a chunk received; its sender put them in
+// before sending it, so take never waits.
+func (r room) take(w int) {
+	if r == nil {
+		return
+	}
+	for range w {
+		<-r
+	}
+}

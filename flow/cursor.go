@@ -47,8 +47,9 @@ type CursorSet[T any] struct {
 	parent, run context.Context
 	feed        *cursorFeed[T]
 	cursors     []*Cursor[T]
-	drop        *dropper // what a resumed run had delivered
-	tr          *Tracker // follows the run for the iterators
+	drop        *dropper      // what a resumed run had delivered
+	tr          *Tracker      // follows the run for the iterators
+	weigh       func([]T) int // the room tokens of a chunk from a worker's task
 
 	closed  atomic.Bool
 	mu      sync.Mutex
@@ -85,7 +86,7 @@ func Cursors[T any](ctx context.Context, p *Pipeline, n int) (*CursorSet[T], err
 // their work as the stage named sink when the run is observed.
 func newCursorSet[T any](ctx context.Context, p *Pipeline, n int, sink string) *CursorSet[T] {
 	r, runCtx := newRunner(ctx)
-	s := &CursorSet[T]{r: r, parent: ctx, run: runCtx, open: n,
+	s := &CursorSet[T]{r: r, parent: ctx, run: runCtx, open: n, weigh: weigher[T](),
 		feed: newCursorFeed[T](n)}
 	env := p.env()
 	env.ck = p.newRunCk(env)
@@ -356,6 +357,9 @@ func (c *Cursor[T]) nextChunk(more bool) (Chunk[T], bool) {
 // chunk (nothing follows it on the channel) or when the channel is
 // closed.
 func (c *Cursor[T]) received(ch Chunk[T], ok bool) bool {
+	if ok && c.t.room != nil {
+		c.t.room.take(c.s.weigh(ch.Values))
+	}
 	if ok && !ch.End {
 		return true
 	}
@@ -460,9 +464,9 @@ func (f *cursorFeed[T]) close(ctx context.Context) error {
 // newCursorFeed returns the feed of a set of n cursors.
 func newCursorFeed[T any](n int) *cursorFeed[T] {
 	f := &cursorFeed[T]{schedule: make(chan *task, n+feedAhead), single: n == 1}
-	f.open = func(ctx context.Context, batch int64) (chan Chunk[T], error) {
+	f.open = func(ctx context.Context, batch int64) (chan Chunk[T], room, error) {
 		ch := make(chan Chunk[T], feedBuffer)
-		return ch, send(ctx, f.schedule, &task{batch: batch, out: ch})
+		return ch, nil, send(ctx, f.schedule, &task{batch: batch, out: ch})
 	}
 	return f
 }

@@ -540,6 +540,81 @@ func rowsWhileBlocked[T any](t *testing.T, part, chunk int, f func(int64) T) int
 	return got
 }
 
+func TestRoomBoundsBytesOfThePartitionMerged(t *testing.T) {
+	// One partition, whose rows of 16 KiB in chunks of 8 are made on two
+	// workers and read by a sink that blocks at its first row. A chunk
+	// takes 5 weight units (see TestBudgetBoundsBytesBehindTheMerge), so
+	// the partition's channel holds 64/5 = 12 chunks, where counting
+	// chunks let it hold 64 (512 rows, 8 MiB).
+	testutil.Synctest(t, func(t *testing.T) {
+		const bound = (64/5 + 3) * 8 // the room, the chunks the sink and a worker hold, slack
+		release := make(chan struct{})
+		first := true
+		got := madeWhileBlocked(t, release, func(p *flow.Pipeline, big func(int64) ([]byte, error)) *flow.Pipeline {
+			return p.Via(operators.Map(big)).Parallel(2).Via(operators.Map(func(b []byte) ([]byte, error) {
+				if first {
+					first = false
+					<-release
+				}
+				return b, nil
+			}))
+		})
+		if got > bound {
+			t.Fatalf("%d rows made while the sink was blocked; the room allows %d", got, bound)
+		}
+	})
+}
+
+func TestRoomBoundsBytesSentToAWorker(t *testing.T) {
+	// The rows of 16 KiB are made by a serial stage and passed on by a
+	// parallel one whose workers block: the channel of the partition a
+	// worker reads holds 12 chunks of them, where counting chunks let it
+	// hold 64.
+	testutil.Synctest(t, func(t *testing.T) {
+		const bound = (64/5 + 3) * 8 // the room, the chunks a worker and the serial stage hold, slack
+		release := make(chan struct{})
+		got := madeWhileBlocked(t, release, func(p *flow.Pipeline, big func(int64) ([]byte, error)) *flow.Pipeline {
+			return p.Via(operators.Map(big)).Via(operators.Map(func(b []byte) ([]byte, error) {
+				<-release
+				return b, nil
+			})).Parallel(2)
+		})
+		if got > bound {
+			t.Fatalf("%d rows made while the workers were blocked; the room allows %d", got, bound)
+		}
+	})
+}
+
+// madeWhileBlocked runs, in a synctest bubble, shape over one partition
+// of 2000 rows in chunks of 8 into a sink; shape makes rows of 16 KiB
+// with big, and something in it blocks until release is closed. It
+// returns the rows big had made once every goroutine of the run was
+// blocked, then closes release and checks that every row arrives.
+func madeWhileBlocked(t *testing.T, release chan struct{}, shape func(p *flow.Pipeline, big func(int64) ([]byte, error)) *flow.Pipeline) int64 {
+	t.Helper()
+	const n = 2000
+	var made atomic.Int64
+	big := func(int64) ([]byte, error) {
+		made.Add(1)
+		return make([]byte, 16<<10), nil
+	}
+	p := shape(flow.From(sources.Generate(n, func(i int64) (int64, error) { return i, nil },
+		sources.PartitionSize(n), sources.ChunkSize(8))), big)
+	done := make(chan error)
+	var count int64
+	go func() { done <- p.To(sinks.Count[[]byte](&count)).Run(context.Background()) }()
+	synctest.Wait() // every goroutine of the run is blocked
+	got := made.Load()
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if count != n {
+		t.Fatalf("%d rows arrived, want %d", count, n)
+	}
+	return got
+}
+
 // TestOutType: OutType is the value type of the last stage: the source's
 // after From, each Via's output, unchanged by Parallel, To and a stage
 // that did not fit.

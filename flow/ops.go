@@ -91,11 +91,16 @@ func (o *taskOut[T]) Push(ctx context.Context, c Chunk[T]) error {
 // send sends c to the task's channel. If the channel is full, an
 // unordered merge is told about the task first, so that it drains it.
 func (o *taskOut[T]) send(ctx context.Context, c Chunk[T]) error {
+	w := o.weigh(c.Values)
 	if b := o.g.budget; b != nil {
-		if err := b.acquire(ctx, o.t, o.weigh(c.Values)); err != nil {
+		if err := b.acquire(ctx, o.t, w); err != nil {
 			c.Release()
 			return err
 		}
+	}
+	if err := o.t.room.put(ctx, w, o.announce); err != nil {
+		c.Release()
+		return err
 	}
 	select {
 	case o.ch <- c:
@@ -127,6 +132,7 @@ func (o *taskOut[T]) close(context.Context) error { return nil }
 
 func (ops[T]) merge(ctx context.Context, g *group, next any) error {
 	down := next.(downstream[T])
+	weigh := weigher[T]()
 	m := meterOf(down)
 	for {
 		t, ok, err := recvMetered(ctx, g.schedule, m)
@@ -139,7 +145,7 @@ func (ops[T]) merge(ctx context.Context, g *group, next any) error {
 		if g.budget != nil {
 			g.budget.setHead(t)
 		}
-		ended, err := forwardPartition(ctx, t.out.(chan Chunk[T]), down)
+		ended, err := forwardPartition(ctx, t.out.(chan Chunk[T]), down, t.room, weigh)
 		if err != nil {
 			return err
 		}
@@ -155,7 +161,7 @@ func (ops[T]) merge(ctx context.Context, g *group, next any) error {
 // forward pushes everything from ch into down until ch is closed.
 func forward[T any](ctx context.Context, ch chan Chunk[T], down downstream[T]) error {
 	for {
-		ended, err := forwardPartition(ctx, ch, down)
+		ended, err := forwardPartition[T](ctx, ch, down, nil, nil)
 		if err != nil || !ended {
 			return err
 		}
@@ -166,13 +172,17 @@ func forward[T any](ctx context.Context, ch chan Chunk[T], down downstream[T]) e
 // up to and including the one with End, and reports whether it met it.
 // The sender sends nothing after the End, so ch is then empty and may
 // carry another partition. Before an End, a closed ch also ends the
-// partition.
-func forwardPartition[T any](ctx context.Context, ch chan Chunk[T], down downstream[T]) (bool, error) {
+// partition. Each chunk's tokens, which weigh gives, are taken out of
+// ch's room r.
+func forwardPartition[T any](ctx context.Context, ch chan Chunk[T], down downstream[T], r room, weigh func([]T) int) (bool, error) {
 	m := meterOf(down)
 	for {
 		c, ok, err := recvMetered(ctx, ch, m)
 		if !ok {
 			return false, err
+		}
+		if r != nil {
+			r.take(weigh(c.Values))
 		}
 		end := c.End
 		if err := down.Push(ctx, c); err != nil {
@@ -193,16 +203,17 @@ type dispatcher[T any] struct {
 
 func (ops[T]) newDispatcher(g *group) any {
 	d := &dispatcher[T]{g: g}
-	d.open = func(ctx context.Context, batch int64) (chan Chunk[T], error) {
-		in := g.inChan().(chan Chunk[T])
+	d.weigh = weigher[T]()
+	d.open = func(ctx context.Context, batch int64) (chan Chunk[T], room, error) {
+		in, r := g.inChan().(chan Chunk[T]), newRoom()
 		read := func(ctx context.Context, head any) error {
-			ended, err := forwardPartition(ctx, in, head.(downstream[T]))
+			ended, err := forwardPartition(ctx, in, head.(downstream[T]), r, d.weigh)
 			if ended && err == nil {
 				g.recycleIn(in)
 			}
 			return err
 		}
-		return in, g.submit(ctx, batch, read)
+		return in, r, g.submit(ctx, batch, read)
 	}
 	return d
 }
@@ -210,11 +221,15 @@ func (ops[T]) newDispatcher(g *group) any {
 // splitter cuts a stream into its partitions, each sent through a
 // channel of its own, which open makes for a partition and hands on.
 // Each partition's last chunk on its channel has End, and nothing follows
-// it: the reader takes the End for the end of the partition.
+// it: the reader takes the End for the end of the partition. If open
+// gives the channel a room, each chunk's tokens, which weigh gives, are
+// put in it before the chunk is sent.
 type splitter[T any] struct {
-	open func(ctx context.Context, batch int64) (chan Chunk[T], error)
-	cur  chan Chunk[T]
-	b    int64
+	open  func(ctx context.Context, batch int64) (chan Chunk[T], room, error)
+	weigh func([]T) int
+	cur   chan Chunk[T]
+	room  room
+	b     int64
 }
 
 func (s *splitter[T]) Push(ctx context.Context, c Chunk[T]) error {
@@ -225,15 +240,15 @@ func (s *splitter[T]) Push(ctx context.Context, c Chunk[T]) error {
 		}
 	}
 	if s.cur == nil {
-		ch, err := s.open(ctx, c.Part)
+		ch, r, err := s.open(ctx, c.Part)
 		if err != nil {
 			c.Release()
 			return err
 		}
-		s.cur, s.b = ch, c.Part
+		s.cur, s.room, s.b = ch, r, c.Part
 	}
 	end := c.End
-	if err := send(ctx, s.cur, c); err != nil {
+	if err := s.send(ctx, c); err != nil {
 		c.Release()
 		return err
 	}
@@ -249,9 +264,19 @@ func (s *splitter[T]) end(ctx context.Context) error {
 	if s.cur == nil {
 		return nil
 	}
-	ch := s.cur
+	err := s.send(ctx, Chunk[T]{Part: s.b, End: true})
 	s.cur = nil
-	return send(ctx, ch, Chunk[T]{Part: s.b, End: true})
+	return err
+}
+
+// send sends c on the current partition's channel, its tokens first.
+func (s *splitter[T]) send(ctx context.Context, c Chunk[T]) error {
+	if s.room != nil {
+		if err := s.room.put(ctx, s.weigh(c.Values), nil); err != nil {
+			return err
+		}
+	}
+	return send(ctx, s.cur, c)
 }
 
 func (d *dispatcher[T]) close(ctx context.Context) error {

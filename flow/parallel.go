@@ -13,8 +13,9 @@ import (
 // order from the schedule and drains each task's channel before moving on,
 // so it streams the lowest open partition as its chunks arrive. The
 // schedule's capacity is the window of partitions in flight, each holding
-// at most taskBuffer chunks; behind the partition being merged, all of
-// them together hold at most the group's budget (see budget.go).
+// at most taskBuffer chunks, and at most taskBuffer weight units of them
+// (see room); behind the partition being merged, all of them together
+// hold at most the group's budget (see budget.go).
 //
 // Unordered groups keep a partition's chunks together too, but the merge
 // takes partitions in the order they become ready rather than in batch
@@ -32,6 +33,8 @@ type task struct {
 	read   func(ctx context.Context, head any) error
 	out    any
 	tokens atomic.Int64 // budget tokens its chunks hold (ordered groups)
+
+	room room // the weight of the chunks in out
 }
 
 // group is the shared state of one parallel group.
@@ -89,7 +92,7 @@ func keep(free chan any, ch any) {
 
 // submit hands a task to the workers and, when ordered, to the merge.
 func (g *group) submit(ctx context.Context, batch int64, read func(context.Context, any) error) error {
-	t := &task{batch: batch, read: read, out: g.outChan()}
+	t := &task{batch: batch, read: read, out: g.outChan(), room: newRoom()}
 	if !g.unordered {
 		if err := send(ctx, g.schedule, t); err != nil {
 			return err

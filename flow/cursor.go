@@ -125,22 +125,31 @@ func (s *CursorSet[T]) wait() error {
 	return s.waitErr
 }
 
-// ended counts a cursor out; the last one waits for the run.
+// ended counts a cursor out; the last one stops the run, which nothing
+// reads any more (a cursor closed before the stream's end leaves it
+// running), and waits for it.
 func (s *CursorSet[T]) ended() {
 	s.mu.Lock()
 	s.open--
 	last := s.open == 0
 	s.mu.Unlock()
 	if last {
+		s.r.g.Cancel(errStopped)
 		s.wait()
 	}
 }
 
 // cause says why the run's context is done: the run's error, the parent
-// context's, or ErrCursorSetClosed after Close.
+// context's, or ErrCursorSetClosed after Close. A set that a source reads
+// its inputs with (Concat, Mix, a cache's first pass) runs under the
+// enclosing run's context; when a stage of that run stops the stream, the
+// set's run is stopped with it and reports the parent's context error,
+// which the enclosing run expects.
 func (s *CursorSet[T]) cause() error {
 	err := context.Cause(s.run)
 	switch {
+	case err == errStopped && !s.closed.Load() && s.parent.Err() != nil:
+		return s.parent.Err()
 	case err == errStopped:
 		return ErrCursorSetClosed
 	case isContextErr(err) && s.parent.Err() != nil:

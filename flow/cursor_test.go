@@ -11,6 +11,7 @@ import (
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/operators"
+	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -430,5 +431,68 @@ func TestCursorsRefuses(t *testing.T) {
 	}
 	if _, err := flow.Cursors[string](context.Background(), endless(1), 2); err == nil {
 		t.Fatal("Cursors of the wrong type did not fail")
+	}
+}
+
+// Closing the last open cursor before the stream's end stops the run:
+// nothing else reads it, so Close must not wait for its end.
+func TestClosingTheLastCursorStopsTheRun(t *testing.T) {
+	for _, par := range []int{1, 4} {
+		for _, n := range []int{1, 3} {
+			testutil.Synctest(t, func(t *testing.T) {
+				p := flow.From(sources.Generate(1000, func(i int64) (int64, error) { return i, nil }, sources.PartitionSize(10))).
+					Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(par)
+				s, err := flow.Cursors[int64](context.Background(), p, n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []int64
+				for _, c := range s.Cursors() {
+					for it, err := range c.All() {
+						if err != nil {
+							t.Fatal(err)
+						}
+						got = append(got, it.Value)
+						break
+					}
+				}
+				if len(got) != n {
+					t.Fatalf("parallel %d, %d cursors: %d items, want one per cursor", par, n, len(got))
+				}
+				if err := s.Close(); err != nil {
+					t.Fatalf("parallel %d, %d cursors: Close: %v", par, n, err)
+				}
+			})
+		}
+	}
+}
+
+// A source that reads other pipelines (Concat, Mix, a Cache's first pass)
+// reads them through cursor sets of its own. A stage that stops the
+// stream (Take) ends the run without error, whether or not a goroutine
+// (Prefetch, a parallel stage) stands between it and the source.
+func TestStopDownstreamOfNestedRuns(t *testing.T) {
+	gen := func() *flow.Pipeline {
+		return flow.From(sources.Generate(5000, func(i int64) (int64, error) { return i, nil }, sources.PartitionSize(10)))
+	}
+	for name, src := range map[string]func() flow.Source[int64]{
+		"concat": func() flow.Source[int64] { return flow.Concat[int64](gen(), gen()) },
+		"mix":    func() flow.Source[int64] { return flow.Mix[int64]([]*flow.Pipeline{gen(), gen()}, []float64{1, 1}) },
+		"cache":  func() flow.Source[int64] { return operators.Cache[int64](gen()) },
+	} {
+		for between, shape := range map[string]func(*flow.Pipeline) *flow.Pipeline{
+			"prefetch": func(p *flow.Pipeline) *flow.Pipeline { return p.Via(operators.Prefetch[int64](1)) },
+			"parallel": func(p *flow.Pipeline) *flow.Pipeline {
+				return p.Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(2)
+			},
+		} {
+			for range 5 {
+				var n int64
+				err := shape(flow.From(src())).Via(operators.Take[int64](3)).To(sinks.Count[int64](&n)).Run(context.Background())
+				if err != nil || n != 3 {
+					t.Fatalf("%s, %s, Take(3): %d items, error %v; want 3 and no error", name, between, n, err)
+				}
+			}
+		}
 	}
 }

@@ -142,12 +142,17 @@ func (b *budget) release(t *task) {
 // sender puts a chunk's tokens (see weigher) in before it sends the chunk,
 // and the receiver takes them out when it receives it. A channel holds at
 // most taskBuffer chunks, which with large rows (a chunk of 1024 token
-// lists is some 150 KB) could hold tens of megabytes; its room bounds them
-// to taskBuffer weight units as well, as the budget bounds the partitions
-// behind the current one. A nil room bounds nothing.
+// lists is some 150 KB) could hold tens of megabytes. Its room bounds them
+// to the weight of the budget of a group of n workers as well: the budget
+// bounds the partitions behind the current one, the room the current one
+// and each channel into a worker. A room no larger than the budget does
+// not hold back a partition that the budget lets run ahead (with a room
+// of a single worker's budget, a second worker of two waited on it and a
+// disk cache replayed 15% slower). A nil room bounds nothing.
 type room chan struct{}
 
-func newRoom() room { return make(room, taskBuffer) }
+// newRoom returns the room of a channel of a group of n workers.
+func newRoom(n int) room { return make(room, budgetChunks(n)) }
 
 // put puts w tokens in r, waiting while r is full. Before it first
 // waits it calls full, if not nil, as a sender does before it waits for a

@@ -544,10 +544,11 @@ func TestRoomBoundsBytesOfThePartitionMerged(t *testing.T) {
 	// One partition, whose rows of 16 KiB in chunks of 8 are made on two
 	// workers and read by a sink that blocks at its first row. A chunk
 	// takes 5 weight units (see TestBudgetBoundsBytesBehindTheMerge), so
-	// the partition's channel holds 64/5 = 12 chunks, where counting
-	// chunks let it hold 64 (512 rows, 8 MiB).
+	// the partition's channel holds the 2*64/5 = 25 chunks that the
+	// budget of two workers weighs, where counting chunks let it hold 64
+	// (512 rows, 8 MiB).
 	testutil.Synctest(t, func(t *testing.T) {
-		const bound = (64/5 + 3) * 8 // the room, the chunks the sink and a worker hold, slack
+		const bound = (2*64/5 + 3) * 8 // the room, the chunks the sink and a worker hold, slack
 		release := make(chan struct{})
 		first := true
 		got := madeWhileBlocked(t, release, func(p *flow.Pipeline, big func(int64) ([]byte, error)) *flow.Pipeline {
@@ -568,10 +569,10 @@ func TestRoomBoundsBytesOfThePartitionMerged(t *testing.T) {
 func TestRoomBoundsBytesSentToAWorker(t *testing.T) {
 	// The rows of 16 KiB are made by a serial stage and passed on by a
 	// parallel one whose workers block: the channel of the partition a
-	// worker reads holds 12 chunks of them, where counting chunks let it
+	// worker reads holds 25 chunks of them, where counting chunks let it
 	// hold 64.
 	testutil.Synctest(t, func(t *testing.T) {
-		const bound = (64/5 + 3) * 8 // the room, the chunks a worker and the serial stage hold, slack
+		const bound = (2*64/5 + 3) * 8 // the room, the chunks a worker and the serial stage hold, slack
 		release := make(chan struct{})
 		got := madeWhileBlocked(t, release, func(p *flow.Pipeline, big func(int64) ([]byte, error)) *flow.Pipeline {
 			return p.Via(operators.Map(big)).Via(operators.Map(func(b []byte) ([]byte, error) {

@@ -205,7 +205,7 @@ func (ops[T]) newDispatcher(g *group) any {
 	d := &dispatcher[T]{g: g}
 	d.weigh = weigher[T]()
 	d.open = func(ctx context.Context, batch int64) (chan Chunk[T], room, error) {
-		in, r := g.inChan().(chan Chunk[T]), newRoom()
+		in, r := g.inChan().(chan Chunk[T]), newRoom(g.n)
 		read := func(ctx context.Context, head any) error {
 			ended, err := forwardPartition(ctx, in, head.(downstream[T]), r, d.weigh)
 			if ended && err == nil {

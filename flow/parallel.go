@@ -13,7 +13,7 @@ import (
 // order from the schedule and drains each task's channel before moving on,
 // so it streams the lowest open partition as its chunks arrive. The
 // schedule's capacity is the window of partitions in flight, each holding
-// at most taskBuffer chunks, and at most taskBuffer weight units of them
+// at most taskBuffer chunks, and at most the budget's weight of them
 // (see room); behind the partition being merged, all of them together
 // hold at most the group's budget (see budget.go).
 //
@@ -92,7 +92,7 @@ func keep(free chan any, ch any) {
 
 // submit hands a task to the workers and, when ordered, to the merge.
 func (g *group) submit(ctx context.Context, batch int64, read func(context.Context, any) error) error {
-	t := &task{batch: batch, read: read, out: g.outChan(), room: newRoom()}
+	t := &task{batch: batch, read: read, out: g.outChan(), room: newRoom(g.n)}
 	if !g.unordered {
 		if err := send(ctx, g.schedule, t); err != nil {
 			return err

@@ -2,6 +2,8 @@ package gostreams
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/reugn/go-streams"
 	gsflow "github.com/reugn/go-streams/flow"
@@ -119,9 +121,28 @@ func NewFlow[In, Out any](ctx context.Context, build func(*flow.Pipeline) *flow.
 		defer close(f.done)
 		defer close(f.out)
 		defer src.drain()
-		f.err = emit[Out](ctx, build(flow.From[In](src)), c.chunked, f.out)
+		p, err := built(build, flow.From[In](src))
+		if err == nil {
+			err = emit[Out](ctx, p, c.chunked, f.out)
+		}
+		f.err = err
 	}()
 	return f
+}
+
+// built returns build(p). A panic in build, or a nil pipeline, is an
+// error: build runs in the adapter's goroutine, where a panic would end
+// the program.
+func built(build func(*flow.Pipeline) *flow.Pipeline, p *flow.Pipeline) (q *flow.Pipeline, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			q, err = nil, fmt.Errorf("gostreams: the function building the pipeline panicked: %w", flow.Recovered(r))
+		}
+	}()
+	if q = build(p); q == nil {
+		return nil, errors.New("gostreams: the function building the pipeline returned nil")
+	}
+	return q, nil
 }
 
 // outlet is a channel as a go-streams Outlet.
@@ -168,7 +189,11 @@ func NewSink[T any](ctx context.Context, build func(*flow.Pipeline) *flow.Pipeli
 	go func() {
 		defer close(s.done)
 		defer src.drain()
-		s.err = build(flow.From[T](src)).Run(ctx)
+		p, err := built(build, flow.From[T](src))
+		if err == nil {
+			err = p.Run(ctx)
+		}
+		s.err = err
 	}()
 	return s
 }

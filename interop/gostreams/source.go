@@ -21,11 +21,21 @@ import (
 // package documentation).
 //
 // A go-streams stream can be read once: the source's first run reads it,
-// and a later run fails with an error. A run that ends early drains out
-// (see [OnStop]).
+// and a later run, or a second epoch of the same run, fails with an
+// error; to read it more than once, cache it (operators.Cache) and read
+// the cache. A run that ends early drains out (see [OnStop]). With a bad
+// option the source can never be read, and From drains out at once, in a
+// goroutine of its own; a source that is never run, or whose runs fail
+// before they start (an iterator of another type than T), does not
+// drain out.
 func From[T any](out streams.Outlet, opts ...Option) flow.Source[T] {
 	c, err := newConfig(opts)
-	return &inlet[T]{ch: out.Out(), cfg: c, err: err, base: rowid.FromString(c.name)}
+	s := &inlet[T]{ch: out.Out(), cfg: c, err: err, base: rowid.FromString(c.name)}
+	if err != nil {
+		s.used.Store(true)
+		go s.drain()
+	}
+	return s
 }
 
 // inlet is a rowflow source reading a channel of go-streams elements.
@@ -50,7 +60,7 @@ func (s *inlet[T]) Info() flow.Info {
 func (s *inlet[T]) Partitions(ctx context.Context, _ flow.Env) iter.Seq2[flow.Partition[T], error] {
 	return func(yield func(flow.Partition[T], error) bool) {
 		if s.used.Swap(true) {
-			yield(flow.Partition[T]{}, errors.New("gostreams: the go-streams stream was read by an earlier run; it can be read once"))
+			yield(flow.Partition[T]{}, errors.New("gostreams: the go-streams stream was read already, by an earlier run or an earlier epoch of this one; it can be read once (cache it to read it again)"))
 			return
 		}
 		flow.AtEnd(ctx, s.drain)

@@ -1,0 +1,100 @@
+package gostreams_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/reugn/go-streams/extension"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/testutil"
+	"github.com/rowflow/rowflow/interop/gostreams"
+	"github.com/rowflow/rowflow/sinks"
+)
+
+// producer starts a go-streams producer of n elements and returns its
+// channel and a channel closed once it has sent them all.
+func producer(n int) (chan any, chan struct{}) {
+	ch, done := make(chan any), make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(ch)
+		for i := range n {
+			ch <- int64(i)
+		}
+	}()
+	return ch, done
+}
+
+// A source with a bad option can never be read: its input is drained at
+// once, so that the go-streams producer finishes.
+func TestBadOptionDrains(t *testing.T) {
+	testutil.Synctest(t, func(t *testing.T) {
+		ch, done := producer(10)
+		var n int64
+		err := flow.From(gostreams.From[int64](extension.NewChanSource(ch), gostreams.PartitionSize(0))).
+			To(sinks.Count[int64](&n)).Run(context.Background())
+		if err == nil || !strings.Contains(err.Error(), "PartitionSize") {
+			t.Fatalf("error %v, want the bad option's", err)
+		}
+		<-done // blocks for ever, and synctest reports a deadlock, if nothing drains
+		if n != 0 {
+			t.Fatalf("%d rows counted by a run that failed", n)
+		}
+	})
+}
+
+// A build function that panics or returns nil fails the adapter's run
+// with an error that says so, and the input is drained.
+func TestBuildFailures(t *testing.T) {
+	for name, build := range map[string]func(*flow.Pipeline) *flow.Pipeline{
+		"nil":   func(*flow.Pipeline) *flow.Pipeline { return nil },
+		"panic": func(*flow.Pipeline) *flow.Pipeline { panic("boom") },
+	} {
+		want := map[string]string{"nil": "returned nil", "panic": "panicked"}[name]
+		testutil.Synctest(t, func(t *testing.T) {
+			f := gostreams.NewFlow[int64, int64](context.Background(), build)
+			for i := range 5 {
+				f.In() <- int64(i)
+			}
+			close(f.In())
+			var out int
+			for range f.Out() {
+				out++
+			}
+			err := f.Err()
+			if err == nil || !strings.Contains(err.Error(), want) || out != 0 {
+				t.Fatalf("NewFlow, build %s: %d elements out, error %v; want none and an error saying %q", name, out, err, want)
+			}
+			var pe *flow.PanicError
+			if name == "panic" && !errors.As(err, &pe) {
+				t.Fatalf("NewFlow: %v is not a PanicError", err)
+			}
+
+			s := gostreams.NewSink[int64](context.Background(), build)
+			for i := range 5 {
+				s.In() <- int64(i)
+			}
+			close(s.In())
+			if err := s.Err(); err == nil || !strings.Contains(err.Error(), want) {
+				t.Fatalf("NewSink, build %s: error %v, want one saying %q", name, err, want)
+			}
+		})
+	}
+}
+
+// The stream can be read once: a second epoch of one run fails, saying
+// so and pointing at a cache.
+func TestSecondEpochFails(t *testing.T) {
+	testutil.Synctest(t, func(t *testing.T) {
+		ch, _ := producer(10)
+		var n int64
+		err := flow.From(gostreams.From[int64](extension.NewChanSource(ch))).Epochs(2).
+			To(sinks.Count[int64](&n)).Run(context.Background())
+		if err == nil || !strings.Contains(err.Error(), "earlier epoch") || !strings.Contains(err.Error(), "cache") {
+			t.Fatalf("two epochs: error %v, want one naming the earlier epoch and the cache", err)
+		}
+	})
+}

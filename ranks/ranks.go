@@ -63,20 +63,22 @@ func (r Rank) String() string {
 type Option func(*config) error
 
 type config struct {
-	rank, world int // world 0: not declared
-	explicit    bool
-	only        []string
-	lookup      func(string) (string, bool)
+	world    int  // declared with World; 0: not declared
+	explicit bool // Explicit was given: its rank and world follow
+	xrank    int
+	xworld   int
+	only     []string
+	lookup   func(string) (string, bool)
 }
 
 // Explicit sets the rank and world directly; the environment is then not
-// read. It needs 0 <= rank < world.
+// read. It needs 0 <= rank < world; a [World] given too must agree.
 func Explicit(rank, world int) Option {
 	return func(c *config) error {
 		if world < 1 || rank < 0 || rank >= world {
 			return fmt.Errorf("ranks: Explicit(%d, %d): need 0 <= rank < world", rank, world)
 		}
-		c.rank, c.world, c.explicit = rank, world, true
+		c.xrank, c.xworld, c.explicit = rank, world, true
 		return nil
 	}
 }
@@ -137,7 +139,10 @@ func FromEnv(opts ...Option) (Rank, error) {
 		}
 	}
 	if c.explicit {
-		return Rank{Rank: c.rank, World: c.world, From: "explicit"}, nil
+		if c.world != 0 && c.world != c.xworld {
+			return Rank{}, fmt.Errorf("ranks: Explicit(%d, %d) and World(%d) disagree", c.xrank, c.xworld, c.world)
+		}
+		return Rank{Rank: c.xrank, World: c.xworld, From: "explicit"}, nil
 	}
 	return c.discover()
 }

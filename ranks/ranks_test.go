@@ -28,6 +28,9 @@ func TestFromEnv(t *testing.T) {
 		{name: "explicit", env: env{"RANK": "1", "WORLD_SIZE": "2"}, opts: []ranks.Option{ranks.Explicit(3, 4)}, rank: 3, world: 4, from: "explicit"},
 		{name: "explicit ignores a broken environment", env: env{"RANK": "x"}, opts: []ranks.Option{ranks.Explicit(0, 2)}, rank: 0, world: 2, from: "explicit"},
 		{name: "explicit out of range", opts: []ranks.Option{ranks.Explicit(2, 2)}, err: "Explicit(2, 2): need 0 <= rank < world"},
+		{name: "explicit with its world declared", opts: []ranks.Option{ranks.World(4), ranks.Explicit(3, 4)}, rank: 3, world: 4, from: "explicit"},
+		{name: "explicit against a declared world", opts: []ranks.Option{ranks.Explicit(3, 4), ranks.World(2)}, err: "Explicit(3, 4) and World(2) disagree"},
+		{name: "declared world against explicit", opts: []ranks.Option{ranks.World(2), ranks.Explicit(1, 4)}, err: "Explicit(1, 4) and World(2) disagree"},
 		{name: "world zero", opts: []ranks.Option{ranks.World(0)}, err: "World(0): must be at least 1"},
 
 		{name: "torchrun", env: env{"RANK": "3", "WORLD_SIZE": "8"}, rank: 3, world: 8, from: "RANK/WORLD_SIZE"},

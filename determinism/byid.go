@@ -120,19 +120,23 @@ func digestRows[T any](ctx context.Context, p *flow.Pipeline, name string) ([]ro
 }
 
 // firstRowDifference walks two ID-sorted row lists together and returns
-// the first ID at which they differ, with Ended set on a missing side.
+// the first ID at which they differ, with Ended set on a missing side. At
+// each step it takes the smaller of the two current IDs, so that a row
+// missing on one side is reported before a duplicate with a larger ID; an
+// ID on both sides is a duplicate if either side has it twice (the first
+// side's if both do).
 func firstRowDifference(a, b []rowDigest) *RowDifference {
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
 		switch {
-		case i+1 < len(a) && a[i].id == a[i+1].id:
-			return &RowDifference{ID: a[i].id, Duplicate: true, Second: Observation{Ended: true}}
-		case j+1 < len(b) && b[j].id == b[j+1].id:
-			return &RowDifference{ID: b[j].id, Duplicate: true, First: Observation{Ended: true}}
 		case j == len(b) || i < len(a) && a[i].id.Compare(b[j].id) < 0:
 			return &RowDifference{ID: a[i].id, Second: Observation{Ended: true}}
 		case i == len(a) || b[j].id.Compare(a[i].id) < 0:
 			return &RowDifference{ID: b[j].id, First: Observation{Ended: true}}
+		case i+1 < len(a) && a[i].id == a[i+1].id:
+			return &RowDifference{ID: a[i].id, Duplicate: true, Second: Observation{Ended: true}}
+		case j+1 < len(b) && b[j].id == b[j+1].id:
+			return &RowDifference{ID: b[j].id, Duplicate: true, First: Observation{Ended: true}}
 		case a[i].digest != b[j].digest:
 			return &RowDifference{ID: a[i].id}
 		}

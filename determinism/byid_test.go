@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -111,4 +112,26 @@ func TestCompareByIDMissingAndDuplicate(t *testing.T) {
 	if err := determinism.CompareByID[order](ctx, base(), base().Parallel(1)); err != nil {
 		t.Fatal(err)
 	}
+	// The smallest ID that differs comes first: row 3, missing from the
+	// first side, before row 5, twice on the first side.
+	keep := func(ids ...int64) *flow.Pipeline {
+		return base().Via(operators.FlatMap(func(o order) ([]order, error) {
+			return slices.Repeat([]order{o}, count(ids, o.ID)), nil
+		})).Via(byOrder)
+	}
+	err = determinism.CompareByID[order](ctx, keep(5, 5), keep(3, 5, 5))
+	if !errors.As(err, &d) || d.Duplicate || !d.First.Ended || d.ID != rowid.Ordinal(3) {
+		t.Fatalf("row 3 missing from the first side, row 5 twice on both: %v", err)
+	}
+}
+
+// count returns how many times v is in s.
+func count(s []int64, v int64) int {
+	n := 0
+	for _, x := range s {
+		if x == v {
+			n++
+		}
+	}
+	return n
 }

@@ -60,7 +60,7 @@ func runInspect(ctx context.Context, args []string, stdout io.Writer) error {
 						stats[name] = s
 						order = append(order, name)
 					}
-					s.add(rg.ColumnChunks()[i])
+					s.add(rg.ColumnChunks()[i], filepath.ToSlash(rel))
 				}
 			}
 			return nil
@@ -72,7 +72,7 @@ func runInspect(ctx context.Context, args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "\n%d files, %d rows, %d bytes\n\nschema:\n%s\n\ncolumns (min, max, nulls):\n", len(files), rows, bytes, schema)
 	for _, name := range order {
 		s := stats[name]
-		fmt.Fprintf(stdout, "  %-24s %s  %s  %d\n", name, s.show(s.min), s.show(s.max), s.nulls)
+		fmt.Fprintf(stdout, "  %-24s %s  %s  %d%s\n", name, s.show(s.min), s.show(s.max), s.nulls, s.note())
 	}
 	return nil
 }
@@ -145,22 +145,32 @@ func openParquet(path string, use func(f *parquet.File, size int64) error) error
 }
 
 // columnStats gathers a column's bounds from the files' column indexes.
+// Bounds are compared only between chunks whose values order the same way
+// (see sameOrder): a column whose type differs between files has no
+// bounds, and note names its types and a file of each.
 type columnStats struct {
-	typ      parquet.Type
+	typ      parquet.Type // the first chunk's
 	min, max parquet.Value
 	has      bool
 	nulls    int64
+	types    []parquet.Type // the types found that order differently, in file order
+	files    []string       // the first file of each of types
 }
 
-func (s *columnStats) add(c parquet.ColumnChunk) {
-	s.typ = c.Type()
+func (s *columnStats) add(c parquet.ColumnChunk, file string) {
+	t := c.Type()
+	if !slices.ContainsFunc(s.types, func(u parquet.Type) bool { return sameOrder(u, t) }) {
+		s.types = append(s.types, t)
+		s.files = append(s.files, file)
+	}
+	s.typ = s.types[0]
 	ci, err := c.ColumnIndex()
 	if err != nil || ci == nil {
 		return
 	}
 	for p := range ci.NumPages() {
 		s.nulls += ci.NullCount(p)
-		if ci.NullPage(p) {
+		if s.differ() || ci.NullPage(p) {
 			continue
 		}
 		lo, hi := ci.MinValue(p), ci.MaxValue(p)
@@ -177,11 +187,39 @@ func (s *columnStats) add(c parquet.ColumnChunk) {
 	}
 }
 
+// differ reports whether the column's type differs between files.
+func (s *columnStats) differ() bool { return len(s.types) > 1 }
+
+// sameOrder reports whether values of the types a and b can be compared
+// with each other: the same physical type and, for integers, the same
+// signedness.
+func sameOrder(a, b parquet.Type) bool {
+	if a.Kind() != b.Kind() {
+		return false
+	}
+	_, sa, _ := assemble.IntType(&pqcol.Leaf{Kind: a.Kind(), Node: parquet.Leaf(a)})
+	_, sb, _ := assemble.IntType(&pqcol.Leaf{Kind: b.Kind(), Node: parquet.Leaf(b)})
+	return sa == sb
+}
+
+// note says, for a column whose type differs between files, that it
+// does, with the types and a file of each.
+func (s *columnStats) note() string {
+	if !s.differ() {
+		return ""
+	}
+	var ts []string
+	for i, t := range s.types {
+		ts = append(ts, t.String()+" in "+s.files[i])
+	}
+	return "  (types differ: " + strings.Join(ts, ", ") + "; bounds not compared)"
+}
+
 // show formats a bound of the column: unsigned integer columns (UINT_32,
 // UINT_64 and narrower) as unsigned numbers, which parquet.Value's String
 // prints as signed ones.
 func (s *columnStats) show(v parquet.Value) string {
-	if !s.has {
+	if !s.has || s.differ() {
 		return "-"
 	}
 	t := v.String()

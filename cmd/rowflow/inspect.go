@@ -4,10 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"os"
-	"path/filepath"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/rowflow/rowflow/internal/assemble"
+	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/internal/pqcol"
 )
 
@@ -23,8 +23,7 @@ func runInspect(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := parse(fs, args, 1); err != nil {
 		return err
 	}
-	root := fs.Arg(0)
-	files, err := parquetFiles(root)
+	files, err := parquetFiles(fs.Arg(0))
 	if err != nil {
 		return err
 	}
@@ -32,12 +31,9 @@ func runInspect(ctx context.Context, args []string, stdout io.Writer) error {
 	var schema string
 	stats := map[string]*columnStats{}
 	var order []string
-	for _, rel := range files {
-		path := filepath.Join(root, rel)
-		if rel == "." {
-			path = root
-		}
-		err := openParquet(path, func(f *parquet.File, size int64) error {
+	for _, file := range files {
+		rel := file.RelPath
+		err := openParquet(file.Path, func(f *parquet.File, size int64) error {
 			codecs := map[string]bool{}
 			for _, rg := range f.Metadata().RowGroups {
 				for _, c := range rg.Columns {
@@ -45,7 +41,7 @@ func runInspect(ctx context.Context, args []string, stdout io.Writer) error {
 				}
 			}
 			fmt.Fprintf(stdout, "%s  rows %d  row groups %d  bytes %d  compression %s%s\n",
-				filepath.ToSlash(rel), f.NumRows(), len(f.RowGroups()), size, strings.Join(slices.Sorted(maps.Keys(codecs)), ","), hive(rel))
+				rel, f.NumRows(), len(f.RowGroups()), size, strings.Join(slices.Sorted(maps.Keys(codecs)), ","), hive(rel))
 			rows += f.NumRows()
 			bytes += size
 			if schema == "" {
@@ -60,7 +56,7 @@ func runInspect(ctx context.Context, args []string, stdout io.Writer) error {
 						stats[name] = s
 						order = append(order, name)
 					}
-					s.add(rg.ColumnChunks()[i], filepath.ToSlash(rel))
+					s.add(rg.ColumnChunks()[i], rel)
 				}
 			}
 			return nil
@@ -77,10 +73,11 @@ func runInspect(ctx context.Context, args []string, stdout io.Writer) error {
 	return nil
 }
 
-// hive returns the Hive columns of a file's directories, as text.
+// hive returns the Hive columns of the directories of a file's
+// slash-separated path, as text.
 func hive(rel string) string {
 	var cols []string
-	for _, seg := range strings.Split(filepath.ToSlash(filepath.Dir(rel)), "/") {
+	for _, seg := range strings.Split(path.Dir(rel), "/") {
 		if k, v, ok := strings.Cut(seg, "="); ok && k != "" {
 			cols = append(cols, k+"="+v)
 		}
@@ -91,44 +88,22 @@ func hive(rel string) string {
 	return "  hive " + strings.Join(cols, " ")
 }
 
-// parquetFiles returns the Parquet files under root (a file or a
-// directory), relative to it, sorted; hidden and _ files are skipped.
-func parquetFiles(root string) ([]string, error) {
-	fi, err := os.Stat(root)
+// parquetFiles returns the Parquet files of the dataset at path (a file,
+// a directory or a glob pattern), found as every command's sources find
+// them: internal/dataset's discovery, which skips hidden and _ names and
+// follows symbolic links that stay under the dataset root.
+func parquetFiles(path string) ([]dataset.File, error) {
+	ds, err := dataset.Parquet.Discover(path)
 	if err != nil {
 		return nil, err
 	}
-	if !fi.IsDir() {
-		return []string{"."}, nil
-	}
-	var out []string
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if p != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.IsDir() && strings.HasSuffix(name, ".parquet") {
-			rel, _ := filepath.Rel(root, p)
-			out = append(out, rel)
-		}
-		return nil
-	})
-	if err == nil && len(out) == 0 {
-		err = fmt.Errorf("%s: no Parquet files", root)
-	}
-	return out, err
+	return ds.Files(), nil
 }
 
-// openParquet opens the Parquet file at path and calls use with it and
-// its size; the file is closed when use returns.
-func openParquet(path string, use func(f *parquet.File, size int64) error) error {
-	fh, err := os.Open(path)
+// openParquet opens the Parquet file name and calls use with it and its
+// size; the file is closed when use returns.
+func openParquet(name string, use func(f *parquet.File, size int64) error) error {
+	fh, err := os.Open(name)
 	if err != nil {
 		return err
 	}
@@ -139,7 +114,7 @@ func openParquet(path string, use func(f *parquet.File, size int64) error) error
 	}
 	f, err := parquet.OpenFile(fh, fi.Size())
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	return use(f, fi.Size())
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
@@ -197,12 +196,8 @@ func (in input) total(path string) int64 {
 		return 0
 	}
 	var n int64
-	for _, rel := range files {
-		p := filepath.Join(path, rel)
-		if rel == "." {
-			p = path
-		}
-		err := openParquet(p, func(f *parquet.File, _ int64) error {
+	for _, file := range files {
+		err := openParquet(file.Path, func(f *parquet.File, _ int64) error {
 			n += f.NumRows()
 			return nil
 		})

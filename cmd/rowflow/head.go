@@ -48,14 +48,36 @@ func runHead(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		return nil
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	if len(rows) > 0 {
-		fmt.Fprintln(tw, strings.Join(rows[0].Names, "\t"))
-	}
+	return writeTable(stdout, rows)
+}
+
+// writeTable writes rows as a table whose columns are the union of the
+// rows' names, in the order they first come: a row that lacks a column
+// has a blank cell there, and a name that a row holds twice (a Hive
+// column that the files hold too) shows its first value, as in JSON.
+func writeTable(w io.Writer, rows []sources.Record) error {
+	var names []string
+	col := map[string]int{}
 	for _, r := range rows {
-		cells := make([]string, len(r.Values))
-		for i, v := range r.Values {
-			cells[i] = strings.NewReplacer("\t", " ", "\n", " ").Replace(fmt.Sprint(v))
+		for _, name := range r.Names {
+			if _, ok := col[name]; !ok {
+				col[name] = len(names)
+				names = append(names, name)
+			}
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if len(names) > 0 {
+		fmt.Fprintln(tw, strings.Join(names, "\t"))
+	}
+	clean := strings.NewReplacer("\t", " ", "\n", " ")
+	for _, r := range rows {
+		cells := make([]string, len(names))
+		set := make([]bool, len(names))
+		for i, name := range r.Names {
+			if j := col[name]; !set[j] && i < len(r.Values) {
+				cells[j], set[j] = clean.Replace(fmt.Sprint(r.Values[i])), true
+			}
 		}
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}

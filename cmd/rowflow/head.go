@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 
@@ -15,7 +16,7 @@ import (
 func runHead(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlags("head", "[-n N] [-json] PATH", "rowflow head -n 5 -json data/")
 	n := fs.Int("n", 10, "rows to show")
-	asJSON := fs.Bool("json", false, "print JSON Lines instead of a table")
+	asJSON := fs.Bool("json", false, "print JSON Lines instead of a table; a NaN or infinite float, which JSON has no number for, is the string \"NaN\", \"+Inf\" or \"-Inf\"")
 	if err := parse(fs, args, 1); err != nil {
 		return err
 	}
@@ -39,16 +40,54 @@ func runHead(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 	}
 	if *asJSON {
-		for _, r := range rows {
-			b, err := json.Marshal(r)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "%s\n", b)
-		}
-		return nil
+		return writeJSON(stdout, fs.Arg(0), rows)
 	}
 	return writeTable(stdout, rows)
+}
+
+// writeJSON writes rows as JSON Lines, or nothing and an error that
+// names the dataset at path and the row. A NaN or infinite float, at any
+// depth of a list, becomes the string "NaN", "+Inf" or "-Inf", as many
+// JSON tools write them and as the table shows them.
+func writeJSON(w io.Writer, path string, rows []sources.Record) error {
+	var b []byte
+	for i, r := range rows {
+		line, err := json.Marshal(sources.Record{Names: r.Names, Values: jsonValue(r.Values).([]any)})
+		if err != nil {
+			return fmt.Errorf("%s: row %d of the rows shown: %w", path, i+1, err)
+		}
+		b = append(append(b, line...), '\n')
+	}
+	_, err := w.Write(b)
+	return err
+}
+
+// jsonValue returns v with its NaN and infinite floats, in lists and
+// objects too, as strings; other values are returned as they are.
+func jsonValue(v any) any {
+	switch x := v.(type) {
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Sprint(x)
+		}
+	case float32:
+		if f := float64(x); math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Sprint(f)
+		}
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = jsonValue(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = jsonValue(e)
+		}
+		return out
+	}
+	return v
 }
 
 // writeTable writes rows as a table whose columns are the union of the

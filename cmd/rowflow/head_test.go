@@ -1,9 +1,12 @@
 package main_test
 
 import (
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rowflow/rowflow/internal/testutil"
 )
 
 // head's table has a column for every name of the rows it shows, in the
@@ -20,5 +23,30 @@ func TestHeadTableColumnsOfEveryRow(t *testing.T) {
 	want := []string{"a  b  c", "1  2", "   3  4", "5     x"}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("head printed\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// head -json writes NaN and infinite floats, which JSON has no numbers
+// for, as the strings "NaN", "+Inf" and "-Inf", in lists too; the table
+// shows them the same way.
+func TestHeadJSONNonFiniteFloats(t *testing.T) {
+	type row struct {
+		X float64   `parquet:"x"`
+		Y float32   `parquet:"y"`
+		V []float64 `parquet:"v,list"`
+	}
+	path := filepath.Join(t.TempDir(), "f.parquet")
+	testutil.WriteParquet(t, path, []row{
+		{X: 1.5, Y: 2, V: []float64{0.25}},
+		{X: math.NaN(), Y: float32(math.Inf(-1)), V: []float64{math.Inf(1), -3}},
+	}, 2)
+	out, errOut, code := rowflow(t, nil, "head", "-json", path)
+	want := `{"x":1.5,"y":2,"v.list.element":[0.25]}` + "\n" + `{"x":"NaN","y":"-Inf","v.list.element":["+Inf",-3]}` + "\n"
+	if code != 0 || out != want {
+		t.Errorf("head -json: exit %d, %s\n%s\nwant\n%s", code, errOut, out, want)
+	}
+	out = must(t, nil, "head", path)
+	if lines := strings.Split(out, "\n"); len(lines) < 3 || strings.Join(strings.Fields(lines[2]), " ") != "NaN -Inf [+Inf -3]" {
+		t.Errorf("head table:\n%s", out)
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/rowflow/rowflow/determinism"
 	"github.com/rowflow/rowflow/flow"
@@ -17,12 +19,33 @@ import (
 
 // verifyAgainst compares two datasets as sets of rows keyed by the row
 // IDs their row-ID columns hold, whatever their layout and order.
+//
+// Rows are compared as values by column name, so that the Parquet and the
+// JSON Lines output of one input compare equal (see row): the order of the
+// columns does not count, nor does a null column against an absent one, a
+// list's leaf path (a.list.element) against its name (a), or an empty
+// list against a null one. A bytes column of a Parquet dataset is compared
+// with the other dataset's text column of that name as raw bytes, or, when
+// every value of the text column is base64 (as JSON Lines writers, reshard
+// -format jsonl among them, write bytes), with the bytes the base64 gives.
 func verifyAgainst(ctx context.Context, a, b, idCol string, stdout io.Writer) error {
-	pa, err := keyed(a, idCol)
+	decodeA, decodeB, err := base64Columns(ctx, a, b)
 	if err != nil {
 		return err
 	}
-	pb, err := keyed(b, idCol)
+	for _, d := range []struct {
+		path, other string
+		cols        map[string]bool
+	}{{a, b, decodeA}, {b, a, decodeB}} {
+		for _, name := range slices.Sorted(maps.Keys(d.cols)) {
+			fmt.Fprintf(stdout, "column %s of %s is base64: compared with the bytes of %s's column\n", name, d.path, d.other)
+		}
+	}
+	pa, err := keyed(a, idCol, decodeA)
+	if err != nil {
+		return err
+	}
+	pb, err := keyed(b, idCol, decodeB)
 	if err != nil {
 		return err
 	}
@@ -37,16 +60,32 @@ func verifyAgainst(ctx context.Context, a, b, idCol string, stdout io.Writer) er
 	return nil
 }
 
-// row is a record without its row-ID columns, with its values as text, so
-// that a dataset read from Parquet and one read from JSON Lines compare.
+// row is a record without its row-ID columns, in a form that does not
+// depend on the format it was read from: its columns sorted by name, each
+// named as columnName gives, null columns and empty lists left out, and
+// values as text (see text).
 type row struct {
 	Names  []string
 	Values []string
 }
 
+// columnName returns the name that a record's column compares under: a
+// list's leaf path in the standard LIST layout, a.list.element (k times),
+// is the list's name a, as JSON Lines and -schema name the list.
+func columnName(name string) string {
+	for {
+		base, ok := strings.CutSuffix(name, ".list.element")
+		if !ok || base == "" {
+			return name
+		}
+		name = base
+	}
+}
+
 // keyed reads the dataset at path with each row's ID taken from its
-// row-ID columns.
-func keyed(path, idCol string) (*flow.Pipeline, error) {
+// row-ID columns, as rows; the string values of the columns in decode are
+// read as base64.
+func keyed(path, idCol string, decode map[string]bool) (*flow.Pipeline, error) {
 	p, err := input{parallel: 2}.pipeline(path)
 	if err != nil {
 		return nil, err
@@ -62,17 +101,45 @@ func keyed(path, idCol string) (*flow.Pipeline, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		var out row
-		for i, name := range r.Names {
-			if name == hi || name == lo || slices.Contains(out.Names, name) {
-				continue
-			}
-			out.Names = append(out.Names, name)
-			out.Values = append(out.Values, text(r.Values[i]))
+		out, err := rowOf(r, hi, lo, decode)
+		if err != nil {
+			return nil, fmt.Errorf("%s: row %s: %w", path, id, err)
 		}
 		return []keyedRow{{id, out}}, nil
 	})).Via(operators.SetIDs(func(k keyedRow) rowid.ID { return k.id })).
 		Via(operators.Map(func(k keyedRow) (row, error) { return k.row, nil })), nil
+}
+
+// rowOf returns the row of the record r, less the columns hi and lo.
+func rowOf(r sources.Record, hi, lo string, decode map[string]bool) (row, error) {
+	type cell struct{ name, value string }
+	var cells []cell
+	seen := map[string]bool{}
+	for i, name := range r.Names {
+		if name == hi || name == lo || seen[columnName(name)] {
+			continue
+		}
+		name = columnName(name)
+		seen[name] = true
+		v := r.Values[i]
+		if l, ok := v.([]any); v == nil || ok && len(l) == 0 {
+			continue
+		}
+		if decode[name] {
+			var err error
+			if v, err = fromBase64(v); err != nil {
+				return row{}, fmt.Errorf("column %s: %w", name, err)
+			}
+		}
+		cells = append(cells, cell{name, text(v)})
+	}
+	slices.SortFunc(cells, func(a, b cell) int { return strings.Compare(a.name, b.name) })
+	var out row
+	for _, c := range cells {
+		out.Names = append(out.Names, c.name)
+		out.Values = append(out.Values, c.value)
+	}
+	return out, nil
 }
 
 type keyedRow struct {
@@ -107,7 +174,8 @@ func half(v any) (uint64, error) {
 	return 0, fmt.Errorf("row ID half %v (%T) is not an unsigned integer", v, v)
 }
 
-// text formats a value the same way whichever format it was read from.
+// text formats a value the same way whichever format it was read from;
+// a list's elements are formatted the same way, a null one as null.
 func text(v any) string {
 	switch x := v.(type) {
 	case nil:
@@ -126,6 +194,15 @@ func text(v any) string {
 			return strconv.FormatInt(i, 10)
 		}
 		return string(x)
+	case []any:
+		elems := make([]string, len(x))
+		for i, e := range x {
+			elems[i] = text(e)
+			if e == nil {
+				elems[i] = "null"
+			}
+		}
+		return "[" + strings.Join(elems, " ") + "]"
 	}
 	return fmt.Sprint(v)
 }

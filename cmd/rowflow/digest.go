@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -118,36 +117,5 @@ func runCommit(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "committed %s: %d ranks, %d files, %d rows\n", fs.Arg(0), *world, dm.Files, dm.Rows)
-	return nil
-}
-
-func runCleanup(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := newFlags("cleanup", "[-n] DIR", "rowflow cleanup out/")
-	dry := fs.Bool("n", false, "only list what would be removed")
-	if err := parse(fs, args, 1); err != nil {
-		return err
-	}
-	root := fs.Arg(0)
-	var stale []string
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && strings.HasPrefix(d.Name(), ".") && strings.Contains(d.Name(), ".tmp-") {
-			stale = append(stale, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for _, p := range stale {
-		if !*dry {
-			if err := os.Remove(p); err != nil {
-				return err
-			}
-		}
-		fmt.Fprintln(stdout, p)
-	}
 	return nil
 }

@@ -19,8 +19,8 @@ func runDigest(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := parse(fs, args, 1); err != nil {
 		return err
 	}
-	if *par < 1 {
-		return fmt.Errorf("%w: -parallel %d", errUsage, *par)
+	if err := checkParallel(*par, 1); err != nil {
+		return err
 	}
 	p, err := input{parallel: *par}.pipeline(fs.Arg(0))
 	if err != nil {
@@ -45,14 +45,25 @@ func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	path := fs.Arg(0)
+	given := givenFlags(fs)
+	switch {
+	case *manifest && given["against"]:
+		return fmt.Errorf("%w: -manifest and -against are two checks: give one", errUsage)
+	case given["parallel"] && (*manifest || given["against"]):
+		return fmt.Errorf("%w: -parallel is for the check of serial against parallel reads, not for -manifest or -against", errUsage)
+	case given["row-id-column"] && !given["against"]:
+		return fmt.Errorf("%w: -row-id-column is for -against", errUsage)
+	case given["against"] && *against == "":
+		return fmt.Errorf("%w: -against needs the other dataset", errUsage)
+	}
 	if *manifest {
 		return verifyManifests(path, stdout)
 	}
 	if *against != "" {
 		return verifyAgainst(ctx, path, *against, *idCol, stdout)
 	}
-	if *par < 2 {
-		return fmt.Errorf("%w: -parallel %d: compare with at least 2 workers", errUsage, *par)
+	if err := checkParallel(*par, 2); err != nil {
+		return fmt.Errorf("%w: compare with at least 2 workers", err)
 	}
 	serial, err := input{parallel: 1}.pipeline(path)
 	if err != nil {

@@ -28,6 +28,8 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+
+	"github.com/rowflow/rowflow/flow"
 )
 
 // errUsage marks errors of the command line: exit code 2.
@@ -126,6 +128,22 @@ func parse(fs *flag.FlagSet, args []string, nargs int) error {
 	}
 	if fs.NArg() != nargs {
 		return fmt.Errorf("%w: want %d argument(s), got %d (see rowflow %s -h)", errUsage, nargs, fs.NArg(), fs.Name())
+	}
+	return nil
+}
+
+// givenFlags returns the names of the flags that the command line set.
+func givenFlags(fs *flag.FlagSet) map[string]bool {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	return given
+}
+
+// checkParallel checks a -parallel flag: from least to flow.MaxParallel
+// workers.
+func checkParallel(n, least int) error {
+	if n < least || n > flow.MaxParallel {
+		return fmt.Errorf("%w: -parallel %d: must be from %d to %d", errUsage, n, least, flow.MaxParallel)
 	}
 	return nil
 }

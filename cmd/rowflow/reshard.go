@@ -8,9 +8,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/codec"
 	"github.com/rowflow/rowflow/operators"
 
 	"github.com/rowflow/rowflow/ranks"
@@ -56,11 +59,29 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	if *rowsPerFile < 0 {
 		return fmt.Errorf("%w: -rows-per-file %d: must be at least 0 (0: one file per writer)", errUsage, *rowsPerFile)
 	}
+	if err := checkCompression(*outFormat, *compression); err != nil {
+		return err
+	}
+	if err := checkParallel(*par, 1); err != nil {
+		return err
+	}
+	if *window < 0 {
+		return fmt.Errorf("%w: -shuffle-window %d: must be at least 0 (0: no shuffle)", errUsage, *window)
+	}
+	if *every < 0 {
+		return fmt.Errorf("%w: -progress-every %d: must be at least 0 (0: quiet)", errUsage, *every)
+	}
+	given := givenFlags(fs)
+	if given["seed"] && *window == 0 {
+		return fmt.Errorf("%w: -seed is the seed of the shuffle, which -shuffle-window N (N at least 1) asks for", errUsage)
+	}
 	var ropts []ranks.Option
 	switch {
-	case *rank >= 0 || *world > 0:
+	case given["completions"] && (given["rank"] || given["world"]):
+		return fmt.Errorf("%w: -completions declares the count of a Kubernetes Indexed Job, whose environment gives the rank; -rank and -world give both: use one or the other", errUsage)
+	case given["rank"] || given["world"]:
 		ropts = append(ropts, ranks.Explicit(*rank, *world))
-	case *completions > 0:
+	case given["completions"]:
 		ropts = append(ropts, ranks.World(*completions))
 	}
 	r, err := ranks.FromEnv(ropts...)
@@ -151,6 +172,27 @@ func (in input) sink(path, out, outFormat, schema, compression string, opts []si
 		return flow.Sink{}, err
 	}
 	return sinks.ParquetRecordShards(out, s, popts...), nil
+}
+
+// parquetCodecs are the compressions of Parquet output (see sinks.Codec).
+var parquetCodecs = []string{"zstd", "snappy", "gzip", "lz4", "none"}
+
+// checkCompression checks that -format names an output format and
+// -compression a compression of it.
+func checkCompression(f, name string) error {
+	switch f {
+	case "jsonl":
+		if _, err := codec.Parse(name); err != nil {
+			return fmt.Errorf("%w: -compression %q: want none, gzip, zstd or s2 for jsonl", errUsage, name)
+		}
+	case "parquet":
+		if !slices.Contains(parquetCodecs, name) {
+			return fmt.Errorf("%w: -compression %q: want %s for parquet", errUsage, name, strings.Join(parquetCodecs, ", "))
+		}
+	default:
+		return fmt.Errorf("%w: -format %q: want parquet or jsonl", errUsage, f)
+	}
+	return nil
 }
 
 // checkOutOfInput refuses an output directory out that is the input in

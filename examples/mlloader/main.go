@@ -9,6 +9,10 @@
 //	go run ./examples/mlloader
 //	go run ./examples/mlloader -n 500000 -workers 4
 //
+// With -dir the dataset stays there, in docs-N for N documents, so that a
+// run with another -n writes beside it and one with the same -n writes
+// the same files again; it never removes a file from -dir.
+//
 // The pipeline of one rank:
 //
 //	flow.From(operators.EvenRanks(sources.Parquet[Doc](dir, sources.RowGroups()), operators.DropUneven, &acct)).
@@ -48,6 +52,10 @@ func main() {
 	workers := flag.Int("workers", 4, "workers of the parallel stages")
 	dir := flag.String("dir", "", "working directory (default: a new temporary one, removed at the end)")
 	flag.Parse()
+	if err := checkFlags(*n, *workers); err != nil {
+		fmt.Fprintln(os.Stderr, "mlloader:", err)
+		os.Exit(2)
+	}
 	if _, err := run(context.Background(), os.Stdout, *n, *workers, *dir); err != nil {
 		fmt.Fprintln(os.Stderr, "mlloader:", err)
 		os.Exit(1)
@@ -91,8 +99,23 @@ func tokenize(d Doc) ([]int32, error) {
 	return toks, nil
 }
 
+// checkFlags checks the number of documents n, at least a batch for each
+// rank, and of workers.
+func checkFlags(n, workers int) error {
+	if n < world*batchSize {
+		return fmt.Errorf("-n %d: must be at least %d, a batch of %d for each of %d ranks", n, world*batchSize, batchSize, world)
+	}
+	if workers < 1 || workers > flow.MaxParallel {
+		return fmt.Errorf("-workers %d: must be from 1 to %d", workers, flow.MaxParallel)
+	}
+	return nil
+}
+
 func run(ctx context.Context, w io.Writer, n, workers int, dir string) ([world]rankReport, error) {
 	var reports [world]rankReport
+	if err := checkFlags(n, workers); err != nil {
+		return reports, err
+	}
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "rowflow-mlloader-")
 		if err != nil {
@@ -101,7 +124,9 @@ func run(ctx context.Context, w io.Writer, n, workers int, dir string) ([world]r
 		defer os.RemoveAll(tmp)
 		dir = tmp
 	}
-	data := filepath.Join(dir, "docs")
+	// Each size has its own directory: the files of one size are another
+	// pipeline's output than those of another.
+	data := filepath.Join(dir, fmt.Sprintf("docs-%d", n))
 	if err := writeDataset(ctx, data, n, 8); err != nil {
 		return reports, err
 	}

@@ -1,15 +1,32 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
 )
+
+// TestMain runs main, in a child process of the test, when MLLOADER_MAIN
+// holds its arguments.
+func TestMain(m *testing.M) {
+	if args, ok := os.LookupEnv("MLLOADER_MAIN"); ok {
+		os.Args = append([]string{"mlloader"}, strings.Fields(args)...)
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
 
 func TestMLLoader(t *testing.T) {
 	const n = 6001 // the even split drops the last row
@@ -38,7 +55,7 @@ func TestMLLoader(t *testing.T) {
 	seen := map[rowid.ID]int{}
 	epochs := map[int64]int{}
 	for rank := range world {
-		for it, err := range flow.Items[operators.Padded[int32]](t.Context(), loader(filepath.Join(dir, "docs"), rank, 2, nil)) {
+		for it, err := range flow.Items[operators.Padded[int32]](t.Context(), loader(filepath.Join(dir, "docs-6001"), rank, 2, nil)) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,5 +78,70 @@ func TestMLLoader(t *testing.T) {
 	}
 	if epochs[0] != epochs[1] || len(epochs) != 2 {
 		t.Errorf("batches per epoch: %v", epochs)
+	}
+}
+
+// A size too small for a batch on each rank, or a number of workers that
+// the pipeline cannot use, is an error that says so, from run and, with
+// exit code 2, from the command, before anything is written.
+func TestMLLoaderFlags(t *testing.T) {
+	for _, c := range []struct {
+		n, workers int
+		msg        string
+	}{
+		{-5, 2, "-n -5: must be at least 64, a batch of 32 for each of 2 ranks"},
+		{0, 2, "-n 0: must be at least 64, a batch of 32 for each of 2 ranks"},
+		{63, 2, "-n 63: must be at least 64, a batch of 32 for each of 2 ranks"},
+		{100, 0, "-workers 0: must be from 1 to 65536"},
+		{100, -3, "-workers -3: must be from 1 to 65536"},
+	} {
+		dir := t.TempDir()
+		_, err := run(context.Background(), io.Discard, c.n, c.workers, dir)
+		if err == nil || err.Error() != c.msg {
+			t.Errorf("run with -n %d -workers %d: %v, want %s", c.n, c.workers, err, c.msg)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+			t.Errorf("run with -n %d -workers %d wrote %v", c.n, c.workers, entries)
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), fmt.Sprintf("MLLOADER_MAIN=-n %d -workers %d -dir %s", c.n, c.workers, dir))
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		var exit *exec.ExitError
+		if err := cmd.Run(); !errors.As(err, &exit) || exit.ExitCode() != 2 || stderr.String() != "mlloader: "+c.msg+"\n" {
+			t.Errorf("mlloader -n %d -workers %d: %v, %q; want exit 2 and %s", c.n, c.workers, err, stderr.String(), c.msg)
+		}
+	}
+}
+
+// Runs in one directory with other sizes each write their own dataset,
+// and a run again with a size reads what it wrote before; files that
+// mlloader did not write stay as they are.
+func TestMLLoaderRerunInOneDirectory(t *testing.T) {
+	dir := t.TempDir()
+	mine := filepath.Join(dir, "docs", "keep.txt")
+	if err := os.MkdirAll(filepath.Dir(mine), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mine, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sums := map[int]string{}
+	for _, n := range []int{301, 501, 301} {
+		reports, err := run(context.Background(), io.Discard, n, 2, dir)
+		if err != nil {
+			t.Fatalf("run with -n %d after others in %s: %v", n, dir, err)
+		}
+		if reports[0].Account.Total != int64(n) {
+			t.Errorf("run with -n %d read %d rows", n, reports[0].Account.Total)
+		}
+		sum := reports[0].Sum.String() + reports[1].Sum.String()
+		if old, ok := sums[n]; ok && old != sum {
+			t.Errorf("-n %d gave other streams the second time", n)
+		}
+		sums[n] = sum
+	}
+	if b, err := os.ReadFile(mine); err != nil || string(b) != "mine" {
+		t.Errorf("docs/keep.txt: %q, %v; want it kept", b, err)
 	}
 }

@@ -5,7 +5,9 @@
 // the digests of both streams, and writes the tokens as sharded Parquet
 // files with a manifest. Without -dir it works in a temporary directory
 // that it removes when it ends; with -dir the sample dataset and the
-// token files stay there.
+// token files stay there, in sentences-N and tokens-N for N sentences, so
+// that a run with another -n writes beside them and one with the same -n
+// writes the same files again. It never removes a file from -dir.
 //
 //	go run ./examples/quickstart
 //	go run ./examples/quickstart -n 200000 -workers 4 -dir /tmp/quickstart
@@ -50,15 +52,33 @@ func main() {
 	workers := flag.Int("workers", 4, "workers for the parallel runs")
 	dir := flag.String("dir", "", "working directory, which keeps the files (default: a new temporary one, removed at the end)")
 	flag.Parse()
+	if err := checkFlags(*n, *workers); err != nil {
+		fmt.Fprintln(os.Stderr, "quickstart:", err)
+		os.Exit(2)
+	}
 	if err := run(context.Background(), os.Stdout, *n, *workers, *dir); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
 		os.Exit(1)
 	}
 }
 
+// checkFlags checks the number of sentences n and of workers.
+func checkFlags(n, workers int) error {
+	if n < 1 {
+		return fmt.Errorf("-n %d: must be at least 1", n)
+	}
+	if workers < 1 || workers > flow.MaxParallel {
+		return fmt.Errorf("-workers %d: must be from 1 to %d", workers, flow.MaxParallel)
+	}
+	return nil
+}
+
 // run runs the quickstart in dir, or in a temporary directory that it
 // removes before it returns when dir is empty, and reports to w.
 func run(ctx context.Context, w io.Writer, n, workers int, dir string) error {
+	if err := checkFlags(n, workers); err != nil {
+		return err
+	}
 	note := ""
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "rowflow-quickstart-")
@@ -69,7 +89,9 @@ func run(ctx context.Context, w io.Writer, n, workers int, dir string) error {
 		dir = tmp
 		note = " (removed when quickstart ends; -dir DIR keeps the files)"
 	}
-	data, out := filepath.Join(dir, "sentences"), filepath.Join(dir, "tokens")
+	// Each size has its own directories: the token files of one size are
+	// another pipeline's output than those of another.
+	data, out := filepath.Join(dir, fmt.Sprintf("sentences-%d", n)), filepath.Join(dir, fmt.Sprintf("tokens-%d", n))
 	files, err := writeSample(data, n)
 	if err != nil {
 		return err

@@ -230,6 +230,9 @@ type Cursor[T any] struct {
 	item  Item[T]
 	done  bool
 	err   error
+	// closing: Close is dropping the rest of the partition c holds, and
+	// a failure in it is not c's to report.
+	closing bool
 }
 
 // Next advances to the next item, taking a new partition when the current
@@ -255,6 +258,7 @@ func (c *Cursor[T]) Close() {
 	if c.done {
 		return
 	}
+	c.closing = true
 	for c.ch != nil {
 		select {
 		case ch, ok := <-c.ch:
@@ -364,6 +368,8 @@ func (c *Cursor[T]) nextChunk(more bool) (Chunk[T], bool) {
 // received handles a receive of ch from the partition's channel: it
 // reports whether a chunk came, and ends the partition after its End
 // chunk (nothing follows it on the channel) or when the channel is
+// closed. The End of a partition that failed in its worker (see
+// task.err) fails the run and ends c with the error, unless c is being
 // closed.
 func (c *Cursor[T]) received(ch Chunk[T], ok bool) bool {
 	if ok && c.t.room != nil {
@@ -375,7 +381,14 @@ func (c *Cursor[T]) received(ch Chunk[T], ok bool) bool {
 	if b := c.s.feed.budget; b != nil {
 		b.release(c.t)
 	}
+	t := c.t
 	c.t, c.ch = nil, nil
+	if ok && t.err != nil && !c.closing {
+		ch.Release()
+		c.s.r.g.Fail(t.err)
+		c.end(t.err)
+		return false
+	}
 	return ok
 }
 

@@ -29,6 +29,7 @@ type typeOps interface {
 type terminal interface {
 	setTask(t *task)
 	endTask(ctx context.Context) error
+	failTask(ctx context.Context, err error) error
 }
 
 type ops[T any] struct{}
@@ -128,6 +129,15 @@ func (o *taskOut[T]) endTask(ctx context.Context) error {
 	return o.announce(ctx)
 }
 
+// failTask ends the task with err (see task.err): it drops the End chunk
+// held back, if any, and sends an empty one after setting the error.
+func (o *taskOut[T]) failTask(ctx context.Context, err error) error {
+	o.held.Release()
+	o.held = Chunk[T]{}
+	o.t.err = err
+	return o.send(ctx, Chunk[T]{Part: o.batch, End: true})
+}
+
 func (o *taskOut[T]) close(context.Context) error { return nil }
 
 func (ops[T]) merge(ctx context.Context, g *group, next any) error {
@@ -145,7 +155,7 @@ func (ops[T]) merge(ctx context.Context, g *group, next any) error {
 		if g.budget != nil {
 			g.budget.setHead(t)
 		}
-		ended, err := forwardPartition(ctx, t.out.(chan Chunk[T]), down, t.room, weigh)
+		ended, err := forwardPartition(ctx, t.out.(chan Chunk[T]), down, t.room, weigh, t)
 		if err != nil {
 			return err
 		}
@@ -161,7 +171,7 @@ func (ops[T]) merge(ctx context.Context, g *group, next any) error {
 // forward pushes everything from ch into down until ch is closed.
 func forward[T any](ctx context.Context, ch chan Chunk[T], down downstream[T]) error {
 	for {
-		ended, err := forwardPartition[T](ctx, ch, down, nil, nil)
+		ended, err := forwardPartition[T](ctx, ch, down, nil, nil, nil)
 		if err != nil || !ended {
 			return err
 		}
@@ -173,8 +183,9 @@ func forward[T any](ctx context.Context, ch chan Chunk[T], down downstream[T]) e
 // The sender sends nothing after the End, so ch is then empty and may
 // carry another partition. Before an End, a closed ch also ends the
 // partition. Each chunk's tokens, which weigh gives, are taken out of
-// ch's room r.
-func forwardPartition[T any](ctx context.Context, ch chan Chunk[T], down downstream[T], r room, weigh func([]T) int) (bool, error) {
+// ch's room r. If ch is the channel of a worker's task t, the End of a
+// task that failed is not pushed: its error is returned.
+func forwardPartition[T any](ctx context.Context, ch chan Chunk[T], down downstream[T], r room, weigh func([]T) int, t *task) (bool, error) {
 	m := meterOf(down)
 	for {
 		c, ok, err := recvMetered(ctx, ch, m)
@@ -185,6 +196,10 @@ func forwardPartition[T any](ctx context.Context, ch chan Chunk[T], down downstr
 			r.take(weigh(c.Values))
 		}
 		end := c.End
+		if end && t != nil && t.err != nil {
+			c.Release()
+			return false, t.err
+		}
 		if err := down.Push(ctx, c); err != nil {
 			return false, err
 		}
@@ -207,7 +222,7 @@ func (ops[T]) newDispatcher(g *group) any {
 	d.open = func(ctx context.Context, batch int64) (chan Chunk[T], room, error) {
 		in, r := g.inChan().(chan Chunk[T]), newRoom(g.n)
 		read := func(ctx context.Context, head any) error {
-			ended, err := forwardPartition(ctx, in, head.(downstream[T]), r, d.weigh)
+			ended, err := forwardPartition(ctx, in, head.(downstream[T]), r, d.weigh, nil)
 			if ended && err == nil {
 				g.recycleIn(in)
 			}

@@ -33,8 +33,13 @@ type task struct {
 	read   func(ctx context.Context, head any) error
 	out    any
 	tokens atomic.Int64 // budget tokens its chunks hold (ordered groups)
+	room   room         // the weight of the chunks in out
 
-	room room // the weight of the chunks in out
+	// err is the error the partition failed with in its worker, set
+	// before the End chunk that closes the task's channel: whoever takes
+	// the task in partition order fails the run with it there, after
+	// every partition before it, as the serial run fails.
+	err error
 }
 
 // group is the shared state of one parallel group.
@@ -182,10 +187,15 @@ func (g *group) work(ctx context.Context) error {
 		term.setTask(t)
 		if err := t.read(ctx, head); err != nil {
 			if err == ErrStop {
-				return stageError("parallel worker", t.batch, true,
-					errStopInParallel)
+				err = stageError("parallel worker", t.batch, true, errStopInParallel)
 			}
-			return err
+			if ctx.Err() != nil || g.unordered {
+				return err
+			}
+			// The run fails where the merge meets the partition. The
+			// worker stops: every partition before this one has a
+			// worker already, since tasks are taken in order.
+			return term.failTask(ctx, err)
 		}
 		if err := term.endTask(ctx); err != nil {
 			return err

@@ -417,6 +417,11 @@ func leafConverter(t parquet.Type) (func(v any) (parquet.Value, error), error) {
 	case parquet.Float:
 		conv = func(v any) (parquet.Value, error) {
 			f, err := toFloat(v)
+			if err == nil && math.Abs(f) > math.MaxFloat32 && !math.IsInf(f, 0) {
+				// float32(f) would be ±Inf: a finite value that does not
+				// fit. NaN and ±Inf pass as themselves.
+				return parquet.Value{}, errors.New("out of range")
+			}
 			return parquet.FloatValue(float32(f)), err
 		}
 	case parquet.Double:

@@ -378,3 +378,61 @@ func TestRecordShardsRepeatedLeaf(t *testing.T) {
 		t.Errorf("a null element: %v", err)
 	}
 }
+
+// TestRecordShardsFloat32Range checks that a finite value whose magnitude
+// exceeds math.MaxFloat32 fails the run, naming its row and column, rather
+// than becoming an infinity, and that NaN, ±Inf and the largest float32
+// are written as themselves.
+func TestRecordShardsFloat32Range(t *testing.T) {
+	dir := t.TempDir()
+	schema := parquet.NewSchema("record", parquet.Group{
+		"id": parquet.Int(64),
+		"f":  parquet.Optional(parquet.Leaf(parquet.FloatType)),
+	})
+	for _, v := range []string{"1e40", "-1e40", "3.5e38"} {
+		t.Run(v, func(t *testing.T) {
+			in := filepath.Join(dir, "in-"+v+".csv")
+			if err := os.WriteFile(in, []byte("id,f\n1,1.5\n2,"+v+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			src := sources.CSVRecords(in)
+			recs := testutil.Items[sources.Record](t, flow.From(src))
+			err := flow.From(src).To(sinks.ParquetRecordShards(filepath.Join(t.TempDir(), "out"), schema)).Run(t.Context())
+			var re *flow.StageError
+			if !errors.As(err, &re) || !re.HasID || re.ID != recs[1].ID {
+				t.Fatalf("error %v, want a *flow.StageError that names row %v", err, recs[1].ID)
+			}
+			if want := `column "f": cannot write string "` + v + `" as FLOAT: out of range`; !strings.Contains(err.Error(), want) {
+				t.Errorf("error %q does not say %q", err, want)
+			}
+		})
+	}
+	in := filepath.Join(dir, "ok.csv")
+	if err := os.WriteFile(in, []byte("id,f\n1,NaN\n2,+Inf\n3,-Inf\n4,3.4028234663852886e38\n5,-3.4028234663852886e38\n6,\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if err := flow.From(sources.CSVRecords(in)).To(sinks.ParquetRecordShards(out, schema)).Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		ID int64    `parquet:"id"`
+		F  *float32 `parquet:"f"`
+	}
+	got := testutil.ReadParquet[row](t, filepath.Join(out, "part-00000-00000.parquet"))
+	if len(got) != 6 {
+		t.Fatalf("read %d rows, want 6", len(got))
+	}
+	if got[0].F == nil || !math.IsNaN(float64(*got[0].F)) {
+		t.Errorf("row 1: %v, want NaN", got[0].F)
+	}
+	want := []float32{float32(math.Inf(1)), float32(math.Inf(-1)), math.MaxFloat32, -math.MaxFloat32}
+	for i, w := range want {
+		if f := got[i+1].F; f == nil || *f != w {
+			t.Errorf("row %d: %v, want %v", i+2, f, w)
+		}
+	}
+	if got[5].F != nil {
+		t.Errorf("row 6: %v, want null", *got[5].F)
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/codec"
+	"github.com/rowflow/rowflow/sources"
 )
 
 // JSONLShards returns a sink that writes a stream of structs as JSON Lines
@@ -23,7 +24,9 @@ import (
 // of a file is [ParquetShards]'s: file sizes, writers, ranks, [PartitionBy]
 // directories, the crash-safe commit and the manifest (whose format is
 // "jsonl"). With [RowIDColumn](name), each object ends with the fields
-// name_hi and name_lo, the halves of its row ID. The bytes are the same
+// name_hi and name_lo, the halves of its row ID; a sources.Record that
+// already has a column of either name fails the run, naming its row and
+// the column, rather than be written with the key twice. The bytes are the same
 // at every parallelism and for every chunking of the stream.
 //
 // sources.JSONL[T] reads the files back, field for field.
@@ -139,6 +142,9 @@ func newTextPlan[T any](kind, format, dir string, opts []TextOption) (*pqPlan[T]
 			}
 		}
 		names = append(names, cfg.rowIDColumn+"_hi", cfg.rowIDColumn+"_lo")
+		if check, ok := any(recordIDClash(cfg.rowIDColumn)).(func([]T) (int, error)); ok {
+			p.check = check
+		}
 	}
 	if len(names) == 0 {
 		return nil, fmt.Errorf("sinks: %s[%v]: the struct has no exported field to write", kind, t)
@@ -317,6 +323,23 @@ func (w *textWriter[T]) row(v *T, ids flow.IDs, k int) error {
 		return err
 	}
 	return w.buf.WriteByte('\n')
+}
+
+// recordIDClash returns the check of records, whose columns are known
+// only row by row, that finds the first record that already has a column
+// the row ID column idCol adds.
+func recordIDClash(idCol string) func(recs []sources.Record) (int, error) {
+	hi, lo := idCol+"_hi", idCol+"_lo"
+	return func(recs []sources.Record) (int, error) {
+		for i, r := range recs {
+			for _, n := range r.Names {
+				if n == hi || n == lo {
+					return i, fmt.Errorf("RowIDColumn(%q): the record already has a column %q", idCol, n)
+				}
+			}
+		}
+		return 0, nil
+	}
 }
 
 func (w *textWriter[T]) flush() error {

@@ -3,6 +3,8 @@ package sinks_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
@@ -215,5 +218,45 @@ func TestTextShardsBadType(t *testing.T) {
 	}
 	if err := flow.From(sources.Slice([]note{{}})).To(sinks.JSONLShards[note](t.TempDir(), sinks.Compression("lz9"))).Run(context.Background()); err == nil || !strings.Contains(err.Error(), `Compression("lz9")`) {
 		t.Fatalf("a bad compression: %v", err)
+	}
+}
+
+// TestJSONLShardsRecordRowIDClash checks that records that already have a
+// column the row ID column adds (output of an earlier run with
+// RowIDColumn) fail the run, naming the row and the column, instead of
+// being written with a key twice; and that another row ID column name
+// writes every key once.
+func TestJSONLShardsRecordRowIDClash(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	if err := os.WriteFile(in, []byte(`{"id":1}`+"\n"+`{"id":2,"row_id_lo":5}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := sources.JSONLRecords(in)
+	recs := testutil.Items[sources.Record](t, flow.From(src))
+	out := filepath.Join(t.TempDir(), "out")
+	err := flow.From(src).To(sinks.JSONLShards[sources.Record](out, sinks.RowIDColumn("row_id"))).Run(t.Context())
+	var re *flow.StageError
+	if !errors.As(err, &re) || !re.HasID || re.ID != recs[1].ID {
+		t.Fatalf("error %v, want a *flow.StageError that names row %v", err, recs[1].ID)
+	}
+	if want := `RowIDColumn("row_id"): the record already has a column "row_id_lo"`; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not say %q", err, want)
+	}
+	if entries, _ := filepath.Glob(filepath.Join(out, "part-*")); len(entries) != 0 {
+		t.Errorf("a failed run left %v", entries)
+	}
+
+	out = filepath.Join(t.TempDir(), "out")
+	if err := flow.From(src).To(sinks.JSONLShards[sources.Record](out, sinks.RowIDColumn("rid"))).Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "part-00000-00000.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf(`{"id":1,"rid_hi":%d,"rid_lo":%d}`+"\n"+`{"id":2,"row_id_lo":5,"rid_hi":%d,"rid_lo":%d}`+"\n",
+		recs[0].ID.Hi, recs[0].ID.Lo, recs[1].ID.Hi, recs[1].ID.Lo)
+	if string(b) != want {
+		t.Errorf("wrote\n%s\nwant\n%s", b, want)
 	}
 }

@@ -145,6 +145,17 @@ func (columnsFormat) plan(file dataset.File, r *pqcol.Reader, cfg *parquetConfig
 		}
 		raw[r] = user
 	}
+	if err := checkRename(file.Path, r.Leaves(), cfg.rename, false); err != nil {
+		return nil, err
+	}
+	for user := range cfg.rename {
+		// A file column that keeps the name a Rename gives another would
+		// make two columns of one name, and one of them would be lost.
+		if _, renamed := raw[user]; !renamed && slices.ContainsFunc(r.Leaves(), func(l pqcol.Leaf) bool { return l.PathString() == user }) {
+			return nil, fmt.Errorf("sources: %s: Rename(%q, %q): the file already has a column %q; rename that one too, or choose another name",
+				file.Path, cfg.rename[user], user, user)
+		}
+	}
 	for i, leaf := range r.Leaves() {
 		name := leaf.PathString()
 		if u, ok := raw[name]; ok {
@@ -216,4 +227,27 @@ func int96Bytes(c *pqcol.Column) []byte {
 		}
 	}
 	return out
+}
+
+// checkRename returns an error naming the file and the column if a column
+// that rename (user name to file name) reads is not in the file: the
+// option would otherwise do nothing. With lists, a name may also be that
+// of a LIST whose leaf is name.list.element (or the legacy name.list.item).
+func checkRename(file string, leaves []pqcol.Leaf, rename map[string]string, lists bool) error {
+	for _, user := range slices.Sorted(maps.Keys(rename)) {
+		raw := rename[user]
+		found := slices.ContainsFunc(leaves, func(l pqcol.Leaf) bool {
+			p := l.PathString()
+			return p == raw || lists && (p == raw+".list.element" || p == raw+".list.item")
+		})
+		if !found {
+			all := make([]string, len(leaves))
+			for i, leaf := range leaves {
+				all[i] = leaf.PathString()
+			}
+			return fmt.Errorf("sources: %s: Rename(%q, %q): the file has no column %q (columns: %s)",
+				file, raw, user, raw, strings.Join(all, ", "))
+		}
+	}
+	return nil
 }

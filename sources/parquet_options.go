@@ -76,7 +76,10 @@ func Columns(names ...string) ParquetOption {
 
 // Rename reads the file column raw under the name user: a struct field
 // tagged user reads column raw. Nested columns are named by their path
-// joined with ".".
+// joined with ".". A file without a column raw is an error that names the
+// file and the column. For [ParquetRecords] and [ParquetColumns], so is a
+// file that has a column user that no Rename renames: the two columns
+// would take one name.
 func Rename(raw, user string) ParquetOption {
 	return parquetOption(func(c *parquetConfig) error {
 		if c.rename == nil {

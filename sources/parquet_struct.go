@@ -44,6 +44,9 @@ func (structFormat[T]) plan(file dataset.File, r *pqcol.Reader, cfg *parquetConf
 			assemble.Const{Name: "__row_group", Kind: assemble.ConstRowGroup},
 			assemble.Const{Name: "__row_index", Kind: assemble.ConstRow})
 	}
+	if err := checkRename(file.Path, r.Leaves(), cfg.rename, true); err != nil {
+		return nil, err
+	}
 	p, err := assemble.NewPlan[T](file.Path, r.Leaves(), r.File().Root(), cfg.rename, cfg.columns, consts)
 	if err != nil {
 		return nil, err

@@ -436,3 +436,85 @@ func TestRecordShardsFloat32Range(t *testing.T) {
 		t.Errorf("row 6: %v, want null", *got[5].F)
 	}
 }
+
+// TestRecordShardsKeepEmptyLists writes a CSV with a list, an empty list
+// and a null list to Parquet, then reads that back as records and writes
+// it again, to Parquet and to JSON Lines: the empty list stays empty and
+// the null list null, in the records, in the definition levels of the
+// second file, and in the JSON.
+func TestRecordShardsKeepEmptyLists(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in.csv")
+	if err := os.WriteFile(in, []byte("id,tokens\n1,\"[1,2]\"\n2,[]\n3,\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	schema := parquet.NewSchema("record", parquet.Group{
+		"id":     parquet.Int(64),
+		"tokens": parquet.Optional(parquet.List(parquet.Optional(parquet.Int(32)))),
+	})
+	first := filepath.Join(t.TempDir(), "first")
+	if err := flow.From(sources.CSVRecords(in)).To(sinks.ParquetRecordShards(first, schema)).Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	recs := testutil.Items[sources.Record](t, flow.From(sources.ParquetRecords(first)))
+	var tokens []any
+	for _, r := range recs {
+		v, _ := r.Value.Get("tokens.list.element")
+		tokens = append(tokens, v)
+	}
+	if want := []any{[]any{int32(1), int32(2)}, []any{}, nil}; !reflect.DeepEqual(tokens, want) {
+		t.Errorf("records read tokens %#v, want %#v", tokens, want)
+	}
+
+	second := filepath.Join(t.TempDir(), "second")
+	if err := flow.From(sources.ParquetRecords(first)).To(sinks.ParquetRecordShards(second, schema)).Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(second, "part-00000-00000.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	col, ok := pf.Schema().Lookup("tokens", "list", "element")
+	if !ok {
+		t.Fatal("no column tokens.list.element")
+	}
+	rows := make([]parquet.Row, 10)
+	n, _ := pf.RowGroups()[0].Rows().ReadRows(rows)
+	var levels [][]int
+	for _, r := range rows[:n] {
+		var l []int
+		for _, v := range r {
+			if v.Column() == col.ColumnIndex {
+				l = append(l, v.DefinitionLevel())
+			}
+		}
+		levels = append(levels, l)
+	}
+	// 3: an element with a value; 1: an empty list; 0: a null list.
+	if want := [][]int{{3, 3}, {1}, {0}}; !reflect.DeepEqual(levels, want) {
+		t.Errorf("definition levels of tokens in the second file %v, want %v", levels, want)
+	}
+
+	text := filepath.Join(t.TempDir(), "text")
+	if err := flow.From(sources.ParquetRecords(first)).To(sinks.JSONLShards[sources.Record](text)).Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(text, "part-00000-00000.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"id":1,"tokens.list.element":[1,2]}` + "\n" +
+		`{"id":2,"tokens.list.element":[]}` + "\n" +
+		`{"id":3,"tokens.list.element":null}` + "\n"
+	if string(b) != want {
+		t.Errorf("JSON Lines\n%s\nwant\n%s", b, want)
+	}
+}

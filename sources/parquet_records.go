@@ -35,9 +35,11 @@ func ParquetRecords(root string, opts ...ParquetOption) flow.Source[Record] {
 // and FIXED_LEN_BYTE_ARRAY columns; a [12]byte for INT96; and, for a leaf
 // under k repeated fields (a repeated column, a LIST, a MAP), k nested
 // []any: for k = 2 a []any of []any of such values. A list at any depth is
-// nil when it is null or empty (a null list and an empty one read the
-// same), and an element is nil when it, or an optional group between it and
-// its list, is null. Logical types other than strings are not applied.
+// nil when it is null and an empty []any when it is empty (the definition
+// levels tell them apart; a list that cannot be null, such as a repeated
+// column or a required LIST, reads as empty), and an element is nil when
+// it, or an optional group between it and its list, is null. Logical types
+// other than strings are not applied.
 //
 // There is one value per leaf column, named by its dotted path: groups are
 // not rebuilt. A MAP column m gives two values, m.key_value.key and
@@ -292,8 +294,14 @@ type assembler struct {
 // list returns the list at depth j that starts at entry a.l, and moves
 // a.l past its entries.
 func (a *assembler) list(j int) (any, error) {
-	if int(a.defs[a.l]) < a.repDef[j] { // null or empty
+	if d := int(a.defs[a.l]); d < a.repDef[j] {
+		// The list has no element. Its repeated field's parent, one
+		// definition level up, is present when the list is empty and
+		// absent (it, or a group above it, null) when the list is null.
 		a.l++
+		if d == a.repDef[j]-1 && a.use {
+			return []any{}, nil
+		}
 		return nil, nil
 	}
 	var list []any

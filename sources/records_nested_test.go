@@ -89,16 +89,17 @@ func TestRecordsNestedGenerated(t *testing.T) {
 	}
 	for i, r := range rows {
 		want := map[string]any{"id": r.ID}
-		// A list reads as nil when empty, at every depth.
+		// The lists are required: one without elements reads as an empty
+		// list, at every depth.
 		var matrix []any
 		for _, inner := range r.Matrix {
 			var l []any
 			for _, v := range inner {
 				l = append(l, v)
 			}
-			matrix = append(matrix, nilIfEmpty(l))
+			matrix = append(matrix, orEmpty(l))
 		}
-		want["matrix.list.element.list.element"] = nilIfEmpty(matrix)
+		want["matrix.list.element.list.element"] = orEmpty(matrix)
 		var names []any
 		for _, n := range r.Names {
 			if n == nil {
@@ -107,7 +108,7 @@ func TestRecordsNestedGenerated(t *testing.T) {
 				names = append(names, *n)
 			}
 		}
-		want["names.list.element"] = nilIfEmpty(names)
+		want["names.list.element"] = orEmpty(names)
 		var deep []any
 		for _, a := range r.Deep {
 			var la []any
@@ -116,11 +117,11 @@ func TestRecordsNestedGenerated(t *testing.T) {
 				for _, v := range b {
 					lb = append(lb, v)
 				}
-				la = append(la, nilIfEmpty(lb))
+				la = append(la, orEmpty(lb))
 			}
-			deep = append(deep, nilIfEmpty(la))
+			deep = append(deep, orEmpty(la))
 		}
-		want["deep.list.element.list.element.list.element"] = nilIfEmpty(deep)
+		want["deep.list.element.list.element.list.element"] = orEmpty(deep)
 		for name, w := range want {
 			v, ok := got[i].Get(name)
 			if !ok {
@@ -146,10 +147,11 @@ func depth(x any) int {
 	return d + 1
 }
 
-// nilIfEmpty returns nil for an empty list, typed as any.
-func nilIfEmpty(l []any) any {
-	if len(l) == 0 {
-		return nil
+// orEmpty returns l, an empty list when nil. parquet-go's list tag
+// writes required LISTs, in which a nil slice is an empty list.
+func orEmpty(l []any) any {
+	if l == nil {
+		return []any{}
 	}
 	return l
 }
@@ -255,8 +257,11 @@ type leafShape struct {
 	str    bool
 }
 
-// building is a list under construction.
-type building struct{ items []any }
+// building is a list under construction; a null one has no items.
+type building struct {
+	items []any
+	null  bool
+}
 
 // assemble rebuilds the value of one row from its values: a value with
 // repetition level r adds an element to the open list at depth r-1 (r = 0:
@@ -278,7 +283,9 @@ func (l leafShape) assemble(t *testing.T, vals []parquet.Value) any {
 		var newList func(j int) *building
 		var addElem func(j int)
 		newList = func(j int) *building {
-			b := &building{}
+			// The list is null when its repeated field's parent, one
+			// definition level up, is not defined.
+			b := &building{null: d < l.reps[j]-1}
 			open[j] = b
 			if d >= l.reps[j] {
 				addElem(j)
@@ -301,13 +308,14 @@ func (l leafShape) assemble(t *testing.T, vals []parquet.Value) any {
 	return finish(top)
 }
 
-// finish turns the lists under construction into []any, nil when empty.
+// finish turns the lists under construction into []any: nil when null,
+// empty when empty.
 func finish(x any) any {
 	b, ok := x.(*building)
 	if !ok {
 		return x
 	}
-	if b == nil || len(b.items) == 0 {
+	if b == nil || b.null {
 		return nil
 	}
 	out := make([]any, len(b.items))

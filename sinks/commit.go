@@ -120,6 +120,8 @@ func ExpectRows(n int64) CommitOption {
 //     outside files and directories whose names start with "." or "_",
 //     which the search skips. The hidden temporary files of killed runs
 //     are skipped too (rowflow cleanup removes them);
+//   - every rank was written for this world: a rank's manifest that
+//     records another world (see [Manifest].World) is refused;
 //   - the ranks' outputs form one dataset: their manifests have the same
 //     schema, row-ID column and partition columns;
 //   - no row is written twice: with the row-ID column, every row's ID is
@@ -179,6 +181,9 @@ func Commit(dir string, world int, opts ...CommitOption) (*DatasetManifest, erro
 		if ms[r], err = readRankManifest(dir, r); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if len(errs) == 0 {
+		errs = checkManifestWorld(ms, world)
 	}
 	if len(errs) == 0 {
 		errs = checkSameDataset(ms)
@@ -255,6 +260,21 @@ func strayError(stray []string) error {
 		stray = stray[:most]
 	}
 	return fmt.Errorf("the directory holds data that no rank's manifest lists, which readers of the directory would read with the ranks' files: %s%s", strings.Join(stray, ", "), more)
+}
+
+// checkManifestWorld checks that no rank's manifest records another world
+// than the one committed: a rank written as rank r of a larger world holds
+// only its share of that world's rows. A manifest without a world (0)
+// passes.
+func checkManifestWorld(ms []*Manifest, world int) []error {
+	var errs []error
+	for r, m := range ms {
+		if m.World != 0 && m.World != world {
+			errs = append(errs, fmt.Errorf("rank %d was written as rank %d of %d (%s records world %d), not as a rank of the world of %d being committed",
+				r, m.Rank, m.World, ManifestName(r), m.World, world))
+		}
+	}
+	return errs
 }
 
 // checkSameDataset checks that the ranks' manifests describe one dataset.

@@ -307,3 +307,57 @@ func TestCommitStaleTemporary(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCommitOtherWorld: a rank's manifest records the world of the
+// pipeline that wrote it (WithRank), and Commit refuses a rank written for
+// another world than the one committed; a manifest without a world, as
+// older versions and pipelines of one rank write, still commits.
+func TestCommitOtherWorld(t *testing.T) {
+	write := func(dir string, rank, world int) {
+		t.Helper()
+		p := flow.From(sources.Slice(pqRows(3000), sources.PartitionSize(500))).
+			Via(operators.Filter(func(r pqRow) bool { return r.ID%2 == int64(rank) }))
+		if world > 0 {
+			p = p.WithRank(rank, world)
+		}
+		if err := p.To(sinks.ParquetShards[pqRow](dir, sinks.Rank(rank), sinks.RowsPerFile(400))).Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	write(dir, 0, 2)
+	m, err := sinks.ReadManifest(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.World != 2 {
+		t.Errorf("manifest of rank 0 of 2 records world %d", m.World)
+	}
+	_, err = sinks.Commit(dir, 1)
+	wantErr(t, err, "rank 0 was written as rank 0 of 2 (_manifest-00000.json records world 2), not as a rank of the world of 1 being committed")
+	if _, err := os.Stat(filepath.Join(dir, sinks.DatasetManifestName)); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal("a failed commit wrote the dataset manifest")
+	}
+	write(dir, 1, 2)
+	dm, err := sinks.Commit(dir, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dm.World != 2 || dm.Rows != 3000 {
+		t.Errorf("dataset manifest: world %d, %d rows; want 2, 3000", dm.World, dm.Rows)
+	}
+
+	// Without WithRank the world is not recorded, and not checked.
+	dir = t.TempDir()
+	write(dir, 0, 0)
+	b, err := os.ReadFile(filepath.Join(dir, sinks.ManifestName(0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), `"world"`) {
+		t.Errorf("manifest of a pipeline without WithRank records a world:\n%s", b)
+	}
+	if _, err := sinks.Commit(dir, 1); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -308,6 +308,7 @@ func (c *parquetConsumer[T]) manifest() ([]doneFile, *Manifest) {
 		Version:      ManifestVersion,
 		Fingerprint:  c.env.Fingerprint,
 		Rank:         plan.cfg.rank,
+		World:        manifestWorld(c.env),
 		Writers:      plan.cfg.writers,
 		Codec:        plan.cfg.codecName,
 		CodecLevel:   plan.level,
@@ -327,6 +328,17 @@ func (c *parquetConsumer[T]) manifest() ([]doneFile, *Manifest) {
 		m.Bytes += f.Bytes
 	}
 	return files, m
+}
+
+// manifestWorld returns the world a rank's manifest records: the
+// pipeline's, when WithRank gave it one above 1, else 0 (flow.Env cannot
+// tell a world of 1 from no WithRank, in which a sink may still write
+// one rank of several with [Rank]).
+func manifestWorld(env flow.Env) int {
+	if env.World > 1 {
+		return env.World
+	}
+	return 0
 }
 
 // writerQueue is the number of chunks that may wait for a writer's

@@ -85,6 +85,40 @@ func TestBuildFailures(t *testing.T) {
 	}
 }
 
+// A nil pipeline or build function is an error that Err returns, not a
+// panic in the adapter's goroutine, which would end the program.
+func TestNilArguments(t *testing.T) {
+	testutil.Synctest(t, func(t *testing.T) {
+		s := gostreams.NewSource[int64](context.Background(), nil)
+		var out int
+		for range s.Out() {
+			out++
+		}
+		if err := s.Err(); err == nil || err.Error() != "gostreams: NewSource of a nil pipeline" || out != 0 {
+			t.Fatalf("NewSource(nil): %d elements out, error %v; want none and the nil pipeline's error", out, err)
+		}
+
+		const want = "gostreams: no function to build the pipeline (nil)"
+		f := gostreams.NewFlow[int64, int64](context.Background(), nil)
+		for i := range 5 {
+			f.In() <- int64(i)
+		}
+		close(f.In())
+		for range f.Out() {
+			out++
+		}
+		if err := f.Err(); err == nil || err.Error() != want || out != 0 {
+			t.Fatalf("NewFlow(nil): %d elements out, error %v; want none and %q", out, err, want)
+		}
+
+		k := gostreams.NewSink[int64](context.Background(), nil)
+		close(k.In())
+		if err := k.Err(); err == nil || err.Error() != want {
+			t.Fatalf("NewSink(nil): error %v, want %q", err, want)
+		}
+	})
+}
+
 // The stream can be read once: a second epoch of one run fails, saying
 // so and pointing at a cache.
 func TestSecondEpochFails(t *testing.T) {

@@ -27,10 +27,14 @@ var _ streams.Source = (*Source[int])(nil)
 // []T, in the pipeline's serial order. The output is closed when the run
 // ends; [Source.Err] then says why. Cancel ctx to end the run early, for
 // instance when the go-streams consumer stops reading. Of the options,
-// only Chunked applies.
+// only Chunked applies. A nil p is an error that Err returns, not a
+// panic.
 func NewSource[T any](ctx context.Context, p *flow.Pipeline, opts ...Option) *Source[T] {
 	s := &Source[T]{out: make(chan any, chanBuffer), done: make(chan struct{})}
 	c, err := newConfig(opts)
+	if err == nil && p == nil {
+		err = errors.New("gostreams: NewSource of a nil pipeline")
+	}
 	go func() {
 		defer close(s.done)
 		defer close(s.out)
@@ -112,7 +116,9 @@ var _ streams.Flow = (*Flow[int, int])(nil)
 // [Chunked]) in serial order. The run starts now and ends when the input
 // is closed and drained through the stages, when a stage fails, or when
 // ctx is cancelled; [Flow.Err] then says why, and the input is drained
-// so that the go-streams stages before it finish.
+// so that the go-streams stages before it finish. build runs in the
+// run's goroutine: a nil build, a panic in it (a [*flow.PanicError]) or a
+// nil pipeline from it is the run's error, and no element comes out.
 func NewFlow[In, Out any](ctx context.Context, build func(*flow.Pipeline) *flow.Pipeline, opts ...Option) *Flow[In, Out] {
 	f := &Flow[In, Out]{in: make(chan any, chanBuffer), Source: Source[Out]{out: make(chan any, chanBuffer), done: make(chan struct{})}}
 	c, _ := newConfig(opts) // a bad option is the source's error
@@ -130,10 +136,13 @@ func NewFlow[In, Out any](ctx context.Context, build func(*flow.Pipeline) *flow.
 	return f
 }
 
-// built returns build(p). A panic in build, or a nil pipeline, is an
-// error: build runs in the adapter's goroutine, where a panic would end
-// the program.
+// built returns build(p). A nil build, a panic in it, or a nil pipeline
+// is an error: build runs in the adapter's goroutine, where a panic would
+// end the program.
 func built(build func(*flow.Pipeline) *flow.Pipeline, p *flow.Pipeline) (q *flow.Pipeline, err error) {
+	if build == nil {
+		return nil, errors.New("gostreams: no function to build the pipeline (nil)")
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			q, err = nil, fmt.Errorf("gostreams: the function building the pipeline panicked: %w", flow.Recovered(r))
@@ -182,7 +191,8 @@ var _ streams.Sink = (*Sink[int])(nil)
 // the pipeline that build makes from a rowflow pipeline reading them (see
 // [From]); build must end it with To. The run starts now and ends when the
 // input is closed and the pipeline's sink has committed, when it fails, or
-// when ctx is cancelled; the input is then drained.
+// when ctx is cancelled; the input is then drained. As with [NewFlow], a
+// nil build, a panic in it or a nil pipeline from it is the run's error.
 func NewSink[T any](ctx context.Context, build func(*flow.Pipeline) *flow.Pipeline, opts ...Option) *Sink[T] {
 	s := &Sink[T]{in: make(chan any, chanBuffer), done: make(chan struct{})}
 	src := From[T](outlet(s.in), opts...).(*inlet[T])

@@ -11,6 +11,8 @@ import (
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/interop/gostreams"
+	"github.com/rowflow/rowflow/operators"
+	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sinks"
 )
 
@@ -129,6 +131,36 @@ func TestSecondEpochFails(t *testing.T) {
 			To(sinks.Count[int64](&n)).Run(context.Background())
 		if err == nil || !strings.Contains(err.Error(), "earlier epoch") || !strings.Contains(err.Error(), "cache") {
 			t.Fatalf("two epochs: error %v, want one naming the earlier epoch and the cache", err)
+		}
+	})
+}
+
+// Several epochs read the stream through operators.Cache, as From's doc
+// says: the first epoch reads it, the second replays the same rows with
+// the same IDs.
+func TestEpochsThroughCache(t *testing.T) {
+	testutil.Synctest(t, func(t *testing.T) {
+		ch, done := producer(10)
+		src := gostreams.From[int64](extension.NewChanSource(ch), gostreams.PartitionSize(4))
+		p := flow.From(operators.Cache[int64](flow.From(src))).Epochs(2)
+		var got []flow.Item[int64]
+		for it, err := range flow.Items[int64](context.Background(), p) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, it)
+		}
+		<-done
+		if len(got) != 20 {
+			t.Fatalf("%d items, want 10 in each of 2 epochs", len(got))
+		}
+		base := rowid.FromString("gostreams")
+		for i, it := range got {
+			e, v := int64(i/10), int64(i%10)
+			part := flow.EpochPart(e, v/4)
+			if it.Value != v || it.ID != rowid.Ordinal(uint64(v)).Combine(base) || it.Part != part {
+				t.Fatalf("item %d: %+v, want value %d, ID %v, partition %d", i, it, v, rowid.Ordinal(uint64(v)).Combine(base), part)
+			}
 		}
 	})
 }

@@ -22,8 +22,15 @@ import (
 //
 // A go-streams stream can be read once: the source's first run reads it,
 // and a later run, or a second epoch of the same run, fails with an
-// error; to read it more than once, cache it (operators.Cache) and read
-// the cache. A run that ends early drains out (see [OnStop]). With a bad
+// error. So [flow.Pipeline.Epochs] over this source, or a second run,
+// needs a cache between them (operators.Cache): its first pass reads the
+// stream, and later epochs and runs replay what it kept, with the same
+// values, row IDs and partitions:
+//
+//	cached := operators.Cache[T](flow.From(gostreams.From[T](out)))
+//	p := flow.From(cached).Epochs(2)
+//
+// A run that ends early drains out (see [OnStop]). With a bad
 // option the source can never be read, and From drains out at once, in a
 // goroutine of its own; a source that is never run, or whose runs fail
 // before they start (an iterator of another type than T), does not

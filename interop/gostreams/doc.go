@@ -43,7 +43,9 @@
 // [OnStop] function, if one was given, and then reads and drops elements
 // until the input is closed. A go-streams source that never ends by
 // itself needs an OnStop function that ends it; otherwise the run cannot
-// return. The goroutine an adapter starts returns once its run has ended
-// and its output is closed; cancel the context to end a run whose
+// return. A run that fails before it starts, such as a loop over an
+// iterator of another type, never reaches the input and leaves it unread
+// (see [From]). The goroutine an adapter starts returns once its run has
+// ended and its output is closed; cancel the context to end a run whose
 // go-streams consumer has stopped reading.
 package gostreams

@@ -3,6 +3,7 @@ package gostreams_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -161,6 +162,32 @@ func TestEpochsThroughCache(t *testing.T) {
 			if it.Value != v || it.ID != rowid.Ordinal(uint64(v)).Combine(base) || it.Part != part {
 				t.Fatalf("item %d: %+v, want value %d, ID %v, partition %d", i, it, v, rowid.Ordinal(uint64(v)).Combine(base), part)
 			}
+		}
+	})
+}
+
+// A run that fails before it starts never reaches the source, which
+// leaves its input unread: a later run of the same pipeline reads all of
+// it, in order.
+func TestFailedStartLeavesInput(t *testing.T) {
+	testutil.Synctest(t, func(t *testing.T) {
+		ch, done := producer(10)
+		p := flow.From(gostreams.From[int64](extension.NewChanSource(ch)))
+		for _, err := range flow.Values[int32](context.Background(), p) {
+			if err == nil || !strings.Contains(err.Error(), "iterator takes int32") {
+				t.Fatalf("a loop over int32: error %v, want the type mismatch", err)
+			}
+		}
+		var got []int64
+		for v, err := range flow.Values[int64](context.Background(), p) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, v)
+		}
+		<-done
+		if !slices.Equal(got, ints(10)) {
+			t.Fatalf("the run after the failed one read %v, want 0 to 9", got)
 		}
 	})
 }

@@ -30,11 +30,14 @@ import (
 //	cached := operators.Cache[T](flow.From(gostreams.From[T](out)))
 //	p := flow.From(cached).Epochs(2)
 //
-// A run that ends early drains out (see [OnStop]). With a bad
-// option the source can never be read, and From drains out at once, in a
-// goroutine of its own; a source that is never run, or whose runs fail
-// before they start (an iterator of another type than T), does not
-// drain out.
+// A run that ends early drains out (see [OnStop]). With a bad option the
+// source can never be read, and From drains out at once, in a goroutine of
+// its own that returns when out is closed. A run that fails before it
+// starts (an iterator of another type than T, a stage that does not fit)
+// never reaches the source: rowflow calls nothing of it, so it leaves out
+// as it is, and a later run can still read it. Such a source, like one
+// never run, does not drain out; to let the go-streams goroutines return
+// without a run, read out.Out() to its end or end the go-streams source.
 func From[T any](out streams.Outlet, opts ...Option) flow.Source[T] {
 	c, err := newConfig(opts)
 	s := &inlet[T]{ch: out.Out(), cfg: c, err: err, base: rowid.FromString(c.name)}

@@ -8,7 +8,7 @@
 // its own: [FromEnv] reads them, in this order of precedence:
 //
 //  1. Explicit settings ([Explicit]): used as they are; the environment is
-//     not read.
+//     not read. A [World] given too must be Explicit's world.
 //  2. RANK and WORLD_SIZE (torchrun, and MPI launchers that set them).
 //  3. OMPI_COMM_WORLD_RANK and OMPI_COMM_WORLD_SIZE (Open MPI's mpirun).
 //  4. PMI_RANK and PMI_SIZE (MPICH, Intel MPI, Slurm's srun with PMI).
@@ -27,10 +27,11 @@
 // the same rank. Nothing is ever guessed: a variable that is not an
 // integer, a convention set only in part (RANK without WORLD_SIZE), a rank
 // outside [0, world), conventions that give different ranks or worlds, a
-// declared [World] that differs from the environment's, and a declared
-// world of more than one with no convention to give the rank are all
-// errors that name the variables. Only when no convention is set and no
-// world is declared is the process rank 0 of 1: a job of one process.
+// declared [World] that differs from the environment's or from
+// [Explicit]'s, and a declared world of more than one with no convention
+// to give the rank are all errors that name the variables. Only when no
+// convention is set and no world is declared is the process rank 0 of 1:
+// a job of one process.
 //
 // Empty variables count as unset. A job that runs torchrun inside each
 // task of a Slurm array sees two conventions that disagree by design; it

@@ -22,7 +22,9 @@ type RowDifference struct {
 	// on the side that has no row with that ID.
 	First, Second Observation
 	// Duplicate says that one side has the ID more than once (its
-	// Observation is then the second occurrence).
+	// Observation is then the second occurrence). The other side has the
+	// ID too, but its row is not read: Ended is set on it to say which
+	// side is reported.
 	Duplicate bool
 	// Path is where the values first differ, as in [Divergence].
 	Path string

@@ -109,6 +109,9 @@ func TestCompareByIDMissingAndDuplicate(t *testing.T) {
 	if !errors.As(err, &d) || !d.Duplicate || !strings.Contains(err.Error(), "appears twice in the second pipeline") {
 		t.Fatalf("a duplicated row: %v", err)
 	}
+	if !d.First.Ended || d.Second.Ended || d.Second.Value.(order).ID != 5 || d.ID != rowid.Ordinal(5) {
+		t.Fatalf("a duplicated row: %+v; want the second side's row 5 and the first side marked Ended", d)
+	}
 	if err := determinism.CompareByID[order](ctx, base(), base().Parallel(1)); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash"
 	"maps"
@@ -215,7 +216,11 @@ func (r *rollingWriter[T]) write(batch int64, vals []T, ids flow.IDs) error {
 		}
 		f.LastID = ids.At(int(n) - 1)
 		if err := r.add(vals[:n], ids.Slice(0, int(n))); err != nil {
-			return r.fail(batch, ids.At(0), fmt.Errorf("%s: %w", f.Path, err))
+			at := 0
+			if rf := (*rowFailed)(nil); errors.As(err, &rf) {
+				at = rf.k
+			}
+			return r.fail(batch, ids.At(at), fmt.Errorf("%s: %w", f.Path, err))
 		}
 		f.Rows += n
 		r.rgRows += n
@@ -239,8 +244,13 @@ func (r *rollingWriter[T]) fail(batch int64, id rowid.ID, err error) error {
 }
 
 // add writes vals to the current row group in batches aligned on
-// writeBatchRows (see there).
+// writeBatchRows (see there). A text writer's bytes do not depend on how
+// its rows are cut into calls: it is given vals as they are, so that a
+// row it cannot encode is one of vals (see rowFailed).
 func (r *rollingWriter[T]) add(vals []T, ids flow.IDs) error {
+	if r.s.run.plan.text != nil {
+		return r.cur.w.write(vals, ids)
+	}
 	needIDs := r.s.run.plan.cfg.rowIDColumn != ""
 	for len(vals) > 0 {
 		if len(r.carry) == 0 && len(vals) >= writeBatchRows {

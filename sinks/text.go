@@ -272,12 +272,22 @@ func (w *textWriter[T]) write(vals []T, ids flow.IDs) error {
 	}
 	for k := range vals {
 		if err := w.row(&vals[k], ids, k); err != nil {
-			w.err = fmt.Errorf("row %v: %w", ids.At(k), err)
-			return w.err
+			w.err = err
+			return &rowFailed{k: k, err: err}
 		}
 	}
 	return nil
 }
+
+// rowFailed is the error of a text writer's write: the k-th row of the
+// call could not be written.
+type rowFailed struct {
+	k   int
+	err error
+}
+
+func (e *rowFailed) Error() string { return e.err.Error() }
+func (e *rowFailed) Unwrap() error { return e.err }
 
 // row writes one row.
 func (w *textWriter[T]) row(v *T, ids flow.IDs, k int) error {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -258,5 +259,37 @@ func TestJSONLShardsRecordRowIDClash(t *testing.T) {
 		recs[0].ID.Hi, recs[0].ID.Lo, recs[1].ID.Hi, recs[1].ID.Lo)
 	if string(b) != want {
 		t.Errorf("wrote\n%s\nwant\n%s", b, want)
+	}
+}
+
+// TestJSONLShardsEncodingError checks that a row that encoding/json cannot
+// encode (NaN in a map) fails the run with an error that names that row's
+// partition and ID, with and without the row ID columns, and leaves no
+// file.
+func TestJSONLShardsEncodingError(t *testing.T) {
+	type byName struct {
+		ID int                `json:"id"`
+		M  map[string]float64 `json:"m"`
+	}
+	vals := make([]byName, 10)
+	for i := range vals {
+		vals[i] = byName{ID: i, M: map[string]float64{"x": float64(i)}}
+	}
+	vals[7].M["x"] = math.NaN()
+	src := sources.Slice(vals, sources.PartitionSize(4))
+	items := testutil.Items[byName](t, flow.From(src))
+	for _, opts := range [][]sinks.TextOption{nil, {sinks.RowIDColumn("rid")}} {
+		out := filepath.Join(t.TempDir(), "out")
+		err := flow.From(src).To(sinks.JSONLShards[byName](out, opts...)).Run(t.Context())
+		var se *flow.StageError
+		if !errors.As(err, &se) || !se.HasID || se.ID != items[7].ID || se.Part != items[7].Part {
+			t.Fatalf("error %v, want a *flow.StageError that names partition %d, row %v", err, items[7].Part, items[7].ID)
+		}
+		if !strings.Contains(err.Error(), "json: unsupported value: NaN") {
+			t.Errorf("error %q does not say why", err)
+		}
+		if files, _ := filepath.Glob(filepath.Join(out, "part-*")); len(files) != 0 {
+			t.Errorf("a failed run left %v", files)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/codec"
+	"github.com/rowflow/rowflow/internal/jsonfloat"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -29,7 +30,16 @@ import (
 // the column, rather than be written with the key twice. The bytes are the same
 // at every parallelism and for every chunking of the stream.
 //
-// sources.JSONL[T] reads the files back, field for field.
+// JSON has no number for NaN and the infinities, which encoding/json
+// refuses: a float field (at any depth of pointers, slices, arrays and
+// structs) that holds one is written as the JSON string "NaN", "+Inf" or
+// "-Inf", as is a float of a [sources.Record]'s value (in its lists too),
+// and the rest of the line is as encoding/json writes it. Such a float in
+// a map or an interface field of T, or in a field of a struct that embeds
+// another, still fails the run, naming the row.
+//
+// sources.JSONL[T] reads the files back, field for field, the three
+// strings into float fields included.
 func JSONLShards[T any](dir string, opts ...TextOption) flow.Sink {
 	plan, err := newTextPlan[T]("JSONLShards", "jsonl", dir, opts)
 	return flow.NewSink[T](&parquetSink[T]{dir: dir, plan: plan, err: err})
@@ -77,6 +87,9 @@ type textPlan[T any] struct {
 	idCol  string
 	cols   []textColumn // csv
 	schema string       // for the manifest
+	// shadow, for jsonl, is T's type with floats that encode NaN and the
+	// infinities as strings (see internal/jsonfloat); nil if T has none.
+	shadow reflect.Type
 }
 
 // textColumn is one CSV column: a struct field and how to format it.
@@ -108,6 +121,9 @@ func newTextPlan[T any](kind, format, dir string, opts []TextOption) (*pqPlan[T]
 		return nil, fmt.Errorf("sinks: %s[%v]: the values must be structs", kind, t)
 	}
 	tp := &textPlan[T]{format: format, codec: cfg.textCodec, idCol: cfg.rowIDColumn}
+	if format == "jsonl" {
+		tp.shadow, _ = jsonfloat.Shadow(t)
+	}
 	p := &pqPlan[T]{dir: dir, cfg: cfg, what: what, format: format, ext: "." + format + cfg.textCodec.Ext(), text: tp}
 	var names []string
 	for i := range t.NumField() {
@@ -315,6 +331,10 @@ func (w *textWriter[T]) row(v *T, ids flow.IDs, k int) error {
 		return w.csv.Write(w.rec)
 	}
 	b, err := json.Marshal(v)
+	if uv := (*json.UnsupportedValueError)(nil); errors.As(err, &uv) && tp.shadow != nil {
+		// NaN or an infinity: by the rule of internal/jsonfloat.
+		b, err = json.Marshal(reflect.NewAt(tp.shadow, unsafe.Pointer(v)).Interface())
+	}
 	if err != nil {
 		return err
 	}

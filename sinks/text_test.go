@@ -3,6 +3,7 @@ package sinks_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -292,4 +293,106 @@ func TestJSONLShardsEncodingError(t *testing.T) {
 			t.Errorf("a failed run left %v", files)
 		}
 	}
+}
+
+// measure has floats at the depths where JSON Lines writes NaN and the
+// infinities as strings.
+type measure struct {
+	ID   int64      `json:"id"`
+	F    float64    `json:"f"`
+	G    float32    `json:"g"`
+	P    *float64   `json:"p"`
+	L    []float64  `json:"l"`
+	Pair [2]float32 `json:"pair"`
+}
+
+// TestJSONLShardsNonFiniteFloats checks the rule for the floats JSON has
+// no number for: JSONLShards writes NaN, +Inf and -Inf as the strings
+// "NaN", "+Inf" and "-Inf" (of structs and of records, whose lists too),
+// the other values as encoding/json does, and sources.JSONL reads the
+// structs back to the same floats; records read back hold the strings,
+// which ParquetRecordShards writes to float columns as the floats again.
+func TestJSONLShardsNonFiniteFloats(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	half := 0.5
+	in := []measure{
+		{ID: 1, F: 1.5, G: 2, P: &half, L: []float64{1e21, 1e-7}, Pair: [2]float32{3, 4}},
+		{ID: 2, F: nan, G: float32(-inf), P: &inf, L: []float64{-inf, 0, nan}, Pair: [2]float32{float32(nan), 1}},
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if err := flow.From(sources.Slice(in)).To(sinks.JSONLShards[measure](out)).Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "part-00000-00000.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := json.Marshal(in[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := string(first) + "\n" +
+		`{"id":2,"f":"NaN","g":"-Inf","p":"+Inf","l":["-Inf",0,"NaN"],"pair":["NaN",1]}` + "\n"
+	if string(b) != want {
+		t.Fatalf("wrote\n%s\nwant\n%s", b, want)
+	}
+	back := testutil.Items[measure](t, flow.From(sources.JSONL[measure](out)))
+	if len(back) != 2 {
+		t.Fatalf("read back %d rows, want 2", len(back))
+	}
+	for i, it := range back {
+		if !sameMeasure(it.Value, in[i]) {
+			t.Errorf("row %d read back as %+v, want %+v", i+1, it.Value, in[i])
+		}
+	}
+
+	// Records: Parquet floats to JSON Lines and back to Parquet.
+	type pqRow struct {
+		ID int64     `parquet:"id"`
+		F  float64   `parquet:"f"`
+		G  float32   `parquet:"g"`
+		L  []float64 `parquet:"l,list"`
+	}
+	src := filepath.Join(t.TempDir(), "in.parquet")
+	rows := []pqRow{{ID: 1, F: 1.5, G: 2, L: []float64{1}}, {ID: 2, F: nan, G: float32(-inf), L: []float64{inf, nan}}}
+	testutil.WriteParquet(t, src, rows, 10)
+	jsonl := filepath.Join(t.TempDir(), "jsonl")
+	if err := flow.From(sources.ParquetRecords(src)).To(sinks.JSONLShards[sources.Record](jsonl)).Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	b, err = os.ReadFile(filepath.Join(jsonl, "part-00000-00000.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = `{"id":1,"f":1.5,"g":2,"l.list.element":[1]}` + "\n" + `{"id":2,"f":"NaN","g":"-Inf","l.list.element":["+Inf","NaN"]}` + "\n"
+	if string(b) != want {
+		t.Fatalf("wrote\n%s\nwant\n%s", b, want)
+	}
+	schema, err := sources.ParquetRecordSchema(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pq := filepath.Join(t.TempDir(), "pq")
+	if err := flow.From(sources.JSONLRecords(jsonl)).To(sinks.ParquetRecordShards(pq, schema)).Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	got := testutil.ReadParquet[pqRow](t, filepath.Join(pq, "part-00000-00000.parquet"))
+	if len(got) != 2 || got[0].F != 1.5 || !math.IsNaN(got[1].F) || got[1].G != float32(-inf) ||
+		len(got[1].L) != 2 || got[1].L[0] != inf || !math.IsNaN(got[1].L[1]) {
+		t.Errorf("Parquet → JSON Lines → Parquet gave %+v, want %+v", got, rows)
+	}
+}
+
+func sameMeasure(a, b measure) bool {
+	same := func(x, y float64) bool { return x == y || math.IsNaN(x) && math.IsNaN(y) }
+	if a.ID != b.ID || !same(a.F, b.F) || !same(float64(a.G), float64(b.G)) || (a.P == nil) != (b.P == nil) ||
+		a.P != nil && !same(*a.P, *b.P) || len(a.L) != len(b.L) {
+		return false
+	}
+	for i := range a.L {
+		if !same(a.L[i], b.L[i]) {
+			return false
+		}
+	}
+	return same(float64(a.Pair[0]), float64(b.Pair[0])) && same(float64(a.Pair[1]), float64(b.Pair[1]))
 }

@@ -8,9 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"unsafe"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/jsonfloat"
 )
 
 // JSONL returns a source of the records of a JSON Lines dataset, each
@@ -24,7 +27,10 @@ import (
 // [Where], shuffling, epochs and ranks work as for [Parquet]; a field
 // named (by json tag or Go name) as a Hive partition column gets the
 // partition value, parsed as for [CSV], before the line is decoded.
-// Blank lines are skipped; a line may end in \r\n.
+// Blank lines are skipped; a line may end in \r\n. A float field (at
+// any depth of pointers, slices, arrays and structs) also reads the JSON
+// strings "NaN", "+Inf" and "-Inf", which sinks.JSONLShards writes for the
+// floats JSON has no number for.
 //
 // Partitions, row IDs and bad input are as for [CSV]: uncompressed files
 // are split into byte ranges at line starts, a record's ordinal is the
@@ -39,14 +45,18 @@ import (
 func JSONL[T any](root string, opts ...JSONLOption) flow.Source[T] {
 	c, err := buildText("jsonl", opts, JSONLOption.applyJSONL)
 	fields, ferr := textFields[T]("json", false)
-	return &textSource[T]{root: root, cfg: c, err: errors.Join(err, ferr), format: jsonlStructs[T]{fields: fields}}
+	shadow, _ := jsonfloat.Shadow(reflect.TypeFor[T]())
+	return &textSource[T]{root: root, cfg: c, err: errors.Join(err, ferr), format: jsonlStructs[T]{fields: fields, shadow: shadow}}
 }
 
 // JSONLRecords returns a source of the lines of a JSON Lines dataset as
 // [Record]s: each line must be a JSON object, whose keys (in the order of
 // the line) and then the Hive partition columns are the record's names.
 // Values are as encoding/json decodes into an any, except that numbers are
-// json.Number, which keeps integers exact. It reads the files as [JSONL]
+// json.Number, which keeps integers exact. The strings "NaN", "+Inf" and
+// "-Inf", which JSON Lines shards hold for the floats JSON has no number
+// for, stay strings: sinks.ParquetRecordShards writes them to float
+// columns as the floats. It reads the files as [JSONL]
 // does and takes the same options.
 func JSONLRecords(root string, opts ...JSONLOption) flow.Source[Record] {
 	c, err := buildText("jsonl", opts, JSONLOption.applyJSONL)
@@ -89,7 +99,12 @@ func eachLine(part *textPart, fn func(b []byte, line, off int64) error) error {
 	}
 }
 
-type jsonlStructs[T any] struct{ fields []textField }
+type jsonlStructs[T any] struct {
+	fields []textField
+	// shadow is T's type with floats that read the strings "NaN",
+	// "+Inf" and "-Inf" (see internal/jsonfloat); nil if T has none.
+	shadow reflect.Type
+}
 
 func (jsonlStructs[T]) files() dataset.Format { return jsonlFiles }
 func (jsonlStructs[T]) quoted() bool          { return false }
@@ -101,7 +116,7 @@ func (f jsonlStructs[T]) read(ctx context.Context, part *textPart, out *rowBuffe
 	}
 	return eachLine(part, func(b []byte, line, off int64) error {
 		v := out.next(&init, part.from+off)
-		if err := json.Unmarshal(b, v); err != nil {
+		if err := f.unmarshal(b, v); err != nil {
 			out.drop()
 			return part.bad(line, off, err)
 		}
@@ -110,6 +125,20 @@ func (f jsonlStructs[T]) read(ctx context.Context, part *textPart, out *rowBuffe
 		}
 		return nil
 	})
+}
+
+// unmarshal decodes the line b into v. A line that encoding/json cannot
+// decode into T for its types is decoded again as T's shadow, whose floats
+// also read "NaN", "+Inf" and "-Inf": the sinks write NaN and the
+// infinities so.
+func (f jsonlStructs[T]) unmarshal(b []byte, v *T) error {
+	err := json.Unmarshal(b, v)
+	if te := (*json.UnmarshalTypeError)(nil); errors.As(err, &te) && f.shadow != nil {
+		if json.Unmarshal(b, reflect.NewAt(f.shadow, unsafe.Pointer(v)).Interface()) == nil {
+			return nil
+		}
+	}
+	return err
 }
 
 type jsonlRecords struct{}

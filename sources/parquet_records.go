@@ -3,6 +3,7 @@ package sources
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/assemble"
 	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/jsonfloat"
 	"github.com/rowflow/rowflow/internal/pqcol"
 )
 
@@ -380,7 +382,10 @@ func valueGetter(c *pqcol.Column, str, unsigned bool) func(v int) any {
 // MarshalJSON encodes r as a JSON object of its columns, in order: what
 // a record looks like in JSON Lines (sinks.JSONLShards[Record]). A name
 // that comes twice (a Hive column that the files hold too) is written
-// once, with its first value.
+// once, with its first value. A NaN or infinite float, which JSON has no
+// number for, is written as the string "NaN", "+Inf" or "-Inf", in lists
+// too; [JSONLRecords] reads such a string back as the string, and
+// sinks.ParquetRecordShards writes it to a float column as the float.
 func (r Record) MarshalJSON() ([]byte, error) {
 	b := []byte{'{'}
 	for i, name := range r.Names {
@@ -399,6 +404,9 @@ func (r Record) MarshalJSON() ([]byte, error) {
 			v = r.Values[i]
 		}
 		val, err := json.Marshal(v)
+		if uv := (*json.UnsupportedValueError)(nil); errors.As(err, &uv) {
+			val, err = json.Marshal(jsonfloat.Value(v))
+		}
 		if err != nil {
 			return nil, fmt.Errorf("column %s: %w", name, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -304,6 +305,60 @@ func TestJSONLRecords(t *testing.T) {
 	if len(got) != 2 || fmt.Sprint(got[0].Value.Names, got[0].Value.Values, got[1].Value.Names, got[1].Value.Values) !=
 		"[b a c] [9007199254740993 [1 x] <nil>] [z] [map[k:true]]" {
 		t.Fatalf("got %+v", got)
+	}
+}
+
+// TestJSONLNonFiniteFloats checks that JSONL reads the strings "NaN",
+// "+Inf" and "-Inf", which sinks.JSONLShards writes for the floats JSON
+// has no number for, into float fields at any depth, with the rest of the
+// line as encoding/json reads it; that another string in a float field is
+// still a bad line; and that JSONLRecords keeps the strings as strings.
+func TestJSONLNonFiniteFloats(t *testing.T) {
+	type point struct {
+		X float64 `json:"x"`
+	}
+	type row struct {
+		ID  int64      `json:"id"`
+		F   float32    `json:"f"`
+		P   *float64   `json:"p"`
+		L   []float64  `json:"l"`
+		Pts []point    `json:"pts"`
+		Arr [1]float64 `json:"arr"`
+		S   string     `json:"s"`
+	}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.jsonl"), []byte(`{"id":1,"f":1.5,"l":[2],"s":"NaN"}`+"\n"+
+		`{"id":2,"f":"-Inf","p":"+Inf","l":["NaN",3],"pts":[{"x":"-Inf"}],"arr":["+Inf"],"s":"x"}`+"\n"))
+	got := testutil.Items[row](t, flow.From(sources.JSONL[row](dir)))
+	if len(got) != 2 {
+		t.Fatalf("read %d rows, want 2", len(got))
+	}
+	a, b := got[0].Value, got[1].Value
+	inf := math.Inf(1)
+	if a.ID != 1 || a.F != 1.5 || a.P != nil || !slices.Equal(a.L, []float64{2}) || a.S != "NaN" {
+		t.Errorf("row 1: %+v", a)
+	}
+	if b.ID != 2 || b.F != float32(-inf) || b.P == nil || *b.P != inf || len(b.L) != 2 || !math.IsNaN(b.L[0]) || b.L[1] != 3 ||
+		len(b.Pts) != 1 || b.Pts[0].X != -inf || b.Arr[0] != inf || b.S != "x" {
+		t.Errorf("row 2: %+v", b)
+	}
+
+	recs := testutil.Items[sources.Record](t, flow.From(sources.JSONLRecords(dir)))
+	if v, _ := recs[1].Value.Get("f"); v != "-Inf" {
+		t.Errorf("JSONLRecords: f is %#v, want the string", v)
+	}
+
+	writeFile(t, filepath.Join(dir, "b.jsonl"), []byte(`{"id":3,"f":"nan"}`+"\n"))
+	var err error
+	for _, e := range flow.Items[row](t.Context(), flow.From(sources.JSONL[row](filepath.Join(dir, "b.jsonl")))) {
+		if e != nil {
+			err = e
+			break
+		}
+	}
+	var le *sources.LineError
+	if !errors.As(err, &le) || le.Line != 1 || !strings.Contains(err.Error(), "cannot unmarshal string") {
+		t.Errorf("a float field of \"nan\": %v, want a *sources.LineError of line 1", err)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"text/tabwriter"
 
@@ -52,7 +51,7 @@ func runHead(ctx context.Context, args []string, stdout io.Writer) error {
 func writeJSON(w io.Writer, path string, rows []sources.Record) error {
 	var b []byte
 	for i, r := range rows {
-		line, err := json.Marshal(sources.Record{Names: r.Names, Values: jsonValue(r.Values).([]any)})
+		line, err := json.Marshal(r) // Record's MarshalJSON writes the floats' texts
 		if err != nil {
 			return fmt.Errorf("%s: row %d of the rows shown: %w", path, i+1, err)
 		}
@@ -60,34 +59,6 @@ func writeJSON(w io.Writer, path string, rows []sources.Record) error {
 	}
 	_, err := w.Write(b)
 	return err
-}
-
-// jsonValue returns v with its NaN and infinite floats, in lists and
-// objects too, as strings; other values are returned as they are.
-func jsonValue(v any) any {
-	switch x := v.(type) {
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Sprint(x)
-		}
-	case float32:
-		if f := float64(x); math.IsNaN(f) || math.IsInf(f, 0) {
-			return fmt.Sprint(f)
-		}
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = jsonValue(e)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = jsonValue(e)
-		}
-		return out
-	}
-	return v
 }
 
 // writeTable writes rows as a table whose columns are the union of the

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/rowflow/rowflow/internal/flock"
 )
 
 // Runs of one rank exclude each other.
@@ -16,7 +18,7 @@ import (
 // ends, and a second run fails at once. The lock is the operating
 // system's (flock), which the kernel drops when a process dies, so a
 // killed run never leaves a lock held; the file itself is removed when the
-// run ends. Where flock is not available (see lockFile), or on a network
+// run ends. Where flock is not available (see flock.TryLock), or on a network
 // file system that does not honour it, runs are not excluded.
 
 // lockName returns the name of the rank's lock file.
@@ -30,7 +32,7 @@ func (o *outputDir) lock() error {
 		if err != nil {
 			return fmt.Errorf("sinks: %s: %w", o.what, err)
 		}
-		held, err := lockFile(f)
+		held, err := flock.TryLock(f)
 		if err != nil {
 			f.Close()
 			return fmt.Errorf("sinks: %s: locking %s: %w", o.what, lockName(o.rank), err)

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/rowflow/rowflow/internal/flock"
 )
 
 // runCleanup removes the temporary files (hidden, named .….tmp-…) under a
@@ -143,7 +145,7 @@ func probeLock(p string, rank int) (*lockProbe, error) {
 	if err != nil {
 		return nil, err
 	}
-	got, err := tryLock(f)
+	got, err := flock.TryLock(f)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", p, err)

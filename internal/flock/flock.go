@@ -1,6 +1,9 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package sinks
+// Package flock takes the exclusive, non-waiting file locks with which a
+// sink's run holds its rank's output (package sinks) and with which the
+// command's cleanup asks whether a run still holds it.
+package flock
 
 import (
 	"errors"
@@ -8,9 +11,10 @@ import (
 	"syscall"
 )
 
-// lockFile takes an exclusive flock on f without waiting, and reports
-// whether it got it.
-func lockFile(f *os.File) (bool, error) {
+// TryLock takes an exclusive flock on f without waiting, and reports
+// whether it got it. Where the file system has no locks it reports true:
+// runs are then not excluded.
+func TryLock(f *os.File) (bool, error) {
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		switch {
@@ -21,7 +25,7 @@ func lockFile(f *os.File) (bool, error) {
 		case errors.Is(err, syscall.EINTR):
 			continue
 		case errors.Is(err, syscall.ENOTSUP), errors.Is(err, syscall.ENOLCK):
-			return true, nil // the file system has no locks: runs are not excluded
+			return true, nil
 		}
 		return false, err
 	}

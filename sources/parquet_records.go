@@ -8,13 +8,13 @@ import (
 	"slices"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/deprecated"
-	pqformat "github.com/parquet-go/parquet-go/format"
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/assemble"
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/internal/jsonfloat"
 	"github.com/rowflow/rowflow/internal/pqcol"
+
+	"github.com/rowflow/rowflow/internal/pqschema"
 )
 
 // ParquetRecords returns a source of the rows of a Parquet dataset as
@@ -83,7 +83,7 @@ func (recordsFormat) plan(file dataset.File, r *pqcol.Reader, cfg *parquetConfig
 	p := &recordsPlan{cols: cp.(*columnsPlan), trace: cfg.trace}
 	p.names = append(p.names, p.cols.names...)
 	for _, leaf := range p.cols.info {
-		p.str = append(p.str, isString(leaf.Node.Type()))
+		p.str = append(p.str, pqschema.IsText(leaf.Node.Type()))
 		var defs []int
 		if leaf.MaxRepetitionLevel > 0 {
 			defs = repeatedLevels(r.File().Root(), leaf.Path)
@@ -102,25 +102,6 @@ func (recordsFormat) plan(file dataset.File, r *pqcol.Reader, cfg *parquetConfig
 		p.names = append(p.names, "__file", "__row_group", "__row_index")
 	}
 	return p, nil
-}
-
-// isString reports whether a BYTE_ARRAY column holds text: the STRING,
-// ENUM or JSON logical type, or the matching converted type of older
-// writers.
-func isString(t parquet.Type) bool {
-	if lt := t.LogicalType(); lt != nil {
-		switch lt.Value.(type) {
-		case *pqformat.StringType, *pqformat.EnumType, *pqformat.JsonType:
-			return true
-		}
-	}
-	if ct := t.ConvertedType(); ct != nil {
-		switch *ct {
-		case deprecated.UTF8, deprecated.Enum, deprecated.Json:
-			return true
-		}
-	}
-	return false
 }
 
 // repeatedLevels returns, for each repeated node on path from the root

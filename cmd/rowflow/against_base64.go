@@ -8,11 +8,11 @@ import (
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/deprecated"
-	pqformat "github.com/parquet-go/parquet-go/format"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/sources"
+
+	"github.com/rowflow/rowflow/internal/pqschema"
 )
 
 // base64Columns returns, for each of the datasets at a and b, the
@@ -56,32 +56,13 @@ func bytesColumns(path string) (map[string]bool, error) {
 		for _, p := range s.Columns() {
 			leaf, _ := s.Lookup(p...)
 			t := leaf.Node.Type()
-			if k := t.Kind(); (k == parquet.ByteArray || k == parquet.FixedLenByteArray) && !isString(t) {
+			if k := t.Kind(); (k == parquet.ByteArray || k == parquet.FixedLenByteArray) && !pqschema.IsText(t) {
 				cols[columnName(strings.Join(p, "."))] = true
 			}
 		}
 		return nil
 	})
 	return cols, err
-}
-
-// isString reports whether records hold a BYTE_ARRAY column of type t as
-// strings: for the STRING, ENUM and JSON logical types (see
-// sources.Record).
-func isString(t parquet.Type) bool {
-	if lt := t.LogicalType(); lt != nil {
-		switch lt.Value.(type) {
-		case *pqformat.StringType, *pqformat.EnumType, *pqformat.JsonType:
-			return true
-		}
-	}
-	if ct := t.ConvertedType(); ct != nil {
-		switch *ct {
-		case deprecated.UTF8, deprecated.Enum, deprecated.Json:
-			return true
-		}
-	}
-	return false
 }
 
 // allBase64 returns those of cols whose every value in the dataset at

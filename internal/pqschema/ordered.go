@@ -1,7 +1,8 @@
 // Package pqschema builds Parquet schemas whose top-level columns keep
 // the order they are given in. parquet-go's Group is a map, and orders its
 // fields by name; a dataset resharded from records should keep its
-// columns where the input had them.
+// columns where the input had them. It also tells text columns from
+// other byte arrays (IsText).
 package pqschema
 
 import (

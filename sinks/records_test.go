@@ -314,32 +314,7 @@ func TestRecordShardsCSVLists(t *testing.T) {
 	}
 	// The definition levels of the tokens column tell the empty list (1)
 	// from the null list (0); 3 is an element with a value, 2 a null one.
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	st, _ := f.Stat()
-	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tokens, ok := pf.Schema().Lookup("tokens", "list", "element")
-	if !ok {
-		t.Fatal("no column tokens.list.element")
-	}
-	rows := make([]parquet.Row, 10)
-	n, _ := pf.RowGroups()[0].Rows().ReadRows(rows)
-	var levels [][]int
-	for _, r := range rows[:n] {
-		var l []int
-		for _, v := range r {
-			if v.Column() == tokens.ColumnIndex {
-				l = append(l, v.DefinitionLevel())
-			}
-		}
-		levels = append(levels, l)
-	}
+	levels := tokenLevels(t, path)
 	if want := [][]int{{3, 3, 3}, {1}, {0}, {2, 3}}; !reflect.DeepEqual(levels, want) {
 		t.Errorf("definition levels of tokens %v, want %v", levels, want)
 	}
@@ -469,7 +444,33 @@ func TestRecordShardsKeepEmptyLists(t *testing.T) {
 	if err := flow.From(sources.ParquetRecords(first)).To(sinks.ParquetRecordShards(second, schema)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(second, "part-00000-00000.parquet"))
+	levels := tokenLevels(t, filepath.Join(second, "part-00000-00000.parquet"))
+	// 3: an element with a value; 1: an empty list; 0: a null list.
+	if want := [][]int{{3, 3}, {1}, {0}}; !reflect.DeepEqual(levels, want) {
+		t.Errorf("definition levels of tokens in the second file %v, want %v", levels, want)
+	}
+
+	text := filepath.Join(t.TempDir(), "text")
+	if err := flow.From(sources.ParquetRecords(first)).To(sinks.JSONLShards[sources.Record](text)).Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(text, "part-00000-00000.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"id":1,"tokens.list.element":[1,2]}` + "\n" +
+		`{"id":2,"tokens.list.element":[]}` + "\n" +
+		`{"id":3,"tokens.list.element":null}` + "\n"
+	if string(b) != want {
+		t.Errorf("JSON Lines\n%s\nwant\n%s", b, want)
+	}
+}
+
+// tokenLevels returns the definition levels of the column tokens.list.element
+// in the first ten rows of the Parquet file at path, one list per row.
+func tokenLevels(t *testing.T, path string) [][]int {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -498,23 +499,5 @@ func TestRecordShardsKeepEmptyLists(t *testing.T) {
 		}
 		levels = append(levels, l)
 	}
-	// 3: an element with a value; 1: an empty list; 0: a null list.
-	if want := [][]int{{3, 3}, {1}, {0}}; !reflect.DeepEqual(levels, want) {
-		t.Errorf("definition levels of tokens in the second file %v, want %v", levels, want)
-	}
-
-	text := filepath.Join(t.TempDir(), "text")
-	if err := flow.From(sources.ParquetRecords(first)).To(sinks.JSONLShards[sources.Record](text)).Run(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(text, "part-00000-00000.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"id":1,"tokens.list.element":[1,2]}` + "\n" +
-		`{"id":2,"tokens.list.element":[]}` + "\n" +
-		`{"id":3,"tokens.list.element":null}` + "\n"
-	if string(b) != want {
-		t.Errorf("JSON Lines\n%s\nwant\n%s", b, want)
-	}
+	return levels
 }

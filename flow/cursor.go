@@ -463,6 +463,7 @@ type cursorFeed[T any] struct {
 	schedule chan *task
 	single   bool    // the set has one cursor
 	budget   *budget // the adopted group's, for a single cursor
+	closed   bool    // the schedule is closed
 }
 
 // adopt makes the feed hand out g's tasks, and keeps g's budget for a
@@ -479,16 +480,31 @@ func (f *cursorFeed[T]) close(ctx context.Context) error {
 	if err := f.end(ctx); err != nil {
 		return err
 	}
+	f.closed = true
 	close(f.schedule)
 	return nil
+}
+
+// failInBand hands err to the set's single cursor, which fails the run
+// where it meets it (see inBand). With several cursors the run fails at
+// once: the others would take the stream's end for a clean one.
+func (f *cursorFeed[T]) failInBand(ctx context.Context, err error) (bool, error) {
+	if f.closed || !f.single {
+		return false, nil
+	}
+	f.closed = true
+	ferr := f.fail(ctx, err)
+	close(f.schedule)
+	return true, ferr
 }
 
 // newCursorFeed returns the feed of a set of n cursors.
 func newCursorFeed[T any](n int) *cursorFeed[T] {
 	f := &cursorFeed[T]{schedule: make(chan *task, n+feedAhead), single: n == 1}
-	f.open = func(ctx context.Context, batch int64) (chan Chunk[T], room, error) {
+	f.open = func(ctx context.Context, batch int64) (chan Chunk[T], room, *error, error) {
 		ch := make(chan Chunk[T], feedBuffer)
-		return ch, nil, send(ctx, f.schedule, &task{batch: batch, out: ch})
+		t := &task{batch: batch, out: ch}
+		return ch, nil, &t.err, send(ctx, f.schedule, t)
 	}
 	return f
 }

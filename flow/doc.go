@@ -83,10 +83,14 @@
 // Building never panics and never fails on the spot: the first mistake
 // (types that do not fit, Parallel on a serial stage, a bad argument) is
 // kept, and [Pipeline.Err], Run and the iterators return it. While running,
-// the first error, or a panic in a stage or a user function, cancels the
-// whole run and is returned as a [*StageError] naming the stage and, where
-// known, the partition and row ID. A panic becomes a [*PanicError] inside it,
-// whose message is one line and which keeps the stack. A user function
+// the first error in the serial order, or a panic in a stage or a user
+// function, cancels the whole run and is returned as a [*StageError]
+// naming the stage and, where known, the partition and row ID: a run on
+// several workers fails with the serial run's error, after the serial
+// run's items, even when a later partition fails first (Unordered
+// groups fail with the first error in time). A panic becomes a
+// [*PanicError] inside it, whose message is one line and which keeps the
+// stack. A user function
 // that ends its goroutine with runtime.Goexit (testing's t.Fatal does)
 // fails the run too, with an error that says so. When Run returns, or
 // a loop over Items ends, no goroutine of the run is still running, and

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
@@ -67,6 +68,98 @@ func TestParallelErrorIsTheSerialRunsError(t *testing.T) {
 			}
 			if !slices.Equal(items, wantItems) {
 				t.Fatalf("parallel %d, Run %v: %d items before the error, want the serial run's %d", par, viaRun, len(items), len(wantItems))
+			}
+		}
+	}
+}
+
+// A failure met upstream of a parallel stage, at a later partition, does
+// not pre-empt the stage's failure at an earlier one: the run fails as
+// the serial run fails, with the earlier partition's error after the same
+// items. Upstream here is a serial stage, a serial stage behind Prefetch,
+// the source, or a parallel stage feeding the parallel one through a
+// serial stage; it fails at row 350 (partition 3) first, and the parallel
+// stage fails at row 50 (partition 0) only once it has.
+func TestUpstreamErrorIsOrderedToo(t *testing.T) {
+	testutil.CheckGoroutines(t)
+	failAt := func(row int64, wait, done chan struct{}) func(int64) (int64, error) {
+		return func(v int64) (int64, error) {
+			if v != row {
+				return v, nil
+			}
+			if wait != nil {
+				<-wait
+			}
+			if done != nil {
+				close(done)
+			}
+			return 0, fmt.Errorf("row %d", v)
+		}
+	}
+	gen := func(f func(int64) (int64, error)) *flow.Pipeline {
+		return flow.From(sources.Generate(1000, f, sources.PartitionSize(100), sources.ChunkSize(10)))
+	}
+	ident := func(v int64) (int64, error) { return v, nil }
+	for _, tc := range []struct {
+		name string
+		// build's upstream fails at row 350 and closes done; the
+		// parallel stage fails at row 50 after wait is closed.
+		build func(par int, wait, done chan struct{}) *flow.Pipeline
+	}{
+		{"serial stage", func(par int, wait, done chan struct{}) *flow.Pipeline {
+			return gen(ident).Via(operators.Map(failAt(350, nil, done))).
+				Via(operators.Map(failAt(50, wait, nil))).Parallel(par)
+		}},
+		{"serial stage behind Prefetch", func(par int, wait, done chan struct{}) *flow.Pipeline {
+			return gen(ident).Via(operators.Map(failAt(350, nil, done))).Via(operators.Prefetch[int64](4)).
+				Via(operators.Map(failAt(50, wait, nil))).Parallel(par)
+		}},
+		{"source", func(par int, wait, done chan struct{}) *flow.Pipeline {
+			return gen(failAt(350, nil, done)).Via(operators.Map(failAt(50, wait, nil))).Parallel(par)
+		}},
+		{"parallel stage", func(par int, wait, done chan struct{}) *flow.Pipeline {
+			return gen(ident).Via(operators.Map(failAt(350, nil, done))).Parallel(par).
+				Via(operators.Map(ident)).
+				Via(operators.Map(failAt(50, wait, nil))).Parallel(par)
+		}},
+	} {
+		run := func(par int, viaRun bool) ([]flow.Item[int64], error) {
+			var wait, done chan struct{}
+			if par > 1 {
+				wait = make(chan struct{})
+				done = wait
+			}
+			p := tc.build(par, wait, done)
+			var items []flow.Item[int64]
+			if viaRun {
+				err := p.To(sinks.ForEach(func(it flow.Item[int64]) error {
+					items = append(items, it)
+					return nil
+				})).Run(context.Background())
+				return items, err
+			}
+			for it, err := range flow.Items[int64](context.Background(), p) {
+				if err != nil {
+					return items, err
+				}
+				items = append(items, it)
+			}
+			return items, nil
+		}
+		wantItems, wantErr := run(1, false)
+		var se *flow.StageError
+		if !errors.As(wantErr, &se) || se.Part != 0 || len(wantItems) != 50 {
+			t.Fatalf("%s: serial run: %d items, error %v; want 50 and partition 0's error", tc.name, len(wantItems), wantErr)
+		}
+		for _, par := range []int{2, 3, 4} {
+			for _, viaRun := range []bool{false, true} {
+				items, err := run(par, viaRun)
+				if err == nil || err.Error() != wantErr.Error() {
+					t.Fatalf("%s: parallel %d, Run %v: error %v, want the serial run's, %v", tc.name, par, viaRun, err, wantErr)
+				}
+				if !slices.Equal(items, wantItems) {
+					t.Fatalf("%s: parallel %d, Run %v: %d items before the error, want the serial run's %d", tc.name, par, viaRun, len(items), len(wantItems))
+				}
 			}
 		}
 	}

@@ -180,11 +180,16 @@ func (s *sinkLink[T]) Push(ctx context.Context, c Chunk[T]) (err error) {
 func (s *sinkLink[T]) close(context.Context) error { return nil }
 
 // chanOut sends chunks to another goroutine; close closes the channel.
+// failed, set before the channel is closed, is the error the stream
+// failed with in band (see inBand): the reader returns it once it has
+// taken the chunks sent before.
 type chanOut[T any] struct {
-	ch chan Chunk[T]
+	ch     chan Chunk[T]
+	failed error
+	closed bool
 }
 
-func (o chanOut[T]) Push(ctx context.Context, c Chunk[T]) error {
+func (o *chanOut[T]) Push(ctx context.Context, c Chunk[T]) error {
 	select {
 	case o.ch <- c:
 		return nil
@@ -194,7 +199,17 @@ func (o chanOut[T]) Push(ctx context.Context, c Chunk[T]) error {
 	}
 }
 
-func (o chanOut[T]) close(context.Context) error {
+func (o *chanOut[T]) close(context.Context) error {
+	o.closed = true
 	close(o.ch)
 	return nil
+}
+
+// failInBand closes the channel with err for its reader.
+func (o *chanOut[T]) failInBand(ctx context.Context, err error) (bool, error) {
+	if o.closed {
+		return false, nil
+	}
+	o.failed = err
+	return true, o.close(ctx)
 }

@@ -21,7 +21,7 @@ type typeOps interface {
 	merge(ctx context.Context, g *group, next any) error
 	newDispatcher(g *group) any
 	newChanOut(ch any) any
-	forward(ctx context.Context, ch any, next any) error
+	forward(ctx context.Context, out any, next any) error
 }
 
 // terminal is the end of a worker's chain: it sends the chain's output to
@@ -38,7 +38,7 @@ func opsOf[T any]() typeOps { return ops[T]{} }
 
 func (ops[T]) typ() reflect.Type             { return reflect.TypeFor[T]() }
 func (ops[T]) newChan(n int) any             { return make(chan Chunk[T], n) }
-func (ops[T]) newChanOut(ch any) any         { return chanOut[T]{ch: ch.(chan Chunk[T])} }
+func (ops[T]) newChanOut(ch any) any         { return &chanOut[T]{ch: ch.(chan Chunk[T])} }
 func (ops[T]) newTerminal(g *group) terminal { return &taskOut[T]{g: g, weigh: weigher[T]()} }
 
 // taskOut is a worker's terminal. It makes sure every partition ends with
@@ -155,7 +155,7 @@ func (ops[T]) merge(ctx context.Context, g *group, next any) error {
 		if g.budget != nil {
 			g.budget.setHead(t)
 		}
-		ended, err := forwardPartition(ctx, t.out.(chan Chunk[T]), down, t.room, weigh, t)
+		ended, err := forwardPartition(ctx, t.out.(chan Chunk[T]), down, t.room, weigh, &t.err)
 		if err != nil {
 			return err
 		}
@@ -183,9 +183,10 @@ func forward[T any](ctx context.Context, ch chan Chunk[T], down downstream[T]) e
 // The sender sends nothing after the End, so ch is then empty and may
 // carry another partition. Before an End, a closed ch also ends the
 // partition. Each chunk's tokens, which weigh gives, are taken out of
-// ch's room r. If ch is the channel of a worker's task t, the End of a
-// task that failed is not pushed: its error is returned.
-func forwardPartition[T any](ctx context.Context, ch chan Chunk[T], down downstream[T], r room, weigh func([]T) int, t *task) (bool, error) {
+// ch's room r. If failed is not nil, the End of a partition that failed
+// is not pushed: the error its sender set in *failed before sending the
+// End is returned.
+func forwardPartition[T any](ctx context.Context, ch chan Chunk[T], down downstream[T], r room, weigh func([]T) int, failed *error) (bool, error) {
 	m := meterOf(down)
 	for {
 		c, ok, err := recvMetered(ctx, ch, m)
@@ -196,9 +197,9 @@ func forwardPartition[T any](ctx context.Context, ch chan Chunk[T], down downstr
 			r.take(weigh(c.Values))
 		}
 		end := c.End
-		if end && t != nil && t.err != nil {
+		if end && failed != nil && *failed != nil {
 			c.Release()
-			return false, t.err
+			return false, *failed
 		}
 		if err := down.Push(ctx, c); err != nil {
 			return false, err
@@ -214,21 +215,22 @@ func forwardPartition[T any](ctx context.Context, ch chan Chunk[T], down downstr
 type dispatcher[T any] struct {
 	g *group
 	splitter[T]
+	closed bool // the group has all its tasks
 }
 
 func (ops[T]) newDispatcher(g *group) any {
 	d := &dispatcher[T]{g: g}
 	d.weigh = weigher[T]()
-	d.open = func(ctx context.Context, batch int64) (chan Chunk[T], room, error) {
-		in, r := g.inChan().(chan Chunk[T]), newRoom(g.n)
+	d.open = func(ctx context.Context, batch int64) (chan Chunk[T], room, *error, error) {
+		in, r, failed := g.inChan().(chan Chunk[T]), newRoom(g.n), new(error)
 		read := func(ctx context.Context, head any) error {
-			ended, err := forwardPartition(ctx, in, head.(downstream[T]), r, d.weigh, nil)
+			ended, err := forwardPartition(ctx, in, head.(downstream[T]), r, d.weigh, failed)
 			if ended && err == nil {
 				g.recycleIn(in)
 			}
 			return err
 		}
-		return in, r, g.submit(ctx, batch, read)
+		return in, r, failed, g.submit(ctx, batch, read)
 	}
 	return d
 }
@@ -238,13 +240,16 @@ func (ops[T]) newDispatcher(g *group) any {
 // Each partition's last chunk on its channel has End, and nothing follows
 // it: the reader takes the End for the end of the partition. If open
 // gives the channel a room, each chunk's tokens, which weigh gives, are
-// put in it before the chunk is sent.
+// put in it before the chunk is sent. The error open gives is where fail
+// sets the partition's failure before its End.
 type splitter[T any] struct {
-	open  func(ctx context.Context, batch int64) (chan Chunk[T], room, error)
-	weigh func([]T) int
-	cur   chan Chunk[T]
-	room  room
-	b     int64
+	open   func(ctx context.Context, batch int64) (chan Chunk[T], room, *error, error)
+	weigh  func([]T) int
+	cur    chan Chunk[T]
+	room   room
+	failed *error
+	b      int64
+	opened bool // a partition has been opened: b is its batch
 }
 
 func (s *splitter[T]) Push(ctx context.Context, c Chunk[T]) error {
@@ -255,12 +260,10 @@ func (s *splitter[T]) Push(ctx context.Context, c Chunk[T]) error {
 		}
 	}
 	if s.cur == nil {
-		ch, r, err := s.open(ctx, c.Part)
-		if err != nil {
+		if err := s.start(ctx, c.Part); err != nil {
 			c.Release()
 			return err
 		}
-		s.cur, s.room, s.b = ch, r, c.Part
 	}
 	end := c.End
 	if err := s.send(ctx, c); err != nil {
@@ -273,6 +276,16 @@ func (s *splitter[T]) Push(ctx context.Context, c Chunk[T]) error {
 	return nil
 }
 
+// start opens the channel of partition b.
+func (s *splitter[T]) start(ctx context.Context, b int64) error {
+	ch, r, failed, err := s.open(ctx, b)
+	if err != nil {
+		return err
+	}
+	s.cur, s.room, s.failed, s.b, s.opened = ch, r, failed, b, true
+	return nil
+}
+
 // end ends the current partition, if any, with an empty End chunk: its
 // last chunk had no End.
 func (s *splitter[T]) end(ctx context.Context) error {
@@ -282,6 +295,24 @@ func (s *splitter[T]) end(ctx context.Context) error {
 	err := s.send(ctx, Chunk[T]{Part: s.b, End: true})
 	s.cur = nil
 	return err
+}
+
+// fail ends the stream in band with err: the partition open, or if none
+// a partition after the last, ends with err, which its reader returns
+// where it meets the End, after the chunks sent before. The caller then
+// closes the stream without ending it.
+func (s *splitter[T]) fail(ctx context.Context, err error) error {
+	if s.cur == nil {
+		b := s.b
+		if s.opened {
+			b++
+		}
+		if err := s.start(ctx, b); err != nil {
+			return err
+		}
+	}
+	*s.failed = err
+	return s.end(ctx)
 }
 
 // send sends c on the current partition's channel, its tokens first.
@@ -298,6 +329,19 @@ func (d *dispatcher[T]) close(ctx context.Context) error {
 	if err := d.end(ctx); err != nil {
 		return err
 	}
+	d.closed = true
 	d.g.finish()
 	return nil
+}
+
+// failInBand hands err to an ordered group in band (see inBand); an
+// unordered group's run fails at once.
+func (d *dispatcher[T]) failInBand(ctx context.Context, err error) (bool, error) {
+	if d.g.unordered || d.closed {
+		return false, nil
+	}
+	d.closed = true
+	ferr := d.fail(ctx, err)
+	d.g.finish()
+	return true, ferr
 }

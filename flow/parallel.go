@@ -120,15 +120,16 @@ func (g *group) announce(ctx context.Context, t *task) error {
 }
 
 // start starts the workers under upCtx and the merge under downCtx; the
-// merge pushes into next (a downstream of the output type) and cancels
-// upstream with errStopped if next stops the stream.
+// merge pushes into next (a downstream of the output type, whose chain
+// ends in term) and cancels upstream with errStopped if next stops the
+// stream or the merge hands a failure to term in band.
 //
 // If next is a cursor set's feed, the group has no merge: the set's
 // cursors take the tasks from the schedule, in batch order, each draining
 // the tasks it takes. With several cursors the group has no budget,
 // since the partition that must make progress is not one but every
 // partition a cursor holds; a single cursor is the merge and keeps it.
-func (g *group) start(r *runner, upCtx, downCtx context.Context, stopUp context.CancelCauseFunc, next any) {
+func (g *group) start(r *runner, upCtx, downCtx context.Context, stopUp context.CancelCauseFunc, next, term any) {
 	if f, ok := next.(interface{ adopt(*group) }); ok {
 		g.unordered = false
 		f.adopt(g)
@@ -137,12 +138,7 @@ func (g *group) start(r *runner, upCtx, downCtx context.Context, stopUp context.
 	}
 	g.startWorkers(r, upCtx)
 	r.goroutine(downCtx, func() error {
-		err := g.out.merge(downCtx, g, next)
-		if err == ErrStop {
-			stopUp(errStopped)
-			return nil
-		}
-		return err
+		return settle(downCtx, term, g.out.merge(downCtx, g, next), stopUp)
 	})
 }
 

@@ -231,7 +231,13 @@ func callClose(closeSink func(error) error, runErr error) (err error) {
 
 // start builds the run's links from the last stage back to the source and
 // starts its goroutines. next is a downstream of the last stage's type.
+//
+// Each goroutine's chain ends in the downstream of the next goroutine
+// (term): a dispatcher into a group, a buffer's channel, a cursor feed or
+// the sink. A goroutine whose stream fails hands the failure to it in
+// band, where it takes it (see inBand).
 func (p *Pipeline) start(ctx context.Context, r *runner, env Env, next any) {
+	term := next
 	end := len(p.stages)
 	for end > 0 {
 		// The group is stages[begin:end]: equal parallelism, fused.
@@ -258,10 +264,11 @@ func (p *Pipeline) start(ctx context.Context, r *runner, env Env, next any) {
 		if n == 1 {
 			next = chain(env, next)
 			if len(ops) > 0 && ops[0].op.info().Buffer > 0 {
-				next, ctx = startBuffer(ctx, r, ops[0].op, next)
+				next, ctx = startBuffer(ctx, r, ops[0].op, next, term)
+				term = next
 			}
 			if withSource {
-				p.startSerialSource(ctx, r, env, next)
+				p.startSerialSource(ctx, r, env, next, term)
 			}
 			end = begin
 			continue
@@ -275,12 +282,13 @@ func (p *Pipeline) start(ctx context.Context, r *runner, env Env, next any) {
 		_, out := stepOut(p, end-1)
 		g := newGroup(n, unordered, in, out, chain, env)
 		upCtx, stopUp := context.WithCancelCause(ctx)
-		g.start(r, upCtx, ctx, stopUp, next)
+		g.start(r, upCtx, ctx, stopUp, next, term)
 		ctx = upCtx
 		if withSource {
 			p.startParallelSource(ctx, r, env, g)
 		} else {
 			next = in.newDispatcher(g)
+			term = next
 		}
 		end = begin
 	}
@@ -293,32 +301,51 @@ func stepOut(p *Pipeline, i int) (Info, typeOps) {
 	return p.src.info(), p.src.outOps()
 }
 
-func (p *Pipeline) startSerialSource(ctx context.Context, r *runner, env Env, head any) {
+// startSerialSource starts the goroutine that reads the source into head,
+// a chain that ends in term.
+func (p *Pipeline) startSerialSource(ctx context.Context, r *runner, env Env, head, term any) {
 	r.goroutine(ctx, func() error {
-		for part, err := range p.partitions(ctx, env) {
-			if err != nil {
-				return err
-			}
-			if err := part.read(ctx, head); err != nil {
-				if err == ErrStop {
-					return nil
-				}
-				return err
-			}
+		_, err := handOn(ctx, term, p.readSerial(ctx, env, head))
+		if err == ErrStop {
+			return nil
 		}
-		return head.(closer).close(ctx)
+		return err
 	})
 }
 
+func (p *Pipeline) readSerial(ctx context.Context, env Env, head any) error {
+	for part, err := range p.partitions(ctx, env) {
+		if err != nil {
+			return err
+		}
+		if err := part.read(ctx, head); err != nil {
+			return err
+		}
+	}
+	return head.(closer).close(ctx)
+}
+
+// startParallelSource starts the goroutine that hands the source's
+// partitions to g's workers. If listing them fails, the partition after
+// the last fails with the error where an ordered group's merge meets it,
+// as in a serial run (see inBand).
 func (p *Pipeline) startParallelSource(ctx context.Context, r *runner, env Env, g *group) {
 	r.goroutine(ctx, func() error {
+		next := int64(0)
 		for part, err := range p.partitions(ctx, env) {
 			if err != nil {
+				if g.unordered || ctx.Err() != nil {
+					return err
+				}
+				failed := err
+				err = g.submit(ctx, next, func(context.Context, any) error { return failed })
+				g.finish()
 				return err
 			}
 			if err := g.submit(ctx, part.batch, part.read); err != nil {
 				return err
 			}
+			next = part.batch + 1
 		}
 		g.finish()
 		return nil

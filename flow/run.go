@@ -139,3 +139,49 @@ func send[T any](ctx context.Context, ch chan<- T, v T) error {
 		return ctx.Err()
 	}
 }
+
+// inBand is a downstream that can take a failure of the stream in band:
+// the stage reading from it fails the run with the error where it meets
+// it, after everything pushed before, as the serial run fails there. A
+// goroutine whose chain ends in one hands it its error rather than
+// failing the run at once, so that a failure met upstream at a later
+// partition does not pre-empt one that a stage further down, on other
+// goroutines, has yet to meet at an earlier partition. failInBand reports
+// whether it took err; the error it returns is its own (a cancelled run).
+type inBand interface {
+	failInBand(ctx context.Context, err error) (bool, error)
+}
+
+// handOn hands err, the failure of a goroutine's stream, to term, the
+// downstream its chain ends in, if term takes it in band (see inBand);
+// it reports whether it did, and what the goroutine then returns. A
+// cancelled run, ErrStop and a term that does not take failures leave err
+// as it is.
+func handOn(ctx context.Context, term any, err error) (bool, error) {
+	if err == nil || err == ErrStop || ctx.Err() != nil {
+		return false, err
+	}
+	f, ok := term.(inBand)
+	if !ok {
+		return false, err
+	}
+	if took, ferr := f.failInBand(ctx, err); took {
+		return true, ferr
+	}
+	return false, err
+}
+
+// settle is what a goroutine that reads from upstream stages and feeds a
+// chain ending in term returns for err, its stream's error. When it will
+// take no more input (the chain stopped the stream with ErrStop, or term
+// took err in band) it stops its upstream with errStopped.
+func settle(ctx context.Context, term any, err error, stopUp context.CancelCauseFunc) error {
+	took, err := handOn(ctx, term, err)
+	if took || err == ErrStop {
+		stopUp(errStopped)
+	}
+	if err == ErrStop {
+		return nil
+	}
+	return err
+}

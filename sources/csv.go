@@ -29,9 +29,10 @@ import (
 // # Records and fields
 //
 // Files are RFC 4180 CSV as encoding/csv reads it (quoted fields may hold
-// the delimiter, quotes doubled and newlines; \r\n ends lines too). The
-// first record of each file names its columns, unless [Header] gives the
-// names; every record must have as many fields. A field of T reads the
+// the delimiter, quotes doubled and newlines; \r\n ends lines too). A
+// UTF-8 byte order mark at the start of a file, which spreadsheet programs
+// write, is skipped. The first record of each file names its columns,
+// unless [Header] gives the names; every record must have as many fields. A field of T reads the
 // column named by its csv tag (or its Go name); a tag "-" leaves it out:
 // strings, []byte, bool, integers and floats (strconv syntax), and
 // pointers to these, nil for an empty field. A field named as a Hive
@@ -114,12 +115,7 @@ func (c *csvReader) guardRecords(max int) {
 // file's column names.
 func openCSV(part *textPart) (*csvReader, error) {
 	cfg := part.cfg
-	v, err := part.shared(func() (any, error) {
-		if cfg.header != nil {
-			return &csvFile{names: cfg.header}, nil
-		}
-		return readHeader(part)
-	})
+	v, err := part.shared(func() (any, error) { return readHeader(part) })
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +161,10 @@ func discardCounting(r *bufio.Reader, n int64) (int64, int64, error) {
 	return done, lines, nil
 }
 
-// readHeader reads the first record of the file.
+// readHeader reads the first record of the file, after a UTF-8 byte
+// order mark if the file starts with one; with names given by Header, it
+// reads only the mark, which the first part then skips as it skips a
+// header.
 func readHeader(part *textPart) (*csvFile, error) {
 	var src io.Reader = io.NewSectionReader(part.f, 0, 1<<62)
 	if part.codec != codec.None {
@@ -176,18 +175,23 @@ func readHeader(part *textPart) (*csvFile, error) {
 		defer d.Close()
 		src = d
 	}
+	br := bufio.NewReader(src)
+	mark := skipBOM(br)
+	if part.cfg.header != nil {
+		return &csvFile{names: part.cfg.header, end: mark}, nil
+	}
 	g := newFieldGuard(part.cfg.comma)
 	g.guard(maxHeaderFields, nil)
-	r := csv.NewReader(&recordLimit{r: src, part: &textPart{}, guard: g})
+	r := csv.NewReader(&recordLimit{r: br, part: &textPart{}, guard: g})
 	r.Comma = part.cfg.comma
 	names, err := r.Read()
 	if err == io.EOF {
 		return &csvFile{}, nil // an empty file has no records
 	}
 	if err != nil {
-		return nil, csvError(&textPart{file: part.file}, 0, err)
+		return nil, csvError(&textPart{file: part.file}, mark, err)
 	}
-	return &csvFile{names: names, end: r.InputOffset()}, nil
+	return &csvFile{names: names, end: mark + r.InputOffset()}, nil
 }
 
 // csvError turns an error of encoding/csv reading the header, or of the

@@ -17,7 +17,9 @@ import (
 // TestCSVBlankLines: blank lines, before the header or between records,
 // change neither the records nor their row IDs (the byte offset where
 // each record's own line starts), whatever the partition size, whole or
-// compressed; an empty file, whole or compressed, has no records.
+// compressed; an empty file, whole or compressed, has no records. A
+// UTF-8 byte order mark before the header is not part of the first
+// column's name; the offsets count it.
 func TestCSVBlankLines(t *testing.T) {
 	for _, c := range []struct {
 		name, text string
@@ -29,6 +31,9 @@ func TestCSVBlankLines(t *testing.T) {
 		{"quoted", "a,b\n\n\"1\n\n\",2\n\n3,4\n", []int64{5, 14}},
 		{"empty", "", nil},
 		{"only-blank", "\n\n\n", nil},
+		{"bom", "\ufeffa,b\n1,2\n\n3,4\n", []int64{7, 12}},
+		{"bom-quoted", "\ufeff\"a\",b\n1,2\n3,4\n", []int64{9, 13}},
+		{"bom-only", "\ufeff", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -110,6 +115,67 @@ func TestCSVTruncatedStreamNamesTheFile(t *testing.T) {
 		}
 		if le == nil {
 			t.Errorf("%d bytes kept: no error", keep)
+		}
+	}
+}
+
+// TestBOMBeforeRecords: a byte order mark at the start of a CSV file read
+// with Header (no header row) or of a JSON Lines file is not part of the
+// first record, whatever the partition size, whole or compressed.
+func TestBOMBeforeRecords(t *testing.T) {
+	type line struct {
+		A string `json:"a"`
+	}
+	csvRead := func(dir string, opt sources.TextOption) (string, error) {
+		var got string
+		for it, err := range flow.Items[pairRow](t.Context(), flow.From(sources.CSV[pairRow](dir, sources.Header("a", "b"), opt)).Parallel(2)) {
+			if err != nil {
+				return got, err
+			}
+			got += it.Value.A + "|" + it.Value.B + ";"
+		}
+		return got, nil
+	}
+	jsonlRead := func(dir string, opt sources.TextOption) (string, error) {
+		var got string
+		for it, err := range flow.Items[line](t.Context(), flow.From(sources.JSONL[line](dir, opt)).Parallel(2)) {
+			if err != nil {
+				return got, err
+			}
+			got += it.Value.A + ";"
+		}
+		return got, nil
+	}
+	for _, c := range []struct {
+		ext, text string
+		read      func(dir string, opt sources.TextOption) (string, error)
+	}{
+		{"csv", "\ufeff1,2\n3,4\n", csvRead},
+		{"jsonl", "\ufeff{\"a\":\"1|2\"}\n{\"a\":\"3|4\"}\n", jsonlRead},
+	} {
+		for _, z := range []bool{false, true} {
+			dir := t.TempDir()
+			name := filepath.Join(dir, "f."+c.ext)
+			data := []byte(c.text)
+			if z {
+				name += ".gz"
+				f, err := os.Create(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				zw := gzip.NewWriter(f)
+				zw.Write(data)
+				zw.Close()
+				f.Close()
+			} else if err := os.WriteFile(name, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for n := int64(1); n <= int64(len(data))+1; n++ {
+				got, err := c.read(dir, sources.PartitionBytes(n))
+				if err != nil || got != "1|2;3|4;" {
+					t.Errorf("%s, gzip %t, PartitionBytes(%d): %q, %v; want \"1|2;3|4;\"", c.ext, z, n, got, err)
+				}
+			}
 		}
 	}
 }

@@ -27,7 +27,8 @@ import (
 // [Where], shuffling, epochs and ranks work as for [Parquet]; a field
 // named (by json tag or Go name) as a Hive partition column gets the
 // partition value, parsed as for [CSV], before the line is decoded.
-// Blank lines are skipped; a line may end in \r\n. A float field (at
+// Blank lines are skipped, as is a UTF-8 byte order mark at the start of
+// a file; a line may end in \r\n. A float field (at
 // any depth of pointers, slices, arrays and structs) also reads the JSON
 // strings "NaN", "+Inf" and "-Inf", which sinks.JSONLShards writes for the
 // floats JSON has no number for.
@@ -85,7 +86,11 @@ func eachLine(part *textPart, fn func(b []byte, line, off int64) error) error {
 		}
 		if len(b) > 0 {
 			line++
-			if t := bytes.TrimSpace(b); len(t) > 0 {
+			t := b
+			if off == 0 && part.from == 0 {
+				t = bytes.TrimPrefix(t, []byte(bom))
+			}
+			if t = bytes.TrimSpace(t); len(t) > 0 {
 				if err := fn(t, line, off); err != nil {
 					return err
 				}

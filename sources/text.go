@@ -331,3 +331,18 @@ func (l *recordLimit) Read(b []byte) (int, error) {
 	l.n += int64(n)
 	return n, err
 }
+
+// bom is the UTF-8 byte order mark, which spreadsheet programs write at
+// the start of the CSV files they save; a text file that starts with it
+// is read from after it. Row IDs and offsets still count it.
+const bom = "\ufeff"
+
+// skipBOM discards a byte order mark at the start of r and returns its
+// length: 3 or 0.
+func skipBOM(r *bufio.Reader) int64 {
+	if b, _ := r.Peek(len(bom)); string(b) == bom {
+		r.Discard(len(bom))
+		return int64(len(bom))
+	}
+	return 0
+}

@@ -45,11 +45,13 @@ import (
 // An uncompressed file is split into byte ranges of about
 // [PartitionBytes] that start at a record (see "CSV and JSON Lines" in
 // the package documentation); each range is a partition, read in
-// parallel, and the output is the same at every parallelism. A compressed file is one partition. The
-// record that starts at byte offset b of a file (of its decompressed
-// bytes; blank lines before a record are not part of it) gets the ID rowid.Ordinal(b).Combine(rowid.FromString(rel)), rel
-// being the file's slash-separated path relative to root: a partition
-// computes its IDs without reading the ones before it.
+// parallel, and the output is the same at every parallelism. A
+// compressed file is one partition. The record that starts at byte
+// offset b of a file (of its decompressed bytes; blank lines before a
+// record are not part of it) gets the ID
+// rowid.Ordinal(b).Combine(rowid.FromString(rel)), rel being the file's
+// slash-separated path relative to root: a partition computes its IDs
+// without reading the ones before it.
 //
 // # Bad input
 //
@@ -59,7 +61,10 @@ import (
 // record starts on and its byte offset; with [SkipBadLines] such records
 // are skipped and reported instead. A compressed stream that is truncated
 // or corrupt, and a record longer than [MaxRecordBytes], fail the run
-// with the line where reading stopped.
+// with the line where reading stopped. A file whose size or modification
+// time changes after the run planned its ranges fails the partitions read
+// after the change, naming the file, since its ranges would no longer
+// start at records.
 //
 // Options: [Files], [WholeFiles], [PartitionBytes], [Compression],
 // [Header], [Comma], [ShuffleWindow], [Seed], [Epochs], [Rank],

@@ -7,10 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
+	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -176,6 +180,46 @@ func TestBOMBeforeRecords(t *testing.T) {
 					t.Errorf("%s, gzip %t, PartitionBytes(%d): %q, %v; want \"1|2;3|4;\"", c.ext, z, n, got, err)
 				}
 			}
+		}
+	}
+}
+
+// TestTextFileChangedDuringTheRun: a CSV or JSON Lines file rewritten
+// after the run planned its byte ranges fails the parts read after the
+// rewrite, naming the file, rather than reading ranges that no longer
+// start at records. The rewrite happens while the run's first partition
+// passes through a stage, before the serial source opens the second.
+func TestTextFileChangedDuringTheRun(t *testing.T) {
+	type row struct {
+		A string `csv:"a" json:"a"`
+	}
+	for _, c := range []struct {
+		ext, before, after string
+		src                func(dir string) flow.Source[row]
+	}{
+		{"csv", "a\n" + strings.Repeat("xxxxxxx\n", 50), "a\n" + strings.Repeat("yy\n", 70),
+			func(dir string) flow.Source[row] { return sources.CSV[row](dir, sources.PartitionBytes(100)) }},
+		{"jsonl", strings.Repeat("{\"a\":\"xxxxxxx\"}\n", 50), strings.Repeat("{\"a\":\"y\"}\n", 70),
+			func(dir string) flow.Source[row] { return sources.JSONL[row](dir, sources.PartitionBytes(100)) }},
+	} {
+		dir := t.TempDir()
+		name := filepath.Join(dir, "f."+c.ext)
+		if err := os.WriteFile(name, []byte(c.before), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rewrite := sync.OnceValue(func() error { return os.WriteFile(name, []byte(c.after), 0o644) })
+		var got int
+		p := flow.From(c.src(dir)).Via(operators.Map(func(r row) (row, error) {
+			if r.A != "xxxxxxx" {
+				return r, fmt.Errorf("read %q, a row written after the rewrite", r.A)
+			}
+			got++
+			return r, rewrite()
+		}))
+		var n int64
+		err := p.To(sinks.Count[row](&n)).Run(t.Context())
+		if err == nil || !strings.Contains(err.Error(), "f."+c.ext+" changed during the run") || got == 0 || got >= 50 {
+			t.Errorf("%s: %d rows, then %v; want some rows of the first version, then an error naming the file", c.ext, got, err)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"iter"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/codec"
@@ -70,6 +71,39 @@ type textRun[T any] struct {
 	skips badLines
 	mu    sync.Mutex
 	state map[int]*fileState // per file, what its parts share
+	// planned holds each file's size and modification time when its
+	// byte ranges were planned: a part refuses a file that has changed
+	// since, whose ranges would no longer start at records.
+	planned map[string]stamp
+}
+
+// stamp is what tells a file's contents changed: its size and
+// modification time.
+type stamp struct {
+	size    int64
+	modTime time.Time
+}
+
+func stampOf(st os.FileInfo) stamp { return stamp{st.Size(), st.ModTime()} }
+
+// checkStamp fails if the file open as fh has changed since its ranges
+// were planned.
+func (run *textRun[T]) checkStamp(file dataset.File, fh *os.File) error {
+	run.mu.Lock()
+	was, ok := run.planned[file.Path]
+	run.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	st, err := fh.Stat()
+	if err != nil {
+		return err
+	}
+	if now := stampOf(st); now != was {
+		return fmt.Errorf("%s changed during the run: %d bytes modified at %s when its partitions were planned, %d bytes modified at %s now",
+			file.RelPath, was.size, was.modTime.Format(time.RFC3339Nano), now.size, now.modTime.Format(time.RFC3339Nano))
+	}
+	return nil
 }
 
 // fileState is what the parts of one file share, such as a CSV header,
@@ -88,7 +122,7 @@ func (s *textSource[T]) start(ctx context.Context, env flow.Env) (*textRun[T], *
 	if err != nil {
 		return nil, nil, err
 	}
-	run := &textRun[T]{src: s, ds: ds, state: map[int]*fileState{}}
+	run := &textRun[T]{src: s, ds: ds, state: map[int]*fileState{}, planned: map[string]stamp{}}
 	if s.cfg.skip != nil && !flow.AtEnd(ctx, func() { run.skips.write(s.cfg.skip) }) {
 		return nil, nil, fmt.Errorf("sources: %s: Partitions called outside a run", s.cfg.name)
 	}
@@ -122,6 +156,9 @@ func (run *textRun[T]) ranges(ctx context.Context, f dataset.File) ([]int64, err
 		return nil, err
 	}
 	size := st.Size()
+	run.mu.Lock()
+	run.planned[f.Path] = stampOf(st)
+	run.mu.Unlock()
 	switch {
 	case cfg.codecOf(f) != codec.None || cfg.plan.WholeFiles:
 		return []int64{size}, nil
@@ -156,6 +193,9 @@ func (run *textRun[T]) read(ctx context.Context, fr dataset.Fragment, out flow.E
 		return err
 	}
 	defer fh.Close()
+	if err := run.checkStamp(file, fh); err != nil {
+		return err
+	}
 	part := &textPart{file: file, f: fh, from: fr.FirstRow, to: fr.FirstRow + fr.Rows(),
 		codec: run.src.cfg.codecOf(file), cfg: &run.src.cfg, skips: &run.skips,
 		shared: func(mk func() (any, error)) (any, error) { return run.shared(fr.File, mk) }}

@@ -120,9 +120,11 @@ func Or(fs ...Filter) Filter { return Filter{filter.Logic(filter.Or, exprs(fs)..
 // reads RFC 3339, "2006-01-02 15:04:05" or a date. The value
 // __HIVE_DEFAULT_PARTITION__ is null. A filter that names a column the
 // dataset's paths do not have, or a value that does not read as its
-// literal's type, fails the run when it starts. To filter on the values
-// inside the files, use [RowFilter]. Given more than once, the filters are
-// combined with [And].
+// literal's type, fails the run when it starts. In a Parquet source,
+// Where names the Hive columns by their names after [Rename], as
+// [RowFilter] names file columns. To filter on the values inside the
+// files, use [RowFilter]. Given more than once, the filters are combined
+// with [And].
 func Where(f Filter) DatasetOption {
 	return datasetOption(func(c *datasetConfig) error {
 		if err := f.e.Check(); err != nil {

@@ -23,8 +23,9 @@ import (
 // under it, skipping hidden and _-prefixed names), or a glob; or the
 // paths given with [Files], under root. Files are taken in the order of
 // their paths relative to root. Hive-style key=value directories become
-// partition columns, which struct fields of that name receive and which
-// [Where] filters on before any file is opened.
+// partition columns (strings), which struct fields of that name (after
+// [Rename]) receive, [Columns] selects like file columns, and [Where]
+// filters on before any file is opened.
 //
 // # Partitions and row IDs
 //
@@ -202,7 +203,11 @@ func (s *parquetSource[T]) start(ctx context.Context, env flow.Env) (*parquetRun
 	if !flow.AtEnd(ctx, run.close) {
 		return nil, nil, fmt.Errorf("sources: %s: Partitions called outside a run", s.cfg.name)
 	}
-	plan, err := s.cfg.newPlan(ds, env, dataset.MetadataFunc(run.rowGroups))
+	// Where names Hive columns as Rename names them; the paths have the
+	// raw names.
+	dc := s.cfg.datasetConfig
+	dc.plan.Where = rawWhere(dc.plan.Where, s.cfg.rename, ds.Columns())
+	plan, err := dc.newPlan(ds, env, dataset.MetadataFunc(run.rowGroups))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -351,7 +356,7 @@ func (run *parquetRun[T]) load(of *openFile[T], file dataset.File) error {
 	}
 	if cfg.rowFilter != nil {
 		pf := pqfilter.File{Path: file.Path, Rename: cfg.rename}
-		for _, f := range file.Partition {
+		for _, f := range hiveColumns(file.Partition, cfg.rename) {
 			pf.Hive = append(pf.Hive, f.Name)
 		}
 		if of.filter, err = pqfilter.Compile(cfg.rowFilter, pf, of.r, of.plan.leaves()); err != nil {

@@ -20,8 +20,10 @@ import (
 // typed column slices, for consumers that work on tables. The batch's row
 // ID is the ID of its first row; [ColumnBatch.RowID] gives the others.
 //
-// Every leaf column is read unless [Columns] names some (by their dotted
-// paths, after [Rename]). It takes the options of [Parquet]; [ChunkSize]
+// Every leaf column is read, and every Hive partition column is in the
+// batch's Partition, unless [Columns] names some (by their dotted paths
+// or Hive names, after [Rename]); the batch's Columns are then in the
+// order named. It takes the options of [Parquet]; [ChunkSize]
 // does not apply, and [Trace] adds nothing (the batch has its file, row
 // group and first row). With [RowFilter], batches keep every row and mark
 // the matching ones in [ColumnBatch.Keep].
@@ -37,7 +39,8 @@ type ColumnBatch struct {
 	FirstRow int64 // the file ordinal of the batch's first row
 	NumRows  int
 	Columns  []Column
-	// Partition holds the file's Hive partition values.
+	// Partition holds the file's Hive partition values, by their names
+	// after [Rename]: all of them, or those that [Columns] names.
 	Partition map[string]string
 	// Keep marks the rows that the source's [RowFilter] keeps: row i is
 	// kept when Keep[i] is true. It is nil when every row is kept (and
@@ -125,58 +128,68 @@ func (c *Column) Len() int {
 type columnsFormat struct{}
 
 type columnsPlan struct {
-	file  dataset.File
-	idx   []int
-	names []string
+	idx   []int    // the leaf columns read, in the order returned
+	names []string // their names
 	info  []pqcol.Leaf
+	hive  dataset.Partition // the Hive columns returned, by their names, in order
+	// pos holds the place of each column among those returned: of the
+	// leaf columns, then of the Hive columns.
+	pos []int
 }
 
 // check has nothing to check before a file gives the columns.
 func (columnsFormat) check(*parquetConfig) error { return nil }
 
+// plan selects the columns that [Columns] names, in the order named, or
+// all: the file's, then the Hive columns.
 func (columnsFormat) plan(file dataset.File, r *pqcol.Reader, cfg *parquetConfig) (filePlan[*ColumnBatch], error) {
-	p := &columnsPlan{file: file}
-	raw := map[string]string{}
-	for user, r := range cfg.rename {
-		if other, ok := raw[r]; ok {
-			a, b := min(user, other), max(user, other)
-			return nil, fmt.Errorf("sources: %s: Rename gives column %q two names, %q and %q; column batches and records take one",
-				file.Path, r, a, b)
-		}
-		raw[r] = user
-	}
-	if err := checkRename(file.Path, r.Leaves(), cfg.rename, false); err != nil {
+	if err := checkRename(file, r.Leaves(), cfg.rename, true); err != nil {
 		return nil, err
 	}
-	for user := range cfg.rename {
-		// A file column that keeps the name a Rename gives another would
-		// make two columns of one name, and one of them would be lost.
-		if _, renamed := raw[user]; !renamed && slices.ContainsFunc(r.Leaves(), func(l pqcol.Leaf) bool { return l.PathString() == user }) {
-			return nil, fmt.Errorf("sources: %s: Rename(%q, %q): the file already has a column %q; rename that one too, or choose another name",
-				file.Path, cfg.rename[user], user, user)
-		}
+	user := map[string]string{} // raw name -> user name; checkRename allows one
+	for u, raw := range cfg.rename {
+		user[raw] = u
 	}
+	names := make([]string, len(r.Leaves()))
 	for i, leaf := range r.Leaves() {
-		name := leaf.PathString()
-		if u, ok := raw[name]; ok {
-			name = u
-		}
-		if cfg.columns != nil && !cfg.columns[name] {
-			continue
-		}
-		p.idx = append(p.idx, i)
-		p.names = append(p.names, name)
-		p.info = append(p.info, leaf)
-	}
-	for _, name := range slices.Sorted(maps.Keys(cfg.columns)) {
-		if !slices.Contains(p.names, name) {
-			all := make([]string, len(r.Leaves()))
-			for i, leaf := range r.Leaves() {
-				all[i] = leaf.PathString()
-			}
-			return nil, fmt.Errorf("sources: %s has no column %q (columns: %s)", file.Path, name, strings.Join(all, ", "))
+		names[i] = leaf.PathString()
+		if u, ok := user[names[i]]; ok {
+			names[i] = u
 		}
 	}
+	hive := hiveColumns(file.Partition, cfg.rename)
+	p := &columnsPlan{}
+	var hivePos []int
+	addLeaf := func(i int) {
+		p.pos = append(p.pos, len(p.pos)+len(hivePos))
+		p.idx, p.names, p.info = append(p.idx, i), append(p.names, names[i]), append(p.info, r.Leaves()[i])
+	}
+	addHive := func(f dataset.Field) {
+		hivePos = append(hivePos, len(p.pos)+len(hivePos))
+		p.hive = append(p.hive, f)
+	}
+	if cfg.columns == nil {
+		for i := range names {
+			addLeaf(i)
+		}
+		for _, f := range hive {
+			addHive(f)
+		}
+	}
+	for _, name := range cfg.columns {
+		i := slices.Index(names, name)
+		if i >= 0 {
+			addLeaf(i)
+		}
+		j := slices.IndexFunc(hive, func(f dataset.Field) bool { return f.Name == name })
+		if j >= 0 {
+			addHive(hive[j])
+		}
+		if i < 0 && j < 0 {
+			return nil, fmt.Errorf("sources: %s has no column %q (columns: %s)", file.Path, name, columnList(r.Leaves(), file.Partition))
+		}
+	}
+	p.pos = append(p.pos, hivePos...)
 	return p, nil
 }
 
@@ -199,9 +212,9 @@ func (r *columnsReader) emit(ctx context.Context, sp span, cols *columnSet, last
 	b := &ColumnBatch{File: sp.file, RowGroup: sp.rg, FirstRow: sp.first, NumRows: int(sp.to - sp.from),
 		Columns: make([]Column, len(cols.set)), Keep: slices.Clone(sp.keep), fileID: sp.id,
 		bufs: cols, recycle: sp.recycle}
-	if len(r.p.file.Partition) > 0 {
+	if len(r.p.hive) > 0 {
 		b.Partition = map[string]string{}
-		for _, f := range r.p.file.Partition {
+		for _, f := range r.p.hive {
 			b.Partition[f.Name] = f.Value
 		}
 	}
@@ -229,25 +242,71 @@ func int96Bytes(c *pqcol.Column) []byte {
 	return out
 }
 
-// checkRename returns an error naming the file and the column if a column
-// that rename (user name to file name) reads is not in the file: the
-// option would otherwise do nothing. With lists, a name may also be that
-// of a LIST whose leaf is name.list.element (or the legacy name.list.item).
-func checkRename(file string, leaves []pqcol.Leaf, rename map[string]string, lists bool) error {
-	for _, user := range slices.Sorted(maps.Keys(rename)) {
-		raw := rename[user]
-		found := slices.ContainsFunc(leaves, func(l pqcol.Leaf) bool {
+// checkRename returns an error naming the file and the column if rename
+// (user name to raw name) would do nothing or lose a column: if a raw
+// name is neither a column of the file nor one of its Hive partition
+// columns, or if a user name is that of another column, of the file or a
+// Hive column, that no rename renames. Column batches and records (one)
+// take one name per column: they refuse every such clash, and two names
+// for one column. Structs, whose fields pick their columns, refuse only
+// the clashes that a Hive column takes part in, and find a LIST by the
+// name of its group too (its leaf being name.list.element, or the legacy
+// name.list.item).
+func checkRename(file dataset.File, leaves []pqcol.Leaf, rename map[string]string, one bool) error {
+	isLeaf := func(name string, lists bool) bool {
+		return slices.ContainsFunc(leaves, func(l pqcol.Leaf) bool {
 			p := l.PathString()
-			return p == raw || lists && (p == raw+".list.element" || p == raw+".list.item")
+			return p == name || lists && (p == name+".list.element" || p == name+".list.item")
 		})
-		if !found {
-			all := make([]string, len(leaves))
-			for i, leaf := range leaves {
-				all[i] = leaf.PathString()
-			}
+	}
+	users := slices.Sorted(maps.Keys(rename))
+	renamed := map[string]string{} // raw name -> its first user name
+	for _, user := range users {
+		raw := rename[user]
+		if other, ok := renamed[raw]; ok && one {
+			return fmt.Errorf("sources: %s: Rename gives column %q two names, %q and %q; column batches and records take one",
+				file.Path, raw, other, user)
+		} else if !ok {
+			renamed[raw] = user
+		}
+		if _, hive := file.Partition.Get(raw); !hive && !isLeaf(raw, !one) {
 			return fmt.Errorf("sources: %s: Rename(%q, %q): the file has no column %q (columns: %s)",
-				file, raw, user, raw, strings.Join(all, ", "))
+				file.Path, raw, user, raw, columnList(leaves, file.Partition))
+		}
+	}
+	for _, user := range users {
+		raw := rename[user]
+		if _, ok := renamed[user]; ok {
+			continue // the column of that name takes another
+		}
+		_, hiveUser := file.Partition.Get(user)
+		_, hiveRaw := file.Partition.Get(raw)
+		switch {
+		case hiveUser:
+			return fmt.Errorf("sources: %s: Rename(%q, %q): the dataset already has a Hive partition column %q; rename that one too, or choose another name",
+				file.Path, raw, user, user)
+		case (one || hiveRaw) && isLeaf(user, false):
+			return fmt.Errorf("sources: %s: Rename(%q, %q): the file already has a column %q; rename that one too, or choose another name",
+				file.Path, raw, user, user)
 		}
 	}
 	return nil
+}
+
+// columnList lists a file's columns and its Hive partition columns, for
+// errors.
+func columnList(leaves []pqcol.Leaf, part dataset.Partition) string {
+	names := make([]string, len(leaves))
+	for i, leaf := range leaves {
+		names[i] = leaf.PathString()
+	}
+	list := strings.Join(names, ", ")
+	if len(part) > 0 {
+		names = names[:0]
+		for _, f := range part {
+			names = append(names, f.Name)
+		}
+		list += "; Hive partition columns: " + strings.Join(names, ", ")
+	}
+	return list
 }

@@ -2,9 +2,10 @@ package sources
 
 import (
 	"fmt"
-	"github.com/rowflow/rowflow/internal/optcheck"
+	"slices"
 
 	"github.com/rowflow/rowflow/internal/filter"
+	"github.com/rowflow/rowflow/internal/optcheck"
 )
 
 // parquetConfig is the configuration of a Parquet source: these options
@@ -12,7 +13,7 @@ import (
 // defaulted and checked.
 type parquetConfig struct {
 	datasetConfig
-	columns   map[string]bool
+	columns   []string          // Columns' names, in order; nil: all columns
 	rename    map[string]string // user name -> raw column name
 	rowFilter *filter.Expr
 	trace     bool
@@ -57,29 +58,59 @@ func MaxRows(n int64) ParquetOption {
 	return parquetOption(optcheck.AtLeast("sources", "MaxRows", n, 1, func(c *parquetConfig, v int64) { c.plan.MaxRows = v }))
 }
 
-// Columns reads only the named columns (user names, after [Rename]);
-// struct fields of other columns stay zero. Columns that are not read are
-// not decoded. A name that is not a column of a file fails the run when
-// the file is opened. Given more than once, the names add up.
+// Columns reads only the named columns: file columns and Hive partition
+// columns alike, by their names after [Rename] (file columns of
+// [ParquetColumns] and [ParquetRecords] by their dotted leaf paths).
+// Without it, every column is read: for [Parquet] the columns of T's
+// fields; for the others the file columns in file order, then the Hive
+// columns in path order. With it, only the named columns come, in the
+// order named: a record's names and a batch's Columns follow it, a Hive
+// column not named is left out of records and of
+// [ColumnBatch.Partition], and struct fields of columns not named stay
+// zero. Columns that are not read are not decoded. A name that is
+// neither a column of a file nor one of its Hive partition columns fails
+// the run when the file is opened, with an error naming the file and the
+// column. Given more than once, the names add up, each in the place
+// where it was first named. Row IDs do not depend on the columns read.
 func Columns(names ...string) ParquetOption {
 	names = append([]string(nil), names...)
 	return parquetOption(func(c *parquetConfig) error {
 		if c.columns == nil {
-			c.columns = map[string]bool{}
+			c.columns = []string{}
 		}
 		for _, n := range names {
-			c.columns[n] = true
+			if !slices.Contains(c.columns, n) {
+				c.columns = append(c.columns, n)
+			}
 		}
 		return nil
 	})
 }
 
-// Rename reads the file column raw under the name user: a struct field
-// tagged user reads column raw. Nested columns are named by their path
-// joined with ".". A file without a column raw is an error that names the
-// file and the column. For [ParquetRecords] and [ParquetColumns], so is a
-// file that has a column user that no Rename renames: the two columns
-// would take one name.
+// selected returns the set of the names [Columns] gives, or nil if it is
+// not given.
+func (c *parquetConfig) selected() map[string]bool {
+	if c.columns == nil {
+		return nil
+	}
+	set := make(map[string]bool, len(c.columns))
+	for _, n := range c.columns {
+		set[n] = true
+	}
+	return set
+}
+
+// Rename reads the column raw under the name user: a struct field
+// tagged user reads column raw. raw is a file column, nested columns
+// named by their path joined with ".", or a Hive partition column. The
+// options that name columns, [Columns], [RowFilter] and [Where], name
+// them by their user names. A file that has no column raw, and no Hive
+// partition column raw, is an error that names the file and the column.
+// So is a file that has another column user, of its own or a Hive
+// partition column, that no Rename renames: the two columns would take
+// one name. [Parquet], whose fields pick their columns, allows that when
+// both are file columns (the field reads column raw); a Hive column
+// takes part in no such clash.
 func Rename(raw, user string) ParquetOption {
 	return parquetOption(func(c *parquetConfig) error {
 		if c.rename == nil {

@@ -19,9 +19,11 @@ import (
 
 // ParquetRecords returns a source of the rows of a Parquet dataset as
 // [Record]s, for ETL that does not know the schema in advance. It takes
-// the options of [Parquet]; [Columns] selects columns by their dotted leaf
-// paths (after [Rename]), and [Trace] adds the columns __file,
-// __row_group and __row_index. Hive partition columns come as strings.
+// the options of [Parquet]; [Columns] selects and orders the columns, file
+// columns by their dotted leaf paths and Hive partition columns by their
+// names (both after [Rename]), and [Trace] adds the columns __file,
+// __row_group and __row_index after them. Without Columns, the file
+// columns come in file order, then the Hive partition columns, as strings.
 //
 // Records cost an allocation per value; [Parquet] with a struct type, or
 // [ParquetColumns], are much faster.
@@ -65,8 +67,8 @@ type recordsFormat struct{}
 
 type recordsPlan struct {
 	cols   *columnsPlan
-	names  []string
-	consts []string // values of the Hive columns, after the file columns
+	names  []string // in the order of cols.pos, then the trace columns
+	consts []string // values of the Hive columns, in the order of cols.hive
 	trace  bool     // __file, __row_group, __row_index follow
 	str    []bool   // per column: BYTE_ARRAY read as string
 	repDef [][]int  // per column: definition levels of its repeated ancestors, outermost first
@@ -81,7 +83,14 @@ func (recordsFormat) plan(file dataset.File, r *pqcol.Reader, cfg *parquetConfig
 		return nil, err
 	}
 	p := &recordsPlan{cols: cp.(*columnsPlan), trace: cfg.trace}
-	p.names = append(p.names, p.cols.names...)
+	p.names = make([]string, len(p.cols.pos), len(p.cols.pos)+3)
+	for j, name := range p.cols.names {
+		p.names[p.cols.pos[j]] = name
+	}
+	for ci, f := range p.cols.hive {
+		p.names[p.cols.pos[len(p.cols.names)+ci]] = f.Name
+		p.consts = append(p.consts, f.Value)
+	}
 	for _, leaf := range p.cols.info {
 		p.str = append(p.str, pqschema.IsText(leaf.Node.Type()))
 		var defs []int
@@ -93,10 +102,6 @@ func (recordsFormat) plan(file dataset.File, r *pqcol.Reader, cfg *parquetConfig
 			}
 		}
 		p.repDef = append(p.repDef, defs)
-	}
-	for _, f := range file.Partition {
-		p.names = append(p.names, f.Name)
-		p.consts = append(p.consts, f.Value)
 	}
 	if cfg.trace {
 		p.names = append(p.names, "__file", "__row_group", "__row_index")
@@ -166,7 +171,7 @@ func (r *recordsReader) emitRows(ctx context.Context, sp span, cols *columnSet, 
 	k := len(r.cols)
 	for i := range recs {
 		for ci, v := range r.p.consts {
-			recs[i].Values[k+ci] = v
+			recs[i].Values[r.p.cols.pos[k+ci]] = v
 		}
 		if r.p.trace {
 			row := int64(i)
@@ -199,6 +204,7 @@ func (r *recordsReader) fill(recs []Record, j, n int, keep []bool) error {
 	leaf := &r.p.cols.info[j]
 	get := valueGetter(c, r.p.str[j], assemble.Unsigned(leaf))
 	maxDef := leaf.MaxDefinitionLevel
+	at := r.p.cols.pos[j] // the column's place in the records
 	short := func() error { return fmt.Errorf("fewer values or levels than rows") }
 	k := 0 // the next record
 	switch {
@@ -221,7 +227,7 @@ func (r *recordsReader) fill(recs []Record, j, n int, keep []bool) error {
 				return fmt.Errorf("row %d: level entry %d has repetition level %d, beyond the column's %d", i, as.l, reps[as.l], len(as.repDef))
 			}
 			if as.use {
-				recs[k].Values[j] = x
+				recs[k].Values[at] = x
 				k++
 			}
 		}
@@ -237,7 +243,7 @@ func (r *recordsReader) fill(recs []Record, j, n int, keep []bool) error {
 					return short()
 				}
 				if use {
-					recs[k].Values[j] = get(v)
+					recs[k].Values[at] = get(v)
 				}
 				v++
 			}
@@ -251,7 +257,7 @@ func (r *recordsReader) fill(recs []Record, j, n int, keep []bool) error {
 		}
 		for i := range n {
 			if keep == nil || keep[i] {
-				recs[k].Values[j] = get(i)
+				recs[k].Values[at] = get(i)
 				k++
 			}
 		}

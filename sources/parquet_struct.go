@@ -3,7 +3,6 @@ package sources
 import (
 	"context"
 	"fmt"
-	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -25,7 +24,7 @@ func (structFormat[T]) check(cfg *parquetConfig) error {
 	if names == nil {
 		return nil // not a struct: the plan reports it
 	}
-	for _, c := range slices.Sorted(maps.Keys(cfg.columns)) {
+	for _, c := range cfg.columns {
 		if !slices.Contains(names, c) {
 			return fmt.Errorf("sources: Columns(%q): no field of %v reads a column of that name (they read %s)",
 				c, reflect.TypeFor[T](), strings.Join(names, ", "))
@@ -36,7 +35,7 @@ func (structFormat[T]) check(cfg *parquetConfig) error {
 
 func (structFormat[T]) plan(file dataset.File, r *pqcol.Reader, cfg *parquetConfig) (filePlan[T], error) {
 	var consts []assemble.Const
-	for _, fld := range file.Partition {
+	for _, fld := range hiveColumns(file.Partition, cfg.rename) {
 		consts = append(consts, assemble.Const{Name: fld.Name, Kind: assemble.ConstString, Value: fld.Value})
 	}
 	if cfg.trace {
@@ -44,10 +43,10 @@ func (structFormat[T]) plan(file dataset.File, r *pqcol.Reader, cfg *parquetConf
 			assemble.Const{Name: "__row_group", Kind: assemble.ConstRowGroup},
 			assemble.Const{Name: "__row_index", Kind: assemble.ConstRow})
 	}
-	if err := checkRename(file.Path, r.Leaves(), cfg.rename, true); err != nil {
+	if err := checkRename(file, r.Leaves(), cfg.rename, false); err != nil {
 		return nil, err
 	}
-	p, err := assemble.NewPlan[T](file.Path, r.Leaves(), r.File().Root(), cfg.rename, cfg.columns, consts)
+	p, err := assemble.NewPlan[T](file.Path, r.Leaves(), r.File().Root(), cfg.rename, cfg.selected(), consts)
 	if err != nil {
 		return nil, err
 	}

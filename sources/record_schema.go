@@ -66,7 +66,19 @@ func ParquetRecordSchema(root string, opts ...ParquetOption) (*parquet.Schema, e
 			cols = append(cols, pqschema.Column{Name: name, Node: node})
 		}
 	}
-	for j, leaf := range p.cols.info {
+	// Columns in the records' order: cols.pos places the file columns,
+	// then the Hive columns.
+	order := make([]int, len(p.cols.pos))
+	for x, at := range p.cols.pos {
+		order[at] = x
+	}
+	str := parquet.Optional(parquet.String())
+	for _, j := range order {
+		if j >= len(p.cols.info) {
+			add(p.cols.hive[j-len(p.cols.info)].Name, str)
+			continue
+		}
+		leaf := p.cols.info[j]
 		node := parquet.Leaf(leaf.Node.Type())
 		if leaf.MaxDefinitionLevel > 0 { // a required column stays required
 			node = parquet.Optional(node)
@@ -77,17 +89,12 @@ func ParquetRecordSchema(root string, opts ...ParquetOption) (*parquet.Schema, e
 		}
 		// A list written the standard way (a.list.element) is named by
 		// its group (a), so that it reads back under the same name.
-		name := p.names[j]
+		name := p.cols.names[j]
 		if base, ok := strings.CutSuffix(name, strings.Repeat(".list.element", k)); ok && k > 0 && base != "" && !names[base] && !used[base] {
 			names[base] = true
 			name = base
 		}
 		add(name, node)
-	}
-	str := parquet.Optional(parquet.String())
-	k := len(p.cols.info)
-	for i := range p.consts {
-		add(p.names[k+i], str)
 	}
 	if p.trace {
 		i64 := parquet.Optional(parquet.Int(64))

@@ -12,7 +12,8 @@ import "fmt"
 // # Columns and literals
 //
 // A filter names file columns by their user names: dotted leaf paths,
-// after [Rename]. The columns need not be among those the source returns:
+// after [Rename] (as [Where] names Hive partition columns, after Rename
+// too). The columns need not be among those the source returns:
 // they are read for the filter, and not returned. Each literal must have a
 // type that compares with its column's:
 //
@@ -29,7 +30,8 @@ import "fmt"
 //     with the stored day or unit count.
 //
 // Each file is checked when it is opened: a column the file lacks (or
-// that is one of its Hive partition columns, which [Where] filters), a
+// that is one of its Hive partition columns, by its name after Rename,
+// which [Where] filters), a
 // repeated column, a column of a type that cannot be compared this way
 // (INT96, DECIMAL, FLOAT16, INTERVAL) or a literal whose type does not
 // compare with the column's fails the run with an error naming the file,

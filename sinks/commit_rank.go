@@ -36,10 +36,19 @@ import (
 // pipeline of that rank, when the pipeline has one (flow's WithRank): a
 // job whose processes all wrote the files of rank 0 would make its ranks
 // overwrite or refuse each other.
-func checkEnvRank(what string, env flow.Env, rank int) error {
-	if env.World > 1 && env.Rank != rank {
+//
+// A world declared with [World] (world above 0) must hold the rank and be
+// the pipeline's, when the pipeline has one above 1.
+func checkEnvRank(what string, env flow.Env, rank, world int) error {
+	switch {
+	case env.World > 1 && env.Rank != rank:
 		return fmt.Errorf("sinks: %s: the pipeline runs as rank %d of %d (WithRank), but the sink writes the files of rank %d; give it Rank(%d)",
 			what, env.Rank, env.World, rank, env.Rank)
+	case world > 0 && env.World > 1 && env.World != world:
+		return fmt.Errorf("sinks: %s: the pipeline runs as rank %d of %d (WithRank), but the sink declares a world of %d; give it World(%d)",
+			what, env.Rank, env.World, world, env.World)
+	case world > 0 && rank >= world:
+		return fmt.Errorf("sinks: %s: the sink writes the files of rank %d, which a world of %d (World) does not have", what, rank, world)
 	}
 	return nil
 }

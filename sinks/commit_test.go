@@ -361,3 +361,68 @@ func TestCommitOtherWorld(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCommitDeclaredWorld: a sink given World records it, world 1 too, so
+// that Commit refuses a single-process run's output as a rank of a larger
+// job, and a job of two ranks declared so commits; JSON Lines shards
+// record it as well. A declared world that the pipeline's WithRank or the
+// sink's rank contradicts fails the run before anything is written.
+func TestCommitDeclaredWorld(t *testing.T) {
+	run := func(dir string, rank, world int, jsonl bool, withRank int) error {
+		t.Helper()
+		p := flow.From(sources.Slice(pqRows(3000), sources.PartitionSize(500))).
+			Via(operators.Filter(func(r pqRow) bool { return world == 1 || r.ID%2 == int64(rank) }))
+		if withRank > 0 {
+			p = p.WithRank(rank, withRank)
+		}
+		if jsonl {
+			return p.To(sinks.JSONLShards[pqRow](dir, sinks.Rank(rank), sinks.World(world))).Run(context.Background())
+		}
+		return p.To(sinks.ParquetShards[pqRow](dir, sinks.Rank(rank), sinks.World(world))).Run(context.Background())
+	}
+	for _, jsonl := range []bool{false, true} {
+		dir := t.TempDir()
+		if err := run(dir, 0, 1, jsonl, 0); err != nil {
+			t.Fatal(err)
+		}
+		m, err := sinks.ReadManifest(dir, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.World != 1 {
+			t.Errorf("jsonl %t: manifest of World(1) records world %d", jsonl, m.World)
+		}
+		if _, err := sinks.Commit(dir, 1); err != nil {
+			t.Fatalf("jsonl %t: committing the world of 1: %v", jsonl, err)
+		}
+
+		dir = t.TempDir()
+		if err := run(dir, 0, 1, jsonl, 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := run(dir, 1, 2, jsonl, 0); err != nil {
+			t.Fatal(err)
+		}
+		_, err = sinks.Commit(dir, 2)
+		wantErr(t, err, "rank 0 was written as rank 0 of 1 (_manifest-00000.json records world 1), not as a rank of the world of 2 being committed")
+
+		dir = t.TempDir()
+		for r := range 2 {
+			if err := run(dir, r, 2, jsonl, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		dm, err := sinks.Commit(dir, 2)
+		if err != nil || dm.World != 2 || dm.Rows != 3000 {
+			t.Fatalf("jsonl %t: two ranks declared World(2): %v, %+v", jsonl, err, dm)
+		}
+	}
+
+	dir := t.TempDir()
+	wantErr(t, run(dir, 0, 3, false, 2), "the pipeline runs as rank 0 of 2 (WithRank), but the sink declares a world of 3; give it World(2)")
+	wantErr(t, run(dir, 2, 2, false, 0), "the sink writes the files of rank 2, which a world of 2 (World) does not have")
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
+		t.Errorf("a refused run left %d entries (%v)", len(entries), err)
+	}
+	wantErr(t, run(dir, 0, 0, false, 0), "World(0)")
+}

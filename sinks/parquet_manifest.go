@@ -32,11 +32,12 @@ type Manifest struct {
 	Fingerprint string `json:"fingerprint"`
 	// Rank is the rank set with [Rank].
 	Rank int `json:"rank"`
-	// World is the number of ranks of the job, from the pipeline's
-	// WithRank (flow), when it is above 1; [Commit] refuses a rank
-	// written for another world than its own. It is 0, and absent from
-	// the JSON, for a pipeline of one rank, and in manifests written
-	// before the world was recorded: Commit then cannot check it.
+	// World is the number of ranks of the job: the one declared with
+	// [World], else the pipeline's from WithRank (flow) when it is above
+	// 1; [Commit] refuses a rank written for another world than its own.
+	// It is 0, and absent from the JSON, when neither gives one, and in
+	// manifests written before the world was recorded: Commit then cannot
+	// check it.
 	World int `json:"world,omitempty"`
 	// Writers is the number of writers set with [Writers].
 	Writers int `json:"writers"`

@@ -56,6 +56,7 @@ type parquetConfig struct {
 	textCodec    codec.Codec // JSONLShards, CSVShards
 	zstdLevel    int         // 0: not set
 	rank         int
+	world        int // 0: not declared
 	writers      int
 	rowIDColumn  string
 	partitionBy  []string
@@ -159,6 +160,20 @@ func ZstdLevel(level int) ParquetOption {
 // be at least 0.
 func Rank(r int) Option {
 	return shardOption(optcheck.AtLeast("sinks", "Rank", r, 0, func(c *parquetConfig, v int) { c.rank = v }))
+}
+
+// World declares the number of ranks whose outputs make the dataset:
+// the rank's manifest records it, and [Commit] refuses the rank in a
+// commit of another world, since the rank holds only its share of its
+// own world's rows. Without it the manifest records the pipeline's world
+// when flow's WithRank gave one above 1, and no world otherwise (a run
+// with WithRank(0, 1) cannot be told from one without WithRank, which
+// may be one rank of several given with [Rank] alone): declaring
+// World(1) is what lets Commit refuse a single-process run's output as a
+// rank of a larger job. n must be at least 1 and above the sink's rank,
+// and a pipeline given a world above 1 with WithRank must have n ranks.
+func World(n int) Option {
+	return shardOption(optcheck.AtLeast("sinks", "World", n, 1, func(c *parquetConfig, v int) { c.world = v }))
 }
 
 // Writers sets the number of files written at once, each by its own

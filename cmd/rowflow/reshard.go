@@ -93,7 +93,7 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts := []sinks.Option{sinks.Rank(r.Rank), sinks.Writers(*writers)}
+	opts := []sinks.Option{sinks.Rank(r.Rank), sinks.World(r.World), sinks.Writers(*writers)}
 	if *rowsPerFile > 0 {
 		opts = append(opts, sinks.RowsPerFile(*rowsPerFile))
 	}

@@ -31,12 +31,12 @@ import (
 // at every parallelism and for every chunking of the stream.
 //
 // JSON has no number for NaN and the infinities, which encoding/json
-// refuses: a float field (at any depth of pointers, slices, arrays and
-// structs) that holds one is written as the JSON string "NaN", "+Inf" or
-// "-Inf", as is a float of a [sources.Record]'s value (in its lists too),
-// and the rest of the line is as encoding/json writes it. Such a float in
-// a map or an interface field of T, or in a field of a struct that embeds
-// another, still fails the run, naming the row.
+// refuses: a float field (at any depth of pointers, slices, arrays, map
+// values and structs) that holds one is written as the JSON string "NaN",
+// "+Inf" or "-Inf", as is a float of a [sources.Record]'s value (in its
+// lists too), and the rest of the line is as encoding/json writes it.
+// Such a float in an interface field of T, or in a field of a struct that
+// embeds another, still fails the run, naming the row.
 //
 // sources.JSONL[T] reads the files back, field for field, the three
 // strings into float fields included.

@@ -264,19 +264,19 @@ func TestJSONLShardsRecordRowIDClash(t *testing.T) {
 }
 
 // TestJSONLShardsEncodingError checks that a row that encoding/json cannot
-// encode (NaN in a map) fails the run with an error that names that row's
-// partition and ID, with and without the row ID columns, and leaves no
-// file.
+// encode (NaN in an interface field) fails the run with an error that
+// names that row's partition and ID, with and without the row ID
+// columns, and leaves no file.
 func TestJSONLShardsEncodingError(t *testing.T) {
 	type byName struct {
-		ID int                `json:"id"`
-		M  map[string]float64 `json:"m"`
+		ID int `json:"id"`
+		A  any `json:"a"`
 	}
 	vals := make([]byName, 10)
 	for i := range vals {
-		vals[i] = byName{ID: i, M: map[string]float64{"x": float64(i)}}
+		vals[i] = byName{ID: i, A: float64(i)}
 	}
-	vals[7].M["x"] = math.NaN()
+	vals[7].A = math.NaN()
 	src := sources.Slice(vals, sources.PartitionSize(4))
 	items := testutil.Items[byName](t, flow.From(src))
 	for _, opts := range [][]sinks.TextOption{nil, {sinks.RowIDColumn("rid")}} {
@@ -298,12 +298,13 @@ func TestJSONLShardsEncodingError(t *testing.T) {
 // measure has floats at the depths where JSON Lines writes NaN and the
 // infinities as strings.
 type measure struct {
-	ID   int64      `json:"id"`
-	F    float64    `json:"f"`
-	G    float32    `json:"g"`
-	P    *float64   `json:"p"`
-	L    []float64  `json:"l"`
-	Pair [2]float32 `json:"pair"`
+	ID   int64              `json:"id"`
+	F    float64            `json:"f"`
+	G    float32            `json:"g"`
+	P    *float64           `json:"p"`
+	L    []float64          `json:"l"`
+	Pair [2]float32         `json:"pair"`
+	M    map[string]float64 `json:"m,omitempty"`
 }
 
 // TestJSONLShardsNonFiniteFloats checks the rule for the floats JSON has
@@ -317,7 +318,7 @@ func TestJSONLShardsNonFiniteFloats(t *testing.T) {
 	half := 0.5
 	in := []measure{
 		{ID: 1, F: 1.5, G: 2, P: &half, L: []float64{1e21, 1e-7}, Pair: [2]float32{3, 4}},
-		{ID: 2, F: nan, G: float32(-inf), P: &inf, L: []float64{-inf, 0, nan}, Pair: [2]float32{float32(nan), 1}},
+		{ID: 2, F: nan, G: float32(-inf), P: &inf, L: []float64{-inf, 0, nan}, Pair: [2]float32{float32(nan), 1}, M: map[string]float64{"x": nan, "y": 2}},
 	}
 	out := filepath.Join(t.TempDir(), "out")
 	if err := flow.From(sources.Slice(in)).To(sinks.JSONLShards[measure](out)).Run(t.Context()); err != nil {
@@ -332,7 +333,7 @@ func TestJSONLShardsNonFiniteFloats(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := string(first) + "\n" +
-		`{"id":2,"f":"NaN","g":"-Inf","p":"+Inf","l":["-Inf",0,"NaN"],"pair":["NaN",1]}` + "\n"
+		`{"id":2,"f":"NaN","g":"-Inf","p":"+Inf","l":["-Inf",0,"NaN"],"pair":["NaN",1],"m":{"x":"NaN","y":2}}` + "\n"
 	if string(b) != want {
 		t.Fatalf("wrote\n%s\nwant\n%s", b, want)
 	}
@@ -391,6 +392,14 @@ func sameMeasure(a, b measure) bool {
 	}
 	for i := range a.L {
 		if !same(a.L[i], b.L[i]) {
+			return false
+		}
+	}
+	if len(a.M) != len(b.M) {
+		return false
+	}
+	for k, v := range a.M {
+		if w, ok := b.M[k]; !ok || !same(v, w) {
 			return false
 		}
 	}

@@ -28,10 +28,10 @@ import (
 // named (by json tag or Go name) as a Hive partition column gets the
 // partition value, parsed as for [CSV], before the line is decoded.
 // Blank lines are skipped, as is a UTF-8 byte order mark at the start of
-// a file; a line may end in \r\n. A float field (at
-// any depth of pointers, slices, arrays and structs) also reads the JSON
-// strings "NaN", "+Inf" and "-Inf", which sinks.JSONLShards writes for the
-// floats JSON has no number for.
+// a file; a line may end in \r\n. A float field (at any depth of
+// pointers, slices, arrays, map values and structs) also reads the JSON
+// strings "NaN", "+Inf" and "-Inf", which sinks.JSONLShards writes for
+// the floats JSON has no number for.
 //
 // Partitions, row IDs and bad input are as for [CSV]: uncompressed files
 // are split into byte ranges at line starts, a record's ordinal is the

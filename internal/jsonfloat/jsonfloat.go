@@ -169,15 +169,18 @@ var (
 )
 
 // Shadow returns the type of the same memory layout as t whose floats
-// (float32 and float64 kinds, in fields, pointers, slices and arrays at
-// any depth) are [Float32] and [Float64], so that a *t may be encoded
-// and decoded as a pointer to it (reflect.NewAt) by the rule, with every
-// other byte of the JSON as encoding/json writes and reads t. ok is false
-// when t has no such float, or when the shadow cannot be built: a struct
-// on the way that embeds a field, a recursive type, or a float field with
-// the ",string" option. Floats behind an interface or in maps, and types
-// that encode or decode themselves (json or text marshalers), are left
-// as they are.
+// (float32 and float64 kinds, in fields, pointers, slices, arrays and
+// map values at any depth) are [Float32] and [Float64], so that a *t may
+// be encoded and decoded as a pointer to it (reflect.NewAt) by the rule,
+// with every other byte of the JSON as encoding/json writes and reads t.
+// A map's shadow has the same key type and a value type of the same
+// layout, which is all the runtime's maps depend on besides the key's
+// hashing; a map that decoding makes under the shadow type is read and
+// grown under t's. ok is false when t has no such float, or when the
+// shadow cannot be built: a struct on the way that embeds a field, a
+// recursive type, or a float field with the ",string" option. Floats
+// behind an interface, and types that encode or decode themselves (json
+// or text marshalers), are left as they are.
 func Shadow(t reflect.Type) (s reflect.Type, ok bool) {
 	defer func() {
 		if r := recover(); r != nil { // reflect.StructOf refused a field
@@ -213,8 +216,8 @@ func shadow(t reflect.Type, visiting map[reflect.Type]bool) (reflect.Type, bool,
 		return float64Type, true, nil
 	case reflect.Float32:
 		return float32Type, true, nil
-	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Struct:
-	default: // maps too: a map of another element type is not reinterpreted
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Struct, reflect.Map:
+	default:
 		return t, false, nil
 	}
 	if visiting[t] {
@@ -234,6 +237,8 @@ func shadow(t reflect.Type, visiting map[reflect.Type]bool) (reflect.Type, bool,
 		return reflect.PointerTo(e), true, nil
 	case reflect.Slice:
 		return reflect.SliceOf(e), true, nil
+	case reflect.Map:
+		return reflect.MapOf(t.Key(), e), true, nil
 	}
 	return reflect.ArrayOf(t.Len(), e), true, nil
 }

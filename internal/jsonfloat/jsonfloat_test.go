@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -70,10 +72,10 @@ func TestShadowNonFinite(t *testing.T) {
 	s, _ := Shadow(reflect.TypeFor[row]())
 	nan, inf := math.NaN(), math.Inf(1)
 	v := row{A: nan, B: float32(math.Inf(-1)), P: &inf, L: []float64{1, nan}, Arr: [2]float32{float32(inf), 2},
-		In: inner{X: float32(nan)}, Ins: []*inner{{X: float32(-inf)}}, Named: score(inf)}
+		In: inner{X: float32(nan)}, Ins: []*inner{{X: float32(-inf)}}, M: map[string]float64{"k": -inf, "j": 0.5}, Named: score(inf)}
 	got := marshalShadow(t, s, &v)
 	want := `{"a":"NaN","b":"-Inf","p":"+Inf","l":[1,"NaN"],"arr":["+Inf",2],"in":{"x":"NaN","n":""},"ins":[{"x":"-Inf","n":""}],` +
-		`"m":null,"t":"0001-01-01T00:00:00Z","s":"","named":"+Inf"}`
+		`"m":{"j":0.5,"k":"-Inf"},"t":"0001-01-01T00:00:00Z","s":"","named":"+Inf"}`
 	if got != want {
 		t.Fatalf("wrote\n%s\nwant\n%s", got, want)
 	}
@@ -84,7 +86,8 @@ func TestShadowNonFinite(t *testing.T) {
 	same := func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
 	if !same(back.A, nan) || !same(float64(back.B), -inf) || back.P == nil || *back.P != inf ||
 		len(back.L) != 2 || back.L[0] != 1 || !same(back.L[1], nan) || back.Arr != [2]float32{float32(inf), 2} ||
-		!same(float64(back.In.X), nan) || len(back.Ins) != 1 || back.Ins[0].X != float32(-inf) || back.Named != score(inf) {
+		!same(float64(back.In.X), nan) || len(back.Ins) != 1 || back.Ins[0].X != float32(-inf) || back.Named != score(inf) ||
+		len(back.M) != 2 || back.M["k"] != -inf || back.M["j"] != 0.5 {
 		t.Errorf("read back %+v", back)
 	}
 }
@@ -108,7 +111,7 @@ func TestShadowUnmarshalErrors(t *testing.T) {
 }
 
 // TestShadowNone checks the types that get no shadow: no floats, floats
-// only in maps or interfaces, and the shapes the shadow cannot keep.
+// only in interfaces, and the shapes the shadow cannot keep.
 func TestShadowNone(t *testing.T) {
 	type list struct {
 		V    float64
@@ -123,7 +126,7 @@ func TestShadowNone(t *testing.T) {
 	}
 	type plain struct {
 		S string
-		M map[string]float64
+		M map[string]string
 		A any
 	}
 	for _, typ := range []reflect.Type{
@@ -145,5 +148,67 @@ func TestValue(t *testing.T) {
 	}
 	if want := `[1.5,"NaN","-Inf",["+Inf","x"],{"k":"NaN"},null]`; string(b) != want {
 		t.Errorf("wrote %s, want %s", b, want)
+	}
+}
+
+// TestShadowMaps checks maps of floats, of slices of floats and of
+// structs with floats, at a depth, through the shadow; and that a map
+// the decoding made under the shadow type works under its own type: read,
+// grown well past its first size, deleted from and encoded again.
+func TestShadowMaps(t *testing.T) {
+	type point struct {
+		X, Y float32
+		Tag  string
+	}
+	type maps struct {
+		F  map[string]float64
+		L  map[int][]float32
+		P  map[string]point
+		PP *map[string]*point
+	}
+	s, ok := Shadow(reflect.TypeFor[maps]())
+	if !ok {
+		t.Fatal("no shadow for maps")
+	}
+	nan, inf := math.NaN(), math.Inf(1)
+	pp := map[string]*point{"n": nil, "q": {X: float32(-inf)}}
+	v := maps{F: map[string]float64{"a": nan, "b": 1}, L: map[int][]float32{2: {float32(inf), 3}}, P: map[string]point{"p": {X: float32(nan), Y: 2, Tag: "t"}}, PP: &pp}
+	b, err := json.Marshal(reflect.NewAt(s, unsafe.Pointer(&v)).Interface())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"F":{"a":"NaN","b":1},"L":{"2":["+Inf",3]},"P":{"p":{"X":"NaN","Y":2,"Tag":"t"}},"PP":{"n":null,"q":{"X":"-Inf","Y":0,"Tag":""}}}`
+	if string(b) != want {
+		t.Fatalf("wrote\n%s\nwant\n%s", b, want)
+	}
+	var back maps
+	if err := json.Unmarshal(b, reflect.NewAt(s, unsafe.Pointer(&back)).Interface()); err != nil {
+		t.Fatal(err)
+	}
+	if len(back.F) != 2 || !math.IsNaN(back.F["a"]) || back.F["b"] != 1 || len(back.L[2]) != 2 || back.L[2][0] != float32(inf) ||
+		!math.IsNaN(float64(back.P["p"].X)) || back.P["p"].Tag != "t" || back.PP == nil || (*back.PP)["q"].X != float32(-inf) {
+		t.Fatalf("read back %+v", back)
+	}
+	for i := range 5000 {
+		back.F[strconv.Itoa(i)] = float64(i)
+		back.P[strconv.Itoa(i)] = point{X: float32(i), Tag: strconv.Itoa(i)}
+	}
+	for i := range 5000 {
+		if i%2 == 0 {
+			delete(back.F, strconv.Itoa(i))
+		}
+	}
+	for i := range 5000 {
+		f, ok := back.F[strconv.Itoa(i)]
+		if ok != (i%2 == 1) || ok && f != float64(i) || back.P[strconv.Itoa(i)].Tag != strconv.Itoa(i) {
+			t.Fatalf("key %d after growing: %v, %v, %+v", i, f, ok, back.P[strconv.Itoa(i)])
+		}
+	}
+	if len(back.F) != 2+2500 || len(back.P) != 5001 {
+		t.Fatalf("%d and %d keys after growing", len(back.F), len(back.P))
+	}
+	b, err = json.Marshal(reflect.NewAt(s, unsafe.Pointer(&back)).Interface())
+	if err != nil || !strings.Contains(string(b), `"4999":{"X":4999,"Y":0,"Tag":"4999"}`) || !strings.Contains(string(b), `"a":"NaN"`) {
+		t.Fatalf("the grown maps wrote %.200s…, %v", b, err)
 	}
 }

@@ -20,9 +20,9 @@ import (
 // fails first. Partition 0 fails at its row 50 only once partition 2 has
 // failed at its row 250.
 func TestParallelErrorIsTheSerialRunsError(t *testing.T) {
-	run := func(par int, viaRun bool) ([]flow.Item[int64], error) {
+	checkSerialRunsError(t, "two partitions fail", func(par int) *flow.Pipeline {
 		later := make(chan struct{})
-		p := flow.From(sources.Generate(1000, func(i int64) (int64, error) { return i, nil },
+		return flow.From(sources.Generate(1000, func(i int64) (int64, error) { return i, nil },
 			sources.PartitionSize(100), sources.ChunkSize(10))).
 			Via(operators.Map(func(v int64) (int64, error) {
 				switch {
@@ -39,8 +39,20 @@ func TestParallelErrorIsTheSerialRunsError(t *testing.T) {
 				}
 				return v, nil
 			})).Parallel(par)
+	})
+}
+
+// checkSerialRunsError checks that the pipeline build(par) makes, run at
+// parallelism 2, 3 and 4 through Items and through Run (a parallel
+// group's merge feeding a sink), fails with the error of its serial run,
+// build(1), after the same items; and that the serial run fails at row
+// 50 of partition 0.
+func checkSerialRunsError(t *testing.T, name string, build func(par int) *flow.Pipeline) {
+	t.Helper()
+	run := func(par int, viaRun bool) ([]flow.Item[int64], error) {
+		p := build(par)
 		var items []flow.Item[int64]
-		if viaRun { // the group's merge feeds a sink
+		if viaRun {
 			err := p.To(sinks.ForEach(func(it flow.Item[int64]) error {
 				items = append(items, it)
 				return nil
@@ -58,16 +70,16 @@ func TestParallelErrorIsTheSerialRunsError(t *testing.T) {
 	wantItems, wantErr := run(1, false)
 	var se *flow.StageError
 	if !errors.As(wantErr, &se) || se.Part != 0 || len(wantItems) != 50 {
-		t.Fatalf("serial run: %d items, error %v; want 50 and partition 0's error", len(wantItems), wantErr)
+		t.Fatalf("%s: serial run: %d items, error %v; want 50 and partition 0's error", name, len(wantItems), wantErr)
 	}
 	for _, par := range []int{2, 3, 4} {
 		for _, viaRun := range []bool{false, true} {
 			items, err := run(par, viaRun)
 			if err == nil || err.Error() != wantErr.Error() {
-				t.Fatalf("parallel %d, Run %v: error %v, want the serial run's, %v", par, viaRun, err, wantErr)
+				t.Fatalf("%s: parallel %d, Run %v: error %v, want the serial run's, %v", name, par, viaRun, err, wantErr)
 			}
 			if !slices.Equal(items, wantItems) {
-				t.Fatalf("parallel %d, Run %v: %d items before the error, want the serial run's %d", par, viaRun, len(items), len(wantItems))
+				t.Fatalf("%s: parallel %d, Run %v: %d items before the error, want the serial run's %d", name, par, viaRun, len(items), len(wantItems))
 			}
 		}
 	}
@@ -123,44 +135,13 @@ func TestUpstreamErrorIsOrderedToo(t *testing.T) {
 				Via(operators.Map(failAt(50, wait, nil))).Parallel(par)
 		}},
 	} {
-		run := func(par int, viaRun bool) ([]flow.Item[int64], error) {
+		checkSerialRunsError(t, tc.name, func(par int) *flow.Pipeline {
 			var wait, done chan struct{}
 			if par > 1 {
 				wait = make(chan struct{})
 				done = wait
 			}
-			p := tc.build(par, wait, done)
-			var items []flow.Item[int64]
-			if viaRun {
-				err := p.To(sinks.ForEach(func(it flow.Item[int64]) error {
-					items = append(items, it)
-					return nil
-				})).Run(context.Background())
-				return items, err
-			}
-			for it, err := range flow.Items[int64](context.Background(), p) {
-				if err != nil {
-					return items, err
-				}
-				items = append(items, it)
-			}
-			return items, nil
-		}
-		wantItems, wantErr := run(1, false)
-		var se *flow.StageError
-		if !errors.As(wantErr, &se) || se.Part != 0 || len(wantItems) != 50 {
-			t.Fatalf("%s: serial run: %d items, error %v; want 50 and partition 0's error", tc.name, len(wantItems), wantErr)
-		}
-		for _, par := range []int{2, 3, 4} {
-			for _, viaRun := range []bool{false, true} {
-				items, err := run(par, viaRun)
-				if err == nil || err.Error() != wantErr.Error() {
-					t.Fatalf("%s: parallel %d, Run %v: error %v, want the serial run's, %v", tc.name, par, viaRun, err, wantErr)
-				}
-				if !slices.Equal(items, wantItems) {
-					t.Fatalf("%s: parallel %d, Run %v: %d items before the error, want the serial run's %d", tc.name, par, viaRun, len(items), len(wantItems))
-				}
-			}
-		}
+			return tc.build(par, wait, done)
+		})
 	}
 }

@@ -164,7 +164,14 @@ func (s *parquetSource[T]) Info() flow.Info {
 	if c.rowFilter != nil {
 		filter = c.rowFilter.String()
 	}
-	own := fmt.Sprintf("format=%T columns=%v rename=%v filter=%q skip=%t", s.format, c.columns, c.rename, filter, c.skip != nil)
+	// Without Columns the text is the one a nil set of names printed
+	// before Columns kept their order, so that the fingerprints of
+	// pipelines without it, and their checkpoints and caches, stay valid.
+	columns := "map[]"
+	if c.columns != nil {
+		columns = fmt.Sprint(c.columns)
+	}
+	own := fmt.Sprintf("format=%T columns=%s rename=%v filter=%q skip=%t", s.format, columns, c.rename, filter, c.skip != nil)
 	return flow.Info{Name: c.name, Settings: c.settings(s.root, own)}
 }
 

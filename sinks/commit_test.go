@@ -364,9 +364,10 @@ func TestCommitOtherWorld(t *testing.T) {
 
 // TestCommitDeclaredWorld: a sink given World records it, world 1 too, so
 // that Commit refuses a single-process run's output as a rank of a larger
-// job, and a job of two ranks declared so commits; JSON Lines shards
-// record it as well. A declared world that the pipeline's WithRank or the
-// sink's rank contradicts fails the run before anything is written.
+// job, and a rank of a larger job as the output of one process, and a job
+// of two ranks declared so commits; JSON Lines shards record it as well.
+// A declared world that the pipeline's WithRank or the sink's rank
+// contradicts fails the run before anything is written.
 func TestCommitDeclaredWorld(t *testing.T) {
 	run := func(dir string, rank, world int, jsonl bool, withRank int) error {
 		t.Helper()
@@ -405,6 +406,13 @@ func TestCommitDeclaredWorld(t *testing.T) {
 		}
 		_, err = sinks.Commit(dir, 2)
 		wantErr(t, err, "rank 0 was written as rank 0 of 1 (_manifest-00000.json records world 1), not as a rank of the world of 2 being committed")
+
+		dir = t.TempDir()
+		if err := run(dir, 0, 4, jsonl, 0); err != nil {
+			t.Fatal(err)
+		}
+		_, err = sinks.Commit(dir, 1)
+		wantErr(t, err, "rank 0 was written as rank 0 of 4 (_manifest-00000.json records world 4), not as a rank of the world of 1 being committed")
 
 		dir = t.TempDir()
 		for r := range 2 {

@@ -1,10 +1,13 @@
 package main_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rowflow/rowflow/sinks"
 )
 
 // commit refuses an output directory that holds data no manifest lists,
@@ -40,25 +43,53 @@ func TestCommitRefusesStrayData(t *testing.T) {
 
 // reshard records its world in each rank's manifest, world 1 included,
 // so that commit refuses the output of a single-process run as a rank of
-// a larger job, and commits ranks of one world.
+// a larger job, and a rank of a larger job as the output of one process,
+// naming the rank, its manifest and both worlds; it commits the ranks of
+// one world.
 func TestCommitRefusesARankOfAnotherWorld(t *testing.T) {
 	in := eightEvents(t)
+	refused := func(out, world, want string) {
+		t.Helper()
+		stdout, errOut, code := rowflow(t, nil, "commit", "-world", world, out)
+		if code != 1 || !strings.Contains(errOut, want) || stdout != "" {
+			t.Fatalf("commit -world %s: exit %d, %s%s\nwant an error containing %q", world, code, stdout, errOut, want)
+		}
+		if _, err := os.Stat(filepath.Join(out, "_manifest.json")); !os.IsNotExist(err) {
+			t.Fatalf("a refused commit wrote _manifest.json (%v)", err)
+		}
+	}
+	recorded := func(out string, rank int) int {
+		t.Helper()
+		m, err := sinks.ReadManifest(out, rank)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.World
+	}
 	out := filepath.Join(t.TempDir(), "out")
 	must(t, nil, "reshard", "-out", out, in)
-	m, err := os.ReadFile(filepath.Join(out, "_manifest-00000.json"))
-	if err != nil || !strings.Contains(string(m), `"world": 1`) {
-		t.Fatalf("manifest of a run of one process (%v):\n%s", err, m)
+	if w := recorded(out, 0); w != 1 {
+		t.Fatalf("the manifest of a run of one process records world %d, want 1", w)
 	}
 	must(t, nil, "reshard", "-rank", "1", "-world", "2", "-out", out, in)
-	stdout, errOut, code := rowflow(t, nil, "commit", "-world", "2", out)
-	if code != 1 || !strings.Contains(errOut, "rank 0 was written as rank 0 of 1") || stdout != "" {
-		t.Fatalf("commit of a world-1 rank as rank 0 of 2: exit %d, %s%s", code, stdout, errOut)
+	refused(out, "2", "rank 0 was written as rank 0 of 1 (_manifest-00000.json records world 1), not as a rank of the world of 2 being committed")
+
+	out = filepath.Join(t.TempDir(), "out")
+	must(t, nil, "reshard", "-rank", "0", "-world", "4", "-out", out, in)
+	refused(out, "1", "rank 0 was written as rank 0 of 4 (_manifest-00000.json records world 4), not as a rank of the world of 1 being committed")
+	for _, r := range []string{"1", "2", "3"} {
+		must(t, nil, "reshard", "-rank", r, "-world", "4", "-out", out, in)
 	}
-	out2 := filepath.Join(t.TempDir(), "out")
-	for _, r := range []string{"0", "1"} {
-		must(t, nil, "reshard", "-rank", r, "-world", "2", "-out", out2, in)
+	refused(out, "1", "the directory holds output of ranks outside a world of 1: rank 1's manifest _manifest-00001.json, rank 2's manifest _manifest-00002.json, rank 3's manifest _manifest-00003.json")
+
+	out = filepath.Join(t.TempDir(), "out")
+	for r := range 2 {
+		must(t, nil, "reshard", "-rank", fmt.Sprint(r), "-world", "2", "-out", out, in)
+		if w := recorded(out, r); w != 2 {
+			t.Fatalf("the manifest of rank %d of 2 records world %d", r, w)
+		}
 	}
-	if c := must(t, nil, "commit", "-world", "2", out2); !strings.Contains(c, "8 rows") {
-		t.Fatalf("commit of two ranks of 2: %s", c)
+	if c := must(t, nil, "commit", "-world", "2", out); c != fmt.Sprintf("committed %s: 2 ranks, 2 files, 8 rows\n", out) {
+		t.Fatalf("commit of two ranks of 2: %q", c)
 	}
 }

@@ -103,8 +103,9 @@ func ExpectRows(n int64) CommitOption {
 
 // Commit checks that the world ranks of a sharded job wrote one complete
 // dataset into dir, and writes its dataset manifest, [DatasetManifestName].
-// Each rank r writes into dir with [ParquetShards] and [Rank](r); once all
-// have finished, one process commits. Commit checks that:
+// Each rank r writes into dir with [ParquetShards] (or another shard sink),
+// [Rank](r) and [World](world); once all have finished, one process
+// commits. Commit checks that:
 //
 //   - every rank 0 to world-1 finished: its manifest is in dir, and every
 //     file it lists has the size, SHA-256 and row count it records (and,
@@ -121,7 +122,11 @@ func ExpectRows(n int64) CommitOption {
 //     which the search skips. The hidden temporary files of killed runs
 //     are skipped too (rowflow cleanup removes them);
 //   - every rank was written for this world: a rank's manifest that
-//     records another world (see [Manifest].World) is refused;
+//     records another world (see [Manifest].World), larger or smaller,
+//     1 included, is refused, and the error names the rank, its manifest
+//     and both worlds; a manifest that records none (an older version's,
+//     or a sink's given neither World nor a pipeline world above 1) is
+//     not checked;
 //   - the ranks' outputs form one dataset: their manifests have the same
 //     schema, row-ID column and partition columns;
 //   - no row is written twice: with the row-ID column, every row's ID is

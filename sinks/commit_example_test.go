@@ -13,9 +13,10 @@ import (
 
 // A job of two ranks reshards a dataset of 8 row groups: each rank reads
 // its share of the row groups and writes its own files and manifest into
-// one directory; once both have finished, one process commits the
-// output. In a real job each rank is a process of its own, and takes its
-// rank from the scheduler (sources.RankFromEnv, package ranks).
+// one directory, the manifest recording the world it declares; once both
+// have finished, one process commits the output. In a real job each rank
+// is a process of its own, and takes its rank from the scheduler
+// (sources.RankFromEnv, package ranks).
 func ExampleCommit() {
 	root, err := os.MkdirTemp("", "example-commit-")
 	if err != nil {
@@ -38,7 +39,7 @@ func ExampleCommit() {
 	const world = 2
 	for rank := range world {
 		p := flow.From(sources.Parquet[Event](in, sources.Rank(rank, world))).
-			To(sinks.ParquetShards[Event](out, sinks.Rank(rank), sinks.RowsPerFile(1500), sinks.RowIDColumn("row_id")))
+			To(sinks.ParquetShards[Event](out, sinks.Rank(rank), sinks.World(world), sinks.RowsPerFile(1500), sinks.RowIDColumn("row_id")))
 		if err := p.Run(context.Background()); err != nil {
 			fmt.Println(err)
 			return

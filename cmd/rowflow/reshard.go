@@ -35,7 +35,7 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	filter := fs.String("filter", "", "a row filter in the text form, e.g. \"score > 0.5 and lang = 'en'\" (Parquet input)")
 	columns := fs.String("columns", "", "comma-separated columns to keep, by their names after -rename (Parquet input)")
 	rename := fs.String("rename", "", "columns to rename, old=new[,old=new] (Parquet input)")
-	window := fs.Int("shuffle-window", 0, "shuffle the input's row groups through a window of this many (Parquet input)")
+	window := fs.Int("shuffle-window", 0, "shuffle the input's fragments (Parquet row groups, CSV byte ranges) through a window of this many")
 	seed := fs.Uint64("seed", 0, "the seed of the shuffle")
 	rank := fs.Int("rank", -1, "this process's rank; with -world; default: from the environment (torchrun, MPI, Kubernetes, Slurm) or 0 of 1")
 	world := fs.Int("world", 0, "the number of ranks")

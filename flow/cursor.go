@@ -472,6 +472,7 @@ func (f *cursorFeed[T]) adopt(g *group) {
 	f.schedule = g.schedule
 	if !f.single {
 		g.budget = nil
+		g.atOnce = true
 	}
 	f.budget = g.budget
 }

@@ -337,7 +337,7 @@ func (d *dispatcher[T]) close(ctx context.Context) error {
 // failInBand hands err to an ordered group in band (see inBand); an
 // unordered group's run fails at once.
 func (d *dispatcher[T]) failInBand(ctx context.Context, err error) (bool, error) {
-	if d.g.unordered || d.closed {
+	if d.g.unordered || d.g.atOnce || d.closed {
 		return false, nil
 	}
 	d.closed = true

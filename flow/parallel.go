@@ -52,6 +52,7 @@ type group struct {
 	chain     func(env Env, terminal any) any // builds one worker's chain
 	env       Env
 	budget    *budget // ordered groups only
+	atOnce    bool    // failures upstream fail the run at once: several cursors read the group
 
 	// Channels of partitions read to their End, for later partitions: a
 	// channel of taskBuffer chunks (8 KB of chunks of int64s) costs more

@@ -81,11 +81,14 @@ func (r *runner) fail(ctx context.Context, err error) {
 }
 
 // expected reports whether err, returned under ctx, is not a failure of
-// the run: nil, ErrStop, or the context error of a stage upstream of one
-// that stopped the stream.
+// the run: nil, ErrStop, or any error of a stage upstream of one that
+// stopped the stream (with ErrStop, or by taking a failure in band):
+// the stream ends where that stage stopped, so what happens upstream
+// after it, a context error or a failure of a later partition, is past
+// its end, as in the serial run.
 func (r *runner) expected(ctx context.Context, err error) bool {
 	return err == nil || err == ErrStop ||
-		ctx.Err() != nil && context.Cause(ctx) == errStopped && isContextErr(err)
+		ctx.Err() != nil && context.Cause(ctx) == errStopped
 }
 
 // wait waits for every goroutine and returns the run's first error. If the

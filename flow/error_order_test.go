@@ -49,24 +49,7 @@ func TestParallelErrorIsTheSerialRunsError(t *testing.T) {
 // 50 of partition 0.
 func checkSerialRunsError(t *testing.T, name string, build func(par int) *flow.Pipeline) {
 	t.Helper()
-	run := func(par int, viaRun bool) ([]flow.Item[int64], error) {
-		p := build(par)
-		var items []flow.Item[int64]
-		if viaRun {
-			err := p.To(sinks.ForEach(func(it flow.Item[int64]) error {
-				items = append(items, it)
-				return nil
-			})).Run(context.Background())
-			return items, err
-		}
-		for it, err := range flow.Items[int64](context.Background(), p) {
-			if err != nil {
-				return items, err
-			}
-			items = append(items, it)
-		}
-		return items, nil
-	}
+	run := func(par int, viaRun bool) ([]flow.Item[int64], error) { return itemsVia(build(par), viaRun) }
 	wantItems, wantErr := run(1, false)
 	var se *flow.StageError
 	if !errors.As(wantErr, &se) || se.Part != 0 || len(wantItems) != 50 {
@@ -144,4 +127,25 @@ func TestUpstreamErrorIsOrderedToo(t *testing.T) {
 			return tc.build(par, wait, done)
 		})
 	}
+}
+
+// itemsVia runs p through Items, or through Run into a sink (a parallel
+// group's merge then feeds the sink), and returns the items before its
+// error.
+func itemsVia(p *flow.Pipeline, viaRun bool) ([]flow.Item[int64], error) {
+	var items []flow.Item[int64]
+	if viaRun {
+		err := p.To(sinks.ForEach(func(it flow.Item[int64]) error {
+			items = append(items, it)
+			return nil
+		})).Run(context.Background())
+		return items, err
+	}
+	for it, err := range flow.Items[int64](context.Background(), p) {
+		if err != nil {
+			return items, err
+		}
+		items = append(items, it)
+	}
+	return items, nil
 }

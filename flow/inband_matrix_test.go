@@ -12,7 +12,6 @@ import (
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
-	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -77,24 +76,15 @@ type outcome struct {
 	err  string
 }
 
-func viaItems(p *flow.Pipeline) outcome {
+func viaItems(p *flow.Pipeline) outcome { return outcomeOf(itemsVia(p, false)) }
+
+func viaRun(p *flow.Pipeline) outcome { return outcomeOf(itemsVia(p, true)) }
+
+func outcomeOf(items []flow.Item[int64], err error) outcome {
 	var o outcome
-	for it, err := range flow.Items[int64](context.Background(), p) {
-		if err != nil {
-			o.err = err.Error()
-			break
-		}
+	for _, it := range items {
 		o.vals = append(o.vals, it.Value)
 	}
-	return o
-}
-
-func viaRun(p *flow.Pipeline) outcome {
-	var o outcome
-	err := p.To(sinks.ForEach(func(it flow.Item[int64]) error {
-		o.vals = append(o.vals, it.Value)
-		return nil
-	})).Run(context.Background())
 	if err != nil {
 		o.err = err.Error()
 	}

@@ -334,8 +334,9 @@ func (d *dispatcher[T]) close(ctx context.Context) error {
 	return nil
 }
 
-// failInBand hands err to an ordered group in band (see inBand); an
-// unordered group's run fails at once.
+// failInBand hands err to an ordered group in band (see inBand); the
+// run of an unordered group, or of one that several cursors read, fails
+// at once.
 func (d *dispatcher[T]) failInBand(ctx context.Context, err error) (bool, error) {
 	if d.g.unordered || d.g.atOnce || d.closed {
 		return false, nil

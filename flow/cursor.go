@@ -463,7 +463,6 @@ type cursorFeed[T any] struct {
 	schedule chan *task
 	single   bool    // the set has one cursor
 	budget   *budget // the adopted group's, for a single cursor
-	closed   bool    // the schedule is closed
 }
 
 // adopt makes the feed hand out g's tasks, and keeps g's budget for a
@@ -490,13 +489,10 @@ func (f *cursorFeed[T]) close(ctx context.Context) error {
 // where it meets it (see inBand). With several cursors the run fails at
 // once: the others would take the stream's end for a clean one.
 func (f *cursorFeed[T]) failInBand(ctx context.Context, err error) (bool, error) {
-	if f.closed || !f.single {
+	if !f.single {
 		return false, nil
 	}
-	f.closed = true
-	ferr := f.fail(ctx, err)
-	close(f.schedule)
-	return true, ferr
+	return f.splitter.failInBand(ctx, err, func() { close(f.schedule) })
 }
 
 // newCursorFeed returns the feed of a set of n cursors.

@@ -215,7 +215,6 @@ func forwardPartition[T any](ctx context.Context, ch chan Chunk[T], down downstr
 type dispatcher[T any] struct {
 	g *group
 	splitter[T]
-	closed bool // the group has all its tasks
 }
 
 func (ops[T]) newDispatcher(g *group) any {
@@ -250,6 +249,7 @@ type splitter[T any] struct {
 	failed *error
 	b      int64
 	opened bool // a partition has been opened: b is its batch
+	closed bool // the stream has ended, or failed in band
 }
 
 func (s *splitter[T]) Push(ctx context.Context, c Chunk[T]) error {
@@ -297,10 +297,21 @@ func (s *splitter[T]) end(ctx context.Context) error {
 	return err
 }
 
-// fail ends the stream in band with err: the partition open, or if none
-// a partition after the last, ends with err, which its reader returns
-// where it meets the End, after the chunks sent before. The caller then
-// closes the stream without ending it.
+// failInBand ends the stream in band with err (see inBand), unless it has
+// ended already: the partition open, or if none a partition after the
+// last, ends with err, which its reader returns where it meets the End,
+// after the chunks sent before. closeStream then closes the stream, as
+// its end does, without ending it.
+func (s *splitter[T]) failInBand(ctx context.Context, err error, closeStream func()) (bool, error) {
+	if s.closed {
+		return false, nil
+	}
+	s.closed = true
+	ferr := s.fail(ctx, err)
+	closeStream()
+	return true, ferr
+}
+
 func (s *splitter[T]) fail(ctx context.Context, err error) error {
 	if s.cur == nil {
 		b := s.b
@@ -338,11 +349,8 @@ func (d *dispatcher[T]) close(ctx context.Context) error {
 // run of an unordered group, or of one that several cursors read, fails
 // at once.
 func (d *dispatcher[T]) failInBand(ctx context.Context, err error) (bool, error) {
-	if d.g.unordered || d.g.atOnce || d.closed {
+	if d.g.failsAtOnce() {
 		return false, nil
 	}
-	d.closed = true
-	ferr := d.fail(ctx, err)
-	d.g.finish()
-	return true, ferr
+	return d.splitter.failInBand(ctx, err, d.g.finish)
 }

@@ -107,6 +107,11 @@ func (g *group) submit(ctx context.Context, batch int64, read func(context.Conte
 	return send(ctx, g.tasks, t)
 }
 
+// failsAtOnce reports whether a failure upstream of g fails the run at
+// once rather than in band (see inBand): g is unordered, or several
+// cursors read it.
+func (g *group) failsAtOnce() bool { return g.unordered || g.atOnce }
+
 // finish tells the workers and the merge that no more tasks come.
 func (g *group) finish() {
 	close(g.tasks)

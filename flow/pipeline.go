@@ -334,7 +334,7 @@ func (p *Pipeline) startParallelSource(ctx context.Context, r *runner, env Env, 
 		next := int64(0)
 		for part, err := range p.partitions(ctx, env) {
 			if err != nil {
-				if g.unordered || g.atOnce || ctx.Err() != nil {
+				if g.failsAtOnce() || ctx.Err() != nil {
 					return err
 				}
 				failed := err

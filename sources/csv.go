@@ -28,17 +28,17 @@ import (
 //
 // # Records and fields
 //
-// Files are RFC 4180 CSV as encoding/csv reads it (quoted fields may hold
-// the delimiter, quotes doubled and newlines; \r\n ends lines too). A
-// UTF-8 byte order mark at the start of a file, which spreadsheet programs
-// write, is skipped. The first record of each file names its columns,
-// unless [Header] gives the names; every record must have as many fields. A field of T reads the
-// column named by its csv tag (or its Go name); a tag "-" leaves it out:
-// strings, []byte, bool, integers and floats (strconv syntax), and
-// pointers to these, nil for an empty field. A field named as a Hive
-// partition column reads the partition value instead. A field with no
-// column in a file fails the run, naming the file. Columns no field reads
-// are skipped.
+// Files are RFC 4180 CSV as encoding/csv reads it (quoted fields may
+// hold the delimiter, quotes doubled and newlines; \r\n ends lines
+// too). A UTF-8 byte order mark at the start of a file, which
+// spreadsheet programs write, is skipped. The first record of each file
+// names its columns, unless [Header] gives the names; every record must
+// have as many fields. A field of T reads the column named by its csv
+// tag (or its Go name); a tag "-" leaves it out: strings, []byte, bool,
+// integers and floats (strconv syntax), and pointers to these, nil for
+// an empty field. A field named as a Hive partition column reads the
+// partition value instead. A field with no column in a file fails the
+// run, naming the file. Columns no field reads are skipped.
 //
 // # Partitions and row IDs
 //

@@ -34,8 +34,9 @@ import "fmt"
 // which [Where] filters), a repeated column, a column of a type that
 // cannot be compared this way (INT96, DECIMAL, FLOAT16, INTERVAL) or a
 // literal whose type does not compare with the column's fails the run
-// with an error naming the file, the column and both types. (With [SkipBadFragments] such a file is
-// skipped and reported, like a file whose footer fails.)
+// with an error naming the file, the column and both types. (With
+// [SkipBadFragments] such a file is skipped and reported, like a file
+// whose footer fails.)
 //
 // # Nulls
 //

@@ -28,6 +28,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strings"
 
 	"github.com/rowflow/rowflow/flow"
 )
@@ -80,12 +81,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.Is(err, errUsage):
-		fmt.Fprintf(stderr, "rowflow %s: %v\n", args[0], err)
+		fmt.Fprintf(stderr, "rowflow %s: %s\n", args[0], commandTerms.Replace(err.Error()))
 		return 2
 	}
-	fmt.Fprintf(stderr, "rowflow %s: %v\n", args[0], err)
+	fmt.Fprintf(stderr, "rowflow %s: %s\n", args[0], commandTerms.Replace(err.Error()))
 	return 1
 }
+
+// commandTerms rewords the advice in the sinks package's errors that
+// names its Overwrite option, which the command does not have: reshard
+// never replaces an output that is not its own, so what a user can do is
+// remove that output or write to another directory.
+var commandTerms = strings.NewReplacer(
+	"or use Overwrite", "or write to another -out directory (reshard does not overwrite output)",
+	"rewrite the output with this version (Overwrite)", "remove the output and write it again with this version",
+)
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: rowflow <command> [flags] [arguments]\n\ncommands:")

@@ -29,6 +29,7 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/rowflow/rowflow/flow"
 )
@@ -53,7 +54,9 @@ var commands = map[string]command{
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM, as a scheduler stops a job, ends a run as SIGINT does: the
+	// run fails and removes its temporary files.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

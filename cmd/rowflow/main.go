@@ -27,6 +27,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"sort"
 	"strings"
 	"syscall"
@@ -84,21 +85,31 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.Is(err, errUsage):
-		fmt.Fprintf(stderr, "rowflow %s: %s\n", args[0], commandTerms.Replace(err.Error()))
+		fmt.Fprintf(stderr, "rowflow %s: %s\n", args[0], inCommandTerms(err))
 		return 2
 	}
-	fmt.Fprintf(stderr, "rowflow %s: %s\n", args[0], commandTerms.Replace(err.Error()))
+	fmt.Fprintf(stderr, "rowflow %s: %s\n", args[0], inCommandTerms(err))
 	return 1
 }
 
-// commandTerms rewords the advice in the sinks package's errors that
-// names its Overwrite option, which the command does not have: reshard
-// never replaces an output that is not its own, so what a user can do is
-// remove that output or write to another directory.
+// inCommandTerms returns the text of err with the Go options that the
+// library's errors name replaced by what a user of the command has: the
+// flag that gives the option, or, for the sinks package's Overwrite,
+// which the command does not have (reshard never replaces an output that
+// is not its own), removing that output or writing to another directory.
+func inCommandTerms(err error) string {
+	return rowIDOption.ReplaceAllString(commandTerms.Replace(err.Error()), "-row-id-column $1")
+}
+
 var commandTerms = strings.NewReplacer(
 	"or use Overwrite", "or write to another -out directory (reshard does not overwrite output)",
 	"rewrite the output with this version (Overwrite)", "remove the output and write it again with this version",
+	"ExpectRows says", "-rows says",
+	"pass the Job's completion count", "give the Job's completion count with -completions N",
 )
+
+// rowIDOption matches the sinks package's RowIDColumn("name") in errors.
+var rowIDOption = regexp.MustCompile(`RowIDColumn\(("(?:[^"\\]|\\.)*")\)`)
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: rowflow <command> [flags] [arguments]\n\ncommands:")

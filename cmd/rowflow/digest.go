@@ -112,7 +112,7 @@ func verifyManifests(dir string, stdout io.Writer) error {
 func runCommit(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlags("commit", "-world W [-rows N] DIR", "rowflow commit -world 16 out/")
 	world := fs.Int("world", 0, "the number of ranks that wrote DIR")
-	rows := fs.Int64("rows", -1, "the total the output must hold (checks that the union is complete)")
+	rows := fs.Int64("rows", 0, "the total the output must hold (checks that the union is complete; without it the total is not checked)")
 	if err := parse(fs, args, 1); err != nil {
 		return err
 	}
@@ -120,7 +120,10 @@ func runCommit(ctx context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w: -world %d: give the number of ranks", errUsage, *world)
 	}
 	var opts []sinks.CommitOption
-	if *rows >= 0 {
+	if givenFlags(fs)["rows"] {
+		if *rows < 0 {
+			return fmt.Errorf("%w: -rows %d: must be at least 0", errUsage, *rows)
+		}
 		opts = append(opts, sinks.ExpectRows(*rows))
 	}
 	dm, err := sinks.Commit(fs.Arg(0), *world, opts...)

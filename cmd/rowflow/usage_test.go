@@ -45,6 +45,7 @@ func TestFlagsOutOfRangeOrIgnored(t *testing.T) {
 		{[]string{"verify", "-against", data, "-parallel", "3", data}, "-parallel is for the check of serial against parallel reads"},
 		{[]string{"verify", "-manifest", "-parallel", "3", data}, "-parallel is for the check of serial against parallel reads"},
 		{[]string{"verify", "-row-id-column", "id", data}, "-row-id-column is for -against"},
+		{[]string{"commit", "-world", "1", "-rows", "-5", data}, "-rows -5: must be at least 0"},
 	} {
 		_, errOut, code := rowflow(t, nil, c.args...)
 		if code != 2 || !strings.Contains(errOut, c.msg) {

@@ -150,6 +150,13 @@ func parse(fs *flag.FlagSet, args []string, nargs int) error {
 		}
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
+	if fs.NArg() > nargs {
+		for _, a := range fs.Args()[1:] {
+			if len(a) > 1 && a[0] == '-' {
+				return fmt.Errorf("%w: %s comes after the argument %s; flags come before the arguments (see rowflow %s -h)", errUsage, a, fs.Arg(0), fs.Name())
+			}
+		}
+	}
 	if fs.NArg() != nargs {
 		return fmt.Errorf("%w: want %d argument(s), got %d (see rowflow %s -h)", errUsage, nargs, fs.NArg(), fs.Name())
 	}

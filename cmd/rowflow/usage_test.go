@@ -46,6 +46,8 @@ func TestFlagsOutOfRangeOrIgnored(t *testing.T) {
 		{[]string{"verify", "-manifest", "-parallel", "3", data}, "-parallel is for the check of serial against parallel reads"},
 		{[]string{"verify", "-row-id-column", "id", data}, "-row-id-column is for -against"},
 		{[]string{"commit", "-world", "1", "-rows", "-5", data}, "-rows -5: must be at least 0"},
+		{append(reshard(), "-format", "jsonl"), "-format comes after the argument " + data + "; flags come before the arguments"},
+		{[]string{"head", data, "-n", "3"}, "-n comes after the argument " + data + "; flags come before the arguments"},
 	} {
 		_, errOut, code := rowflow(t, nil, c.args...)
 		if code != 2 || !strings.Contains(errOut, c.msg) {

@@ -19,9 +19,12 @@ import (
 )
 
 func runInspect(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := newFlags("inspect", "PATH", "rowflow inspect data/")
+	fs := newFlags("inspect", "PATH   (a Parquet file or dataset: what its footers say)", "rowflow inspect data/")
 	if err := parse(fs, args, 1); err != nil {
 		return err
+	}
+	if f, err := format(fs.Arg(0)); err == nil && f != "parquet" {
+		return fmt.Errorf("%w: %s is a %s dataset; inspect reads Parquet footers only (rowflow head shows its rows)", errUsage, fs.Arg(0), textNames[f])
 	}
 	files, err := parquetFiles(fs.Arg(0))
 	if err != nil {

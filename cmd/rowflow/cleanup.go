@@ -29,6 +29,11 @@ func runCleanup(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	root := fs.Arg(0)
+	if fi, err := os.Stat(root); err != nil {
+		return err
+	} else if !fi.IsDir() {
+		return fmt.Errorf("%s: not a directory; cleanup takes the output directory of reshard", root)
+	}
 	var stale []string
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {

@@ -60,6 +60,7 @@ func TestVariantsAgree(t *testing.T) {
 		}
 	}
 	checkColumns(t, path)
+	checkSplit(t, path, want)
 
 	for _, v := range writeVariants(want) {
 		dir := t.TempDir()
@@ -67,6 +68,47 @@ func TestVariantsAgree(t *testing.T) {
 			t.Fatalf("%s: %d rows, %v; want %d", v.name, got, err, n)
 		}
 		checkRows(t, v.name, readBack(t, dir), want)
+	}
+}
+
+// checkSplit checks the split variants' files, written beside path: the
+// same rows, the first with page indexes and the second without, and the
+// rows the source reads from them in ranges.
+func checkSplit(t *testing.T, path string, want []Row) {
+	t.Helper()
+	indexed, noIndex, err := ensureSplitFiles(path, len(want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct {
+		path    string
+		indexes bool
+	}{{indexed, true}, {noIndex, false}} {
+		pf, closeFile, err := openParquet(f.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rg := range pf.Metadata().RowGroups {
+			for _, c := range rg.Columns {
+				if has := c.OffsetIndexOffset > 0; has != f.indexes {
+					t.Errorf("%s: column %v has an offset index: %v, want %v", f.path, c.MetaData.PathInSchema, has, f.indexes)
+				}
+			}
+		}
+		closeFile()
+		var rows []Row
+		for v, err := range flow.Values[Row](t.Context(), flow.From(sources.Parquet[Row](f.path, sources.MaxRows(splitRows))).Parallel(2)) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows = append(rows, v)
+		}
+		checkRows(t, f.path, rows, want)
+	}
+	for _, v := range splitVariants(indexed, noIndex) {
+		if got, err := v.run(t.Context(), ""); err != nil || got != int64(len(want)) {
+			t.Errorf("%s: %d rows, %v; want %d", v.name, got, err, len(want))
+		}
 	}
 }
 
@@ -176,6 +218,23 @@ func BenchmarkRead(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, v := range readVariants(path) {
+		b.Run(v.name, func(b *testing.B) { benchVariant(b, v, "") })
+	}
+}
+
+// BenchmarkReadSplit reads the benchRows rows in data pages v1 in ranges
+// of splitRows rows, from a file with page indexes and from one without;
+// one op reads a file once.
+func BenchmarkReadSplit(b *testing.B) {
+	path, err := benchFile()
+	if err != nil {
+		b.Fatal(err)
+	}
+	indexed, noIndex, err := ensureSplitFiles(path, benchRows)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, v := range splitVariants(indexed, noIndex) {
 		b.Run(v.name, func(b *testing.B) { benchVariant(b, v, "") })
 	}
 }

@@ -71,8 +71,8 @@ func writerOptions() []parquet.WriterOption {
 
 // writeFile writes rows [0, n) to path with parquet-go's GenericWriter,
 // in row groups of groupRows rows (at most rowGroupRows), generating them
-// one row group at a time.
-func writeFile(path string, n, groupRows int) (err error) {
+// one row group at a time, with writerOptions and then extra.
+func writeFile(path string, n, groupRows int, extra ...parquet.WriterOption) (err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func writeFile(path string, n, groupRows int) (err error) {
 			err = cerr
 		}
 	}()
-	w := parquet.NewGenericWriter[Row](f, writerOptions()...)
+	w := parquet.NewGenericWriter[Row](f, append(writerOptions(), extra...)...)
 	for lo := 0; lo < n; lo += groupRows {
 		if _, err := w.Write(makeRows(lo, min(groupRows, n-lo))); err != nil {
 			return err

@@ -14,7 +14,11 @@
 //     reused buffers (aim: 0.8×);
 //  5. the writer, [sinks.ParquetShards], on one writer and on two,
 //     against a bare GenericWriter[Row] writing the same rows to one file
-//     with the same codec and row-group size (aims: 0.9× and 1.6×).
+//     with the same codec and row-group size (aims: 0.9× and 1.6×);
+//  6. the struct reader splitting each row group into 8 ranges
+//     (MaxRows), over the rows written in data pages v1 (as pyarrow
+//     writes them) to a file without page indexes (as pyarrow writes
+//     them unless asked) against the same file with them (aim: 0.8×).
 //
 // Three more rows help to read the others. The page loop on two
 // goroutines and two bare writers on two goroutines show how much the
@@ -106,8 +110,12 @@ func run(ctx context.Context, cfg config, dir string) error {
 	if cfg.size, err = ensureFile(cfg.path, cfg.rows); err != nil {
 		return err
 	}
+	indexed, noIndex, err := ensureSplitFiles(cfg.path, cfg.rows)
+	if err != nil {
+		return err
+	}
 	load := benchutil.LoadAvg()
-	reads, err := measureAll(ctx, readVariants(cfg.path), cfg.rounds, int64(cfg.rows), tmp)
+	reads, err := measureAll(ctx, append(readVariants(cfg.path), splitVariants(indexed, noIndex)...), cfg.rounds, int64(cfg.rows), tmp)
 	if err != nil {
 		return err
 	}

@@ -36,6 +36,9 @@ const (
 	nameSink1      = "sink-1-writer"
 	nameSink2      = "sink-2-writers"
 	nameBare2      = "bare-writer-p2"
+
+	nameSplit        = "rowflow-split"
+	nameSplitNoIndex = "rowflow-split-no-index"
 )
 
 // readVariants returns the variants that read the file at path.
@@ -95,6 +98,8 @@ var comparisons = []comparison{
 	{variant: namePages2, base: namePages},
 	{variant: nameColumns, base: namePages, aim: 0.8},
 	{variant: namePqcol, base: namePages},
+	{variant: nameSplit},
+	{variant: nameSplitNoIndex, base: nameSplit, aim: 0.8},
 	{variant: nameBare},
 	{variant: nameSink1, base: nameBare, aim: 0.9},
 	{variant: nameSink2, base: nameBare, aim: 1.6},

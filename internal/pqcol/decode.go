@@ -61,6 +61,12 @@ type decoder struct {
 	atBoundary bool  // the next page must start a row
 	lastDef    int   // the definition level of the last level entry decoded
 	done       bool  // the requested rows are complete
+
+	// Learning (see learn.go): whether the read notes the pages it passes,
+	// what it found, and whether the page just handled starts a row.
+	learning  bool
+	found     learned
+	startsRow bool
 }
 
 // request is one read: rows [from, to) of a column chunk, or all of it.
@@ -82,6 +88,8 @@ func (d *decoder) init(cfg config, leaf *Leaf, codec format.CompressionCodec) {
 	d.seeked, d.atBoundary, d.done = false, true, false
 	d.lastDef = 0
 	d.dictHeader, d.dictSize, d.pagesEnd = 0, 0, 0
+	d.learning, d.startsRow = false, false
+	d.found = learned{dict: -1, starts: d.found.starts[:0]}
 }
 
 // run decodes the pages between file offsets pos and the chunk's end.
@@ -106,8 +114,13 @@ func (d *decoder) run(ctx context.Context, pos int64, firstPage int, req *reques
 		if err != nil {
 			return err
 		}
+		row, levels := d.nextRow, d.levels
+		d.startsRow = false
 		if err := d.handlePage(ctx, p, req); err != nil {
 			return err
+		}
+		if d.learning {
+			d.found.note(p, n, row, levels, d.startsRow)
 		}
 		if err := d.checkCounts(req); err != nil {
 			return err
@@ -208,6 +221,9 @@ func (d *decoder) dataPage(ctx context.Context, p *page, req *request) error {
 	} else {
 		n, enc = int(h.DataPageHeader.V.NumValues), h.DataPageHeader.V.Encoding
 	}
+	// A page v2, or of a column that is not repeated, starts a row; a page
+	// v1 of a repeated column does if its first repetition level is 0.
+	d.startsRow = n > 0 && (maxRep == 0 || h.Type == format.DataPageV2)
 	if !req.whole && maxRep == 0 && d.nextRow+int64(n) <= req.from {
 		d.skipRows(int64(n), n) // every row of the page precedes the range
 		return nil
@@ -221,6 +237,8 @@ func (d *decoder) dataPage(ctx context.Context, p *page, req *request) error {
 		}
 	} else if values, err = d.pageV1(ctx, p, n); err != nil {
 		return err
+	} else if maxRep > 0 {
+		d.startsRow = n > 0 && d.rep[0] == 0
 	}
 	if maxRep > 0 && n > 0 {
 		if d.atBoundary && d.rep[0] != 0 {

@@ -54,7 +54,11 @@
 // "page index") the pages before the range are not read at all. Without
 // one, earlier pages are read and skipped; they are not decompressed unless
 // their row count can only be learned from their levels (data pages v1 of
-// repeated columns). Reading stops at the page where the range ends.
+// repeated columns). Each read notes the pages it passes that start a row,
+// and later reads of the chunk through the same Reader start at the last
+// of them at or before their first row, so that a row group read in k
+// ranges is read about once rather than k/2 times over. Reading stops at
+// the page where the range ends.
 //
 // # Page indexes
 //

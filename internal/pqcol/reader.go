@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime/debug"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
@@ -24,6 +25,10 @@ type Reader struct {
 	// Page indexes, per column chunk, once read and checked.
 	indexes    []atomic.Pointer[format.OffsetIndex]
 	colIndexes []atomic.Pointer[format.ColumnIndex]
+	// Per column chunk without an offset index: the pages that its reads
+	// found to start a row (see learn.go). learnMu orders the updates.
+	learned []atomic.Pointer[learned]
+	learnMu sync.Mutex
 }
 
 // Open opens the Parquet file of the given size read through r and returns
@@ -73,7 +78,8 @@ func NewReader(name string, f *parquet.File, options ...Option) (*Reader, error)
 	chunks := len(f.Metadata().RowGroups) * len(leaves)
 	return &Reader{name: name, file: f, leaves: leaves, errs: errs, cfg: cfg,
 		indexes:    make([]atomic.Pointer[format.OffsetIndex], chunks),
-		colIndexes: make([]atomic.Pointer[format.ColumnIndex], chunks)}, nil
+		colIndexes: make([]atomic.Pointer[format.ColumnIndex], chunks),
+		learned:    make([]atomic.Pointer[learned], chunks)}, nil
 }
 
 // Name returns the name the file was given.
@@ -126,9 +132,12 @@ func (r *Reader) ReadColumn(ctx context.Context, rowGroup, column int, dst *Colu
 // the next, whichever pages they lie in.
 //
 // When the column chunk has an offset index, the pages before the one
-// holding row from are not read at all; otherwise they are read and
+// holding row from are not read at all. Otherwise they are read and
 // skipped, decompressing only those whose row count the page header does
-// not give (data pages v1 of repeated columns). Reading stops at the page
+// not give (data pages v1 of repeated columns), from the last page that
+// an earlier read of the chunk through this Reader found to start a row
+// at or before from, or from the first page (see "Row ranges" in the
+// package documentation). Reading stops at the page
 // where row to begins.
 //
 // Errors are as for [Reader.ReadColumn].
@@ -217,12 +226,27 @@ func (r *Reader) decode(ctx context.Context, rg, column int, meta *format.RowGro
 	d.end, d.size = end, r.file.Size()
 	req.numValues = cm.NumValues
 	pos, firstPage := start, 0
-	if !req.whole && req.from > 0 && !r.cfg.ignoreIndex {
-		if pos, firstPage, err = d.seek(ctx, r.offsetIndex(ctx, rg, column), start, req); err != nil {
-			return err
+	seeks := !req.whole && req.from > 0
+	slot := rg*len(r.leaves) + column
+	switch {
+	case r.cfg.ignoreIndex:
+	case cc.OffsetIndexOffset > 0 || cc.OffsetIndexLength > 0:
+		if seeks {
+			pos, firstPage, err = d.seek(ctx, r.offsetIndex(ctx, rg, column), start, req)
+		}
+	default:
+		d.learning = true
+		if seeks {
+			pos, firstPage, err = d.seekLearned(ctx, r.learned[slot].Load(), start, req)
 		}
 	}
-	return d.run(ctx, pos, firstPage, req)
+	if err == nil {
+		err = d.run(ctx, pos, firstPage, req)
+	}
+	if d.learning {
+		r.learn(slot, &d.found)
+	}
+	return err
 }
 
 // chunkBounds returns the file byte range of a column chunk: from its

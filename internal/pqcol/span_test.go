@@ -155,7 +155,10 @@ func TestRowsSpanningPages(t *testing.T) {
 					}
 				}
 			}
-			checkRanges(t, r, got, []int64{0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 100, 149, 150})
+			points := []int64{0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 100, 149, 150}
+			checkRanges(t, r, got, points) // from the page starts the reads learned
+			r.cfg.ignoreIndex = true       // the same ranges, scanning from the first page
+			checkRanges(t, r, got, points)
 		})
 	}
 }
@@ -217,6 +220,12 @@ func TestChecksumLocatesPage(t *testing.T) {
 	}
 	if col.NumRows != safe {
 		t.Fatalf("read %d rows, want %d", col.NumRows, safe)
+	}
+	// A range after it, read once the reads have learned where the pages
+	// before it start, still meets the damage.
+	err = r.ReadColumnRange(t.Context(), 0, vals, safe, 100, &col)
+	if !errors.Is(err, ErrChecksum) || !errors.As(err, &e) || e.Page != 2 {
+		t.Fatalf("rows [%d, 100) after the learned pages: got %v, want a checksum error at page 2", safe, err)
 	}
 	// Without verification the damage goes unnoticed or surfaces as
 	// corruption, but never as a checksum error.

@@ -21,7 +21,8 @@ import (
 // error. It holds nothing that a resume needs: its
 // checkpoint (flow.Checkpointer) is only where its output stands, which
 // is where its input must restart, and what was in its queue is produced
-// again.
+// again. A run resumed from it counts on from that position, so that its
+// own checkpoints resume too.
 func Prefetch[T any](n int) flow.Stage {
 	op := prefetchOp[T]{n: n}
 	if n < 1 || n > maxPrefetch {
@@ -46,11 +47,21 @@ func (p prefetchOp[T]) Info() flow.Info {
 // Err reports a bad size.
 func (p prefetchOp[T]) Err() error { return p.err }
 
-func (p prefetchOp[T]) NewProcessor(flow.Env) flow.Processor[T, T] {
+func (p prefetchOp[T]) NewProcessor(env flow.Env) flow.Processor[T, T] {
 	if p.err != nil {
 		return failed[T, T]{p.err}
 	}
-	return &prefetchProc[T]{at: flow.Mark{Part: -1}}
+	s, err := resumeState[prefetchState]("prefetch", env)
+	if err != nil {
+		return failed[T, T]{err}
+	}
+	at := flow.Mark{Part: -1}
+	if s != nil && s.At != nil {
+		// The input restarts at the position the output had reached: the
+		// rest of partition At.Part, its rows counted on from At.Row.
+		at = *s.At
+	}
+	return &prefetchProc[T]{at: at}
 }
 
 type prefetchProc[T any] struct {
@@ -66,8 +77,16 @@ func (p *prefetchProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow
 	return out.Push(ctx, c)
 }
 
-// prefetchState is Prefetch's checkpoint: it holds nothing.
-type prefetchState struct{}
+// prefetchState is Prefetch's checkpoint: where its output stands, which
+// is also its input mark. Checkpoints of earlier versions hold no At; a
+// run resumed from one counts the rows of its first partition from the
+// row it restarts at, as those versions did.
+type prefetchState struct {
+	At *flow.Mark `json:"at,omitempty"`
+}
 
 // Checkpoint reports that the input restarts where the output stands.
-func (p *prefetchProc[T]) Checkpoint() (any, flow.Mark) { return prefetchState{}, p.at }
+func (p *prefetchProc[T]) Checkpoint() (any, flow.Mark) {
+	at := p.at
+	return prefetchState{At: &at}, p.at
+}

@@ -168,7 +168,12 @@ func (s *sinkLink[T]) Push(ctx context.Context, c Chunk[T]) (err error) {
 	} else {
 		err = s.c.Consume(ctx, c)
 	}
-	if s.tr != nil && err == nil {
+	if st, ok := err.(stopAfter); ok {
+		n, err = min(max(st.n, 0), n), ErrStop
+		if s.tr != nil && n > 0 {
+			s.tr.delivered(batch, n)
+		}
+	} else if s.tr != nil && err == nil {
 		s.tr.delivered(batch, n)
 	}
 	if err == ErrStop {

@@ -132,6 +132,19 @@ type Processor[In, Out any] interface {
 // more input. It is not an error of the run.
 var ErrStop = errors.New("flow: stop")
 
+// StopAfter returns the error with which a [Consumer]'s Consume ends the
+// run early and successfully, as [ErrStop] does, once it has consumed the
+// first n values of the chunk it was given: a [Tracker] counts those n
+// values as delivered, so that a checkpoint taken after the run resumes
+// after them. A Consume that returns ErrStop itself consumed none of the
+// chunk. errors.Is(StopAfter(n), ErrStop) is true.
+func StopAfter(n int) error { return stopAfter{n: n} }
+
+type stopAfter struct{ n int }
+
+func (stopAfter) Error() string        { return ErrStop.Error() }
+func (stopAfter) Is(target error) bool { return target == ErrStop }
+
 // SinkStage consumes a stream at the end of a pipeline. Make a [Sink] of it
 // with [NewSink].
 type SinkStage[T any] interface {
@@ -144,8 +157,8 @@ type SinkStage[T any] interface {
 // chunk in stream order, from one goroutine. Close is called exactly once
 // at the end: with nil when the stream ended normally, so the consumer
 // commits its result, or with the run's error, so it discards what it
-// began. Returning [ErrStop] from Consume ends the run early and
-// successfully; Close(nil) follows. Close is called after every goroutine
+// began. Returning [ErrStop] or [StopAfter] from Consume ends the run
+// early and successfully; Close(nil) follows. Close is called after every goroutine
 // of the run has returned, when the context given to Consume is already
 // cancelled, whether the run succeeded or not: a consumer that runs
 // goroutines of its own must not tie their completion to that context.

@@ -41,12 +41,16 @@ func Count[T any](dst *int64) flow.Sink {
 
 // ForEach returns a sink that calls f for every item, in order. An error
 // from f fails the run; f may return flow.ErrStop to end it early and
-// successfully.
+// successfully, as a loop over [flow.Items] breaks: the item f returned
+// it for counts as delivered, so that a checkpoint taken after the run
+// (flow.Tracker) resumes after it.
 func ForEach[T any](f func(flow.Item[T]) error) flow.Sink {
 	return flow.NewSink[T](result[T, struct{}]{name: "for-each", dst: new(struct{}), nilFunc: f == nil,
 		add: func(_ *struct{}, c flow.Chunk[T]) error {
 			for k := range c.Values {
-				if err := f(c.Item(k)); err != nil {
+				if err := f(c.Item(k)); err == flow.ErrStop {
+					return flow.StopAfter(k + 1)
+				} else if err != nil {
 					return flow.ErrorAt(&c, k, err)
 				}
 			}

@@ -128,18 +128,32 @@ func (p *Pipeline) resumeErr() error {
 		return err
 	}
 	last := -1
+	has := map[int]bool{}
 	for _, s := range ck.Stages {
 		if s.Position == 0 && last < 0 && p.src.keepsState() {
 			last = 0
 			continue
 		}
-		if s.Position <= last || s.Position >= len(p.stages) || p.stages[s.Position].op == nil || p.stages[s.Position].op.info().Serial == "" {
+		if s.Position <= last || s.Position >= len(p.stages) || !p.stages[s.Position].keepsRows() {
 			return fmt.Errorf("flow: Resume: the checkpoint has a state for stage %d, which is not a stage of this pipeline that keeps rows across partitions", s.Position)
 		}
+		has[s.Position] = true
 		last = s.Position
+	}
+	// Every checkpoint a tracker takes holds a state for each stage that
+	// keeps rows across partitions; one without (an edited JSON file) would
+	// start that stage afresh, from the consumer's partition.
+	for i, st := range p.stages {
+		if st.keepsRows() && !has[i] {
+			return fmt.Errorf("flow: Resume: the checkpoint has no state for stage %d (%s), which keeps rows across partitions: it was not taken from a run of this pipeline, or it was edited", i, st.op.info().Name)
+		}
 	}
 	return nil
 }
+
+// keepsRows reports whether the stage keeps rows across partitions: a
+// serial stage, whose processor a tracker follows.
+func (s step) keepsRows() bool { return s.op != nil && s.op.info().Serial != "" }
 
 // consumerDrop returns what the run's consumer drops, or nil.
 func (rc *runCk) consumerDrop() *dropper {

@@ -144,42 +144,6 @@ func TestResumeMatrixMemoryCacheShared(t *testing.T) {
 	matrixResume[int64](t, build, matrixOpts{stride: 3, stops: 4, chain: 2, min: 300})
 }
 
-// The same without Prefetch.
-func TestResumeMatrixAdjacentStatefulNoPrefetch(t *testing.T) {
-	build := func(par int) *flow.Pipeline {
-		return flow.From(operators.IndexShuffle(sources.Slice(matrixSeqs(400), sources.PartitionSize(23), sources.ChunkSize(5)))).
-			Via(operators.Filter(func(s []int32) bool { return len(s) != 3 })).Parallel(par).
-			Via(operators.Shuffle[[]int32](20, operators.PartitionItems(9))).
-			Via(operators.BlockShuffle[[]int32](2)).
-			Via(operators.Pack[int32](12, -1, operators.Window(4), operators.PartitionItems(5))).
-			Via(operators.Batch[operators.Packed[int32]](3, operators.LastBatch(operators.PadRemainder), operators.PartitionItems(2))).
-			Via(operators.Take[operators.Rows[operators.Packed[int32]]](150)).
-			Epochs(3).WithSeed(5)
-	}
-	matrixResume[operators.Rows[operators.Packed[int32]]](t, build, matrixOpts{stops: 5, chain: 3, min: 100})
-}
-
-// EvenRanks as above, without Prefetch.
-func TestResumeMatrixEvenRanksNoPrefetch(t *testing.T) {
-	for _, pol := range []operators.Uneven{operators.DropUneven, operators.PadUneven, operators.AllowUneven} {
-		for _, total := range []int{2, 103} {
-			for rank := range 4 {
-				t.Run(fmt.Sprintf("%v/n%d/rank%d", pol, total, rank), func(t *testing.T) {
-					build := func(par int) *flow.Pipeline {
-						src := operators.EvenRanks(sources.Slice(matrixInts(total), sources.PartitionSize(9), sources.ChunkSize(4)), pol, nil)
-						return flow.From(src).
-							Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(par).
-							Via(operators.Batch[int64](4, operators.LastBatch(operators.PadRemainder), operators.PartitionItems(2))).
-							Via(operators.Map(func(r operators.Rows[int64]) (operators.Rows[int64], error) { return r, nil })).Parallel(par).
-							WithRank(rank, 4).Epochs(2).WithSeed(1)
-					}
-					matrixResume[operators.Rows[int64]](t, build, matrixOpts{stops: 3, chain: 2})
-				})
-			}
-		}
-	}
-}
-
 // A cursor set refuses both a tracker and a checkpoint.
 func TestResumeMatrixCursorSetRefusesPositions(t *testing.T) {
 	p := flow.From(sources.Slice(matrixInts(50), sources.PartitionSize(7))).Via(operators.Batch[int64](3))

@@ -56,6 +56,8 @@ type CursorSet[T any] struct {
 	open    int // cursors that have not ended
 	waited  sync.Once
 	waitErr error
+	// located adds the row's location to a run's error (Pipeline.located).
+	located func(error) error
 }
 
 // Cursors starts a run of p, which must have no sink and produce values of
@@ -90,6 +92,7 @@ func newCursorSet[T any](ctx context.Context, p *Pipeline, n int, sink string) *
 		feed: newCursorFeed[T](n)}
 	env := p.env()
 	env.ck = p.newRunCk(env)
+	s.located = func(err error) error { return p.located(ctx, env, err) }
 	s.drop, s.tr = env.ck.consumerDrop(), env.ck.consumerTracker()
 	env.obs = r.observe(ctx, p, sink)
 	r.guard(runCtx, "pipeline", func() { p.start(runCtx, r, env, s.feed) })
@@ -121,7 +124,7 @@ func (s *CursorSet[T]) Close() error {
 
 // wait waits for the run once and keeps its error.
 func (s *CursorSet[T]) wait() error {
-	s.waited.Do(func() { s.waitErr = s.r.wait(s.parent) })
+	s.waited.Do(func() { s.waitErr = s.located(s.r.wait(s.parent)) })
 	return s.waitErr
 }
 
@@ -441,7 +444,7 @@ func (c *Cursor[T]) end(err error) {
 		c.m.exit() // the loop body's chunk
 		c.in = false
 	}
-	c.done, c.err, c.t, c.ch, c.item = true, err, nil, nil, Item[T]{}
+	c.done, c.err, c.t, c.ch, c.item = true, c.s.located(err), nil, nil, Item[T]{}
 	c.c.Release()
 	c.k = -1
 	c.s.ended()

@@ -16,11 +16,16 @@ type StageError struct {
 	ID    rowid.ID
 	// HasPart and HasID say whether Part and ID are known.
 	HasPart, HasID bool
-	Err            error
+	// Where is where the row lies in the input (a file and a row or byte
+	// in it), when the source could tell (see RowLocator).
+	Where string
+	Err   error
 }
 
 func (e *StageError) Error() string {
 	switch {
+	case e.HasID && e.Where != "":
+		return fmt.Sprintf("flow: stage %q, partition %d, row %s (%s): %v", e.Stage, e.Part, e.ID, e.Where, e.Err)
 	case e.HasID:
 		return fmt.Sprintf("flow: stage %q, partition %d, row %s: %v", e.Stage, e.Part, e.ID, e.Err)
 	case e.HasPart:

@@ -30,6 +30,8 @@ type srcNode interface {
 	// keepsState reports whether the source keeps state across its
 	// partitions, which a checkpoint records.
 	keepsState() bool
+	// locator returns the source as a RowLocator, or nil.
+	locator() RowLocator
 }
 
 // srcPart is a source partition with a read function that takes a
@@ -127,6 +129,11 @@ func (a srcAdapter[T]) keepsState() bool {
 func (a srcAdapter[T]) counter() RowCounter {
 	rc, _ := a.s.(RowCounter)
 	return rc
+}
+
+func (a srcAdapter[T]) locator() RowLocator {
+	l, _ := a.s.(RowLocator)
+	return l
 }
 
 // partitions yields the source's partitions, attributing the source's own errors to the source.

@@ -216,7 +216,7 @@ func (p *Pipeline) Run(ctx context.Context) error {
 			err = stageError(name, 0, false, cerr)
 		}
 	}
-	return err
+	return p.located(ctx, env, err)
 }
 
 // callClose calls a consumer's Close, turning a panic into an error.

@@ -210,15 +210,45 @@ func (s *parquetSource[T]) start(ctx context.Context, env flow.Env) (*parquetRun
 	if !flow.AtEnd(ctx, run.close) {
 		return nil, nil, fmt.Errorf("sources: %s: Partitions called outside a run", s.cfg.name)
 	}
-	// Where names Hive columns as Rename names them; the paths have the
-	// raw names.
-	dc := s.cfg.datasetConfig
-	dc.plan.Where = rawWhere(dc.plan.Where, s.cfg.rename, ds.Columns())
-	plan, err := dc.newPlan(ds, env, dataset.MetadataFunc(run.rowGroups))
+	plan, err := run.plan(env)
 	if err != nil {
 		return nil, nil, err
 	}
 	return run, plan, nil
+}
+
+// plan plans the run over its dataset.
+func (run *parquetRun[T]) plan(env flow.Env) (*dataset.Plan, error) {
+	// Where names Hive columns as Rename names them; the paths have the
+	// raw names.
+	dc := run.src.cfg.datasetConfig
+	dc.plan.Where = rawWhere(dc.plan.Where, run.src.cfg.rename, run.ds.Columns())
+	return dc.newPlan(run.ds, env, dataset.MetadataFunc(run.rowGroups))
+}
+
+// LocateRow tells which file and row of it the row id of partition part
+// is, planning the run again (flow.RowLocator): "b.parquet, row 12", the
+// row counted from 0 in the file.
+func (s *parquetSource[T]) LocateRow(ctx context.Context, env flow.Env, part int64, id rowid.ID) (string, bool) {
+	if s.err != nil {
+		return "", false
+	}
+	ds, err := s.cfg.discover(s.root, dataset.Parquet)
+	if err != nil {
+		return "", false
+	}
+	run := &parquetRun[T]{src: s, ds: ds, files: map[int]*openFile[T]{}}
+	defer run.close()
+	plan, err := run.plan(env)
+	if err != nil {
+		return "", false
+	}
+	fr, ok := fragmentOf(ctx, plan, part)
+	if !ok {
+		return "", false
+	}
+	row, ok := findOrdinal(rowid.FromString(fr.Path), id, fr.FirstRow, fr.FirstRow+fr.Rows())
+	return fmt.Sprintf("%s, row %d", fr.Path, row), ok
 }
 
 // parquetRun is one run's state: the files opened so far.

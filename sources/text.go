@@ -118,20 +118,56 @@ func (s *textSource[T]) start(ctx context.Context, env flow.Env) (*textRun[T], *
 	if s.err != nil {
 		return nil, nil, s.err
 	}
+	run, plan, err := s.plan(env)
+	if err != nil {
+		return nil, nil, err
+	}
+	if s.cfg.skip != nil && !flow.AtEnd(ctx, func() { run.skips.write(s.cfg.skip) }) {
+		return nil, nil, fmt.Errorf("sources: %s: Partitions called outside a run", s.cfg.name)
+	}
+	return run, plan, nil
+}
+
+// plan discovers the dataset and plans a run over it.
+func (s *textSource[T]) plan(env flow.Env) (*textRun[T], *dataset.Plan, error) {
 	ds, err := s.cfg.discover(s.root, s.format.files())
 	if err != nil {
 		return nil, nil, err
 	}
 	run := &textRun[T]{src: s, ds: ds, state: map[int]*fileState{}, planned: map[string]stamp{}}
-	if s.cfg.skip != nil && !flow.AtEnd(ctx, func() { run.skips.write(s.cfg.skip) }) {
-		return nil, nil, fmt.Errorf("sources: %s: Partitions called outside a run", s.cfg.name)
-	}
 	plan, err := s.cfg.newPlan(ds, env, dataset.MetadataFunc(run.ranges))
 	if err != nil {
 		return nil, nil, err
 	}
 	return run, plan, nil
 }
+
+// LocateRow tells which file and byte of it the row id of partition part
+// starts at, planning the run again (flow.RowLocator): "a.csv, byte 812".
+// In a compressed file, a fragment of its own, the row is looked for in
+// the first maxLocateBytes bytes of the decompressed stream.
+func (s *textSource[T]) LocateRow(ctx context.Context, env flow.Env, part int64, id rowid.ID) (string, bool) {
+	if s.err != nil {
+		return "", false
+	}
+	run, plan, err := s.plan(env)
+	if err != nil {
+		return "", false
+	}
+	fr, ok := fragmentOf(ctx, plan, part)
+	if !ok {
+		return "", false
+	}
+	lo, hi := fr.FirstRow, fr.FirstRow+fr.Rows()
+	if s.cfg.codecOf(run.ds.Files()[fr.File]) != codec.None {
+		lo, hi = 0, maxLocateBytes
+	}
+	off, ok := findOrdinal(rowid.FromString(fr.Path), id, lo, hi)
+	return fmt.Sprintf("%s, byte %d", fr.Path, off), ok
+}
+
+// maxLocateBytes bounds the search of LocateRow in a compressed file.
+const maxLocateBytes = 64 << 20
 
 // codecOf returns the compression of file f.
 func (c *textConfig) codecOf(f dataset.File) codec.Codec {

@@ -231,3 +231,61 @@ func TestLearnedPageStartsConcurrent(t *testing.T) {
 		})
 	}
 }
+
+// TestLearnedPageStartsDamaged damages files without page indexes one
+// byte at a time (pages and their headers, not the footer) and reads the
+// same row ranges through a Reader that learns and one that scans from
+// the first page every time: each read fails in both or in neither, and
+// gives the same rows when it does not fail.
+func TestLearnedPageStartsDamaged(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	failed, read := 0, 0
+	for name, path := range noIndexFiles(t) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages := len(data) - 8 - footerLen(data)
+		for m := range 20 {
+			damaged := bytes.Clone(data)
+			damaged[4+rng.IntN(pages-4)] ^= byte(1 + rng.IntN(255))
+			learn, err1 := Open("learn", bytes.NewReader(damaged), int64(len(damaged)))
+			scan, err2 := Open("scan", bytes.NewReader(damaged), int64(len(damaged)))
+			if err1 != nil || err2 != nil {
+				continue // the footer's row counts no longer hold
+			}
+			scan.cfg.ignoreIndex = true
+			var a, b Column
+			for rg := range learn.NumRowGroups() {
+				n := learn.NumRows(rg)
+				for c := range learn.Leaves() {
+					ranges := splits(n, 5)
+					for range 6 {
+						from := rng.Int64N(n + 1)
+						ranges = append(ranges, [2]int64{from, from + rng.Int64N(n-from+1)})
+					}
+					for _, s := range ranges {
+						errA := learn.ReadColumnRange(t.Context(), rg, c, s[0], s[1], &a)
+						errB := scan.ReadColumnRange(t.Context(), rg, c, s[0], s[1], &b)
+						if (errA == nil) != (errB == nil) {
+							t.Fatalf("%s, damage %d, row group %d column %d, rows [%d, %d): learning %v, scanning %v",
+								name, m, rg, c, s[0], s[1], errA, errB)
+						}
+						if errA != nil {
+							failed++
+							continue
+						}
+						read++
+						if err := equalFlat(flatOf(&a), flatOf(&b)); err != nil {
+							t.Fatalf("%s, damage %d, row group %d column %d, rows [%d, %d): %v", name, m, rg, c, s[0], s[1], err)
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d reads failed in both, %d read alike", failed, read)
+	if failed < 20 || read < 20 {
+		t.Fatalf("%d reads failed and %d read: the damage should give both", failed, read)
+	}
+}

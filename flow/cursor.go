@@ -92,7 +92,18 @@ func newCursorSet[T any](ctx context.Context, p *Pipeline, n int, sink string) *
 		feed: newCursorFeed[T](n)}
 	env := p.env()
 	env.ck = p.newRunCk(env)
-	s.located = func(err error) error { return p.located(ctx, env, err) }
+	// A run's error reaches the set's wait and the cursors it ends; the
+	// source locates its row once.
+	var locMu sync.Mutex
+	var locIn, locOut error
+	s.located = func(err error) error {
+		locMu.Lock()
+		defer locMu.Unlock()
+		if err == nil || err != locIn {
+			locIn, locOut = err, p.located(ctx, env, err)
+		}
+		return locOut
+	}
 	s.drop, s.tr = env.ck.consumerDrop(), env.ck.consumerTracker()
 	env.obs = r.observe(ctx, p, sink)
 	r.guard(runCtx, "pipeline", func() { p.start(runCtx, r, env, s.feed) })

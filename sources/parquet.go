@@ -199,11 +199,10 @@ func (s *parquetSource[T]) start(ctx context.Context, env flow.Env) (*parquetRun
 	if s.err != nil {
 		return nil, nil, s.err
 	}
-	ds, err := s.cfg.discover(s.root, dataset.Parquet)
+	run, err := s.newRun()
 	if err != nil {
 		return nil, nil, err
 	}
-	run := &parquetRun[T]{src: s, ds: ds, files: map[int]*openFile[T]{}}
 	if s.cfg.skip != nil && !flow.AtEnd(ctx, func() { run.skips.write(s.cfg.skip) }) {
 		return nil, nil, fmt.Errorf("sources: %s: Partitions called outside a run", s.cfg.name)
 	}
@@ -215,6 +214,15 @@ func (s *parquetSource[T]) start(ctx context.Context, env flow.Env) (*parquetRun
 		return nil, nil, err
 	}
 	return run, plan, nil
+}
+
+// newRun discovers the dataset for a run.
+func (s *parquetSource[T]) newRun() (*parquetRun[T], error) {
+	ds, err := s.cfg.discover(s.root, dataset.Parquet)
+	if err != nil {
+		return nil, err
+	}
+	return &parquetRun[T]{src: s, ds: ds, files: map[int]*openFile[T]{}}, nil
 }
 
 // plan plans the run over its dataset.
@@ -233,11 +241,10 @@ func (s *parquetSource[T]) LocateRow(ctx context.Context, env flow.Env, part int
 	if s.err != nil {
 		return "", false
 	}
-	ds, err := s.cfg.discover(s.root, dataset.Parquet)
+	run, err := s.newRun()
 	if err != nil {
 		return "", false
 	}
-	run := &parquetRun[T]{src: s, ds: ds, files: map[int]*openFile[T]{}}
 	defer run.close()
 	plan, err := run.plan(env)
 	if err != nil {

@@ -377,6 +377,11 @@ func (d *decoder) pageV2(ctx context.Context, p *page, n int, req *request) (val
 	if !req.whole && d.leaf.MaxRepetitionLevel > 0 {
 		if rows := int64(countEqual(d.rep[:n], 0)); d.nextRow+rows <= req.from {
 			d.skipRows(rows, n)
+			if d.leaf.MaxDefinitionLevel > 0 && n > 0 {
+				// The next page's first entry may continue this page's
+				// last row: checkRepetition needs its definition level.
+				d.lastDef = int(d.def[n-1])
+			}
 			return nil, true, nil
 		}
 	}

@@ -76,6 +76,7 @@ func TestLearnedPageStarts(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := openTest(t, path, filepath.Base(path))
+			r.cfg.learnGap = 1 // keep every page start: these files' pages are small
 			rng := rand.New(rand.NewPCG(1, 2))
 			var col Column
 			check := func(rg, c int, from, to int64) {
@@ -199,6 +200,7 @@ func TestLearnedPageStartsConcurrent(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := openTest(t, path, filepath.Base(path))
+			r.cfg.learnGap = 1
 			var wg sync.WaitGroup
 			errs := make(chan error, 4)
 			for g := range 4 {
@@ -254,7 +256,7 @@ func TestLearnedPageStartsDamaged(t *testing.T) {
 			if err1 != nil || err2 != nil {
 				continue // the footer's row counts no longer hold
 			}
-			scan.cfg.ignoreIndex = true
+			learn.cfg.learnGap, scan.cfg.ignoreIndex = 1, true
 			var a, b Column
 			for rg := range learn.NumRowGroups() {
 				n := learn.NumRows(rg)

@@ -18,11 +18,12 @@ type config struct {
 	maxPageSize    int64
 	maxReadSize    int64
 	verifyChecksum bool
-	ignoreIndex    bool // do not use offset indexes (tests exercise the scan path with it)
+	ignoreIndex    bool  // do not use offset indexes (tests exercise the scan path with it)
+	learnGap       int64 // the least distance between learned page starts (tests lower it)
 }
 
 func defaultConfig() config {
-	return config{maxPageSize: DefaultMaxPageSize, maxReadSize: DefaultMaxReadSize, verifyChecksum: true}
+	return config{maxPageSize: DefaultMaxPageSize, maxReadSize: DefaultMaxReadSize, verifyChecksum: true, learnGap: learnGap}
 }
 
 // MaxPageSize limits the decoded size of a single page to n bytes. The limit

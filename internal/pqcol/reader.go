@@ -27,8 +27,9 @@ type Reader struct {
 	colIndexes []atomic.Pointer[format.ColumnIndex]
 	// Per column chunk without an offset index: the pages that its reads
 	// found to start a row (see learn.go). learnMu orders the updates.
-	learned []atomic.Pointer[learned]
-	learnMu sync.Mutex
+	learned       []atomic.Pointer[learned]
+	learnMu       sync.Mutex
+	learnedStarts int // the starts kept in all, under learnMu
 }
 
 // Open opens the Parquet file of the given size read through r and returns
@@ -236,6 +237,7 @@ func (r *Reader) decode(ctx context.Context, rg, column int, meta *format.RowGro
 		}
 	default:
 		d.learning = true
+		d.found.gap = max(r.cfg.learnGap, (end-start)/maxChunkStarts)
 		if seeks {
 			pos, firstPage, err = d.seekLearned(ctx, r.learned[slot].Load(), start, req)
 		}
@@ -283,6 +285,9 @@ func (d *decoder) seek(ctx context.Context, index *format.OffsetIndex, start int
 	firstPage := target
 	if pages[0].Offset > start {
 		// The bytes before the first data page are the dictionary page.
+		if err := ctx.Err(); err != nil {
+			return 0, 0, err
+		}
 		d.pageNum, d.pageRow = 0, -1
 		p, err := d.readPage(start)
 		if err != nil {
@@ -295,6 +300,7 @@ func (d *decoder) seek(ctx context.Context, index *format.OffsetIndex, start int
 		if err := d.dictionaryPage(ctx, p); err != nil {
 			return 0, 0, err
 		}
+		d.pageNum = -1
 		firstPage++
 	}
 	d.nextRow = pages[target].FirstRowIndex

@@ -57,8 +57,9 @@
 // repeated columns). Each read notes the pages it passes that start a row,
 // and later reads of the chunk through the same Reader start at the last
 // of them at or before their first row, so that a row group read in k
-// ranges is read about once rather than k/2 times over. Reading stops at
-// the page where the range ends.
+// ranges is read about once rather than k/2 times over. The starts kept
+// lie at least 64 KiB apart, and a Reader keeps a bounded number of them
+// (see learn.go). Reading stops at the page where the range ends.
 //
 // # Page indexes
 //

@@ -169,48 +169,42 @@ func matrixResume[T any](t *testing.T, build func(par int) *flow.Pipeline, o mat
 		if o.before != nil {
 			o.before()
 		}
-		tr := new(flow.Tracker)
-		n := 0
-		for _, err := range flow.Items[T](context.Background(), build(par).Checkpoints(tr)) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n == k {
-				break
-			}
-			n++
-		}
-		ck, err := tr.Checkpoint()
-		if err != nil {
-			t.Fatalf("stop after item %d: %v", k, err)
-		}
+		ck := matrixStopAfter[T](t, build(par), k)
 		b, _ := json.Marshal(ck)
 		resume(fmt.Sprintf("stopped at parallelism %d, resumed", par), k, b, matrixPars[(s+1)%len(matrixPars)])
 		// And a resumed run's own checkpoint, taken halfway through its
 		// rest, resumes the original run again.
 		if rest := len(want) - k - 1; rest > 1 {
 			h := rest / 2
-			tr2 := new(flow.Tracker)
-			m := 0
 			if o.before != nil {
 				o.before()
 			}
-			for _, err := range flow.Items[T](context.Background(), build(matrixPars[(s+2)%4]).Resume(ck).Checkpoints(tr2)) {
-				if err != nil {
-					t.Fatal(err)
-				}
-				if m == h {
-					break
-				}
-				m++
-			}
-			ck2, err := tr2.Checkpoint()
-			if err != nil {
-				t.Fatalf("checkpoint of a resumed run: %v", err)
-			}
+			ck2 := matrixStopAfter[T](t, build(matrixPars[(s+2)%4]).Resume(ck), h)
 			b2, _ := json.Marshal(ck2)
 			resume("a resumed run's checkpoint", k+1+h, b2, matrixPars[(s+3)%4])
 		}
 	}
 	return want
+}
+
+// matrixStopAfter reads p with a tracker, leaves the loop after item k
+// (counted from 0) and returns the tracker's checkpoint.
+func matrixStopAfter[T any](t *testing.T, p *flow.Pipeline, k int) flow.Checkpoint {
+	t.Helper()
+	tr := new(flow.Tracker)
+	n := 0
+	for _, err := range flow.Items[T](context.Background(), p.Checkpoints(tr)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == k {
+			break
+		}
+		n++
+	}
+	ck, err := tr.Checkpoint()
+	if err != nil {
+		t.Fatalf("stop after item %d: %v", k, err)
+	}
+	return ck
 }

@@ -20,25 +20,6 @@ func TestResumeMatrixPrefetchResumedTwiceInOnePartition(t *testing.T) {
 	ctx := context.Background()
 	p := flow.From(sources.Slice(matrixInts(20), sources.PartitionSize(10), sources.ChunkSize(2))).
 		Via(operators.Prefetch[int64](1))
-	after := func(p *flow.Pipeline, k int) flow.Checkpoint {
-		t.Helper()
-		tr := new(flow.Tracker)
-		n := 0
-		for _, err := range flow.Values[int64](ctx, p.Checkpoints(tr)) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n == k {
-				break
-			}
-			n++
-		}
-		ck, err := tr.Checkpoint()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ck
-	}
 	values := func(p *flow.Pipeline) []int64 {
 		var got []int64
 		for v, err := range flow.Values[int64](ctx, p) {
@@ -49,11 +30,11 @@ func TestResumeMatrixPrefetchResumedTwiceInOnePartition(t *testing.T) {
 		}
 		return got
 	}
-	ck1 := after(p, 2) // after values 0, 1, 2
+	ck1 := matrixStopAfter[int64](t, p, 2) // after values 0, 1, 2
 	if got := values(p.Resume(ck1)); !slices.Equal(got, matrixInts(20)[3:]) {
 		t.Fatalf("first resume gives %v", got)
 	}
-	ck2 := after(p.Resume(ck1), 0) // after value 3
+	ck2 := matrixStopAfter[int64](t, p.Resume(ck1), 0) // after value 3
 	if got := values(p.Resume(ck2)); !slices.Equal(got, matrixInts(20)[4:]) {
 		t.Fatalf("resumed after value 3 (checkpoint %+v): got %v, want %v", ck2, got, matrixInts(20)[4:])
 	}

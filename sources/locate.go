@@ -2,11 +2,34 @@ package sources
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/rowid"
 )
+
+// locateIn finds the row id of partition part of plan, for a source's
+// LocateRow: "file, unit n", n being the row's ordinal in its file (its
+// row, or the byte it starts at). It looks for the ordinal among the
+// fragment's [FirstRow, FirstRow+Rows), or among those span returns for
+// it if span is not nil.
+func locateIn(ctx context.Context, plan *dataset.Plan, part int64, id rowid.ID, unit string,
+	span func(dataset.Fragment) (lo, hi int64)) (string, bool) {
+	fr, ok := fragmentOf(ctx, plan, part)
+	if !ok {
+		return "", false
+	}
+	lo, hi := fr.FirstRow, fr.FirstRow+fr.Rows()
+	if span != nil {
+		lo, hi = span(fr)
+	}
+	o, ok := findOrdinal(rowid.FromString(fr.Path), id, lo, hi)
+	if !ok {
+		return "", false
+	}
+	return fmt.Sprintf("%s, %s %d", fr.Path, unit, o), true
+}
 
 // fragmentOf returns the fragment of plan that a run numbers part.
 func fragmentOf(ctx context.Context, plan *dataset.Plan, part int64) (dataset.Fragment, bool) {

@@ -250,12 +250,7 @@ func (s *parquetSource[T]) LocateRow(ctx context.Context, env flow.Env, part int
 	if err != nil {
 		return "", false
 	}
-	fr, ok := fragmentOf(ctx, plan, part)
-	if !ok {
-		return "", false
-	}
-	row, ok := findOrdinal(rowid.FromString(fr.Path), id, fr.FirstRow, fr.FirstRow+fr.Rows())
-	return fmt.Sprintf("%s, row %d", fr.Path, row), ok
+	return locateIn(ctx, plan, part, id, "row", nil)
 }
 
 // parquetRun is one run's state: the files opened so far.

@@ -154,16 +154,12 @@ func (s *textSource[T]) LocateRow(ctx context.Context, env flow.Env, part int64,
 	if err != nil {
 		return "", false
 	}
-	fr, ok := fragmentOf(ctx, plan, part)
-	if !ok {
-		return "", false
-	}
-	lo, hi := fr.FirstRow, fr.FirstRow+fr.Rows()
-	if s.cfg.codecOf(run.ds.Files()[fr.File]) != codec.None {
-		lo, hi = 0, maxLocateBytes
-	}
-	off, ok := findOrdinal(rowid.FromString(fr.Path), id, lo, hi)
-	return fmt.Sprintf("%s, byte %d", fr.Path, off), ok
+	return locateIn(ctx, plan, part, id, "byte", func(fr dataset.Fragment) (int64, int64) {
+		if s.cfg.codecOf(run.ds.Files()[fr.File]) != codec.None {
+			return 0, maxLocateBytes
+		}
+		return fr.FirstRow, fr.FirstRow + fr.Rows()
+	})
 }
 
 // maxLocateBytes bounds the search of LocateRow in a compressed file.

@@ -46,6 +46,13 @@ import (
 	"strings"
 )
 
+// MaxWorld is the largest number of processes a job may have. Every world
+// size that rowflow reads from a flag, a variable or a file is checked
+// against it before anything is allocated from it, so that a mistyped or
+// hostile number is an error rather than an attempt to allocate for two
+// billion ranks.
+const MaxWorld = 1 << 16
+
 // Rank is one process's share of a job: rank Rank of World processes,
 // 0 <= Rank < World.
 type Rank struct {

@@ -215,6 +215,8 @@ func newCombined[T any](kind string, inputs []*Pipeline, opts []CombineOption) *
 		}
 		if in == nil {
 			c.err = fmt.Errorf("flow: %s: input %d is nil", kind, i)
+		} else if in.world != 0 {
+			c.err = fmt.Errorf("flow: %s: input %d has a rank of its own (WithRank(%d, %d)); say the rank once, on the pipeline that reads the %s", kind, i, in.rank, in.world, kind)
 		} else if err := checkIter[T](in); err != nil {
 			c.err = fmt.Errorf("%s input %d: %w", kind, i, err)
 		}
@@ -223,7 +225,9 @@ func newCombined[T any](kind string, inputs []*Pipeline, opts []CombineOption) *
 }
 
 func (c *combined[T]) Info() Info {
-	return Info{Name: c.kind, Serial: "it takes its inputs' rows in one sequence", Settings: c.settings()}
+	// Ranked: every input runs as the run's rank and divides its own rows
+	// (see runFrom), or its run fails.
+	return Info{Name: c.kind, Serial: "it takes its inputs' rows in one sequence", Settings: c.settings(), Ranked: true}
 }
 
 // settings is what a fingerprint of a pipeline reading c covers besides

@@ -107,6 +107,7 @@ func (m *merger[T]) runFrom(ctx context.Context, l *lane[T], at *Checkpoint) {
 		n = 1
 	}
 	q := in.clone()
+	q.rank, q.world = m.env.Rank, m.env.World // the run's rank: see WithRank
 	q.epoch0 = (m.env.Epoch + l.runs) * n
 	l.runs++
 	l.rows, l.k, l.skip, l.cur, l.pulled, l.at, l.atErr = 0, 0, 0, Chunk[T]{}, false, nil, nil

@@ -65,22 +65,6 @@ func (p *Pipeline) Epochs(n int64) *Pipeline {
 	return q
 }
 
-// WithRank sets the rank and the world size that every source and stage
-// sees in its [Env]: this process is rank of world (0 <= rank < world).
-// Sources that split their input across processes read them. The default
-// is rank 0 of 1.
-func (p *Pipeline) WithRank(rank, world int) *Pipeline {
-	if p.err != nil {
-		return p
-	}
-	if world < 1 || rank < 0 || rank >= world {
-		return p.fail(fmt.Errorf("flow: WithRank(%d, %d): need 0 <= rank < world", rank, world))
-	}
-	q := p.clone()
-	q.rank, q.world = rank, world
-	return q
-}
-
 // sourceEpochs returns the epoch count a source asks for with a method
 // Epochs() int64, or 0 (one epoch) if it has none.
 func sourceEpochs(src any) int64 {

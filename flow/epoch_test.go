@@ -22,7 +22,7 @@ type epochSource struct {
 	envs  chan flow.Env
 }
 
-func (s *epochSource) Info() flow.Info { return flow.Info{Name: "epochs"} }
+func (s *epochSource) Info() flow.Info { return flow.Info{Name: "epochs", Ranked: true} }
 
 func (s *epochSource) Partitions(ctx context.Context, env flow.Env) iter.Seq2[flow.Partition[int64], error] {
 	if s.envs != nil {

@@ -222,6 +222,9 @@ func checkIter[T any](p *Pipeline) error {
 	if p.sink.n != nil {
 		return fmt.Errorf("flow: pipeline ends in sink %q; run it with Run", p.sink.n.info().Name)
 	}
+	if err := p.rankErr(); err != nil {
+		return err
+	}
 	if err := p.resumeErr(); err != nil {
 		return err
 	}

@@ -197,6 +197,9 @@ func (p *Pipeline) Run(ctx context.Context) error {
 		return fmt.Errorf("flow: Run of a pipeline with no sink; add one with To, or read it with Items")
 	}
 	env := p.env()
+	if err := p.rankErr(); err != nil {
+		return err
+	}
 	if err := p.resumeErr(); err != nil {
 		return err
 	}

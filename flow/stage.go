@@ -71,6 +71,13 @@ type Info struct {
 	// across partitions (a Map, a Prefetch). [Pipeline.StartAt] finds an
 	// item from the source's row counts only through such stages.
 	OneToOne bool
+	// Ranked, for a source, says that it divides its rows among the ranks
+	// of a run itself, from [Env].Rank and [Env].World: each rank yields
+	// its own rows, the ranks' rows are disjoint, and their union is what
+	// the source yields as rank 0 of 1. A run of more than one rank (see
+	// [Pipeline.WithRank]) refuses a source that does not say so. Stages
+	// ignore it.
+	Ranked bool
 	// Settings describes what decides the stage's output besides its
 	// type, its name and its user functions: sizes, bounds, policies,
 	// options, a source's inputs. The pipeline's fingerprint covers it,

@@ -68,7 +68,14 @@ type EvenAccount struct {
 // EvenRanks returns a source that delivers the share of src's rows that
 // belongs to this process's rank: row i of the stream (counted over the
 // partitions in order) goes to rank i mod world, where rank and world come
-// from the run's [flow.Env] ([flow.Pipeline.WithRank]). The decision is
+// from the run's [flow.Env] ([flow.Pipeline.WithRank]). It is the run's one
+// place of division: src reads as rank 0 of 1, whether or not it could
+// divide its rows itself, so every rank reads all of src's partitions and
+// keeps its own rows of each. Use it for sources that cannot divide their
+// rows (a channel, a go-streams source), or to make the shares exactly
+// equal with DropUneven or PadUneven; the dataset sources, slices and
+// generators divide their rows evenly themselves, reading only their
+// share. The decision is
 // made per partition from the partitions' row counts, so the source stays
 // parallel: nothing is read twice and no rank reads another rank's
 // partitions' rows into its stream.
@@ -122,6 +129,7 @@ func (e *evenSource[T]) Info() flow.Info {
 		i = e.src.Info()
 	}
 	i.Name = "even-ranks(" + i.Name + ")"
+	i.Ranked = true
 	i.Settings = fmt.Sprintf("policy=%v source=%q", e.policy, i.Settings)
 	return i
 }
@@ -150,6 +158,9 @@ func (e *evenSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2[
 			return
 		}
 		world, rank := int64(max(env.World, 1)), int64(env.Rank)
+		// EvenRanks is where this run divides its rows: src reads as one
+		// rank of one, so it does not divide them again.
+		env.Rank, env.World = 0, 1
 		var counts []int64
 		if rc, ok := e.src.(flow.RowCounter); ok {
 			var err error

@@ -55,7 +55,7 @@ func (s *indexShuffle[T]) Info() flow.Info {
 	if s.src != nil {
 		in = s.src.Info()
 	}
-	return flow.Info{Name: s.cfg.name, Settings: s.cfg.settings(fmt.Sprintf("source=%q %q", in.Name, in.Settings))}
+	return flow.Info{Name: s.cfg.name, Settings: s.cfg.settings(fmt.Sprintf("source=%q %q", in.Name, in.Settings)), Ranked: true}
 }
 
 // Err reports a bad option or a nil source.

@@ -28,7 +28,7 @@ import (
 //	} else if ok {
 //		p = p.Resume(ck)
 //	}
-//	err := p.To(sinks.ParquetShards[T](dir, sinks.Rank(rank), sinks.Continue(t))).Run(ctx)
+//	err := p.To(sinks.ParquetShards[T](dir, sinks.Continue(t))).Run(ctx)
 //
 // A run with Continue that finds a record of the same pipeline
 // (fingerprint) continues from it, and checks that the first row it is

@@ -44,7 +44,7 @@ var crashReport func(event string)
 // one writer and Continue, and resumes from the sink's Continuation if
 // there is one; otherwise with two writers, starting over.
 func crashJob(dir string, rank int, cont bool) error {
-	p := flow.From(sources.Slice(pqRows(6000), sources.PartitionSize(400), sources.ChunkSize(100))).
+	p := flow.From(everyRank(sources.Slice(pqRows(6000), sources.PartitionSize(400), sources.ChunkSize(100)))).
 		Via(operators.Map(func(r pqRow) (pqRow, error) {
 			if crashReport != nil && r.ID%300 == 0 {
 				crashReport("row " + strconv.FormatInt(r.ID, 10))
@@ -52,8 +52,9 @@ func crashJob(dir string, rank int, cont bool) error {
 			return r, nil
 		})).Parallel(2).
 		Via(operators.Filter(func(r pqRow) bool { return int(r.ID%crashWorld) == rank })).
-		Via(operators.Shuffle[pqRow](300))
-	opts := []sinks.ParquetOption{sinks.Rank(rank), sinks.Writers(2), sinks.RowsPerFile(710),
+		Via(operators.Shuffle[pqRow](300)).
+		WithRank(rank, crashWorld)
+	opts := []sinks.ParquetOption{sinks.Writers(2), sinks.RowsPerFile(710),
 		sinks.RowGroupRows(250), sinks.RowIDColumn("rid")}
 	if cont && rank == 1 {
 		t := new(flow.Tracker)

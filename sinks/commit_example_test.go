@@ -38,8 +38,8 @@ func ExampleCommit() {
 
 	const world = 2
 	for rank := range world {
-		p := flow.From(sources.Parquet[Event](in, sources.Rank(rank, world))).
-			To(sinks.ParquetShards[Event](out, sinks.Rank(rank), sinks.World(world), sinks.RowsPerFile(1500), sinks.RowIDColumn("row_id")))
+		p := flow.From(sources.Parquet[Event](in)).WithRank(rank, world).
+			To(sinks.ParquetShards[Event](out, sinks.RowsPerFile(1500), sinks.RowIDColumn("row_id")))
 		if err := p.Run(context.Background()); err != nil {
 			fmt.Println(err)
 			return

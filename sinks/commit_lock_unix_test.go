@@ -41,7 +41,7 @@ func TestRunsOfOneRankExclude(t *testing.T) {
 	if after := listTree(t, dir); !slices.Equal(after, during) {
 		t.Errorf("the refused run changed the directory from %q to %q", during, after)
 	}
-	if err := p.To(sinks.ParquetShards[pqRow](dir, sinks.Rank(1))).Run(ctx); err != nil {
+	if err := p.WithRank(1, 2).To(sinks.ParquetShards[pqRow](dir, sinks.RowsPerFile(500))).Run(ctx); err != nil {
 		t.Fatalf("rank 1: %v", err)
 	}
 

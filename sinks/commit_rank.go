@@ -9,8 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"github.com/rowflow/rowflow/flow"
 )
 
 // A rank's output and its reruns.
@@ -31,27 +29,6 @@ import (
 // So a run killed at any point and started again ends with the output of
 // an uninterrupted run, and a rerun of a committed rank that writes the
 // same bytes changes nothing on disk.
-
-// checkEnvRank checks that a sink writing the files of rank runs in a
-// pipeline of that rank, when the pipeline has one (flow's WithRank): a
-// job whose processes all wrote the files of rank 0 would make its ranks
-// overwrite or refuse each other.
-//
-// A world declared with [World] (world above 0) must hold the rank and be
-// the pipeline's, when the pipeline has one above 1.
-func checkEnvRank(what string, env flow.Env, rank, world int) error {
-	switch {
-	case env.World > 1 && env.Rank != rank:
-		return fmt.Errorf("sinks: %s: the pipeline runs as rank %d of %d (WithRank), but the sink writes the files of rank %d; give it Rank(%d)",
-			what, env.Rank, env.World, rank, env.Rank)
-	case world > 0 && env.World > 1 && env.World != world:
-		return fmt.Errorf("sinks: %s: the pipeline runs as rank %d of %d (WithRank), but the sink declares a world of %d; give it World(%d)",
-			what, env.Rank, env.World, world, env.World)
-	case world > 0 && rank >= world:
-		return fmt.Errorf("sinks: %s: the sink writes the files of rank %d, which a world of %d (World) does not have", what, rank, world)
-	}
-	return nil
-}
 
 // checkExisting reads what the directory holds of the rank's output: the
 // data files under final names and the manifest. A manifest that cannot be

@@ -16,10 +16,10 @@ import (
 	"github.com/rowflow/rowflow/sources"
 )
 
-// rerunJob writes rows as rank 2 in dir: 2000 rows make six files.
+// rerunJob writes rows as rank 2 of 3 in dir: 2000 rows make six files.
 func rerunJob(dir string, rows []pqRow, opts ...sinks.ParquetOption) error {
-	opts = append([]sinks.ParquetOption{sinks.Rank(2), sinks.RowsPerFile(400), sinks.Writers(2), sinks.RowIDColumn("rid")}, opts...)
-	return pqPipeline(rows, 2, sources.PartitionSize(300)).To(sinks.ParquetShards[pqRow](dir, opts...)).Run(context.Background())
+	opts = append([]sinks.ParquetOption{sinks.RowsPerFile(400), sinks.Writers(2), sinks.RowIDColumn("rid")}, opts...)
+	return pqRankPipeline(rows, 2, 2, 3, sources.PartitionSize(300)).To(sinks.ParquetShards[pqRow](dir, opts...)).Run(context.Background())
 }
 
 // inodes returns the file info of every file under dir, by path.
@@ -178,9 +178,9 @@ func TestRerunOtherPipeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := readTree(t, dir)
-	p := flow.From(sources.Slice(pqRows(2000))).
-		Via(operators.Filter(func(pqRow) bool { return true }))
-	err := p.To(sinks.ParquetShards[pqRow](dir, sinks.Rank(2))).Run(context.Background())
+	p := flow.From(everyRank(sources.Slice(pqRows(2000)))).
+		Via(operators.Filter(func(pqRow) bool { return true })).WithRank(2, 3)
+	err := p.To(sinks.ParquetShards[pqRow](dir)).Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "already holds output of rank 2 of another pipeline (_manifest-00002.json has fingerprint") {
 		t.Fatalf("other pipeline: %v", err)
 	}
@@ -254,20 +254,19 @@ func TestRerunPartitioned(t *testing.T) {
 	}
 }
 
-// TestRankFromPipeline: a sink of another rank than the pipeline's fails
-// before writing anything.
+// TestRankFromPipeline: a sink writes the files and the manifest of the
+// run's rank.
 func TestRankFromPipeline(t *testing.T) {
 	dir := t.TempDir()
-	p := pqPipeline(pqRows(100), 1).WithRank(1, 3)
-	err := p.To(sinks.ParquetShards[pqRow](dir)).Run(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "the pipeline runs as rank 1 of 3 (WithRank), but the sink writes the files of rank 0; give it Rank(1)") {
-		t.Fatalf("Run: %v", err)
-	}
-	if got := listTree(t, dir); len(got) != 0 {
-		t.Fatalf("the refused run left %q", got)
-	}
-	if err := p.To(sinks.ParquetShards[pqRow](dir, sinks.Rank(1))).Run(context.Background()); err != nil {
+	p := pqPipeline(pqRows(300), 1).WithRank(1, 3)
+	if err := p.To(sinks.ParquetShards[pqRow](dir)).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	checkManifest(t, dir, 1, nil)
+	m := checkManifest(t, dir, 1, nil)
+	if m.Rank != 1 || m.World != 3 || m.Rows != 100 {
+		t.Errorf("manifest: rank %d of %d, %d rows; want rank 1 of 3, 100 rows", m.Rank, m.World, m.Rows)
+	}
+	if got := listTree(t, dir); !slices.Equal(got, []string{"_manifest-00001.json", "part-00001-00000.parquet"}) {
+		t.Errorf("files %q", got)
+	}
 }

@@ -31,7 +31,7 @@ func readRows(t *testing.T, dir string) int {
 // do not stop it.
 func TestCommitStrayData(t *testing.T) {
 	dir := t.TempDir()
-	shareJob(t, dir, 0, []int64{0, 1, 2})
+	shareJob(t, dir, 0, 1, []int64{0, 1, 2})
 	part, err := os.ReadFile(filepath.Join(dir, "part-00000-00000.parquet"))
 	if err != nil {
 		t.Fatal(err)

@@ -15,7 +15,7 @@ import (
 // lists.
 func TestCommitStrayLinks(t *testing.T) {
 	dir := t.TempDir()
-	shareJob(t, dir, 0, []int64{0, 1, 2})
+	shareJob(t, dir, 0, 1, []int64{0, 1, 2})
 	if err := os.Mkdir(filepath.Join(dir, "docs"), 0o755); err != nil {
 		t.Fatal(err)
 	}

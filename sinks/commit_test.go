@@ -20,12 +20,12 @@ import (
 	"github.com/rowflow/rowflow/sources"
 )
 
-// shareJob writes, as rank rank, the rows of pqRows(3000) whose ID modulo
-// 3 is in keep.
-func shareJob(t *testing.T, dir string, rank int, keep []int64, opts ...sinks.ParquetOption) {
+// shareJob writes, as rank rank of world, the rows of pqRows(3000) whose
+// ID modulo 3 is in keep.
+func shareJob(t *testing.T, dir string, rank, world int, keep []int64, opts ...sinks.ParquetOption) {
 	t.Helper()
-	opts = append([]sinks.ParquetOption{sinks.Rank(rank), sinks.RowsPerFile(400)}, opts...)
-	p := flow.From(sources.Slice(pqRows(3000), sources.PartitionSize(500))).
+	opts = append([]sinks.ParquetOption{sinks.RowsPerFile(400)}, opts...)
+	p := flow.From(everyRank(sources.Slice(pqRows(3000), sources.PartitionSize(500)))).WithRank(rank, world).
 		Via(operators.Filter(func(r pqRow) bool {
 			for _, k := range keep {
 				if r.ID%3 == k {
@@ -44,7 +44,7 @@ func threeRanks(t *testing.T, opts ...sinks.ParquetOption) string {
 	t.Helper()
 	dir := t.TempDir()
 	for r := range 3 {
-		shareJob(t, dir, r, []int64{int64(r)}, opts...)
+		shareJob(t, dir, r, 3, []int64{int64(r)}, opts...)
 	}
 	return dir
 }
@@ -151,9 +151,9 @@ func TestCommitRanks(t *testing.T) {
 // names the row ID and both files.
 func TestCommitDuplicates(t *testing.T) {
 	dir := t.TempDir()
-	shareJob(t, dir, 0, []int64{0}, sinks.RowIDColumn("rid"))
-	shareJob(t, dir, 1, []int64{1, 2}, sinks.RowIDColumn("rid"))
-	shareJob(t, dir, 2, []int64{2}, sinks.RowIDColumn("rid"))
+	shareJob(t, dir, 0, 3, []int64{0}, sinks.RowIDColumn("rid"))
+	shareJob(t, dir, 1, 3, []int64{1, 2}, sinks.RowIDColumn("rid"))
+	shareJob(t, dir, 2, 3, []int64{2}, sinks.RowIDColumn("rid"))
 	_, err := sinks.Commit(dir, 3)
 	wantErr(t, err, "is written more than once: in rank 1's part-00001-", " and rank 2's part-00002-")
 	if n := strings.Count(err.Error(), "is written more than once"); n != 3 {
@@ -180,8 +180,8 @@ func TestCommitDuplicates(t *testing.T) {
 
 	// Without the row-ID column: two ranks that wrote the same rows.
 	dir = t.TempDir()
-	shareJob(t, dir, 0, []int64{0, 1})
-	shareJob(t, dir, 1, []int64{0, 1})
+	shareJob(t, dir, 0, 2, []int64{0, 1})
+	shareJob(t, dir, 1, 2, []int64{0, 1})
 	_, err = sinks.Commit(dir, 2)
 	wantErr(t, err, "is written more than once: in rank 0's part-00000-00000.parquet and rank 1's part-00001-00000.parquet")
 }
@@ -268,16 +268,15 @@ func sha256Hex(b []byte) string {
 // not form one dataset.
 func TestCommitOtherSchema(t *testing.T) {
 	dir := t.TempDir()
-	shareJob(t, dir, 0, []int64{0})
-	shareJob(t, dir, 1, []int64{1}, sinks.RowIDColumn("rid"))
+	shareJob(t, dir, 0, 2, []int64{0})
+	shareJob(t, dir, 1, 2, []int64{1}, sinks.RowIDColumn("rid"))
 	_, err := sinks.Commit(dir, 2)
 	wantErr(t, err, "rank 1 wrote another schema than rank 0")
 
 	dir = t.TempDir()
 	rows := []hiveRow{{Key: "a", Seq: 0}, {Key: "b", Seq: 1}}
 	for r, opts := range [][]sinks.ParquetOption{{sinks.PartitionBy("key")}, nil} {
-		opts = append(opts, sinks.Rank(r))
-		if err := flow.From(sources.Slice(rows[r : r+1])).To(sinks.ParquetShards[hiveRow](dir, opts...)).Run(context.Background()); err != nil {
+		if err := flow.From(sources.Slice(rows)).WithRank(r, 2).To(sinks.ParquetShards[hiveRow](dir, opts...)).Run(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -308,82 +307,25 @@ func TestCommitStaleTemporary(t *testing.T) {
 	}
 }
 
-// TestCommitOtherWorld: a rank's manifest records the world of the
-// pipeline that wrote it (WithRank), and Commit refuses a rank written for
-// another world than the one committed; a manifest without a world, as
-// older versions and pipelines of one rank write, still commits.
-func TestCommitOtherWorld(t *testing.T) {
-	write := func(dir string, rank, world int) {
+// TestCommitWorld: every rank's manifest records the world of the run that
+// wrote it (WithRank; 1 without it), and Commit refuses a rank written for
+// another world than the one committed, larger or smaller, for Parquet and
+// JSON Lines shards alike.
+func TestCommitWorld(t *testing.T) {
+	run := func(dir string, rank, world int, jsonl bool) error {
 		t.Helper()
-		p := flow.From(sources.Slice(pqRows(3000), sources.PartitionSize(500))).
-			Via(operators.Filter(func(r pqRow) bool { return r.ID%2 == int64(rank) }))
+		p := flow.From(sources.Slice(pqRows(3000), sources.PartitionSize(500)))
 		if world > 0 {
 			p = p.WithRank(rank, world)
 		}
-		if err := p.To(sinks.ParquetShards[pqRow](dir, sinks.Rank(rank), sinks.RowsPerFile(400))).Run(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	dir := t.TempDir()
-	write(dir, 0, 2)
-	m, err := sinks.ReadManifest(dir, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.World != 2 {
-		t.Errorf("manifest of rank 0 of 2 records world %d", m.World)
-	}
-	_, err = sinks.Commit(dir, 1)
-	wantErr(t, err, "rank 0 was written as rank 0 of 2 (_manifest-00000.json records world 2), not as a rank of the world of 1 being committed")
-	if _, err := os.Stat(filepath.Join(dir, sinks.DatasetManifestName)); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatal("a failed commit wrote the dataset manifest")
-	}
-	write(dir, 1, 2)
-	dm, err := sinks.Commit(dir, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if dm.World != 2 || dm.Rows != 3000 {
-		t.Errorf("dataset manifest: world %d, %d rows; want 2, 3000", dm.World, dm.Rows)
-	}
-
-	// Without WithRank the world is not recorded, and not checked.
-	dir = t.TempDir()
-	write(dir, 0, 0)
-	b, err := os.ReadFile(filepath.Join(dir, sinks.ManifestName(0)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(string(b), `"world"`) {
-		t.Errorf("manifest of a pipeline without WithRank records a world:\n%s", b)
-	}
-	if _, err := sinks.Commit(dir, 1); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// TestCommitDeclaredWorld: a sink given World records it, world 1 too, so
-// that Commit refuses a single-process run's output as a rank of a larger
-// job, and a rank of a larger job as the output of one process, and a job
-// of two ranks declared so commits; JSON Lines shards record it as well.
-// A declared world that the pipeline's WithRank or the sink's rank
-// contradicts fails the run before anything is written.
-func TestCommitDeclaredWorld(t *testing.T) {
-	run := func(dir string, rank, world int, jsonl bool, withRank int) error {
-		t.Helper()
-		p := flow.From(sources.Slice(pqRows(3000), sources.PartitionSize(500))).
-			Via(operators.Filter(func(r pqRow) bool { return world == 1 || r.ID%2 == int64(rank) }))
-		if withRank > 0 {
-			p = p.WithRank(rank, withRank)
-		}
 		if jsonl {
-			return p.To(sinks.JSONLShards[pqRow](dir, sinks.Rank(rank), sinks.World(world))).Run(context.Background())
+			return p.To(sinks.JSONLShards[pqRow](dir)).Run(context.Background())
 		}
-		return p.To(sinks.ParquetShards[pqRow](dir, sinks.Rank(rank), sinks.World(world))).Run(context.Background())
+		return p.To(sinks.ParquetShards[pqRow](dir, sinks.RowsPerFile(400))).Run(context.Background())
 	}
 	for _, jsonl := range []bool{false, true} {
 		dir := t.TempDir()
-		if err := run(dir, 0, 1, jsonl, 0); err != nil {
+		if err := run(dir, 0, 0, jsonl); err != nil {
 			t.Fatal(err)
 		}
 		m, err := sinks.ReadManifest(dir, 0)
@@ -391,46 +333,54 @@ func TestCommitDeclaredWorld(t *testing.T) {
 			t.Fatal(err)
 		}
 		if m.World != 1 {
-			t.Errorf("jsonl %t: manifest of World(1) records world %d", jsonl, m.World)
+			t.Errorf("jsonl %t: manifest of a run without WithRank records world %d, want 1", jsonl, m.World)
 		}
 		if _, err := sinks.Commit(dir, 1); err != nil {
 			t.Fatalf("jsonl %t: committing the world of 1: %v", jsonl, err)
 		}
 
 		dir = t.TempDir()
-		if err := run(dir, 0, 1, jsonl, 0); err != nil {
+		if err := run(dir, 0, 1, jsonl); err != nil {
 			t.Fatal(err)
 		}
-		if err := run(dir, 1, 2, jsonl, 0); err != nil {
+		if err := run(dir, 1, 2, jsonl); err != nil {
 			t.Fatal(err)
 		}
 		_, err = sinks.Commit(dir, 2)
 		wantErr(t, err, "rank 0 was written as rank 0 of 1 (_manifest-00000.json records world 1), not as a rank of the world of 2 being committed")
+		if _, err := os.Stat(filepath.Join(dir, sinks.DatasetManifestName)); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatal("a failed commit wrote the dataset manifest")
+		}
 
 		dir = t.TempDir()
-		if err := run(dir, 0, 4, jsonl, 0); err != nil {
+		if err := run(dir, 0, 4, jsonl); err != nil {
 			t.Fatal(err)
 		}
 		_, err = sinks.Commit(dir, 1)
 		wantErr(t, err, "rank 0 was written as rank 0 of 4 (_manifest-00000.json records world 4), not as a rank of the world of 1 being committed")
 
+		// Two ranks of a world of 2 divide the slice between them.
 		dir = t.TempDir()
 		for r := range 2 {
-			if err := run(dir, r, 2, jsonl, 0); err != nil {
+			if err := run(dir, r, 2, jsonl); err != nil {
 				t.Fatal(err)
+			}
+			m, err := sinks.ReadManifest(dir, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.World != 2 || m.Rows != 1500 {
+				t.Errorf("jsonl %t: rank %d of 2: world %d, %d rows; want 2, 1500", jsonl, r, m.World, m.Rows)
 			}
 		}
 		dm, err := sinks.Commit(dir, 2)
 		if err != nil || dm.World != 2 || dm.Rows != 3000 {
-			t.Fatalf("jsonl %t: two ranks declared World(2): %v, %+v", jsonl, err, dm)
+			t.Fatalf("jsonl %t: two ranks of 2: %v, %+v", jsonl, err, dm)
 		}
 	}
-
 	dir := t.TempDir()
-	wantErr(t, run(dir, 0, 3, false, 2), "the pipeline runs as rank 0 of 2 (WithRank), but the sink declares a world of 3; give it World(2)")
-	wantErr(t, run(dir, 2, 2, false, 0), "the sink writes the files of rank 2, which a world of 2 (World) does not have")
+	wantErr(t, run(dir, 2, 2, false), "WithRank(2, 2): need 0 <= rank < world")
 	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
 		t.Errorf("a refused run left %d entries (%v)", len(entries), err)
 	}
-	wantErr(t, run(dir, 0, 0, false, 0), "World(0)")
 }

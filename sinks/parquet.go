@@ -151,11 +151,9 @@ func (s *parquetSink[T]) Info() flow.Info {
 	if s.plan.text != nil {
 		schema = s.plan.text.schema
 	}
-	settings := fmt.Sprintf("rows=%d bytes=%d group=%d page=%d codec=%q text=%v level=%d rank=%d writers=%d id=%q by=%q schema=%q",
-		c.rowsPerFile, c.bytesPerFile, c.rowGroupRows, c.pageSize, c.codecName, c.textCodec, c.zstdLevel, c.rank, c.writers, c.rowIDColumn, c.partitionBy, schema)
-	if c.world > 0 { // only then, so that other sinks' fingerprints stay as they were
-		settings += fmt.Sprintf(" world=%d", c.world)
-	}
+	// The rank is the run's, which the pipeline's fingerprint covers.
+	settings := fmt.Sprintf("rows=%d bytes=%d group=%d page=%d codec=%q text=%v level=%d writers=%d id=%q by=%q schema=%q",
+		c.rowsPerFile, c.bytesPerFile, c.rowGroupRows, c.pageSize, c.codecName, c.textCodec, c.zstdLevel, c.writers, c.rowIDColumn, c.partitionBy, schema)
 	return flow.Info{Name: name, Settings: settings}
 }
 
@@ -182,10 +180,7 @@ type parquetConsumer[T any] struct {
 // open checks the directory and makes the writers.
 func (c *parquetConsumer[T]) open() error {
 	plan := c.sink.plan
-	if err := checkEnvRank(plan.what, c.env, plan.cfg.rank, plan.cfg.world); err != nil {
-		return err
-	}
-	c.run = &pqRun[T]{plan: plan, env: c.env, out: newOutputDir(plan.what, plan.ext, plan.dir, plan.cfg.rank, plan.cfg.overwrite, c.env.Fingerprint)}
+	c.run = &pqRun[T]{plan: plan, env: c.env, out: newOutputDir(plan.what, plan.ext, plan.dir, c.env.Rank, plan.cfg.overwrite, c.env.Fingerprint)}
 	if t := plan.cfg.tracker; t != nil {
 		c.cont = &continuation{t: t, out: c.run.out}
 		c.run.out.continuing = true
@@ -311,8 +306,8 @@ func (c *parquetConsumer[T]) manifest() ([]doneFile, *Manifest) {
 	m := &Manifest{
 		Version:      ManifestVersion,
 		Fingerprint:  c.env.Fingerprint,
-		Rank:         plan.cfg.rank,
-		World:        manifestWorld(c.env, plan.cfg.world),
+		Rank:         c.env.Rank,
+		World:        max(c.env.World, 1),
 		Writers:      plan.cfg.writers,
 		Codec:        plan.cfg.codecName,
 		CodecLevel:   plan.level,
@@ -332,20 +327,6 @@ func (c *parquetConsumer[T]) manifest() ([]doneFile, *Manifest) {
 		m.Bytes += f.Bytes
 	}
 	return files, m
-}
-
-// manifestWorld returns the world a rank's manifest records: the one
-// declared with [World], else the pipeline's when WithRank gave it one
-// above 1, else 0 (flow.Env cannot tell a world of 1 from no WithRank, in
-// which a sink may still write one rank of several with [Rank]).
-func manifestWorld(env flow.Env, declared int) int {
-	switch {
-	case declared > 0:
-		return declared
-	case env.World > 1:
-		return env.World
-	}
-	return 0
 }
 
 // writerQueue is the number of chunks that may wait for a writer's

@@ -55,8 +55,6 @@ type parquetConfig struct {
 	codecName    string
 	textCodec    codec.Codec // JSONLShards, CSVShards
 	zstdLevel    int         // 0: not set
-	rank         int
-	world        int // 0: not declared
 	writers      int
 	rowIDColumn  string
 	partitionBy  []string
@@ -150,30 +148,6 @@ func ZstdLevel(level int) ParquetOption {
 		c.zstdLevel = level
 		return nil
 	})
-}
-
-// Rank sets the rank whose output this is (default 0). It is the first
-// number in file names, part-<rank>-<seq>.parquet, and names the manifest,
-// so that ranks of a multi-process job can write into one directory. In a
-// pipeline given a rank with flow's WithRank, r must be that rank: a run
-// fails, before writing anything, if the sink's rank is another. r must
-// be at least 0.
-func Rank(r int) Option {
-	return shardOption(optcheck.AtLeast("sinks", "Rank", r, 0, func(c *parquetConfig, v int) { c.rank = v }))
-}
-
-// World declares the number of ranks whose outputs make the dataset:
-// the rank's manifest records it, and [Commit] refuses the rank in a
-// commit of another world, since the rank holds only its share of its
-// own world's rows. Without it the manifest records the pipeline's world
-// when flow's WithRank gave one above 1, and no world otherwise (a run
-// with WithRank(0, 1) cannot be told from one without WithRank, which
-// may be one rank of several given with [Rank] alone): declaring
-// World(1) is what lets Commit refuse a single-process run's output as a
-// rank of a larger job. n must be at least 1 and above the sink's rank,
-// and a pipeline given a world above 1 with WithRank must have n ranks.
-func World(n int) Option {
-	return shardOption(optcheck.AtLeast("sinks", "World", n, 1, func(c *parquetConfig, v int) { c.world = v }))
 }
 
 // Writers sets the number of files written at once, each by its own

@@ -39,11 +39,11 @@ func TestParquetShardsRemovesStaleTemporaries(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		opts := []sinks.ParquetOption{sinks.Rank(3), sinks.RowsPerFile(1000)}
+		opts := []sinks.ParquetOption{sinks.RowsPerFile(1000)}
 		if overwrite {
 			opts = append(opts, sinks.Overwrite())
 		}
-		if err := pqPipeline(pqRows(2500), 2).To(sinks.ParquetShards[pqRow](dir, opts...)).Run(context.Background()); err != nil {
+		if err := pqRankPipeline(pqRows(2500), 2, 3, 4).To(sinks.ParquetShards[pqRow](dir, opts...)).Run(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		got := listTree(t, dir)

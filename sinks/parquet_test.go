@@ -326,7 +326,8 @@ func TestParquetShardsShards(t *testing.T) {
 	dir := t.TempDir()
 	p := pqPipeline(rows, 3, sources.PartitionSize(1000))
 	ids := itemIDs(t, p)
-	err := p.To(sinks.ParquetShards[pqRow](dir, sinks.Writers(2), sinks.RowsPerFile(2000), sinks.Rank(3))).Run(ctx)
+	err := pqRankPipeline(rows, 3, 3, 4, sources.PartitionSize(1000)).
+		To(sinks.ParquetShards[pqRow](dir, sinks.Writers(2), sinks.RowsPerFile(2000))).Run(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -651,7 +652,7 @@ func TestParquetShardsExistingOutput(t *testing.T) {
 		t.Fatal("a run refused for existing output changed the directory")
 	}
 	// Another rank may write into the same directory.
-	if err := run(150, sinks.Rank(1)); err != nil {
+	if err := pqRankPipeline(pqRows(150), 1, 1, 2).To(sinks.ParquetShards[pqRow](dir, sinks.RowsPerFile(100))).Run(ctx); err != nil {
 		t.Fatal(err)
 	}
 	// Overwrite replaces the rank's output and removes its stale files.
@@ -686,7 +687,6 @@ func TestParquetShardsBadOptions(t *testing.T) {
 		{"codec", sinks.ParquetShards[pqRow]("d", sinks.Codec("brotli")), `Codec("brotli")`},
 		{"level", sinks.ParquetShards[pqRow]("d", sinks.ZstdLevel(23)), "ZstdLevel(23)"},
 		{"level codec", sinks.ParquetShards[pqRow]("d", sinks.ZstdLevel(5), sinks.Codec("gzip")), "zstd only"},
-		{"rank", sinks.ParquetShards[pqRow]("d", sinks.Rank(-1)), "Rank(-1)"},
 		{"writers", sinks.ParquetShards[pqRow]("d", sinks.Writers(0)), "Writers(0)"},
 		{"rowid", sinks.ParquetShards[pqRow]("d", sinks.RowIDColumn("")), "RowIDColumn"},
 		{"rowid clash", sinks.ParquetShards[clash]("d", sinks.RowIDColumn("rid")), `already has a column "rid_hi"`},

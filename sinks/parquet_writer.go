@@ -310,7 +310,7 @@ func (r *rollingWriter[T]) endRowGroup() error {
 func (r *rollingWriter[T]) open() error {
 	run := r.s.run
 	seq := r.files*run.plan.cfg.writers + r.s.index
-	name := fmt.Sprintf("part-%05d-%05d%s", run.plan.cfg.rank, seq, run.plan.ext)
+	name := fmt.Sprintf("part-%05d-%05d%s", run.env.Rank, seq, run.plan.ext)
 	dir, err := run.out.ensureDir(r.dir)
 	if err != nil {
 		return err

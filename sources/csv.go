@@ -67,8 +67,8 @@ import (
 // start at records.
 //
 // Options: [Files], [WholeFiles], [PartitionBytes], [Compression],
-// [Header], [Comma], [ShuffleWindow], [Seed], [Epochs], [Rank],
-// [RankFromEnv], [Where], [SkipBadLines], [ChunkSize], [Named].
+// [Header], [Comma], [ShuffleWindow], [Seed], [Epochs],
+// [Where], [SkipBadLines], [ChunkSize], [Named].
 func CSV[T any](root string, opts ...CSVOption) flow.Source[T] {
 	c, err := buildText("csv", opts, CSVOption.applyCSV)
 	fields, ferr := textFields[T]("csv", true)

@@ -21,11 +21,9 @@ type DatasetOption interface {
 // declared, defaulted and checked.
 type datasetConfig struct {
 	common
-	plan        dataset.Config // all but the seed and an environment rank
-	seed        *uint64        // nil: the pipeline's seed
-	rankFromEnv bool           // the rank and world come from the environment at run start
-	completions int            // RankFromEnv's Kubernetes completion count
-	paths       []string
+	plan  dataset.Config // all but the seed and the rank, which the run gives
+	seed  *uint64        // nil: the pipeline's seed
+	paths []string
 }
 
 func defaultDataset(name string) datasetConfig {
@@ -45,23 +43,18 @@ func (c *datasetConfig) discover(root string, f dataset.Format) (*dataset.Datase
 func (c *datasetConfig) newPlan(ds *dataset.Dataset, env flow.Env, md dataset.Metadata) (*dataset.Plan, error) {
 	cfg := c.plan
 	cfg.Seed, cfg.Metadata = env.Seed, md
+	cfg.Rank, cfg.World = env.Rank, env.World
 	cfg.Epochs = -1 // the run asks for each of its epochs (see Epochs)
 	if c.seed != nil {
 		cfg.Seed = *c.seed
-	}
-	if c.rankFromEnv {
-		var err error
-		if cfg.Rank, cfg.World, err = rankFromEnv(c.completions); err != nil {
-			return nil, err
-		}
 	}
 	return dataset.New(ds, cfg)
 }
 
 // settings returns the text of the Info.Settings of a dataset source over
 // root: the files given with Files (relative to root), the plan and the
-// common options, then format, the format's own. The rank comes from the
-// environment where RankFromEnv says so. Where the dataset lies is not
+// common options, then format, the format's own. The rank is the run's,
+// which the pipeline's fingerprint covers. Where the dataset lies is not
 // covered, as row IDs do not depend on it either: the same pipeline over
 // a copy of a dataset elsewhere writes the same output; nor are the
 // files' contents. The epoch count is not either: the pipeline's, which
@@ -87,16 +80,8 @@ func (c *datasetConfig) settings(root, format string) string {
 	if c.seed != nil {
 		seed = strconv.FormatUint(*c.seed, 10)
 	}
-	rank := fmt.Sprintf("%d/%d", p.Rank, max(p.World, 1))
-	if c.rankFromEnv {
-		if r, w, err := rankFromEnv(c.completions); err == nil {
-			rank = fmt.Sprintf("%d/%d", r, w)
-		} else {
-			rank = "environment"
-		}
-	}
-	return fmt.Sprintf("files=%q %s whole=%t maxRows=%d window=%d seed=%s rank=%s where=%q %s",
-		paths, c.common.settings(), p.WholeFiles, p.MaxRows, p.Window, seed, rank, where, format)
+	return fmt.Sprintf("files=%q %s whole=%t maxRows=%d window=%d seed=%s where=%q %s",
+		paths, c.common.settings(), p.WholeFiles, p.MaxRows, p.Window, seed, where, format)
 }
 
 type datasetOption func(*datasetConfig) error
@@ -160,35 +145,6 @@ func Epochs(n int64) DatasetOption {
 			return fmt.Errorf("sources: Epochs(0): want at least 1, or a negative count for forever")
 		}
 		c.plan.Epochs = n
-		return nil
-	})
-}
-
-// Rank reads only the fragments of rank out of world ranks: fragment j
-// of each epoch's order goes to rank j % world. The union over all ranks
-// is the whole dataset, with no fragment read twice. It replaces
-// [RankFromEnv].
-func Rank(rank, world int) DatasetOption {
-	return datasetOption(func(c *datasetConfig) error {
-		if world < 1 || rank < 0 || rank >= world {
-			return fmt.Errorf("sources: Rank(%d, %d): want 0 <= rank < world", rank, world)
-		}
-		c.plan.Rank, c.plan.World, c.rankFromEnv = rank, world, false
-		return nil
-	})
-}
-
-// RankFromEnv takes the rank and world size from the environment when
-// each run starts (not when the source is built), by the conventions of
-// package [ranks]: RANK and WORLD_SIZE (torchrun), OMPI_COMM_WORLD_RANK and
-// OMPI_COMM_WORLD_SIZE (Open MPI), PMI_RANK and PMI_SIZE,
-// JOB_COMPLETION_INDEX with completions as the job's count (Kubernetes
-// Indexed Jobs; pass 0 if unused), or the Slurm array variables. With none
-// of them set, the source reads everything; variables that are malformed,
-// partial or disagree fail the run. It replaces [Rank].
-func RankFromEnv(completions int) DatasetOption {
-	return datasetOption(func(c *datasetConfig) error {
-		c.rankFromEnv, c.completions = true, completions
 		return nil
 	})
 }

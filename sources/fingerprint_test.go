@@ -13,15 +13,17 @@ import (
 // checkpoints, disk caches and sinks' outputs written by earlier versions
 // are refused under another fingerprint. (Keeping Columns' order changed
 // the text of a nil set of names once, and with it every Parquet
-// pipeline's fingerprint.)
+// pipeline's fingerprint. The values changed deliberately once since:
+// when the rank left the sources' options for the run's, which the
+// pipeline's fingerprint covers.)
 func TestParquetFingerprintsStay(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		p    *flow.Pipeline
 		want string
 	}{
-		{"Parquet with Rename", flow.From(sources.Parquet[fingerprintRow]("data", sources.Rename("txt", "text"))), "7c0d012561124b1f857df785f9ee1f17"},
-		{"ParquetRecords with Where", flow.From(sources.ParquetRecords("data", sources.Where(sources.Eq("lang", "en")))), "273e2a95b70f0fa20c29b88f25119efe"},
+		{"Parquet with Rename", flow.From(sources.Parquet[fingerprintRow]("data", sources.Rename("txt", "text"))), "dc7f7a3e46f06be6c415afc9693edd65"},
+		{"ParquetRecords with Where", flow.From(sources.ParquetRecords("data", sources.Where(sources.Eq("lang", "en")))), "f3afe536e14197d463b14ee21cf99325"},
 	} {
 		if got := c.p.Fingerprint(); got != c.want {
 			t.Errorf("%s: fingerprint %s, want %s", c.name, got, c.want)

@@ -12,7 +12,9 @@ import (
 // Generate returns a source of the values f(0), f(1), … f(n-1), or of an
 // unending sequence if n is negative (end it with operators.Take).
 // Partition k holds indexes [k*size, (k+1)*size) for the [PartitionSize]
-// size, and has partition number k. Value i gets the ID rowid.Ordinal(i)
+// size, and has partition number k. Ranks divide the indexes as [Slice]
+// divides its values; an unending generator gives rank r of w the
+// partitions k with k % w == r. Value i gets the ID rowid.Ordinal(i)
 // combined with the source's ID (see [Named]; the default name is
 // "generate"). f may be called concurrently when the source runs in
 // parallel. An error from f fails the run, naming the index's partition
@@ -38,7 +40,7 @@ type genSource[T any] struct {
 }
 
 func (s *genSource[T]) Info() flow.Info {
-	return flow.Info{Name: s.cfg.name, Settings: s.cfg.settings(s.n)}
+	return flow.Info{Name: s.cfg.name, Settings: s.cfg.settings(s.n), Ranked: true}
 }
 
 // Err reports a bad option.
@@ -50,11 +52,9 @@ func (s *genSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2[f
 			yield(flow.Partition[T]{}, s.err)
 			return
 		}
-		size := int64(s.cfg.partitionSize)
-		for b, lo := int64(0), int64(0); lo < s.n; b, lo = b+1, lo+size {
-			hi := lo + min(size, s.n-lo)
-			p := flow.Partition[T]{Part: b, Read: func(ctx context.Context, out flow.Emitter[T]) error {
-				return s.read(ctx, b, lo, hi, out)
+		for sp := range memSpans(s.n, int64(s.cfg.partitionSize), env) {
+			p := flow.Partition[T]{Part: sp.part, Read: func(ctx context.Context, out flow.Emitter[T]) error {
+				return s.read(ctx, sp.part, sp.lo, sp.hi, out)
 			}}
 			if !yield(p, nil) {
 				return

@@ -41,7 +41,7 @@ import (
 // [MaxRecordBytes] fails the run.
 //
 // Options: [Files], [WholeFiles], [PartitionBytes], [Compression],
-// [ShuffleWindow], [Seed], [Epochs], [Rank], [RankFromEnv], [Where],
+// [ShuffleWindow], [Seed], [Epochs], [Where],
 // [SkipBadLines], [ChunkSize], [Named].
 func JSONL[T any](root string, opts ...JSONLOption) flow.Source[T] {
 	c, err := buildText("jsonl", opts, JSONLOption.applyJSONL)

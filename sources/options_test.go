@@ -27,7 +27,7 @@ func TestOptionsAreTypedBySource(t *testing.T) {
 	sliceOnly := []any{sources.PartitionSize(1)}
 	parquetOnly := []any{sources.Files("a"), sources.RowGroups(), sources.WholeFiles(), sources.MaxRows(1),
 		sources.Columns("a"), sources.Rename("a", "b"), sources.ShuffleWindow(1), sources.Seed(1),
-		sources.Epochs(1), sources.Rank(0, 1), sources.RankFromEnv(0), sources.Where(sources.Eq("a", 1)),
+		sources.Epochs(1), sources.Where(sources.Eq("a", 1)),
 		sources.RowFilter(sources.Eq("a", 1)), sources.Trace(), sources.MaxPageSize(1),
 		sources.MaxReadSize(1), sources.SkipBadFragments(&sources.SkipReport{})}
 	check := func(opts []any, slice, parquet bool) {
@@ -53,8 +53,6 @@ func TestOptionErrors(t *testing.T) {
 		want string
 	}{
 		{sources.Epochs(0), "sources: Epochs(0): want at least 1, or a negative count for forever"},
-		{sources.Rank(2, 2), "sources: Rank(2, 2): want 0 <= rank < world"},
-		{sources.Rank(0, 0), "sources: Rank(0, 0): want 0 <= rank < world"},
 		{sources.MaxRows(0), "sources: MaxRows(0): must be at least 1"},
 		{sources.ShuffleWindow(-2), "sources: ShuffleWindow(-2): want -1, 0 or a window size"},
 		{sources.MaxPageSize(0), "sources: MaxPageSize(0): must be at least 1"},
@@ -91,40 +89,6 @@ func TestEpochsNegativeRepeatsForever(t *testing.T) {
 		if err != nil || count != int64(3*total+5) {
 			t.Errorf("Epochs(%d): %d rows, %v; want %d", n, count, err, 3*total+5)
 		}
-	}
-}
-
-// TestRankFromEnvReadsTheEnvironmentAtRunStart: the source is built once;
-// each run reads the rank the environment gives then.
-func TestRankFromEnvReadsTheEnvironmentAtRunStart(t *testing.T) {
-	root, _ := hiveDataset(t)
-	p := flow.From(sources.Parquet[Hive](root, sources.MaxRows(100), sources.RankFromEnv(0)))
-	all := testutil.Items[Hive](t, p) // no variable set: everything
-	var union []flow.Item[Hive]
-	for rank, env := range []string{"0", "1", "2"} {
-		t.Setenv("RANK", env)
-		t.Setenv("WORLD_SIZE", "3")
-		got := testutil.Items[Hive](t, p)
-		direct := testutil.Items[Hive](t, flow.From(sources.Parquet[Hive](root, sources.MaxRows(100), sources.Rank(rank, 3))))
-		if len(got) == 0 || !slices.Equal(got, direct) {
-			t.Fatalf("RANK=%s: %d rows, want the %d of Rank(%d, 3)", env, len(got), len(direct), rank)
-		}
-		union = append(union, got...)
-	}
-	slices.SortStableFunc(union, func(a, b flow.Item[Hive]) int { return int(a.Part - b.Part) })
-	if !slices.Equal(union, all) {
-		t.Fatalf("the ranks' union (%d rows) is not the dataset (%d rows)", len(union), len(all))
-	}
-	t.Setenv("WORLD_SIZE", "")
-	err := p.To(sinks.Count[Hive](new(int64))).Run(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "RANK set without WORLD_SIZE") {
-		t.Fatalf("RANK without WORLD_SIZE: %v", err)
-	}
-	// A later Rank replaces RankFromEnv.
-	t.Setenv("WORLD_SIZE", "3")
-	got := testutil.Items[Hive](t, flow.From(sources.Parquet[Hive](root, sources.MaxRows(100), sources.RankFromEnv(0), sources.Rank(0, 1))))
-	if !slices.Equal(got, all) {
-		t.Fatalf("Rank after RankFromEnv: %d rows, want %d", len(got), len(all))
 	}
 }
 

@@ -92,7 +92,7 @@ import (
 // skipped instead, and reported.
 //
 // Options: [Files], [RowGroups], [WholeFiles], [MaxRows], [Columns],
-// [Rename], [ShuffleWindow], [Seed], [Epochs], [Rank], [RankFromEnv],
+// [Rename], [ShuffleWindow], [Seed], [Epochs],
 // [Where], [RowFilter], [Trace], [MaxPageSize], [MaxReadSize], [SkipBadFragments],
 // [ChunkSize], [Named].
 func Parquet[T any](root string, opts ...ParquetOption) flow.Source[T] {
@@ -172,7 +172,7 @@ func (s *parquetSource[T]) Info() flow.Info {
 		columns = fmt.Sprint(c.columns)
 	}
 	own := fmt.Sprintf("format=%T columns=%s rename=%v filter=%q skip=%t", s.format, columns, c.rename, filter, c.skip != nil)
-	return flow.Info{Name: c.name, Settings: c.settings(s.root, own)}
+	return flow.Info{Name: c.name, Settings: c.settings(s.root, own), Ranked: true}
 }
 
 // Err reports a bad option.

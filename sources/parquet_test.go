@@ -184,10 +184,10 @@ func TestParquetShardsCoverTheDataset(t *testing.T) {
 		var union []flow.Item[Hive]
 		for rank := range world {
 			union = append(union, testutil.Items[Hive](t, flow.From(sources.Parquet[Hive](root,
-				sources.MaxRows(100), sources.Rank(rank, world))).Parallel(2))...)
+				sources.MaxRows(100))).Parallel(2).WithRank(rank, world))...)
 		}
 		slices.SortStableFunc(union, func(a, b flow.Item[Hive]) int { return int(a.Part - b.Part) })
-		if !slices.Equal(union, all) {
+		if !sameRows(union, all) {
 			t.Fatalf("world %d: the union over ranks (%d rows) is not the dataset (%d rows)", world, len(union), len(all))
 		}
 	}

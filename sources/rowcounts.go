@@ -14,31 +14,32 @@ var (
 )
 
 // RowCounts returns the size of each partition of the slice.
-func (s *sliceSource[T]) RowCounts(context.Context, flow.Env) ([]int64, error) {
+func (s *sliceSource[T]) RowCounts(_ context.Context, env flow.Env) ([]int64, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
-	return spans(int64(len(s.values)), int64(s.cfg.partitionSize))
+	return spans(int64(len(s.values)), int64(s.cfg.partitionSize), env), nil
 }
 
 // RowCounts returns the size of each partition; an unending source has no
 // counts.
-func (s *genSource[T]) RowCounts(context.Context, flow.Env) ([]int64, error) {
+func (s *genSource[T]) RowCounts(_ context.Context, env flow.Env) ([]int64, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
 	if s.n == 1<<63-1 {
 		return nil, fmt.Errorf("sources: %s is unending: it has no row count", s.cfg.name)
 	}
-	return spans(s.n, int64(s.cfg.partitionSize))
+	return spans(s.n, int64(s.cfg.partitionSize), env), nil
 }
 
-func spans(n, size int64) ([]int64, error) {
-	counts := make([]int64, 0, (n+size-1)/size)
-	for lo := int64(0); lo < n; lo += size {
-		counts = append(counts, min(size, n-lo))
+// spans returns the row counts of the partitions memSpans gives.
+func spans(n, size int64, env flow.Env) []int64 {
+	var counts []int64
+	for sp := range memSpans(n, size, env) {
+		counts = append(counts, sp.hi-sp.lo)
 	}
-	return counts, nil
+	return counts
 }
 
 // RowCounts returns the rows of each fragment of the plan, from the files'

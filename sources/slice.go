@@ -9,7 +9,10 @@ import (
 
 // Slice returns a source of the values of values, in order. Partition k
 // holds values [k*size, (k+1)*size) for the [PartitionSize] size, and has
-// partition number k. Row i gets the ID rowid.Ordinal(i) combined with the
+// partition number k. In a run of several ranks ([flow.Pipeline.WithRank])
+// rank r of w reads values [r*n/w, (r+1)*n/w) of the n, so shares differ
+// by at most one value; a partition that two ranks share is read in part
+// by each, and rank r numbers partition k as k+r. Row i gets the ID rowid.Ordinal(i) combined with the
 // source's ID (see [Named]; the default name is "slice"). The source
 // copies values as it reads them; the caller must not modify values while
 // a run reads it.
@@ -29,7 +32,7 @@ type sliceSource[T any] struct {
 // Info's settings cover the number of values and the options, not the
 // values themselves.
 func (s *sliceSource[T]) Info() flow.Info {
-	return flow.Info{Name: s.cfg.name, Settings: s.cfg.settings(int64(len(s.values)))}
+	return flow.Info{Name: s.cfg.name, Settings: s.cfg.settings(int64(len(s.values))), Ranked: true}
 }
 
 // Err reports a bad option.
@@ -41,11 +44,9 @@ func (s *sliceSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2
 			yield(flow.Partition[T]{}, s.err)
 			return
 		}
-		size := s.cfg.partitionSize
-		for b, lo := int64(0), 0; lo < len(s.values); b, lo = b+1, lo+size {
-			hi := min(lo+size, len(s.values))
-			p := flow.Partition[T]{Part: b, Read: func(ctx context.Context, out flow.Emitter[T]) error {
-				return s.read(ctx, b, lo, hi, out)
+		for sp := range memSpans(int64(len(s.values)), int64(s.cfg.partitionSize), env) {
+			p := flow.Partition[T]{Part: sp.part, Read: func(ctx context.Context, out flow.Emitter[T]) error {
+				return s.read(ctx, sp.part, int(sp.lo), int(sp.hi), out)
 			}}
 			if !yield(p, nil) {
 				return

@@ -42,7 +42,7 @@ func (s *textSource[T]) Info() flow.Info {
 		codec = c.codec.String()
 	}
 	own := fmt.Sprintf("format=%T codec=%s split=%d skip=%t comma=%q header=%q", s.format, codec, c.splitBytes, c.skip != nil, c.comma, c.header)
-	return flow.Info{Name: c.name, Settings: c.settings(s.root, own)}
+	return flow.Info{Name: c.name, Settings: c.settings(s.root, own), Ranked: true}
 }
 
 // Err reports a bad option.

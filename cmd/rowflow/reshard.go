@@ -94,12 +94,12 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	in := input{filter: *filter, columns: *columns, rename: *rename, window: *window, seed: *seed, rank: r.Rank, world: r.World, parallel: *par}
+	in := input{filter: *filter, columns: *columns, rename: *rename, window: *window, seed: *seed, world: r.World, parallel: *par}
 	p, err := in.pipeline(fs.Arg(0))
 	if err != nil {
 		return err
 	}
-	opts := []sinks.Option{sinks.Rank(r.Rank), sinks.World(r.World), sinks.Writers(*writers)}
+	opts := []sinks.Option{sinks.Writers(*writers)}
 	if *rowsPerFile > 0 {
 		opts = append(opts, sinks.RowsPerFile(*rowsPerFile))
 	}

@@ -20,8 +20,7 @@ type input struct {
 	rename   string // old=new,old=new
 	window   int
 	seed     uint64
-	rank     int
-	world    int
+	world    int // the run's world: rows are divided among its ranks
 	parallel int
 }
 
@@ -177,9 +176,6 @@ func (in input) options(f string) ([]sources.ParquetOption, []sources.DatasetOpt
 	var ds []sources.DatasetOption
 	if in.window > 0 {
 		ds = append(ds, sources.ShuffleWindow(in.window), sources.Seed(in.seed))
-	}
-	if in.world > 1 {
-		ds = append(ds, sources.Rank(in.rank, in.world))
 	}
 	return pq, ds, nil
 }

@@ -30,6 +30,7 @@ const DefaultMaxRows = 65536
 func buildParquet(opts []ParquetOption) (parquetConfig, error) {
 	c := parquetConfig{datasetConfig: defaultDataset("parquet")}
 	c.plan.MaxRows = DefaultMaxRows
+	c.plan.RowRanges = true // ranks divide row groups by rows
 	for _, o := range opts {
 		if o == nil {
 			return c, fmt.Errorf("sources: parquet: nil option")

@@ -75,6 +75,8 @@ type textRun[T any] struct {
 	// byte ranges were planned: a part refuses a file that has changed
 	// since, whose ranges would no longer start at records.
 	planned map[string]stamp
+	split   int64 // the size of byte ranges: see rankSplitBytes
+	world   int   // the run's world
 }
 
 // stamp is what tells a file's contents changed: its size and
@@ -135,6 +137,7 @@ func (s *textSource[T]) plan(env flow.Env) (*textRun[T], *dataset.Plan, error) {
 		return nil, nil, err
 	}
 	run := &textRun[T]{src: s, ds: ds, state: map[int]*fileState{}, planned: map[string]stamp{}}
+	run.split, run.world = s.cfg.rankSplitBytes(ds, env.World), env.World
 	plan, err := s.cfg.newPlan(ds, env, dataset.MetadataFunc(run.ranges))
 	if err != nil {
 		return nil, nil, err
@@ -192,12 +195,14 @@ func (run *textRun[T]) ranges(ctx context.Context, f dataset.File) ([]int64, err
 	run.planned[f.Path] = stampOf(st)
 	run.mu.Unlock()
 	switch {
+	case cfg.codecOf(f) != codec.None && run.world > 1:
+		return []int64{decompressedSize(fh, size, cfg.codecOf(f))}, nil
 	case cfg.codecOf(f) != codec.None || cfg.plan.WholeFiles:
 		return []int64{size}, nil
 	case size == 0:
 		return nil, nil
 	}
-	sizes, err := splitRecords(fh, size, cfg.splitBytes, run.src.format.quoted())
+	sizes, err := splitRecords(fh, size, run.split, run.src.format.quoted())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.RelPath, err)
 	}

@@ -125,13 +125,31 @@
 //
 // # Ranks
 //
-// [Config.Rank] and [Config.World] keep, of each epoch's order, the fragments at the
-// indices j with j % world == rank. The split comes after shuffling, so
-// every rank computes the same order; the ranks' fragments are disjoint,
-// their union is the whole plan, and merging them by partition number gives
-// the whole order. Ranks get the same number of fragments per epoch,
-// give or take one. Package ranks reads rank and world the way torchrun,
-// MPI, Kubernetes Indexed Jobs and Slurm arrays pass them.
+// [Config.Rank] and [Config.World] keep one rank's share of each epoch.
+// Every rank plans the whole epoch in the same order (so with more than
+// one rank, every footer of the epoch is read before its first fragment
+// is yielded, whatever the window), then divides it, from the row counts
+// alone:
+//
+//   - With [Config.RowRanges] (Parquet row groups, which can be read from
+//     any row), the epoch's rows in order are cut into World runs whose
+//     sizes differ by at most one row: rank r takes rows
+//     [r*n/World, (r+1)*n/World) of the n. A fragment a cut falls in
+//     becomes two pieces, one on each side.
+//   - Otherwise (byte ranges of text files, whole files), each fragment
+//     goes whole to a rank: largest first, to the rank with the fewest
+//     rows so far. The largest rank then exceeds the smallest by at most
+//     about the largest fragment, so the shares are even when each rank
+//     has many fragments.
+//
+// The pieces of an epoch are numbered in epoch order across all ranks,
+// and a piece's partition number is e*[EpochStride] + its number: numbers
+// increase along the plan and are unique across ranks, and merging the
+// ranks' pieces by partition number gives the whole order. With one rank
+// nothing is cut, and pieces are the fragments with their own numbers.
+// The ranks' rows are disjoint and their union is the epoch's. Package
+// ranks reads rank and world the way torchrun, MPI, Kubernetes Indexed
+// Jobs and Slurm pass them.
 //
 // # Resuming
 //

@@ -27,10 +27,15 @@ type Config struct {
 	// Epochs is the number of passes over the data; a negative count
 	// repeats forever, and 0 counts as 1.
 	Epochs int64
-	// Rank and World keep the fragments of one of World ranks: the
-	// fragment at index j of an epoch goes to rank j % World. World 0
-	// counts as 1; 0 <= Rank < World.
+	// Rank and World keep the share of one of World ranks (see "Ranks"
+	// in the package documentation). World 0 counts as 1;
+	// 0 <= Rank < World.
 	Rank, World int
+	// RowRanges says that a fragment may be read as any range of its
+	// rows, as a Parquet row group can: ranks then divide the epoch's rows
+	// evenly, cutting fragments where needed. Without it (and with
+	// WholeFiles) ranks take whole fragments, balanced by row count.
+	RowRanges bool
 	// Where keeps only the files whose partition values it makes true. It
 	// is evaluated by [New], before any file is opened; every column it
 	// names must be a partition column of the dataset. Nil keeps every file.

@@ -25,6 +25,16 @@ type emitter struct {
 // it numbered before stopping) and the error it yielded, or errStop if the
 // consumer stopped.
 func (p *Plan) epoch(ctx context.Context, e, skip int64, yield func(Fragment, error) bool) (int64, error) {
+	if p.cfg.world() > 1 {
+		return p.rankEpoch(ctx, e, skip, yield)
+	}
+	return p.order(ctx, e, skip, yield)
+}
+
+// order numbers the fragments of epoch e in order and yields them from
+// index skip on. It returns how many fragments it numbered and the error it
+// yielded, or errStop if the consumer stopped.
+func (p *Plan) order(ctx context.Context, e, skip int64, yield func(Fragment, error) bool) (int64, error) {
 	em := &emitter{plan: p, epoch: e, skip: skip, yield: yield}
 	var err error
 	switch {
@@ -142,8 +152,7 @@ func (p *Plan) feed(ctx context.Context, i int, fn func(Fragment) error) error {
 	return nil
 }
 
-// emit numbers f and yields it if it belongs to this rank and is not
-// before the start index.
+// emit numbers f and yields it if it is not before the start index.
 func (em *emitter) emit(ctx context.Context, f Fragment) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -153,8 +162,7 @@ func (em *emitter) emit(ctx context.Context, f Fragment) error {
 	if f.Index >= EpochStride {
 		return fmt.Errorf("dataset: epoch %d has more than %d fragments", em.epoch, int64(EpochStride))
 	}
-	cfg := &em.plan.cfg
-	if f.Index < em.skip || f.Index%int64(cfg.world()) != int64(cfg.Rank) {
+	if f.Index < em.skip {
 		return nil
 	}
 	if f.To == unresolved {

@@ -1,61 +1,98 @@
 package dataset
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
 
+// rowsOf expands fragments into the rows they read, in order: "path:row".
+func rowsOf(frags []Fragment) []string {
+	var out []string
+	for _, f := range frags {
+		for i := range f.Rows() {
+			out = append(out, fmt.Sprintf("%s:%d", f.Path, f.FirstRow+i))
+		}
+	}
+	return out
+}
+
+// TestShardUnionIsThePlan: the ranks' pieces are disjoint, numbered apart
+// and in increasing order on each rank, and merged by partition number
+// they read exactly the rows of the one-rank plan, in its order. With row
+// ranges the ranks' shares differ by at most one row.
 func TestShardUnionIsThePlan(t *testing.T) {
 	h := makeHive(t)
 	ds := mustDiscover(t, h.root)
 	for _, w := range []int{0, -1, 3} {
-		for _, wholeFiles := range []bool{false, true} {
-			cfg := Config{WholeFiles: wholeFiles, Window: w, Seed: 11, Epochs: 2}
+		for _, mode := range []string{"groups", "rows", "whole"} {
+			cfg := Config{WholeFiles: mode == "whole", RowRanges: mode == "rows", MaxRows: 0, Window: w, Seed: 11, Epochs: 2}
 			whole := collectAll(t, mustPlan(t, ds, cfg).Fragments(ctx, Position{}))
-			for world := 1; world <= 5; world++ {
+			for world := 1; world <= 7; world++ {
 				var union []Fragment
 				seen := make(map[int64]int)
+				perRank := make([]int64, world)
 				for rank := range world {
-					c := &counter{}
 					rc := cfg
-					rc.Rank, rc.World, rc.Metadata = rank, world, c
-					p := mustPlan(t, ds, rc)
-					frags := collectAll(t, p.Fragments(ctx, Position{}))
-					for _, f := range frags {
-						if f.Index%int64(world) != int64(rank) {
-							t.Errorf("window %d, rank %d/%d: got index %d", w, rank, world, f.Index)
-						}
+					rc.Rank, rc.World = rank, world
+					frags := collectAll(t, mustPlan(t, ds, rc).Fragments(ctx, Position{}))
+					for i, f := range frags {
 						if r, dup := seen[f.Part]; dup {
-							t.Errorf("window %d: partition %d on ranks %d and %d of %d", w, f.Part, r, rank, world)
+							t.Fatalf("window %d, %s: partition %d on ranks %d and %d of %d", w, mode, f.Part, r, rank, world)
 						}
 						seen[f.Part] = rank
+						if i > 0 && f.Part <= frags[i-1].Part {
+							t.Fatalf("window %d, %s, rank %d/%d: partition %d after %d", w, mode, rank, world, f.Part, frags[i-1].Part)
+						}
+						if f.Epoch == 0 {
+							perRank[rank] += f.Rows()
+						}
 					}
 					union = append(union, frags...)
 				}
-				// Merging the ranks by partition number gives the unsharded plan.
 				slices.SortFunc(union, func(a, b Fragment) int { return int(a.Part - b.Part) })
-				if !slices.Equal(union, whole) {
-					t.Errorf("window %d, world %d: union of ranks differs from the plan", w, world)
+				if !slices.Equal(rowsOf(union), rowsOf(whole)) {
+					t.Fatalf("window %d, %s, world %d: the union of the ranks reads other rows than the plan", w, mode, world)
+				}
+				if world == 1 && !slices.Equal(union, whole) {
+					t.Fatalf("window %d, %s: one rank's fragments differ from the plan's", w, mode)
+				}
+				if mode == "rows" && slices.Max(perRank)-slices.Min(perRank) > 1 {
+					t.Fatalf("window %d, world %d: rows per rank %v differ by more than one", w, world, perRank)
 				}
 			}
 		}
 	}
 }
 
-// TestShardWholeFilesReadsOwnFootersOnly checks that with WholeFiles a rank
-// reads the footers of its own files only.
-func TestShardWholeFilesReadsOwnFootersOnly(t *testing.T) {
+// TestShardResumesAtAPiece: a rank's plan started at the position of one
+// of its pieces yields the rest of its pieces.
+func TestShardResumesAtAPiece(t *testing.T) {
 	h := makeHive(t)
 	ds := mustDiscover(t, h.root)
-	c := &counter{}
-	p := mustPlan(t, ds, Config{WholeFiles: true, Window: -1, Rank: 1, World: 3, Metadata: c})
-	frags := collectAll(t, p.Fragments(ctx, Position{}))
-	var mine []string
-	for _, f := range frags {
-		mine = append(mine, f.Path)
+	cfg := Config{RowRanges: true, Window: -1, Seed: 3, Epochs: 2, Rank: 2, World: 3}
+	all := collectAll(t, mustPlan(t, ds, cfg).Fragments(ctx, Position{}))
+	for i, f := range all {
+		rest := collectAll(t, mustPlan(t, ds, cfg).Fragments(ctx, f.Position()))
+		if !slices.Equal(rest, all[i:]) {
+			t.Fatalf("from piece %d (%+v): %d pieces, want %d", i, f.Position(), len(rest), len(all)-i)
+		}
 	}
-	slices.Sort(mine)
-	if got := c.files(); len(frags) != 6 || !slices.Equal(got, mine) {
-		t.Errorf("read %q, want the rank's own files %q", got, mine)
+}
+
+// TestDivideWholeFragmentsBySize: fragments that cannot be cut go to
+// ranks by row count, not by number: one large and many small files on
+// three ranks.
+func TestDivideWholeFragmentsBySize(t *testing.T) {
+	frags := []Fragment{{To: 900}}
+	for range 30 {
+		frags = append(frags, Fragment{To: 60})
+	}
+	load := make([]int64, 3)
+	for _, pc := range divide(frags, 3, false) {
+		load[pc.rank] += pc.f.Rows()
+	}
+	if !slices.Equal(load, []int64{900, 900, 900}) {
+		t.Fatalf("rows per rank %v, want 900 each", load)
 	}
 }

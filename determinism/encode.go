@@ -70,7 +70,7 @@ type state struct {
 func (s *state) enter() {
 	s.depth++
 	if s.depth > maxDepth {
-		panic(fmt.Errorf("determinism: value nested more than %d levels deep (a cycle?)", maxDepth))
+		panic(encodingError{fmt.Errorf("determinism: value nested more than %d levels deep (a cycle?)", maxDepth)})
 	}
 }
 
@@ -171,7 +171,7 @@ func (b *builder) build(t reflect.Type) encoder {
 		return encodeInterface(t)
 	}
 	return func(*state, unsafe.Pointer) {
-		panic(fmt.Errorf("determinism: values of type %v have no encoding", t))
+		panic(encodingError{fmt.Errorf("determinism: values of type %v have no encoding", t)})
 	}
 }
 

@@ -89,16 +89,24 @@ func (h *Hasher[T]) TryAddChunk(c *flow.Chunk[T]) error {
 	return catchEncoding(func() { h.AddChunk(c) })
 }
 
+// encodingError is what the encoder panics with when a value cannot be
+// encoded; catchEncoding turns it back into an error. It is an error
+// itself, so that AppendValue panics with one.
+type encodingError struct{ err error }
+
+func (e encodingError) Error() string { return e.err.Error() }
+func (e encodingError) Unwrap() error { return e.err }
+
 // catchEncoding runs f, which encodes values, and returns the error that
 // encoding panics with when a value cannot be encoded. Other panics go on.
 func catchEncoding(f func()) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			e, ok := r.(error)
+			e, ok := r.(encodingError)
 			if !ok {
-				panic(r)
+				panic(r) // not ours: a user's AppendDigest, say, with its stack
 			}
-			err = e
+			err = e.err
 		}
 	}()
 	f()

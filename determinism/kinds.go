@@ -235,7 +235,7 @@ func encodeInterface(t reflect.Type) encoder {
 		d := v.Elem()
 		c := codecOf(d.Type())
 		if c.err != nil {
-			panic(c.err)
+			panic(encodingError{c.err})
 		}
 		s.b = append(s.b, 1)
 		s.b = binary.AppendUvarint(s.b, uint64(len(c.name)))

@@ -1,0 +1,125 @@
+// Command apicount counts the exported identifiers of rowflow's public
+// packages: top-level types, functions, variables and constants, and the
+// exported methods of exported types. Tests are not counted.
+//
+//	go run ./internal/apicount
+package main
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// publicPackages are the directories of the packages users import.
+var publicPackages = []string{"flow", "operators", "sources", "sinks", "determinism", "ranks", "rowid", "interop/gostreams"}
+
+// count returns the number of exported identifiers of the package in dir,
+// by kind.
+func count(dir string) (map[string]int, error) {
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool {
+		return !strings.HasSuffix(fi.Name(), "_test.go")
+	}, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, err
+	}
+	n := map[string]int{}
+	for _, pkg := range pkgs {
+		for _, f := range pkg.Files {
+			for _, d := range f.Decls {
+				countDecl(d, n)
+			}
+		}
+	}
+	return n, nil
+}
+
+func countDecl(d ast.Decl, n map[string]int) {
+	switch d := d.(type) {
+	case *ast.FuncDecl:
+		switch {
+		case d.Recv == nil && d.Name.IsExported():
+			n["func"]++
+		case d.Recv != nil && d.Name.IsExported() && exportedRecv(d.Recv.List[0].Type):
+			n["method"]++
+		}
+	case *ast.GenDecl:
+		for _, s := range d.Specs {
+			switch s := s.(type) {
+			case *ast.TypeSpec:
+				if s.Name.IsExported() {
+					n["type"]++
+				}
+			case *ast.ValueSpec:
+				for _, name := range s.Names {
+					if name.IsExported() {
+						n[d.Tok.String()]++
+					}
+				}
+			}
+		}
+	}
+}
+
+// exportedRecv reports whether a method's receiver type is exported.
+func exportedRecv(e ast.Expr) bool {
+	for {
+		switch t := e.(type) {
+		case *ast.StarExpr:
+			e = t.X
+		case *ast.IndexExpr:
+			e = t.X
+		case *ast.IndexListExpr:
+			e = t.X
+		case *ast.Ident:
+			return t.IsExported()
+		default:
+			return false
+		}
+	}
+}
+
+// total counts every public package under root.
+func total(root string) (int, map[string]map[string]int, error) {
+	all := map[string]map[string]int{}
+	sum := 0
+	for _, p := range publicPackages {
+		n, err := count(filepath.Join(root, p))
+		if err != nil {
+			return 0, nil, err
+		}
+		all[p] = n
+		for _, v := range n {
+			sum += v
+		}
+	}
+	return sum, all, nil
+}
+
+func main() {
+	sum, all, err := total(".")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	names := make([]string, 0, len(all))
+	for p := range all {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	fmt.Println("| package | types | funcs | vars | consts | methods | total |")
+	fmt.Println("| --- | --- | --- | --- | --- | --- | --- |")
+	for _, p := range names {
+		n := all[p]
+		fmt.Printf("| %s | %d | %d | %d | %d | %d | %d |\n", p, n["type"], n["func"], n["var"], n["const"], n["method"],
+			n["type"]+n["func"]+n["var"]+n["const"]+n["method"])
+	}
+	fmt.Printf("| all | | | | | | %d |\n", sum)
+}

@@ -241,6 +241,7 @@ func callClose(closeSink func(error) error, runErr error) (err error) {
 // band, where it takes it (see inBand).
 func (p *Pipeline) start(ctx context.Context, r *runner, env Env, next any) {
 	term := next
+	rows := p.newRankRows(env)
 	end := len(p.stages)
 	for end > 0 {
 		// The group is stages[begin:end]: equal parallelism, fused.
@@ -260,6 +261,10 @@ func (p *Pipeline) start(ctx context.Context, r *runner, env Env, next any) {
 		chain := func(env Env, terminal any) any {
 			for i := len(ops) - 1; i >= 0; i-- {
 				env.Position = first + i
+				env.rankRows = nil
+				if p.oneToOneBefore(first + i) {
+					env.rankRows = rows
+				}
 				terminal = ops[i].op.link(env, terminal)
 			}
 			return terminal

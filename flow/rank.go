@@ -1,7 +1,10 @@
 package flow
 
 import (
+	"context"
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/rowflow/rowflow/ranks"
 )
@@ -62,4 +65,75 @@ func (p *Pipeline) rankErr() error {
 			p.rank, p.world, info.Name)
 	}
 	return nil
+}
+
+// rankRows counts, once per run, the rows every rank's source yields in
+// the run's first epoch (see [Env.RankRows]).
+type rankRows struct {
+	src  RowCounter
+	env  Env // the run's, without its per-stage parts
+	once sync.Once
+	rows []int64
+	err  error
+}
+
+// newRankRows returns the counter of a run of p, or nil when the run has
+// one rank or its source cannot count its rows.
+func (p *Pipeline) newRankRows(env Env) *rankRows {
+	rc := p.src.counter()
+	if env.World <= 1 || rc == nil {
+		return nil
+	}
+	return &rankRows{src: rc, env: Env{Seed: env.Seed, Fingerprint: env.Fingerprint, Epoch: env.Epoch, World: env.World}}
+}
+
+// RankRows returns, in a run of several ranks, how many rows the source
+// yields to each rank in the epoch the stage was made for, when the
+// source can count them without reading ([RowCounter]: the Parquet
+// sources, slices, generators) and every stage between the source and
+// the one asking gives one row for each of its input ([Info].OneToOne).
+// ok is false otherwise (one rank, a source that cannot count, a filter
+// in between). Sources that divide their rows by count (see
+// [Pipeline.WithRank]) give every rank the same count in every epoch.
+//
+// Stages that must give every rank the same number of items, such as
+// operators.Batch, ask for it. The counts are planned once per run, on
+// the first call, with ctx; they read the footers of a Parquet dataset
+// once per rank.
+func (e Env) RankRows(ctx context.Context) (rows []int64, ok bool, err error) {
+	rr := e.rankRows
+	if rr == nil {
+		return nil, false, nil
+	}
+	rr.once.Do(func() {
+		for r := range rr.env.World {
+			env := rr.env
+			env.Rank = r
+			counts, err := rr.src.RowCounts(ctx, env)
+			if err != nil {
+				rr.err = fmt.Errorf("flow: counting the rows of rank %d of %d: %w", r, env.World, err)
+				return
+			}
+			var n int64
+			for _, c := range counts {
+				n += c
+			}
+			rr.rows = append(rr.rows, n)
+		}
+	})
+	if rr.err != nil {
+		return nil, false, rr.err
+	}
+	return slices.Clone(rr.rows), true, nil
+}
+
+// oneToOneBefore reports whether every stage before position k gives one
+// row for each of its input.
+func (p *Pipeline) oneToOneBefore(k int) bool {
+	for _, s := range p.stages[1:k] {
+		if !s.op.info().OneToOne {
+			return false
+		}
+	}
+	return true
 }

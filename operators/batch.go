@@ -82,7 +82,8 @@ func (b *batchOp[T]) NewProcessor(env flow.Env) flow.Processor[T, Rows[T]] {
 	if b.err != nil {
 		return failed[T, Rows[T]]{b.err}
 	}
-	p := &batchProc[T]{op: b, base: rowid.FromString(b.cfg.name), out: outParts[Rows[T]]{per: b.cfg.perPart}}
+	p := &batchProc[T]{op: b, base: rowid.FromString(b.cfg.name), out: outParts[Rows[T]]{per: b.cfg.perPart,
+		steps: newStepLimit(&b.cfg, env, func(rows int64) int64 { return batches(rows, int64(b.n), b.cfg.last) })}}
 	if _, err := resumeRegroup(b.cfg.name, env, &p.in, &p.out); err != nil {
 		return failed[T, Rows[T]]{err}
 	}

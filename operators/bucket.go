@@ -120,7 +120,7 @@ func (b *bucketOp[T]) NewProcessor(env flow.Env) flow.Processor[T, Rows[T]] {
 		return failed[T, Rows[T]]{b.err}
 	}
 	p := &bucketProc[T]{op: b, base: rowid.FromString(b.cfg.name),
-		buckets: make([]bucket[T], len(b.cfg.bounds)+1), out: outParts[Rows[T]]{per: b.cfg.perPart}}
+		buckets: make([]bucket[T], len(b.cfg.bounds)+1), out: outParts[Rows[T]]{per: b.cfg.perPart, steps: newStepLimit(&b.cfg, env, nil)}}
 	r, err := resumeRegroup(b.cfg.name, env, &p.in, &p.out)
 	if err == nil && r != nil && len(r.Held) > len(p.buckets) {
 		err = fmt.Errorf("operators: %s: resume state with %d buckets, the stage has %d", b.cfg.name, len(r.Held), len(p.buckets))

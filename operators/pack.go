@@ -108,7 +108,7 @@ func (p *packOp[E]) NewProcessor(env flow.Env) flow.Processor[[]E, Packed[E]] {
 	if p.err != nil {
 		return failed[[]E, Packed[E]]{p.err}
 	}
-	pp := &packProc[E]{op: p, base: rowid.FromString(p.cfg.name), out: outParts[Packed[E]]{per: p.cfg.perPart}}
+	pp := &packProc[E]{op: p, base: rowid.FromString(p.cfg.name), out: outParts[Packed[E]]{per: p.cfg.perPart, steps: newStepLimit(&p.cfg, env, nil)}}
 	r, err := resumeRegroup(p.cfg.name, env, &pp.in, &pp.out)
 	if err != nil {
 		return failed[[]E, Packed[E]]{err}

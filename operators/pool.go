@@ -73,7 +73,8 @@ func (o *poolOp[T]) NewProcessor(env flow.Env) flow.Processor[T, Rows[T]] {
 	if o.err != nil {
 		return failed[T, Rows[T]]{o.err}
 	}
-	p := &poolProc[T]{op: o, env: env, base: rowid.FromString(o.cfg.name), out: outParts[Rows[T]]{per: o.cfg.perPart}}
+	p := &poolProc[T]{op: o, env: env, base: rowid.FromString(o.cfg.name), out: outParts[Rows[T]]{per: o.cfg.perPart,
+		steps: newStepLimit(&o.cfg, env, func(rows int64) int64 { return batches(rows, int64(o.size), o.cfg.last) })}}
 	r, err := resumeRegroup(o.cfg.name, env, &p.in, &p.out)
 	if err != nil {
 		return failed[T, Rows[T]]{err}

@@ -93,11 +93,25 @@ type outParts[T any] struct {
 	n         int   // items of it added so far
 	vals      []T
 	ids       []rowid.ID
-	delivered int64 // items pushed downstream
+	delivered int64     // items pushed downstream
+	steps     stepLimit // see Steps
+	dropped   int64     // items the limit dropped
 }
 
-// put adds one output item, pushing the partition if it is full.
+// epochItems returns the items of the epoch added so far.
+func (o *outParts[T]) epochItems() int64 { return o.part*int64(o.per) + int64(o.n) }
+
+// put adds one output item, pushing the partition if it is full. An item
+// past the epoch's step limit is dropped.
 func (o *outParts[T]) put(ctx context.Context, out flow.Emitter[T], v T, id rowid.ID) error {
+	n, has, err := o.steps.limit(ctx)
+	if err != nil {
+		return err
+	}
+	if has && o.epochItems() >= n {
+		o.dropped++
+		return nil
+	}
 	if o.vals == nil {
 		// Chunks of a large partition are pushed at every sync, so their
 		// buffers need not hold the whole partition: ordinary sizes keep
@@ -166,6 +180,9 @@ func epochStart[T any](ctx context.Context, p ender[T], o *outParts[T], out flow
 	if err := p.end(ctx, out); err != nil {
 		return err
 	}
+	if err := o.steps.check(o.epoch, o.epochItems()); err != nil {
+		return err
+	}
 	if err := o.finish(ctx, out); err != nil {
 		return err
 	}
@@ -176,6 +193,9 @@ func epochStart[T any](ctx context.Context, p ender[T], o *outParts[T], out flow
 // flush ends the stream.
 func flush[T any](ctx context.Context, p ender[T], o *outParts[T], out flow.Emitter[T]) error {
 	if err := p.end(ctx, out); err != nil {
+		return err
+	}
+	if err := o.steps.check(o.epoch, o.epochItems()); err != nil {
 		return err
 	}
 	return o.finish(ctx, out)

@@ -1,6 +1,9 @@
 package operators
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // The stages that regroup rows take functional options. Each stage has an
 // option interface of its own ([BatchOption], [ReduceOption],
@@ -54,6 +57,7 @@ type shapeConfig struct {
 	padLeft   bool
 	padMult   int
 	padLength int
+	steps     int64 // see Steps; 0: none
 }
 
 // settings returns the text of a stage's Info.Settings: head, the
@@ -62,7 +66,16 @@ type shapeConfig struct {
 // default.
 func (c shapeConfig) settings(head string) string {
 	c.lastSet = false
-	return fmt.Sprintf("%s %+v", head, c)
+	steps := c.steps
+	c.steps = 0
+	// steps, the last field, is printed apart and only when set, so that
+	// the settings (and the fingerprints) of stages without it read as
+	// they did before it existed.
+	s := strings.Replace(fmt.Sprintf("%s %+v", head, c), " steps:0}", "}", 1)
+	if steps > 0 {
+		s += fmt.Sprintf(" steps=%d", steps)
+	}
+	return s
 }
 
 // option is the one representation of every option; the types below give

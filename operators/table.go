@@ -82,7 +82,7 @@ func (t *tableOp[T]) NewProcessor(env flow.Env) flow.Processor[T, Rows[T]] {
 	if t.err != nil {
 		return failed[T, Rows[T]]{t.err}
 	}
-	p := &tableProc[T]{op: t, env: env, base: rowid.FromString(t.cfg.name), out: outParts[Rows[T]]{per: t.cfg.perPart}}
+	p := &tableProc[T]{op: t, env: env, base: rowid.FromString(t.cfg.name), out: outParts[Rows[T]]{per: t.cfg.perPart, steps: newStepLimit(&t.cfg, env, nil)}}
 	r, err := resumeRegroup(t.cfg.name, env, &p.in, &p.out)
 	if err != nil {
 		return failed[T, Rows[T]]{err}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/rowflow/rowflow/internal/longtest"
 )
 
 // group names a run of IDs in the acceptable set: ids[previous end:end].
@@ -104,6 +106,7 @@ func acceptableSet() ([]ID, []group) {
 }
 
 func TestAcceptableSetHasNoCollisions(t *testing.T) {
+	longtest.Require(t)
 	ids, _ := acceptableSet()
 	if len(ids) < 10_000_000 {
 		t.Fatalf("built %d IDs, want at least 10 million", len(ids))

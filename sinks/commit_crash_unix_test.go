@@ -23,6 +23,7 @@ import (
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/longtest"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sinks"
@@ -99,6 +100,7 @@ func crashSeed(t *testing.T) uint64 {
 // its progress (Continue), and a rerun resumes the pipeline from the
 // sink's Continuation and writes only the files not completed before.
 func TestKilledJobCompletes(t *testing.T) {
+	longtest.Require(t)
 	if testing.Short() {
 		t.Skip("runs child processes")
 	}

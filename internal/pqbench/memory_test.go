@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/longtest"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
 )
@@ -46,6 +47,7 @@ const fileRows = rowGroupRows
 // a ramp with a plateau. The files are hard links to one file, so the
 // datasets take no disk space.
 func TestPeakMemoryFlat(t *testing.T) {
+	longtest.Require(t)
 	if testing.Short() {
 		t.Skip("streams 50M rows in child processes")
 	}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
+
+	"github.com/rowflow/rowflow/internal/longtest"
 )
 
 // genRow covers the column shapes a dataset usually has, and the encodings
@@ -168,6 +170,7 @@ func expectGenerated(rows []genRow) map[string]flat {
 // parquet-go's row reader, and row ranges across page boundaries against
 // the whole chunk.
 func TestGenerated(t *testing.T) {
+	longtest.Require(t)
 	rows := genRows(3000, 11)
 	cases := []struct {
 		name    string

@@ -18,6 +18,8 @@ import (
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/rowflow/rowflow/internal/longtest"
 )
 
 // Helpers: a Reader that learns page starts and one that scans
@@ -413,6 +415,7 @@ func TestLearnedMatchesScanHand(t *testing.T) {
 // TestLearnedMatchesScanGenerated does the same for the generated
 // seed files and noIndexFiles, with their page indexes dropped.
 func TestLearnedMatchesScanGenerated(t *testing.T) {
+	longtest.Require(t)
 	seeds, err := mutSeeds()
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,9 @@ import (
 	"github.com/rowflow/rowflow/sources"
 )
 
+// allWorlds are the worlds measured: 2 to 16.
+var allWorlds = []int{2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
+
 // share is what one world's ranks read.
 type share struct {
 	world    int
@@ -30,10 +33,10 @@ func (s share) ratio() float64 {
 	return float64(slices.Max(s.rows)) / float64(max(slices.Min(s.rows), 1))
 }
 
-// measure runs src at every rank of every world from 2 to maxWorld.
-func measure(ctx context.Context, src func() flow.Source[row], maxWorld int) ([]share, error) {
+// measure runs src at every rank of every world given.
+func measure(ctx context.Context, src func() flow.Source[row], worlds []int) ([]share, error) {
 	var out []share
-	for world := 2; world <= maxWorld; world++ {
+	for _, world := range worlds {
 		s := share{world: world}
 		for rank := range world {
 			var n int64
@@ -88,7 +91,7 @@ func main() {
 	fmt.Println("| source | world | rows per rank (min–max) | max/min |")
 	fmt.Println("| --- | --- | --- | --- |")
 	for _, name := range []string{"parquet", "jsonl"} {
-		shares, err := measure(ctx, srcs[name], 16)
+		shares, err := measure(ctx, srcs[name], allWorlds)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)

@@ -68,6 +68,6 @@ func ExampleIndexShuffle() {
 		Epochs(2).WithSeed(1)
 	printEpochs(p)
 	// Output:
-	// epoch 0: 7 10 3 1 6 11 4 8 9 2 0 5
-	// epoch 1: 9 8 10 6 11 4 1 2 5 7 0 3
+	// epoch 0: 4 10 0 3 9 7 1 5 2 11 8 6
+	// epoch 1: 6 7 8 3 0 4 5 10 1 2 9 11
 }

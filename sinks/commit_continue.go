@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/rowid"
@@ -83,11 +84,22 @@ type progressFile struct {
 	Temp string `json:"temp"`
 }
 
-// readProgress reads the rank's progress record in dir and checks that
-// its files are there, with their sizes. It returns nil if there is no
-// usable record.
-func readProgress(dir string, rank int) (*progress, error) {
-	b, err := os.ReadFile(filepath.Join(dir, progressName(rank)))
+// readProgress reads the rank's progress record in dir and checks it (see
+// progress.check; ext, if not "", is the extension its data files must
+// have), and that its files are there, with their sizes. It returns nil
+// if there is no record, or if its files are not all there: the run
+// starts over. A record that fails its checks is an error that names it
+// and what is wrong.
+func readProgress(dir string, rank int, ext string) (*progress, error) {
+	root, err := os.OpenRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	b, err := root.ReadFile(progressName(rank))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -98,13 +110,53 @@ func readProgress(dir string, rank int) (*progress, error) {
 	if err := json.Unmarshal(b, &p); err != nil || p.Version != progressVersion || p.Rank != rank {
 		return nil, nil // another version's, or another rank's: start over
 	}
-	for _, f := range p.Files {
-		fi, err := os.Stat(filepath.Join(dir, f.Temp))
-		if err != nil || fi.Size() != f.Bytes {
+	fail := func(err error) error {
+		return fmt.Errorf("progress record %s: %w; remove it to start the rank over", filepath.Join(dir, progressName(rank)), err)
+	}
+	if err := p.check(rank, ext); err != nil {
+		return nil, fail(err)
+	}
+	for i, f := range p.Files {
+		fi, err := root.Lstat(f.Temp)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, nil
+		case err != nil:
+			return nil, fail(fmt.Errorf("file %d: %w", i+1, err))
+		case !fi.Mode().IsRegular():
+			return nil, fail(fmt.Errorf("file %d: temporary file %s is %s, not a file the run wrote", i+1, f.Temp, fileKind(fi.Mode())))
+		case fi.Size() != f.Bytes:
 			return nil, nil
 		}
 	}
 	return &p, nil
+}
+
+// check checks the record's files: each is the next data file of the
+// rank, in the directory itself (a run with Continue has one writer and
+// no PartitionBy), with extension ext unless ext is "", and its temporary
+// file is the hidden temporary file of that name in the directory. The
+// error names the entry.
+func (p *progress) check(rank int, ext string) error {
+	prefix := fmt.Sprintf("part-%05d-", rank)
+	for i, f := range p.Files {
+		entry := fmt.Sprintf("file %d", i+1)
+		name := fmt.Sprintf("%s%05d", prefix, i)
+		switch {
+		case strings.ContainsAny(f.Temp, "/\\") || checkLocal(f.Temp) != nil ||
+			!strings.HasPrefix(f.Temp, "."+prefix) || !strings.Contains(f.Temp, ".tmp-"):
+			return fmt.Errorf("%s: temporary name %q is not that of a hidden temporary file of rank %d in the directory (.%s….tmp-…): it could lead outside it", entry, f.Temp, rank, prefix)
+		case checkLocal(f.Path) != nil:
+			return fmt.Errorf("%s: path %q %v", entry, f.Path, checkLocal(f.Path))
+		case strings.Contains(f.Path, "/") || !strings.HasPrefix(f.Path, name+".") || ext != "" && f.Path != name+ext:
+			return fmt.Errorf("%s: path %q is not the name of the rank's data file %d in the directory (%s%s)", entry, f.Path, i+1, name, ext)
+		case !strings.HasPrefix(f.Temp, "."+f.Path+".tmp-"):
+			return fmt.Errorf("%s: temporary name %q is not that of a temporary file of %s", entry, f.Temp, f.Path)
+		case f.Writer != 0 || f.Seq != i:
+			return fmt.Errorf("%s: writer %d and sequence number %d, but a run with Continue has one writer, whose file %d has sequence number %d", entry, f.Writer, f.Seq, i+1, i)
+		}
+	}
+	return nil
 }
 
 // Continuation returns the checkpoint from which a run of rank in dir
@@ -116,7 +168,7 @@ func Continuation(dir string, rank int) (flow.Checkpoint, bool, error) {
 	if _, err := os.Stat(filepath.Join(dir, ManifestName(rank))); err == nil {
 		return flow.Checkpoint{}, false, nil
 	}
-	p, err := readProgress(dir, rank)
+	p, err := readProgress(dir, rank, "")
 	if err != nil {
 		return flow.Checkpoint{}, false, fmt.Errorf("sinks: Continuation(%q, %d): %w", dir, rank, err)
 	}

@@ -1,0 +1,95 @@
+package sinks_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rowflow/rowflow/sinks"
+)
+
+// editRecord rewrites the JSON record at p with edit applied to its
+// decoded form, and seals it again as rowflow would (see sinks.Reseal):
+// what a user who edits a record and fixes its checksum leaves.
+func editRecord(t *testing.T, p string, edit func(map[string]any)) {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v map[string]any
+	if err := d.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	edit(v)
+	if b, err = json.MarshalIndent(v, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := sinks.Reseal(p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// entry returns the i-th element of the list under key of a decoded
+// record.
+func entry(v map[string]any, key string, i int) map[string]any {
+	return v[key].([]any)[i].(map[string]any)
+}
+
+// TestContinueConfinedToTheDirectory: a progress record edited to name a
+// file outside the output directory, as the temporary file a continuing
+// run keeps and as its final path, is refused with an error that names the
+// record and the entry; nothing outside the directory is moved, and no
+// manifest is written. (Before the fix, the run moved ../victim.parquet
+// to ../moved.parquet and committed.)
+func TestContinueConfinedToTheDirectory(t *testing.T) {
+	for _, c := range []struct{ temp, path, want string }{
+		{"../victim.parquet", "", `.progress-00000.json: file 1: temporary name "../victim.parquet"`},
+		{"", "../moved.parquet", `.progress-00000.json: file 1: path "../moved.parquet"`},
+		{"../victim.parquet", "../moved.parquet", `.progress-00000.json: file 1: temporary name "../victim.parquet"`},
+	} {
+		snap, _ := snapshotAt(t, "progress renamed", 2)
+		up := filepath.Dir(snap)
+		victim, moved := filepath.Join(up, "victim.parquet"), filepath.Join(up, "moved.parquet")
+		os.Remove(moved)
+		rec := filepath.Join(snap, ".progress-00000.json")
+		editRecord(t, rec, func(v map[string]any) {
+			f := entry(v, "files", 0)
+			if c.temp != "" {
+				b, err := os.ReadFile(filepath.Join(snap, f["temp"].(string)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(victim, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				f["temp"] = c.temp
+			}
+			if c.path != "" {
+				f["path"] = c.path
+			}
+		})
+		_, _, err := sinks.Continuation(snap, 0)
+		wantErr(t, err, c.want, "outside")
+		err = contJob(snap, true)
+		wantErr(t, err, c.want, "outside")
+		if c.temp != "" {
+			if _, err := os.Stat(victim); err != nil {
+				t.Errorf("%+v: the file outside the directory named as a temporary: %v", c, err)
+			}
+		}
+		if _, err := os.Stat(moved); err == nil {
+			t.Errorf("%+v: the run moved a file to %s, outside the directory", c, moved)
+		}
+		if _, err := os.Stat(filepath.Join(snap, sinks.ManifestName(0))); err == nil {
+			t.Errorf("%+v: the run committed", c)
+		}
+	}
+}

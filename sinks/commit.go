@@ -180,10 +180,15 @@ func Commit(dir string, world int, opts ...CommitOption) (*DatasetManifest, erro
 	if len(out.stray) > 0 {
 		return nil, fail(strayError(out.stray))
 	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fail(err)
+	}
+	defer root.Close()
 	ms := make([]*Manifest, world)
 	var errs []error
 	for r := range world {
-		if ms[r], err = readRankManifest(dir, r); err != nil {
+		if ms[r], err = readRankManifest(root, dir, r); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -201,15 +206,12 @@ func Commit(dir string, world int, opts ...CommitOption) (*DatasetManifest, erro
 	if ms[0].RowIDColumn == "" {
 		collect = nil
 	}
-	if errs = checkRanks(dir, ms, out, collect); len(errs) > 0 {
+	if errs = checkRanks(root, ms, out, collect); len(errs) > 0 {
 		return nil, fail(joinFirst(errs))
 	}
-	dm, err := datasetManifest(dir, ms)
-	if err != nil {
-		return nil, fail(err)
-	}
+	dm := datasetManifest(ms)
 	if collect != nil {
-		err = checkDistinctIDs(dir, ms, ids)
+		err = checkDistinctIDs(root, ms, ids)
 	} else {
 		err = checkFileBounds(ms)
 	}
@@ -299,8 +301,9 @@ func checkSameDataset(ms []*Manifest) []error {
 	return errs
 }
 
-// datasetManifest returns the dataset manifest of the ranks' manifests.
-func datasetManifest(dir string, ms []*Manifest) (*DatasetManifest, error) {
+// datasetManifest returns the dataset manifest of the ranks' manifests,
+// read by readRankManifest.
+func datasetManifest(ms []*Manifest) *DatasetManifest {
 	dm := &DatasetManifest{
 		Version:     DatasetManifestVersion,
 		World:       len(ms),
@@ -314,23 +317,19 @@ func datasetManifest(dir string, ms []*Manifest) (*DatasetManifest, error) {
 		dm.RowIDs = rowIDsBounds
 	}
 	for r, m := range ms {
-		sum, _, err := fileSHA256(filepath.Join(dir, ManifestName(r)))
-		if err != nil {
-			return nil, fmt.Errorf("rank %d: %w", r, err)
-		}
-		dm.Ranks[r] = DatasetRank{Rank: r, Manifest: ManifestName(r), SHA256: sum, Fingerprint: m.Fingerprint,
+		dm.Ranks[r] = DatasetRank{Rank: r, Manifest: ManifestName(r), SHA256: m.sum, Fingerprint: m.Fingerprint,
 			Files: len(m.Files), Rows: m.Rows, Bytes: m.Bytes}
 		dm.Files += len(m.Files)
 		dm.Rows += m.Rows
 		dm.Bytes += m.Bytes
 	}
-	return dm, nil
+	return dm
 }
 
 // checkDistinctIDs checks that ids, every row ID of the dataset, holds no
 // ID twice. If one is, it reads the files again to name those that hold
 // it.
-func checkDistinctIDs(dir string, ms []*Manifest, ids []rowid.ID) error {
+func checkDistinctIDs(root *os.Root, ms []*Manifest, ids []rowid.ID) error {
 	slices.SortFunc(ids, rowid.ID.Compare)
 	var dup []rowid.ID
 	for i := 1; i < len(ids) && len(dup) < 3; i++ {
@@ -344,8 +343,7 @@ func checkDistinctIDs(dir string, ms []*Manifest, ids []rowid.ID) error {
 	where := map[rowid.ID][]string{}
 	for _, m := range ms {
 		for _, f := range m.Files {
-			p := filepath.Join(dir, filepath.FromSlash(f.Path))
-			fileRowIDs(p, f.Path, m, func(b []rowid.ID) {
+			listedRowIDs(root, f.Path, m, func(b []rowid.ID) {
 				for _, id := range b {
 					if slices.Contains(dup, id) {
 						where[id] = append(where[id], fmt.Sprintf("rank %d's %s", m.Rank, f.Path))

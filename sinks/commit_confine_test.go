@@ -93,3 +93,54 @@ func TestContinueConfinedToTheDirectory(t *testing.T) {
 		}
 	}
 }
+
+// oneRank writes pqRows(3000) as rank 0 of a job of one process into a
+// new directory, in eight files, and returns the directory and the
+// manifest.
+func oneRank(t *testing.T) (string, *sinks.Manifest) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "out")
+	shareJob(t, dir, 0, []int64{0, 1, 2})
+	m, err := sinks.ReadManifest(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, m
+}
+
+// moveOut moves the rank's first file to outside.parquet beside dir and
+// returns its new path.
+func moveOut(t *testing.T, dir string, m *sinks.Manifest) string {
+	t.Helper()
+	outside := filepath.Join(filepath.Dir(dir), "outside.parquet")
+	if err := os.Rename(filepath.Join(dir, m.Files[0].Path), outside); err != nil {
+		t.Fatal(err)
+	}
+	return outside
+}
+
+// refusedBoth checks that VerifyManifest and Commit refuse dir with an
+// error that contains want, and that Commit wrote no dataset manifest.
+func refusedBoth(t *testing.T, dir string, want ...string) {
+	t.Helper()
+	_, err := sinks.VerifyManifest(dir, 0)
+	wantErr(t, err, want...)
+	_, err = sinks.Commit(dir, 1)
+	wantErr(t, err, want...)
+	if _, err := os.Stat(filepath.Join(dir, sinks.DatasetManifestName)); err == nil {
+		t.Fatal("a refused commit wrote the dataset manifest")
+	}
+}
+
+// TestManifestConfinedToTheDirectory: a rank's manifest that names
+// ../outside.parquet (a file of the rank moved out of the directory) is
+// refused by VerifyManifest and Commit, naming the manifest and the
+// entry. (Before the fix, both read the file outside and accepted it.)
+func TestManifestConfinedToTheDirectory(t *testing.T) {
+	dir, m := oneRank(t)
+	moveOut(t, dir, m)
+	editRecord(t, filepath.Join(dir, sinks.ManifestName(0)), func(v map[string]any) {
+		entry(v, "files", 0)["path"] = "../outside.parquet"
+	})
+	refusedBoth(t, dir, `_manifest-00000.json: file 1 (path "../outside.parquet"): is not a clean relative path inside the output directory: it could lead outside it`)
+}

@@ -50,7 +50,7 @@ func (o *outputDir) checkExisting() error {
 	case err != nil:
 		return fmt.Errorf("sinks: %s: %w", o.what, err)
 	}
-	m, err := decodeManifest(path, b)
+	m, err := decodeManifest(path, b, o.rank)
 	if err != nil {
 		return fmt.Errorf("sinks: %s: the directory already holds output of rank %d that this run cannot check (%w); remove it, or use Overwrite", o.what, o.rank, err)
 	}

@@ -212,6 +212,7 @@ func TestCommitBadFiles(t *testing.T) {
 		}, "rank 1: part-00001-00007.parquet is a data file of the rank that its manifest does not list"},
 		{"rows", func(t *testing.T, dir string) {
 			editManifest(t, dir, 1, `"rows": 400,`, `"rows": 401,`)
+			editManifest(t, dir, 1, `"rows": 1000,`, `"rows": 1001,`)
 		}, "rank 1: part-00001-00000.parquet: 400 rows, the manifest says 401"},
 		{"first id", func(t *testing.T, dir string) {
 			editManifest(t, dir, 1, `"first_id": "[0-9a-f]{32}"`, `"first_id": "0123456789abcdef0123456789abcdef"`)
@@ -221,7 +222,7 @@ func TestCommitBadFiles(t *testing.T) {
 		}, "rank 1: manifest " + "%DIR%" + "/_manifest-00001.json: format version 1"},
 		{"wrong rank", func(t *testing.T, dir string) {
 			editManifest(t, dir, 1, `"rank": 1,`, `"rank": 2,`)
-		}, "rank 1: _manifest-00001.json is the manifest of rank 2"},
+		}, "rank 1: manifest %DIR%/_manifest-00001.json is the manifest of rank 2"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

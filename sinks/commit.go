@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rowflow/rowflow/ranks"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -167,8 +168,8 @@ func Commit(dir string, world int, opts ...CommitOption) (*DatasetManifest, erro
 			return nil, fail(err)
 		}
 	}
-	if world < 1 {
-		return nil, fail(fmt.Errorf("world %d: must be at least 1", world))
+	if world < 1 || world > ranks.MaxWorld {
+		return nil, fail(fmt.Errorf("world %d: must be from 1 to %d (ranks.MaxWorld)", world, ranks.MaxWorld))
 	}
 	out, err := scanOutput(dir)
 	if err != nil {
@@ -228,34 +229,64 @@ func Commit(dir string, world int, opts ...CommitOption) (*DatasetManifest, erro
 }
 
 // checkWorld checks that every rank of the world has a manifest and that
-// no rank outside it left a manifest or data files.
+// no rank outside it left a manifest or data files. It names up to ten
+// ranks of each kind, and says how many more there are.
 func checkWorld(out *output, world int) error {
+	const most = 10
 	var missing, extra []string
+	var moreMissing, moreExtra int
 	have := map[int]bool{}
+	addExtra := func(s string) {
+		if len(extra) < most {
+			extra = append(extra, s)
+		} else {
+			moreExtra++
+		}
+	}
 	for _, r := range out.manifests {
 		have[r] = true
 		if r >= world {
-			extra = append(extra, fmt.Sprintf("rank %d's manifest %s", r, ManifestName(r)))
+			addExtra(fmt.Sprintf("rank %d's manifest %s", r, ManifestName(r)))
 		}
 	}
 	for r := range world {
-		if !have[r] {
+		switch {
+		case have[r]:
+		case len(missing) < most:
 			missing = append(missing, fmt.Sprint(r))
+		default:
+			moreMissing++
 		}
 	}
 	for _, r := range slices.Sorted(maps.Keys(out.files)) {
 		if r >= world {
-			extra = append(extra, fmt.Sprintf("rank %d's %s", r, out.files[r][0]))
+			addExtra(fmt.Sprintf("rank %d's %s", r, out.files[r][0]))
 		}
 	}
 	var errs []error
 	if len(missing) > 0 {
-		errs = append(errs, fmt.Errorf("rank %s of %d has not finished: no manifest", strings.Join(missing, ", "), world))
+		errs = append(errs, fmt.Errorf("rank %s%s of %d %s not finished: no manifest", strings.Join(missing, ", "), andMore(moreMissing), world, pluralHas(len(missing)+moreMissing)))
 	}
 	if len(extra) > 0 {
-		errs = append(errs, fmt.Errorf("the directory holds output of ranks outside a world of %d: %s", world, strings.Join(extra, ", ")))
+		errs = append(errs, fmt.Errorf("the directory holds output of ranks outside a world of %d: %s%s", world, strings.Join(extra, ", "), andMore(moreExtra)))
 	}
 	return joinFirst(errs)
+}
+
+// andMore returns " and n more", or "" if n is 0.
+func andMore(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" and %d more", n)
+}
+
+// pluralHas returns "has" for one and "have" for more.
+func pluralHas(n int) string {
+	if n == 1 {
+		return "has"
+	}
+	return "have"
 }
 
 // strayError reports the data files of the directory that no rank wrote.

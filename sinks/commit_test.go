@@ -126,14 +126,14 @@ func TestCommit(t *testing.T) {
 func TestCommitRanks(t *testing.T) {
 	dir := threeRanks(t)
 	_, err := sinks.Commit(dir, 5)
-	wantErr(t, err, `sinks: Commit("`+dir+`"): rank 3, 4 of 5 has not finished: no manifest`)
+	wantErr(t, err, `sinks: Commit("`+dir+`"): rank 3, 4 of 5 have not finished: no manifest`)
 	_, err = sinks.Commit(dir, 2)
 	wantErr(t, err, "the directory holds output of ranks outside a world of 2: rank 2's manifest _manifest-00002.json, rank 2's part-00002-00000.parquet")
 	if _, err := os.Stat(filepath.Join(dir, sinks.DatasetManifestName)); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatal("a failed commit wrote the dataset manifest")
 	}
 	_, err = sinks.Commit(dir, 0)
-	wantErr(t, err, "world 0: must be at least 1")
+	wantErr(t, err, "world 0: must be from 1 to 65536")
 	_, err = sinks.Commit(dir, 3, sinks.ExpectRows(-1))
 	wantErr(t, err, "ExpectRows(-1)")
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rowflow/rowflow/ranks"
 	"github.com/rowflow/rowflow/sinks"
 )
 
@@ -143,5 +144,25 @@ func TestCommitVerifyRefuseAPathOutside(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "_manifest.json")); !os.IsNotExist(err) {
 		t.Fatalf("a refused commit wrote _manifest.json (%v)", err)
+	}
+}
+
+// commit and reshard refuse a -world above ranks.MaxWorld as bad usage.
+// (Before the fix, commit -world 2000000000 ran out of memory listing the
+// missing ranks, and reshard accepted it.)
+func TestWorldFlagsBounded(t *testing.T) {
+	in := eightEvents(t)
+	out := filepath.Join(t.TempDir(), "out")
+	must(t, nil, "reshard", "-out", out, in)
+	big := fmt.Sprint(ranks.MaxWorld + 1)
+	want := fmt.Sprintf("-world %s: at most %d", big, ranks.MaxWorld)
+	for _, args := range [][]string{
+		{"commit", "-world", big, out},
+		{"reshard", "-rank", "0", "-world", big, "-out", filepath.Join(t.TempDir(), "o"), in},
+	} {
+		stdout, errOut, code := rowflow(t, nil, args...)
+		if code != 2 || !strings.Contains(errOut, want) || stdout != "" {
+			t.Fatalf("%s: exit %d, %s%s\nwant exit 2 and an error containing %q", args, code, stdout, errOut, want)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rowflow/rowflow/determinism"
+	"github.com/rowflow/rowflow/ranks"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
 )
@@ -118,6 +119,9 @@ func runCommit(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if *world < 1 {
 		return fmt.Errorf("%w: -world %d: give the number of ranks", errUsage, *world)
+	}
+	if *world > ranks.MaxWorld {
+		return fmt.Errorf("%w: -world %d: at most %d (ranks.MaxWorld)", errUsage, *world, ranks.MaxWorld)
 	}
 	var opts []sinks.CommitOption
 	if givenFlags(fs)["rows"] {

@@ -2,11 +2,11 @@ package sinks
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,7 +23,8 @@ const DatasetManifestName = "_manifest.json"
 
 // DatasetManifestVersion is the version of the format of
 // [DatasetManifest] that [Commit] writes and [ReadDatasetManifest] reads.
-const DatasetManifestVersion = 1
+// Version 2 added the job and the checksum.
+const DatasetManifestVersion = 2
 
 // DatasetManifest is the commit record of a job's output as a whole: what
 // [Commit] checked and found, written as indented JSON to
@@ -35,6 +36,8 @@ type DatasetManifest struct {
 	Version int `json:"version"`
 	// World is the number of ranks: 0 to World-1.
 	World int `json:"world"`
+	// Job is the job of every rank (see [Manifest].Job).
+	Job string `json:"job"`
 	// Schema, RowIDColumn and PartitionBy are those of every rank's
 	// manifest, which agree.
 	Schema      string   `json:"schema"`
@@ -52,7 +55,12 @@ type DatasetManifest struct {
 	Files int   `json:"files"`
 	Rows  int64 `json:"rows"`
 	Bytes int64 `json:"bytes"`
+	// Checksum is the checksum of the dataset manifest's content (see
+	// the package documentation's "Records").
+	Checksum string `json:"checksum"`
 }
+
+func (dm *DatasetManifest) checksumField() *string { return &dm.Checksum }
 
 // DatasetRank is one rank's part of a [DatasetManifest].
 type DatasetRank struct {
@@ -197,6 +205,9 @@ func Commit(dir string, world int, opts ...CommitOption) (*DatasetManifest, erro
 		errs = checkManifestWorld(ms, world)
 	}
 	if len(errs) == 0 {
+		errs = checkSameJob(ms)
+	}
+	if len(errs) == 0 {
 		errs = checkSameDataset(ms)
 	}
 	if len(errs) > 0 {
@@ -210,7 +221,10 @@ func Commit(dir string, world int, opts ...CommitOption) (*DatasetManifest, erro
 	if errs = checkRanks(root, ms, out, collect); len(errs) > 0 {
 		return nil, fail(joinFirst(errs))
 	}
-	dm := datasetManifest(ms)
+	dm, err := datasetManifest(ms)
+	if err != nil {
+		return nil, fail(err)
+	}
 	if collect != nil {
 		err = checkDistinctIDs(root, ms, ids)
 	} else {
@@ -315,6 +329,20 @@ func checkManifestWorld(ms []*Manifest, world int) []error {
 	return errs
 }
 
+// checkSameJob checks that the ranks' manifests record one job: ranks
+// of different pipelines (definition, seed, epochs) or worlds do not make
+// one dataset, even when their schemas agree.
+func checkSameJob(ms []*Manifest) []error {
+	var errs []error
+	for _, m := range ms[1:] {
+		if m.Job != ms[0].Job {
+			errs = append(errs, fmt.Errorf("rank %d is a rank of another job than rank 0: %s records job %s, %s job %s (their pipelines differ in definition, seed, epochs or world); rerun the ranks of one job",
+				m.Rank, ManifestName(m.Rank), m.Job, ManifestName(0), ms[0].Job))
+		}
+	}
+	return errs
+}
+
 // checkSameDataset checks that the ranks' manifests describe one dataset.
 func checkSameDataset(ms []*Manifest) []error {
 	var errs []error
@@ -334,10 +362,11 @@ func checkSameDataset(ms []*Manifest) []error {
 
 // datasetManifest returns the dataset manifest of the ranks' manifests,
 // read by readRankManifest.
-func datasetManifest(ms []*Manifest) *DatasetManifest {
+func datasetManifest(ms []*Manifest) (*DatasetManifest, error) {
 	dm := &DatasetManifest{
 		Version:     DatasetManifestVersion,
 		World:       len(ms),
+		Job:         ms[0].Job,
 		Schema:      ms[0].Schema,
 		RowIDColumn: ms[0].RowIDColumn,
 		PartitionBy: ms[0].PartitionBy,
@@ -348,13 +377,16 @@ func datasetManifest(ms []*Manifest) *DatasetManifest {
 		dm.RowIDs = rowIDsBounds
 	}
 	for r, m := range ms {
+		if dm.Rows > math.MaxInt64-m.Rows || dm.Bytes > math.MaxInt64-m.Bytes {
+			return nil, fmt.Errorf("the ranks' rows or bytes overflow at rank %d", r)
+		}
 		dm.Ranks[r] = DatasetRank{Rank: r, Manifest: ManifestName(r), SHA256: m.sum, Fingerprint: m.Fingerprint,
 			Files: len(m.Files), Rows: m.Rows, Bytes: m.Bytes}
 		dm.Files += len(m.Files)
 		dm.Rows += m.Rows
 		dm.Bytes += m.Bytes
 	}
-	return dm
+	return dm, nil
 }
 
 // checkDistinctIDs checks that ids, every row ID of the dataset, holds no
@@ -413,33 +445,81 @@ func checkFileBounds(ms []*Manifest) error {
 }
 
 // ReadDatasetManifest reads the dataset manifest of dir, which [Commit]
-// wrote. A missing one gives an error that satisfies errors.Is(err,
-// fs.ErrNotExist): the job's output is not committed.
+// wrote, and checks its version, its checksum and its fields: a damaged
+// or edited one is an error that names the file and what is wrong. A
+// missing one gives an error that satisfies errors.Is(err,
+// fs.ErrNotExist): the job's output is not committed. It does not check
+// the files; Commit does.
 func ReadDatasetManifest(dir string) (*DatasetManifest, error) {
 	p := filepath.Join(dir, DatasetManifestName)
 	b, err := os.ReadFile(p)
 	if err != nil {
 		return nil, fmt.Errorf("sinks: reading the dataset manifest: %w", err)
 	}
-	var dm DatasetManifest
-	if err := json.Unmarshal(b, &dm); err != nil {
-		return nil, fmt.Errorf("sinks: dataset manifest %s: %w", p, err)
+	fail := func(err error) error { return fmt.Errorf("sinks: dataset manifest %s: %w", p, err) }
+	v, err := recordVersion(b)
+	if err != nil {
+		return nil, fail(err)
 	}
-	if dm.Version != DatasetManifestVersion {
-		return nil, fmt.Errorf("sinks: dataset manifest %s: format version %d, but this version of rowflow reads only version %d; commit the output again with this version", p, dm.Version, DatasetManifestVersion)
+	if v != DatasetManifestVersion {
+		return nil, fail(fmt.Errorf("format version %d, but this version of rowflow reads only version %d; commit the output again with this version", v, DatasetManifestVersion))
+	}
+	var dm DatasetManifest
+	if err := decodeRecord(b, &dm); err != nil {
+		return nil, fail(err)
+	}
+	if err := dm.check(); err != nil {
+		return nil, fail(err)
 	}
 	return &dm, nil
+}
+
+// check checks the dataset manifest's fields: a world within
+// ranks.MaxWorld and one entry per rank, in order, naming its manifest;
+// hashes and fingerprints of their lengths; counts not negative that add
+// up to the totals; a row-ID check that matches the row-ID column.
+func (dm *DatasetManifest) check() error {
+	switch {
+	case dm.World < 1 || dm.World > ranks.MaxWorld:
+		return fmt.Errorf("world %d: must be from 1 to %d", dm.World, ranks.MaxWorld)
+	case len(dm.Ranks) != dm.World:
+		return fmt.Errorf("%d ranks listed for a world of %d", len(dm.Ranks), dm.World)
+	case !isHex(dm.Job, 32):
+		return fmt.Errorf("job %q: want 32 hex digits", dm.Job)
+	case dm.RowIDs != rowIDsDistinct && dm.RowIDs != rowIDsBounds,
+		(dm.RowIDs == rowIDsDistinct) != (dm.RowIDColumn != ""):
+		return fmt.Errorf("row_ids %q with row-ID column %q", dm.RowIDs, dm.RowIDColumn)
+	}
+	var files, rows, size int64
+	for i, r := range dm.Ranks {
+		switch {
+		case r.Rank != i || r.Manifest != ManifestName(i):
+			return fmt.Errorf("rank entry %d: rank %d, manifest %q; want rank %d, %s", i+1, r.Rank, r.Manifest, i, ManifestName(i))
+		case !isHex(r.SHA256, 64) || !isHex(r.Fingerprint, 32):
+			return fmt.Errorf("rank %d: SHA-256 %q or fingerprint %q is not of 64 or 32 hex digits", i, r.SHA256, r.Fingerprint)
+		case r.Files < 0 || r.Rows < 0 || r.Bytes < 0:
+			return fmt.Errorf("rank %d: negative count: files %d, rows %d, bytes %d", i, r.Files, r.Rows, r.Bytes)
+		case rows > math.MaxInt64-r.Rows || size > math.MaxInt64-r.Bytes:
+			return fmt.Errorf("rank %d: the ranks' rows or bytes overflow", i)
+		}
+		files += int64(r.Files)
+		rows += r.Rows
+		size += r.Bytes
+	}
+	if files != int64(dm.Files) || rows != dm.Rows || size != dm.Bytes {
+		return fmt.Errorf("totals of %d files, %d rows and %d bytes, but its ranks hold %d files, %d rows and %d bytes", dm.Files, dm.Rows, dm.Bytes, files, rows, size)
+	}
+	return nil
 }
 
 // writeDatasetManifest writes dm to dir atomically, unless the file there
 // already holds the same bytes. It first removes temporary files of the
 // dataset manifest that a killed Commit left.
 func writeDatasetManifest(dir string, dm *DatasetManifest) error {
-	b, err := json.MarshalIndent(dm, "", "  ")
+	b, err := encodeRecord(dm)
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
 	final := filepath.Join(dir, DatasetManifestName)
 	if old, err := os.ReadFile(final); err == nil && bytes.Equal(old, b) {
 		return nil

@@ -2,20 +2,33 @@ package sinks_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/ranks"
 	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sources"
 )
 
 // editRecord rewrites the JSON record at p with edit applied to its
 // decoded form, and seals it again as rowflow would (see sinks.Reseal):
 // what a user who edits a record and fixes its checksum leaves.
 func editRecord(t *testing.T, p string, edit func(map[string]any)) {
+	t.Helper()
+	editRaw(t, p, edit)
+	if err := sinks.Reseal(p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// editRaw rewrites the JSON record at p with edit applied to its decoded
+// form, leaving its checksum as it was.
+func editRaw(t *testing.T, p string, edit func(map[string]any)) {
 	t.Helper()
 	b, err := os.ReadFile(p)
 	if err != nil {
@@ -32,9 +45,6 @@ func editRecord(t *testing.T, p string, edit func(map[string]any)) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := sinks.Reseal(p); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -102,7 +112,7 @@ func TestContinueConfinedToTheDirectory(t *testing.T) {
 func oneRank(t *testing.T) (string, *sinks.Manifest) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "out")
-	shareJob(t, dir, 0, []int64{0, 1, 2})
+	shareJob(t, dir, 0, 1, []int64{0, 1, 2})
 	m, err := sinks.ReadManifest(dir, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -162,5 +172,46 @@ func TestCommitWorldBounded(t *testing.T) {
 	wantErr(t, err, fmt.Sprintf("rank 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and %d more of %d have not finished: no manifest", ranks.MaxWorld-11, ranks.MaxWorld))
 	if len(err.Error()) > 1000 {
 		t.Errorf("the error has %d bytes", len(err.Error()))
+	}
+}
+
+// TestCommitRefusesRanksOfAnotherJob: rank 0 of one job and rank 1 of
+// another (another seed) in one directory are refused by Commit, which
+// names both ranks, their manifests and their jobs; the ranks of one job
+// commit. (Before the fix, Commit accepted them.)
+func TestCommitRefusesRanksOfAnotherJob(t *testing.T) {
+	rank := func(dir string, r int, seed uint64) {
+		t.Helper()
+		p := flow.From(sources.Slice(pqRows(3000), sources.PartitionSize(500))).WithSeed(seed).WithRank(r, 2)
+		if err := p.To(sinks.ParquetShards[pqRow](dir, sinks.RowsPerFile(400))).Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	rank(dir, 0, 1)
+	rank(dir, 1, 2)
+	m0, err0 := sinks.ReadManifest(dir, 0)
+	m1, err1 := sinks.ReadManifest(dir, 1)
+	if err0 != nil || err1 != nil {
+		t.Fatal(err0, err1)
+	}
+	if m0.Job == "" || m0.Job == m1.Job {
+		t.Fatalf("jobs %q and %q", m0.Job, m1.Job)
+	}
+	_, err := sinks.Commit(dir, 2)
+	wantErr(t, err, fmt.Sprintf("rank 1 is a rank of another job than rank 0: _manifest-00001.json records job %s, _manifest-00000.json job %s", m1.Job, m0.Job))
+	if _, err := os.Stat(filepath.Join(dir, sinks.DatasetManifestName)); err == nil {
+		t.Fatal("a refused commit wrote the dataset manifest")
+	}
+
+	dir = t.TempDir()
+	rank(dir, 0, 1)
+	rank(dir, 1, 1)
+	dm, err := sinks.Commit(dir, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := sinks.ReadManifest(dir, 0); dm.Job != m.Job || dm.Ranks[0].Fingerprint == dm.Ranks[1].Fingerprint {
+		t.Fatalf("the dataset manifest records job %q, rank 0's %q; ranks %+v", dm.Job, m.Job, dm.Ranks)
 	}
 }

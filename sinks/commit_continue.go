@@ -1,9 +1,9 @@
 package sinks
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -62,7 +62,8 @@ func Continue(t *flow.Tracker) Option {
 func progressName(rank int) string { return fmt.Sprintf(".progress-%05d.json", rank) }
 
 // progressVersion is the version of the progress record's format.
-const progressVersion = 1
+// Version 2 added the checksum.
+const progressVersion = 2
 
 // progress is the record of a continuable run: the files it completed and
 // where the stream continues after them.
@@ -75,7 +76,12 @@ type progress struct {
 	// first row a continuing run must be given.
 	NextID rowid.ID       `json:"next_id"`
 	Files  []progressFile `json:"files"`
+	// Checksum is the checksum of the record's content (see the package
+	// documentation's "Records").
+	Checksum string `json:"checksum"`
 }
+
+func (p *progress) checksumField() *string { return &p.Checksum }
 
 // progressFile is a completed file and the name of its temporary file in
 // the output directory.
@@ -99,19 +105,34 @@ func readProgress(dir string, rank int, ext string) (*progress, error) {
 		return nil, err
 	}
 	defer root.Close()
-	b, err := root.ReadFile(progressName(rank))
+	f, err := openListed(root, progressName(rank))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("progress record %s %w", filepath.Join(dir, progressName(rank)), err)
 	}
-	var p progress
-	if err := json.Unmarshal(b, &p); err != nil || p.Version != progressVersion || p.Rank != rank {
-		return nil, nil // another version's, or another rank's: start over
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxManifestBytes+1))
+	if err == nil && len(b) > maxManifestBytes {
+		err = fmt.Errorf("progress record %s: more than %d bytes", filepath.Join(dir, progressName(rank)), maxManifestBytes)
+	}
+	if err != nil {
+		return nil, err
 	}
 	fail := func(err error) error {
 		return fmt.Errorf("progress record %s: %w; remove it to start the rank over", filepath.Join(dir, progressName(rank)), err)
+	}
+	v, err := recordVersion(b)
+	if err != nil {
+		return nil, fail(err)
+	}
+	if v != progressVersion {
+		return nil, fail(fmt.Errorf("format version %d, but this version of rowflow continues only from version %d", v, progressVersion))
+	}
+	var p progress
+	if err := decodeRecord(b, &p); err != nil {
+		return nil, fail(err)
 	}
 	if err := p.check(rank, ext); err != nil {
 		return nil, fail(err)
@@ -132,12 +153,27 @@ func readProgress(dir string, rank int, ext string) (*progress, error) {
 	return &p, nil
 }
 
-// check checks the record's files: each is the next data file of the
-// rank, in the directory itself (a run with Continue has one writer and
-// no PartitionBy), with extension ext unless ext is "", and its temporary
-// file is the hidden temporary file of that name in the directory. The
-// error names the entry.
+// check checks the record's fields: it is the rank's, of a pipeline
+// (fingerprint) whose checkpoint it holds, at a position after at least
+// one item, and it lists at least one file; each is the next data file of
+// the rank, in the directory itself (a run with Continue has one writer
+// and no PartitionBy), with extension ext unless ext is "", and its
+// temporary file is the hidden temporary file of that name in the
+// directory. The error names the field or the entry.
 func (p *progress) check(rank int, ext string) error {
+	ck := p.Checkpoint
+	switch {
+	case p.Rank != rank:
+		return fmt.Errorf("it is the record of rank %d", p.Rank)
+	case !isHex(p.Fingerprint, 32):
+		return fmt.Errorf("fingerprint %q: want 32 hex digits", p.Fingerprint)
+	case ck.Fingerprint != p.Fingerprint:
+		return fmt.Errorf("its checkpoint is of the pipeline %s, the record of %s", ck.Fingerprint, p.Fingerprint)
+	case ck.Part < 0 || ck.Delivered < 0:
+		return fmt.Errorf("its checkpoint's position, partition %d with %d items delivered, is not one after a completed file", ck.Part, ck.Delivered)
+	case len(p.Files) == 0:
+		return errors.New("it lists no file, but a record is written when a file is completed")
+	}
 	prefix := fmt.Sprintf("part-%05d-", rank)
 	for i, f := range p.Files {
 		entry := fmt.Sprintf("file %d", i+1)
@@ -154,6 +190,12 @@ func (p *progress) check(rank int, ext string) error {
 			return fmt.Errorf("%s: temporary name %q is not that of a temporary file of %s", entry, f.Temp, f.Path)
 		case f.Writer != 0 || f.Seq != i:
 			return fmt.Errorf("%s: writer %d and sequence number %d, but a run with Continue has one writer, whose file %d has sequence number %d", entry, f.Writer, f.Seq, i+1, i)
+		case f.Rows < 0 || f.Bytes < 0:
+			return fmt.Errorf("%s: negative count: rows %d, bytes %d", entry, f.Rows, f.Bytes)
+		case !isHex(f.SHA256, 64):
+			return fmt.Errorf("%s: SHA-256 %q: want 64 hex digits", entry, f.SHA256)
+		case len(f.Partition) != 0:
+			return fmt.Errorf("%s: partition values, but a run with Continue has no PartitionBy", entry)
 		}
 	}
 	return nil
@@ -262,11 +304,11 @@ func (c *continuation) sealed(part int64, ends []int, ids flow.IDs, done []doneF
 func (c *continuation) record(ck flow.Checkpoint, next rowid.ID, files []progressFile) error {
 	p := progress{Version: progressVersion, Fingerprint: c.out.fingerprint, Rank: c.out.rank,
 		Checkpoint: ck, NextID: next, Files: files}
-	b, err := json.MarshalIndent(p, "", "  ")
+	b, err := encodeRecord(&p)
 	if err == nil {
 		var f *os.File
 		if f, err = createHidden(c.out.root, progressName(c.out.rank)); err == nil {
-			err = replaceWith(f, append(b, '\n'), filepath.Join(c.out.root, progressName(c.out.rank)), "progress")
+			err = replaceWith(f, b, filepath.Join(c.out.root, progressName(c.out.rank)), "progress")
 		}
 	}
 	if err != nil {

@@ -218,8 +218,8 @@ func TestCommitBadFiles(t *testing.T) {
 			editManifest(t, dir, 1, `"first_id": "[0-9a-f]{32}"`, `"first_id": "0123456789abcdef0123456789abcdef"`)
 		}, "rank 1: part-00001-00000.parquet: row IDs "},
 		{"version", func(t *testing.T, dir string) {
-			editManifest(t, dir, 1, `"version": 2,`, `"version": 1,`)
-		}, "rank 1: manifest " + "%DIR%" + "/_manifest-00001.json: format version 1"},
+			editManifest(t, dir, 1, `"version": 3,`, `"version": 2,`)
+		}, "rank 1: manifest " + "%DIR%" + "/_manifest-00001.json: format version 2"},
 		{"wrong rank", func(t *testing.T, dir string) {
 			editManifest(t, dir, 1, `"rank": 1,`, `"rank": 2,`)
 		}, "rank 1: manifest %DIR%/_manifest-00001.json is the manifest of rank 2"},
@@ -255,6 +255,9 @@ func editManifest(t *testing.T, dir string, rank int, old, new string) {
 	}
 	b = slices.Concat(b[:loc[0]], []byte(new), b[loc[1]:])
 	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := sinks.Reseal(p); err != nil {
 		t.Fatal(err)
 	}
 }

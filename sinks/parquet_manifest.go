@@ -1,7 +1,6 @@
 package sinks
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -14,9 +13,10 @@ import (
 )
 
 // ManifestVersion is the version of the manifest format that
-// [ParquetShards] writes and [ReadManifest] reads. Version 2 names the
-// writer goroutines "writers" (version 1 called them "shards").
-const ManifestVersion = 2
+// [ParquetShards] writes and [ReadManifest] reads. Version 2 named the
+// writer goroutines "writers" (version 1 called them "shards"); version 3
+// added the job and the checksum.
+const ManifestVersion = 3
 
 // Manifest describes the output of one successful run of [ParquetShards]
 // for one rank. It is written, as indented JSON, to the file
@@ -34,6 +34,10 @@ type Manifest struct {
 	// also stored in every file's key-value metadata under
 	// "rowflow.fingerprint".
 	Fingerprint string `json:"fingerprint"`
+	// Job identifies the job the rank is one of (flow.Env.Job): the
+	// fingerprint without the rank, the same for every rank of one job.
+	// [Commit] refuses ranks of different jobs.
+	Job string `json:"job"`
 	// Rank is the rank set with [Rank].
 	Rank int `json:"rank"`
 	// World is the number of ranks of the job: the one declared with
@@ -62,9 +66,15 @@ type Manifest struct {
 	// Rows and Bytes are the totals over Files.
 	Rows  int64 `json:"rows"`
 	Bytes int64 `json:"bytes"`
+	// Checksum is the checksum of the manifest's content (see the
+	// package documentation's "Records"): a manifest edited or damaged
+	// is refused.
+	Checksum string `json:"checksum"`
 
 	sum string // the hex SHA-256 of the manifest's bytes, as Commit read them
 }
+
+func (m *Manifest) checksumField() *string { return &m.Checksum }
 
 // ManifestFile describes one data file.
 type ManifestFile struct {
@@ -127,15 +137,19 @@ func ReadManifest(dir string, rank int) (*Manifest, error) {
 }
 
 // decodeManifest decodes the manifest b of rank read from path, and
-// checks it (see Manifest.check). Its errors name the file and have no
-// package prefix.
+// checks its version, its checksum and its fields (see Manifest.check).
+// Its errors name the file and have no package prefix.
 func decodeManifest(path string, b []byte, rank int) (*Manifest, error) {
-	var m Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
+	v, err := recordVersion(b)
+	if err != nil {
 		return nil, fmt.Errorf("manifest %s: %w", path, err)
 	}
-	if m.Version != ManifestVersion {
-		return nil, fmt.Errorf("manifest %s: format version %d, but this version of rowflow reads only version %d; rewrite the output with this version (Overwrite)", path, m.Version, ManifestVersion)
+	if v != ManifestVersion {
+		return nil, fmt.Errorf("manifest %s: format version %d, but this version of rowflow reads only version %d; rewrite the output with this version (Overwrite)", path, v, ManifestVersion)
+	}
+	var m Manifest
+	if err := decodeRecord(b, &m); err != nil {
+		return nil, fmt.Errorf("manifest %s: %w", path, err)
 	}
 	if m.Rank != rank {
 		return nil, fmt.Errorf("manifest %s is the manifest of rank %d", path, m.Rank)
@@ -165,6 +179,8 @@ func (m *Manifest) check() error {
 		return fmt.Errorf("writers %d: must be at least 1", m.Writers)
 	case !isHex(m.Fingerprint, 32):
 		return fmt.Errorf("fingerprint %q: want 32 hex digits", m.Fingerprint)
+	case !isHex(m.Job, 32):
+		return fmt.Errorf("job %q: want 32 hex digits", m.Job)
 	case m.RowGroupRows < 0 || m.Rows < 0 || m.Bytes < 0:
 		return fmt.Errorf("negative count: row_group_rows %d, rows %d, bytes %d", m.RowGroupRows, m.Rows, m.Bytes)
 	}
@@ -214,12 +230,6 @@ func isHex(s string, n int) bool {
 	return len(s) == n && strings.Trim(s, "0123456789abcdef") == ""
 }
 
-// encode returns the manifest as it is written: indented JSON and a
-// newline.
-func (m *Manifest) encode() ([]byte, error) {
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
-}
+// encode seals the manifest and returns it as it is written: indented
+// JSON and a newline.
+func (m *Manifest) encode() ([]byte, error) { return encodeRecord(m) }

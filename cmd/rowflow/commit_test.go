@@ -166,3 +166,21 @@ func TestWorldFlagsBounded(t *testing.T) {
 		}
 	}
 }
+
+// commit refuses rank 0 of one job and rank 1 of another (another seed),
+// naming both ranks and their manifests. (Before the fix, it committed
+// them.)
+func TestCommitRefusesRanksOfAnotherJob(t *testing.T) {
+	in := eightEvents(t)
+	out := filepath.Join(t.TempDir(), "out")
+	must(t, nil, "reshard", "-rank", "0", "-world", "2", "-shuffle-window", "4", "-seed", "1", "-out", out, in)
+	must(t, nil, "reshard", "-rank", "1", "-world", "2", "-shuffle-window", "4", "-seed", "2", "-out", out, in)
+	stdout, errOut, code := rowflow(t, nil, "commit", "-world", "2", out)
+	want := "rank 1 is a rank of another job than rank 0: _manifest-00001.json records job "
+	if code != 1 || !strings.Contains(errOut, want) || !strings.Contains(errOut, ", _manifest-00000.json job ") || stdout != "" {
+		t.Fatalf("commit: exit %d, %s%s\nwant an error containing %q", code, stdout, errOut, want)
+	}
+	if _, err := os.Stat(filepath.Join(out, "_manifest.json")); !os.IsNotExist(err) {
+		t.Fatalf("a refused commit wrote _manifest.json (%v)", err)
+	}
+}

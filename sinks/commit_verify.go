@@ -18,6 +18,7 @@ import (
 
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/internal/pqcol"
+	"github.com/rowflow/rowflow/ranks"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -35,8 +36,8 @@ import (
 // up to GOMAXPROCS at a time.
 func VerifyManifest(dir string, rank int) (*Manifest, error) {
 	fail := func(err error) error { return fmt.Errorf("sinks: VerifyManifest(%q): %w", dir, err) }
-	if rank < 0 {
-		return nil, fail(fmt.Errorf("rank %d: must be at least 0", rank))
+	if rank < 0 || rank >= ranks.MaxWorld {
+		return nil, fail(fmt.Errorf("rank %d: must be from 0 to %d (ranks.MaxWorld less 1)", rank, ranks.MaxWorld-1))
 	}
 	out, err := scanOutput(dir)
 	if err != nil {

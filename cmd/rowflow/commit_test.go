@@ -184,3 +184,18 @@ func TestCommitRefusesRanksOfAnotherJob(t *testing.T) {
 		t.Fatalf("a refused commit wrote _manifest.json (%v)", err)
 	}
 }
+
+// verify -manifest reports at most ten ranks' errors, then how many more:
+// a directory of damaged manifests gives a bounded report.
+func TestVerifyManifestErrorsBounded(t *testing.T) {
+	out := t.TempDir()
+	for r := range 25 {
+		if err := os.WriteFile(filepath.Join(out, sinks.ManifestName(r)), []byte("{"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stdout, errOut, code := rowflow(t, nil, "verify", "-manifest", out)
+	if code != 1 || strings.Count(errOut, "not a JSON record") != 10 || !strings.Contains(errOut, "and 15 more") || stdout != "" {
+		t.Fatalf("verify -manifest of 25 damaged manifests: exit %d, %s%s", code, stdout, errOut)
+	}
+}

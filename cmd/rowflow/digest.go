@@ -94,7 +94,9 @@ func verifyManifests(dir string, stdout io.Writer) error {
 	if len(matches) == 0 {
 		return fmt.Errorf("%s: no rank manifest (_manifest-<rank>.json)", dir)
 	}
+	const most = 10 // errors reported; then how many more
 	var errs []error
+	failed := 0
 	for _, m := range matches {
 		var rank int
 		if _, err := fmt.Sscanf(strings.TrimPrefix(filepath.Base(m), "_manifest-"), "%d.json", &rank); err != nil {
@@ -102,10 +104,15 @@ func verifyManifests(dir string, stdout io.Writer) error {
 		}
 		man, err := sinks.VerifyManifest(dir, rank)
 		if err != nil {
-			errs = append(errs, err)
+			if failed++; failed <= most {
+				errs = append(errs, err)
+			}
 			continue
 		}
 		fmt.Fprintf(stdout, "rank %d: %d files, %d rows, %d bytes: ok\n", rank, len(man.Files), man.Rows, man.Bytes)
+	}
+	if failed > most {
+		errs = append(errs, fmt.Errorf("and %d more ranks that do not verify", failed-most))
 	}
 	return errors.Join(errs...)
 }

@@ -452,9 +452,9 @@ func checkFileBounds(ms []*Manifest) error {
 // the files; Commit does.
 func ReadDatasetManifest(dir string) (*DatasetManifest, error) {
 	p := filepath.Join(dir, DatasetManifestName)
-	b, err := os.ReadFile(p)
+	b, err := readRecord(dir, DatasetManifestName)
 	if err != nil {
-		return nil, fmt.Errorf("sinks: reading the dataset manifest: %w", err)
+		return nil, fmt.Errorf("sinks: reading the dataset manifest in %s: %w", dir, err)
 	}
 	fail := func(err error) error { return fmt.Errorf("sinks: dataset manifest %s: %w", p, err) }
 	v, err := recordVersion(b)

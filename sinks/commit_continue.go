@@ -3,7 +3,6 @@ package sinks
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -105,20 +104,12 @@ func readProgress(dir string, rank int, ext string) (*progress, error) {
 		return nil, err
 	}
 	defer root.Close()
-	f, err := openListed(root, progressName(rank))
+	b, err := readRecordIn(root, progressName(rank))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("progress record %s %w", filepath.Join(dir, progressName(rank)), err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxManifestBytes+1))
-	if err == nil && len(b) > maxManifestBytes {
-		err = fmt.Errorf("progress record %s: more than %d bytes", filepath.Join(dir, progressName(rank)), maxManifestBytes)
-	}
-	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("progress record in %s: %w", dir, err)
 	}
 	fail := func(err error) error {
 		return fmt.Errorf("progress record %s: %w; remove it to start the rank over", filepath.Join(dir, progressName(rank)), err)

@@ -3,6 +3,7 @@ package sinks
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -69,4 +70,41 @@ func fileKind(m fs.FileMode) string {
 		return "a directory"
 	}
 	return "a special file"
+}
+
+// maxRecordBytes bounds what is read of a record (a manifest, a progress
+// record): 1 GiB, some four million files.
+const maxRecordBytes = 1 << 30
+
+// readRecordIn reads the record name (a file of the directory itself)
+// through root: it must be a regular file of at most maxRecordBytes. A
+// missing one gives an error that satisfies errors.Is(err,
+// fs.ErrNotExist). Errors other than a missing file name the record.
+func readRecordIn(root *os.Root, name string) ([]byte, error) {
+	f, err := openListed(root, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s %w", name, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxRecordBytes+1))
+	if err == nil && len(b) > maxRecordBytes {
+		err = fmt.Errorf("more than %d bytes", maxRecordBytes)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return b, nil
+}
+
+// readRecord reads the record name of dir as readRecordIn does.
+func readRecord(dir, name string) ([]byte, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return readRecordIn(root, name)
 }

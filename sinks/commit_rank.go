@@ -43,7 +43,7 @@ func (o *outputDir) checkExisting() error {
 		o.found[f] = true
 	}
 	path := filepath.Join(o.root, ManifestName(o.rank))
-	b, err := os.ReadFile(path)
+	b, err := readRecord(o.root, ManifestName(o.rank))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil

@@ -64,20 +64,9 @@ func VerifyManifest(dir string, rank int) (*Manifest, error) {
 // Its errors name the rank and have no package prefix.
 func readRankManifest(root *os.Root, dir string, rank int) (*Manifest, error) {
 	name := ManifestName(rank)
-	f, err := openListed(root, name)
+	b, err := readRecordIn(root, name)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("rank %d: %w", rank, err)
-		}
-		return nil, fmt.Errorf("rank %d: %s %w", rank, name, err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxManifestBytes+1))
-	if err == nil && len(b) > maxManifestBytes {
-		err = fmt.Errorf("more than %d bytes", maxManifestBytes)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("rank %d: %s: %w", rank, name, err)
+		return nil, fmt.Errorf("rank %d: %w", rank, err)
 	}
 	m, err := decodeManifest(filepath.Join(dir, name), b, rank)
 	if err != nil {
@@ -87,10 +76,6 @@ func readRankManifest(root *os.Root, dir string, rank int) (*Manifest, error) {
 	m.sum = hex.EncodeToString(h[:])
 	return m, nil
 }
-
-// maxManifestBytes bounds what Commit and VerifyManifest read of a
-// rank's manifest: 1 GiB, some four million files.
-const maxManifestBytes = 1 << 30
 
 // output is what scanOutput finds in an output directory: the data files
 // of each rank, by slash-separated path, sorted, the ranks that have a

@@ -3,7 +3,6 @@ package sinks
 import (
 	"fmt"
 	"math"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -125,9 +124,9 @@ func ManifestName(rank int) string {
 // output is rewritten by running the job again with [Overwrite].
 func ReadManifest(dir string, rank int) (*Manifest, error) {
 	path := filepath.Join(dir, ManifestName(rank))
-	b, err := os.ReadFile(path)
+	b, err := readRecord(dir, ManifestName(rank))
 	if err != nil {
-		return nil, fmt.Errorf("sinks: reading manifest: %w", err)
+		return nil, fmt.Errorf("sinks: reading manifest in %s: %w", dir, err)
 	}
 	m, err := decodeManifest(path, b, rank)
 	if err != nil {

@@ -133,9 +133,11 @@ func ExpectRows(n int64) CommitOption {
 //   - every rank was written for this world: a rank's manifest that
 //     records another world (see [Manifest].World), larger or smaller,
 //     1 included, is refused, and the error names the rank, its manifest
-//     and both worlds; a manifest that records none (an older version's,
-//     or a sink's given neither World nor a pipeline world above 1) is
-//     not checked;
+//     and both worlds;
+//   - every rank is of one job: their manifests record the same
+//     [Manifest].Job, the pipeline's identity without its rank; ranks of
+//     pipelines of another definition, seed or epochs are refused, and
+//     the error names both ranks, their manifests and jobs;
 //   - the ranks' outputs form one dataset: their manifests have the same
 //     schema, row-ID column and partition columns;
 //   - no row is written twice: with the row-ID column, every row's ID is
@@ -160,6 +162,11 @@ func ExpectRows(n int64) CommitOption {
 // would write leaves it as it is: a second commit of the same output is a
 // no-op (but checks everything again). A rank rewritten after the commit
 // makes the dataset manifest stale; Commit again replaces it.
+//
+// Every manifest is read and checked as "Records" in the package
+// documentation says: its checksum and fields, and its paths, confined to
+// dir; the files are opened through an [os.Root] of dir and must be
+// regular files. world must be at most [ranks.MaxWorld].
 //
 // Errors name the rank and the file; up to ten problems are reported
 // together. Commit reads every file once to hash it, and its footer and
@@ -316,12 +323,11 @@ func strayError(stray []string) error {
 
 // checkManifestWorld checks that no rank's manifest records another world
 // than the one committed: a rank written as rank r of a larger world holds
-// only its share of that world's rows. A manifest without a world (0)
-// passes.
+// only its share of that world's rows.
 func checkManifestWorld(ms []*Manifest, world int) []error {
 	var errs []error
 	for r, m := range ms {
-		if m.World != 0 && m.World != world {
+		if m.World != world {
 			errs = append(errs, fmt.Errorf("rank %d was written as rank %d of %d (%s records world %d), not as a rank of the world of %d being committed",
 				r, m.Rank, m.World, ManifestName(r), m.World, world))
 		}

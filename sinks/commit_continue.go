@@ -35,8 +35,12 @@ import (
 // given is the row after the kept files: a run that was not resumed from
 // Continuation's checkpoint fails with an error that says so. Without a
 // record (none, another pipeline's, or files missing), it starts over,
-// and must not have been resumed. A run without Continue removes the
-// record and the files it lists, and starts over.
+// and must not have been resumed. A record that is damaged, edited, of an
+// older format, or names a file that is not the rank's own temporary in
+// the directory (see "Records" in the package documentation) is refused,
+// by Continuation and by the run, with an error that names it and what is
+// wrong; the record and its files stay. A run without Continue removes
+// the record and the files it lists, and starts over.
 //
 // The record is the hidden file .progress-<rank>.json, written like the
 // manifest (temporary name, fsync, rename, fsync of the directory) after

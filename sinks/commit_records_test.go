@@ -71,6 +71,12 @@ func TestRankManifestIntegrity(t *testing.T) {
 		{"world", func() {
 			editRecord(t, man, func(v map[string]any) { v["world"] = 2_000_000_000 })
 		}, "world 2000000000: must be from 1 to 65536"},
+		{"world 0", func() {
+			editRecord(t, man, func(v map[string]any) { v["world"] = 0 })
+		}, "world 0: must be from 1 to 65536"},
+		{"rank beyond world", func() {
+			editRecord(t, man, func(v map[string]any) { v["world"] = 1; v["rank"] = 0; entry(v, "files", 0)["writer"] = 5 })
+		}, "file 1 (path \"part-00000-00000.parquet\"): writer 5 of 1"},
 		{"job", func() {
 			editRecord(t, man, func(v map[string]any) { delete(v, "job") })
 		}, `job "": want 32 hex digits`},

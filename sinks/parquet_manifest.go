@@ -37,15 +37,11 @@ type Manifest struct {
 	// fingerprint without the rank, the same for every rank of one job.
 	// [Commit] refuses ranks of different jobs.
 	Job string `json:"job"`
-	// Rank is the rank set with [Rank].
-	Rank int `json:"rank"`
-	// World is the number of ranks of the job: the one declared with
-	// [World], else the pipeline's from WithRank (flow) when it is above
-	// 1; [Commit] refuses a rank written for another world than its own.
-	// It is 0, and absent from the JSON, when neither gives one, and in
-	// manifests written before the world was recorded: Commit then cannot
-	// check it.
-	World int `json:"world,omitempty"`
+	// Rank and World are the run's rank and number of ranks (flow's
+	// WithRank; 0 and 1 without it). [Commit] refuses a rank written for
+	// another world than the one it commits.
+	Rank  int `json:"rank"`
+	World int `json:"world"`
 	// Writers is the number of writers set with [Writers].
 	Writers int `json:"writers"`
 	// Codec is the compression codec: zstd, snappy, gzip, lz4 or none;
@@ -168,9 +164,9 @@ func (m *Manifest) check() error {
 	switch {
 	case m.Rank < 0 || m.Rank >= ranks.MaxWorld:
 		return fmt.Errorf("rank %d: must be from 0 to %d", m.Rank, ranks.MaxWorld-1)
-	case m.World < 0 || m.World > ranks.MaxWorld:
-		return fmt.Errorf("world %d: must be from 1 to %d (or 0, not recorded)", m.World, ranks.MaxWorld)
-	case m.World > 0 && m.Rank >= m.World:
+	case m.World < 1 || m.World > ranks.MaxWorld:
+		return fmt.Errorf("world %d: must be from 1 to %d", m.World, ranks.MaxWorld)
+	case m.Rank >= m.World:
 		return fmt.Errorf("rank %d of a world of %d", m.Rank, m.World)
 	case m.Format != "" && m.Format != "jsonl" && m.Format != "csv":
 		return fmt.Errorf("unknown format %q", m.Format)

@@ -374,6 +374,7 @@ func (p *Pipeline) env() Env {
 	if p.stages[0].unordered {
 		fmt.Fprintf(h, "source unordered\n")
 	}
+	jobBase := h.Sum(nil) // the job is the rows made, not how a sink writes them
 	if p.sink.n != nil {
 		info := p.sink.n.info()
 		fmt.Fprintf(h, "sink %q %v settings %q\n", info.Name, p.sink.n.inOps().typ(), info.Settings)
@@ -382,6 +383,8 @@ func (p *Pipeline) env() Env {
 	if n := p.epochCount(); n != 1 {
 		fmt.Fprintf(h, "epochs %d\n", n)
 	}
+	job := sha256.Sum256(fmt.Appendf(jobBase, "epochs %d\njob of world %d\n", p.epochCount(), env.World))
+	env.Job = hex.EncodeToString(job[:16])
 	if env.World != 1 {
 		fmt.Fprintf(h, "rank %d of %d\n", env.Rank, env.World)
 	}

@@ -27,6 +27,12 @@ type Env struct {
 	// two pipelines that differ only in a Map's function share a
 	// fingerprint.
 	Fingerprint string
+	// Job identifies the job that the run is one rank of: 32 hex digits
+	// hashed as Fingerprint is from the source, stages, epochs and seed,
+	// and from the world but not the rank nor the sink (whose settings
+	// may name the rank), so that every rank of one job has the same Job.
+	// Sinks record it in each rank's manifest.
+	Job string
 	// Epoch is the epoch being planned: a source's Partitions sees each
 	// epoch of the run in turn (see [Pipeline.Epochs]). Stages are made
 	// once per run and see its first epoch, 0; they tell the epoch of an

@@ -2,16 +2,17 @@ package sinks
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/rowflow/rowflow/ranks"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -22,7 +23,8 @@ const DatasetManifestName = "_manifest.json"
 
 // DatasetManifestVersion is the version of the format of
 // [DatasetManifest] that [Commit] writes and [ReadDatasetManifest] reads.
-const DatasetManifestVersion = 1
+// Version 2 added the job and the checksum.
+const DatasetManifestVersion = 2
 
 // DatasetManifest is the commit record of a job's output as a whole: what
 // [Commit] checked and found, written as indented JSON to
@@ -34,6 +36,8 @@ type DatasetManifest struct {
 	Version int `json:"version"`
 	// World is the number of ranks: 0 to World-1.
 	World int `json:"world"`
+	// Job is the job of every rank (see [Manifest].Job).
+	Job string `json:"job"`
 	// Schema, RowIDColumn and PartitionBy are those of every rank's
 	// manifest, which agree.
 	Schema      string   `json:"schema"`
@@ -51,7 +55,12 @@ type DatasetManifest struct {
 	Files int   `json:"files"`
 	Rows  int64 `json:"rows"`
 	Bytes int64 `json:"bytes"`
+	// Checksum is the checksum of the dataset manifest's content (see
+	// the package documentation's "Records").
+	Checksum string `json:"checksum"`
 }
+
+func (dm *DatasetManifest) checksumField() *string { return &dm.Checksum }
 
 // DatasetRank is one rank's part of a [DatasetManifest].
 type DatasetRank struct {
@@ -124,9 +133,11 @@ func ExpectRows(n int64) CommitOption {
 //   - every rank was written for this world: a rank's manifest that
 //     records another world (see [Manifest].World), larger or smaller,
 //     1 included, is refused, and the error names the rank, its manifest
-//     and both worlds; a manifest that records none (an older version's,
-//     or a sink's given neither World nor a pipeline world above 1) is
-//     not checked;
+//     and both worlds;
+//   - every rank is of one job: their manifests record the same
+//     [Manifest].Job, the pipeline's identity without its rank; ranks of
+//     pipelines of another definition, seed or epochs are refused, and
+//     the error names both ranks, their manifests and jobs;
 //   - the ranks' outputs form one dataset: their manifests have the same
 //     schema, row-ID column and partition columns;
 //   - no row is written twice: with the row-ID column, every row's ID is
@@ -152,6 +163,11 @@ func ExpectRows(n int64) CommitOption {
 // no-op (but checks everything again). A rank rewritten after the commit
 // makes the dataset manifest stale; Commit again replaces it.
 //
+// Every manifest is read and checked as "Records" in the package
+// documentation says: its checksum and fields, and its paths, confined to
+// dir; the files are opened through an [os.Root] of dir and must be
+// regular files. world must be at most [ranks.MaxWorld].
+//
 // Errors name the rank and the file; up to ten problems are reported
 // together. Commit reads every file once to hash it, and its footer and
 // row-ID columns; it holds 16 bytes per row in memory while it checks the
@@ -167,8 +183,8 @@ func Commit(dir string, world int, opts ...CommitOption) (*DatasetManifest, erro
 			return nil, fail(err)
 		}
 	}
-	if world < 1 {
-		return nil, fail(fmt.Errorf("world %d: must be at least 1", world))
+	if world < 1 || world > ranks.MaxWorld {
+		return nil, fail(fmt.Errorf("world %d: must be from 1 to %d (ranks.MaxWorld)", world, ranks.MaxWorld))
 	}
 	out, err := scanOutput(dir)
 	if err != nil {
@@ -180,15 +196,23 @@ func Commit(dir string, world int, opts ...CommitOption) (*DatasetManifest, erro
 	if len(out.stray) > 0 {
 		return nil, fail(strayError(out.stray))
 	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fail(err)
+	}
+	defer root.Close()
 	ms := make([]*Manifest, world)
 	var errs []error
 	for r := range world {
-		if ms[r], err = readRankManifest(dir, r); err != nil {
+		if ms[r], err = readRankManifest(root, dir, r); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if len(errs) == 0 {
 		errs = checkManifestWorld(ms, world)
+	}
+	if len(errs) == 0 {
+		errs = checkSameJob(ms)
 	}
 	if len(errs) == 0 {
 		errs = checkSameDataset(ms)
@@ -201,15 +225,15 @@ func Commit(dir string, world int, opts ...CommitOption) (*DatasetManifest, erro
 	if ms[0].RowIDColumn == "" {
 		collect = nil
 	}
-	if errs = checkRanks(dir, ms, out, collect); len(errs) > 0 {
+	if errs = checkRanks(root, ms, out, collect); len(errs) > 0 {
 		return nil, fail(joinFirst(errs))
 	}
-	dm, err := datasetManifest(dir, ms)
+	dm, err := datasetManifest(ms)
 	if err != nil {
 		return nil, fail(err)
 	}
 	if collect != nil {
-		err = checkDistinctIDs(dir, ms, ids)
+		err = checkDistinctIDs(root, ms, ids)
 	} else {
 		err = checkFileBounds(ms)
 	}
@@ -226,34 +250,64 @@ func Commit(dir string, world int, opts ...CommitOption) (*DatasetManifest, erro
 }
 
 // checkWorld checks that every rank of the world has a manifest and that
-// no rank outside it left a manifest or data files.
+// no rank outside it left a manifest or data files. It names up to ten
+// ranks of each kind, and says how many more there are.
 func checkWorld(out *output, world int) error {
+	const most = 10
 	var missing, extra []string
+	var moreMissing, moreExtra int
 	have := map[int]bool{}
+	addExtra := func(s string) {
+		if len(extra) < most {
+			extra = append(extra, s)
+		} else {
+			moreExtra++
+		}
+	}
 	for _, r := range out.manifests {
 		have[r] = true
 		if r >= world {
-			extra = append(extra, fmt.Sprintf("rank %d's manifest %s", r, ManifestName(r)))
+			addExtra(fmt.Sprintf("rank %d's manifest %s", r, ManifestName(r)))
 		}
 	}
 	for r := range world {
-		if !have[r] {
+		switch {
+		case have[r]:
+		case len(missing) < most:
 			missing = append(missing, fmt.Sprint(r))
+		default:
+			moreMissing++
 		}
 	}
 	for _, r := range slices.Sorted(maps.Keys(out.files)) {
 		if r >= world {
-			extra = append(extra, fmt.Sprintf("rank %d's %s", r, out.files[r][0]))
+			addExtra(fmt.Sprintf("rank %d's %s", r, out.files[r][0]))
 		}
 	}
 	var errs []error
 	if len(missing) > 0 {
-		errs = append(errs, fmt.Errorf("rank %s of %d has not finished: no manifest", strings.Join(missing, ", "), world))
+		errs = append(errs, fmt.Errorf("rank %s%s of %d %s not finished: no manifest", strings.Join(missing, ", "), andMore(moreMissing), world, pluralHas(len(missing)+moreMissing)))
 	}
 	if len(extra) > 0 {
-		errs = append(errs, fmt.Errorf("the directory holds output of ranks outside a world of %d: %s", world, strings.Join(extra, ", ")))
+		errs = append(errs, fmt.Errorf("the directory holds output of ranks outside a world of %d: %s%s", world, strings.Join(extra, ", "), andMore(moreExtra)))
 	}
 	return joinFirst(errs)
+}
+
+// andMore returns " and n more", or "" if n is 0.
+func andMore(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" and %d more", n)
+}
+
+// pluralHas returns "has" for one and "have" for more.
+func pluralHas(n int) string {
+	if n == 1 {
+		return "has"
+	}
+	return "have"
 }
 
 // strayError reports the data files of the directory that no rank wrote.
@@ -269,14 +323,27 @@ func strayError(stray []string) error {
 
 // checkManifestWorld checks that no rank's manifest records another world
 // than the one committed: a rank written as rank r of a larger world holds
-// only its share of that world's rows. A manifest without a world (0)
-// passes.
+// only its share of that world's rows.
 func checkManifestWorld(ms []*Manifest, world int) []error {
 	var errs []error
 	for r, m := range ms {
-		if m.World != 0 && m.World != world {
+		if m.World != world {
 			errs = append(errs, fmt.Errorf("rank %d was written as rank %d of %d (%s records world %d), not as a rank of the world of %d being committed",
 				r, m.Rank, m.World, ManifestName(r), m.World, world))
+		}
+	}
+	return errs
+}
+
+// checkSameJob checks that the ranks' manifests record one job: ranks
+// of different pipelines (definition, seed, epochs) or worlds do not make
+// one dataset, even when their schemas agree.
+func checkSameJob(ms []*Manifest) []error {
+	var errs []error
+	for _, m := range ms[1:] {
+		if m.Job != ms[0].Job {
+			errs = append(errs, fmt.Errorf("rank %d is a rank of another job than rank 0: %s records job %s, %s job %s (their pipelines differ in definition, seed, epochs or world); rerun the ranks of one job",
+				m.Rank, ManifestName(m.Rank), m.Job, ManifestName(0), ms[0].Job))
 		}
 	}
 	return errs
@@ -299,11 +366,13 @@ func checkSameDataset(ms []*Manifest) []error {
 	return errs
 }
 
-// datasetManifest returns the dataset manifest of the ranks' manifests.
-func datasetManifest(dir string, ms []*Manifest) (*DatasetManifest, error) {
+// datasetManifest returns the dataset manifest of the ranks' manifests,
+// read by readRankManifest.
+func datasetManifest(ms []*Manifest) (*DatasetManifest, error) {
 	dm := &DatasetManifest{
 		Version:     DatasetManifestVersion,
 		World:       len(ms),
+		Job:         ms[0].Job,
 		Schema:      ms[0].Schema,
 		RowIDColumn: ms[0].RowIDColumn,
 		PartitionBy: ms[0].PartitionBy,
@@ -314,11 +383,10 @@ func datasetManifest(dir string, ms []*Manifest) (*DatasetManifest, error) {
 		dm.RowIDs = rowIDsBounds
 	}
 	for r, m := range ms {
-		sum, _, err := fileSHA256(filepath.Join(dir, ManifestName(r)))
-		if err != nil {
-			return nil, fmt.Errorf("rank %d: %w", r, err)
+		if dm.Rows > math.MaxInt64-m.Rows || dm.Bytes > math.MaxInt64-m.Bytes {
+			return nil, fmt.Errorf("the ranks' rows or bytes overflow at rank %d", r)
 		}
-		dm.Ranks[r] = DatasetRank{Rank: r, Manifest: ManifestName(r), SHA256: sum, Fingerprint: m.Fingerprint,
+		dm.Ranks[r] = DatasetRank{Rank: r, Manifest: ManifestName(r), SHA256: m.sum, Fingerprint: m.Fingerprint,
 			Files: len(m.Files), Rows: m.Rows, Bytes: m.Bytes}
 		dm.Files += len(m.Files)
 		dm.Rows += m.Rows
@@ -330,7 +398,7 @@ func datasetManifest(dir string, ms []*Manifest) (*DatasetManifest, error) {
 // checkDistinctIDs checks that ids, every row ID of the dataset, holds no
 // ID twice. If one is, it reads the files again to name those that hold
 // it.
-func checkDistinctIDs(dir string, ms []*Manifest, ids []rowid.ID) error {
+func checkDistinctIDs(root *os.Root, ms []*Manifest, ids []rowid.ID) error {
 	slices.SortFunc(ids, rowid.ID.Compare)
 	var dup []rowid.ID
 	for i := 1; i < len(ids) && len(dup) < 3; i++ {
@@ -344,8 +412,7 @@ func checkDistinctIDs(dir string, ms []*Manifest, ids []rowid.ID) error {
 	where := map[rowid.ID][]string{}
 	for _, m := range ms {
 		for _, f := range m.Files {
-			p := filepath.Join(dir, filepath.FromSlash(f.Path))
-			fileRowIDs(p, f.Path, m, func(b []rowid.ID) {
+			listedRowIDs(root, f.Path, m, func(b []rowid.ID) {
 				for _, id := range b {
 					if slices.Contains(dup, id) {
 						where[id] = append(where[id], fmt.Sprintf("rank %d's %s", m.Rank, f.Path))
@@ -384,33 +451,81 @@ func checkFileBounds(ms []*Manifest) error {
 }
 
 // ReadDatasetManifest reads the dataset manifest of dir, which [Commit]
-// wrote. A missing one gives an error that satisfies errors.Is(err,
-// fs.ErrNotExist): the job's output is not committed.
+// wrote, and checks its version, its checksum and its fields: a damaged
+// or edited one is an error that names the file and what is wrong. A
+// missing one gives an error that satisfies errors.Is(err,
+// fs.ErrNotExist): the job's output is not committed. It does not check
+// the files; Commit does.
 func ReadDatasetManifest(dir string) (*DatasetManifest, error) {
 	p := filepath.Join(dir, DatasetManifestName)
-	b, err := os.ReadFile(p)
+	b, err := readRecord(dir, DatasetManifestName)
 	if err != nil {
-		return nil, fmt.Errorf("sinks: reading the dataset manifest: %w", err)
+		return nil, fmt.Errorf("sinks: reading the dataset manifest in %s: %w", dir, err)
+	}
+	fail := func(err error) error { return fmt.Errorf("sinks: dataset manifest %s: %w", p, err) }
+	v, err := recordVersion(b)
+	if err != nil {
+		return nil, fail(err)
+	}
+	if v != DatasetManifestVersion {
+		return nil, fail(fmt.Errorf("format version %d, but this version of rowflow reads only version %d; commit the output again with this version", v, DatasetManifestVersion))
 	}
 	var dm DatasetManifest
-	if err := json.Unmarshal(b, &dm); err != nil {
-		return nil, fmt.Errorf("sinks: dataset manifest %s: %w", p, err)
+	if err := decodeRecord(b, &dm); err != nil {
+		return nil, fail(err)
 	}
-	if dm.Version != DatasetManifestVersion {
-		return nil, fmt.Errorf("sinks: dataset manifest %s: format version %d, but this version of rowflow reads only version %d; commit the output again with this version", p, dm.Version, DatasetManifestVersion)
+	if err := dm.check(); err != nil {
+		return nil, fail(err)
 	}
 	return &dm, nil
+}
+
+// check checks the dataset manifest's fields: a world within
+// ranks.MaxWorld and one entry per rank, in order, naming its manifest;
+// hashes and fingerprints of their lengths; counts not negative that add
+// up to the totals; a row-ID check that matches the row-ID column.
+func (dm *DatasetManifest) check() error {
+	switch {
+	case dm.World < 1 || dm.World > ranks.MaxWorld:
+		return fmt.Errorf("world %d: must be from 1 to %d", dm.World, ranks.MaxWorld)
+	case len(dm.Ranks) != dm.World:
+		return fmt.Errorf("%d ranks listed for a world of %d", len(dm.Ranks), dm.World)
+	case !isHex(dm.Job, 32):
+		return fmt.Errorf("job %q: want 32 hex digits", dm.Job)
+	case dm.RowIDs != rowIDsDistinct && dm.RowIDs != rowIDsBounds,
+		(dm.RowIDs == rowIDsDistinct) != (dm.RowIDColumn != ""):
+		return fmt.Errorf("row_ids %q with row-ID column %q", dm.RowIDs, dm.RowIDColumn)
+	}
+	var files, rows, size int64
+	for i, r := range dm.Ranks {
+		switch {
+		case r.Rank != i || r.Manifest != ManifestName(i):
+			return fmt.Errorf("rank entry %d: rank %d, manifest %q; want rank %d, %s", i+1, r.Rank, r.Manifest, i, ManifestName(i))
+		case !isHex(r.SHA256, 64) || !isHex(r.Fingerprint, 32):
+			return fmt.Errorf("rank %d: SHA-256 %q or fingerprint %q is not of 64 or 32 hex digits", i, r.SHA256, r.Fingerprint)
+		case r.Files < 0 || r.Rows < 0 || r.Bytes < 0:
+			return fmt.Errorf("rank %d: negative count: files %d, rows %d, bytes %d", i, r.Files, r.Rows, r.Bytes)
+		case rows > math.MaxInt64-r.Rows || size > math.MaxInt64-r.Bytes:
+			return fmt.Errorf("rank %d: the ranks' rows or bytes overflow", i)
+		}
+		files += int64(r.Files)
+		rows += r.Rows
+		size += r.Bytes
+	}
+	if files != int64(dm.Files) || rows != dm.Rows || size != dm.Bytes {
+		return fmt.Errorf("totals of %d files, %d rows and %d bytes, but its ranks hold %d files, %d rows and %d bytes", dm.Files, dm.Rows, dm.Bytes, files, rows, size)
+	}
+	return nil
 }
 
 // writeDatasetManifest writes dm to dir atomically, unless the file there
 // already holds the same bytes. It first removes temporary files of the
 // dataset manifest that a killed Commit left.
 func writeDatasetManifest(dir string, dm *DatasetManifest) error {
-	b, err := json.MarshalIndent(dm, "", "  ")
+	b, err := encodeRecord(dm)
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
 	final := filepath.Join(dir, DatasetManifestName)
 	if old, err := os.ReadFile(final); err == nil && bytes.Equal(old, b) {
 		return nil

@@ -1,12 +1,12 @@
 package sinks
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/rowid"
@@ -35,8 +35,12 @@ import (
 // given is the row after the kept files: a run that was not resumed from
 // Continuation's checkpoint fails with an error that says so. Without a
 // record (none, another pipeline's, or files missing), it starts over,
-// and must not have been resumed. A run without Continue removes the
-// record and the files it lists, and starts over.
+// and must not have been resumed. A record that is damaged, edited, of an
+// older format, or names a file that is not the rank's own temporary in
+// the directory (see "Records" in the package documentation) is refused,
+// by Continuation and by the run, with an error that names it and what is
+// wrong; the record and its files stay. A run without Continue removes
+// the record and the files it lists, and starts over.
 //
 // The record is the hidden file .progress-<rank>.json, written like the
 // manifest (temporary name, fsync, rename, fsync of the directory) after
@@ -61,7 +65,8 @@ func Continue(t *flow.Tracker) Option {
 func progressName(rank int) string { return fmt.Sprintf(".progress-%05d.json", rank) }
 
 // progressVersion is the version of the progress record's format.
-const progressVersion = 1
+// Version 2 added the checksum.
+const progressVersion = 2
 
 // progress is the record of a continuable run: the files it completed and
 // where the stream continues after them.
@@ -74,7 +79,12 @@ type progress struct {
 	// first row a continuing run must be given.
 	NextID rowid.ID       `json:"next_id"`
 	Files  []progressFile `json:"files"`
+	// Checksum is the checksum of the record's content (see the package
+	// documentation's "Records").
+	Checksum string `json:"checksum"`
 }
+
+func (p *progress) checksumField() *string { return &p.Checksum }
 
 // progressFile is a completed file and the name of its temporary file in
 // the output directory.
@@ -83,28 +93,107 @@ type progressFile struct {
 	Temp string `json:"temp"`
 }
 
-// readProgress reads the rank's progress record in dir and checks that
-// its files are there, with their sizes. It returns nil if there is no
-// usable record.
-func readProgress(dir string, rank int) (*progress, error) {
-	b, err := os.ReadFile(filepath.Join(dir, progressName(rank)))
+// readProgress reads the rank's progress record in dir and checks it (see
+// progress.check; ext, if not "", is the extension its data files must
+// have), and that its files are there, with their sizes. It returns nil
+// if there is no record, or if its files are not all there: the run
+// starts over. A record that fails its checks is an error that names it
+// and what is wrong.
+func readProgress(dir string, rank int, ext string) (*progress, error) {
+	root, err := os.OpenRoot(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	var p progress
-	if err := json.Unmarshal(b, &p); err != nil || p.Version != progressVersion || p.Rank != rank {
-		return nil, nil // another version's, or another rank's: start over
+	defer root.Close()
+	b, err := readRecordIn(root, progressName(rank))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
 	}
-	for _, f := range p.Files {
-		fi, err := os.Stat(filepath.Join(dir, f.Temp))
-		if err != nil || fi.Size() != f.Bytes {
+	if err != nil {
+		return nil, fmt.Errorf("progress record in %s: %w", dir, err)
+	}
+	fail := func(err error) error {
+		return fmt.Errorf("progress record %s: %w; remove it to start the rank over", filepath.Join(dir, progressName(rank)), err)
+	}
+	v, err := recordVersion(b)
+	if err != nil {
+		return nil, fail(err)
+	}
+	if v != progressVersion {
+		return nil, fail(fmt.Errorf("format version %d, but this version of rowflow continues only from version %d", v, progressVersion))
+	}
+	var p progress
+	if err := decodeRecord(b, &p); err != nil {
+		return nil, fail(err)
+	}
+	if err := p.check(rank, ext); err != nil {
+		return nil, fail(err)
+	}
+	for i, f := range p.Files {
+		fi, err := root.Lstat(f.Temp)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, nil
+		case err != nil:
+			return nil, fail(fmt.Errorf("file %d: %w", i+1, err))
+		case !fi.Mode().IsRegular():
+			return nil, fail(fmt.Errorf("file %d: temporary file %s is %s, not a file the run wrote", i+1, f.Temp, fileKind(fi.Mode())))
+		case fi.Size() != f.Bytes:
 			return nil, nil
 		}
 	}
 	return &p, nil
+}
+
+// check checks the record's fields: it is the rank's, of a pipeline
+// (fingerprint) whose checkpoint it holds, at a position after at least
+// one item, and it lists at least one file; each is the next data file of
+// the rank, in the directory itself (a run with Continue has one writer
+// and no PartitionBy), with extension ext unless ext is "", and its
+// temporary file is the hidden temporary file of that name in the
+// directory. The error names the field or the entry.
+func (p *progress) check(rank int, ext string) error {
+	ck := p.Checkpoint
+	switch {
+	case p.Rank != rank:
+		return fmt.Errorf("it is the record of rank %d", p.Rank)
+	case !isHex(p.Fingerprint, 32):
+		return fmt.Errorf("fingerprint %q: want 32 hex digits", p.Fingerprint)
+	case ck.Fingerprint != p.Fingerprint:
+		return fmt.Errorf("its checkpoint is of the pipeline %s, the record of %s", ck.Fingerprint, p.Fingerprint)
+	case ck.Part < 0 || ck.Delivered < 0:
+		return fmt.Errorf("its checkpoint's position, partition %d with %d items delivered, is not one after a completed file", ck.Part, ck.Delivered)
+	case len(p.Files) == 0:
+		return errors.New("it lists no file, but a record is written when a file is completed")
+	}
+	prefix := fmt.Sprintf("part-%05d-", rank)
+	for i, f := range p.Files {
+		entry := fmt.Sprintf("file %d", i+1)
+		name := fmt.Sprintf("%s%05d", prefix, i)
+		switch {
+		case strings.ContainsAny(f.Temp, "/\\") || checkLocal(f.Temp) != nil ||
+			!strings.HasPrefix(f.Temp, "."+prefix) || !strings.Contains(f.Temp, ".tmp-"):
+			return fmt.Errorf("%s: temporary name %q is not that of a hidden temporary file of rank %d in the directory (.%s….tmp-…): it could lead outside it", entry, f.Temp, rank, prefix)
+		case checkLocal(f.Path) != nil:
+			return fmt.Errorf("%s: path %q %v", entry, f.Path, checkLocal(f.Path))
+		case strings.Contains(f.Path, "/") || !strings.HasPrefix(f.Path, name+".") || ext != "" && f.Path != name+ext:
+			return fmt.Errorf("%s: path %q is not the name of the rank's data file %d in the directory (%s%s)", entry, f.Path, i+1, name, ext)
+		case !strings.HasPrefix(f.Temp, "."+f.Path+".tmp-"):
+			return fmt.Errorf("%s: temporary name %q is not that of a temporary file of %s", entry, f.Temp, f.Path)
+		case f.Writer != 0 || f.Seq != i:
+			return fmt.Errorf("%s: writer %d and sequence number %d, but a run with Continue has one writer, whose file %d has sequence number %d", entry, f.Writer, f.Seq, i+1, i)
+		case f.Rows < 0 || f.Bytes < 0:
+			return fmt.Errorf("%s: negative count: rows %d, bytes %d", entry, f.Rows, f.Bytes)
+		case !isHex(f.SHA256, 64):
+			return fmt.Errorf("%s: SHA-256 %q: want 64 hex digits", entry, f.SHA256)
+		case len(f.Partition) != 0:
+			return fmt.Errorf("%s: partition values, but a run with Continue has no PartitionBy", entry)
+		}
+	}
+	return nil
 }
 
 // Continuation returns the checkpoint from which a run of rank in dir
@@ -116,7 +205,7 @@ func Continuation(dir string, rank int) (flow.Checkpoint, bool, error) {
 	if _, err := os.Stat(filepath.Join(dir, ManifestName(rank))); err == nil {
 		return flow.Checkpoint{}, false, nil
 	}
-	p, err := readProgress(dir, rank)
+	p, err := readProgress(dir, rank, "")
 	if err != nil {
 		return flow.Checkpoint{}, false, fmt.Errorf("sinks: Continuation(%q, %d): %w", dir, rank, err)
 	}
@@ -210,11 +299,11 @@ func (c *continuation) sealed(part int64, ends []int, ids flow.IDs, done []doneF
 func (c *continuation) record(ck flow.Checkpoint, next rowid.ID, files []progressFile) error {
 	p := progress{Version: progressVersion, Fingerprint: c.out.fingerprint, Rank: c.out.rank,
 		Checkpoint: ck, NextID: next, Files: files}
-	b, err := json.MarshalIndent(p, "", "  ")
+	b, err := encodeRecord(&p)
 	if err == nil {
 		var f *os.File
 		if f, err = createHidden(c.out.root, progressName(c.out.rank)); err == nil {
-			err = replaceWith(f, append(b, '\n'), filepath.Join(c.out.root, progressName(c.out.rank)), "progress")
+			err = replaceWith(f, b, filepath.Join(c.out.root, progressName(c.out.rank)), "progress")
 		}
 	}
 	if err != nil {

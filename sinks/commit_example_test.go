@@ -13,7 +13,7 @@ import (
 
 // A job of two ranks reshards a dataset of 8 row groups: each rank reads
 // its share of the row groups and writes its own files and manifest into
-// one directory, the manifest recording the world it declares; once both
+// one directory, the manifest recording its job and world; once both
 // have finished, one process commits the output. In a real job each rank
 // is a process of its own, and takes its rank from the scheduler
 // (sources.RankFromEnv, package ranks).

@@ -43,14 +43,14 @@ func (o *outputDir) checkExisting() error {
 		o.found[f] = true
 	}
 	path := filepath.Join(o.root, ManifestName(o.rank))
-	b, err := os.ReadFile(path)
+	b, err := readRecord(o.root, ManifestName(o.rank))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
 	case err != nil:
 		return fmt.Errorf("sinks: %s: %w", o.what, err)
 	}
-	m, err := decodeManifest(path, b)
+	m, err := decodeManifest(path, b, o.rank)
 	if err != nil {
 		return fmt.Errorf("sinks: %s: the directory already holds output of rank %d that this run cannot check (%w); remove it, or use Overwrite", o.what, o.rank, err)
 	}

@@ -189,15 +189,15 @@ func TestRerunOtherPipeline(t *testing.T) {
 	}
 
 	path := filepath.Join(dir, sinks.ManifestName(2))
-	old := bytes.Replace(before[sinks.ManifestName(2)], []byte(`"version": 2,`), []byte(`"version": 1,`), 1)
+	old := bytes.Replace(before[sinks.ManifestName(2)], []byte(`"version": 3,`), []byte(`"version": 2,`), 1)
 	if err := os.WriteFile(path, old, 0o666); err != nil {
 		t.Fatal(err)
 	}
 	err = rerunJob(dir, pqRows(2000))
-	if err == nil || !strings.Contains(err.Error(), "that this run cannot check (manifest "+path+": format version 1, but this version of rowflow reads only version 2") {
+	if err == nil || !strings.Contains(err.Error(), "that this run cannot check (manifest "+path+": format version 2, but this version of rowflow reads only version 3") {
 		t.Fatalf("old manifest: %v", err)
 	}
-	if _, err := sinks.ReadManifest(dir, 2); err == nil || !strings.Contains(err.Error(), "format version 1") {
+	if _, err := sinks.ReadManifest(dir, 2); err == nil || !strings.Contains(err.Error(), "format version 2") {
 		t.Fatalf("ReadManifest of an old manifest: %v", err)
 	}
 	if err := rerunJob(dir, pqRows(2000), sinks.Overwrite()); err != nil {

@@ -126,14 +126,14 @@ func TestCommit(t *testing.T) {
 func TestCommitRanks(t *testing.T) {
 	dir := threeRanks(t)
 	_, err := sinks.Commit(dir, 5)
-	wantErr(t, err, `sinks: Commit("`+dir+`"): rank 3, 4 of 5 has not finished: no manifest`)
+	wantErr(t, err, `sinks: Commit("`+dir+`"): rank 3, 4 of 5 have not finished: no manifest`)
 	_, err = sinks.Commit(dir, 2)
 	wantErr(t, err, "the directory holds output of ranks outside a world of 2: rank 2's manifest _manifest-00002.json, rank 2's part-00002-00000.parquet")
 	if _, err := os.Stat(filepath.Join(dir, sinks.DatasetManifestName)); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatal("a failed commit wrote the dataset manifest")
 	}
 	_, err = sinks.Commit(dir, 0)
-	wantErr(t, err, "world 0: must be at least 1")
+	wantErr(t, err, "world 0: must be from 1 to 65536")
 	_, err = sinks.Commit(dir, 3, sinks.ExpectRows(-1))
 	wantErr(t, err, "ExpectRows(-1)")
 
@@ -212,16 +212,17 @@ func TestCommitBadFiles(t *testing.T) {
 		}, "rank 1: part-00001-00007.parquet is a data file of the rank that its manifest does not list"},
 		{"rows", func(t *testing.T, dir string) {
 			editManifest(t, dir, 1, `"rows": 400,`, `"rows": 401,`)
+			editManifest(t, dir, 1, `"rows": 1000,`, `"rows": 1001,`)
 		}, "rank 1: part-00001-00000.parquet: 400 rows, the manifest says 401"},
 		{"first id", func(t *testing.T, dir string) {
 			editManifest(t, dir, 1, `"first_id": "[0-9a-f]{32}"`, `"first_id": "0123456789abcdef0123456789abcdef"`)
 		}, "rank 1: part-00001-00000.parquet: row IDs "},
 		{"version", func(t *testing.T, dir string) {
-			editManifest(t, dir, 1, `"version": 2,`, `"version": 1,`)
-		}, "rank 1: manifest " + "%DIR%" + "/_manifest-00001.json: format version 1"},
+			editManifest(t, dir, 1, `"version": 3,`, `"version": 2,`)
+		}, "rank 1: manifest " + "%DIR%" + "/_manifest-00001.json: format version 2"},
 		{"wrong rank", func(t *testing.T, dir string) {
 			editManifest(t, dir, 1, `"rank": 1,`, `"rank": 2,`)
-		}, "rank 1: _manifest-00001.json is the manifest of rank 2"},
+		}, "rank 1: manifest %DIR%/_manifest-00001.json is the manifest of rank 2"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -254,6 +255,9 @@ func editManifest(t *testing.T, dir string, rank int, old, new string) {
 	}
 	b = slices.Concat(b[:loc[0]], []byte(new), b[loc[1]:])
 	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := sinks.Reseal(p); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -2,8 +2,11 @@ package sinks
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +18,7 @@ import (
 
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/internal/pqcol"
+	"github.com/rowflow/rowflow/ranks"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -25,45 +29,54 @@ import (
 // file under dir that the manifest does not list (dataset discovery would
 // read it). It returns the manifest, and an error that names the rank and
 // each file that does not match (up to ten of them). A missing manifest
-// gives an error that satisfies errors.Is(err, fs.ErrNotExist).
+// gives an error that satisfies errors.Is(err, fs.ErrNotExist). The
+// manifest is checked as "Records" in the package documentation says,
+// and a file it lists is read only inside dir, and only if it is a
+// regular file.
 //
 // It reads every file once to hash it, and, for the row count and IDs,
 // the footer and the row-ID columns again; files are checked in parallel,
 // up to GOMAXPROCS at a time.
 func VerifyManifest(dir string, rank int) (*Manifest, error) {
 	fail := func(err error) error { return fmt.Errorf("sinks: VerifyManifest(%q): %w", dir, err) }
-	if rank < 0 {
-		return nil, fail(fmt.Errorf("rank %d: must be at least 0", rank))
+	if rank < 0 || rank >= ranks.MaxWorld {
+		return nil, fail(fmt.Errorf("rank %d: must be from 0 to %d (ranks.MaxWorld less 1)", rank, ranks.MaxWorld-1))
 	}
 	out, err := scanOutput(dir)
 	if err != nil {
 		return nil, fail(err)
 	}
-	m, err := readRankManifest(dir, rank)
+	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, fail(err)
 	}
-	if err := joinFirst(checkRanks(dir, []*Manifest{m}, out, nil)); err != nil {
+	defer root.Close()
+	m, err := readRankManifest(root, dir, rank)
+	if err != nil {
+		return nil, fail(err)
+	}
+	if err := joinFirst(checkRanks(root, []*Manifest{m}, out, nil)); err != nil {
 		return m, fail(err)
 	}
 	return m, nil
 }
 
-// readRankManifest reads the manifest of rank and checks that it is that
-// rank's. Its errors name the rank and have no package prefix.
-func readRankManifest(dir string, rank int) (*Manifest, error) {
-	p := filepath.Join(dir, ManifestName(rank))
-	b, err := os.ReadFile(p)
+// readRankManifest reads the manifest of rank in dir, through root, and
+// checks that it is that rank's; it records the SHA-256 of its bytes in
+// the manifest (see Manifest.sum). The manifest must be a regular file.
+// Its errors name the rank and have no package prefix.
+func readRankManifest(root *os.Root, dir string, rank int) (*Manifest, error) {
+	name := ManifestName(rank)
+	b, err := readRecordIn(root, name)
 	if err != nil {
 		return nil, fmt.Errorf("rank %d: %w", rank, err)
 	}
-	m, err := decodeManifest(p, b)
+	m, err := decodeManifest(filepath.Join(dir, name), b, rank)
 	if err != nil {
 		return nil, fmt.Errorf("rank %d: %w", rank, err)
 	}
-	if m.Rank != rank {
-		return nil, fmt.Errorf("rank %d: %s is the manifest of rank %d", rank, ManifestName(rank), m.Rank)
-	}
+	h := sha256.Sum256(b)
+	m.sum = hex.EncodeToString(h[:])
 	return m, nil
 }
 
@@ -197,7 +210,7 @@ func (c fileCheck) errorf(format string, args ...any) error {
 // VerifyManifest). When ids is not nil, it is called with the row IDs of
 // every file that holds the row-ID column, from several goroutines but
 // one at a time. It returns the errors, in rank and file order.
-func checkRanks(dir string, ms []*Manifest, out *output, ids func([]rowid.ID)) []error {
+func checkRanks(root *os.Root, ms []*Manifest, out *output, ids func([]rowid.ID)) []error {
 	var errs []error
 	var checks []fileCheck
 	for _, m := range ms {
@@ -222,7 +235,7 @@ func checkRanks(dir string, ms []*Manifest, out *output, ids func([]rowid.ID)) [
 			ids(b)
 		}
 	}
-	forEach(len(checks), func(i int) { results[i] = checkFile(dir, checks[i], report) })
+	forEach(len(checks), func(i int) { results[i] = checkFile(root, checks[i], report) })
 	for _, err := range results {
 		if err != nil {
 			errs = append(errs, err)
@@ -253,15 +266,22 @@ func forEach(n int, f func(int)) {
 	wg.Wait()
 }
 
-// checkFile checks one data file against its manifest entry: size,
-// SHA-256, row count and, with the row-ID column, its first and last IDs,
-// which it passes to ids if not nil.
-func checkFile(dir string, c fileCheck, ids func([]rowid.ID)) error {
-	p := filepath.Join(dir, filepath.FromSlash(c.f.Path))
-	sum, n, err := fileSHA256(p)
+// checkFile checks one data file against its manifest entry, reading it
+// through root: size, SHA-256, row count and, with the row-ID column, its
+// first and last IDs, which it passes to ids if not nil.
+func checkFile(root *os.Root, c fileCheck, ids func([]rowid.ID)) error {
+	f, err := openListed(root, c.f.Path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return c.errorf("listed in the manifest, but not in the directory")
+	case err != nil:
+		return c.errorf("%v", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	sum := hex.EncodeToString(h.Sum(nil))
+	switch {
 	case err != nil:
 		return c.errorf("%v", err)
 	case n != c.f.Bytes:
@@ -269,7 +289,7 @@ func checkFile(dir string, c fileCheck, ids func([]rowid.ID)) error {
 	case sum != c.f.SHA256:
 		return c.errorf("SHA-256 %s, the manifest says %s", sum, c.f.SHA256)
 	}
-	rows, first, last, err := fileRowIDs(p, c.f.Path, c.m, ids)
+	rows, first, last, err := fileRowIDs(f, n, c.f.Path, c.m, ids)
 	switch {
 	case err != nil:
 		return c.errorf("%v", err)
@@ -281,21 +301,28 @@ func checkFile(dir string, c fileCheck, ids func([]rowid.ID)) error {
 	return nil
 }
 
-// parquetRowIDs returns the number of rows of the Parquet file at p (rel
-// in errors) and, when idColumn is not "", the IDs of its first and last
-// rows, read from the columns idColumn_hi and idColumn_lo; ids, if not
-// nil, is called with the IDs of each row group.
-func parquetRowIDs(p, rel, idColumn string, ids func([]rowid.ID)) (rows int64, first, last rowid.ID, err error) {
-	f, err := os.Open(p)
+// listedRowIDs opens the file rel that m lists, through root, and reads
+// its row IDs as fileRowIDs does.
+func listedRowIDs(root *os.Root, rel string, m *Manifest, ids func([]rowid.ID)) error {
+	f, err := openListed(root, rel)
 	if err != nil {
-		return 0, first, last, err
+		return err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return 0, first, last, err
+		return err
 	}
-	r, err := pqcol.Open(rel, f, fi.Size())
+	_, _, _, err = fileRowIDs(f, fi.Size(), rel, m, ids)
+	return err
+}
+
+// parquetRowIDs returns the number of rows of the Parquet file f of size
+// bytes (rel in errors) and, when idColumn is not "", the IDs of its first
+// and last rows, read from the columns idColumn_hi and idColumn_lo; ids,
+// if not nil, is called with the IDs of each row group.
+func parquetRowIDs(f io.ReaderAt, size int64, rel, idColumn string, ids func([]rowid.ID)) (rows int64, first, last rowid.ID, err error) {
+	r, err := pqcol.Open(rel, f, size)
 	if err != nil {
 		return 0, first, last, err
 	}

@@ -306,6 +306,7 @@ func (c *parquetConsumer[T]) manifest() ([]doneFile, *Manifest) {
 	m := &Manifest{
 		Version:      ManifestVersion,
 		Fingerprint:  c.env.Fingerprint,
+		Job:          c.env.Job,
 		Rank:         c.env.Rank,
 		World:        max(c.env.World, 1),
 		Writers:      plan.cfg.writers,

@@ -86,9 +86,9 @@ func (o *outputDir) prepare() error {
 		}
 	}
 	if o.continuing && o.manifest == nil {
-		p, err := readProgress(o.root, o.rank)
+		p, err := readProgress(o.root, o.rank, o.ext)
 		if err != nil {
-			return fmt.Errorf("sinks: %s: reading %s: %w", o.what, progressName(o.rank), err)
+			return fmt.Errorf("sinks: %s: %w", o.what, err)
 		}
 		if p != nil && p.Fingerprint == o.fingerprint {
 			o.progress = p
@@ -369,16 +369,24 @@ func (o *outputDir) commit(files []doneFile, m *Manifest) (err error) {
 		return fmt.Errorf("sinks: %s: %w", o.what, err)
 	}
 	fsStep("manifest removed")
+	// The files are renamed and removed through root: a path that leads
+	// outside the directory (a link in it) is refused.
+	root, err := os.OpenRoot(o.root)
+	if err != nil {
+		return fmt.Errorf("sinks: %s: %w", o.what, err)
+	}
+	defer root.Close()
 	dirs := map[string]bool{o.root: true}
 	for _, f := range files {
 		final := filepath.Join(o.root, filepath.FromSlash(f.Path))
+		temp := filepath.FromSlash(o.rel(f.temp))
 		if keep[f.Path] {
-			if err := os.Remove(f.temp); err != nil {
+			if err := root.Remove(temp); err != nil {
 				return fmt.Errorf("sinks: %s: %w", o.what, err)
 			}
 			fsStep("kept " + f.Path)
 		} else {
-			if err := os.Rename(f.temp, final); err != nil {
+			if err := root.Rename(temp, filepath.FromSlash(f.Path)); err != nil {
 				return fmt.Errorf("sinks: %s: %w", o.what, err)
 			}
 			renamed = append(renamed, final)

@@ -1,18 +1,21 @@
 package sinks
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
+	"math"
+	"path"
 	"path/filepath"
+	"strings"
 
+	"github.com/rowflow/rowflow/ranks"
 	"github.com/rowflow/rowflow/rowid"
 )
 
 // ManifestVersion is the version of the manifest format that
-// [ParquetShards] writes and [ReadManifest] reads. Version 2 names the
-// writer goroutines "writers" (version 1 called them "shards").
-const ManifestVersion = 2
+// [ParquetShards] writes and [ReadManifest] reads. Version 2 named the
+// writer goroutines "writers" (version 1 called them "shards"); version 3
+// added the job and the checksum.
+const ManifestVersion = 3
 
 // Manifest describes the output of one successful run of [ParquetShards]
 // for one rank. It is written, as indented JSON, to the file
@@ -30,15 +33,15 @@ type Manifest struct {
 	// also stored in every file's key-value metadata under
 	// "rowflow.fingerprint".
 	Fingerprint string `json:"fingerprint"`
-	// Rank is the rank set with [Rank].
-	Rank int `json:"rank"`
-	// World is the number of ranks of the job: the one declared with
-	// [World], else the pipeline's from WithRank (flow) when it is above
-	// 1; [Commit] refuses a rank written for another world than its own.
-	// It is 0, and absent from the JSON, when neither gives one, and in
-	// manifests written before the world was recorded: Commit then cannot
-	// check it.
-	World int `json:"world,omitempty"`
+	// Job identifies the job the rank is one of (flow.Env.Job): the
+	// fingerprint without the rank, the same for every rank of one job.
+	// [Commit] refuses ranks of different jobs.
+	Job string `json:"job"`
+	// Rank and World are the run's rank and number of ranks (flow's
+	// WithRank; 0 and 1 without it). [Commit] refuses a rank written for
+	// another world than the one it commits.
+	Rank  int `json:"rank"`
+	World int `json:"world"`
 	// Writers is the number of writers set with [Writers].
 	Writers int `json:"writers"`
 	// Codec is the compression codec: zstd, snappy, gzip, lz4 or none;
@@ -58,7 +61,15 @@ type Manifest struct {
 	// Rows and Bytes are the totals over Files.
 	Rows  int64 `json:"rows"`
 	Bytes int64 `json:"bytes"`
+	// Checksum is the checksum of the manifest's content (see the
+	// package documentation's "Records"): a manifest edited or damaged
+	// is refused.
+	Checksum string `json:"checksum"`
+
+	sum string // the hex SHA-256 of the manifest's bytes, as Commit read them
 }
+
+func (m *Manifest) checksumField() *string { return &m.Checksum }
 
 // ManifestFile describes one data file.
 type ManifestFile struct {
@@ -109,36 +120,111 @@ func ManifestName(rank int) string {
 // output is rewritten by running the job again with [Overwrite].
 func ReadManifest(dir string, rank int) (*Manifest, error) {
 	path := filepath.Join(dir, ManifestName(rank))
-	b, err := os.ReadFile(path)
+	b, err := readRecord(dir, ManifestName(rank))
 	if err != nil {
-		return nil, fmt.Errorf("sinks: reading manifest: %w", err)
+		return nil, fmt.Errorf("sinks: reading manifest in %s: %w", dir, err)
 	}
-	m, err := decodeManifest(path, b)
+	m, err := decodeManifest(path, b, rank)
 	if err != nil {
 		return nil, fmt.Errorf("sinks: %w", err)
 	}
 	return m, nil
 }
 
-// decodeManifest decodes the manifest b read from path. Its errors name
-// the file and have no package prefix.
-func decodeManifest(path string, b []byte) (*Manifest, error) {
-	var m Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
+// decodeManifest decodes the manifest b of rank read from path, and
+// checks its version, its checksum and its fields (see Manifest.check).
+// Its errors name the file and have no package prefix.
+func decodeManifest(path string, b []byte, rank int) (*Manifest, error) {
+	v, err := recordVersion(b)
+	if err != nil {
 		return nil, fmt.Errorf("manifest %s: %w", path, err)
 	}
-	if m.Version != ManifestVersion {
-		return nil, fmt.Errorf("manifest %s: format version %d, but this version of rowflow reads only version %d; rewrite the output with this version (Overwrite)", path, m.Version, ManifestVersion)
+	if v != ManifestVersion {
+		return nil, fmt.Errorf("manifest %s: format version %d, but this version of rowflow reads only version %d; rewrite the output with this version (Overwrite)", path, v, ManifestVersion)
+	}
+	var m Manifest
+	if err := decodeRecord(b, &m); err != nil {
+		return nil, fmt.Errorf("manifest %s: %w", path, err)
+	}
+	if m.Rank != rank {
+		return nil, fmt.Errorf("manifest %s is the manifest of rank %d", path, m.Rank)
+	}
+	if err := m.check(); err != nil {
+		return nil, fmt.Errorf("manifest %s: %w", path, err)
 	}
 	return &m, nil
 }
 
-// encode returns the manifest as it is written: indented JSON and a
-// newline.
-func (m *Manifest) encode() ([]byte, error) {
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return nil, err
+// check checks the manifest's fields, as ParquetShards writes them: a
+// rank and world within [ranks.MaxWorld], the files sorted and named as
+// the rank's data files under the directory (see checkLocal), counts that
+// are not negative and add up to the totals. Its error names the field or
+// the file.
+func (m *Manifest) check() error {
+	switch {
+	case m.Rank < 0 || m.Rank >= ranks.MaxWorld:
+		return fmt.Errorf("rank %d: must be from 0 to %d", m.Rank, ranks.MaxWorld-1)
+	case m.World < 1 || m.World > ranks.MaxWorld:
+		return fmt.Errorf("world %d: must be from 1 to %d", m.World, ranks.MaxWorld)
+	case m.Rank >= m.World:
+		return fmt.Errorf("rank %d of a world of %d", m.Rank, m.World)
+	case m.Format != "" && m.Format != "jsonl" && m.Format != "csv":
+		return fmt.Errorf("unknown format %q", m.Format)
+	case m.Writers < 1:
+		return fmt.Errorf("writers %d: must be at least 1", m.Writers)
+	case !isHex(m.Fingerprint, 32):
+		return fmt.Errorf("fingerprint %q: want 32 hex digits", m.Fingerprint)
+	case !isHex(m.Job, 32):
+		return fmt.Errorf("job %q: want 32 hex digits", m.Job)
+	case m.RowGroupRows < 0 || m.Rows < 0 || m.Bytes < 0:
+		return fmt.Errorf("negative count: row_group_rows %d, rows %d, bytes %d", m.RowGroupRows, m.Rows, m.Bytes)
 	}
-	return append(b, '\n'), nil
+	var rows, size int64
+	for i := range m.Files {
+		f := &m.Files[i]
+		if err := m.checkFile(i, f); err != nil {
+			return fmt.Errorf("file %d (path %q): %w", i+1, f.Path, err)
+		}
+		if rows > math.MaxInt64-f.Rows || size > math.MaxInt64-f.Bytes {
+			return fmt.Errorf("the files' rows or bytes overflow")
+		}
+		rows += f.Rows
+		size += f.Bytes
+	}
+	if rows != m.Rows || size != m.Bytes {
+		return fmt.Errorf("totals of %d rows and %d bytes, but its files hold %d rows and %d bytes", m.Rows, m.Bytes, rows, size)
+	}
+	return nil
 }
+
+// checkFile checks the i-th entry of the manifest's files.
+func (m *Manifest) checkFile(i int, f *ManifestFile) error {
+	if err := checkLocal(f.Path); err != nil {
+		return err
+	}
+	if r, ok := dataFileRank(path.Base(f.Path)); !ok || r != m.Rank {
+		return fmt.Errorf("not the name of a data file of rank %d (part-%05d-<seq>.<ext>)", m.Rank, m.Rank)
+	}
+	switch {
+	case i > 0 && f.Path <= m.Files[i-1].Path:
+		return fmt.Errorf("the files are not sorted by path, or listed twice")
+	case strings.Count(f.Path, "/") != len(m.PartitionBy) || len(f.Partition) != len(m.PartitionBy):
+		return fmt.Errorf("%d directories and %d partition values, but the output is partitioned by %d columns", strings.Count(f.Path, "/"), len(f.Partition), len(m.PartitionBy))
+	case f.Writer < 0 || f.Writer >= m.Writers || f.Seq < 0:
+		return fmt.Errorf("writer %d of %d, sequence number %d", f.Writer, m.Writers, f.Seq)
+	case f.Rows < 0 || f.Bytes < 0:
+		return fmt.Errorf("negative count: rows %d, bytes %d", f.Rows, f.Bytes)
+	case !isHex(f.SHA256, 64):
+		return fmt.Errorf("SHA-256 %q: want 64 hex digits", f.SHA256)
+	}
+	return nil
+}
+
+// isHex reports whether s is n lower-case hex digits.
+func isHex(s string, n int) bool {
+	return len(s) == n && strings.Trim(s, "0123456789abcdef") == ""
+}
+
+// encode seals the manifest and returns it as it is written: indented
+// JSON and a newline.
+func (m *Manifest) encode() ([]byte, error) { return encodeRecord(m) }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 
@@ -15,16 +14,17 @@ import (
 	"github.com/rowflow/rowflow/rowid"
 )
 
-// fileRowIDs returns the number of rows of the data file at p (rel in
-// errors) of a rank whose manifest is m and, with the row-ID column, the
-// IDs of its first and last rows; ids, if not nil, is called with the IDs
-// of the rows in groups.
-func fileRowIDs(p, rel string, m *Manifest, ids func([]rowid.ID)) (rows int64, first, last rowid.ID, err error) {
+// fileRowIDs returns the number of rows of the data file f of size bytes
+// (rel, its path in the directory, in errors; its extension gives the
+// compression) of a rank whose manifest is m and, with the row-ID column,
+// the IDs of its first and last rows; ids, if not nil, is called with the
+// IDs of the rows in groups.
+func fileRowIDs(f io.ReaderAt, size int64, rel string, m *Manifest, ids func([]rowid.ID)) (rows int64, first, last rowid.ID, err error) {
 	switch m.Format {
 	case "":
-		return parquetRowIDs(p, rel, m.RowIDColumn, ids)
+		return parquetRowIDs(f, size, rel, m.RowIDColumn, ids)
 	case "jsonl", "csv":
-		return textRowIDs(p, rel, m.Format, m.RowIDColumn, ids)
+		return textRowIDs(io.NewSectionReader(f, 0, size), rel, m.Format, m.RowIDColumn, ids)
 	}
 	return 0, first, last, fmt.Errorf("%s: unknown format %q", rel, m.Format)
 }
@@ -32,13 +32,8 @@ func fileRowIDs(p, rel string, m *Manifest, ids func([]rowid.ID)) (rows int64, f
 // textRowIDs reads a JSON Lines or CSV file as fileRowIDs does: it
 // decompresses it by its extension, counts its records (for CSV, after
 // the header) and reads the row-ID fields idColumn_hi and idColumn_lo.
-func textRowIDs(p, rel, format, idColumn string, ids func([]rowid.ID)) (rows int64, first, last rowid.ID, err error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return 0, first, last, err
-	}
-	defer f.Close()
-	r, err := codec.ForPath(p).NewReader(bufio.NewReader(f))
+func textRowIDs(f io.Reader, rel, format, idColumn string, ids func([]rowid.ID)) (rows int64, first, last rowid.ID, err error) {
+	r, err := codec.ForPath(rel).NewReader(bufio.NewReader(f))
 	if err != nil {
 		return 0, first, last, fmt.Errorf("%s: %w", rel, err)
 	}

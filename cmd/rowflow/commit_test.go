@@ -1,12 +1,14 @@
 package main_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/rowflow/rowflow/ranks"
 	"github.com/rowflow/rowflow/sinks"
 )
 
@@ -91,5 +93,109 @@ func TestCommitRefusesARankOfAnotherWorld(t *testing.T) {
 	}
 	if c := must(t, nil, "commit", "-world", "2", out); c != fmt.Sprintf("committed %s: 2 ranks, 2 files, 8 rows\n", out) {
 		t.Fatalf("commit of two ranks of 2: %q", c)
+	}
+}
+
+// editManifest rewrites the rank's manifest in dir with edit applied, and
+// seals it again as the sinks package documents (see sinks.Manifest): what
+// a user who edits a manifest and fixes its checksum leaves.
+func editManifest(t *testing.T, dir string, rank int, edit func(*sinks.Manifest)) {
+	t.Helper()
+	p := filepath.Join(dir, sinks.ManifestName(rank))
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m sinks.Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	edit(&m)
+	if b, err = json.MarshalIndent(seal(t, &m), "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// commit and verify -manifest refuse a rank's manifest that names a file
+// outside the output directory, naming the manifest and the entry: a
+// moved-out file is not read, and its rows not certified. (Before the
+// fix, both read ../outside.parquet and accepted it.)
+func TestCommitVerifyRefuseAPathOutside(t *testing.T) {
+	in := eightEvents(t)
+	out := filepath.Join(t.TempDir(), "out")
+	must(t, nil, "reshard", "-out", out, in)
+	m, err := sinks.ReadManifest(out, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(out, m.Files[0].Path), filepath.Join(out, "..", "outside.parquet")); err != nil {
+		t.Fatal(err)
+	}
+	editManifest(t, out, 0, func(m *sinks.Manifest) { m.Files[0].Path = "../outside.parquet" })
+	want := `_manifest-00000.json: file 1 (path "../outside.parquet"): is not a clean relative path inside the output directory`
+	for _, args := range [][]string{{"commit", "-world", "1", out}, {"verify", "-manifest", out}} {
+		stdout, errOut, code := rowflow(t, nil, args...)
+		if code != 1 || !strings.Contains(errOut, want) || stdout != "" {
+			t.Fatalf("%s: exit %d, %s%s\nwant an error containing %q", args, code, stdout, errOut, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "_manifest.json")); !os.IsNotExist(err) {
+		t.Fatalf("a refused commit wrote _manifest.json (%v)", err)
+	}
+}
+
+// commit and reshard refuse a -world above ranks.MaxWorld as bad usage.
+// (Before the fix, commit -world 2000000000 ran out of memory listing the
+// missing ranks, and reshard accepted it.)
+func TestWorldFlagsBounded(t *testing.T) {
+	in := eightEvents(t)
+	out := filepath.Join(t.TempDir(), "out")
+	must(t, nil, "reshard", "-out", out, in)
+	big := fmt.Sprint(ranks.MaxWorld + 1)
+	want := fmt.Sprintf("-world %s: at most %d", big, ranks.MaxWorld)
+	for _, args := range [][]string{
+		{"commit", "-world", big, out},
+		{"reshard", "-rank", "0", "-world", big, "-out", filepath.Join(t.TempDir(), "o"), in},
+	} {
+		stdout, errOut, code := rowflow(t, nil, args...)
+		if code != 2 || !strings.Contains(errOut, want) || stdout != "" {
+			t.Fatalf("%s: exit %d, %s%s\nwant exit 2 and an error containing %q", args, code, stdout, errOut, want)
+		}
+	}
+}
+
+// commit refuses rank 0 of one job and rank 1 of another (another seed),
+// naming both ranks and their manifests. (Before the fix, it committed
+// them.)
+func TestCommitRefusesRanksOfAnotherJob(t *testing.T) {
+	in := eightEvents(t)
+	out := filepath.Join(t.TempDir(), "out")
+	must(t, nil, "reshard", "-rank", "0", "-world", "2", "-shuffle-window", "4", "-seed", "1", "-out", out, in)
+	must(t, nil, "reshard", "-rank", "1", "-world", "2", "-shuffle-window", "4", "-seed", "2", "-out", out, in)
+	stdout, errOut, code := rowflow(t, nil, "commit", "-world", "2", out)
+	want := "rank 1 is a rank of another job than rank 0: _manifest-00001.json records job "
+	if code != 1 || !strings.Contains(errOut, want) || !strings.Contains(errOut, ", _manifest-00000.json job ") || stdout != "" {
+		t.Fatalf("commit: exit %d, %s%s\nwant an error containing %q", code, stdout, errOut, want)
+	}
+	if _, err := os.Stat(filepath.Join(out, "_manifest.json")); !os.IsNotExist(err) {
+		t.Fatalf("a refused commit wrote _manifest.json (%v)", err)
+	}
+}
+
+// verify -manifest reports at most ten ranks' errors, then how many more:
+// a directory of damaged manifests gives a bounded report.
+func TestVerifyManifestErrorsBounded(t *testing.T) {
+	out := t.TempDir()
+	for r := range 25 {
+		if err := os.WriteFile(filepath.Join(out, sinks.ManifestName(r)), []byte("{"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stdout, errOut, code := rowflow(t, nil, "verify", "-manifest", out)
+	if code != 1 || strings.Count(errOut, "not a JSON record") != 10 || !strings.Contains(errOut, "and 15 more") || stdout != "" {
+		t.Fatalf("verify -manifest of 25 damaged manifests: exit %d, %s%s", code, stdout, errOut)
 	}
 }

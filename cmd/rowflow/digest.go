@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rowflow/rowflow/determinism"
+	"github.com/rowflow/rowflow/ranks"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
 )
@@ -93,7 +94,9 @@ func verifyManifests(dir string, stdout io.Writer) error {
 	if len(matches) == 0 {
 		return fmt.Errorf("%s: no rank manifest (_manifest-<rank>.json)", dir)
 	}
+	const most = 10 // errors reported; then how many more
 	var errs []error
+	failed := 0
 	for _, m := range matches {
 		var rank int
 		if _, err := fmt.Sscanf(strings.TrimPrefix(filepath.Base(m), "_manifest-"), "%d.json", &rank); err != nil {
@@ -101,10 +104,15 @@ func verifyManifests(dir string, stdout io.Writer) error {
 		}
 		man, err := sinks.VerifyManifest(dir, rank)
 		if err != nil {
-			errs = append(errs, err)
+			if failed++; failed <= most {
+				errs = append(errs, err)
+			}
 			continue
 		}
 		fmt.Fprintf(stdout, "rank %d: %d files, %d rows, %d bytes: ok\n", rank, len(man.Files), man.Rows, man.Bytes)
+	}
+	if failed > most {
+		errs = append(errs, fmt.Errorf("and %d more ranks that do not verify", failed-most))
 	}
 	return errors.Join(errs...)
 }
@@ -118,6 +126,9 @@ func runCommit(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if *world < 1 {
 		return fmt.Errorf("%w: -world %d: give the number of ranks", errUsage, *world)
+	}
+	if *world > ranks.MaxWorld {
+		return fmt.Errorf("%w: -world %d: at most %d (ranks.MaxWorld)", errUsage, *world, ranks.MaxWorld)
 	}
 	var opts []sinks.CommitOption
 	if givenFlags(fs)["rows"] {

@@ -60,9 +60,9 @@ func TestOutputExistsAdviceInCommandTerms(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The manifest is indented JSON whose "version" comes first.
-		v := strings.Replace(string(b), `"version": 2,`, `"version": 99,`, 1)
+		v := strings.Replace(string(b), `"version": 3,`, `"version": 99,`, 1)
 		if v == string(b) {
-			t.Fatalf("the manifest has no version 2:\n%s", b)
+			t.Fatalf("the manifest has no version 3:\n%s", b)
 		}
 		if err := os.WriteFile(path, []byte(v), 0o644); err != nil {
 			t.Fatal(err)

@@ -81,6 +81,8 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w: -completions declares the count of a Kubernetes Indexed Job, whose environment gives the rank; -rank and -world give both: use one or the other", errUsage)
 	case given["rank"] != given["world"]:
 		return fmt.Errorf("%w: -rank and -world come together: give both, or neither to take the rank from the environment", errUsage)
+	case given["world"] && *world > ranks.MaxWorld:
+		return fmt.Errorf("%w: -world %d: at most %d (ranks.MaxWorld)", errUsage, *world, ranks.MaxWorld)
 	case given["rank"] && (*world < 1 || *rank < 0 || *rank >= *world):
 		return fmt.Errorf("%w: -rank %d -world %d: the world must be at least 1 and the rank from 0 to the world less 1", errUsage, *rank, *world)
 	case given["rank"]:

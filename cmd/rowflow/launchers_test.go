@@ -80,6 +80,7 @@ func TestLaunchers(t *testing.T) {
 
 	t.Run("slurm array", h.slurmArray)
 	t.Run("slurm srun", h.slurmSrun)
+	t.Run("slurm array of srun steps", h.slurmArrayOfSteps)
 	t.Run("open mpi", h.openMPI)
 	t.Run("torchrun", h.torchrun)
 	t.Run("torchrun loader", h.torchrunLoader)
@@ -156,17 +157,21 @@ var rankLine = regexp.MustCompile(`(?m)^rank (\d+) of (\d+) \(([^)]*)\): (\d+) r
 // manifests, the convention they name, the bound on the shares, the
 // commit, and the union against the one-rank run; it adds the table's row.
 func (h *launcherHarness) check(t *testing.T, launcher, from, text, out string) launcherRow {
+	return h.checkWorld(t, launcher, launcherWorld, from, text, out)
+}
+
+func (h *launcherHarness) checkWorld(t *testing.T, launcher string, want int, from, text, out string) launcherRow {
 	t.Helper()
-	row := launcherRow{launcher: launcher, world: launcherWorld, rows: make([]int64, launcherWorld), union: "no", requeue: "-"}
+	row := launcherRow{launcher: launcher, world: want, rows: make([]int64, want), union: "no", requeue: "-"}
 	defer func() { h.table = append(h.table, row) }()
-	seen := make([]bool, launcherWorld)
+	seen := make([]bool, want)
 	for _, m := range rankLine.FindAllStringSubmatch(text, -1) {
 		rank, _ := strconv.Atoi(m[1])
 		world, _ := strconv.Atoi(m[2])
 		rows, _ := strconv.ParseInt(m[4], 10, 64)
 		switch {
-		case world != launcherWorld || rank >= world:
-			t.Errorf("%s: %q: want a rank of %d", launcher, m[0], launcherWorld)
+		case world != want || rank >= world:
+			t.Errorf("%s: %q: want a rank of %d", launcher, m[0], want)
 			continue
 		case m[3] != from:
 			t.Errorf("%s: %q: the rank came from %q, want %q", launcher, m[0], m[3], from)
@@ -194,8 +199,8 @@ func (h *launcherHarness) check(t *testing.T, launcher, from, text, out string) 
 	dm, err := sinks.ReadDatasetManifest(out)
 	if err != nil {
 		t.Errorf("%s: not committed: %v", launcher, err)
-	} else if dm.Rows != h.total || dm.World != launcherWorld {
-		t.Errorf("%s: committed %d rows of %d ranks, want %d of %d", launcher, dm.Rows, dm.World, h.total, launcherWorld)
+	} else if dm.Rows != h.total || dm.World != want {
+		t.Errorf("%s: committed %d rows of %d ranks, want %d of %d", launcher, dm.Rows, dm.World, h.total, want)
 	} else {
 		row.committed = true
 	}
@@ -242,7 +247,7 @@ func (h *launcherHarness) slurmArray(t *testing.T) {
 	defer func() { h.table[len(h.table)-1] = row }()
 
 	// Again, with task 1 killed mid-way: its standard error is a FIFO that
-	// the test reads one progress line of and then stops reading, so the
+	// the test reads some progress lines of and then stops reading, so the
 	// task, printing a line per row, blocks on a full pipe and cannot finish
 	// before the SIGKILL.
 	again := filepath.Join(t.TempDir(), "shards")
@@ -273,11 +278,31 @@ func (h *launcherHarness) slurmArray(t *testing.T) {
 	if f == nil {
 		t.FailNow()
 	}
+	// Read to the line of the 10,000th row, then no more: the pipe holds
+	// 64 KiB, some 2,700 lines, so the task stops at about 12,700 rows,
+	// half-way through its share, and is killed there.
 	lines := bufio.NewScanner(f)
-	if !lines.Scan() || !strings.HasPrefix(lines.Text(), "rank 1: 1 rows read") {
-		t.Fatalf("array task 1 said %q", lines.Text())
+	for lines.Scan() && lines.Text() != "rank 1: 10000 rows read" {
 	}
-	h.script(t, nil, "scancel", "--signal=KILL", "--full", id+"_1")
+	if lines.Text() != "rank 1: 10000 rows read" {
+		t.Fatalf("array task 1 ended with %q, before its 10,000th row", lines.Text())
+	}
+	// SIGKILL, sent here: `scancel --signal=KILL` cancels the job, and
+	// Slurm then sends SIGTERM first, on which rowflow stops cleanly.
+	jobID := regexp.MustCompile(`JobId=(\d+)`).FindStringSubmatch(h.script(t, nil, "scontrol", "show", "job", id+"_1"))
+	if jobID == nil {
+		t.Fatalf("no JobId for %s_1", id)
+	}
+	pids := regexp.MustCompile(`(?m)^(\d+)\s+`+jobID[1]+`\s`).FindAllStringSubmatch(h.script(t, nil, "scontrol", "listpids", jobID[1]), -1)
+	if len(pids) == 0 {
+		t.Fatalf("scontrol listpids %s: no processes", jobID[1])
+	}
+	for _, pid := range pids {
+		n, _ := strconv.Atoi(pid[1])
+		if err := syscall.Kill(n, syscall.SIGKILL); err != nil {
+			t.Errorf("kill -9 %d: %v", n, err)
+		}
+	}
 	for lines.Scan() { // until the killed task's end of the pipe is closed
 	}
 	f.Close()
@@ -291,11 +316,19 @@ func (h *launcherHarness) slurmArray(t *testing.T) {
 	if _, err := sinks.ReadManifest(again, 1); err == nil {
 		t.Fatal("rank 1 finished before it was killed")
 	}
-	written, _ := filepath.Glob(filepath.Join(again, "part-00001-*"))
-	t.Logf("array task %s_1 killed with %d files of rank 1 in the output", id, len(written))
-	// scancel records a task it sent SIGKILL as CANCELLED.
-	if state := jobState(t, id+"_1"); state != "CANCELLED" && state != "FAILED" {
-		t.Fatalf("array task %s_1 is %s after SIGKILL, want CANCELLED or FAILED", id, state)
+	var left []string
+	filepath.WalkDir(again, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && (strings.HasPrefix(d.Name(), ".part-00001-") || d.Name() == ".rank-00001.lock") {
+			left = append(left, d.Name())
+		}
+		return nil
+	})
+	if len(left) < 2 {
+		t.Fatalf("array task %s_1 was killed before it wrote: it left %v", id, left)
+	}
+	t.Logf("array task %s_1 killed mid-way, leaving %v", id, left)
+	if state := jobState(t, id+"_1"); state != "FAILED" {
+		t.Fatalf("array task %s_1 is %s after SIGKILL, want FAILED", id, state)
 	}
 	h.script(t, nil, "scontrol", "requeue", id+"_1")
 	// Slurm holds a requeued job back for two minutes; start it now.
@@ -400,6 +433,22 @@ func (h *launcherHarness) slurmSrun(t *testing.T) {
 		t.Errorf("the script did not commit: %s", text)
 	}
 	h.check(t, "slurm srun -n 3 (sbatch --ntasks=3 --overcommit)", "SLURM_PROCID/SLURM_NTASKS", text, out)
+}
+
+// slurmArrayOfSteps runs examples/slurm/reshard-srun.sbatch as an array
+// of 2 tasks of 2: each array task's srun step is 2 of the 4 ranks.
+func (h *launcherHarness) slurmArrayOfSteps(t *testing.T) {
+	need(t, "sbatch", "srun")
+	logs, out := t.TempDir(), filepath.Join(t.TempDir(), "shards")
+	id := strings.TrimSpace(h.script(t, h.env(out), "sbatch", "--parsable", "--wait", "--array=0-1", "--ntasks=2", "--cpus-per-task=1", "--overcommit",
+		"-o", filepath.Join(logs, "steps-%a.out"), filepath.Join(h.root, "examples", "slurm", "reshard-srun.sbatch")))
+	h.script(t, h.env(out, "WORLD=4"), "sbatch", "--wait", "--kill-on-invalid-dep=yes", "--dependency=afterok:"+id,
+		"-o", filepath.Join(logs, "commit.out"), filepath.Join(h.root, "examples", "slurm", "commit.sbatch"))
+	text := catFiles(t, logs, "*.out")
+	if !strings.Contains(text, "commit the array's output with -world 4") || !strings.Contains(text, "committed "+out) {
+		t.Errorf("the array tasks or the commit said: %s", text)
+	}
+	h.checkWorld(t, "slurm sbatch --array=0-1 --ntasks=2, srun steps", 4, "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT+SLURM_PROCID/SLURM_NTASKS", text, out)
 }
 
 // openMPI runs examples/mpi/run.sh with 3 ranks.

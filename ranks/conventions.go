@@ -113,8 +113,24 @@ func nests(inner, outer guess) bool {
 // inside an array task, PMIX_RANK's world, and a Slurm batch script.
 func combine(gs []guess, declared int) ([]guess, error) {
 	find := func(key string) int { return slices.IndexFunc(gs, func(g guess) bool { return g.key == key }) }
+	// PMIX_RANK's world: the declared one, or another convention's (before
+	// a Slurm step is composed with its array: PMIx numbers the step).
+	if p := find("PMIX_RANK"); p >= 0 {
+		o := slices.IndexFunc(gs, func(g guess) bool { return g.key != "PMIX_RANK" && !g.batch })
+		switch {
+		case declared != 0:
+			gs[p].world = declared
+		case o >= 0:
+			gs[p].world = gs[o].world
+			gs[p].from += " (world from " + gs[o].from + ")"
+		default:
+			return nil, fmt.Errorf("ranks: PMIX_RANK=%d is set but nothing gives the world (PMIx has no variable for it): declare the number of processes", gs[p].rank)
+		}
+	}
 	// An srun step inside a task of an array: the array task's block of
-	// ranks, then the step's task within it.
+	// ranks, then the step's task within it. PMI and PMIx variables that
+	// srun sets for the step (MpiDefault=pmi2 or pmix) number the step's
+	// tasks alone: they agree with the step, and the composed rank is used.
 	if t, a := find("SLURM_PROCID"), find("SLURM_ARRAY_TASK_ID"); t >= 0 && a >= 0 && !gs[t].batch {
 		task, array := gs[t], gs[a]
 		if array.world > MaxWorld || task.world > MaxWorld {
@@ -124,7 +140,9 @@ func combine(gs []guess, declared int) ([]guess, error) {
 		gs[a] = guess{key: array.key, set: true,
 			rank: array.rank*task.world + task.rank, world: array.world * task.world,
 			from: array.from + "+" + task.from}
-		gs = slices.Delete(gs, t, t+1)
+		gs = slices.DeleteFunc(gs, func(g guess) bool {
+			return g.key == task.key || (g.key == "PMI_RANK" || g.key == "PMIX_RANK") && g.rank == task.rank && g.world == task.world
+		})
 	}
 	if b := slices.IndexFunc(gs, func(g guess) bool { return g.batch }); b >= 0 {
 		if len(gs) == 1 {
@@ -132,21 +150,6 @@ func combine(gs []guess, declared int) ([]guess, error) {
 				"start one process per task with srun, or give the rank explicitly", gs[b].from)
 		}
 		gs = slices.Delete(gs, b, b+1)
-	}
-	if p := find("PMIX_RANK"); p >= 0 {
-		switch {
-		case declared != 0:
-			gs[p].world = declared
-		case len(gs) > 1:
-			o := 0
-			if p == 0 {
-				o = 1
-			}
-			gs[p].world = gs[o].world
-			gs[p].from += " (world from " + gs[o].from + ")"
-		default:
-			return nil, fmt.Errorf("ranks: PMIX_RANK=%d is set but nothing gives the world (PMIx has no variable for it): declare the number of processes", gs[p].rank)
-		}
 	}
 	return gs, nil
 }

@@ -44,7 +44,10 @@
 //     of world = SLURM_ARRAY_TASK_COUNT*SLURM_NTASKS, so each array task
 //     holds a contiguous block of ranks, as a node does under torchrun. A
 //     process cannot see the other array tasks, so every array task must
-//     run steps of the same number of tasks (the script's srun -n).
+//     run steps of the same number of tasks (the script's srun -n). The
+//     PMI_RANK/PMI_SIZE or PMIX_RANK that srun sets in such a step
+//     (--mpi=pmi2 or pmix) number the step's tasks alone: when they agree
+//     with SLURM_PROCID/SLURM_NTASKS the composed rank is used.
 //
 // Every convention whose variables are set is read, and they must agree:
 // an MPI launcher may set both OMPI_COMM_WORLD_* and PMI_*, which then name

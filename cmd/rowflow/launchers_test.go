@@ -436,11 +436,13 @@ func (h *launcherHarness) slurmSrun(t *testing.T) {
 }
 
 // slurmArrayOfSteps runs examples/slurm/reshard-srun.sbatch as an array
-// of 2 tasks of 2: each array task's srun step is 2 of the 4 ranks.
+// of 2 tasks of 2: each array task's srun step is 2 of the 4 ranks. srun
+// runs with --mpi=pmi2 (SLURM_MPI_TYPE), as on clusters that default to
+// it, so the tasks also have PMI_RANK and PMI_SIZE, numbering the step.
 func (h *launcherHarness) slurmArrayOfSteps(t *testing.T) {
 	need(t, "sbatch", "srun")
 	logs, out := t.TempDir(), filepath.Join(t.TempDir(), "shards")
-	id := strings.TrimSpace(h.script(t, h.env(out), "sbatch", "--parsable", "--wait", "--array=0-1", "--ntasks=2", "--cpus-per-task=1", "--overcommit",
+	id := strings.TrimSpace(h.script(t, h.env(out, "SLURM_MPI_TYPE=pmi2"), "sbatch", "--parsable", "--wait", "--array=0-1", "--ntasks=2", "--cpus-per-task=1", "--overcommit",
 		"-o", filepath.Join(logs, "steps-%a.out"), filepath.Join(h.root, "examples", "slurm", "reshard-srun.sbatch")))
 	h.script(t, h.env(out, "WORLD=4"), "sbatch", "--wait", "--kill-on-invalid-dep=yes", "--dependency=afterok:"+id,
 		"-o", filepath.Join(logs, "commit.out"), filepath.Join(h.root, "examples", "slurm", "commit.sbatch"))
@@ -448,7 +450,7 @@ func (h *launcherHarness) slurmArrayOfSteps(t *testing.T) {
 	if !strings.Contains(text, "commit the array's output with -world 4") || !strings.Contains(text, "committed "+out) {
 		t.Errorf("the array tasks or the commit said: %s", text)
 	}
-	h.checkWorld(t, "slurm sbatch --array=0-1 --ntasks=2, srun steps", 4, "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT+SLURM_PROCID/SLURM_NTASKS", text, out)
+	h.checkWorld(t, "slurm sbatch --array=0-1 --ntasks=2, srun --mpi=pmi2 steps", 4, "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT+SLURM_PROCID/SLURM_NTASKS", text, out)
 }
 
 // openMPI runs examples/mpi/run.sh with 3 ranks.

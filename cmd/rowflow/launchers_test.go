@@ -51,7 +51,7 @@ type launcherRow struct {
 	maxMin    float64
 	union     string // "yes" when the union equals the one-rank run
 	requeue   string // "identical", "differs" or "-"
-	committed bool
+	committed string // "yes", "no" or "-"
 }
 
 type launcherHarness struct {
@@ -88,7 +88,7 @@ func TestLaunchers(t *testing.T) {
 
 // launcherDataset writes Parquet files of uneven sizes and row groups:
 // 60,000 events in 7 files of 24,000 to 1,000 rows, row groups of 4,000
-// to 250 rows, 37 row groups in all (at least 4 per rank of 3).
+// to 250 rows, 52 row groups in all (at least 4 per rank of up to 13).
 func launcherDataset(t *testing.T) (string, int64) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "data")
@@ -162,7 +162,7 @@ func (h *launcherHarness) check(t *testing.T, launcher, from, text, out string) 
 
 func (h *launcherHarness) checkWorld(t *testing.T, launcher string, want int, from, text, out string) launcherRow {
 	t.Helper()
-	row := launcherRow{launcher: launcher, world: want, rows: make([]int64, want), union: "no", requeue: "-"}
+	row := launcherRow{launcher: launcher, world: want, rows: make([]int64, want), union: "no", requeue: "-", committed: "no"}
 	defer func() { h.table = append(h.table, row) }()
 	seen := make([]bool, want)
 	for _, m := range rankLine.FindAllStringSubmatch(text, -1) {
@@ -202,7 +202,7 @@ func (h *launcherHarness) checkWorld(t *testing.T, launcher string, want int, fr
 	} else if dm.Rows != h.total || dm.World != want {
 		t.Errorf("%s: committed %d rows of %d ranks, want %d of %d", launcher, dm.Rows, dm.World, h.total, want)
 	} else {
-		row.committed = true
+		row.committed = "yes"
 	}
 	shards := func(dir string) *flow.Pipeline {
 		return flow.From(sources.Parquet[shardRow](dir)).
@@ -520,7 +520,7 @@ func (h *launcherHarness) torchrunLoader(t *testing.T) {
 	}
 	lo, hi := slices.Min(perRank), slices.Max(perRank)
 	h.table = append(h.table, launcherRow{launcher: fmt.Sprintf("torchrun loader (batches/epoch %v)", steps), world: launcherWorld,
-		rows: perRank, maxMin: float64(hi) / float64(max(lo, 1)), union: union, requeue: "-"})
+		rows: perRank, maxMin: float64(hi) / float64(max(lo, 1)), union: union, requeue: "-", committed: "-"})
 }
 
 // report prints the table, and writes it to $ROWFLOW_LAUNCHERS_TABLE if set.
@@ -529,7 +529,7 @@ func (h *launcherHarness) report(t *testing.T) {
 	fmt.Fprintf(&b, "| launcher | ranks | rows per rank | max/min | union == serial | committed | kill and requeue |\n")
 	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|\n")
 	for _, r := range h.table {
-		fmt.Fprintf(&b, "| %s | %d | %v | %.3f | %s | %v | %s |\n", r.launcher, r.world, r.rows, r.maxMin, r.union, r.committed, r.requeue)
+		fmt.Fprintf(&b, "| %s | %d | %v | %.3f | %s | %s | %s |\n", r.launcher, r.world, r.rows, r.maxMin, r.union, r.committed, r.requeue)
 	}
 	t.Logf("launchers, %d rows in %s:\n%s", h.total, h.data, b.String())
 	if path := os.Getenv("ROWFLOW_LAUNCHERS_TABLE"); path != "" {

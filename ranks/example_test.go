@@ -20,5 +20,5 @@ func ExampleFromEnv() {
 	fmt.Println(err)
 	// Output:
 	// rank 2 of 4 (JOB_COMPLETION_INDEX) <nil>
-	// ranks: inconsistent environment: RANK/WORLD_SIZE gives rank 0 of 4, JOB_COMPLETION_INDEX gives rank 2 of 4
+	// ranks: inconsistent environment: RANK/WORLD_SIZE gives rank 0 of 4, JOB_COMPLETION_INDEX gives rank 2 of 4 (a launcher started inside another must give a rank within the block of the outer one's; say which to use with ranks.Only or explicit ranks)
 }

@@ -9,33 +9,65 @@
 //
 //  1. Explicit settings ([Explicit]): used as they are; the environment is
 //     not read. A [World] given too must be Explicit's world.
-//  2. RANK and WORLD_SIZE (torchrun, and MPI launchers that set them).
+//  2. RANK and WORLD_SIZE (torchrun, and MPI launchers that set them). When
+//     torchrun's LOCAL_RANK and LOCAL_WORLD_SIZE are set they are checked:
+//     0 <= LOCAL_RANK < LOCAL_WORLD_SIZE, and the node's block of ranks,
+//     RANK-LOCAL_RANK onwards, fits in WORLD_SIZE. LOCAL_* without RANK
+//     and WORLD_SIZE is an error.
 //  3. OMPI_COMM_WORLD_RANK and OMPI_COMM_WORLD_SIZE (Open MPI's mpirun).
-//  4. PMI_RANK and PMI_SIZE (MPICH, Intel MPI, Slurm's srun with PMI).
-//  5. JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs). Kubernetes does not
+//  4. PMI_RANK and PMI_SIZE (MPICH, Intel MPI, Slurm's srun --mpi=pmi2).
+//  5. PMIX_RANK (Open MPI, srun --mpi=pmix). PMIx has no variable for the
+//     world: it is the declared [World], or else the world of another
+//     convention set (mpirun also sets OMPI_COMM_WORLD_SIZE); PMIX_RANK
+//     alone is an error.
+//  6. JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs). Kubernetes does not
 //     export the Job's completion count, so the world size must be declared
 //     with [World] (the Job's spec.completions).
-//  6. SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT (Slurm job arrays).
+//  7. SLURM_PROCID and SLURM_NTASKS in a Slurm step (srun, or a job step
+//     of sbatch --ntasks started with srun): SLURM_STEP_ID is set, and
+//     SLURM_STEP_NUM_TASKS, when set, must equal SLURM_NTASKS. A batch
+//     script itself is not a task: Slurm sets SLURM_PROCID=0 there, and
+//     SLURM_NTASKS=N with sbatch --ntasks=N, but no SLURM_STEP_ID, and only
+//     one process runs it. Its variables are ignored when another
+//     convention gives the rank (mpirun or torchrun started by the batch
+//     script, or an array task); otherwise SLURM_NTASKS above 1 or
+//     SLURM_PROCID other than 0 outside a step is an error, since claiming
+//     rank 0 of N would leave N-1 shares unread. SLURM_NTASKS=1 or unset
+//     there is a job of one process.
+//  8. SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT (Slurm job arrays).
 //     The rank is (ID - SLURM_ARRAY_TASK_MIN) / SLURM_ARRAY_TASK_STEP, MIN
 //     and STEP defaulting to 0 and 1, so arrays such as --array=1-8 or
 //     --array=0-15:2 give ranks 0 to 7; when SLURM_ARRAY_TASK_MAX is set
 //     it must agree with the count, which rejects arrays given as irregular
-//     lists such as --array=1,3,7.
+//     lists such as --array=1,3,7. In an srun step of an array task the
+//     two compose, array-major: rank = arrayRank*SLURM_NTASKS + SLURM_PROCID
+//     of world = SLURM_ARRAY_TASK_COUNT*SLURM_NTASKS, so each array task
+//     holds a contiguous block of ranks, as a node does under torchrun. A
+//     process cannot see the other array tasks, so every array task must
+//     run steps of the same number of tasks (the script's srun -n). The
+//     PMI_RANK/PMI_SIZE or PMIX_RANK that srun sets in such a step
+//     (--mpi=pmi2 or pmix) number the step's tasks alone: when they agree
+//     with SLURM_PROCID/SLURM_NTASKS the composed rank is used.
 //
 // Every convention whose variables are set is read, and they must agree:
 // an MPI launcher may set both OMPI_COMM_WORLD_* and PMI_*, which then name
-// the same rank. Nothing is ever guessed: a variable that is not an
+// the same rank. A launcher started by another, listed earlier, may have a
+// larger world than the outer one's: then its rank must lie in the outer
+// rank's block (torchrun with 4 processes per node under srun with one
+// task per node: RANK 5 of 8 is in SLURM_PROCID 1's block of 2), and the
+// inner rank is used. Nothing is ever guessed: a variable that is not an
 // integer, a convention set only in part (RANK without WORLD_SIZE), a rank
-// outside [0, world), conventions that give different ranks or worlds, a
-// declared [World] that differs from the environment's or from
-// [Explicit]'s, and a declared world of more than one with no convention
-// to give the rank are all errors that name the variables. Only when no
-// convention is set and no world is declared is the process rank 0 of 1:
-// a job of one process.
+// outside [0, world), a world above [MaxWorld], conventions that give
+// ranks that do not agree, a declared [World] that differs from the
+// environment's or from [Explicit]'s, and a declared world of more than
+// one with no convention to give the rank are all errors that name the
+// variables. Only when no convention is set and no world is declared is
+// the process rank 0 of 1: a job of one process.
 //
-// Empty variables count as unset. A job that runs torchrun inside each
-// task of a Slurm array sees two conventions that disagree by design; it
-// says which one it means with [Explicit] or [Only].
+// Empty variables count as unset. A job that runs torchrun --standalone
+// inside each task of a Slurm array sees two conventions that disagree by
+// design (every task's torchrun counts from 0); it says which one it means
+// with [Explicit] or [Only].
 package ranks
 
 import (
@@ -86,6 +118,9 @@ func Explicit(rank, world int) Option {
 		if world < 1 || rank < 0 || rank >= world {
 			return fmt.Errorf("ranks: Explicit(%d, %d): need 0 <= rank < world", rank, world)
 		}
+		if world > MaxWorld {
+			return fmt.Errorf("ranks: Explicit(%d, %d): more than the %d processes a job may have (ranks.MaxWorld)", rank, world, MaxWorld)
+		}
 		c.xrank, c.xworld, c.explicit = rank, world, true
 		return nil
 	}
@@ -96,8 +131,8 @@ func Explicit(rank, world int) Option {
 // count the conventions found must agree with. n must be at least 1.
 func World(n int) Option {
 	return func(c *config) error {
-		if n < 1 {
-			return fmt.Errorf("ranks: World(%d): must be at least 1", n)
+		if n < 1 || n > MaxWorld {
+			return fmt.Errorf("ranks: World(%d): must be from 1 to %d (ranks.MaxWorld)", n, MaxWorld)
 		}
 		c.world = n
 		return nil

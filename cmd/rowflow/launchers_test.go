@@ -517,8 +517,15 @@ func (h *launcherHarness) torchrunLoader(t *testing.T) {
 	union := "yes"
 	if sum != h.total {
 		union = fmt.Sprintf("no: %d rows over the ranks", sum)
+		t.Errorf("loader: the ranks read %d rows an epoch together, the dataset has %d", sum, h.total)
 	}
 	lo, hi := slices.Min(perRank), slices.Max(perRank)
+	if float64(hi) > 1.05*float64(lo) {
+		t.Errorf("loader: rows per rank %v: the largest share is more than 1.05 times the smallest", perRank)
+	}
+	if slices.Min(steps) != slices.Max(steps) {
+		t.Errorf("loader: batches per rank per epoch %v differ: a data-parallel job would hang", steps)
+	}
 	h.table = append(h.table, launcherRow{launcher: fmt.Sprintf("torchrun loader (batches/epoch %v)", steps), world: launcherWorld,
 		rows: perRank, maxMin: float64(hi) / float64(max(lo, 1)), union: union, requeue: "-", committed: "-"})
 }

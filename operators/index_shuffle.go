@@ -7,8 +7,8 @@ import (
 	"iter"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/permute"
 	"github.com/rowflow/rowflow/internal/pcg"
+	"github.com/rowflow/rowflow/internal/permute"
 	"github.com/rowflow/rowflow/rowid"
 )
 

@@ -95,7 +95,6 @@ type outParts[T any] struct {
 	ids       []rowid.ID
 	delivered int64     // items pushed downstream
 	steps     stepLimit // see Steps
-	dropped   int64     // items the limit dropped
 }
 
 // epochItems returns the items of the epoch added so far.
@@ -109,7 +108,7 @@ func (o *outParts[T]) put(ctx context.Context, out flow.Emitter[T], v T, id rowi
 		return err
 	}
 	if has && o.epochItems() >= n {
-		o.dropped++
+		o.steps.drop(v)
 		return nil
 	}
 	if o.vals == nil {

@@ -58,6 +58,7 @@ type shapeConfig struct {
 	padMult   int
 	padLength int
 	steps     int64 // see Steps; 0: none
+	account   *StepAccount
 }
 
 // settings returns the text of a stage's Info.Settings: head, the
@@ -67,11 +68,11 @@ type shapeConfig struct {
 func (c shapeConfig) settings(head string) string {
 	c.lastSet = false
 	steps := c.steps
-	c.steps = 0
+	c.steps, c.account = 0, nil
 	// steps, the last field, is printed apart and only when set, so that
 	// the settings (and the fingerprints) of stages without it read as
 	// they did before it existed.
-	s := strings.Replace(fmt.Sprintf("%s %+v", head, c), " steps:0}", "}", 1)
+	s := strings.Replace(fmt.Sprintf("%s %+v", head, c), " steps:0 account:<nil>}", "}", 1)
 	if steps > 0 {
 		s += fmt.Sprintf(" steps=%d", steps)
 	}

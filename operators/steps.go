@@ -38,14 +38,25 @@ func (stepsOpt) tableOption()  {}
 func (stepsOpt) poolOption()   {}
 func (stepsOpt) packOption()   {}
 
+// StepAccount reports what a stage given [Steps] did about equal steps:
+// the items it gives an epoch (0 while no limit is known), and the items
+// and rows it dropped over the run because they came after the limit.
+type StepAccount struct {
+	PerEpoch int64
+	Dropped  int64 // items (batches, packed rows)
+	Rows     int64 // their rows, for a stage whose items are Rows
+}
+
 // Steps makes a stage that emits batches (or packed rows) give exactly n
 // of them in every epoch: those after the n-th are dropped with their
 // rows, and an epoch that ends with fewer fails the run, naming the epoch
-// and both counts, rather than let a data-parallel job hang. n must be at
-// least 1. Without it, Batch and BucketPool give every rank the same
+// and both counts, rather than let a data-parallel job hang. n = 0 keeps
+// the stage's own limit: Batch and BucketPool give every rank the same
 // count by themselves where they can (see "Equal steps" in the package
-// documentation), and the other stages give what the rows make.
-func Steps(n int64) interface {
+// documentation), and the other stages give what the rows make. If
+// account is not nil, it is set as the run goes; runs that go on at the
+// same time should not share one. n must not be negative.
+func Steps(n int64, account *StepAccount) interface {
 	BatchOption
 	BucketOption
 	TableOption
@@ -53,10 +64,10 @@ func Steps(n int64) interface {
 	PackOption
 } {
 	return stepsOpt{option{"Steps", func(c *shapeConfig) error {
-		if n < 1 {
-			return fmt.Errorf("Steps(%d): must be at least 1", n)
+		if n < 0 {
+			return fmt.Errorf("Steps(%d): must not be negative", n)
 		}
-		c.steps = n
+		c.steps, c.account = n, account
 		return nil
 	}}}
 }
@@ -67,6 +78,7 @@ type stepLimit struct {
 	n      int64 // the items of an epoch, when has
 	has    bool
 	strict bool // Steps: an epoch with fewer is an error
+	acct   *StepAccount
 	// count, when the limit is not known yet, gives it from the rows of
 	// every rank (Batch and BucketPool without Steps).
 	count func(rows int64) int64
@@ -79,12 +91,12 @@ type stepLimit struct {
 // follows from their rows, or is nil.
 func newStepLimit(c *shapeConfig, env flow.Env, count func(rows int64) int64) stepLimit {
 	if c.steps > 0 {
-		return stepLimit{name: c.name, n: c.steps, has: true, strict: true}
+		return stepLimit{name: c.name, n: c.steps, has: true, strict: true, acct: c.account}
 	}
 	if count == nil || env.World <= 1 {
-		return stepLimit{}
+		return stepLimit{acct: c.account}
 	}
-	return stepLimit{name: c.name, count: count, env: env}
+	return stepLimit{name: c.name, count: count, env: env, acct: c.account}
 }
 
 // limit returns the number of items of an epoch, and whether there is a
@@ -102,7 +114,21 @@ func (l *stepLimit) limit(ctx context.Context) (int64, bool, error) {
 			}
 		}
 	}
+	if l.acct != nil && l.has {
+		l.acct.PerEpoch = l.n
+	}
 	return l.n, l.has, nil
+}
+
+// drop accounts for an item dropped past the limit.
+func (l *stepLimit) drop(v any) {
+	if l.acct == nil {
+		return
+	}
+	l.acct.Dropped++
+	if r, ok := v.(interface{ Len() int }); ok {
+		l.acct.Rows += int64(r.Len())
+	}
 }
 
 // check reports an epoch that ended with fewer items than Steps asks.

@@ -67,6 +67,17 @@ func TestBatchGivesEqualSteps(t *testing.T) {
 			}
 		}
 	}
+	// The account of rank 1: one batch of one row dropped in each epoch.
+	var acct operators.StepAccount
+	batchesPerEpoch[operators.Rows[rankRow]](t, build(1, nil, operators.Steps(0, &acct)))
+	if acct != (operators.StepAccount{PerEpoch: 10, Dropped: 2, Rows: 2}) {
+		t.Errorf("rank 1's account %+v, want 10 per epoch, 2 batches of 1 row dropped", acct)
+	}
+	// Stages without Steps keep the fingerprints they had before it.
+	fp := flow.From(sources.Slice([]int{1, 2, 3})).Via(operators.Batch[int](2)).Fingerprint()
+	if fp != batchFingerprint {
+		t.Errorf("a pipeline with Batch(2) has fingerprint %s, want %s as before Steps", fp, batchFingerprint)
+	}
 	// One rank: nothing is dropped.
 	if got := batchesPerEpoch[operators.Rows[rankRow]](t, flow.From(sources.Parquet[rankRow](dir)).Via(operators.Batch[rankRow](100))); got[0] != 21 {
 		t.Errorf("one rank: %v batches, want 21", got)
@@ -81,7 +92,7 @@ func TestStepsForBucketing(t *testing.T) {
 	build := func(rank int, n int64) *flow.Pipeline {
 		return flow.From(sources.Parquet[rankRow](dir, sources.Epochs(2))).
 			Via(operators.BucketByLength(func(r rankRow) int { return len(r.Text) },
-				operators.Buckets([]int{4, 8}, []int{40, 30, 20}), operators.Steps(n))).WithRank(rank, 3)
+				operators.Buckets([]int{4, 8}, []int{40, 30, 20}), operators.Steps(n, nil))).WithRank(rank, 3)
 	}
 	for rank := range 3 {
 		got := batchesPerEpoch[operators.Rows[rankRow]](t, build(rank, 30))
@@ -112,3 +123,8 @@ func TestEqualStepsResume(t *testing.T) {
 		t.Fatalf("rank 0 of 201 rows gave %d batches in two epochs, want 20 (10 each)", len(got))
 	}
 }
+
+// batchFingerprint is the fingerprint of
+// flow.From(sources.Slice([]int{1, 2, 3})).Via(operators.Batch[int](2)) as
+// computed before Steps existed.
+const batchFingerprint = "e2dfcad3c6bb925f3b281ca6f6fa23ae"

@@ -5,8 +5,8 @@
 //
 // From the module root:
 //
-//	go run ./internal/resumebench
-//	go run ./internal/resumebench -rows 4000000 -rounds 5
+//	go run ./internal/bench/resume
+//	go run ./internal/bench/resume -rows 4000000 -rounds 5
 //
 // # Method
 //
@@ -33,7 +33,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/rowflow/rowflow/internal/benchutil"
+	"github.com/rowflow/rowflow/internal/bench/benchutil"
 )
 
 func main() {

@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/mapfilter"
+	"github.com/rowflow/rowflow/internal/bench/mapfilter"
 	"github.com/rowflow/rowflow/sources"
 )
 

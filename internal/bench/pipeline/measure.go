@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rowflow/rowflow/internal/mapfilter"
+	"github.com/rowflow/rowflow/internal/bench/mapfilter"
 )
 
 // sample is one run of a variant.

@@ -6,8 +6,8 @@
 //
 // From the module root:
 //
-//	go run ./internal/orderbench
-//	go run ./internal/orderbench -rows 2000000 -rounds 5 -mem-rows 2000000
+//	go run ./internal/bench/order
+//	go run ./internal/bench/order -rows 2000000 -rounds 5 -mem-rows 2000000
 //
 // # Method
 //
@@ -36,7 +36,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/rowflow/rowflow/internal/benchutil"
+	"github.com/rowflow/rowflow/internal/bench/benchutil"
 )
 
 func main() {

@@ -8,9 +8,9 @@
 //
 // From the module root:
 //
-//	go run ./internal/shapebench
-//	go run ./internal/shapebench -rows 200000 -rounds 5 -mem-rows 400000
-//	go run ./internal/shapebench -only memory
+//	go run ./internal/bench/shape
+//	go run ./internal/bench/shape -rows 200000 -rounds 5 -mem-rows 400000
+//	go run ./internal/bench/shape -only memory
 //
 // # Method
 //
@@ -28,7 +28,7 @@
 //   - map→filter: -values int64s mapped v → 3v and filtered to the even
 //     results on 2 workers, with one FilterMapChunks stage and with
 //     MapChunks → FilterChunks, against the hand-written chunk pipeline of
-//     internal/mapfilter (the work internal/bench measures). The
+//     internal/bench/mapfilter (the work internal/bench/pipeline measures). The
 //     FilterMapChunks pair runs again on one processor (GOMAXPROCS=1),
 //     for information: the ratio falls there, and moves toward it when
 //     the machine's other work takes a core.
@@ -54,7 +54,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/rowflow/rowflow/internal/benchutil"
+	"github.com/rowflow/rowflow/internal/bench/benchutil"
 )
 
 func main() {

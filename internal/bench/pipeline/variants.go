@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/mapfilter"
+	"github.com/rowflow/rowflow/internal/bench/mapfilter"
 	"github.com/rowflow/rowflow/operators"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rowflow/rowflow/internal/benchutil"
+	"github.com/rowflow/rowflow/internal/bench/benchutil"
 )
 
 // report prints the machine, the method and a Markdown table of the

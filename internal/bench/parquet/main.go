@@ -30,13 +30,13 @@
 //
 // From the module root:
 //
-//	go run ./internal/pqbench
-//	go run ./internal/pqbench -rows 2000000 -rounds 7 -dir /var/tmp/pqbench
+//	go run ./internal/bench/parquet
+//	go run ./internal/bench/parquet -rows 2000000 -rounds 7 -dir /var/tmp/pqbench
 //
 // It prints a Markdown table. The same variants run as Go benchmarks, on a
 // file of 8 row groups:
 //
-//	go test -run '^$' -bench . ./internal/pqbench
+//	go test -run '^$' -bench . ./internal/bench/parquet
 //
 // The package's tests check that the variants agree on a small file
 // (TestVariantsAgree) and that the source's peak memory does not grow
@@ -65,7 +65,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/rowflow/rowflow/internal/benchutil"
+	"github.com/rowflow/rowflow/internal/bench/benchutil"
 )
 
 // config is what one invocation measures.

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rowflow/rowflow/internal/benchutil"
-	"github.com/rowflow/rowflow/internal/mapfilter"
+	"github.com/rowflow/rowflow/internal/bench/benchutil"
+	"github.com/rowflow/rowflow/internal/bench/mapfilter"
 )
 
 // report prints the machine, the method and a Markdown table of res.

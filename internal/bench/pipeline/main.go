@@ -12,13 +12,13 @@
 //
 // From the module root:
 //
-//	go run ./internal/bench
-//	go run ./internal/bench -n 1000000 -rounds 9 -streams-n 100000 -p 16384
-//	go run ./internal/bench -rounds 41 -only rowflow,rowflow-monitored
+//	go run ./internal/bench/pipeline
+//	go run ./internal/bench/pipeline -n 1000000 -rounds 9 -streams-n 100000 -p 16384
+//	go run ./internal/bench/pipeline -rounds 41 -only rowflow,rowflow-monitored
 //
 // It prints a Markdown table. The same variants run as Go benchmarks:
 //
-//	go test -run '^$' -bench MapFilterCount ./internal/bench
+//	go test -run '^$' -bench MapFilterCount ./internal/bench/pipeline
 //
 // # Method
 //
@@ -39,7 +39,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/rowflow/rowflow/internal/benchutil"
+	"github.com/rowflow/rowflow/internal/bench/benchutil"
 )
 
 func main() {

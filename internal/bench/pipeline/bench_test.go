@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rowflow/rowflow/internal/mapfilter"
+	"github.com/rowflow/rowflow/internal/bench/mapfilter"
 )
 
 func TestVariantsAgree(t *testing.T) {

@@ -4,7 +4,7 @@
 // 16 and prints each world's smallest and largest share and their ratio.
 // It checks that the ranks read every row once together.
 //
-//	go run ./internal/rankbench
+//	go run ./internal/bench/ranks
 package main
 
 import (

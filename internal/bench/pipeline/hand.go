@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 
-	"github.com/rowflow/rowflow/internal/mapfilter"
+	"github.com/rowflow/rowflow/internal/bench/mapfilter"
 )
 
 // runHandFuncs is the hand-written channel pipeline (mapfilter.Hand) with

@@ -13,8 +13,8 @@
 //
 // From the module root:
 //
-//	go run ./internal/textbench
-//	go run ./internal/textbench -rows 2000000 -rounds 7
+//	go run ./internal/bench/text
+//	go run ./internal/bench/text -rows 2000000 -rounds 7
 //
 // # Method
 //
@@ -35,7 +35,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/rowflow/rowflow/internal/benchutil"
+	"github.com/rowflow/rowflow/internal/bench/benchutil"
 )
 
 func main() {

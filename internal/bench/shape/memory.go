@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/benchutil"
+	"github.com/rowflow/rowflow/internal/bench/benchutil"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"

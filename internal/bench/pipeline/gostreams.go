@@ -5,7 +5,7 @@ import (
 
 	"github.com/reugn/go-streams/extension"
 	gsflow "github.com/reugn/go-streams/flow"
-	"github.com/rowflow/rowflow/internal/mapfilter"
+	"github.com/rowflow/rowflow/internal/bench/mapfilter"
 )
 
 // runGoStreams is the work in go-streams: a channel source fed one value

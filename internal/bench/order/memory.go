@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/benchutil"
+	"github.com/rowflow/rowflow/internal/bench/benchutil"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"

@@ -112,9 +112,9 @@ func ExpectRows(n int64) CommitOption {
 
 // Commit checks that the world ranks of a sharded job wrote one complete
 // dataset into dir, and writes its dataset manifest, [DatasetManifestName].
-// Each rank r writes into dir with [ParquetShards] (or another shard sink),
-// [Rank](r) and [World](world); once all have finished, one process
-// commits. Commit checks that:
+// Each rank r writes into dir with [ParquetShards] (or another shard sink)
+// in a run given its rank with flow's WithRank(r, world); once all have
+// finished, one process commits. Commit checks that:
 //
 //   - every rank 0 to world-1 finished: its manifest is in dir, and every
 //     file it lists has the size, SHA-256 and row count it records (and,

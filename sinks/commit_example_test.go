@@ -16,7 +16,7 @@ import (
 // one directory, the manifest recording its job and world; once both
 // have finished, one process commits the output. In a real job each rank
 // is a process of its own, and takes its rank from the scheduler
-// (sources.RankFromEnv, package ranks).
+// (package ranks) and says it once, with WithRank.
 func ExampleCommit() {
 	root, err := os.MkdirTemp("", "example-commit-")
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 // files in dir, and a manifest of them.
 //
 // Options: [RowsPerFile], [BytesPerFile], [RowGroupRows], [PageSize],
-// [Codec], [ZstdLevel], [Rank], [Writers], [RowIDColumn], [PartitionBy],
+// [Codec], [ZstdLevel], [Writers], [RowIDColumn], [PartitionBy],
 // [MaxOpenPartitions], [Overwrite], [Continue].
 //
 // # Files

@@ -38,7 +38,10 @@ func (cacheOpt) cacheOption() {}
 // compressed with zstd, in records of up to 1024 rows. The file appears
 // under its name only once the first pass has ended successfully; until
 // then it is written under a temporary name beside it, removed if the
-// pass fails.
+// pass fails. The temporary of a pass whose process died (killed, say) is
+// removed by the next run of the cache: a pass holds a file lock on its
+// temporary, and a run removes those no live pass holds (where the system
+// has file locks).
 func OnDisk(path string) CacheOption {
 	return cacheOpt{"OnDisk", func(c *cacheConfig) error {
 		if path == "" {

@@ -12,7 +12,6 @@ import (
 	"io"
 	"iter"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -95,6 +94,7 @@ var (
 
 func (c *cacheSource[T]) diskPartitions(ctx context.Context) iter.Seq2[flow.Partition[T], error] {
 	return func(yield func(flow.Partition[T], error) bool) {
+		removeStaleTemps(c.cfg.path)
 		data, err := c.p.DataFingerprint(ctx)
 		if err != nil {
 			yield(flow.Partition[T]{}, fmt.Errorf("operators: cache %s: fingerprinting the data: %w", c.cfg.path, err))
@@ -262,8 +262,7 @@ func (c *cacheSource[T]) readPart(ctx context.Context, planned os.FileInfo, part
 // is renamed to the cache's path once the stream has ended. data is the
 // data fingerprint the pass reads, which the file records.
 func (c *cacheSource[T]) writeDisk(ctx context.Context, data string, yield func(flow.Partition[T], error) bool) {
-	dir, base := filepath.Split(c.cfg.path)
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	tmp, err := createTemp(c.cfg.path)
 	if err != nil {
 		yield(flow.Partition[T]{}, fmt.Errorf("operators: cache: %w", err))
 		return

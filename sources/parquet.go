@@ -306,6 +306,7 @@ type openFile[T any] struct {
 	rel     string
 	starts  []int64   // first file row of each row group
 	readers sync.Pool // *readerState[T]
+	stamp   fileStamp // the file when it was opened (see checkUnchanged)
 }
 
 // readerState is what one fragment read uses: the format's reader and the
@@ -374,6 +375,7 @@ func (run *parquetRun[T]) load(of *openFile[T], file dataset.File) error {
 	if err != nil {
 		return err
 	}
+
 	var popts []pqcol.Option
 	if cfg.maxPage > 0 {
 		popts = append(popts, pqcol.MaxPageSize(cfg.maxPage))
@@ -384,6 +386,9 @@ func (run *parquetRun[T]) load(of *openFile[T], file dataset.File) error {
 	of.r, err = pqcol.Open(file.Path, f, st.Size(), popts...)
 	if err != nil {
 		return err
+	}
+	if of.stamp, err = stampFile(f); err != nil {
+		return fmt.Errorf("%s: %w", file.Path, err)
 	}
 	of.path, of.rel, of.id = file.Path, file.RelPath, rowid.FromString(file.RelPath)
 	// A partition value too long for its directory name is read whole
@@ -463,7 +468,18 @@ func (run *parquetRun[T]) readStrict(ctx context.Context, fr dataset.Fragment, o
 	if err != nil {
 		return err
 	}
-	return run.readFile(ctx, of, fr, out)
+	// The file may have changed since the run opened it, and may change
+	// while the fragment is read: checked at both ends.
+	if err := of.checkUnchanged(); err != nil {
+		return err
+	}
+	if err := run.readFile(ctx, of, fr, out); err != nil {
+		if cerr := of.checkUnchanged(); cerr != nil {
+			return cerr // what the read failed on is the change
+		}
+		return err
+	}
+	return of.checkUnchanged()
 }
 
 func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr dataset.Fragment, out flow.Emitter[T]) error {

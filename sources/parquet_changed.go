@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"os"
+	"time"
 )
 
 var footerCRC = crc32.MakeTable(crc32.Castagnoli)
@@ -40,3 +41,54 @@ func footerSum(f *os.File, size int64) (uint32, error) {
 	}
 	return crc32.Checksum(buf, footerCRC), nil
 }
+
+// fileStamp is what tells that a Parquet file changed while a run read
+// it: its size, modification time and footer.
+type fileStamp struct {
+	size    int64
+	modTime time.Time
+	footer  uint32
+}
+
+// stampFile returns f's stamp.
+func stampFile(f *os.File) (fileStamp, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return fileStamp{}, err
+	}
+	sum, err := footerSum(f, st.Size())
+	if err != nil {
+		return fileStamp{}, err
+	}
+	return fileStamp{st.Size(), st.ModTime(), sum}, nil
+}
+
+// checkUnchanged fails, naming the file, if the file open as of has
+// changed since the run opened it: its size, modification time or footer.
+// A partition checks it after its last row as well as when it opens the
+// file, so that a file truncated or rewritten while it was read fails the
+// partition rather than ending it early.
+func (of *openFile[T]) checkUnchanged() error {
+	now, err := stampFile(of.f)
+	if err != nil {
+		return &fileChanged{fmt.Errorf("%s changed during the run: %w", of.path, err)}
+	}
+	if was := of.stamp; now != was {
+		what := "its footer"
+		switch {
+		case now.size != was.size:
+			what = fmt.Sprintf("%d bytes when it was opened, %d now", was.size, now.size)
+		case !now.modTime.Equal(was.modTime):
+			what = fmt.Sprintf("modified at %s when it was opened, at %s now", was.modTime.Format(time.RFC3339Nano), now.modTime.Format(time.RFC3339Nano))
+		}
+		return &fileChanged{fmt.Errorf("%s changed during the run: %s", of.path, what)}
+	}
+	return nil
+}
+
+// fileChanged is checkUnchanged's error: it fails a run that skips bad
+// files too, since it is the run's input that moved, not a bad file.
+type fileChanged struct{ err error }
+
+func (e *fileChanged) Error() string { return e.err.Error() }
+func (e *fileChanged) Unwrap() error { return e.err }

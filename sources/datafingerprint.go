@@ -17,13 +17,13 @@ import (
 // its whole contents; of a larger file it hashes the first and the last
 // sampleBytes.
 const (
-	smallFile   = 1 << 20
+	smallFile   = 128 << 10
 	sampleBytes = 64 << 10
 )
 
 // DataFingerprint fingerprints the files of the dataset
 // (flow.DataFingerprinter): each file's path, size and modification time,
-// and its contents, whole for a file of up to 1 MiB, else its first and
+// and its contents, whole for a file of up to 128 KiB, else its first and
 // last 64 KiB.
 func (s *textSource[T]) DataFingerprint(ctx context.Context, env flow.Env) (string, error) {
 	if s.err != nil {

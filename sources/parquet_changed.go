@@ -14,7 +14,7 @@ var footerCRC = crc32.MakeTable(crc32.Castagnoli)
 // maxFooterCheck bounds the footer a file-change check reads again; past
 // it the check compares the footer's length and its last maxFooterCheck
 // bytes.
-const maxFooterCheck = 16 << 20
+const maxFooterCheck = 1 << 20
 
 // footerSum returns the CRC-32C of a Parquet file's footer (its metadata,
 // length and magic), read from f of size bytes: what a rewrite of the file

@@ -262,6 +262,10 @@ type parquetRun[T any] struct {
 	open_ int    // files open now
 	clock uint64 // counts uses, for closing the least recently used file
 	skips skipLog
+	// stamps holds each file's stamp (by path) from the first time the
+	// run opened it: a file closed to bound the open files and opened
+	// again must be the one the run planned.
+	stamps map[string]fileStamp
 	// cols recycles column buffers across the run's files: their size
 	// depends on the rows read, not on the file.
 	cols sync.Pool // *columnSet
@@ -389,6 +393,9 @@ func (run *parquetRun[T]) load(of *openFile[T], file dataset.File) error {
 	}
 	if of.stamp, err = stampFile(f); err != nil {
 		return fmt.Errorf("%s: %w", file.Path, err)
+	}
+	if err := run.sameAsFirst(file.Path, of.stamp); err != nil {
+		return err
 	}
 	of.path, of.rel, of.id = file.Path, file.RelPath, rowid.FromString(file.RelPath)
 	// A partition value too long for its directory name is read whole

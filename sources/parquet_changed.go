@@ -73,17 +73,23 @@ func (of *openFile[T]) checkUnchanged() error {
 	if err != nil {
 		return &fileChanged{fmt.Errorf("%s changed during the run: %w", of.path, err)}
 	}
-	if was := of.stamp; now != was {
-		what := "its footer"
-		switch {
-		case now.size != was.size:
-			what = fmt.Sprintf("%d bytes when it was opened, %d now", was.size, now.size)
-		case !now.modTime.Equal(was.modTime):
-			what = fmt.Sprintf("modified at %s when it was opened, at %s now", was.modTime.Format(time.RFC3339Nano), now.modTime.Format(time.RFC3339Nano))
-		}
-		return &fileChanged{fmt.Errorf("%s changed during the run: %s", of.path, what)}
+	return changedFrom(of.path, of.stamp, now)
+}
+
+// changedFrom returns the error for a file whose stamp was was and is now
+// now, or nil if they are equal.
+func changedFrom(path string, was, now fileStamp) error {
+	if now == was {
+		return nil
 	}
-	return nil
+	what := "its footer"
+	switch {
+	case now.size != was.size:
+		what = fmt.Sprintf("%d bytes when it was opened, %d now", was.size, now.size)
+	case !now.modTime.Equal(was.modTime):
+		what = fmt.Sprintf("modified at %s when it was opened, at %s now", was.modTime.Format(time.RFC3339Nano), now.modTime.Format(time.RFC3339Nano))
+	}
+	return &fileChanged{fmt.Errorf("%s changed during the run: %s", path, what)}
 }
 
 // fileChanged is checkUnchanged's error: it fails a run that skips bad
@@ -92,3 +98,20 @@ type fileChanged struct{ err error }
 
 func (e *fileChanged) Error() string { return e.err.Error() }
 func (e *fileChanged) Unwrap() error { return e.err }
+
+// sameAsFirst fails if the run opened the file at path before with
+// another stamp (it was closed to bound the open files, and changed
+// since), and otherwise records stamp as the file's.
+func (run *parquetRun[T]) sameAsFirst(path string, stamp fileStamp) error {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	if run.stamps == nil {
+		run.stamps = map[string]fileStamp{}
+	}
+	was, ok := run.stamps[path]
+	if !ok {
+		run.stamps[path] = stamp
+		return nil
+	}
+	return changedFrom(path, was, stamp)
+}

@@ -2,6 +2,7 @@ package sources_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,5 +97,55 @@ func TestParquetChangedWhileReadFails(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestParquetChangedWhileClosedFails: a file the run closed to bound its
+// open files (more than 64), rewritten before the run opens it again,
+// fails the run too: a file is checked against its stamp from when the
+// run first opened it, to plan. With every fragment shuffled, the plan
+// opens all 70 footers in path order and closes the first six files; the
+// first row read makes the test rewrite one of those whose rows have not
+// come yet.
+func TestParquetChangedWhileClosedFails(t *testing.T) {
+	const files = 70
+	dir := t.TempDir()
+	path := func(i int) string { return filepath.Join(dir, fmt.Sprintf("f%03d.parquet", i)) }
+	rows := func(i int, text string) []changedRow {
+		rs := changedRows(20, text)
+		for j := range rs {
+			rs[j].ID += int64(100 * i)
+		}
+		return rs
+	}
+	for i := range files {
+		testutil.WriteParquet(t, path(i), rows(i, "aaaa"), 10)
+	}
+	rewritten := -1
+	p := flow.From(sources.Parquet[changedRow](dir, sources.ShuffleWindow(-1), sources.Seed(3))).
+		Via(operators.Map(func(r changedRow) (changedRow, error) {
+			if rewritten < 0 {
+				rewritten = 5
+				if int(r.ID/100) == rewritten {
+					rewritten = 4
+				}
+				testutil.WriteParquet(t, path(rewritten), rows(rewritten, "bbbb"), 10)
+			}
+			return r, nil
+		}))
+	n := 0
+	var runErr error
+	for it, err := range flow.Items[changedRow](context.Background(), p) {
+		if err != nil {
+			runErr = err
+			break
+		}
+		if it.Value.Text != "aaaa" {
+			t.Fatalf("row %d: %+v, a row of the rewritten file", n, it.Value)
+		}
+		n++
+	}
+	if runErr == nil || !strings.Contains(runErr.Error(), filepath.Base(path(rewritten))) || !strings.Contains(runErr.Error(), "changed during the run") {
+		t.Fatalf("%d rows, error %v; want the run to fail naming the rewritten file", n, runErr)
 	}
 }

@@ -391,7 +391,7 @@ func (run *parquetRun[T]) load(of *openFile[T], file dataset.File) error {
 	if err != nil {
 		return err
 	}
-	if of.stamp, err = stampFile(f); err != nil {
+	if of.stamp, err = stampFile(f, true); err != nil {
 		return fmt.Errorf("%s: %w", file.Path, err)
 	}
 	if err := run.sameAsFirst(file.Path, of.stamp); err != nil {
@@ -477,16 +477,16 @@ func (run *parquetRun[T]) readStrict(ctx context.Context, fr dataset.Fragment, o
 	}
 	// The file may have changed since the run opened it, and may change
 	// while the fragment is read: checked at both ends.
-	if err := of.checkUnchanged(); err != nil {
+	if err := of.checkUnchanged(false); err != nil {
 		return err
 	}
 	if err := run.readFile(ctx, of, fr, out); err != nil {
-		if cerr := of.checkUnchanged(); cerr != nil {
+		if cerr := of.checkUnchanged(true); cerr != nil {
 			return cerr // what the read failed on is the change
 		}
 		return err
 	}
-	return of.checkUnchanged()
+	return of.checkUnchanged(true)
 }
 
 func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr dataset.Fragment, out flow.Emitter[T]) error {

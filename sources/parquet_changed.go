@@ -43,37 +43,53 @@ func footerSum(f *os.File, size int64) (uint32, error) {
 }
 
 // fileStamp is what tells that a Parquet file changed while a run read
-// it: its size, modification time and footer.
+// it: its size, modification time and its last tailBytes bytes (the end
+// of its footer: the last row groups' offsets and statistics, the
+// footer's length), which a rewrite changes even where it keeps the size
+// and time. Reading them costs little per fragment, where reading the
+// whole footer again cost a run of small row groups a third of its time.
 type fileStamp struct {
 	size    int64
 	modTime time.Time
-	footer  uint32
+	tail    string
 }
 
-// stampFile returns f's stamp.
-func stampFile(f *os.File) (fileStamp, error) {
+// tailBytes is how much of a file's end its stamp holds.
+const tailBytes = 4 << 10
+
+// stampFile returns f's stamp; with tail false, without its last bytes.
+func stampFile(f *os.File, tail bool) (fileStamp, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return fileStamp{}, err
 	}
-	sum, err := footerSum(f, st.Size())
-	if err != nil {
-		return fileStamp{}, err
+	s := fileStamp{size: st.Size(), modTime: st.ModTime()}
+	if tail {
+		b := make([]byte, min(s.size, tailBytes))
+		if _, err := f.ReadAt(b, s.size-int64(len(b))); err != nil {
+			return fileStamp{}, err
+		}
+		s.tail = string(b)
 	}
-	return fileStamp{st.Size(), st.ModTime(), sum}, nil
+	return s, nil
 }
 
 // checkUnchanged fails, naming the file, if the file open as of has
-// changed since the run opened it: its size, modification time or footer.
-// A partition checks it after its last row as well as when it opens the
-// file, so that a file truncated or rewritten while it was read fails the
-// partition rather than ending it early.
-func (of *openFile[T]) checkUnchanged() error {
-	now, err := stampFile(of.f)
+// changed since the run opened it: its size or modification time, and,
+// with tail, its last bytes. A fragment checks the size and time when it
+// starts, and all three after its last row, so that a file truncated or
+// rewritten while it was read fails the partition rather than ending it
+// early or passing on rows of another file.
+func (of *openFile[T]) checkUnchanged(tail bool) error {
+	now, err := stampFile(of.f, tail)
 	if err != nil {
 		return &fileChanged{fmt.Errorf("%s changed during the run: %w", of.path, err)}
 	}
-	return changedFrom(of.path, of.stamp, now)
+	was := of.stamp
+	if !tail {
+		was.tail = ""
+	}
+	return changedFrom(of.path, was, now)
 }
 
 // changedFrom returns the error for a file whose stamp was was and is now
@@ -82,7 +98,7 @@ func changedFrom(path string, was, now fileStamp) error {
 	if now == was {
 		return nil
 	}
-	what := "its footer"
+	what := "the end of its footer"
 	switch {
 	case now.size != was.size:
 		what = fmt.Sprintf("%d bytes when it was opened, %d now", was.size, now.size)

@@ -11,8 +11,8 @@ import (
 
 var footerCRC = crc32.MakeTable(crc32.Castagnoli)
 
-// maxFooterCheck bounds the footer a file-change check reads again; past
-// it the check compares the footer's length and its last maxFooterCheck
+// maxFooterCheck bounds the footer a data fingerprint reads; past it the
+// fingerprint covers the footer's length and its last maxFooterCheck
 // bytes.
 const maxFooterCheck = 1 << 20
 

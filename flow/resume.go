@@ -25,7 +25,12 @@ func (p *Pipeline) Checkpoints(t *Tracker) *Pipeline {
 // they give exactly the items that the run ck was taken from gave after
 // that point (values, row IDs, partition numbers and order), at any
 // parallelism. The run fails, before it reads anything, if ck was taken
-// from a pipeline of another definition or seed ([Pipeline.Fingerprint]).
+// from a pipeline of another definition or seed ([Pipeline.Fingerprint]),
+// or holds positions no run takes or lacks the state of a stage that
+// keeps rows across partitions; and it fails when it gets there if a
+// position of ck lies beyond the end of its partition (more items
+// delivered than the partition has): such a checkpoint was edited, or
+// taken from another pipeline, and is never resumed from a wrong place.
 //
 // What a resumed run reads before its first item is bounded by the
 // pipeline's windows, not by the position: the source skips every

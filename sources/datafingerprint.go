@@ -61,7 +61,8 @@ func (s *parquetSource[T]) DataFingerprint(ctx context.Context, env flow.Env) (s
 }
 
 // filesFingerprint hashes the path, size and modification time of each
-// file of ds, and what contents adds of it.
+// file of ds, and what contents adds of it; of a file it cannot read, the
+// error.
 func filesFingerprint(ctx context.Context, ds *dataset.Dataset, contents func(h hash.Hash, f *os.File, size int64) error) (string, error) {
 	h := sha256.New()
 	for _, file := range ds.Files() {
@@ -69,7 +70,9 @@ func filesFingerprint(ctx context.Context, ds *dataset.Dataset, contents func(h 
 			return "", err
 		}
 		if err := fileFingerprint(h, file, contents); err != nil {
-			return "", fmt.Errorf("sources: %s: %w", file.RelPath, err)
+			// A run fails on the file, or skips it (SkipBadFragments,
+			// SkipBadLines); the fingerprint says it could not be read.
+			fmt.Fprintf(h, "file %q unreadable: %v\n", file.RelPath, err)
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16]), nil

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -70,29 +71,157 @@ func (c Checkpoint) Epoch() int64 {
 // position returns the consumer's position as a Mark.
 func (c Checkpoint) position() Mark { return Mark{c.Part, c.Delivered} }
 
-// MarshalJSON encodes c as JSON; a nil State is encoded as null.
+// MarshalJSON encodes c as JSON, with a nil State as null and, last, a
+// "checksum": the CRC-32C of c's canonical content (see
+// [Checkpoint.UnmarshalJSON]) in 8 hex digits.
 func (c Checkpoint) MarshalJSON() ([]byte, error) {
 	type plain Checkpoint
-	return json.Marshal(plain(c))
+	sum, err := c.checksum()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(struct {
+		plain
+		Checksum string `json:"checksum"`
+	}{plain(c), sum})
 }
 
-// UnmarshalJSON decodes a checkpoint and refuses other versions.
+// UnmarshalJSON decodes a checkpoint that MarshalJSON encoded, and refuses
+// one that is damaged or was edited: another version, a field missing (a
+// stage's "state" or "in", say) or one it does not have, or content that
+// does not give its "checksum". The checksum covers the values, not the
+// layout, so the JSON may be indented or its keys reordered.
 func (c *Checkpoint) UnmarshalJSON(b []byte) error {
+	if err := checkpointFieldsPresent(b); err != nil {
+		return fmt.Errorf("flow: checkpoint: %w", err)
+	}
 	type plain Checkpoint
-	var v plain
-	if err := json.Unmarshal(b, &v); err != nil {
+	var v struct {
+		plain
+		Checksum string `json:"checksum"`
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&v); err != nil {
 		return fmt.Errorf("flow: checkpoint: %w", err)
 	}
 	if v.Version != CheckpointVersion {
 		return fmt.Errorf("flow: checkpoint version %d: this build reads version %d", v.Version, CheckpointVersion)
 	}
-	for i := range v.Stages {
-		if string(v.Stages[i].State) == "null" {
-			v.Stages[i].State = nil
+	ck := Checkpoint(v.plain)
+	for i := range ck.Stages {
+		if string(ck.Stages[i].State) == "null" {
+			ck.Stages[i].State = nil
 		}
 	}
-	*c = Checkpoint(v)
+	sum, err := ck.checksum()
+	if err != nil {
+		return err
+	}
+	if v.Checksum != sum {
+		return fmt.Errorf("flow: checkpoint: damaged or edited: its checksum is %q, its content gives %q", v.Checksum, sum)
+	}
+	if err := ck.check(); err != nil {
+		return fmt.Errorf("flow: checkpoint: %w", err)
+	}
+	*c = ck
 	return nil
+}
+
+// checkpointFieldsPresent checks that the JSON object b has every field
+// of a checkpoint, and each of its stages every field of a stage: a
+// missing one would decode as a zero that no checksum tells from a
+// position.
+func checkpointFieldsPresent(b []byte) error {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil {
+		return err
+	}
+	if err := hasFields(top, "", "version", "fingerprint", "part", "delivered"); err != nil {
+		return err
+	}
+	if _, ok := top["checksum"]; !ok {
+		return errors.New(`no "checksum" field: it was written before checkpoints carried one, or edited; take a new one`)
+	}
+	raw, ok := top["stages"]
+	if !ok {
+		return nil
+	}
+	var stages []map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &stages); err != nil {
+		return fmt.Errorf("stages: %w", err)
+	}
+	for i, s := range stages {
+		where := fmt.Sprintf("stage %d of the checkpoint's stages", i)
+		if err := hasFields(s, where, "position", "out", "in", "state"); err != nil {
+			return err
+		}
+		for _, m := range []string{"out", "in"} {
+			var mark map[string]json.RawMessage
+			if err := json.Unmarshal(s[m], &mark); err != nil {
+				return fmt.Errorf("%s: %q: %w", where, m, err)
+			}
+			if err := hasFields(mark, fmt.Sprintf("%s, its %q mark", where, m), "part", "row"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func hasFields(m map[string]json.RawMessage, where string, names ...string) error {
+	if m == nil {
+		return fmt.Errorf("%s: not a JSON object", cmp.Or(where, "checkpoint"))
+	}
+	for _, n := range names {
+		if _, ok := m[n]; !ok {
+			if where == "" {
+				return fmt.Errorf("no %q field: it was edited or is not a checkpoint", n)
+			}
+			return fmt.Errorf("%s has no %q field: it was edited", where, n)
+		}
+	}
+	return nil
+}
+
+// checksum returns the CRC-32C of c's canonical content, in 8 hex digits:
+// every field in a fixed order, each state as compact JSON.
+func (c Checkpoint) checksum() (string, error) {
+	b := append([]byte(binaryMagic), byte(c.Version))
+	b = binary.AppendUvarint(b, uint64(len(c.Fingerprint)))
+	b = append(b, c.Fingerprint...)
+	b = binary.AppendVarint(b, c.Part)
+	b = binary.AppendVarint(b, c.Delivered)
+	b = binary.AppendUvarint(b, uint64(len(c.Stages)))
+	for _, s := range c.Stages {
+		b = binary.AppendVarint(b, int64(s.Position))
+		b = binary.AppendVarint(b, s.Out.Part)
+		b = binary.AppendVarint(b, s.Out.Row)
+		b = binary.AppendVarint(b, s.In.Part)
+		b = binary.AppendVarint(b, s.In.Row)
+		st, err := canonicalState(s.State)
+		if err != nil {
+			return "", fmt.Errorf("flow: checkpoint: the state of stage %d: %w", s.Position, err)
+		}
+		b = binary.AppendUvarint(b, uint64(len(st)))
+		b = append(b, st...)
+	}
+	return fmt.Sprintf("%08x", crc32.Checksum(b, checkpointCRC)), nil
+}
+
+// canonicalState returns a stage state as compact JSON with HTML
+// characters escaped, as encoding/json writes a json.RawMessage: the form
+// it has whether the checkpoint was encoded, indented or decoded.
+func canonicalState(s json.RawMessage) ([]byte, error) {
+	if s == nil {
+		return nil, nil
+	}
+	var c, h bytes.Buffer
+	if err := json.Compact(&c, s); err != nil {
+		return nil, err
+	}
+	json.HTMLEscape(&h, c.Bytes())
+	return h.Bytes(), nil
 }
 
 // binaryMagic starts the binary encoding; oldBinaryMagic started the
@@ -164,6 +293,9 @@ func (c *Checkpoint) UnmarshalBinary(data []byte) error {
 	if r.err != nil || len(r.b) != 0 {
 		return errors.New("flow: checkpoint: truncated or trailing bytes")
 	}
+	if err := v.check(); err != nil {
+		return fmt.Errorf("flow: checkpoint: %w", err)
+	}
 	*c = v
 	return nil
 }
@@ -223,12 +355,17 @@ func DecodeState(b []byte, v any) error {
 // damaged or edited one may hold.
 func (c *Checkpoint) check() error {
 	part := func(p int64) bool { return p >= -1 || p == math.MinInt64 }
-	if c.Delivered < 0 || c.Part < 0 && c.Part != math.MinInt64 {
-		return fmt.Errorf("flow: Resume: the checkpoint's position (partition %d, %d delivered) is not one a run takes", c.Part, c.Delivered)
+	if c.Delivered < 0 || c.Part < 0 && c.Part != math.MinInt64 || c.Part == math.MinInt64 && c.Delivered != 0 {
+		return fmt.Errorf("the checkpoint's position (partition %d, %d delivered) is not one a run takes", c.Part, c.Delivered)
 	}
 	for _, s := range c.Stages {
 		if s.Position < 0 || s.Out.Row < 0 || s.In.Row < 0 || !part(s.Out.Part) || !part(s.In.Part) {
-			return fmt.Errorf("flow: Resume: the checkpoint's state of stage %d has marks (out %v, in %v) that no run takes", s.Position, s.Out, s.In)
+			return fmt.Errorf("the checkpoint's state of stage %d has marks (out %v, in %v) that no run takes", s.Position, s.Out, s.In)
+		}
+		if s.State == nil && (s.In != streamStart || s.Out != streamStart) {
+			// A stage with nothing to resume from starts afresh, before
+			// every item; marks past that are of a state that was removed.
+			return fmt.Errorf("the checkpoint has no state for stage %d, but marks (out %v, in %v) past the start: its state was removed", s.Position, s.Out, s.In)
 		}
 	}
 	return nil

@@ -297,7 +297,7 @@ func TestCheckpointEncodings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = `{"version":1,"fingerprint":"abababababababababababababababab","part":8589934597,"delivered":7,"stages":[{"position":2,"out":{"part":6,"row":3},"in":{"part":4,"row":1},"state":{"a":1}},{"position":3,"out":{"part":-9223372036854775808,"row":0},"in":{"part":-9223372036854775808,"row":0},"state":null}]}`
+	const want = `{"version":1,"fingerprint":"abababababababababababababababab","part":8589934597,"delivered":7,"stages":[{"position":2,"out":{"part":6,"row":3},"in":{"part":4,"row":1},"state":{"a":1}},{"position":3,"out":{"part":-9223372036854775808,"row":0},"in":{"part":-9223372036854775808,"row":0},"state":null}],"checksum":"a86bceb7"}`
 	if string(js) != want {
 		t.Fatalf("JSON\n%s\nwant\n%s", js, want)
 	}

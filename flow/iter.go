@@ -184,6 +184,14 @@ func (r *chunkReader[T]) next() bool {
 			r.s.Close()
 			return false
 		}
+		if err := r.s.drop.err; err != nil {
+			// The checkpoint's position is not one the run reaches.
+			r.ended = true
+			r.stop.Stop()
+			r.s.Close()
+			r.err = err
+			return false
+		}
 		ch, ok = c.nextChunk(true)
 	}
 	if !ok {
@@ -192,6 +200,9 @@ func (r *chunkReader[T]) next() bool {
 		r.err = c.err
 		if werr := r.s.wait(); r.err == nil {
 			r.err = werr
+		}
+		if r.err == nil {
+			r.err = r.s.drop.finish()
 		}
 		return false
 	}

@@ -43,6 +43,9 @@ func (l *link[In, Out]) Push(ctx context.Context, c Chunk[In]) (err error) {
 			l.down = lastPush{}
 			return l.result(ctx, ErrStop, batch, true)
 		}
+		if l.drop.err != nil {
+			return stageError(l.name, batch, true, l.drop.err)
+		}
 		return nil
 	}
 	l.down = lastPush{}
@@ -64,6 +67,9 @@ func (l *link[In, Out]) close(ctx context.Context) (err error) {
 			err = stageError(l.name, 0, false, Recovered(r))
 		}
 	}()
+	if err := l.drop.finish(); err != nil {
+		return stageError(l.name, 0, false, err)
+	}
 	l.down = lastPush{}
 	if l.m != nil {
 		l.m.begin(0)
@@ -158,6 +164,9 @@ func (s *sinkLink[T]) Push(ctx context.Context, c Chunk[T]) (err error) {
 			s.stopped = true
 			return ErrStop
 		}
+		if s.drop.err != nil {
+			return stageError(s.name, batch, true, s.drop.err)
+		}
 		return nil
 	}
 	n := c.Len()
@@ -182,7 +191,15 @@ func (s *sinkLink[T]) Push(ctx context.Context, c Chunk[T]) (err error) {
 	return stageError(s.name, batch, true, err)
 }
 
-func (s *sinkLink[T]) close(context.Context) error { return nil }
+func (s *sinkLink[T]) close(context.Context) error {
+	if s.stopped {
+		return nil
+	}
+	if err := s.drop.finish(); err != nil {
+		return stageError(s.name, 0, false, err)
+	}
+	return nil
+}
 
 // chanOut sends chunks to another goroutine; close closes the channel.
 // failed, set before the channel is closed, is the error the stream

@@ -32,6 +32,8 @@ type srcNode interface {
 	keepsState() bool
 	// locator returns the source as a RowLocator, or nil.
 	locator() RowLocator
+	// dataFingerprinter returns the source as a DataFingerprinter, or nil.
+	dataFingerprinter() DataFingerprinter
 }
 
 // srcPart is a source partition with a read function that takes a
@@ -134,6 +136,11 @@ func (a srcAdapter[T]) counter() RowCounter {
 func (a srcAdapter[T]) locator() RowLocator {
 	l, _ := a.s.(RowLocator)
 	return l
+}
+
+func (a srcAdapter[T]) dataFingerprinter() DataFingerprinter {
+	d, _ := a.s.(DataFingerprinter)
+	return d
 }
 
 // partitions yields the source's partitions, attributing the source's own errors to the source.

@@ -25,7 +25,12 @@ func (p *Pipeline) Checkpoints(t *Tracker) *Pipeline {
 // they give exactly the items that the run ck was taken from gave after
 // that point (values, row IDs, partition numbers and order), at any
 // parallelism. The run fails, before it reads anything, if ck was taken
-// from a pipeline of another definition or seed ([Pipeline.Fingerprint]).
+// from a pipeline of another definition or seed ([Pipeline.Fingerprint]),
+// or holds positions no run takes or lacks the state of a stage that
+// keeps rows across partitions; and it fails when it gets there if a
+// position of ck lies beyond the end of its partition (more items
+// delivered than the partition has): such a checkpoint was edited, or
+// taken from another pipeline, and is never resumed from a wrong place.
 //
 // What a resumed run reads before its first item is bounded by the
 // pipeline's windows, not by the position: the source skips every
@@ -125,7 +130,7 @@ func (p *Pipeline) resumeErr() error {
 		return fmt.Errorf("flow: Resume: the checkpoint was taken from another pipeline or seed (fingerprint %s); this pipeline's definition and seed give %s", ck.Fingerprint, fp)
 	}
 	if err := ck.check(); err != nil {
-		return err
+		return fmt.Errorf("flow: Resume: %w", err)
 	}
 	last := -1
 	has := map[int]bool{}
@@ -207,6 +212,37 @@ type dropper struct {
 	// the position: the stream has nothing more to give, and its consumer
 	// ends it (an endless pipeline would otherwise be read for ever).
 	over bool
+	// err is set once the stream has shown that the mark lies beyond the
+	// end of its partition: the checkpoint was not taken from a run of
+	// this pipeline, or it was edited. The stream fails with it.
+	err error
+}
+
+// short records that partition d.to.Part ended, or was passed, after only
+// d.seen items, if the mark lies beyond them.
+func (d *dropper) short() bool {
+	if d.seen >= d.to.Row {
+		return false
+	}
+	d.err = fmt.Errorf("flow: Resume: the checkpoint's position (partition %d, after %d items) is not one this pipeline reaches: the partition has %d items; the checkpoint was not taken from a run of this pipeline, or it was edited", d.to.Part, d.to.Row, d.seen)
+	return true
+}
+
+// finish reports, at the end of the stream, whether the dropper's mark
+// was reached: a stream that ends before it fails.
+func (d *dropper) finish() error {
+	if d == nil || d.count || d.done || d.err != nil {
+		return d.errOrNil()
+	}
+	d.short()
+	return d.err
+}
+
+func (d *dropper) errOrNil() error {
+	if d == nil {
+		return nil
+	}
+	return d.err
 }
 
 // dropBefore removes from c the items before d's mark, and reports
@@ -216,18 +252,29 @@ func dropBefore[T any](d *dropper, c *Chunk[T]) bool {
 	switch {
 	case d.done:
 		return true
+	case d.err != nil:
+		c.Release()
+		return false
 	case c.Part < d.to.Part:
 		c.Release()
 		return false
 	case d.count:
 		return dropCount(d, c)
 	case c.Part > d.to.Part:
+		if d.short() {
+			c.Release()
+			return false
+		}
 		d.done = true
 		return true
 	}
 	n := int64(c.Len())
 	k := min(n, max(d.to.Row-d.seen, 0))
 	d.seen += n
+	if c.End && d.short() {
+		c.Release()
+		return false
+	}
 	if k > 0 {
 		c.Values = c.Values[k:]
 		c.IDs = c.IDs.Slice(int(k), int(n))

@@ -38,7 +38,10 @@ func (cacheOpt) cacheOption() {}
 // compressed with zstd, in records of up to 1024 rows. The file appears
 // under its name only once the first pass has ended successfully; until
 // then it is written under a temporary name beside it, removed if the
-// pass fails.
+// pass fails. The temporary of a pass whose process died (killed, say) is
+// removed by the next run of the cache: a pass holds a file lock on its
+// temporary, and a run removes those no live pass holds (where the system
+// has file locks).
 func OnDisk(path string) CacheOption {
 	return cacheOpt{"OnDisk", func(c *cacheConfig) error {
 		if path == "" {
@@ -66,9 +69,10 @@ func WithCodec[T any](c Codec[T]) CacheOption {
 // CacheKey adds key to what identifies the cached pipeline. The pipeline's
 // fingerprint covers its seed and the names, types and settings of its
 // source and stages (a Batch's size, a source's row count and options),
-// not its user functions (a Map's function), the values an in-memory
-// source holds or the contents of files: give a key that changes when
-// they do, such as a version string or a dataset's revision.
+// not its user functions (a Map's function) or the values an in-memory
+// source holds: give a key that changes when they do, such as a version
+// string. The files a source reads are covered by the data fingerprint
+// (see [Cache]).
 func CacheKey(key string) CacheOption {
 	return cacheOpt{"CacheKey", func(c *cacheConfig) error { c.key = key; return nil }}
 }
@@ -92,6 +96,16 @@ func Rebuild() CacheOption {
 // a file written by another pipeline, or with another codec, is refused
 // with an error that says so, or rebuilt with [Rebuild]; it is never
 // replayed. A first pass that fails or is stopped early keeps nothing.
+//
+// What was kept is also keyed by the data it was read from: the data
+// fingerprint of p's source (flow.Pipeline.DataFingerprint; for the
+// Parquet, CSV and JSON Lines sources, each file's path, size and
+// modification time, and its footer's checksum or a hash of its
+// contents), taken when a run of the cache starts. A cache built from
+// other data (the files changed since, or a cache file built from other
+// files put in its place) is stale: it is rebuilt, not refused, since it
+// is this pipeline's, and never replayed. The disk cache's file records
+// the data fingerprint it was built for.
 //
 // A run resumed from a checkpoint starts at a later partition: a built
 // cache replays from there, the disk cache reading only the few bytes that
@@ -184,6 +198,7 @@ type cacheSource[T any] struct {
 	mu    sync.Mutex
 	parts []cachedPart[T] // the memory cache, once complete
 	built bool
+	data  string // the data fingerprint the memory cache was built for
 }
 
 // cachedPart is one partition of the stream, as it came.
@@ -207,13 +222,28 @@ func (c *cacheSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2
 	if c.cfg.path != "" {
 		return c.diskPartitions(ctx)
 	}
+	data, err := c.p.DataFingerprint(ctx)
+	if err != nil {
+		return func(yield func(flow.Partition[T], error) bool) {
+			yield(flow.Partition[T]{}, fmt.Errorf("operators: cache: fingerprinting the data: %w", err))
+		}
+	}
 	c.mu.Lock()
-	parts, built := c.parts, c.built
+	parts, built := c.parts, c.built && c.data == data
 	c.mu.Unlock()
 	if built {
 		return replay(parts)
 	}
-	return c.build(ctx, nil)
+	return c.build(ctx, data, nil)
+}
+
+// DataFingerprint is the cached pipeline's (flow.DataFingerprinter): a
+// cache of a cache is stale when the data under both is.
+func (c *cacheSource[T]) DataFingerprint(ctx context.Context, env flow.Env) (string, error) {
+	if c.err != nil {
+		return "", c.err
+	}
+	return c.p.DataFingerprint(ctx)
 }
 
 // replay yields the kept partitions.
@@ -245,9 +275,10 @@ func (cp cachedPart[T]) partition() flow.Partition[T] {
 }
 
 // build runs p, yields each partition as it completes, and hands every
-// partition to keep (the disk writer), or keeps them in memory if keep is
-// nil. The cache is complete only if the stream ended.
-func (c *cacheSource[T]) build(ctx context.Context, keep func(cachedPart[T]) error) iter.Seq2[flow.Partition[T], error] {
+// partition to keep (the disk writer), or keeps them in memory, for data
+// fingerprint data, if keep is nil. The cache is complete only if the
+// stream ended.
+func (c *cacheSource[T]) build(ctx context.Context, data string, keep func(cachedPart[T]) error) iter.Seq2[flow.Partition[T], error] {
 	return func(yield func(flow.Partition[T], error) bool) {
 		var parts []cachedPart[T]
 		var cur *cachedPart[T]
@@ -282,8 +313,8 @@ func (c *cacheSource[T]) build(ctx context.Context, keep func(cachedPart[T]) err
 		}
 		if keep == nil {
 			c.mu.Lock()
-			if !c.built {
-				c.parts, c.built = parts, true
+			if !c.built || c.data != data {
+				c.parts, c.built, c.data = parts, true, data
 			}
 			c.mu.Unlock()
 		}

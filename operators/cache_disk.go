@@ -12,7 +12,6 @@ import (
 	"io"
 	"iter"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -61,8 +60,12 @@ func (GobCodec[T]) Decode(src []byte, n int) ([]T, error) {
 
 // The disk cache file:
 //
-//	"rowflow cache v3\n" id "\n"
+//	"rowflow cache v4\n" id "\n" data "\n"
 //	record*  end
+//
+// id is the cache's ID, data the data fingerprint of the pipeline's
+// source when the cache was built (flow.Pipeline.DataFingerprint; empty
+// for a source that reports none).
 //
 // A record is up to 1024 rows of one partition: a uvarint length, the
 // partition number (8 bytes), a byte that is 1 for the partition's last
@@ -76,7 +79,7 @@ func (GobCodec[T]) Decode(src []byte, n int) ([]T, error) {
 // The end is a zero length followed by the number of records (uvarint).
 // All integers are little-endian.
 
-const cacheMagic = "rowflow cache v3\n"
+const cacheMagic = "rowflow cache v4\n"
 
 // recordHead is the fixed part of a record's head after its length: the
 // partition number, the last-record byte and the CRC-32C.
@@ -91,21 +94,34 @@ var (
 
 func (c *cacheSource[T]) diskPartitions(ctx context.Context) iter.Seq2[flow.Partition[T], error] {
 	return func(yield func(flow.Partition[T], error) bool) {
+		removeStaleTemps(c.cfg.path)
+		data, err := c.p.DataFingerprint(ctx)
+		if err != nil {
+			yield(flow.Partition[T]{}, fmt.Errorf("operators: cache %s: fingerprinting the data: %w", c.cfg.path, err))
+			return
+		}
 		f, err := os.Open(c.cfg.path)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
-			c.writeDisk(ctx, yield)
+			c.writeDisk(ctx, data, yield)
 			return
 		case err != nil:
 			yield(flow.Partition[T]{}, fmt.Errorf("operators: cache: %w", err))
 			return
 		}
 		defer f.Close()
-		id, start, err := readHeader(bufio.NewReader(f))
+		id, built, start, err := readHeader(bufio.NewReader(f))
+		if err == nil && id == c.id && built != data {
+			// This pipeline's cache, of data that has changed since (or
+			// of other data, swapped in under its name): stale.
+			f.Close()
+			c.writeDisk(ctx, data, yield)
+			return
+		}
 		if errors.Is(err, errCacheVersion) || err == nil && id != c.id {
 			if c.cfg.rebuild {
 				f.Close()
-				c.writeDisk(ctx, yield)
+				c.writeDisk(ctx, data, yield)
 				return
 			}
 			if err == nil {
@@ -129,21 +145,24 @@ func (c *cacheSource[T]) diskPartitions(ctx context.Context) iter.Seq2[flow.Part
 // never overwritten.
 var errCacheVersion = fmt.Errorf("a rowflow cache file of another version, not %q; remove it or use Rebuild", strings.TrimSpace(cacheMagic))
 
-// readHeader reads a cache file's header and returns its cache ID and
-// length.
-func readHeader(r *bufio.Reader) (string, int64, error) {
+// readHeader reads a cache file's header and returns its cache ID, the
+// data fingerprint it was built for, and its length.
+func readHeader(r *bufio.Reader) (id, data string, n int64, err error) {
 	magic := make([]byte, len(cacheMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != cacheMagic {
 		if strings.HasPrefix(string(magic), "rowflow cache v") {
-			return "", 0, errCacheVersion
+			return "", "", 0, errCacheVersion
 		}
-		return "", 0, fmt.Errorf("not a rowflow cache file")
+		return "", "", 0, fmt.Errorf("not a rowflow cache file")
 	}
-	id, err := r.ReadString('\n')
-	if err != nil {
-		return "", 0, fmt.Errorf("truncated header")
+	id, err = r.ReadString('\n')
+	if err == nil {
+		data, err = r.ReadString('\n')
 	}
-	return id[:len(id)-1], int64(len(cacheMagic) + len(id)), nil
+	if err != nil || len(id) > 64 || len(data) > 64 {
+		return "", "", 0, fmt.Errorf("truncated or damaged header")
+	}
+	return id[:len(id)-1], data[:len(data)-1], int64(len(cacheMagic) + len(id) + len(data)), nil
 }
 
 // record is where one record's compressed part lies in the file.
@@ -240,10 +259,10 @@ func (c *cacheSource[T]) readPart(ctx context.Context, planned os.FileInfo, part
 }
 
 // writeDisk runs the first pass, writing records to a temporary file that
-// is renamed to the cache's path once the stream has ended.
-func (c *cacheSource[T]) writeDisk(ctx context.Context, yield func(flow.Partition[T], error) bool) {
-	dir, base := filepath.Split(c.cfg.path)
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+// is renamed to the cache's path once the stream has ended. data is the
+// data fingerprint the pass reads, which the file records.
+func (c *cacheSource[T]) writeDisk(ctx context.Context, data string, yield func(flow.Partition[T], error) bool) {
+	tmp, err := createTemp(c.cfg.path)
 	if err != nil {
 		yield(flow.Partition[T]{}, fmt.Errorf("operators: cache: %w", err))
 		return
@@ -256,7 +275,7 @@ func (c *cacheSource[T]) writeDisk(ctx context.Context, yield func(flow.Partitio
 		}
 	}()
 	w := bufio.NewWriter(tmp)
-	w.WriteString(cacheMagic + c.id + "\n")
+	w.WriteString(cacheMagic + c.id + "\n" + data + "\n")
 	records := 0
 	var buf, raw []byte // the record, and its encoding before compression
 	writeRec := func(cp cachedPart[T]) error {
@@ -282,7 +301,7 @@ func (c *cacheSource[T]) writeDisk(ctx context.Context, yield func(flow.Partitio
 		return nil
 	}
 	ended := true
-	for part, err := range c.build(ctx, writeRec) {
+	for part, err := range c.build(ctx, data, writeRec) {
 		if err != nil {
 			yield(part, err)
 			return

@@ -1,7 +1,6 @@
 package operators_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"os"
@@ -36,9 +35,10 @@ func TestCacheOnDiskFromLaterPartition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Past the header ("rowflow cache v3\n" and the ID line) comes the
-	// first record: its length, 13 bytes of head, then its zstd data.
-	start := bytes.IndexByte(whole[len("rowflow cache v3\n"):], '\n') + len("rowflow cache v3\n") + 1
+	// Past the header (the magic line, the ID line and the data line)
+	// comes the first record: its length, 13 bytes of head, then its zstd
+	// data.
+	start := cacheHeaderEnd(whole)
 	n, w := binary.Uvarint(whole[start:])
 	body := start + w + 13
 	whole[body+int(n)/2] ^= 0xff
@@ -113,8 +113,7 @@ func TestCacheOnDiskDamagedHead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	magic := len("rowflow cache v3\n")
-	off := bytes.IndexByte(whole[magic:], '\n') + magic + 1
+	off := cacheHeaderEnd(whole)
 	var heads []int // the offsets of the records' partition numbers
 	for {
 		n, w := binary.Uvarint(whole[off:])

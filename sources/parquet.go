@@ -262,6 +262,10 @@ type parquetRun[T any] struct {
 	open_ int    // files open now
 	clock uint64 // counts uses, for closing the least recently used file
 	skips skipLog
+	// stamps holds each file's stamp (by path) from the first time the
+	// run opened it: a file closed to bound the open files and opened
+	// again must be the one the run planned.
+	stamps map[string]fileStamp
 	// cols recycles column buffers across the run's files: their size
 	// depends on the rows read, not on the file.
 	cols sync.Pool // *columnSet
@@ -306,6 +310,7 @@ type openFile[T any] struct {
 	rel     string
 	starts  []int64   // first file row of each row group
 	readers sync.Pool // *readerState[T]
+	stamp   fileStamp // the file when it was opened (see checkUnchanged)
 }
 
 // readerState is what one fragment read uses: the format's reader and the
@@ -374,6 +379,7 @@ func (run *parquetRun[T]) load(of *openFile[T], file dataset.File) error {
 	if err != nil {
 		return err
 	}
+
 	var popts []pqcol.Option
 	if cfg.maxPage > 0 {
 		popts = append(popts, pqcol.MaxPageSize(cfg.maxPage))
@@ -383,6 +389,12 @@ func (run *parquetRun[T]) load(of *openFile[T], file dataset.File) error {
 	}
 	of.r, err = pqcol.Open(file.Path, f, st.Size(), popts...)
 	if err != nil {
+		return err
+	}
+	if of.stamp, err = stampFile(f, true); err != nil {
+		return fmt.Errorf("%s: %w", file.Path, err)
+	}
+	if err := run.sameAsFirst(file.Path, of.stamp); err != nil {
 		return err
 	}
 	of.path, of.rel, of.id = file.Path, file.RelPath, rowid.FromString(file.RelPath)
@@ -463,7 +475,18 @@ func (run *parquetRun[T]) readStrict(ctx context.Context, fr dataset.Fragment, o
 	if err != nil {
 		return err
 	}
-	return run.readFile(ctx, of, fr, out)
+	// The file may have changed since the run opened it, and may change
+	// while the fragment is read: checked at both ends.
+	if err := of.checkUnchanged(false); err != nil {
+		return err
+	}
+	if err := run.readFile(ctx, of, fr, out); err != nil {
+		if cerr := of.checkUnchanged(true); cerr != nil {
+			return cerr // what the read failed on is the change
+		}
+		return err
+	}
+	return of.checkUnchanged(true)
 }
 
 func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr dataset.Fragment, out flow.Emitter[T]) error {

@@ -3,6 +3,7 @@ package sources
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -113,7 +114,8 @@ func (run *parquetRun[T]) readSkipping(ctx context.Context, fr dataset.Fragment,
 	}
 	var buf bufferOut[T]
 	err = run.readStrict(ctx, fr, &buf)
-	if err != nil && ctx.Err() == nil {
+	var changed *fileChanged
+	if err != nil && ctx.Err() == nil && !errors.As(err, &changed) {
 		for _, c := range buf.chunks {
 			c.Release()
 		}
@@ -121,6 +123,9 @@ func (run *parquetRun[T]) readSkipping(ctx context.Context, fr dataset.Fragment,
 		return out.Push(ctx, flow.Chunk[T]{Part: fr.Part, End: true})
 	}
 	if err != nil {
+		for _, c := range buf.chunks {
+			c.Release()
+		}
 		return err
 	}
 	for i, c := range buf.chunks {

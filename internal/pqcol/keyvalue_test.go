@@ -73,3 +73,35 @@ func editFooter(t *testing.T, data []byte, edit func([]byte) []byte) []byte {
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(footer)))
 	return append(out, "PAR1"...)
 }
+
+// TestColumnChunkKeyWithoutValue: a column chunk's key-value metadata
+// entry without a value (valid: the format makes it optional; the
+// parquet-testing file column_chunk_key_value_metadata.parquet has one)
+// does not stop the file opening, and its column reads.
+func TestColumnChunkKeyWithoutValue(t *testing.T) {
+	kv := []format.KeyValue{{Key: "chunk-a", Value: "x"}, {Key: "chunk-b", Value: "y"}}
+	pages := []handPage{pageV1(2, format.Plain, nil, levelsV1Bytes([]byte{1, 1}, 1, packed256), plainInt64([]int64{5, 6}))}
+	data := handFile(t, optionalColumn(format.Int64), 2, 2, pages, func(md *format.FileMetaData) {
+		md.RowGroups[0].Columns[0].MetaData.KeyValueMetadata = kv
+		md.KeyValueMetadata = []format.KeyValue{{Key: "file", Value: "z"}}
+	})
+	data = editFooter(t, data, func(footer []byte) []byte {
+		with := []byte{0x18, 7, 'c', 'h', 'u', 'n', 'k', '-', 'a', 0x18, 1, 'x', 0}
+		without := []byte{0x18, 7, 'c', 'h', 'u', 'n', 'k', '-', 'a', 0}
+		if !bytes.Contains(footer, with) {
+			t.Fatal("the entry is not encoded as expected")
+		}
+		return bytes.Replace(footer, with, without, 1)
+	})
+	r, err := Open("kv.parquet", bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := r.File().Lookup("file"); !ok || v != "z" {
+		t.Fatalf("the file's entry reads as %q, %t", v, ok)
+	}
+	var c Column
+	if err := r.ReadColumn(t.Context(), 0, 0, &c); err != nil || !slices.Equal(c.Int64, []int64{5, 6}) {
+		t.Fatalf("%v, %v", c.Int64, err)
+	}
+}

@@ -40,10 +40,14 @@
 // when their input channel is closed. So that none is left blocked
 // sending to a run that has ended early, a run of an adapter that ends
 // before its go-streams input has closed drains that input: it calls the
-// [OnStop] function, if one was given, and then reads and drops elements
-// until the input is closed. A go-streams source that never ends by
-// itself needs an OnStop function that ends it; otherwise the run cannot
-// return. A run that fails before it starts, such as a loop over an
+// [OnStop] function, if one was given, and then starts a goroutine that
+// reads and drops elements until the input is closed. The run returns
+// without waiting for it, whatever the go-streams source does: a
+// cancelled run returns at once even over a source that is idle and never
+// closes. That goroutine, and the go-streams goroutines, return when the
+// source closes its channel; a go-streams source that never ends by
+// itself needs an OnStop function that ends it, or they stay (blocked
+// in the source, not in rowflow) for as long as the process runs. A run that fails before it starts, such as a loop over an
 // iterator of another type, never reaches the input and leaves it unread
 // (see [From]). The goroutine an adapter starts returns once its run has
 // ended and its output is closed; cancel the context to end a run whose

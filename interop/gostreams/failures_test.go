@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/reugn/go-streams/extension"
 
@@ -189,5 +190,50 @@ func TestFailedStartLeavesInput(t *testing.T) {
 		if !slices.Equal(got, ints(10)) {
 			t.Fatalf("the run after the failed one read %v, want 0 to 9", got)
 		}
+	})
+}
+
+// A go-streams source that is idle and never closes: cancelling the run
+// makes Run return (issue 27, finding 12: it stayed blocked unless OnStop
+// was set). The adapter's goroutine keeps draining the source, so that
+// what it sends later does not block, and returns when it closes.
+func TestCancelIdleSourceReturns(t *testing.T) {
+	testutil.Synctest(t, func(t *testing.T) {
+		ch := make(chan any)
+		ctx, cancel := context.WithCancel(context.Background())
+		var n int64
+		done := make(chan error, 1)
+		go func() {
+			done <- flow.From(gostreams.From[int64](extension.NewChanSource(ch), gostreams.PartitionSize(4))).
+				To(sinks.Count[int64](&n)).Run(ctx)
+		}()
+		ch <- int64(1) // read by the run: the source is running
+		synctest.Wait()
+		cancel()
+		synctest.Wait()
+		var err error
+		select {
+		case err = <-done:
+		default:
+			close(ch) // let the blocked run end, so that the bubble does
+			<-done
+			t.Fatal("Run still blocked after cancel on a source that never closes")
+		}
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Run: %v, want context.Canceled", err)
+		}
+		// The source sends again after the run: the drain takes it.
+		sent := make(chan struct{})
+		go func() {
+			ch <- int64(2)
+			close(sent)
+		}()
+		synctest.Wait()
+		select {
+		case <-sent:
+		default:
+			t.Fatal("a send after the run is blocked: nothing drains the source")
+		}
+		close(ch) // the drain returns; Synctest checks that no goroutine is left
 	})
 }

@@ -69,7 +69,9 @@ func Chunked() Option {
 
 // OnStop sets the function a run calls when it ends before its go-streams
 // input has closed, before it drains that input (see the package
-// documentation). It should make the go-streams source end.
+// documentation). It should make the go-streams source end, so that the
+// goroutine draining it, and the go-streams goroutines, return; the run
+// does not wait for them.
 func OnStop(f func()) Option {
 	return func(c *config) error {
 		if f == nil {

@@ -30,9 +30,11 @@ import (
 //	cached := operators.Cache[T](flow.From(gostreams.From[T](out)))
 //	p := flow.From(cached).Epochs(2)
 //
-// A run that ends early drains out (see [OnStop]). With a bad option the
-// source can never be read, and From drains out at once, in a goroutine of
-// its own that returns when out is closed. A run that fails before it
+// A run that ends early (it fails, its context is cancelled, or its loop
+// is left) returns at once, whatever the go-streams source does, and
+// drains out in a goroutine of its own that returns when out is closed
+// (see [OnStop]). With a bad option the source can never be read, and
+// From drains out at once, in such a goroutine. A run that fails before it
 // starts (an iterator of another type than T, a stage that does not fit)
 // never reaches the source: rowflow calls nothing of it, so it leaves out
 // as it is, and a later run can still read it. Such a source, like one
@@ -110,8 +112,12 @@ func (s *inlet[T]) push(ctx context.Context, out flow.Emitter[T], b int64, first
 }
 
 // drain ends the go-streams stream feeding s if the run did not read it
-// to its end: it calls the OnStop function and reads until the channel is
-// closed, so that the goroutines sending to it return.
+// to its end: it calls the OnStop function, then starts a goroutine that
+// reads until the channel is closed, so that the goroutines sending to it
+// return. It does not wait for that goroutine: a run returns whatever the
+// go-streams source does, and the goroutine returns when the source closes
+// its channel (at once if OnStop ended it), or never, for a source that
+// never closes.
 func (s *inlet[T]) drain() {
 	s.drained.Do(func() {
 		if s.closed.Load() {
@@ -120,9 +126,11 @@ func (s *inlet[T]) drain() {
 		if s.cfg.onStop != nil {
 			s.cfg.onStop()
 		}
-		for range s.ch {
-		}
-		s.closed.Store(true)
+		go func() {
+			for range s.ch {
+			}
+			s.closed.Store(true)
+		}()
 	})
 }
 

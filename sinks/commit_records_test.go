@@ -1,6 +1,7 @@
 package sinks_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -149,13 +150,19 @@ func TestProgressRecordIntegrity(t *testing.T) {
 		spoil func()
 		want  string
 	}{
-		{func() { spoil(t, rec, `"delivered": `, `"delivered": 1`) }, "checksum sha256:"},
+		// An edit of the checkpoint is caught by the checkpoint's own
+		// checksum, inside the record's.
+		{func() { spoil(t, rec, `"delivered": `, `"delivered": 1`) }, "damaged or edited: flow: checkpoint: damaged or edited"},
+		{func() { spoil(t, rec, `"rank": 0`, `"rank": 1`) }, "checksum sha256:"},
 		{func() {
 			editRecord(t, rec, func(v map[string]any) { v["checkpoint"].(map[string]any)["fingerprint"] = strings.Repeat("0", 32) })
 		}, "its checkpoint is of the pipeline 00000000000000000000000000000000"},
 		{func() {
-			editRecord(t, rec, func(v map[string]any) { v["checkpoint"].(map[string]any)["delivered"] = -5 })
-		}, "its checkpoint's position, partition 2 with -5 items delivered, is not one after a completed file"},
+			editRecord(t, rec, func(v map[string]any) {
+				v["checkpoint"].(map[string]any)["part"] = json.Number("-9223372036854775808")
+				v["checkpoint"].(map[string]any)["delivered"] = 0
+			})
+		}, "its checkpoint's position, partition -9223372036854775808 with 0 items delivered, is not one after a completed file"},
 		{func() { editRecord(t, rec, func(v map[string]any) { entry(v, "files", 1)["seq"] = 7 }) }, "file 2: writer 0 and sequence number 7"},
 		{func() { editRecord(t, rec, func(v map[string]any) { v["files"] = []any{} }) }, "it lists no file"},
 		{func() { editRecord(t, rec, func(v map[string]any) { v["rank"] = 3 }) }, "it is the record of rank 3"},

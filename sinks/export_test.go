@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/rowflow/rowflow/flow"
 )
 
 // SetFSStep sets the function called at the steps of a run's work on the
@@ -24,6 +26,11 @@ func Reseal(p string) error {
 	if err != nil {
 		return err
 	}
+	if strings.HasPrefix(filepath.Base(p), ".progress-") {
+		if b, err = resealCheckpoint(b); err != nil {
+			return err
+		}
+	}
 	var r sealable
 	switch name := filepath.Base(p); {
 	case strings.HasPrefix(name, ".progress-"):
@@ -40,4 +47,29 @@ func Reseal(p string) error {
 		return err
 	}
 	return os.WriteFile(p, b, 0o644)
+}
+
+// resealCheckpoint gives the flow checkpoint inside a progress record the
+// checksum of its (edited) content, as flow would encode it.
+func resealCheckpoint(b []byte) ([]byte, error) {
+	var v map[string]json.RawMessage
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, err
+	}
+	var ck struct {
+		Version     int               `json:"version"`
+		Fingerprint string            `json:"fingerprint"`
+		Part        int64             `json:"part"`
+		Delivered   int64             `json:"delivered"`
+		Stages      []flow.StageState `json:"stages"`
+	}
+	if err := json.Unmarshal(v["checkpoint"], &ck); err != nil {
+		return nil, err
+	}
+	nb, err := json.Marshal(flow.Checkpoint{Version: ck.Version, Fingerprint: ck.Fingerprint, Part: ck.Part, Delivered: ck.Delivered, Stages: ck.Stages})
+	if err != nil {
+		return nil, err
+	}
+	v["checkpoint"] = nb
+	return json.Marshal(v)
 }

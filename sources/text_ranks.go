@@ -39,13 +39,13 @@ func (c *textConfig) rankSplitBytes(ds *dataset.Dataset, world int) int64 {
 	return min(c.splitBytes, max(total/int64(world*rangesPerRank), minRankSplit))
 }
 
-// sampleBytes is how much of a compressed file decompressedSize
+// sizeSampleBytes is how much of a compressed file decompressedSize
 // decompresses.
-const sampleBytes = 1 << 20
+const sizeSampleBytes = 1 << 20
 
 // decompressedSize estimates the decompressed size of a compressed file
 // of size bytes, for dividing whole files among ranks by what they hold
-// rather than by their compressed size: it decompresses up to sampleBytes
+// rather than by their compressed size: it decompresses up to sizeSampleBytes
 // and scales the size by the ratio seen, or returns the exact size of a
 // stream that ends sooner. The estimate is the same on every rank. A
 // stream that cannot be read here counts at its compressed size; reading
@@ -57,11 +57,11 @@ func decompressedSize(f io.ReaderAt, size int64, c codec.Codec) int64 {
 		return size
 	}
 	defer d.Close()
-	out, err := io.Copy(io.Discard, io.LimitReader(d, sampleBytes))
+	out, err := io.Copy(io.Discard, io.LimitReader(d, sizeSampleBytes))
 	switch {
 	case err != nil || in.n == 0:
 		return size
-	case out < sampleBytes:
+	case out < sizeSampleBytes:
 		return out // the whole stream
 	}
 	return int64(float64(size) * float64(out) / float64(in.n))

@@ -197,7 +197,11 @@ func (run *textRun[T]) ranges(ctx context.Context, f dataset.File) ([]int64, err
 	case size == 0:
 		return nil, nil
 	}
-	sizes, err := splitRecords(fh, size, cfg.splitBytes, run.src.format.quoted())
+	comma := rune(0)
+	if run.src.format.quoted() {
+		comma = cfg.comma
+	}
+	sizes, err := splitRecords(ctx, fh, size, cfg.splitBytes, comma)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.RelPath, err)
 	}

@@ -35,7 +35,7 @@ func skipTranscript(ctx context.Context, path string, size int64, par int) strin
 	for _, l := range rep.Lines {
 		fmt.Fprintf(&b, "bad %s:%d @%d: %s\n", l.Path, l.Line, l.Offset, l.Err)
 	}
-
+	fmt.Fprintf(&b, "omitted %d\n", rep.Omitted)
 	return b.String()
 }
 

@@ -78,6 +78,12 @@ func PartitionBytes(n int64) TextOption {
 // decode instead of failing, and write them to report when the run ends
 // (replacing its contents). A file that cannot be read at all (missing,
 // or a compressed stream that is corrupt) still fails the run.
+//
+// The report is bounded, since input decides its size: it lists the
+// first 1000 skipped records (by file, then offset), each message cut to
+// its first KiB, and no more than 256 KiB of messages and paths in all;
+// [BadLineReport.Omitted] counts the records it leaves out. What it lists
+// is the same at every parallelism.
 func SkipBadLines(report *BadLineReport) TextOption {
 	return textOption(func(c *textConfig) error {
 		if report == nil {

@@ -63,8 +63,9 @@ import (
 // or corrupt, and a record longer than [MaxRecordBytes], fail the run
 // with the line where reading stopped. A file whose size or modification
 // time changes after the run planned its ranges fails the partitions read
-// after the change, naming the file, since its ranges would no longer
-// start at records.
+// after the change, and the partition reading it when it changes, naming
+// the file, since its ranges would no longer start at records: a part
+// checks when it opens the file and when it has read its range.
 //
 // Options: [Files], [WholeFiles], [PartitionBytes], [Compression],
 // [Header], [Comma], [ShuffleWindow], [Seed], [Epochs], [Rank],

@@ -87,7 +87,8 @@ type stamp struct {
 func stampOf(st os.FileInfo) stamp { return stamp{st.Size(), st.ModTime()} }
 
 // checkStamp fails if the file open as fh has changed since its ranges
-// were planned.
+// were planned. A part checks when it opens the file and when it has read
+// its range, before it ends its partition.
 func (run *textRun[T]) checkStamp(file dataset.File, fh *os.File) error {
 	run.mu.Lock()
 	was, ok := run.planned[file.Path]
@@ -248,7 +249,13 @@ func (run *textRun[T]) read(ctx context.Context, fr dataset.Fragment, out flow.E
 	part.limit = &recordLimit{r: r, part: part}
 	part.r = bufio.NewReaderSize(part.limit, 64<<10)
 	buf := &rowBuffer[T]{out: out, batch: fr.Part, comb: rowid.NewCombiner(rowid.FromString(file.RelPath)), size: run.src.cfg.chunkSize}
-	if err := run.src.format.read(ctx, part, buf); err != nil {
+	err = run.src.format.read(ctx, part, buf)
+	if err == nil {
+		// A file truncated or rewritten while the part read it ends the
+		// part early, or mixes versions, without a read error.
+		err = run.checkStamp(file, fh)
+	}
+	if err != nil {
 		buf.release()
 		return err
 	}

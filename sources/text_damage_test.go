@@ -6,9 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/operators"
+	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -69,4 +72,50 @@ func TestCSVBareQuoteKeepsBoundaries(t *testing.T) {
 		sizes[i] = int64(i + 1)
 	}
 	checkSplitEqualsSerial(t, "bare.csv", data, sizes, 3)
+}
+
+// TestTextFileTruncatedWhileRead: a file truncated while a partition
+// reads it fails that partition when it finishes, naming the file: its
+// size and time were checked only when the partition opened it, and the
+// run gave the rows before the cut with no error. The cut falls at a
+// record start, so that no record is damaged. The file is one partition
+// of 300,000 rows, and the run's first row, passing a stage, truncates it
+// to half: the source reads at most its buffers ahead, far less.
+func TestTextFileTruncatedWhileRead(t *testing.T) {
+	type row struct {
+		A string `csv:"a" json:"a"`
+	}
+	const rows = 300_000
+	for _, c := range []struct {
+		name, head, line string
+		src              func(dir string) flow.Source[row]
+	}{
+		{"f.csv", "a\n", "%06d\n", func(dir string) flow.Source[row] {
+			return sources.CSV[row](dir, sources.PartitionBytes(1<<30), sources.ChunkSize(100))
+		}},
+		{"f.jsonl", "", "{\"a\":\"%06d\"}\n", func(dir string) flow.Source[row] {
+			return sources.JSONL[row](dir, sources.PartitionBytes(1<<30), sources.ChunkSize(100))
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, c.name)
+			var b strings.Builder
+			b.WriteString(c.head)
+			for i := range rows {
+				fmt.Fprintf(&b, c.line, i)
+			}
+			if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cut := int64(len(c.head) + rows/2*len(fmt.Sprintf(c.line, 0)))
+			truncate := sync.OnceValue(func() error { return os.Truncate(path, cut) })
+			var n int64
+			err := flow.From(c.src(dir)).Via(operators.Map(func(r row) (row, error) { return r, truncate() })).
+				To(sinks.Count[row](&n)).Run(t.Context())
+			if err == nil || !strings.Contains(err.Error(), c.name+" changed during the run") {
+				t.Fatalf("%d of %d rows, then %v; want an error naming the file", n, rows, err)
+			}
+		})
+	}
 }

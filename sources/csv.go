@@ -104,6 +104,7 @@ type csvReader struct {
 	names []string
 	line  int64 // the line the last record started on, in the part
 	fast  fastCSV
+	pace  pacer
 	guard *fieldGuard // nil for a part that is not read through a recordLimit
 	empty bool        // the part lies in the header
 }
@@ -119,9 +120,9 @@ func (c *csvReader) guardRecords(max int) {
 
 // open returns a reader positioned at the part's first record, and the
 // file's column names.
-func openCSV(part *textPart) (*csvReader, error) {
+func openCSV(ctx context.Context, part *textPart) (*csvReader, error) {
 	cfg := part.cfg
-	v, err := part.shared(func() (any, error) { return readHeader(part) })
+	v, err := part.shared(func() (any, error) { return readHeader(ctx, part) })
 	if err != nil {
 		return nil, err
 	}
@@ -139,11 +140,13 @@ func openCSV(part *textPart) (*csvReader, error) {
 		// The part begins in the header (or the blank lines before it),
 		// which readHeader read: skip to its end, as the fast path skips
 		// records, so that positions count from the part's start.
-		n, lines, err := discardCounting(part.r, end-part.from)
+		n, lines, err := discardCounting(ctx, part.r, end-part.from)
 		c.fast.bytes, c.fast.lines, c.line, part.mark = n, lines, lines, n
 		switch {
 		case err == io.EOF:
 			c.empty = true // the part ends inside the header
+		case err != nil && err == ctx.Err():
+			return nil, err
 		case err != nil:
 			return nil, part.broken(1, 0, err)
 		}
@@ -152,10 +155,14 @@ func openCSV(part *textPart) (*csvReader, error) {
 }
 
 // discardCounting discards n bytes of r, or up to its end, and returns
-// how many it discarded and the newlines among them.
-func discardCounting(r *bufio.Reader, n int64) (int64, int64, error) {
+// how many it discarded and the newlines among them. It checks ctx as it
+// goes.
+func discardCounting(ctx context.Context, r *bufio.Reader, n int64) (int64, int64, error) {
 	var done, lines int64
 	for done < n {
+		if err := ctx.Err(); err != nil {
+			return done, lines, err
+		}
 		b, err := r.Peek(int(min(n-done, int64(r.Size()))))
 		lines += int64(bytes.Count(b, []byte{'\n'}))
 		r.Discard(len(b))
@@ -170,8 +177,9 @@ func discardCounting(r *bufio.Reader, n int64) (int64, int64, error) {
 // readHeader reads the first record of the file, after a UTF-8 byte
 // order mark if the file starts with one; with names given by Header, it
 // reads only the mark, which the first part then skips as it skips a
-// header.
-func readHeader(part *textPart) (*csvFile, error) {
+// header. It skips the blank lines before the header, checking ctx, as
+// encoding/csv would skip them; they count against MaxRecordBytes.
+func readHeader(ctx context.Context, part *textPart) (*csvFile, error) {
 	var src io.Reader = io.NewSectionReader(part.f, 0, 1<<62)
 	if part.codec != codec.None {
 		d, err := part.codec.NewReader(io.NewSectionReader(part.f, 0, 1<<62))
@@ -188,7 +196,20 @@ func readHeader(part *textPart) (*csvFile, error) {
 	}
 	g := newFieldGuard(part.cfg.comma)
 	g.guard(maxHeaderFields, nil)
-	r := csv.NewReader(&recordLimit{r: br, part: &textPart{}, guard: g})
+	hr := bufio.NewReader(&recordLimit{r: br, part: &textPart{}, guard: g})
+	var pace pacer
+	for {
+		line, _, err := peekLine(hr)
+		if err != nil || (string(line) != "\n" && string(line) != "\r\n") {
+			break
+		}
+		hr.Discard(len(line))
+		mark += int64(len(line))
+		if err := pace.check(ctx, len(line)); err != nil {
+			return nil, err
+		}
+	}
+	r := csv.NewReader(hr)
 	r.Comma = part.cfg.comma
 	names, err := r.Read()
 	if err == io.EOF {
@@ -226,22 +247,32 @@ func parseErr(part *textPart, pe *csv.ParseError, skipped int64) error {
 // part, handling records that encoding/csv rejects. borrowed says that
 // rec's strings point into the reader's buffer, valid until fn returns:
 // fn copies those it keeps. With own, they never do.
-func (c *csvReader) each(own bool, fn func(rec []string, off int64, borrowed bool) error) error {
+// It checks ctx as it goes, every so many lines or bytes.
+func (c *csvReader) each(ctx context.Context, own bool, fn func(rec []string, off int64, borrowed bool) error) error {
 	if c.empty {
 		return nil
 	}
-	if done, err := c.eachFast(own, fn); done || err != nil {
+	if done, err := c.eachFast(ctx, own, fn); done || err != nil {
 		return err
 	}
 	// Positions from encoding/csv count from where the fast path stopped.
 	skipped, skippedLines := c.fast.bytes, c.fast.lines
 	c.guardRecords(len(c.names) + maxExtraFields(len(c.names)))
 	for {
-		n, lines := skipBlankLines(c.part.r)
+		n, lines, err := c.skipBlankLines(ctx, skipped)
 		skipped, skippedLines = skipped+n, skippedLines+lines
 		off := skipped + c.r.InputOffset()
+		switch {
+		case err != nil && err == ctx.Err():
+			return err
+		case err != nil:
+			return c.part.broken(c.line+1+lines, off, err)
+		}
 		c.part.mark = off
 		rec, err := c.r.Read()
+		if err := c.pace.check(ctx, int(skipped+c.r.InputOffset()-off)); err != nil {
+			return err
+		}
 		if err == io.EOF {
 			return nil
 		}
@@ -276,7 +307,7 @@ func (csvStructs[T]) files() dataset.Format { return csvFiles }
 func (csvStructs[T]) quoted() bool          { return true }
 
 func (f csvStructs[T]) read(ctx context.Context, part *textPart, out *rowBuffer[T]) error {
-	c, err := openCSV(part)
+	c, err := openCSV(ctx, part)
 	if err != nil || c.empty {
 		return err
 	}
@@ -290,7 +321,7 @@ func (f csvStructs[T]) read(ctx context.Context, part *textPart, out *rowBuffer[
 			return fmt.Errorf("%s: no column %q for field %s (columns %q)", part.file.RelPath, fd.name, fd.goName, c.names)
 		}
 	}
-	return c.each(false, func(rec []string, off int64, borrowed bool) error {
+	return c.each(ctx, false, func(rec []string, off int64, borrowed bool) error {
 		v := out.next(&init, part.from+off)
 		p := unsafe.Pointer(v)
 		for i := range fields {
@@ -317,7 +348,7 @@ func (csvRecords) files() dataset.Format { return csvFiles }
 func (csvRecords) quoted() bool          { return true }
 
 func (csvRecords) read(ctx context.Context, part *textPart, out *rowBuffer[Record]) error {
-	c, err := openCSV(part)
+	c, err := openCSV(ctx, part)
 	if err != nil {
 		return err
 	}
@@ -327,7 +358,7 @@ func (csvRecords) read(ctx context.Context, part *textPart, out *rowBuffer[Recor
 	}
 	names = slices.Clip(names)
 	var init Record
-	return c.each(true, func(rec []string, off int64, _ bool) error {
+	return c.each(ctx, true, func(rec []string, off int64, _ bool) error {
 		v := out.next(&init, part.from+off)
 		v.Names, v.Values = names, make([]any, len(names))
 		for i, s := range rec {

@@ -69,11 +69,17 @@ var jsonlFiles = dataset.JSONL
 
 // eachLine calls fn with every line of the part that is not blank, without
 // its line ending, its line number in the part and its byte offset in it.
-func eachLine(part *textPart, fn func(b []byte, line, off int64) error) error {
+// It checks ctx every so many lines or bytes: blank and bad lines, which
+// push nothing, can make the part long.
+func eachLine(ctx context.Context, part *textPart, fn func(b []byte, line, off int64) error) error {
 	var long []byte
+	var pace pacer
 	line, off := int64(0), int64(0)
 	for {
 		b, err := part.r.ReadSlice('\n')
+		if perr := pace.check(ctx, len(b)); perr != nil {
+			return perr
+		}
 		if err == bufio.ErrBufferFull {
 			long = append(long, b...)
 			continue
@@ -119,7 +125,7 @@ func (f jsonlStructs[T]) read(ctx context.Context, part *textPart, out *rowBuffe
 	if err != nil {
 		return err
 	}
-	return eachLine(part, func(b []byte, line, off int64) error {
+	return eachLine(ctx, part, func(b []byte, line, off int64) error {
 		v := out.next(&init, part.from+off)
 		if err := f.unmarshal(b, v); err != nil {
 			out.drop()
@@ -153,7 +159,7 @@ func (jsonlRecords) quoted() bool          { return false }
 
 func (jsonlRecords) read(ctx context.Context, part *textPart, out *rowBuffer[Record]) error {
 	var init Record
-	return eachLine(part, func(b []byte, line, off int64) error {
+	return eachLine(ctx, part, func(b []byte, line, off int64) error {
 		v := out.next(&init, part.from+off)
 		if err := decodeObject(b, v, part.file.Partition); err != nil {
 			out.drop()

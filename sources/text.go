@@ -415,6 +415,26 @@ func (l *recordLimit) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// pacer tells a loop that input can make long, such as one over blank or
+// skipped lines, which push nothing and so never meet a send's check of
+// the context, when to check it: every 1024 turns or MiB read.
+type pacer struct {
+	turns int
+	bytes int64
+}
+
+// check returns ctx's error, every 1024 turns or MiB, for a turn that
+// read n bytes; nil between.
+func (p *pacer) check(ctx context.Context, n int) error {
+	p.turns++
+	p.bytes += int64(n)
+	if p.turns < 1024 && p.bytes < 1<<20 {
+		return nil
+	}
+	p.turns, p.bytes = 0, 0
+	return ctx.Err()
+}
+
 // bom is the UTF-8 byte order mark, which spreadsheet programs write at
 // the start of the CSV files they save; a text file that starts with it
 // is read from after it. Row IDs and offsets still count it.

@@ -2,12 +2,16 @@ package sources_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/operators"
@@ -117,5 +121,79 @@ func TestTextFileTruncatedWhileRead(t *testing.T) {
 				t.Fatalf("%d of %d rows, then %v; want an error naming the file", n, rows, err)
 			}
 		})
+	}
+}
+
+// TestTextCancelledAmongBlankAndBadLines: a run reading a small zstd file
+// of one good row, then hundreds of MiB of blank lines or of bad lines
+// skipped, returns within a second of its context's cancellation, which a
+// stage makes on the first row. The readers looked at the context only
+// when they pushed rows: 1 GiB of newlines took 14.7 s after a deadline.
+func TestTextCancelledAmongBlankAndBadLines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads large streams")
+	}
+	type src func(path string, rep *sources.BadLineReport) flow.Source[sources.Record]
+	csvSrc := func(path string, rep *sources.BadLineReport) flow.Source[sources.Record] {
+		return sources.CSVRecords(path, sources.ChunkSize(1), sources.SkipBadLines(rep))
+	}
+	jsonlSrc := func(path string, rep *sources.BadLineReport) flow.Source[sources.Record] {
+		return sources.JSONLRecords(path, sources.ChunkSize(1), sources.SkipBadLines(rep))
+	}
+	const mib = 1 << 20
+	for _, c := range []struct {
+		name, head, block string
+		n                 int
+		src               src
+	}{
+		{"blank.csv.zst", "a\n1\n", strings.Repeat("\n", mib), 256, csvSrc},
+		{"bad.csv.zst", "a\n1\n", strings.Repeat("1,2\n", mib/4), 64, csvSrc},
+		// A record of two lines sends the rest of the part to encoding/csv.
+		{"slowblank.csv.zst", "a\n\"1\n2\"\n", strings.Repeat("\r\n", mib/2), 256, csvSrc},
+		{"slowbad.csv.zst", "a\n\"1\n2\"\n", strings.Repeat("b\"c\n", mib/4), 64, csvSrc},
+		{"blank.jsonl.zst", "{\"a\":1}\n", strings.Repeat("\n", mib), 256, jsonlSrc},
+		{"bad.jsonl.zst", "{\"a\":1}\n", strings.Repeat("x\n", mib/2), 64, jsonlSrc},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), c.name)
+			zstdRepeat(t, path, c.head, c.block, c.n)
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			var at time.Time
+			stop := sync.OnceFunc(func() { at = time.Now(); cancel() })
+			var rep sources.BadLineReport
+			err := flow.From(c.src(path, &rep)).Via(operators.Map(func(r sources.Record) (sources.Record, error) { stop(); return r, nil })).
+				To(sinks.Count[sources.Record](new(int64))).Run(ctx)
+			took := time.Since(at)
+			if at.IsZero() || !errors.Is(err, context.Canceled) {
+				t.Fatalf("no row before the end, or an error other than the cancellation: %v", err)
+			}
+			if took > time.Second {
+				t.Fatalf("Run returned %v after the cancellation, want under a second", took)
+			}
+		})
+	}
+}
+
+// TestCSVBlankLinesPastTheRecordLimit: blank lines that encoding/csv
+// reads (after a record of two lines) are no record's: 160 MiB of them
+// do not count against MaxRecordBytes. The part's mark stayed where the
+// blank lines began, and the run failed with "a record longer than".
+func TestCSVBlankLinesPastTheRecordLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads a large stream")
+	}
+	path := filepath.Join(t.TempDir(), "blank.csv.zst")
+	zstdRepeat(t, path, "a\n\"1\n2\"\n", strings.Repeat("\r\n", 1<<19), 160)
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, _ := zstd.NewWriter(nil)
+	f.Write(enc.EncodeAll([]byte("3\n"), nil))
+	f.Close()
+	var n int64
+	if err := flow.From(sources.CSVRecords(path)).To(sinks.Count[sources.Record](&n)).Run(t.Context()); err != nil || n != 2 {
+		t.Fatalf("%d rows, %v; want 2 and no error", n, err)
 	}
 }

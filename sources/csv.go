@@ -33,7 +33,9 @@ import (
 // too). A UTF-8 byte order mark at the start of a file, which
 // spreadsheet programs write, is skipped. The first record of each file
 // names its columns, unless [Header] gives the names; every record must
-// have as many fields. A field of T reads the column named by its csv
+// have as many fields. A header that names a column twice fails the run
+// with a [*LineError] naming the file and the column, as DuckDB's
+// read_csv does, rather than read one of the two. A field of T reads the column named by its csv
 // tag (or its Go name); a tag "-" leaves it out: strings, []byte, bool,
 // integers and floats (strconv syntax), and pointers to these, nil for
 // an empty field. A field named as a Hive partition column reads the
@@ -198,6 +200,7 @@ func readHeader(ctx context.Context, part *textPart) (*csvFile, error) {
 	g.guard(maxHeaderFields, nil)
 	hr := bufio.NewReader(&recordLimit{r: br, part: &textPart{}, guard: g})
 	var pace pacer
+	blank := int64(0)
 	for {
 		line, _, err := peekLine(hr)
 		if err != nil || (string(line) != "\n" && string(line) != "\r\n") {
@@ -205,6 +208,7 @@ func readHeader(ctx context.Context, part *textPart) (*csvFile, error) {
 		}
 		hr.Discard(len(line))
 		mark += int64(len(line))
+		blank++
 		if err := pace.check(ctx, len(line)); err != nil {
 			return nil, err
 		}
@@ -218,7 +222,24 @@ func readHeader(ctx context.Context, part *textPart) (*csvFile, error) {
 	if err != nil {
 		return nil, csvError(&textPart{file: part.file}, mark, err)
 	}
+	if i, j := duplicateName(names); i >= 0 {
+		return nil, &LineError{Path: part.file.RelPath, Line: blank + 1, Offset: mark,
+			Err: fmt.Errorf("duplicate column %q in the header (columns %d and %d)", names[j], i+1, j+1)}
+	}
 	return &csvFile{names: names, end: mark + r.InputOffset()}, nil
+}
+
+// duplicateName returns the indexes of the first name of names that is
+// there twice, or -1, -1.
+func duplicateName(names []string) (int, int) {
+	seen := make(map[string]int, len(names))
+	for j, n := range names {
+		if i, ok := seen[n]; ok {
+			return i, j
+		}
+		seen[n] = j
+	}
+	return -1, -1
 }
 
 // csvError turns an error of encoding/csv reading the header, or of the

@@ -41,7 +41,7 @@ func (s *textSource[T]) Info() flow.Info {
 	if c.codec != nil {
 		codec = c.codec.String()
 	}
-	own := fmt.Sprintf("format=%T codec=%s split=%d skip=%t comma=%q header=%q", s.format, codec, c.splitBytes, c.skip != nil, c.comma, c.header)
+	own := fmt.Sprintf("format=%T codec=%s split=%d skip=%t comma=%q header=%q missing=%t", s.format, codec, c.splitBytes, c.skip != nil, c.comma, c.header, c.allowMissing)
 	return flow.Info{Name: c.name, Settings: c.settings(s.root, own)}
 }
 

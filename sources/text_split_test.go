@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// TestSplitRecordsAtRecordStarts: with quote counting every range starts
+// TestSplitRecordsAtRecordStarts: following the quotes, every range starts
 // at a record that encoding/csv reads, although the nominal split points
 // fall inside quoted fields that hold newlines, where splitting at the
 // next newline would cut a record.

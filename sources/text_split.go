@@ -82,15 +82,16 @@ func (s *recordScanner) nextStart(ctx context.Context, p int64) (int64, error) {
 			s.pos = min(nl+1, size)
 			return s.pos, nil
 		}
+		var ended bool
 		if s.quoted {
-			err = s.quotedField(ctx)
+			ended, err = s.quotedField(ctx)
 		} else {
-			err = s.unquoted(ctx, nl)
+			ended, err = s.unquoted(ctx, nl)
 		}
 		if err != nil {
 			return 0, err
 		}
-		if !s.quoted && s.pos >= p && (s.pos == size || s.w.byteBefore(s.pos) == '\n') {
+		if ended && s.pos >= p {
 			return s.pos, nil
 		}
 	}
@@ -100,57 +101,60 @@ func (s *recordScanner) nextStart(ctx context.Context, p int64) (int64, error) {
 // unquoted follows the file from pos, outside quotes, to the end of the
 // record at nl, the next '\n' (or size), or to a quote before it: the
 // start of a quoted field, or a bare quote, whose record ends at the end
-// of its line.
-func (s *recordScanner) unquoted(ctx context.Context, nl int64) error {
+// of its line. It reports whether a record ended at the new pos.
+func (s *recordScanner) unquoted(ctx context.Context, nl int64) (bool, error) {
 	size := s.w.size
 	q, err := s.w.index(ctx, s.pos, nl, '"')
 	switch {
 	case err != nil:
-		return err
+		return false, err
 	case q == nl:
 		s.pos = min(nl+1, size)
-		return nil
+		return true, nil
 	}
 	start, err := s.fieldStart(q)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if start {
 		s.pos, s.quoted = q+1, true
-		return nil
+		return false, nil
 	}
-	return s.endLine(ctx, q+1)
+	return true, s.endLine(ctx, q+1)
 }
 
 // quotedField follows a quoted field from pos, inside it, to its closing
 // quote and what follows: a doubled quote, which stays inside; the
 // delimiter or the end of the line, which end the field; or anything
-// else, which fails the record at the end of its line.
-func (s *recordScanner) quotedField(ctx context.Context) error {
+// else, which fails the record at the end of its line. It reports
+// whether a record ended at the new pos.
+func (s *recordScanner) quotedField(ctx context.Context) (bool, error) {
 	size := s.w.size
 	q, err := s.w.index(ctx, s.pos, size, '"')
 	if err != nil || q >= size-1 {
 		s.pos = size // unterminated, or closed at the end of the file
-		return err
+		return true, err
 	}
 	after, err := s.w.slice(q+1, min(q+3, size))
 	if err != nil {
-		return err
+		return false, err
 	}
 	s.quoted = false
 	switch {
 	case after[0] == '"':
 		s.pos, s.quoted = q+2, true
-	case bytes.HasPrefix(after, s.comma[:1]) && s.isComma(q+1):
+	case after[0] == s.comma[0] && (len(s.comma) == 1 || s.isComma(q+1)):
 		s.pos = q + 1 + int64(len(s.comma))
 	case after[0] == '\n':
 		s.pos = q + 2
+		return true, nil
 	case after[0] == '\r' && (len(after) == 1 || after[1] == '\n'):
 		s.pos = q + 1 + int64(len(after)) // "\r\n", or a '\r' that ends the file
+		return true, nil
 	default:
-		return s.endLine(ctx, q+1)
+		return true, s.endLine(ctx, q+1)
 	}
-	return nil
+	return false, nil
 }
 
 // endLine ends a record that encoding/csv fails at the end of the line
@@ -218,21 +222,12 @@ func (w *window) load(i int64) error {
 // slice returns the bytes [i, j) of the file, j-i at most lookBack and j
 // at most size, valid until the window moves.
 func (w *window) slice(i, j int64) ([]byte, error) {
-	if i < w.off || j > w.off+int64(w.n) {
+	if i < w.off || j-w.off > int64(w.n) {
 		if err := w.load(i); err != nil {
 			return nil, err
 		}
 	}
 	return w.buf[i-w.off : j-w.off], nil
-}
-
-// byteBefore returns the byte before i, which the window holds.
-func (w *window) byteBefore(i int64) byte {
-	b, _ := w.slice(i-1, i)
-	if len(b) == 0 {
-		return 0
-	}
-	return b[0]
 }
 
 // index returns the offset of the first c in [i, end), or end if there is

@@ -33,7 +33,9 @@ import (
 // too). A UTF-8 byte order mark at the start of a file, which
 // spreadsheet programs write, is skipped. The first record of each file
 // names its columns, unless [Header] gives the names; every record must
-// have as many fields. A field of T reads the column named by its csv
+// have as many fields. A header that names a column twice fails the run
+// with a [*LineError] naming the file and the column, as DuckDB's
+// read_csv does, rather than read one of the two. A field of T reads the column named by its csv
 // tag (or its Go name); a tag "-" leaves it out: strings, []byte, bool,
 // integers and floats (strconv syntax), and pointers to these, nil for
 // an empty field. A field named as a Hive partition column reads the
@@ -63,8 +65,9 @@ import (
 // or corrupt, and a record longer than [MaxRecordBytes], fail the run
 // with the line where reading stopped. A file whose size or modification
 // time changes after the run planned its ranges fails the partitions read
-// after the change, naming the file, since its ranges would no longer
-// start at records.
+// after the change, and the partition reading it when it changes, naming
+// the file, since its ranges would no longer start at records: a part
+// checks when it opens the file and when it has read its range.
 //
 // Options: [Files], [WholeFiles], [PartitionBytes], [Compression],
 // [Header], [Comma], [ShuffleWindow], [Seed], [Epochs],
@@ -103,6 +106,7 @@ type csvReader struct {
 	names []string
 	line  int64 // the line the last record started on, in the part
 	fast  fastCSV
+	pace  pacer
 	guard *fieldGuard // nil for a part that is not read through a recordLimit
 	empty bool        // the part lies in the header
 }
@@ -118,9 +122,9 @@ func (c *csvReader) guardRecords(max int) {
 
 // open returns a reader positioned at the part's first record, and the
 // file's column names.
-func openCSV(part *textPart) (*csvReader, error) {
+func openCSV(ctx context.Context, part *textPart) (*csvReader, error) {
 	cfg := part.cfg
-	v, err := part.shared(func() (any, error) { return readHeader(part) })
+	v, err := part.shared(func() (any, error) { return readHeader(ctx, part) })
 	if err != nil {
 		return nil, err
 	}
@@ -138,11 +142,13 @@ func openCSV(part *textPart) (*csvReader, error) {
 		// The part begins in the header (or the blank lines before it),
 		// which readHeader read: skip to its end, as the fast path skips
 		// records, so that positions count from the part's start.
-		n, lines, err := discardCounting(part.r, end-part.from)
+		n, lines, err := discardCounting(ctx, part.r, end-part.from)
 		c.fast.bytes, c.fast.lines, c.line, part.mark = n, lines, lines, n
 		switch {
 		case err == io.EOF:
 			c.empty = true // the part ends inside the header
+		case err != nil && err == ctx.Err():
+			return nil, err
 		case err != nil:
 			return nil, part.broken(1, 0, err)
 		}
@@ -151,10 +157,14 @@ func openCSV(part *textPart) (*csvReader, error) {
 }
 
 // discardCounting discards n bytes of r, or up to its end, and returns
-// how many it discarded and the newlines among them.
-func discardCounting(r *bufio.Reader, n int64) (int64, int64, error) {
+// how many it discarded and the newlines among them. It checks ctx as it
+// goes.
+func discardCounting(ctx context.Context, r *bufio.Reader, n int64) (int64, int64, error) {
 	var done, lines int64
 	for done < n {
+		if err := ctx.Err(); err != nil {
+			return done, lines, err
+		}
 		b, err := r.Peek(int(min(n-done, int64(r.Size()))))
 		lines += int64(bytes.Count(b, []byte{'\n'}))
 		r.Discard(len(b))
@@ -169,8 +179,9 @@ func discardCounting(r *bufio.Reader, n int64) (int64, int64, error) {
 // readHeader reads the first record of the file, after a UTF-8 byte
 // order mark if the file starts with one; with names given by Header, it
 // reads only the mark, which the first part then skips as it skips a
-// header.
-func readHeader(part *textPart) (*csvFile, error) {
+// header. It skips the blank lines before the header, checking ctx, as
+// encoding/csv would skip them; they count against MaxRecordBytes.
+func readHeader(ctx context.Context, part *textPart) (*csvFile, error) {
 	var src io.Reader = io.NewSectionReader(part.f, 0, 1<<62)
 	if part.codec != codec.None {
 		d, err := part.codec.NewReader(io.NewSectionReader(part.f, 0, 1<<62))
@@ -187,7 +198,22 @@ func readHeader(part *textPart) (*csvFile, error) {
 	}
 	g := newFieldGuard(part.cfg.comma)
 	g.guard(maxHeaderFields, nil)
-	r := csv.NewReader(&recordLimit{r: br, part: &textPart{}, guard: g})
+	hr := bufio.NewReader(&recordLimit{r: br, part: &textPart{}, guard: g})
+	var pace pacer
+	blank := int64(0)
+	for {
+		line, _, err := peekLine(hr)
+		if err != nil || (string(line) != "\n" && string(line) != "\r\n") {
+			break
+		}
+		hr.Discard(len(line))
+		mark += int64(len(line))
+		blank++
+		if err := pace.check(ctx, len(line)); err != nil {
+			return nil, err
+		}
+	}
+	r := csv.NewReader(hr)
 	r.Comma = part.cfg.comma
 	names, err := r.Read()
 	if err == io.EOF {
@@ -196,7 +222,24 @@ func readHeader(part *textPart) (*csvFile, error) {
 	if err != nil {
 		return nil, csvError(&textPart{file: part.file}, mark, err)
 	}
+	if i, j := duplicateName(names); i >= 0 {
+		return nil, &LineError{Path: part.file.RelPath, Line: blank + 1, Offset: mark,
+			Err: fmt.Errorf("duplicate column %q in the header (columns %d and %d)", names[j], i+1, j+1)}
+	}
 	return &csvFile{names: names, end: mark + r.InputOffset()}, nil
+}
+
+// duplicateName returns the indexes of the first name of names that is
+// there twice, or -1, -1.
+func duplicateName(names []string) (int, int) {
+	seen := make(map[string]int, len(names))
+	for j, n := range names {
+		if i, ok := seen[n]; ok {
+			return i, j
+		}
+		seen[n] = j
+	}
+	return -1, -1
 }
 
 // csvError turns an error of encoding/csv reading the header, or of the
@@ -225,22 +268,32 @@ func parseErr(part *textPart, pe *csv.ParseError, skipped int64) error {
 // part, handling records that encoding/csv rejects. borrowed says that
 // rec's strings point into the reader's buffer, valid until fn returns:
 // fn copies those it keeps. With own, they never do.
-func (c *csvReader) each(own bool, fn func(rec []string, off int64, borrowed bool) error) error {
+// It checks ctx as it goes, every so many lines or bytes.
+func (c *csvReader) each(ctx context.Context, own bool, fn func(rec []string, off int64, borrowed bool) error) error {
 	if c.empty {
 		return nil
 	}
-	if done, err := c.eachFast(own, fn); done || err != nil {
+	if done, err := c.eachFast(ctx, own, fn); done || err != nil {
 		return err
 	}
 	// Positions from encoding/csv count from where the fast path stopped.
 	skipped, skippedLines := c.fast.bytes, c.fast.lines
 	c.guardRecords(len(c.names) + maxExtraFields(len(c.names)))
 	for {
-		n, lines := skipBlankLines(c.part.r)
+		n, lines, err := c.skipBlankLines(ctx, skipped)
 		skipped, skippedLines = skipped+n, skippedLines+lines
 		off := skipped + c.r.InputOffset()
+		switch {
+		case err != nil && err == ctx.Err():
+			return err
+		case err != nil:
+			return c.part.broken(c.line+1+lines, off, err)
+		}
 		c.part.mark = off
 		rec, err := c.r.Read()
+		if err := c.pace.check(ctx, int(skipped+c.r.InputOffset()-off)); err != nil {
+			return err
+		}
 		if err == io.EOF {
 			return nil
 		}
@@ -275,7 +328,7 @@ func (csvStructs[T]) files() dataset.Format { return csvFiles }
 func (csvStructs[T]) quoted() bool          { return true }
 
 func (f csvStructs[T]) read(ctx context.Context, part *textPart, out *rowBuffer[T]) error {
-	c, err := openCSV(part)
+	c, err := openCSV(ctx, part)
 	if err != nil || c.empty {
 		return err
 	}
@@ -289,7 +342,7 @@ func (f csvStructs[T]) read(ctx context.Context, part *textPart, out *rowBuffer[
 			return fmt.Errorf("%s: no column %q for field %s (columns %q)", part.file.RelPath, fd.name, fd.goName, c.names)
 		}
 	}
-	return c.each(false, func(rec []string, off int64, borrowed bool) error {
+	return c.each(ctx, false, func(rec []string, off int64, borrowed bool) error {
 		v := out.next(&init, part.from+off)
 		p := unsafe.Pointer(v)
 		for i := range fields {
@@ -316,7 +369,7 @@ func (csvRecords) files() dataset.Format { return csvFiles }
 func (csvRecords) quoted() bool          { return true }
 
 func (csvRecords) read(ctx context.Context, part *textPart, out *rowBuffer[Record]) error {
-	c, err := openCSV(part)
+	c, err := openCSV(ctx, part)
 	if err != nil {
 		return err
 	}
@@ -326,7 +379,7 @@ func (csvRecords) read(ctx context.Context, part *textPart, out *rowBuffer[Recor
 	}
 	names = slices.Clip(names)
 	var init Record
-	return c.each(true, func(rec []string, off int64, _ bool) error {
+	return c.each(ctx, true, func(rec []string, off int64, _ bool) error {
 		v := out.next(&init, part.from+off)
 		v.Names, v.Values = names, make([]any, len(names))
 		for i, s := range rec {

@@ -3,6 +3,7 @@ package sources
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/csv"
 	"io"
@@ -50,17 +51,31 @@ func (f *fastCSV) start(comma rune, n int) {
 }
 
 // skipBlankLines discards the blank lines ("\n", "\r\n") at the start of
-// br, as encoding/csv skips them, and returns the bytes and lines it
-// discarded: a record's position is where its first line starts.
-func skipBlankLines(br *bufio.Reader) (n, lines int64) {
+// the part's reader, as encoding/csv skips them, and returns the bytes and
+// lines it discarded: a record's position is where its first line starts.
+// skipped is the bytes of the part before encoding/csv's first: the part's
+// mark follows the lines discarded, which are no record's. It checks ctx
+// as it goes: a small compressed stream can hold gigabytes of them. The
+// error is ctx's or the reader's.
+func (c *csvReader) skipBlankLines(ctx context.Context, skipped int64) (n, lines int64, err error) {
+	br := c.part.r
 	for {
 		line, _, err := peekLine(br)
-		if err != nil || len(line) == 0 || (string(line) != "\n" && string(line) != "\r\n") {
-			return n, lines
+		switch {
+		case err == bufio.ErrBufferFull:
+			return n, lines, nil // a long line is not blank
+		case err != nil:
+			return n, lines, err
+		case string(line) != "\n" && string(line) != "\r\n":
+			return n, lines, nil
 		}
 		br.Discard(len(line))
 		n += int64(len(line))
 		lines++
+		c.part.mark = skipped + n + c.r.InputOffset()
+		if err := c.pace.check(ctx, len(line)); err != nil {
+			return n, lines, err
+		}
 	}
 }
 
@@ -68,7 +83,9 @@ func skipBlankLines(br *bufio.Reader) (n, lines int64) {
 // whether the part has ended; if not, encoding/csv goes on from the
 // first record it did not take. encoding/csv's offset does not move
 // while the fast path reads.
-func (c *csvReader) eachFast(own bool, fn func(rec []string, off int64, borrowed bool) error) (bool, error) {
+// It checks ctx at every line: blank and bad lines, which push nothing,
+// can make the part long.
+func (c *csvReader) eachFast(ctx context.Context, own bool, fn func(rec []string, off int64, borrowed bool) error) (bool, error) {
 	f := &c.fast
 	if !f.on {
 		return false, nil
@@ -84,6 +101,9 @@ func (c *csvReader) eachFast(own bool, fn func(rec []string, off int64, borrowed
 			return true, c.part.broken(c.line+1, off, err)
 		case eof && len(line) == 0:
 			return true, nil
+		}
+		if err := c.pace.check(ctx, len(line)); err != nil {
+			return true, err
 		}
 		rec := line
 		switch {

@@ -37,11 +37,13 @@
 // reading: the first record start at or after the nominal split point. In
 // JSON Lines a newline always ends a record (a JSON string cannot hold a
 // raw newline), so finding it reads a few bytes. In CSV a newline may lie
-// inside a quoted field; whether a byte is inside one is the parity of the
-// quotes before it, exactly, in CSV as RFC 4180 (and encoding/csv) write
-// it, because quotes inside a quoted field are doubled and unquoted fields
-// hold none. So the split counts the file's quotes in one pass, at memory
-// speed, and never cuts a record. A record's ordinal, for its row ID, is
-// its byte offset: known to the range that reads it. Compressed files are
-// one range each.
+// inside a quoted field, and a damaged record (a bare quote, a quote
+// followed by other than a quote, the delimiter or the line's end) ends
+// where encoding/csv stops reading it, at the end of its line. So the
+// split follows the file from its start as encoding/csv reads it, from
+// quote to quote, in one pass at about the speed of bytes.IndexByte: the
+// ranges start at the records of a serial read, whatever the damage, and
+// a split read with [SkipBadLines] gives the serial read's rows and
+// report. A record's ordinal, for its row ID, is its byte offset: known
+// to the range that reads it. Compressed files are one range each.
 package sources

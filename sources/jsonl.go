@@ -33,6 +33,13 @@ import (
 // strings "NaN", "+Inf" and "-Inf", which sinks.JSONLShards writes for
 // the floats JSON has no number for.
 //
+// A line is a bad record if an object in it has a key twice, at any depth
+// (encoding/json would keep the last value), or if it has no key for a
+// field of T that is not optional (a pointer, slice, map or interface, a
+// field tagged omitempty or omitzero, an embedded one): the field would
+// be its zero value without a word. [AllowMissingFields] lets such lines
+// decode.
+//
 // Partitions, row IDs and bad input are as for [CSV]: uncompressed files
 // are split into byte ranges at line starts, a record's ordinal is the
 // byte offset of its line, and a line that is not valid JSON, or does not
@@ -42,12 +49,16 @@ import (
 //
 // Options: [Files], [WholeFiles], [PartitionBytes], [Compression],
 // [ShuffleWindow], [Seed], [Epochs], [Where],
-// [SkipBadLines], [ChunkSize], [Named].
+// [SkipBadLines], [AllowMissingFields], [ChunkSize], [Named].
 func JSONL[T any](root string, opts ...JSONLOption) flow.Source[T] {
 	c, err := buildText("jsonl", opts, JSONLOption.applyJSONL)
 	fields, ferr := textFields[T]("json", false)
 	shadow, _ := jsonfloat.Shadow(reflect.TypeFor[T]())
-	return &textSource[T]{root: root, cfg: c, err: errors.Join(err, ferr), format: jsonlStructs[T]{fields: fields, shadow: shadow}}
+	var required []string
+	if ferr == nil {
+		required = jsonRequired[T]()
+	}
+	return &textSource[T]{root: root, cfg: c, err: errors.Join(err, ferr), format: jsonlStructs[T]{fields: fields, shadow: shadow, required: required}}
 }
 
 // JSONLRecords returns a source of the lines of a JSON Lines dataset as
@@ -57,8 +68,9 @@ func JSONL[T any](root string, opts ...JSONLOption) flow.Source[T] {
 // json.Number, which keeps integers exact. The strings "NaN", "+Inf" and
 // "-Inf", which JSON Lines shards hold for the floats JSON has no number
 // for, stay strings: sinks.ParquetRecordShards writes them to float
-// columns as the floats. It reads the files as [JSONL]
-// does and takes the same options.
+// columns as the floats. A line whose object has a key twice, at any
+// depth, is a bad record. It reads the files as [JSONL] does and takes
+// the same options ([AllowMissingFields] has no effect).
 func JSONLRecords(root string, opts ...JSONLOption) flow.Source[Record] {
 	c, err := buildText("jsonl", opts, JSONLOption.applyJSONL)
 	return &textSource[Record]{root: root, cfg: c, err: err, format: jsonlRecords{}}
@@ -69,11 +81,17 @@ var jsonlFiles = dataset.JSONL
 
 // eachLine calls fn with every line of the part that is not blank, without
 // its line ending, its line number in the part and its byte offset in it.
-func eachLine(part *textPart, fn func(b []byte, line, off int64) error) error {
+// It checks ctx every so many lines or bytes: blank and bad lines, which
+// push nothing, can make the part long.
+func eachLine(ctx context.Context, part *textPart, fn func(b []byte, line, off int64) error) error {
 	var long []byte
+	var pace pacer
 	line, off := int64(0), int64(0)
 	for {
 		b, err := part.r.ReadSlice('\n')
+		if perr := pace.check(ctx, len(b)); perr != nil {
+			return perr
+		}
 		if err == bufio.ErrBufferFull {
 			long = append(long, b...)
 			continue
@@ -109,6 +127,9 @@ type jsonlStructs[T any] struct {
 	// shadow is T's type with floats that read the strings "NaN",
 	// "+Inf" and "-Inf" (see internal/jsonfloat); nil if T has none.
 	shadow reflect.Type
+	// required names the keys of the fields a line must have unless
+	// AllowMissingFields (see jsonRequired).
+	required []string
 }
 
 func (jsonlStructs[T]) files() dataset.Format { return jsonlFiles }
@@ -119,9 +140,31 @@ func (f jsonlStructs[T]) read(ctx context.Context, part *textPart, out *rowBuffe
 	if err != nil {
 		return err
 	}
-	return eachLine(part, func(b []byte, line, off int64) error {
+	var keys keyScan
+	var fields *fieldKeys
+	var top func([]byte)
+	if !part.cfg.allowMissing {
+		fields = &fieldKeys{}
+		for _, name := range f.required {
+			if _, hive := part.file.Partition.Get(name); !hive {
+				fields.names = append(fields.names, name)
+			}
+		}
+		fields.seen = make([]bool, len(fields.names))
+		top = fields.mark
+	}
+	return eachLine(ctx, part, func(b []byte, line, off int64) error {
 		v := out.next(&init, part.from+off)
-		if err := f.unmarshal(b, v); err != nil {
+		err := f.unmarshal(b, v)
+		if err == nil {
+			err = keys.check(b, top)
+		}
+		if fields != nil {
+			if missing := fields.missing(); err == nil {
+				err = missing
+			}
+		}
+		if err != nil {
 			out.drop()
 			return part.bad(line, off, err)
 		}
@@ -153,9 +196,10 @@ func (jsonlRecords) quoted() bool          { return false }
 
 func (jsonlRecords) read(ctx context.Context, part *textPart, out *rowBuffer[Record]) error {
 	var init Record
-	return eachLine(part, func(b []byte, line, off int64) error {
+	var keys keyScan
+	return eachLine(ctx, part, func(b []byte, line, off int64) error {
 		v := out.next(&init, part.from+off)
-		if err := decodeObject(b, v, part.file.Partition); err != nil {
+		if err := decodeObject(b, v, part.file.Partition, &keys); err != nil {
 			out.drop()
 			return part.bad(line, off, err)
 		}
@@ -167,11 +211,15 @@ func (jsonlRecords) read(ctx context.Context, part *textPart, out *rowBuffer[Rec
 }
 
 // decodeObject decodes the JSON object b into r, keys in order, then
-// appends the Hive columns.
-func decodeObject(b []byte, r *Record, hive dataset.Partition) error {
+// appends the Hive columns. An object with a key twice, at any depth, is
+// an error.
+func decodeObject(b []byte, r *Record, hive dataset.Partition, keys *keyScan) error {
 	if !json.Valid(b) {
 		var v any
 		return json.Unmarshal(b, &v) // the syntax error, with its offset
+	}
+	if err := keys.check(b, nil); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()

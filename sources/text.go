@@ -41,7 +41,7 @@ func (s *textSource[T]) Info() flow.Info {
 	if c.codec != nil {
 		codec = c.codec.String()
 	}
-	own := fmt.Sprintf("format=%T codec=%s split=%d skip=%t comma=%q header=%q", s.format, codec, c.splitBytes, c.skip != nil, c.comma, c.header)
+	own := fmt.Sprintf("format=%T codec=%s split=%d skip=%t comma=%q header=%q missing=%t", s.format, codec, c.splitBytes, c.skip != nil, c.comma, c.header, c.allowMissing)
 	return flow.Info{Name: c.name, Settings: c.settings(s.root, own), Ranked: true}
 }
 
@@ -89,7 +89,8 @@ type stamp struct {
 func stampOf(st os.FileInfo) stamp { return stamp{st.Size(), st.ModTime()} }
 
 // checkStamp fails if the file open as fh has changed since its ranges
-// were planned.
+// were planned. A part checks when it opens the file and when it has read
+// its range, before it ends its partition.
 func (run *textRun[T]) checkStamp(file dataset.File, fh *os.File) error {
 	run.mu.Lock()
 	was, ok := run.planned[file.Path]
@@ -202,7 +203,11 @@ func (run *textRun[T]) ranges(ctx context.Context, f dataset.File) ([]int64, err
 	case size == 0:
 		return nil, nil
 	}
-	sizes, err := splitRecords(fh, size, run.split, run.src.format.quoted())
+	comma := rune(0)
+	if run.src.format.quoted() {
+		comma = cfg.comma
+	}
+	sizes, err := splitRecords(ctx, fh, size, run.split, comma)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.RelPath, err)
 	}
@@ -249,7 +254,13 @@ func (run *textRun[T]) read(ctx context.Context, fr dataset.Fragment, out flow.E
 	part.limit = &recordLimit{r: r, part: part}
 	part.r = bufio.NewReaderSize(part.limit, 64<<10)
 	buf := &rowBuffer[T]{out: out, batch: fr.Part, comb: rowid.NewCombiner(rowid.FromString(file.RelPath)), size: run.src.cfg.chunkSize}
-	if err := run.src.format.read(ctx, part, buf); err != nil {
+	err = run.src.format.read(ctx, part, buf)
+	if err == nil {
+		// A file truncated or rewritten while the part read it ends the
+		// part early, or mixes versions, without a read error.
+		err = run.checkStamp(file, fh)
+	}
+	if err != nil {
 		buf.release()
 		return err
 	}
@@ -407,6 +418,26 @@ func (l *recordLimit) Read(b []byte) (int, error) {
 	}
 	l.n += int64(n)
 	return n, err
+}
+
+// pacer tells a loop that input can make long, such as one over blank or
+// skipped lines, which push nothing and so never meet a send's check of
+// the context, when to check it: every 1024 turns or MiB read.
+type pacer struct {
+	turns int
+	bytes int64
+}
+
+// check returns ctx's error, every 1024 turns or MiB, for a turn that
+// read n bytes; nil between.
+func (p *pacer) check(ctx context.Context, n int) error {
+	p.turns++
+	p.bytes += int64(n)
+	if p.turns < 1024 && p.bytes < 1<<20 {
+		return nil
+	}
+	p.turns, p.bytes = 0, 0
+	return ctx.Err()
 }
 
 // bom is the UTF-8 byte order mark, which spreadsheet programs write at

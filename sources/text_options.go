@@ -13,6 +13,8 @@ type textConfig struct {
 	codec      *codec.Codec // nil: by each file's extension
 	splitBytes int64
 	skip       *BadLineReport
+	// JSON Lines only
+	allowMissing bool
 	// CSV only
 	comma  rune
 	header []string // names given with Header: the files have no header row
@@ -44,6 +46,24 @@ func (o textOption) applyJSONL(c *textConfig) error { return o(c) }
 type csvOption func(*textConfig) error
 
 func (o csvOption) applyCSV(c *textConfig) error { return o(c) }
+
+type jsonlOption func(*textConfig) error
+
+func (o jsonlOption) applyJSONL(c *textConfig) error { return o(c) }
+
+// AllowMissingFields lets [JSONL] decode a line that has no key for a
+// field of T into the field's zero value. Without it such a line is a bad
+// record (failing the run, or skipped with [SkipBadLines]), unless the
+// field is optional: a pointer, slice, map or interface (nil when its key
+// is missing), tagged omitempty or omitzero, embedded, or set from a Hive
+// partition column. Keys are matched to fields as encoding/json matches
+// them, in any case.
+func AllowMissingFields() JSONLOption {
+	return jsonlOption(func(c *textConfig) error {
+		c.allowMissing = true
+		return nil
+	})
+}
 
 // Compression reads every file as compressed with name: "none", "gzip",
 // "zstd" or "s2" (klauspost/compress; s2 in its stream format). Without
@@ -78,6 +98,12 @@ func PartitionBytes(n int64) TextOption {
 // decode instead of failing, and write them to report when the run ends
 // (replacing its contents). A file that cannot be read at all (missing,
 // or a compressed stream that is corrupt) still fails the run.
+//
+// The report is bounded, since input decides its size: it lists the
+// first 1000 skipped records (by file, then offset), each message cut to
+// its first KiB, and no more than 256 KiB of messages and paths in all;
+// [BadLineReport.Omitted] counts the records it leaves out. What it lists
+// is the same at every parallelism.
 func SkipBadLines(report *BadLineReport) TextOption {
 	return textOption(func(c *textConfig) error {
 		if report == nil {
@@ -102,12 +128,15 @@ func Comma(r rune) CSVOption {
 
 // Header names the CSV columns, for files that have no header row: every
 // record is data, and must have len(names) fields. Without it, the first
-// record of each file names its columns.
+// record of each file names its columns. The names must be distinct.
 func Header(names ...string) CSVOption {
 	names = append([]string(nil), names...)
 	return csvOption(func(c *textConfig) error {
 		if len(names) == 0 {
 			return fmt.Errorf("sources: Header(): no names")
+		}
+		if _, j := duplicateName(names); j >= 0 {
+			return fmt.Errorf("sources: Header: the name %q is given twice", names[j])
 		}
 		c.header = names
 		return nil

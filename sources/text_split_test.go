@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// TestSplitRecordsAtRecordStarts: with quote counting every range starts
+// TestSplitRecordsAtRecordStarts: following the quotes, every range starts
 // at a record that encoding/csv reads, although the nominal split points
 // fall inside quoted fields that hold newlines, where splitting at the
 // next newline would cut a record.
@@ -34,11 +34,11 @@ func TestSplitRecordsAtRecordStarts(t *testing.T) {
 		starts = append(starts, off)
 	}
 	for _, target := range []int64{1, 7, 64, 1000, 1 << 20} {
-		sizes, err := splitRecords(bytes.NewReader(data), int64(len(data)), target, true)
+		sizes, err := splitRecords(t.Context(), bytes.NewReader(data), int64(len(data)), target, ',')
 		if err != nil {
 			t.Fatal(err)
 		}
-		naive, _ := splitRecords(bytes.NewReader(data), int64(len(data)), target, false)
+		naive, _ := splitRecords(t.Context(), bytes.NewReader(data), int64(len(data)), target, 0)
 		at, cut := int64(0), false
 		for _, n := range sizes {
 			if _, ok := slices.BinarySearch(starts, at); !ok || n < 1 {
@@ -55,7 +55,7 @@ func TestSplitRecordsAtRecordStarts(t *testing.T) {
 			t.Fatalf("target %d: ranges cover %d of %d bytes; naive split cuts a record: %v", target, at, len(data), cut)
 		}
 	}
-	if sizes, _ := splitRecords(bytes.NewReader(nil), 0, 10, true); sizes != nil {
+	if sizes, _ := splitRecords(t.Context(), bytes.NewReader(nil), 0, 10, ','); sizes != nil {
 		t.Fatalf("empty file: %v", sizes)
 	}
 }

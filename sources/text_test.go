@@ -329,7 +329,7 @@ func TestJSONLNonFiniteFloats(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "a.jsonl"), []byte(`{"id":1,"f":1.5,"l":[2],"s":"NaN"}`+"\n"+
 		`{"id":2,"f":"-Inf","p":"+Inf","l":["NaN",3],"pts":[{"x":"-Inf"}],"arr":["+Inf"],"s":"x"}`+"\n"))
-	got := testutil.Items[row](t, flow.From(sources.JSONL[row](dir)))
+	got := testutil.Items[row](t, flow.From(sources.JSONL[row](dir, sources.AllowMissingFields())))
 	if len(got) != 2 {
 		t.Fatalf("read %d rows, want 2", len(got))
 	}
@@ -414,7 +414,7 @@ func TestTextBadInput(t *testing.T) {
 			if strings.Contains(tt.file, ".csv") {
 				src = sources.CSV[Line](sub, sources.PartitionBytes(64))
 			} else {
-				src = sources.JSONL[Line](sub, sources.PartitionBytes(64))
+				src = sources.JSONL[Line](sub, sources.PartitionBytes(64), sources.AllowMissingFields())
 			}
 			var n int
 			var err error

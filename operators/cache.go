@@ -113,6 +113,12 @@ func Rebuild() CacheOption {
 // first pass, or a memory cache in a new process) runs p from its start
 // again, and keeps the whole stream.
 //
+// A cache does not divide its rows among ranks: a run of several ranks
+// (flow.Pipeline.WithRank) that reads it refuses it before reading a row,
+// and wraps it in [EvenRanks], which gives every rank its share of the
+// cached stream. p keeps the rank it was built with (a cached pipeline
+// with a rank of its own caches that rank's share).
+//
 // p must have no sink and produce T. Memory: in memory, the whole stream.
 // On disk, the first pass holds each partition whole from its first chunk
 // until it is written and handed on (so p's partition size bounds it); a

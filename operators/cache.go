@@ -114,9 +114,8 @@ func Rebuild() CacheOption {
 // again, and keeps the whole stream.
 //
 // A cache does not divide its rows among ranks: a run of several ranks
-// (flow.Pipeline.WithRank) that reads it refuses it before reading a row,
-// and wraps it in [EvenRanks], which gives every rank its share of the
-// cached stream. p keeps the rank it was built with (a cached pipeline
+// (flow.Pipeline.WithRank) refuses it before reading a row; wrap it in
+// [EvenRanks], which gives every rank its share of the cached stream. p keeps the rank it was built with (a cached pipeline
 // with a rank of its own caches that rank's share).
 //
 // p must have no sink and produce T. Memory: in memory, the whole stream.

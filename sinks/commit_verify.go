@@ -17,7 +17,7 @@ import (
 	"sync"
 
 	"github.com/rowflow/rowflow/internal/dataset"
-	"github.com/rowflow/rowflow/internal/pqcol"
+	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 	"github.com/rowflow/rowflow/ranks"
 	"github.com/rowflow/rowflow/rowid"
 )

@@ -17,9 +17,9 @@ import (
 	pqformat "github.com/parquet-go/parquet-go/format"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/assemble"
-	"github.com/rowflow/rowflow/internal/pqcol"
-	"github.com/rowflow/rowflow/internal/pqschema"
+	"github.com/rowflow/rowflow/internal/parquet/assemble"
+	"github.com/rowflow/rowflow/internal/parquet/pqcol"
+	"github.com/rowflow/rowflow/internal/parquet/pqschema"
 	"github.com/rowflow/rowflow/sources"
 )
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/dataset"
-	"github.com/rowflow/rowflow/internal/pqcol"
-	"github.com/rowflow/rowflow/internal/pqfilter"
+	"github.com/rowflow/rowflow/internal/parquet/pqcol"
+	"github.com/rowflow/rowflow/internal/parquet/pqfilter"
 	"github.com/rowflow/rowflow/rowid"
 )
 

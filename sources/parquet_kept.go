@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/assemble"
+	"github.com/rowflow/rowflow/internal/parquet/assemble"
 )
 
 // emitKept pushes the rows of sp that sp.keep marks, in chunks of up to

@@ -9,12 +9,12 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/assemble"
+	"github.com/rowflow/rowflow/internal/parquet/assemble"
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/internal/jsonfloat"
-	"github.com/rowflow/rowflow/internal/pqcol"
+	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 
-	"github.com/rowflow/rowflow/internal/pqschema"
+	"github.com/rowflow/rowflow/internal/parquet/pqschema"
 )
 
 // ParquetRecords returns a source of the rows of a Parquet dataset as
@@ -328,7 +328,7 @@ func (a *assembler) list(j int) (any, error) {
 }
 
 // valueGetter returns value v of c as a record value: the natural Go kind
-// of the column's type (see internal/assemble).
+// of the column's type (see internal/parquet/assemble).
 func valueGetter(c *pqcol.Column, str, unsigned bool) func(v int) any {
 	switch c.Leaf.Kind {
 	case parquet.Boolean:

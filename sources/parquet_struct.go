@@ -8,12 +8,12 @@ import (
 	"strings"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/assemble"
+	"github.com/rowflow/rowflow/internal/parquet/assemble"
 	"github.com/rowflow/rowflow/internal/dataset"
-	"github.com/rowflow/rowflow/internal/pqcol"
+	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 )
 
-// structFormat decodes rows into structs T through internal/assemble.
+// structFormat decodes rows into structs T through internal/parquet/assemble.
 type structFormat[T any] struct{}
 
 type structPlan[T any] struct{ p *assemble.Plan[T] }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/pqcol"
+	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"

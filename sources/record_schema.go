@@ -7,7 +7,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/rowflow/rowflow/internal/dataset"
-	"github.com/rowflow/rowflow/internal/pqschema"
+	"github.com/rowflow/rowflow/internal/parquet/pqschema"
 )
 
 // ParquetRecordSchema returns the Parquet schema of the records that

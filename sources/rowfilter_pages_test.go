@@ -17,7 +17,7 @@ import (
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/pqcol"
+	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sinks"

@@ -12,7 +12,7 @@ import (
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/sources"
 
-	"github.com/rowflow/rowflow/internal/pqschema"
+	"github.com/rowflow/rowflow/internal/parquet/pqschema"
 )
 
 // base64Columns returns, for each of the datasets at a and b, the

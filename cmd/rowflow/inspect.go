@@ -13,9 +13,9 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/rowflow/rowflow/internal/assemble"
+	"github.com/rowflow/rowflow/internal/parquet/assemble"
 	"github.com/rowflow/rowflow/internal/dataset"
-	"github.com/rowflow/rowflow/internal/pqcol"
+	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 )
 
 func runInspect(ctx context.Context, args []string, stdout io.Writer) error {

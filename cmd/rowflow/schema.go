@@ -6,7 +6,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/rowflow/rowflow/internal/pqschema"
+	"github.com/rowflow/rowflow/internal/parquet/pqschema"
 )
 
 // scalarTypes are the column types -schema takes, by name.

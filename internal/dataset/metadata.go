@@ -4,7 +4,7 @@ import (
 	"context"
 	"os"
 
-	"github.com/rowflow/rowflow/internal/pqcol"
+	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 )
 
 // Metadata reports the layout of a data file without reading its data.

@@ -23,7 +23,7 @@
 // Three more rows help to read the others. The page loop on two
 // goroutines and two bare writers on two goroutines show how much the
 // machine lets two goroutines gain at the time of the run, against which
-// to judge the aims of 1.6×; internal/pqcol (the source's decoder) reading
+// to judge the aims of 1.6×; internal/parquet/pqcol (the source's decoder) reading
 // into reused columns shows what the columnar mode costs beyond decoding.
 //
 // # Running

@@ -4,10 +4,10 @@ import (
 	"context"
 	"os"
 
-	"github.com/rowflow/rowflow/internal/pqcol"
+	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 )
 
-// readPqcol reads every column chunk of path with internal/pqcol, the
+// readPqcol reads every column chunk of path with internal/parquet/pqcol, the
 // decoder under rowflow's source, into one reused Column per leaf column,
 // and counts the rows. It is the columnar mode without its per-batch
 // buffers: what sources.ParquetColumns could reach if it reused them.

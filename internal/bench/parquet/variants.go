@@ -60,7 +60,7 @@ func readVariants(path string) []variant {
 		v(namePages2, "page-loop on 2 goroutines, each reading every other row group: "+
 			"the speed-up the machine allows a parallel read", readPages(2)),
 		v(nameColumns, "sources.ParquetColumns → count the batches' rows, Parallel(1)", readColumns),
-		v(namePqcol, "internal/pqcol, the source's decoder, reading each column chunk into one reused Column "+
+		v(namePqcol, "internal/parquet/pqcol, the source's decoder, reading each column chunk into one reused Column "+
 			"per leaf: the columnar mode without fresh buffers per batch", readPqcol),
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rowflow/rowflow/internal/pqcol"
+	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 )
 
 // matrix lists the files DuckDB writes: every row count, across RLE run

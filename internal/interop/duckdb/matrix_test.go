@@ -10,7 +10,7 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2"
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/pqcol"
+	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 	"github.com/rowflow/rowflow/sources"
 )
 

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	pqformat "github.com/parquet-go/parquet-go/format"
-	"github.com/rowflow/rowflow/internal/pqcol"
+	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 )
 
 // Narrow returns the row ranges, ascending and disjoint, within rows

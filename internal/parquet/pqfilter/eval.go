@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rowflow/rowflow/internal/filter"
-	"github.com/rowflow/rowflow/internal/pqcol"
+	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 )
 
 // State is one reading goroutine's buffers for evaluating a [Predicate].

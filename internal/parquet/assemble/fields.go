@@ -6,7 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/rowflow/rowflow/internal/pqcol"
+	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 )
 
 // Pos is where a chunk of rows comes from, for constant fields and

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/rowflow/rowflow/internal/pqcol"
+	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 )
 
 // writeFile writes rows with parquet-go's GenericWriter, in row groups of

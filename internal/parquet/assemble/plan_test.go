@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rowflow/rowflow/internal/pqcol"
+	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 )
 
 type traced struct {

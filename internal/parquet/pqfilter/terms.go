@@ -9,9 +9,9 @@ import (
 	"math"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/rowflow/rowflow/internal/assemble"
+	"github.com/rowflow/rowflow/internal/parquet/assemble"
 	"github.com/rowflow/rowflow/internal/filter"
-	"github.com/rowflow/rowflow/internal/pqcol"
+	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 )
 
 // term is a comparison of one column with literals, compiled for the

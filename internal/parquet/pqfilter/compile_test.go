@@ -11,7 +11,7 @@ import (
 	pqformat "github.com/parquet-go/parquet-go/format"
 	"github.com/rowflow/rowflow/internal/filter"
 	ft "github.com/rowflow/rowflow/internal/filter/filtertest"
-	"github.com/rowflow/rowflow/internal/pqcol"
+	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 	"github.com/rowflow/rowflow/internal/testutil"
 )
 

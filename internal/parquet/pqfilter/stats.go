@@ -3,9 +3,9 @@ package pqfilter
 import (
 	"github.com/parquet-go/parquet-go"
 	pqformat "github.com/parquet-go/parquet-go/format"
-	"github.com/rowflow/rowflow/internal/assemble"
+	"github.com/rowflow/rowflow/internal/parquet/assemble"
 	"github.com/rowflow/rowflow/internal/filter"
-	"github.com/rowflow/rowflow/internal/pqcol"
+	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 )
 
 // statInfo is what reading a column's statistics depends on.

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/rowflow/rowflow/internal/filter"
-	"github.com/rowflow/rowflow/internal/pqcol"
+	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 )
 
 // Which literals compare with which columns (see sources.RowFilter):

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/rowflow/rowflow/internal/pqcol"
+	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 )
 
 // Const names a value that is not read from a column but is the same for a

@@ -13,8 +13,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/rowflow/rowflow/internal/parquet/assemble"
 	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/parquet/assemble"
 	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 )
 

@@ -9,8 +9,8 @@ import (
 	"math"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/rowflow/rowflow/internal/parquet/assemble"
 	"github.com/rowflow/rowflow/internal/filter"
+	"github.com/rowflow/rowflow/internal/parquet/assemble"
 	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 )
 

@@ -14,7 +14,7 @@ import (
 // a stall report when nothing has moved for a while, a progress callback,
 // and log lines. Counting costs about two atomic stores per chunk and
 // stage, not per item, and a goroutine that ticks every millisecond while
-// the run goes on (internal/bench/pipeline measures the cost; see the README).
+// the run goes on (internal/bench/pipeline measures the cost; see BENCHMARKS.md).
 //
 // A Monitor watches one run at a time: Snapshot reads the latest run
 // started with it. It is safe for concurrent use.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/epoch"
 )
 
 // partDigest is one partition of a stream: its number, item count and
@@ -61,16 +62,16 @@ func Bisect[T any](ctx context.Context, a, b *flow.Pipeline) error {
 	if i == len(da) {
 		at = db
 	}
-	epoch := flow.EpochOf(at[i].part)
+	e := epoch.Of(at[i].part)
 	for _, d := range da[:i] {
 		before += d.items
-		if flow.EpochOf(d.part) == epoch {
+		if epoch.Of(d.part) == e {
 			inEpoch += d.items
 		}
 	}
-	ref := lane[T]{c: openCursor[T](ctx, func(int) *flow.Pipeline { return a.StartAt(epoch, inEpoch) }, 0), name: "the first pipeline"}
+	ref := lane[T]{c: openCursor[T](ctx, func(int) *flow.Pipeline { return a.StartAt(e, inEpoch) }, 0), name: "the first pipeline"}
 	defer ref.c.stop()
-	cand := lane[T]{c: openCursor[T](ctx, func(int) *flow.Pipeline { return b.StartAt(epoch, inEpoch) }, 0), name: "the second pipeline"}
+	cand := lane[T]{c: openCursor[T](ctx, func(int) *flow.Pipeline { return b.StartAt(e, inEpoch) }, 0), name: "the second pipeline"}
 	defer cand.c.stop()
 	err = compareLanes(ref, []lane[T]{cand})
 	var d *Divergence

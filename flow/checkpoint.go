@@ -11,6 +11,8 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+
+	"github.com/rowflow/rowflow/internal/epoch"
 )
 
 // CheckpointVersion is the version of the [Checkpoint] encodings that
@@ -65,7 +67,7 @@ func (c Checkpoint) Epoch() int64 {
 	if c.Part < 0 {
 		return 0
 	}
-	return EpochOf(c.Part)
+	return epoch.Of(c.Part)
 }
 
 // position returns the consumer's position as a Mark.

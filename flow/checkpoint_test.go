@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/epoch"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sinks"
@@ -163,7 +164,7 @@ func TestResumeGivesTheRestOfTheRun(t *testing.T) {
 				// Late in the run the source restarts late: a resume does
 				// not read the run again from its start.
 				last := cks[len(cks)-2]
-				if len(last.Stages) != 2 || last.Stages[0].In.Part < flow.EpochPart(1, 15) {
+				if len(last.Stages) != 2 || last.Stages[0].In.Part < epoch.Part(1, 15) {
 					t.Fatalf("the checkpoint before the last item restarts the source at %+v", last.Stages)
 				}
 			}
@@ -291,7 +292,7 @@ func TestResumeRefusesAnotherPipeline(t *testing.T) {
 }
 
 func TestCheckpointEncodings(t *testing.T) {
-	ck := flow.Checkpoint{Version: flow.CheckpointVersion, Fingerprint: strings.Repeat("ab", 16), Part: flow.EpochPart(2, 5), Delivered: 7,
+	ck := flow.Checkpoint{Version: flow.CheckpointVersion, Fingerprint: strings.Repeat("ab", 16), Part: epoch.Part(2, 5), Delivered: 7,
 		Stages: []flow.StageState{{Position: 2, Out: flow.Mark{Part: 6, Row: 3}, In: flow.Mark{Part: 4, Row: 1}, State: json.RawMessage(`{"a":1}`)}, {Position: 3, Out: flow.Mark{Part: -9223372036854775808}, In: flow.Mark{Part: -9223372036854775808}}}}
 	js, err := json.Marshal(ck)
 	if err != nil {

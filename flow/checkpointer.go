@@ -3,7 +3,7 @@ package flow
 import "math"
 
 // Mark is a position in a stream: the partition numbered Part (its epoch
-// in the high bits, see [EpochPart]), after its first Row items.
+// in the high bits, see [Item.Epoch]), after its first Row items.
 type Mark struct {
 	Part int64 `json:"part"`
 	Row  int64 `json:"row"`

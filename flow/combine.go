@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/rowflow/rowflow/internal/epoch"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -270,12 +271,12 @@ func (c *combined[T]) Partitions(ctx context.Context, env Env) iter.Seq2[Partiti
 					yield(Partition[T]{}, err)
 					return
 				}
-				first = PartitionOf(st.Part)
+				first = epoch.Partition(st.Part)
 			}
 		}
-		for b := first; b < 1<<EpochBits; b++ {
+		for b := first; b < 1<<epoch.Bits; b++ {
 			if h != nil {
-				st, err := m.snapshot(EpochPart(env.Epoch, b))
+				st, err := m.snapshot(epoch.Part(env.Epoch, b))
 				if err != nil {
 					yield(Partition[T]{}, err)
 					return

@@ -28,7 +28,7 @@
 // pipeline can be extended in two ways, and run any number of times, each
 // run giving the same output. [Pipeline.WithSeed], [Pipeline.Epochs] and
 // [Pipeline.WithRank] set what every stage sees in its [Env]; an item's
-// epoch is [EpochOf] its partition number.
+// epoch is [Item.Epoch].
 //
 // Several pipelines of one type make one source with [Concat],
 // [Interleave] and [Mix]; a source that reads any row directly

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"iter"
 	"math"
+
+	"github.com/rowflow/rowflow/internal/epoch"
 )
 
 // # Epochs
@@ -12,33 +14,25 @@ import (
 // A run reads its source once per epoch. Epochs are numbered from 0; the
 // source is planned again for every epoch with the epoch in its [Env], so a
 // source or stage that draws random choices from (seed, epoch, …) reshuffles
-// every epoch. Within epoch e, a source's partition numbers lie in [0, 2^32)
-// and the run carries them as EpochPart(e, b): partition numbers keep
-// increasing from one epoch to the next, and [EpochOf] tells which epoch an
-// item belongs to.
-
-// EpochBits is the number of low bits of a partition number that number the
-// partitions of one epoch; the bits above them hold the epoch.
-const EpochBits = 32
+// every epoch. Within epoch e, a source's partition numbers lie in [0, 2^32);
+// the run carries the epoch in the partition numbers' high bits, so that
+// they keep increasing from one epoch to the next, and [Item.Epoch] (or
+// [Chunk.Epoch]) tells which epoch an item belongs to.
 
 // MaxEpochs is the largest number of epochs a run can have: the epoch of a
 // partition number is below 2^31.
-const MaxEpochs = 1<<(63-EpochBits) - 1
+const MaxEpochs = epoch.Max
 
 // Forever, given to [Pipeline.Epochs], repeats the source until the
 // stream is ended downstream (by operators.Take, say) or the run is
 // cancelled.
 const Forever = -1
 
-// EpochPart returns the partition number of partition b (0 <= b < 2^32) of
-// epoch e.
-func EpochPart(e, b int64) int64 { return e<<EpochBits | b }
+// Epoch returns the epoch the item belongs to, counted from 0.
+func (it Item[T]) Epoch() int64 { return epoch.Of(it.Part) }
 
-// EpochOf returns the epoch a partition number belongs to.
-func EpochOf(part int64) int64 { return part >> EpochBits }
-
-// PartitionOf returns a partition number's partition number within its epoch.
-func PartitionOf(part int64) int64 { return part & (1<<EpochBits - 1) }
+// Epoch returns the epoch the chunk's items belong to, counted from 0.
+func (c Chunk[T]) Epoch() int64 { return epoch.Of(c.Part) }
 
 // Epochs makes a run read its source n times, each time planned anew with
 // the epoch number in the source's [Env]; n is [Forever] (or any negative
@@ -101,7 +95,7 @@ func (p *Pipeline) partitions(ctx context.Context, env Env) iter.Seq2[srcPart, e
 			// A resumed run: earlier epochs are not planned, earlier
 			// partitions are skipped unread.
 			from = ck.from
-			first = max(first, EpochOf(from))
+			first = max(first, epoch.Of(from))
 		}
 		for e := first; n == Forever || e < env.Epoch+n; e++ {
 			if e > MaxEpochs {
@@ -110,7 +104,7 @@ func (p *Pipeline) partitions(ctx context.Context, env Env) iter.Seq2[srcPart, e
 			}
 			epochEnv := env
 			epochEnv.Epoch = e
-			if rc := env.ck; rc != nil && rc.source != nil && e == EpochOf(rc.from) {
+			if rc := env.ck; rc != nil && rc.source != nil && e == epoch.Of(rc.from) {
 				epochEnv.Resume = rc.source // the source's own state (a combination)
 			}
 			some := false
@@ -165,7 +159,7 @@ func (p *Pipeline) partitions(ctx context.Context, env Env) iter.Seq2[srcPart, e
 }
 
 // inEpoch reports whether b can number a partition within one epoch.
-func inEpoch(b int64) bool { return b >= 0 && b < 1<<EpochBits }
+func inEpoch(b int64) bool { return b >= 0 && b < 1<<epoch.Bits }
 
 // checkEpochPart checks that a source numbered partition b of epoch e
 // within one epoch's range.
@@ -175,5 +169,5 @@ func checkEpochPart(source string, e, b int64) error {
 	}
 	return stageError(source, b, true, fmt.Errorf(
 		"flow: partition number %d of epoch %d is outside [0, 2^%d): a source repeated by Epochs numbers the partitions of one epoch",
-		b, e, EpochBits))
+		b, e, epoch.Bits))
 }

@@ -17,13 +17,13 @@ func ExamplePipeline_Epochs() {
 			fmt.Println(err)
 			return
 		}
-		fmt.Println(it.Value, "epoch", flow.EpochOf(it.Part), "partition", flow.PartitionOf(it.Part))
+		fmt.Println(it.Value, "epoch", it.Epoch())
 	}
 	// Output:
-	// a epoch 0 partition 0
-	// b epoch 0 partition 0
-	// c epoch 0 partition 1
-	// a epoch 1 partition 0
-	// b epoch 1 partition 0
-	// c epoch 1 partition 1
+	// a epoch 0
+	// b epoch 0
+	// c epoch 0
+	// a epoch 1
+	// b epoch 1
+	// c epoch 1
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/epoch"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
@@ -74,8 +75,8 @@ func TestEpochsReplanTheSource(t *testing.T) {
 			if e == 1 {
 				want = (4-k/3)*3 + k%3
 			}
-			if it.Value != want || flow.EpochOf(it.Part) != e || flow.PartitionOf(it.Part) != k/3 ||
-				it.Part != flow.EpochPart(e, k/3) {
+			if it.Value != want || it.Epoch() != e || epoch.Partition(it.Part) != k/3 ||
+				it.Part != epoch.Part(e, k/3) {
 				t.Fatalf("item %d: %+v, want value %d in epoch %d, partition %d", i, it, want, e, k/3)
 			}
 		}
@@ -95,7 +96,7 @@ func TestEpochsSerialEqualsParallel(t *testing.T) {
 		for e := range 3 {
 			ids := map[any]bool{}
 			for _, it := range ref[e*per : (e+1)*per] {
-				if flow.EpochOf(it.Part) != int64(e) || ids[it.ID] {
+				if it.Epoch() != int64(e) || ids[it.ID] {
 					t.Fatalf("epoch %d: item %+v in the wrong epoch or twice", e, it)
 				}
 				ids[it.ID] = true
@@ -117,7 +118,7 @@ func TestEpochsForeverEndsDownstream(t *testing.T) {
 		for _, it := range got {
 			vals = append(vals, it.Value)
 		}
-		if !slices.Equal(vals, []int64{1, 2, 3, 1, 2, 3, 1}) || flow.EpochOf(got[6].Part) != 2 {
+		if !slices.Equal(vals, []int64{1, 2, 3, 1, 2, 3, 1}) || epoch.Of(got[6].Part) != 2 {
 			t.Fatalf("got %v (last partition %d)", vals, got[6].Part)
 		}
 		// An empty source repeated forever ends.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"iter"
 	"slices"
+
+	"github.com/rowflow/rowflow/internal/epoch"
 )
 
 // The pipeline plan is untyped so that the DSL can chain stages of any
@@ -146,7 +148,7 @@ func (a srcAdapter[T]) dataFingerprinter() DataFingerprinter {
 // partitions yields the source's partitions, attributing the source's own errors to the source.
 func (a srcAdapter[T]) partitions(ctx context.Context, env Env) iter.Seq2[srcPart, error] {
 	name := a.s.Info().Name
-	hi := EpochPart(env.Epoch, 0) // see Pipeline.Epochs
+	hi := epoch.Part(env.Epoch, 0) // see Pipeline.Epochs
 	return func(yield func(srcPart, error) bool) {
 		for p, err := range a.s.Partitions(ctx, env) {
 			if err != nil {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+
+	"github.com/rowflow/rowflow/internal/epoch"
 )
 
 // Checkpoints makes every run of the returned pipeline followed by t, so
@@ -78,13 +80,13 @@ func (p *Pipeline) newRunCk(env Env) *runCk {
 	pos := streamStart
 	if s := p.seek; s != nil {
 		rc.seek, rc.mode = s, p.seekMode()
-		rc.seekDrop = &dropper{to: Mark{Part: EpochPart(s.epoch, 0)}, count: true, left: s.item, epoch: s.epoch, tr: p.tracker}
+		rc.seekDrop = &dropper{to: Mark{Part: epoch.Part(s.epoch, 0)}, count: true, left: s.item, epoch: s.epoch, tr: p.tracker}
 		switch rc.mode {
 		case seekPlan:
 			rc.seekDrop.count = false // the source sets the mark
-			rc.from = EpochPart(s.epoch, 0)
+			rc.from = epoch.Part(s.epoch, 0)
 		case seekEpoch:
-			rc.from = EpochPart(s.epoch, 0)
+			rc.from = epoch.Part(s.epoch, 0)
 		}
 	}
 	if ck := p.resume; ck != nil {
@@ -292,7 +294,7 @@ func dropBefore[T any](d *dropper, c *Chunk[T]) bool {
 
 // dropCount is dropBefore for a dropper that counts.
 func dropCount[T any](d *dropper, c *Chunk[T]) bool {
-	if EpochOf(c.Part) > d.epoch {
+	if epoch.Of(c.Part) > d.epoch {
 		// The epoch ended before the position: there is nothing to give.
 		c.Release()
 		d.over = true

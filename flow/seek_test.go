@@ -39,12 +39,12 @@ func readPipe(t *testing.T, p *flow.Pipeline) []flow.Item[int64] {
 // at returns the index in items of item k of epoch e, or len(items).
 func at(items []flow.Item[int64], e, k int64) int {
 	for i, it := range items {
-		if flow.EpochOf(it.Part) == e {
+		if it.Epoch() == e {
 			if k == 0 {
 				return i
 			}
 			k--
-		} else if flow.EpochOf(it.Part) > e {
+		} else if it.Epoch() > e {
 			return i
 		}
 	}

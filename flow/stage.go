@@ -36,7 +36,7 @@ type Env struct {
 	// Epoch is the epoch being planned: a source's Partitions sees each
 	// epoch of the run in turn (see [Pipeline.Epochs]). Stages are made
 	// once per run and see its first epoch, 0; they tell the epoch of an
-	// item from its partition number with [EpochOf].
+	// item from its partition number with [Item.Epoch].
 	Epoch int64
 	// Rank and World are this process's rank and the number of processes
 	// that run the pipeline together (see [Pipeline.WithRank]): 0 and 1

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/epoch"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sinks"
@@ -135,7 +136,7 @@ func TestBatchEpochs(t *testing.T) {
 	var want []flow.Item[operators.Rows[int64]]
 	for e := range int64(3) {
 		for _, it := range one {
-			it.Part = flow.EpochPart(e, it.Part)
+			it.Part = epoch.Part(e, it.Part)
 			want = append(want, it)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/epoch"
 	"github.com/rowflow/rowflow/internal/pcg"
 	"github.com/rowflow/rowflow/rowid"
 )
@@ -108,7 +109,7 @@ type blockProc[T any] struct {
 
 func (p *blockProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[T]) error {
 	defer c.Release()
-	e := flow.EpochOf(c.Part)
+	e := c.Epoch()
 	if !p.started {
 		if err := p.begin(e); err != nil {
 			return err
@@ -149,7 +150,7 @@ func (p *blockProc[T]) begin(e int64) error {
 		return err
 	}
 	p.started, p.epoch, p.q, p.next, p.sent, p.open = true, e, 0, 0, 0, false
-	p.discard, p.skip, p.q0, p.from = 0, 0, 0, Mark{Part: flow.EpochPart(e, 0)}
+	p.discard, p.skip, p.q0, p.from = 0, 0, 0, Mark{Part: epoch.Part(e, 0)}
 	if r != nil {
 		p.q, p.q0, p.from, p.next, p.discard, p.skip = r.Index, r.Index, r.From, r.Index, r.Output, r.Delivered
 	}
@@ -190,7 +191,7 @@ func (p *blockProc[T]) give(ctx context.Context, out flow.Emitter[T], last int64
 // pushed before, in chunks of recycled buffers: chunks of ordinary size
 // keep the buffers that circulate through the pipeline ordinary too.
 func (p *blockProc[T]) push(ctx context.Context, out flow.Emitter[T], vals []T, ids []rowid.ID) error {
-	part := flow.EpochPart(p.epoch, p.next)
+	part := epoch.Part(p.epoch, p.next)
 	for lo := 0; ; lo += blockChunk {
 		hi := min(lo+blockChunk, len(vals))
 		c := flow.Chunk[T]{Part: part, End: hi == len(vals),

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/epoch"
 	"github.com/rowflow/rowflow/operators"
 )
 
@@ -47,12 +48,12 @@ func TestCache(t *testing.T) {
 					t.Fatalf("parallelism %d: %d items, want %d", n, len(got), 3*len(want))
 				}
 				for e := range 3 {
-					epoch := got[e*len(want) : (e+1)*len(want)]
-					for i := range epoch {
+					ep := got[e*len(want) : (e+1)*len(want)]
+					for i := range ep {
 						w := want[i]
-						w.Part = flow.EpochPart(int64(e), w.Part)
-						if epoch[i] != w {
-							t.Fatalf("parallelism %d epoch %d item %d: %+v, want %+v", n, e, i, epoch[i], w)
+						w.Part = epoch.Part(int64(e), w.Part)
+						if ep[i] != w {
+							t.Fatalf("parallelism %d epoch %d item %d: %+v, want %+v", n, e, i, ep[i], w)
 						}
 					}
 				}

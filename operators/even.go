@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/epoch"
 )
 
 // Uneven says what [EvenRanks] does when the rows do not divide evenly
@@ -183,7 +184,7 @@ func (e *evenSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2[
 			}
 			s := share{first: first, limit: limit, extra: extra, count: -1, rank: rank, world: world}
 			if counts == nil {
-				s.first = flow.PartitionOf(part.Part) // rotate per partition
+				s.first = epoch.Partition(part.Part) // rotate per partition
 			} else {
 				if i >= len(counts) {
 					yield(flow.Partition[T]{}, fmt.Errorf("operators: EvenRanks: source %q yielded more partitions than its %d row counts", e.src.Info().Name, len(counts)))

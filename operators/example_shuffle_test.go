@@ -17,7 +17,7 @@ func printEpochs(p *flow.Pipeline) {
 			fmt.Println(err)
 			return
 		}
-		if e := flow.EpochOf(it.Part); e != epoch {
+		if e := it.Epoch(); e != epoch {
 			if epoch >= 0 {
 				fmt.Println()
 			}

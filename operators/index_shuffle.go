@@ -7,6 +7,7 @@ import (
 	"iter"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/epoch"
 	"github.com/rowflow/rowflow/internal/pcg"
 	"github.com/rowflow/rowflow/internal/permute"
 	"github.com/rowflow/rowflow/rowid"
@@ -77,8 +78,8 @@ func (s *indexShuffle[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq
 		case err != nil:
 		case n < 0:
 			err = fmt.Errorf("operators: %s: source length %d", s.cfg.name, n)
-		case (n+per-1)/per > 1<<flow.EpochBits:
-			err = fmt.Errorf("operators: %s: %d rows make more than 2^%d partitions of %d", s.cfg.name, n, flow.EpochBits, per)
+		case (n+per-1)/per > 1<<epoch.Bits:
+			err = fmt.Errorf("operators: %s: %d rows make more than 2^%d partitions of %d", s.cfg.name, n, epoch.Bits, per)
 		}
 		if err != nil {
 			yield(flow.Partition[T]{}, err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rowflow/rowflow/determinism"
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/epoch"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sources"
@@ -40,14 +41,14 @@ func TestIndexShuffle(t *testing.T) {
 		in[i] = flow.Item[int64]{Part: int64(i / 300), ID: sourceID(int64(i)), Value: 3 * int64(i)}
 	}
 	for e := range 2 {
-		epoch := ref[e*indexRows : (e+1)*indexRows]
-		for i, it := range epoch {
+		ep := ref[e*indexRows : (e+1)*indexRows]
+		for i, it := range ep {
 			// Rows keep their IDs: the ID says which row the value is.
-			if it.ID != sourceID(it.Value/3) || it.Part != flow.EpochPart(int64(e), int64(i/300)) {
+			if it.ID != sourceID(it.Value/3) || it.Part != epoch.Part(int64(e), int64(i/300)) {
 				t.Fatalf("epoch %d, item %d: %+v", e, i, it)
 			}
 		}
-		m, err := determinism.MeasureMixing(in, relabel(epoch, in), 16)
+		m, err := determinism.MeasureMixing(in, relabel(ep, in), 16)
 		if err != nil {
 			t.Fatalf("epoch %d: %v", e, err)
 		}
@@ -142,16 +143,16 @@ func TestIndexShuffleReadsAnyPartitionAlone(t *testing.T) {
 	src := operators.IndexShuffle(indexSource(), operators.PartitionItems(300))
 	ctx := context.Background()
 	for _, at := range [][2]int64{{2, 17}, {0, 0}, {1, 33}} {
-		epoch, part := at[0], at[1]
+		ep, part := at[0], at[1]
 		var want []flow.Item[int64]
 		for _, it := range full {
-			if it.Part == flow.EpochPart(epoch, part) {
+			if it.Part == epoch.Part(ep, part) {
 				it.Part = part
 				want = append(want, it)
 			}
 		}
 		found := false
-		for p, err := range src.Partitions(ctx, flow.Env{Seed: 5, Epoch: epoch, World: 1}) {
+		for p, err := range src.Partitions(ctx, flow.Env{Seed: 5, Epoch: ep, World: 1}) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,7 +167,7 @@ func TestIndexShuffleReadsAnyPartitionAlone(t *testing.T) {
 			equalItems(t, "partition read alone", e.items, want)
 		}
 		if !found || int64(len(want)) != min(300, indexRows-part*300) {
-			t.Fatalf("epoch %d partition %d: found %t, %d items in the full run", epoch, part, found, len(want))
+			t.Fatalf("epoch %d partition %d: found %t, %d items in the full run", ep, part, found, len(want))
 		}
 	}
 }

@@ -105,7 +105,7 @@ type OrderState struct {
 	// of row From among the epoch's rows; for [BlockShuffle], the ordinal
 	// of partition From.Part among the epoch's partitions.
 	Index int64
-	// Output is the index within the epoch (flow.PartitionOf) of the
+	// Output is the index within the epoch (its partition number without the epoch) of the
 	// output partition being delivered, and Delivered how many of its
 	// items were delivered.
 	Output, Delivered int64

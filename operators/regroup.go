@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/epoch"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -11,7 +12,7 @@ import (
 // TableBucket) keep state across partitions, so they are serial: they run
 // after the ordered merge and see the serial order. Their input partitions
 // vanish in their output; they number output partitions of their own,
-// 0, 1, 2, … within each epoch (flow.EpochPart(e, k)), each of
+// 0, 1, 2, … within each epoch (epoch.Part(e, k)), each of
 // [PartitionItems] items, so that a Parallel stage can follow them and the
 // next merge restores their order. Groups never span epochs: when the
 // first row of a new epoch arrives, the stage ends the previous epoch as
@@ -128,7 +129,7 @@ func (o *outParts[T]) put(ctx context.Context, out flow.Emitter[T], v T, id rowi
 
 // push pushes the pending items, ending the partition if end.
 func (o *outParts[T]) push(ctx context.Context, out flow.Emitter[T], end bool) error {
-	c := flow.Chunk[T]{Part: flow.EpochPart(o.epoch, o.part), IDs: flow.ListIDs(o.ids), Values: o.vals, End: end}
+	c := flow.Chunk[T]{Part: epoch.Part(o.epoch, o.part), IDs: flow.ListIDs(o.ids), Values: o.vals, End: end}
 	o.delivered += int64(len(o.vals))
 	o.vals, o.ids = nil, nil
 	if end {
@@ -159,11 +160,11 @@ func (o *outParts[T]) finish(ctx context.Context, out flow.Emitter[T]) error {
 // crosses reports whether the input batch belongs to a later epoch than
 // the output so far. The stage then ends the epoch and
 // calls [outParts.enter]; [epochStart] does both.
-func (o *outParts[T]) crosses(batch int64) bool { return flow.EpochOf(batch) > o.epoch }
+func (o *outParts[T]) crosses(batch int64) bool { return epoch.Of(batch) > o.epoch }
 
 // enter starts numbering the output partitions of the input batch's
 // epoch. The last partition of the previous epoch must be finished.
-func (o *outParts[T]) enter(batch int64) { o.epoch, o.part, o.n = flow.EpochOf(batch), 0, 0 }
+func (o *outParts[T]) enter(batch int64) { o.epoch, o.part, o.n = epoch.Of(batch), 0, 0 }
 
 // ender is a regrouping processor: end pushes what it holds at the end of
 // an epoch or of the stream, by its remainder policy.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/epoch"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -30,7 +31,7 @@ func resumeInputOf(parts int64, size func(int64) int, chunk int) []flow.Chunk[in
 			if q%9 == 4 {
 				n = 0
 			}
-			b := flow.EpochPart(e, 2*q)
+			b := epoch.Part(e, 2*q)
 			for lo := 0; ; lo += chunk {
 				hi := min(lo+chunk, n)
 				vals := make([]int, 0, hi-lo)

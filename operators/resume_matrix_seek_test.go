@@ -48,7 +48,7 @@ func TestResumeMatrixStartAtEverywhere(t *testing.T) {
 				first := -1
 				n := 0
 				for i, it := range want {
-					if flow.EpochOf(it.Part) == e {
+					if it.Epoch() == e {
 						if first < 0 {
 							first = i
 						}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/epoch"
 	"github.com/rowflow/rowflow/internal/pcg"
 	"github.com/rowflow/rowflow/rowid"
 )
@@ -134,7 +135,7 @@ type shuffleProc[T any] struct {
 
 func (p *shuffleProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[T]) error {
 	defer c.Release()
-	e := flow.EpochOf(c.Part)
+	e := c.Epoch()
 	if !p.started {
 		if err := p.begin(e); err != nil {
 			return err
@@ -331,16 +332,16 @@ func (p *shuffleProc[T]) Checkpoint() (any, Mark) {
 	s := &OrderState{Epoch: p.epoch, Output: p.out.part, Delivered: int64(p.out.n)}
 	switch {
 	case p.drained:
-		s = &OrderState{Epoch: p.epoch + 1, From: Mark{Part: flow.EpochPart(p.epoch+1, 0)}}
+		s = &OrderState{Epoch: p.epoch + 1, From: Mark{Part: epoch.Part(p.epoch+1, 0)}}
 	case p.op.size != nil:
-		s.From = Mark{Part: flow.EpochPart(p.epoch, 0)}
+		s.From = Mark{Part: epoch.Part(p.epoch, 0)}
 	default:
 		i, n := 0, len(p.parts)
 		if n == 0 && p.resume != nil {
 			return p.resume, p.resume.From // nothing read since the resume
 		}
 		if n == 0 { // nothing read since the epoch began
-			s.From = Mark{Part: flow.EpochPart(p.epoch, 0)}
+			s.From = Mark{Part: epoch.Part(p.epoch, 0)}
 			break
 		}
 		for i < n-1 && p.parts[i].n == 0 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rowflow/rowflow/determinism"
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/epoch"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
 )
@@ -35,7 +36,7 @@ func unshuffled(epochs int64) []flow.Item[int64] {
 	for e := range epochs {
 		for i := int64(0); i < shufRows; i++ {
 			if keep(i) {
-				out = append(out, flow.Item[int64]{Part: flow.EpochPart(e, i/shufPart), ID: sourceID(i), Value: 3 * i})
+				out = append(out, flow.Item[int64]{Part: epoch.Part(e, i/shufPart), ID: sourceID(i), Value: 3 * i})
 			}
 		}
 	}
@@ -62,7 +63,7 @@ func checkShuffle(t *testing.T, stage func() flow.Stage, window int) determinism
 	for e := range 2 {
 		epoch := ref[e*per : (e+1)*per]
 		for i, it := range epoch {
-			if flow.EpochOf(it.Part) != int64(e) || i > 0 && it.Part < epoch[i-1].Part {
+			if it.Epoch() != int64(e) || i > 0 && it.Part < epoch[i-1].Part {
 				t.Fatalf("epoch %d, item %d: partition %d after %d", e, i, it.Part, epoch[max(i-1, 0)].Part)
 			}
 		}

@@ -29,7 +29,7 @@ func batchesPerEpoch[T any](t *testing.T, p *flow.Pipeline) map[int64]int {
 	t.Helper()
 	got := map[int64]int{}
 	for _, it := range testutil.Items[T](t, p) {
-		got[flow.EpochOf(it.Part)]++
+		got[it.Epoch()]++
 	}
 	return got
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/epoch"
 	"github.com/rowflow/rowflow/internal/pcg"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
@@ -40,7 +41,7 @@ func tableSerial(rows, part int64, epochs int64, seed uint64, position, minP, ma
 							r.IDs = append(r.IDs, make([]rowid.ID, short)...)
 						}
 					}
-					items = append(items, flow.Item[operators.Rows[int64]]{Part: flow.EpochPart(e, int64(k/16)),
+					items = append(items, flow.Item[operators.Rows[int64]]{Part: epoch.Part(e, int64(k/16)),
 						ID: foldIDs("table-bucket", ids[lo:hi]), Value: r})
 					k++
 				}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/epoch"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -33,8 +33,8 @@ func locateIn(ctx context.Context, plan *dataset.Plan, part int64, id rowid.ID, 
 
 // fragmentOf returns the fragment of plan that a run numbers part.
 func fragmentOf(ctx context.Context, plan *dataset.Plan, part int64) (dataset.Fragment, bool) {
-	index := flow.PartitionOf(part)
-	for fr, err := range plan.Epoch(ctx, flow.EpochOf(part)) {
+	index := epoch.Partition(part)
+	for fr, err := range plan.Epoch(ctx, epoch.Of(part)) {
 		if err != nil {
 			break
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/epoch"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sinks"
@@ -114,18 +115,18 @@ func TestErrorsLocateTheRow(t *testing.T) {
 		}
 		for _, c := range cases {
 			for _, par := range []int{1, 3} {
-				for _, epoch := range []int32{0, 1} {
+				for _, ep := range []int32{0, 1} {
 					// The run with a sink meets the row once in each epoch
 					// and fails in the given one; so does the loop after it.
 					build := func() *flow.Pipeline {
-						return flow.From(c.src()).Via(failAt(bad, 1+epoch)).Parallel(par).Epochs(2)
+						return flow.From(c.src()).Via(failAt(bad, 1+ep)).Parallel(par).Epochs(2)
 					}
 					for k, err := range runErrors(t, build) {
 						var se *flow.StageError
 						if !errors.As(err, &se) || !strings.Contains(err.Error(), "bad row") || !strings.Contains(err.Error(), c.where) ||
-							par == 1 && flow.EpochOf(se.Part) != int64(epoch) {
+							par == 1 && epoch.Of(se.Part) != int64(ep) {
 							t.Errorf("%s, id %d, parallelism %d, epoch %d, %s: got %v, want the location %s",
-								c.name, bad, par, epoch, []string{"Run", "Items"}[k], err, c.where)
+								c.name, bad, par, ep, []string{"Run", "Items"}[k], err, c.where)
 						}
 					}
 				}

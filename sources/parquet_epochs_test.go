@@ -25,7 +25,7 @@ func TestParquetEpochsArePipelineEpochs(t *testing.T) {
 	}
 	per := len(byOption) / 3
 	for i, it := range byOption {
-		if flow.EpochOf(it.Part) != int64(i/per) {
+		if it.Epoch() != int64(i/per) {
 			t.Fatalf("item %d: partition %d is not in epoch %d", i, it.Part, i/per)
 		}
 	}

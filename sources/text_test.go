@@ -21,6 +21,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/epoch"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sinks"
@@ -513,7 +514,7 @@ func TestTextRanksAndEpochs(t *testing.T) {
 	twice := testutil.Items[Line](t, flow.From(sources.JSONL[Line](dir, sources.PartitionBytes(2000), sources.Epochs(2))).Parallel(3))
 	sameItems(t, "epoch 0", twice[:len(all)], all)
 	sameItems(t, "epoch 1", twice[len(all):], all)
-	if flow.EpochOf(twice[len(all)].Part) != 1 || twice[len(all)].Part <= twice[len(all)-1].Part {
+	if epoch.Of(twice[len(all)].Part) != 1 || twice[len(all)].Part <= twice[len(all)-1].Part {
 		t.Fatalf("epoch 1 starts at partition %d after %d", twice[len(all)].Part, twice[len(all)-1].Part)
 	}
 }

@@ -172,7 +172,7 @@ func train(ctx context.Context, data string, rank, workers int) (rankReport, err
 			return r, err
 		}
 		b := it.Value
-		r.Batches[flow.EpochOf(it.Part)]++
+		r.Batches[it.Epoch()]++
 		for _, l := range b.Lengths {
 			r.Tokens += int64(l)
 		}

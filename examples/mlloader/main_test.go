@@ -59,8 +59,8 @@ func TestMLLoader(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			epochs[flow.EpochOf(it.Part)]++
-			if flow.EpochOf(it.Part) != 0 {
+			epochs[it.Epoch()]++
+			if it.Epoch() != 0 {
 				continue
 			}
 			for _, id := range it.Value.IDs {

@@ -11,6 +11,7 @@ import (
 	"github.com/reugn/go-streams/extension"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/epoch"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/interop/gostreams"
 	"github.com/rowflow/rowflow/operators"
@@ -159,7 +160,7 @@ func TestEpochsThroughCache(t *testing.T) {
 		base := rowid.FromString("gostreams")
 		for i, it := range got {
 			e, v := int64(i/10), int64(i%10)
-			part := flow.EpochPart(e, v/4)
+			part := epoch.Part(e, v/4)
 			if it.Value != v || it.ID != rowid.Ordinal(uint64(v)).Combine(base) || it.Part != part {
 				t.Fatalf("item %d: %+v, want value %d, ID %v, partition %d", i, it, v, rowid.Ordinal(uint64(v)).Combine(base), part)
 			}

@@ -59,7 +59,7 @@ func run(ctx context.Context, data string, epochs int64, batch int) error {
 		if err != nil {
 			return err
 		}
-		e := flow.EpochOf(it.Part)
+		e := it.Epoch()
 		if e < 0 || e >= epochs {
 			return fmt.Errorf("a batch of epoch %d in a run of %d epochs", e, epochs)
 		}

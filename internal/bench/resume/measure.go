@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/epoch"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
@@ -112,7 +113,7 @@ func measure(ctx context.Context, rows, rounds int) (Result, error) {
 	if len(ck.Stages) == 0 || ck.Stages[0].In.Part < 0 {
 		return Result{}, fmt.Errorf("the checkpoint restarts the source at its start: %s", js)
 	}
-	res.RestartGroup = flow.PartitionOf(ck.Stages[0].In.Part)
+	res.RestartGroup = epoch.Partition(ck.Stages[0].In.Part)
 
 	var refs, resumes []time.Duration
 	for range rounds + 1 { // the first round warms up

@@ -33,7 +33,7 @@ type TextOption interface {
 
 // Option configures every shard sink: [ParquetShards], [JSONLShards] and
 // [CSVShards]. The options that are not about the encoding of a file
-// (its size, the rank, the writers, the row-ID column, partitioning,
+// (its size, the writers, the row-ID column, partitioning,
 // Overwrite, Continue) are Options.
 type Option interface {
 	ParquetOption

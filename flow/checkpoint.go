@@ -17,7 +17,7 @@ import (
 
 // CheckpointVersion is the version of the [Checkpoint] encodings that
 // this package writes. It reads only this version.
-const CheckpointVersion = 1
+const CheckpointVersion = 2
 
 // Checkpoint is a position in a run of a pipeline: where its consumer
 // was, and what the run's stateful stages need to go on from there. It is
@@ -44,6 +44,11 @@ type Checkpoint struct {
 	// Stages holds the state of each stage that keeps rows across
 	// partitions, in pipeline order.
 	Stages []StageState `json:"stages,omitempty"`
+	// Definition describes what the fingerprint covers, part by part
+	// ("seed", "source", "stage 2", "epochs", "rank", …), each as label,
+	// value and a hash of its settings separated by tabs, so that a
+	// refused Resume can say what differs.
+	Definition []string `json:"definition,omitempty"`
 }
 
 // StageState is one stateful stage's part of a [Checkpoint].
@@ -208,6 +213,7 @@ func (c Checkpoint) checksum() (string, error) {
 		b = binary.AppendUvarint(b, uint64(len(st)))
 		b = append(b, st...)
 	}
+	b = appendStrings(b, c.Definition)
 	return fmt.Sprintf("%08x", crc32.Checksum(b, checkpointCRC)), nil
 }
 
@@ -258,6 +264,7 @@ func (c Checkpoint) MarshalBinary() ([]byte, error) {
 		b = binary.AppendUvarint(b, uint64(len(s.State)))
 		b = append(b, s.State...)
 	}
+	b = appendStrings(b, c.Definition)
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, checkpointCRC)), nil
 }
 
@@ -291,6 +298,13 @@ func (c *Checkpoint) UnmarshalBinary(data []byte) error {
 			s.State = json.RawMessage(r.bytes(k))
 		}
 		v.Stages = append(v.Stages, s)
+	}
+	k := r.uvarint()
+	if k > uint64(len(r.b)) {
+		return errors.New("flow: checkpoint: truncated")
+	}
+	for range k {
+		v.Definition = append(v.Definition, string(r.bytes(r.uvarint())))
 	}
 	if r.err != nil || len(r.b) != 0 {
 		return errors.New("flow: checkpoint: truncated or trailing bytes")
@@ -371,4 +385,14 @@ func (c *Checkpoint) check() error {
 		}
 	}
 	return nil
+}
+
+// appendStrings appends the count of ss and each with its length.
+func appendStrings(b []byte, ss []string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(ss)))
+	for _, s := range ss {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return b
 }

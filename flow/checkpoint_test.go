@@ -109,6 +109,21 @@ var resumeCases = map[string]func(par int) *flow.Pipeline{
 	},
 }
 
+// otherPartitions is resumeCases["stateful"] with partitions of 24 rows.
+func otherPartitions() *flow.Pipeline {
+	xs := make([]int64, 500)
+	for i := range xs {
+		xs[i] = int64(i)
+	}
+	return flow.From(sources.Slice(xs, sources.PartitionSize(24))).
+		Via(operators.Filter(func(x int64) bool { return x%7 != 3 })).
+		Via(flow.NewStage[int64, int64](pairSum{})).
+		Via(operators.FlatMap(func(x int64) ([]int64, error) { return slices.Repeat([]int64{x}, int(x%4)), nil })).
+		Via(flow.NewStage[int64, int64](pairSum{})).
+		Via(operators.Map(func(x int64) (int64, error) { return x + 1, nil })).
+		Epochs(2).WithSeed(9)
+}
+
 // trackedRun reads p with a tracker and returns its items and, for each
 // k, the checkpoint taken after item k (index -1: before the first),
 // through its JSON and binary encodings.
@@ -274,17 +289,34 @@ func TestResumeRun(t *testing.T) {
 	}
 }
 
+// TestResumeRefusesAnotherPipeline: a checkpoint resumes only its own
+// pipeline, and the refusal names the first part that differs: the seed,
+// the rank, a stage's settings.
 func TestResumeRefusesAnotherPipeline(t *testing.T) {
 	build := resumeCases["stateful"]
 	_, cks := trackedRun(t, build(1))
 	ck := cks[10]
-	for name, p := range map[string]*flow.Pipeline{
-		"another seed":       build(1).WithSeed(10),
-		"another definition": resumeCases["stateless"](1),
+	for _, c := range []struct {
+		name string
+		p    *flow.Pipeline
+		want string
+	}{
+		{"another seed", build(1).WithSeed(10), "its seed is 9, this pipeline's 10"},
+		{"another rank", build(1).WithRank(1, 2), "this pipeline has rank 1 of 2, the checkpoint's has none"},
+		{"another stage", build(1).Via(operators.Map(func(v int64) (int64, error) { return v, nil })), "this pipeline has stage 6 map (int64 → int64), the checkpoint's has none"},
+		{"other settings", otherPartitions(), "its source, slice (int64), has other settings"},
+		{"the same pipeline", build(2), ""},
+		{"another definition", resumeCases["stateless"](1), "another pipeline: "},
 	} {
-		for _, err := range flow.Items[int64](context.Background(), p.Resume(ck)) {
-			if err == nil || !strings.Contains(err.Error(), "another pipeline or seed") || !strings.Contains(err.Error(), ck.Fingerprint) {
-				t.Errorf("%s: %v, want a refusal naming the checkpoint's fingerprint", name, err)
+		for _, err := range flow.Items[int64](context.Background(), c.p.Resume(ck)) {
+			if c.want == "" {
+				if err != nil {
+					t.Errorf("%s: %v", c.name, err)
+				}
+				break
+			}
+			if err == nil || !strings.Contains(err.Error(), "taken from another pipeline: "+strings.TrimPrefix(c.want, "another pipeline: ")) || !strings.Contains(err.Error(), ck.Fingerprint) {
+				t.Errorf("%s: %v, want a refusal saying %q and naming the checkpoint's fingerprint", c.name, err, c.want)
 			}
 			break
 		}
@@ -293,12 +325,13 @@ func TestResumeRefusesAnotherPipeline(t *testing.T) {
 
 func TestCheckpointEncodings(t *testing.T) {
 	ck := flow.Checkpoint{Version: flow.CheckpointVersion, Fingerprint: strings.Repeat("ab", 16), Part: epoch.Part(2, 5), Delivered: 7,
-		Stages: []flow.StageState{{Position: 2, Out: flow.Mark{Part: 6, Row: 3}, In: flow.Mark{Part: 4, Row: 1}, State: json.RawMessage(`{"a":1}`)}, {Position: 3, Out: flow.Mark{Part: -9223372036854775808}, In: flow.Mark{Part: -9223372036854775808}}}}
+		Stages: []flow.StageState{{Position: 2, Out: flow.Mark{Part: 6, Row: 3}, In: flow.Mark{Part: 4, Row: 1}, State: json.RawMessage(`{"a":1}`)}, {Position: 3, Out: flow.Mark{Part: -9223372036854775808}, In: flow.Mark{Part: -9223372036854775808}}},
+		Definition: []string{"seed\t9\t0a1b2c3d", "stage 2\tbatch (int → operators.Rows[int])\t4e5f6a7b"}}
 	js, err := json.Marshal(ck)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = `{"version":1,"fingerprint":"abababababababababababababababab","part":8589934597,"delivered":7,"stages":[{"position":2,"out":{"part":6,"row":3},"in":{"part":4,"row":1},"state":{"a":1}},{"position":3,"out":{"part":-9223372036854775808,"row":0},"in":{"part":-9223372036854775808,"row":0},"state":null}],"checksum":"a86bceb7"}`
+	const want = `{"version":2,"fingerprint":"abababababababababababababababab","part":8589934597,"delivered":7,"stages":[{"position":2,"out":{"part":6,"row":3},"in":{"part":4,"row":1},"state":{"a":1}},{"position":3,"out":{"part":-9223372036854775808,"row":0},"in":{"part":-9223372036854775808,"row":0},"state":null}],"definition":["seed\t9\t0a1b2c3d","stage 2\tbatch (int → operators.Rows[int])\t4e5f6a7b"],"checksum":"af9291f1"}`
 	if string(js) != want {
 		t.Fatalf("JSON\n%s\nwant\n%s", js, want)
 	}
@@ -320,8 +353,8 @@ func TestCheckpointEncodings(t *testing.T) {
 		t.Error("a truncated binary checkpoint was accepted")
 	}
 	var v2 flow.Checkpoint
-	if err := json.Unmarshal([]byte(strings.Replace(want, `"version":1`, `"version":2`, 1)), &v2); err == nil || !strings.Contains(err.Error(), "version 2") {
-		t.Errorf("version 2 JSON: %v", err)
+	if err := json.Unmarshal([]byte(strings.Replace(want, `"version":2`, `"version":3`, 1)), &v2); err == nil || !strings.Contains(err.Error(), "version 3") {
+		t.Errorf("version 3 JSON: %v", err)
 	}
 	if ck.Epoch() != 2 {
 		t.Errorf("Epoch() = %d", ck.Epoch())

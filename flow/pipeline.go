@@ -365,29 +365,59 @@ type closer interface{ close(context.Context) error }
 // env returns the Env of a run of p.
 func (p *Pipeline) env() Env {
 	h := sha256.New()
-	src := p.src.info()
-	fmt.Fprintf(h, "rowflow pipeline v2\nseed %d\nsource %q %v settings %q\n", p.seed, src.Name, p.src.outOps().typ(), src.Settings)
-	for _, s := range p.stages[1:] {
-		info := s.op.info()
-		fmt.Fprintf(h, "stage %q %v %v unordered=%t settings %q\n", info.Name, s.op.inOps().typ(), s.op.outOps().typ(), s.unordered, info.Settings)
+	def := p.definition()
+	var jobBase []byte
+	for _, part := range def {
+		if jobBase == nil && (part.label == "sink" || part.label == "epochs" || part.label == "rank") {
+			jobBase = h.Sum(nil) // the job is the rows made, not how a sink writes them
+		}
+		h.Write([]byte(part.line))
 	}
-	if p.stages[0].unordered {
-		fmt.Fprintf(h, "source unordered\n")
+	if jobBase == nil {
+		jobBase = h.Sum(nil)
 	}
-	jobBase := h.Sum(nil) // the job is the rows made, not how a sink writes them
-	if p.sink.n != nil {
-		info := p.sink.n.info()
-		fmt.Fprintf(h, "sink %q %v settings %q\n", info.Name, p.sink.n.inOps().typ(), info.Settings)
-	}
-	env := Env{Seed: p.seed, Rank: p.rank, World: max(p.world, 1), Epoch: p.epoch0}
-	if n := p.epochCount(); n != 1 {
-		fmt.Fprintf(h, "epochs %d\n", n)
-	}
+	env := Env{Seed: p.seed, Rank: p.rank, World: max(p.world, 1), Epoch: p.epoch0, definition: def}
 	job := sha256.Sum256(fmt.Appendf(jobBase, "epochs %d\njob of world %d\n", p.epochCount(), env.World))
 	env.Job = hex.EncodeToString(job[:16])
-	if env.World != 1 {
-		fmt.Fprintf(h, "rank %d of %d\n", env.Rank, env.World)
-	}
 	env.Fingerprint = hex.EncodeToString(h.Sum(nil)[:16])
 	return env
+}
+
+// defPart is one part of a pipeline's definition: the line the
+// fingerprint hashes, and the label and value a refused resume names.
+type defPart struct {
+	label, value string
+	line         string
+}
+
+// definition returns the parts of p's definition that its fingerprint
+// covers, in the order it hashes them.
+func (p *Pipeline) definition() []defPart {
+	var def []defPart
+	add := func(label, value, line string) { def = append(def, defPart{label, value, line}) }
+	add("format", "v2", "rowflow pipeline v2\n")
+	add("seed", fmt.Sprint(p.seed), fmt.Sprintf("seed %d\n", p.seed))
+	src := p.src.info()
+	add("source", fmt.Sprintf("%s (%v)", src.Name, p.src.outOps().typ()),
+		fmt.Sprintf("source %q %v settings %q\n", src.Name, p.src.outOps().typ(), src.Settings))
+	for k, s := range p.stages[1:] {
+		info := s.op.info()
+		add(fmt.Sprintf("stage %d", k+1), fmt.Sprintf("%s (%v → %v)", info.Name, s.op.inOps().typ(), s.op.outOps().typ()),
+			fmt.Sprintf("stage %q %v %v unordered=%t settings %q\n", info.Name, s.op.inOps().typ(), s.op.outOps().typ(), s.unordered, info.Settings))
+	}
+	if p.stages[0].unordered {
+		add("source order", "unordered", "source unordered\n")
+	}
+	if p.sink.n != nil {
+		info := p.sink.n.info()
+		add("sink", fmt.Sprintf("%s (%v)", info.Name, p.sink.n.inOps().typ()),
+			fmt.Sprintf("sink %q %v settings %q\n", info.Name, p.sink.n.inOps().typ(), info.Settings))
+	}
+	if n := p.epochCount(); n != 1 {
+		add("epochs", fmt.Sprint(n), fmt.Sprintf("epochs %d\n", n))
+	}
+	if w := max(p.world, 1); w != 1 {
+		add("rank", fmt.Sprintf("%d of %d", p.rank, w), fmt.Sprintf("rank %d of %d\n", p.rank, w))
+	}
+	return def
 }

@@ -108,7 +108,7 @@ func (p *Pipeline) newRunCk(env Env) *runCk {
 		}
 	}
 	if rc.tracker != nil {
-		rc.tracker.begin(env.Fingerprint, pos, len(p.stages)-1, p.seek != nil)
+		rc.tracker.begin(env.Fingerprint, definitionText(env.definition), pos, len(p.stages)-1, p.seek != nil)
 		for _, s := range p.stages {
 			if s.unordered && s.n > 1 {
 				rc.tracker.refuse(fmt.Errorf("flow: a pipeline with an Unordered stage has no reproducible order, so no checkpoint of it resumes"))
@@ -128,8 +128,9 @@ func (p *Pipeline) resumeErr() error {
 	if p.seek != nil {
 		return fmt.Errorf("flow: StartAt and Resume on one pipeline: a checkpoint is a position already")
 	}
-	if fp := p.env().Fingerprint; ck.Fingerprint != fp {
-		return fmt.Errorf("flow: Resume: the checkpoint was taken from another pipeline or seed (fingerprint %s); this pipeline's definition and seed give %s", ck.Fingerprint, fp)
+	if env := p.env(); ck.Fingerprint != env.Fingerprint {
+		return fmt.Errorf("flow: Resume: the checkpoint was taken from another pipeline: %s (its fingerprint %s; this pipeline's %s)",
+			definitionDiff(ck.Definition, definitionText(env.definition)), ck.Fingerprint, env.Fingerprint)
 	}
 	if err := ck.check(); err != nil {
 		return fmt.Errorf("flow: Resume: %w", err)

@@ -53,9 +53,10 @@ type Env struct {
 	// It is nil for every stage but the stateful ones of a resumed run.
 	Resume json.RawMessage
 
-	obs      *runStats // the run's counters when a Monitor observes it
-	rankRows *rankRows // see RankRows; nil where the stage cannot use it
-	ck       *runCk    // the run's checkpoint plumbing, if followed or resumed
+	obs        *runStats // the run's counters when a Monitor observes it
+	rankRows   *rankRows // see RankRows; nil where the stage cannot use it
+	definition []defPart // what the fingerprint covers, part by part
+	ck         *runCk    // the run's checkpoint plumbing, if followed or resumed
 }
 
 // Info describes a stage to the runtime and in errors.

@@ -32,6 +32,7 @@ type Tracker struct {
 	mu      sync.Mutex
 	started bool
 	fp      string
+	def     []string // the pipeline's definition: see Checkpoint.Definition
 	pos     Mark
 	final   int        // the position of the pipeline's last stage
 	seeking bool       // the run seeks and has not reached its position
@@ -57,10 +58,11 @@ type histEntry struct {
 
 // begin starts following a run of the pipeline with fingerprint fp,
 // whose consumer starts at pos.
-func (t *Tracker) begin(fp string, pos Mark, final int, seeking bool) {
+func (t *Tracker) begin(fp string, def []string, pos Mark, final int, seeking bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.started, t.fp, t.pos, t.final, t.stages, t.err = true, fp, pos, final, nil, nil
+	t.def = def
 	t.seeking = seeking
 }
 
@@ -201,7 +203,7 @@ func (t *Tracker) Checkpoint() (Checkpoint, error) {
 	case t.seeking:
 		return Checkpoint{}, errors.New("flow: Tracker.Checkpoint: the run has not reached its StartAt position yet")
 	}
-	ck := Checkpoint{Version: CheckpointVersion, Fingerprint: t.fp, Part: t.pos.Part, Delivered: t.pos.Row}
+	ck := Checkpoint{Version: CheckpointVersion, Fingerprint: t.fp, Part: t.pos.Part, Delivered: t.pos.Row, Definition: t.def}
 	for k, i := range t.resolve() {
 		h, e := t.stages[k], t.stages[k].entries[i]
 		s := StageState{Position: h.pos, Out: e.out, In: e.in}

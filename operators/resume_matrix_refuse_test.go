@@ -45,20 +45,24 @@ func TestResumeMatrixResumeRefusesOtherDefinitions(t *testing.T) {
 	if got, err := matrixCollect[operators.Packed[int32]](base(nil).Resume(ck)); err != nil || len(got) == 0 {
 		t.Fatalf("the same definition: %d items, %v", len(got), err)
 	}
-	for name, mod := range map[string]func(*refuseKnobs){
-		"seed":        func(k *refuseKnobs) { k.seed = 2 },
-		"epochs":      func(k *refuseKnobs) { k.epochs = 3 },
-		"rank":        func(k *refuseKnobs) { k.rank, k.world = 1, 2 },
-		"items per":   func(k *refuseKnobs) { k.per = 4 },
-		"window":      func(k *refuseKnobs) { k.window = 4 },
-		"take":        func(k *refuseKnobs) { k.take = 999 },
-		"even policy": func(k *refuseKnobs) { k.pol = operators.PadUneven },
-		"mix weights": func(k *refuseKnobs) { k.weights = []float64{1, 2} },
-		"pack pad":    func(k *refuseKnobs) { k.pad = -1 },
+	// Each refusal names the part that differs.
+	for _, c := range []struct {
+		name, want string
+		mod        func(*refuseKnobs)
+	}{
+		{"seed", "its seed is 1, this pipeline's 2", func(k *refuseKnobs) { k.seed = 2 }},
+		{"epochs", "its epochs is 2, this pipeline's 3", func(k *refuseKnobs) { k.epochs = 3 }},
+		{"rank", "this pipeline has rank 1 of 2, the checkpoint's has none", func(k *refuseKnobs) { k.rank, k.world = 1, 2 }},
+		{"items per", "its stage 2, pack", func(k *refuseKnobs) { k.per = 4 }},
+		{"window", "its stage 2, pack", func(k *refuseKnobs) { k.window = 4 }},
+		{"take", "its stage 3, take", func(k *refuseKnobs) { k.take = 999 }},
+		{"even policy", "its source, mix", func(k *refuseKnobs) { k.pol = operators.PadUneven }},
+		{"mix weights", "its source, mix", func(k *refuseKnobs) { k.weights = []float64{1, 2} }},
+		{"pack pad", "its stage 2, pack", func(k *refuseKnobs) { k.pad = -1 }},
 	} {
-		got, err := matrixCollect[operators.Packed[int32]](base(mod).Resume(ck))
-		if err == nil || len(got) != 0 || !strings.Contains(err.Error(), "another pipeline or seed") {
-			t.Errorf("%s: resumed %d items, error %v", name, len(got), err)
+		got, err := matrixCollect[operators.Packed[int32]](base(c.mod).Resume(ck))
+		if err == nil || len(got) != 0 || !strings.Contains(err.Error(), "taken from another pipeline: "+c.want) {
+			t.Errorf("%s: resumed %d items, error %v; want one saying %q", c.name, len(got), err, c.want)
 		}
 	}
 }

@@ -325,7 +325,7 @@ func TestResumeRefusesAnotherPipeline(t *testing.T) {
 
 func TestCheckpointEncodings(t *testing.T) {
 	ck := flow.Checkpoint{Version: flow.CheckpointVersion, Fingerprint: strings.Repeat("ab", 16), Part: epoch.Part(2, 5), Delivered: 7,
-		Stages: []flow.StageState{{Position: 2, Out: flow.Mark{Part: 6, Row: 3}, In: flow.Mark{Part: 4, Row: 1}, State: json.RawMessage(`{"a":1}`)}, {Position: 3, Out: flow.Mark{Part: -9223372036854775808}, In: flow.Mark{Part: -9223372036854775808}}},
+		Stages:     []flow.StageState{{Position: 2, Out: flow.Mark{Part: 6, Row: 3}, In: flow.Mark{Part: 4, Row: 1}, State: json.RawMessage(`{"a":1}`)}, {Position: 3, Out: flow.Mark{Part: -9223372036854775808}, In: flow.Mark{Part: -9223372036854775808}}},
 		Definition: []string{"seed\t9\t0a1b2c3d", "stage 2\tbatch (int → operators.Rows[int])\t4e5f6a7b"}}
 	js, err := json.Marshal(ck)
 	if err != nil {

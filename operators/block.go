@@ -29,7 +29,7 @@ import (
 // BlockShuffle keeps rows across partitions, so it is serial: put it after
 // the ordered merge. k < 1 or a bad option is kept as the stage's error.
 //
-// To be resumed (see [OrderState]), it restarts its input at partition
+// To be resumed (see [orderState]), it restarts its input at partition
 // q-k+1 when it was giving out output partition q: the rows it held all
 // came from the k partitions up to q.
 func BlockShuffle[T any](k int, opts ...ShuffleOption) flow.Stage {
@@ -68,7 +68,7 @@ func (b *blockOp[T]) NewProcessor(env flow.Env) flow.Processor[T, T] {
 	if b.err != nil {
 		return failed[T, T]{b.err}
 	}
-	r, err := resumeState[OrderState](b.cfg.name, env)
+	r, err := resumeState[orderState](b.cfg.name, env)
 	if err == nil && r != nil {
 		err = r.check(b.cfg.name)
 		if err == nil && (r.Index > r.Output || r.Output-r.Index >= int64(b.k)) {
@@ -102,7 +102,7 @@ type blockProc[T any] struct {
 	batches []int64 // partition numbers of the last k input partitions, by ordinal mod k
 	next    int64   // the next output partition to give out
 	sent    int64   // items of it pushed
-	resume  *OrderState
+	resume  *orderState
 	discard int64 // output partitions before this are discarded (resume)
 	skip    int64 // items of output partition discard to discard
 }
@@ -235,7 +235,7 @@ func (p *blockProc[T]) Flush(ctx context.Context, out flow.Emitter[T]) error {
 // partitions up to its own ordinal, where the input restarts.
 func (p *blockProc[T]) Checkpoint() (any, Mark) {
 	from := max(p.next-int64(p.op.k)+1, p.q0)
-	s := &OrderState{Epoch: p.epoch, Index: from, Output: p.next, Delivered: p.sent}
+	s := &orderState{Epoch: p.epoch, Index: from, Output: p.next, Delivered: p.sent}
 	switch {
 	case from < p.q || from == p.q && p.open:
 		s.From = Mark{Part: p.batches[from%int64(p.op.k)]}

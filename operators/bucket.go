@@ -200,7 +200,7 @@ func (p *bucketProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.E
 }
 
 // heldOf returns the per-bucket resume marks of s, nil without one.
-func heldOf(s *RegroupState, buckets int) []Mark {
+func heldOf(s *regroupState, buckets int) []Mark {
 	if s == nil {
 		return nil
 	}

@@ -27,13 +27,13 @@
 //
 // What such a stage must remember to be resumed is small: its processor
 // implements flow.Checkpointer and reports, after every chunk it pushes, a
-// [RegroupState] with the [Mark] (input partition and row) of the oldest
-// row it still holds, its output partition and the items of it delivered,
+// state (opaque inside the checkpoint) with the [Mark] (input partition
+// and row) of the oldest row it still holds, its output partition and the items of it delivered,
 // and the table or pool number of the random stages. A processor resumed
 // from that state (flow.Env.Resume) and fed its input from that mark gives
 // the rest of its output unchanged. For [Pack] the state lists the marks
 // of the sequences it holds: at most its window and one row. The shuffles
-// report an [OrderState] alike, and [Take] a [TakeState].
+// report a state alike, and [Take] how many items it has passed.
 //
 // # Parallelism
 //

@@ -64,7 +64,7 @@ func configureOrder[O any](c *orderConfig, opts []O) error {
 //
 // With a byte bound, what the buffer holds depends on the sizes of rows
 // it gave out long ago, so a resumed Shuffle restarts from its epoch's
-// first partition (see [OrderState]).
+// first partition (see [orderState]).
 func MaxBytes[T any](n int64, size func(T) int) ShuffleOption {
 	return orderOpt{"MaxBytes", func(c *orderConfig) error {
 		switch {
@@ -91,12 +91,12 @@ func sizeFunc[T any](c *orderConfig) (func(T) int, error) {
 	return f, nil
 }
 
-// OrderState is what a shuffle's processor reports in a checkpoint (see
+// orderState is what a shuffle's processor reports in a checkpoint (see
 // flow.Checkpointer) and resumes from (flow.Env.Resume): a few integers,
 // never the rows it holds. Its input restarts at From, at or before the
 // oldest row it still holds; the rows given out since then are drawn
 // again and discarded.
-type OrderState struct {
+type orderState struct {
 	// Epoch is the epoch being delivered.
 	Epoch int64
 	// From is where the input restarts, the checkpoint's input mark.
@@ -112,7 +112,7 @@ type OrderState struct {
 }
 
 // check reports a state no processor reports.
-func (s *OrderState) check(name string) error {
+func (s *orderState) check(name string) error {
 	if s.Epoch < 0 || s.From.Part < 0 || s.From.Row < 0 || s.Index < 0 || s.Output < 0 || s.Delivered < 0 {
 		return fmt.Errorf("operators: %s: resume state %+v: negative field", name, *s)
 	}
@@ -123,7 +123,7 @@ func (s *OrderState) check(name string) error {
 // the epoch it begins: at its first begin, the state it resumes from, if
 // any, and the state's epoch (an earlier one if the state's input had
 // ended: its end is then given out); afterwards none, and e.
-func resumeAt(name string, r *OrderState, started bool, e int64) (*OrderState, int64, error) {
+func resumeAt(name string, r *orderState, started bool, e int64) (*orderState, int64, error) {
 	switch {
 	case started || r == nil:
 		return nil, e, nil

@@ -46,7 +46,7 @@ type Packed[E Number] struct {
 //
 // Pack is serial; its output partitions hold [PartitionItems] rows
 // (default 16). Memory is the window and the row being filled. Its
-// [RegroupState] lists the [Mark] of each sequence it holds, at most the
+// [regroupState] lists the [Mark] of each sequence it holds, at most the
 // window plus the segments of one row; [ResumeRegroup] resumes it.
 func Pack[E Number](length int, pad E, opts ...PackOption) flow.Stage {
 	return flow.NewStage[[]E, Packed[E]](newPackOp(length, pad, opts))
@@ -160,7 +160,7 @@ type packProc[E Number] struct {
 	piece  int        // pieces handled of the sequence being read, if not all
 	out    outParts[Packed[E]]
 
-	resumed    *RegroupState   // the state the processor resumed from
+	resumed    *regroupState   // the state the processor resumed from
 	restore    *packRestore[E] // while replaying up to the resume point
 	skipAt     Mark            // the sequence whose first skipPieces pieces
 	skipPieces int             // were given out before the resume point

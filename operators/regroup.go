@@ -66,8 +66,8 @@ func (c *inCursor) restart(oldest Mark, holds bool) Mark {
 
 // resumeRegroup decodes the state a regrouping processor resumes from, if
 // any, and applies its input and output positions to c and o.
-func resumeRegroup[T any](name string, env flow.Env, c *inCursor, o *outParts[T]) (*RegroupState, error) {
-	s, err := resumeState[RegroupState](name, env)
+func resumeRegroup[T any](name string, env flow.Env, c *inCursor, o *outParts[T]) (*regroupState, error) {
+	s, err := resumeState[regroupState](name, env)
 	if err != nil || s == nil {
 		return nil, err
 	}
@@ -80,8 +80,8 @@ func resumeRegroup[T any](name string, env flow.Env, c *inCursor, o *outParts[T]
 }
 
 // state returns the output side of a stage's resume state.
-func state[T any](o *outParts[T], from Mark) RegroupState {
-	return RegroupState{Epoch: o.epoch, From: from, Output: o.part, Delivered: int64(o.n)}
+func state[T any](o *outParts[T], from Mark) regroupState {
+	return regroupState{Epoch: o.epoch, From: from, Output: o.part, Delivered: int64(o.n)}
 }
 
 // outParts numbers a regrouping stage's output partitions and cuts them

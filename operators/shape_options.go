@@ -229,12 +229,12 @@ const (
 	DropOverlong
 )
 
-// RegroupState is what a regrouping stage's processor reports in a
+// regroupState is what a regrouping stage's processor reports in a
 // checkpoint (see flow.Checkpointer) and resumes from (flow.Env.Resume): a
 // few integers, never the rows it holds. Fed its input from From on, a
 // processor resumed from it gives exactly what the uninterrupted stage gave
 // after the checkpoint.
-type RegroupState struct {
+type regroupState struct {
 	// Epoch is the epoch being delivered.
 	Epoch int64
 	// From is where the input restarts, the checkpoint's input mark: the
@@ -264,7 +264,7 @@ type RegroupState struct {
 }
 
 // check reports a state no processor reports.
-func (s *RegroupState) check(name string) error {
+func (s *regroupState) check(name string) error {
 	bad := s.Epoch < 0 || s.Output < 0 || s.Delivered < 0 || s.Group < 0 || s.Done < 0 || s.Piece < 0
 	for _, m := range append(append([]Mark{s.From, s.Next}, s.Held...), s.Row...) {
 		bad = bad || m.Part < 0 || m.Row < 0

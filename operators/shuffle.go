@@ -43,7 +43,7 @@ const (
 // # Resuming
 //
 // What the buffer holds depends only on the draws, never on the values
-// (without MaxBytes), so a checkpoint holds no rows: see [OrderState]. The
+// (without MaxBytes), so a checkpoint holds no rows: see [orderState]. The
 // input restarts at the oldest partition still held, whose rows are about
 // window·ln(window) rows back; the draws since then are made again, the
 // stream jumping ahead with Advance to where that partition began.
@@ -81,7 +81,7 @@ func (s *shuffleOp[T]) NewProcessor(env flow.Env) flow.Processor[T, T] {
 	if s.err != nil {
 		return failed[T, T]{s.err}
 	}
-	r, err := resumeState[OrderState](s.cfg.name, env)
+	r, err := resumeState[orderState](s.cfg.name, env)
 	if err == nil && r != nil {
 		err = r.check(s.cfg.name)
 		if err == nil && s.size != nil && r.Index != 0 {
@@ -128,7 +128,7 @@ type shuffleProc[T any] struct {
 	ended   bool  // the last input chunk ended its partition
 	drained bool  // the epoch has been given out entirely
 	skip    int64 // rows still to discard after a resume
-	resume  *OrderState
+	resume  *orderState
 	out     outParts[T]
 	ids     []rowid.ID // scratch: the IDs of the chunk being read
 }
@@ -329,10 +329,10 @@ func (p *shuffleProc[T]) Flush(ctx context.Context, out flow.Emitter[T]) error {
 // none. The rows that partition had given out are drawn again and
 // discarded.
 func (p *shuffleProc[T]) Checkpoint() (any, Mark) {
-	s := &OrderState{Epoch: p.epoch, Output: p.out.part, Delivered: int64(p.out.n)}
+	s := &orderState{Epoch: p.epoch, Output: p.out.part, Delivered: int64(p.out.n)}
 	switch {
 	case p.drained:
-		s = &OrderState{Epoch: p.epoch + 1, From: Mark{Part: epoch.Part(p.epoch+1, 0)}}
+		s = &orderState{Epoch: p.epoch + 1, From: Mark{Part: epoch.Part(p.epoch+1, 0)}}
 	case p.op.size != nil:
 		s.From = Mark{Part: epoch.Part(p.epoch, 0)}
 	default:

@@ -31,7 +31,7 @@ func (t takeOp[T]) Info() flow.Info {
 
 func (t takeOp[T]) NewProcessor(env flow.Env) flow.Processor[T, T] {
 	p := &takeProc[T]{left: t.n}
-	r, err := resumeState[TakeState]("take", env)
+	r, err := resumeState[takeState]("take", env)
 	if err == nil && r != nil && (r.Left < 0 || r.Left > t.n || r.From.Part < 0 || r.From.Row < 0) {
 		err = fmt.Errorf("operators: take: resume state %+v does not fit Take(%d)", *r, t.n)
 	}
@@ -45,10 +45,10 @@ func (t takeOp[T]) NewProcessor(env flow.Env) flow.Processor[T, T] {
 	return p
 }
 
-// TakeState is what [Take]'s processor reports in a checkpoint (see
+// takeState is what [Take]'s processor reports in a checkpoint (see
 // flow.Checkpointer) and resumes from (flow.Env.Resume): how many values
 // it still passes on, and where its input stood.
-type TakeState struct {
+type takeState struct {
 	Left int64
 	From Mark
 }
@@ -86,6 +86,6 @@ func (p *takeProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emi
 // Checkpoint reports how many values the stage still passes on after the
 // chunks it has pushed, and the next row of its input.
 func (p *takeProc[T]) Checkpoint() (any, Mark) {
-	s := &TakeState{Left: p.left, From: p.in.next()}
+	s := &takeState{Left: p.left, From: p.in.next()}
 	return s, s.From
 }

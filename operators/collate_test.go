@@ -301,3 +301,45 @@ func TestCollateBadFields(t *testing.T) {
 		}
 	}
 }
+
+// The options of Collate are part of the pipeline's fingerprint, so a
+// checkpoint of one layout does not resume another.
+func TestCollateFingerprint(t *testing.T) {
+	build := func(opts ...operators.PadOption) *flow.Pipeline {
+		return flow.From(sources.Slice(make([]example, 10))).Via(operators.Batch[example](4)).Via(operators.Collate[example](opts...))
+	}
+	fps := map[string]string{}
+	for name, opts := range map[string][]operators.PadOption{
+		"none": nil, "left": {operators.PadLeft()}, "multiple": {operators.PadMultiple(4)}, "length": {operators.PadLength(20)},
+	} {
+		fp := build(opts...).Fingerprint()
+		if again := build(opts...).Fingerprint(); again != fp {
+			t.Errorf("%s: two fingerprints %s and %s", name, fp, again)
+		}
+		if other, ok := fps[fp]; ok {
+			t.Errorf("options %s and %s give one fingerprint", name, other)
+		}
+		fps[fp] = name
+	}
+}
+
+// A pipeline that buckets and collates resumes from every checkpoint
+// with exactly the rest of its batches.
+func TestCollateResume(t *testing.T) {
+	type seq struct {
+		N    int64
+		Toks []int32 `collate:"toks,pad=-1,multiple=4"`
+	}
+	seqs := matrixSeqs(200)
+	rows := make([]seq, len(seqs))
+	for i, s := range seqs {
+		rows[i] = seq{int64(i), s}
+	}
+	build := func(par int) *flow.Pipeline {
+		return flow.From(sources.Slice(rows, sources.PartitionSize(19))).
+			Via(operators.BucketByLength(func(s seq) int { return len(s.Toks) }, operators.Buckets([]int{3, 8}, []int{5, 3, 2}), operators.PartitionItems(2))).
+			Via(operators.Collate[seq]()).Parallel(par).
+			Epochs(2)
+	}
+	matrixResume[operators.Collated](t, build, matrixOpts{stops: 4, min: 30})
+}

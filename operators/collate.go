@@ -21,10 +21,10 @@ type Collated struct {
 }
 
 // Column is one field of a [Collated] batch, row-major in Shape. Data
-// holds a slice of the predeclared type of the field's kind, whatever the
-// field's own type: []int32 for a field of type int32, []int32 or of a
-// named type on either, []float32, []bool, …; take it with a type
-// assertion, b.Data.([]int32).
+// holds a slice of the field's kind as a predeclared type: []int32 for a
+// field of type int32 or []int32, or of a named type on either;
+// []float64, []bool, and so on. Take it with a type assertion:
+// c.Data.([]int32).
 //
 //   - A number or bool field gives a vector: Shape is [rows], one value
 //     per row; Lengths and Mask are nil.
@@ -82,8 +82,8 @@ func (b Collated) Column(name string) (Column, bool) {
 // bools or of other types) and unexported fields are left out; tagging
 // one is an error. So are a T that is not a struct, a T with no field to
 // collate, two fields of one column name, an unknown tag option, a
-// padding option on a vector, and a pad value that the field's type
-// cannot hold. Collate reads T's fields once, when it is built, and keeps
+// side, multiple or length on a field that is not a slice, and a pad
+// value that the field's type cannot hold. Collate reads T's fields once, when it is built, and keeps
 // such an error as the stage's error: the pipeline fails before it runs.
 //
 // The item keeps its ID and partition number, and Collated.IDs are the

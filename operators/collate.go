@@ -106,7 +106,6 @@ func Collate[T any](opts ...PadOption) flow.Stage {
 // how it is laid out.
 type collateField struct {
 	name   string
-	goName string
 	off    uintptr
 	kind   reflect.Kind // of the field, or of its elements for a slice
 	list   bool         // a slice of numbers
@@ -141,7 +140,7 @@ func collateFields(t reflect.Type, def shapeConfig) ([]collateField, error) {
 		case kind == reflect.Invalid:
 			return nil, fmt.Errorf("operators: collate: field %s of %v is tagged but its type %v is not a number, a bool or a slice of numbers", sf.Name, t, sf.Type)
 		}
-		f := collateField{name: columnName(sf), goName: sf.Name, off: sf.Offset, kind: kind, list: list,
+		f := collateField{name: columnName(sf), off: sf.Offset, kind: kind, list: list,
 			pad: "0", left: def.padLeft, mult: def.padMult, length: def.padLength}
 		err := f.parseTag(tag)
 		if err == nil {

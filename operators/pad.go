@@ -123,42 +123,56 @@ func (p *padProc[E]) Process(ctx context.Context, c flow.Chunk[Rows[[]E]], out f
 
 // pad makes one batch rectangular.
 func (p *padOp[E]) pad(r Rows[[]E]) (Padded[E], error) {
+	b, bad := padRows(r.Values, r.Padding, p.value, p.cfg.padLeft, p.cfg.padMult, p.cfg.padLength)
+	if bad >= 0 {
+		return Padded[E]{}, fmt.Errorf("operators: pad: member %d (row %s) has %d values, more than PadLength(%d)", bad, r.IDs[bad], len(r.Values[bad]), p.cfg.padLength)
+	}
+	b.IDs = r.IDs
+	return b, nil
+}
+
+// padRows lays rows out as a [Padded] without IDs, each row padded with
+// value on the right (or the left) up to the longest row, or to length if
+// it is above 0, rounded up to a multiple of mult; the last padding rows
+// count as empty. It returns the index of the first row longer than
+// length, or -1.
+func padRows[E Number](rows [][]E, padding int, value E, left bool, mult, length int) (Padded[E], int) {
 	width := 0
-	for _, row := range r.Values {
+	for _, row := range rows {
 		width = max(width, len(row))
 	}
-	if n := p.cfg.padLength; n > 0 {
-		if width > n {
-			for i, row := range r.Values {
-				if len(row) > n {
-					return Padded[E]{}, fmt.Errorf("operators: pad: member %d (row %s) has %d values, more than PadLength(%d)", i, r.IDs[i], len(row), n)
+	if length > 0 {
+		if width > length {
+			for i, row := range rows {
+				if len(row) > length {
+					return Padded[E]{}, i
 				}
 			}
 		}
-		width = n
+		width = length
 	}
-	if m := p.cfg.padMult; width%m != 0 {
-		width += m - width%m
+	if width%mult != 0 {
+		width += mult - width%mult
 	}
-	rows := len(r.Values)
-	b := Padded[E]{Data: make([]E, rows*width), Shape: [2]int{rows, width},
-		Lengths: make([]int32, rows), Mask: make([]bool, rows*width), IDs: r.IDs}
-	for i, row := range r.Values {
-		if i >= rows-r.Padding {
+	n := len(rows)
+	b := Padded[E]{Data: make([]E, n*width), Shape: [2]int{n, width},
+		Lengths: make([]int32, n), Mask: make([]bool, n*width)}
+	for i, row := range rows {
+		if i >= n-padding {
 			row = nil
 		}
 		line, mask := b.Data[i*width:(i+1)*width], b.Mask[i*width:(i+1)*width]
 		at := 0
-		if p.cfg.padLeft {
+		if left {
 			at = width - len(row)
 		}
 		end := at + copy(line[at:], row)
-		fill(line[:at], p.value)
-		fill(line[end:], p.value)
+		fill(line[:at], value)
+		fill(line[end:], value)
 		fill(mask[at:end], true)
 		b.Lengths[i] = int32(len(row))
 	}
-	return b, nil
+	return b, -1
 }
 
 func fill[E any](s []E, v E) {

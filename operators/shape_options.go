@@ -36,7 +36,8 @@ type TableOption interface{ tableOption() }
 // [Named].
 type PoolOption interface{ poolOption() }
 
-// PadOption configures [Pad]: [PadLeft], [PadMultiple], [PadLength].
+// PadOption configures [Pad], and [Collate] for every slice field whose
+// tag does not say otherwise: [PadLeft], [PadMultiple], [PadLength].
 type PadOption interface{ padOption() }
 
 // shapeConfig holds every option of the regrouping stages; each stage

@@ -9,11 +9,16 @@ import (
 	"github.com/rowflow/rowflow/sources"
 )
 
-// Doc is a row of the training dataset.
+// Doc is a row of the training dataset, and the training example made of
+// it: the Parquet files hold its ID, text and label; tokenize fills in its
+// tokens. operators.Collate makes a batch of Docs columns by these tags:
+// id and label as vectors, the tokens as input_ids padded to a multiple
+// of 8; the text, a string, is left out.
 type Doc struct {
-	ID    int64  `parquet:"id"`
-	Text  string `parquet:"text"`
-	Label int32  `parquet:"label"`
+	ID     int64   `parquet:"id"`
+	Text   string  `parquet:"text"`
+	Label  int32   `parquet:"label"`
+	Tokens []int32 `parquet:"-" collate:"input_ids,multiple=8"`
 }
 
 var vocabulary = strings.Fields("the a of data row pipeline parallel serial order merge batch shard epoch " +

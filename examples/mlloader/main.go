@@ -2,7 +2,10 @@
 // rowflow: it writes a Parquet dataset of documents, and for each of two
 // ranks reads its even share of the rows, for two epochs, shuffled row by
 // row, tokenised in parallel, bucketed by length into batches of 32,
-// padded into rectangular tensors and prefetched ahead of a training step.
+// collated into columns (the tokens padded into a rectangular tensor, the
+// labels and IDs as vectors) and prefetched ahead of a training step. The
+// struct read from Parquet is the one collated: its tags say which field
+// makes which column.
 // It prints what each rank got and the throughput, and checks that a
 // serial run of each rank gives the same stream as the parallel one.
 //
@@ -20,8 +23,8 @@
 //		Via(operators.Shuffle[Doc](4096)).                      // row-level, per epoch
 //		Via(operators.Map(tokenize)).Parallel(w).                // in parallel, serial order kept
 //		Via(operators.BucketPool(32, 16, length, operators.LastBatch(operators.DropRemainder))).
-//		Via(operators.Pad(int32(0), operators.PadMultiple(8))).Parallel(w).
-//		Via(operators.Prefetch[operators.Padded[int32]](4))
+//		Via(operators.Collate[Doc]()).Parallel(w).               // id, label, input_ids
+//		Via(operators.Prefetch[operators.Collated](4))
 package main
 
 import (
@@ -76,27 +79,26 @@ type rankReport struct {
 // loader is the input pipeline of one rank.
 func loader(data string, rank, workers int, acct *operators.EvenAccount) *flow.Pipeline {
 	src := operators.EvenRanks(sources.Parquet[Doc](data, sources.RowGroups()), operators.DropUneven, acct)
-	length := func(t []int32) int { return len(t) }
+	length := func(d Doc) int { return len(d.Tokens) }
 	return flow.From(src).Parallel(workers).Epochs(epochs).WithRank(rank, world).WithSeed(7).
 		Via(operators.Shuffle[Doc](4096)).
 		Via(operators.Map(tokenize)).Parallel(workers).
 		Via(operators.BucketPool(batchSize, 16, length, operators.LastBatch(operators.DropRemainder))).
-		Via(operators.Pad(int32(0), operators.PadMultiple(8))).Parallel(workers).
-		Via(operators.Prefetch[operators.Padded[int32]](4))
+		Via(operators.Collate[Doc]()).Parallel(workers).
+		Via(operators.Prefetch[operators.Collated](4))
 }
 
-// tokenize maps a document to token IDs: the label, then a hashed ID per
-// word, as a tokenizer with a fixed vocabulary would.
-func tokenize(d Doc) ([]int32, error) {
+// tokenize gives a document its tokens: a hashed ID per word, as a
+// tokenizer with a fixed vocabulary would.
+func tokenize(d Doc) (Doc, error) {
 	words := strings.Fields(d.Text)
-	toks := make([]int32, 0, len(words)+1)
-	toks = append(toks, d.Label+1)
+	d.Tokens = make([]int32, 0, len(words))
 	for _, w := range words {
 		h := fnv.New32a()
 		h.Write([]byte(w))
-		toks = append(toks, int32(h.Sum32()%30000)+16)
+		d.Tokens = append(d.Tokens, int32(h.Sum32()%30000)+16)
 	}
-	return toks, nil
+	return d, nil
 }
 
 // checkFlags checks the number of documents n, at least a batch for each
@@ -136,7 +138,7 @@ func run(ctx context.Context, w io.Writer, n, workers int, dir string) ([world]r
 		if err != nil {
 			return reports, err
 		}
-		serial, err := determinism.SumOf[operators.Padded[int32]](ctx, loader(data, rank, 1, nil))
+		serial, err := determinism.SumOf[operators.Collated](ctx, loader(data, rank, 1, nil))
 		if err != nil {
 			return reports, err
 		}
@@ -165,18 +167,18 @@ func run(ctx context.Context, w io.Writer, n, workers int, dir string) ([world]r
 func train(ctx context.Context, data string, rank, workers int) (rankReport, error) {
 	var r rankReport
 	var acct operators.EvenAccount
-	h := determinism.NewHasher[operators.Padded[int32]]()
+	h := determinism.NewHasher[operators.Collated]()
 	start := time.Now()
-	for it, err := range flow.Items[operators.Padded[int32]](ctx, loader(data, rank, workers, &acct)) {
+	for it, err := range flow.Items[operators.Collated](ctx, loader(data, rank, workers, &acct)) {
 		if err != nil {
 			return r, err
 		}
-		b := it.Value
+		ids, _ := it.Value.Column("input_ids")
 		r.Batches[it.Epoch()]++
-		for _, l := range b.Lengths {
+		for _, l := range ids.Lengths {
 			r.Tokens += int64(l)
 		}
-		r.Padded += int64(len(b.Data))
+		r.Padded += int64(len(ids.Data.([]int32)))
 		h.AddItem(it)
 	}
 	r.Elapsed = time.Since(start)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,14 +52,16 @@ func TestMLLoader(t *testing.T) {
 		t.Error("both ranks have the same stream")
 	}
 	// Over both ranks, an epoch delivers every row at most once; and the
-	// rows dropped are only each rank's last partial batch.
+	// rows dropped are only each rank's last partial batch. Each row of a
+	// batch is the document of its id column: its label, its tokens.
 	seen := map[rowid.ID]int{}
 	epochs := map[int64]int{}
 	for rank := range world {
-		for it, err := range flow.Items[operators.Padded[int32]](t.Context(), loader(filepath.Join(dir, "docs-6001"), rank, 2, nil)) {
+		for it, err := range flow.Items[operators.Collated](t.Context(), loader(filepath.Join(dir, "docs-6001"), rank, 2, nil)) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			checkBatch(t, it.Value)
 			epochs[it.Epoch()]++
 			if it.Epoch() != 0 {
 				continue
@@ -143,5 +146,33 @@ func TestMLLoaderRerunInOneDirectory(t *testing.T) {
 	}
 	if b, err := os.ReadFile(mine); err != nil || string(b) != "mine" {
 		t.Errorf("docs/keep.txt: %q, %v; want it kept", b, err)
+	}
+}
+
+// checkBatch checks that a batch has the columns of Doc, and that row i of
+// each column belongs to the document of row i of the id column.
+func checkBatch(t *testing.T, b operators.Collated) {
+	t.Helper()
+	var names []string
+	for _, c := range b.Columns {
+		names = append(names, c.Name)
+	}
+	if !slices.Equal(names, []string{"id", "label", "input_ids"}) {
+		t.Fatalf("columns %v, want id, label and input_ids", names)
+	}
+	docIDs, labels, toks := b.Columns[0], b.Columns[1], b.Columns[2]
+	width := toks.Shape[1]
+	if len(b.IDs) != batchSize || !slices.Equal(docIDs.Shape, []int{batchSize}) || !slices.Equal(labels.Shape, []int{batchSize}) ||
+		toks.Shape[0] != batchSize || width%8 != 0 {
+		t.Fatalf("%d IDs, shapes %v %v %v: want %d rows and a width a multiple of 8", len(b.IDs), docIDs.Shape, labels.Shape, toks.Shape, batchSize)
+	}
+	for i, id := range docIDs.Data.([]int64) {
+		d, _ := doc(id)
+		d, _ = tokenize(d)
+		row := toks.Data.([]int32)[i*width : (i+1)*width]
+		if labels.Data.([]int32)[i] != d.Label || int(toks.Lengths[i]) != len(d.Tokens) ||
+			!slices.Equal(row[:len(d.Tokens)], d.Tokens) || slices.ContainsFunc(row[len(d.Tokens):], func(v int32) bool { return v != 0 }) {
+			t.Fatalf("row %d of a batch (document %d): label %d, tokens %v; want %d, %v", i, id, labels.Data.([]int32)[i], row, d.Label, d.Tokens)
+		}
 	}
 }

@@ -11,15 +11,16 @@ import (
 // name; options over the stage's defaults; fields left out.
 func TestCollateFields(t *testing.T) {
 	type tagged struct {
-		A  []int32   `collate:"input_ids,pad=0,left,multiple=8"`
-		B  []int64   `collate:"labels,pad=-100"`
-		C  float32   `collate:",pad=1.5"`
-		D  []uint8   `parquet:"d_col,optional" collate:",right,length=12,multiple=1"`
-		E  int16     `parquet:"e_col"`
-		F  []float64 `parquet:"-"`
-		G  bool
-		H  string
-		I  []int32 `collate:"-"`
+		A []int32   `collate:"input_ids,pad=0,left,multiple=8"`
+		B []int64   `collate:"labels,pad=-100"`
+		C float32   `collate:",pad=1.5"`
+		D []uint8   `parquet:"d_col,optional" collate:",right,length=12,multiple=1"`
+		E int16     `parquet:"e_col"`
+		F []float64 `parquet:"-"`
+		G bool
+		H string
+		I []int32 `collate:"-"`
+		//lint:ignore U1000 the field is there to be left out: an unexported field is not a column
 		j  int32
 		K  *int32
 		L  [4]int32

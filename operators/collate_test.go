@@ -245,6 +245,7 @@ func TestCollateBadFields(t *testing.T) {
 			S string `collate:"s"`
 		}
 		private struct {
+			//lint:ignore U1000 the field is there to be refused: an unexported field cannot be read
 			n int32 `collate:"n"`
 		}
 		twice struct {

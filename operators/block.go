@@ -29,7 +29,7 @@ import (
 // BlockShuffle keeps rows across partitions, so it is serial: put it after
 // the ordered merge. k < 1 or a bad option is kept as the stage's error.
 //
-// To be resumed (see [orderState]), it restarts its input at partition
+// To be resumed, it restarts its input at partition
 // q-k+1 when it was giving out output partition q: the rows it held all
 // came from the k partitions up to q.
 func BlockShuffle[T any](k int, opts ...ShuffleOption) flow.Stage {

@@ -11,7 +11,7 @@ import (
 // The processors of the stages that keep rows across partitions (the
 // shuffles, the regrouping stages, Take) implement flow.Checkpointer: after
 // each chunk they push, Checkpoint reports their state, a few integers
-// ([orderState], [regroupState], [takeState]) and never the rows they hold,
+// (opaque inside the checkpoint) and never the rows they hold,
 // with the [Mark] of their input from which a new processor, resumed with
 // that state (flow.Env.Resume), gives exactly the rest of their output. The
 // input restarts at the oldest row the stage still holds; what the stage

@@ -64,7 +64,7 @@ func configureOrder[O any](c *orderConfig, opts []O) error {
 //
 // With a byte bound, what the buffer holds depends on the sizes of rows
 // it gave out long ago, so a resumed Shuffle restarts from its epoch's
-// first partition (see [orderState]).
+// first partition.
 func MaxBytes[T any](n int64, size func(T) int) ShuffleOption {
 	return orderOpt{"MaxBytes", func(c *orderConfig) error {
 		switch {

@@ -43,7 +43,7 @@ const (
 // # Resuming
 //
 // What the buffer holds depends only on the draws, never on the values
-// (without MaxBytes), so a checkpoint holds no rows: see [orderState]. The
+// (without MaxBytes), so a checkpoint holds no rows, only its draws. The
 // input restarts at the oldest partition still held, whose rows are about
 // window·ln(window) rows back; the draws since then are made again, the
 // stream jumping ahead with Advance to where that partition began.

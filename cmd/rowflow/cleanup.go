@@ -24,7 +24,7 @@ import (
 // has no file locks (as for the sinks), every temporary is removed.
 func runCleanup(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlags("cleanup", "[-n] DIR", "rowflow cleanup out/")
-	dry := fs.Bool("n", false, "only list what would be removed")
+	dry := fs.Bool("n", false, "remove nothing: list what would be removed (\"would remove PATH\"; without -n, \"removed PATH\")")
 	if err := parse(fs, args, 1); err != nil {
 		return err
 	}
@@ -60,12 +60,14 @@ func runCleanup(ctx context.Context, args []string, stdout io.Writer) error {
 				continue
 			}
 		}
-		if !*dry {
-			if err := os.Remove(p); err != nil {
-				return err
-			}
+		if *dry {
+			fmt.Fprintln(stdout, "would remove", p)
+			continue
 		}
-		fmt.Fprintln(stdout, p)
+		if err := os.Remove(p); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, "removed", p)
 	}
 	for _, lock := range slices.Sorted(maps.Keys(locks.probed)) {
 		if p := locks.probed[lock]; p != nil && p.kept > 0 {

@@ -49,8 +49,8 @@ func TestCleanupKeepsALiveRunsFiles(t *testing.T) {
 	writeFiles(t, out, map[string]string{filepath.Base(stale): "x", ".rank-00001.lock": ""})
 
 	got, errOut, code := rowflow(t, nil, "cleanup", out)
-	if code != 0 || got != stale+"\n" {
-		t.Errorf("cleanup: exit %d, removed %q, want %q", code, got, stale+"\n")
+	if code != 0 || got != "removed "+stale+"\n" {
+		t.Errorf("cleanup: exit %d, said %q, want %q", code, got, "removed "+stale+"\n")
 	}
 	if want := "kept 1 temporary file(s) of rank 0: a run of rank 0 is writing them (it holds " + filepath.Join(out, ".rank-00000.lock") + ")\n"; errOut != want {
 		t.Errorf("cleanup said %q, want %q", errOut, want)

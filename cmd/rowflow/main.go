@@ -65,6 +65,12 @@ func main() {
 
 // run runs the command line args and returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 2 && args[0] == "help" {
+		if _, ok := commands[args[1]]; ok {
+			// rowflow help COMMAND is rowflow COMMAND -h.
+			return run(ctx, []string{args[1], "-h"}, stdout, stderr)
+		}
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stderr)
 		if len(args) == 0 {

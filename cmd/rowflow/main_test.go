@@ -330,13 +330,15 @@ func TestCleanup(t *testing.T) {
 	keep := filepath.Join(dir, "part-00000-00000.jsonl.zst")
 	os.WriteFile(stale, []byte("x"), 0o644)
 	os.WriteFile(keep, []byte("y"), 0o644)
-	if out := must(t, nil, "cleanup", "-n", dir); !strings.Contains(out, stale) {
-		t.Fatalf("cleanup -n: %s", out)
+	if out := must(t, nil, "cleanup", "-n", dir); out != "would remove "+stale+"\n" {
+		t.Fatalf("cleanup -n: %q", out)
 	}
 	if _, err := os.Stat(stale); err != nil {
 		t.Fatal("cleanup -n removed a file")
 	}
-	must(t, nil, "cleanup", dir)
+	if out := must(t, nil, "cleanup", dir); out != "removed "+stale+"\n" {
+		t.Fatalf("cleanup: %q", out)
+	}
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
 		t.Fatal("the stale temporary is still there")
 	}
@@ -376,5 +378,20 @@ func TestVerifyAgainst(t *testing.T) {
 	must(t, nil, "reshard", "-out", c, "-rename", "text=body", "-columns", "id,body", data)
 	if out := must(t, nil, "head", "-n", "1", "-json", c); !strings.HasPrefix(out, `{"id":1,"body":"text b",`) {
 		t.Fatalf("renamed: %s", out)
+	}
+}
+
+// TestHelpCommand: rowflow help COMMAND prints the command's own usage,
+// as COMMAND -h does, not the general usage.
+func TestHelpCommand(t *testing.T) {
+	for _, cmd := range []string{"inspect", "reshard", "cleanup"} {
+		_, help, code := rowflow(t, nil, "help", cmd)
+		_, dash, _ := rowflow(t, nil, cmd, "-h")
+		if code != 0 || help != dash || !strings.Contains(help, "usage: rowflow "+cmd) {
+			t.Errorf("rowflow help %s: exit %d\n%s\nwant what rowflow %s -h prints:\n%s", cmd, code, help, cmd, dash)
+		}
+	}
+	if _, out, code := rowflow(t, nil, "help", "nosuch"); code != 0 || !strings.Contains(out, "commands:") {
+		t.Errorf("rowflow help nosuch: exit %d, %s", code, out)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -14,12 +15,18 @@ import (
 
 // progress shows a run's progress on standard error: a bar (rows, rows/s,
 // bytes, time left when the total is known) from
-// github.com/vbauerster/mpb/v8 when standard error is a terminal, or
-// when -progress asks for it; nothing otherwise.
+// github.com/vbauerster/mpb/v8 when standard error is a terminal of some
+// width; when -progress asks for it elsewhere (a file, a pipe, a terminal
+// that reports no width), a line a second with the same figures, which a
+// log keeps whole; nothing otherwise.
 type progress struct {
 	bars *mpb.Progress
 	bar  *mpb.Bar
 	last flow.Progress
+	// Lines off a terminal:
+	lines io.Writer
+	name  string
+	total int64
 }
 
 // startProgress returns a context whose runs report to a bar named name,
@@ -29,10 +36,10 @@ func startProgress(ctx context.Context, name string, want bool, total int64) (co
 	if !want && !term {
 		return ctx, nil, nil
 	}
-	popts := []mpb.ContainerOption{mpb.WithOutput(os.Stderr), mpb.WithWidth(32), mpb.WithRefreshRate(150 * time.Millisecond)}
-	if !term {
-		popts = append(popts, mpb.WithAutoRefresh()) // mpb draws only on terminals unless told
+	if !term || terminalWidth(os.Stderr) == 0 {
+		return startLines(ctx, name, total)
 	}
+	popts := []mpb.ContainerOption{mpb.WithOutput(os.Stderr), mpb.WithWidth(32), mpb.WithRefreshRate(150 * time.Millisecond)}
 	pr := &progress{bars: mpb.NewWithContext(ctx, popts...)}
 	pr.bar = pr.bars.New(total, mpb.BarStyle(),
 		mpb.PrependDecorators(decor.Name(name+" "), decor.Any(func(decor.Statistics) string {
@@ -62,9 +69,48 @@ func startProgress(ctx context.Context, name string, want bool, total int64) (co
 	return flow.WithMonitor(ctx, m), pr, nil
 }
 
+// startLines returns a context whose runs print a progress line a second.
+func startLines(ctx context.Context, name string, total int64) (context.Context, *progress, error) {
+	pr := &progress{lines: os.Stderr, name: name, total: total}
+	opts := []flow.MonitorOption{flow.OnProgress(time.Second, pr.update)}
+	if total > 0 {
+		opts = append(opts, flow.TotalRows(total))
+	}
+	m, err := flow.NewMonitor(opts...)
+	if err != nil {
+		return ctx, nil, err
+	}
+	return flow.WithMonitor(ctx, m), pr, nil
+}
+
 func (pr *progress) update(p flow.Progress) {
 	pr.last = p
+	if pr.lines != nil {
+		fmt.Fprintln(pr.lines, pr.line(""))
+		return
+	}
 	pr.bar.SetCurrent(p.Rows)
+}
+
+// line is a progress line: the name, the rows (of the total, when known),
+// the rate, the bytes, the time left, and then what.
+func (pr *progress) line(then string) string {
+	p := pr.last
+	s := fmt.Sprintf("%s: %d rows", pr.name, p.Rows)
+	if pr.total > 0 {
+		s = fmt.Sprintf("%s: %d/%d rows", pr.name, p.Rows, pr.total)
+	}
+	s += fmt.Sprintf(", %.0f rows/s", p.Rate)
+	if p.Bytes > 0 {
+		s += ", " + bytesText(p.Bytes)
+	}
+	if p.Remaining > 0 {
+		s += fmt.Sprintf(", ETA %s", p.Remaining.Round(time.Second))
+	}
+	if then != "" {
+		s += ", " + then
+	}
+	return s
 }
 
 // done completes the bar with the run's last figures and waits for it to
@@ -75,7 +121,15 @@ func (pr *progress) done(final flow.Progress, ok bool) {
 	}
 	if final.Rows > 0 {
 		final.Rate, final.Bytes, final.Elapsed = pr.last.Rate, pr.last.Bytes, pr.last.Elapsed
-		pr.update(final)
+		if pr.lines != nil {
+			pr.last = final
+		} else {
+			pr.update(final)
+		}
+	}
+	if pr.lines != nil {
+		fmt.Fprintln(pr.lines, pr.line(map[bool]string{true: "done", false: "failed"}[ok]))
+		return
 	}
 	if ok {
 		pr.bar.SetTotal(-1, true)

@@ -22,7 +22,9 @@ func runHead(ctx context.Context, args []string, stdout io.Writer) error {
 	if *n < 0 {
 		return fmt.Errorf("%w: -n %d", errUsage, *n)
 	}
-	p, err := input{}.pipeline(fs.Arg(0))
+	// One reader, in chunks of the rows shown: head reads no further than
+	// the chunk that holds its last row, so a bad line past them is not met.
+	p, err := input{parallel: 1, chunk: min(max(*n, 1), 1024)}.pipeline(fs.Arg(0))
 	if err != nil {
 		return err
 	}

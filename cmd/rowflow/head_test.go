@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -48,5 +49,28 @@ func TestHeadJSONNonFiniteFloats(t *testing.T) {
 	out = must(t, nil, "head", path)
 	if lines := strings.Split(out, "\n"); len(lines) < 3 || strings.Join(strings.Fields(lines[2]), " ") != "NaN -Inf [+Inf -3]" {
 		t.Errorf("head table:\n%s", out)
+	}
+}
+
+// TestHeadStopsAtItsRows: head -n 2 of a file whose line 1,000 is bad
+// shows the first two rows: it reads no further than they are (it failed
+// on the bad line, which the same chunk held).
+func TestHeadStopsAtItsRows(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range 2000 {
+		if i == 999 {
+			b.WriteString("{not json\n")
+			continue
+		}
+		fmt.Fprintf(&b, "{\"id\":%d}\n", i)
+	}
+	writeFiles(t, dir, map[string]string{"a.jsonl": b.String()})
+	out := must(t, nil, "head", "-n", "2", "-json", dir)
+	if out != "{\"id\":0}\n{\"id\":1}\n" {
+		t.Fatalf("head -n 2: %q", out)
+	}
+	if _, errOut, code := rowflow(t, nil, "head", "-n", "1500", dir); code != 1 || !strings.Contains(errOut, "a.jsonl") {
+		t.Fatalf("head -n 1500 past the bad line: exit %d, %q", code, errOut)
 	}
 }

@@ -22,6 +22,7 @@ type input struct {
 	seed     uint64
 	world    int // the run's world: rows are divided among its ranks
 	parallel int
+	chunk    int // rows per chunk, 0 for the sources' default
 }
 
 // dataFormats are the formats the command reads, each with the file
@@ -174,6 +175,9 @@ func (in input) options(f string) ([]sources.ParquetOption, []sources.DatasetOpt
 		pq = append(pq, sources.Columns(strings.Split(in.columns, ",")...))
 	}
 	var ds []sources.DatasetOption
+	if in.chunk > 0 {
+		ds = append(ds, sources.ChunkSize(in.chunk))
+	}
 	if in.window > 0 {
 		ds = append(ds, sources.ShuffleWindow(in.window), sources.Seed(in.seed))
 	}

@@ -52,7 +52,7 @@ func Pack[E Number](length int, pad E, opts ...PackOption) flow.Stage {
 }
 
 func newPackOp[E Number](length int, pad E, opts []PackOption) *packOp[[]E, Packed[E]] {
-	op := newPacker[[]E, Packed[E]]("pack", length, opts)
+	op := newPacker[[]E, Packed[E]]("pack", "Pack", length, opts)
 	op.settings = fmt.Sprintf("length=%d pad=%v", length, pad)
 	op.size = func(toks []E) (int, error) { return len(toks), nil }
 	op.build = func(segs []seq[[]E], l packLayout) Packed[E] {
@@ -69,19 +69,16 @@ func newPackOp[E Number](length int, pad E, opts []PackOption) *packOp[[]E, Pack
 }
 
 // newPacker returns the packing of values V into rows R of length items,
-// for Pack and PackFields to give the size of a value and build a row.
-func newPacker[V, R any](name string, length int, opts []PackOption) *packOp[V, R] {
+// for Pack and PackFields (fn, the stage named name by default) to give
+// the size of a value and build a row.
+func newPacker[V, R any](name, fn string, length int, opts []PackOption) *packOp[V, R] {
 	op := &packOp[V, R]{length: length, cfg: shapeConfig{name: name, perPart: 16, window: 16}}
 	op.err = configure(&op.cfg, opts)
 	if op.err == nil && length < 1 {
-		op.err = fmt.Errorf("operators: %s(%d): the row length must be at least 1", stageFunc[name], length)
+		op.err = fmt.Errorf("operators: %s(%d): the row length must be at least 1", fn, length)
 	}
 	return op
 }
-
-// stageFunc is the function that makes a packing stage of a name, for
-// its errors.
-var stageFunc = map[string]string{"pack": "Pack", "packfields": "PackFields"}
 
 // packOpt is taken by Pack.
 type packOpt struct{ option }

@@ -76,6 +76,8 @@ func (b Collated) Column(name string) (Column, bool) {
 // [PadLength], or none). An empty name, or no tag, names the column after
 // the field's `parquet` tag, or else its Go name, so that a struct read
 // by sources.Parquet collates with no tags at all.
+// The option tokens belongs to [PackFields], which reads the same tags;
+// Collate refuses it.
 //
 // Exported fields of the types above need no tag. Fields of other types
 // (strings, pointers, arrays, maps, structs, embedded ones too, slices of

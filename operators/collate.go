@@ -76,6 +76,8 @@ func (b Collated) Column(name string) (Column, bool) {
 // [PadLength], or none). An empty name, or no tag, names the column after
 // the field's `parquet` tag, or else its Go name, so that a struct read
 // by sources.Parquet collates with no tags at all.
+// The option tokens belongs to [PackFields], which reads the same tags;
+// Collate refuses it.
 //
 // Exported fields of the types above need no tag. Fields of other types
 // (strings, pointers, arrays, maps, structs, embedded ones too, slices of
@@ -113,7 +115,9 @@ type collateField struct {
 	left   bool
 	mult   int
 	length int
+	tokens bool // tagged as the tokens that decide the packing
 	put    columnFunc
+	pack   packFunc // the field's column in a packed row, for a slice
 }
 
 // columnFunc makes a field's column from the n structs at rows, stride
@@ -121,10 +125,15 @@ type collateField struct {
 // a row too long for the field's fixed length.
 type columnFunc func(rows unsafe.Pointer, stride uintptr, n, padding int, ids []rowid.ID) (Column, error)
 
-// collateFields reads the fields of t that Collate makes columns of.
+// collateFields reads the fields of t that Collate makes columns of, or
+// PackFields if def is its configuration.
 func collateFields(t reflect.Type, def shapeConfig) ([]collateField, error) {
+	stage := "collate"
+	if def.name == "packfields" {
+		stage = def.name
+	}
 	if t.Kind() != reflect.Struct {
-		return nil, fmt.Errorf("operators: collate: %v is not a struct", t)
+		return nil, fmt.Errorf("operators: %s: %v is not a struct", stage, t)
 	}
 	var fields []collateField
 	names := map[string]string{}
@@ -136,27 +145,30 @@ func collateFields(t reflect.Type, def shapeConfig) ([]collateField, error) {
 		case tag == "-", !tagged && (!sf.IsExported() || kind == reflect.Invalid):
 			continue
 		case !sf.IsExported():
-			return nil, fmt.Errorf("operators: collate: field %s of %v is tagged but not exported", sf.Name, t)
+			return nil, fmt.Errorf("operators: %s: field %s of %v is tagged but not exported", stage, sf.Name, t)
 		case kind == reflect.Invalid:
-			return nil, fmt.Errorf("operators: collate: field %s of %v is tagged but its type %v is not a number, a bool or a slice of numbers", sf.Name, t, sf.Type)
+			return nil, fmt.Errorf("operators: %s: field %s of %v is tagged but its type %v is not a number, a bool or a slice of numbers", stage, sf.Name, t, sf.Type)
 		}
 		f := collateField{name: columnName(sf), off: sf.Offset, kind: kind, list: list,
 			pad: "0", left: def.padLeft, mult: def.padMult, length: def.padLength}
 		err := f.parseTag(tag)
+		if err == nil && f.tokens && stage == "collate" {
+			err = fmt.Errorf("tag option \"tokens\": only PackFields takes it")
+		}
 		if err == nil {
 			f.put, err = f.column()
 		}
 		if err != nil {
-			return nil, fmt.Errorf("operators: collate: field %s of %v: %w", sf.Name, t, err)
+			return nil, fmt.Errorf("operators: %s: field %s of %v: %w", stage, sf.Name, t, err)
 		}
 		if other, ok := names[f.name]; ok {
-			return nil, fmt.Errorf("operators: collate: fields %s and %s of %v both make column %q", other, sf.Name, t, f.name)
+			return nil, fmt.Errorf("operators: %s: fields %s and %s of %v both make column %q", stage, other, sf.Name, t, f.name)
 		}
 		names[f.name] = sf.Name
 		fields = append(fields, f)
 	}
 	if len(fields) == 0 {
-		return nil, fmt.Errorf("operators: collate: %v has no field of a number, a bool or a slice of numbers", t)
+		return nil, fmt.Errorf("operators: %s: %v has no field of a number, a bool or a slice of numbers", stage, t)
 	}
 	return fields, nil
 }
@@ -199,6 +211,10 @@ func (f *collateField) parseTag(tag string) error {
 	}
 	for _, o := range parts[1:] {
 		key, val, hasVal := strings.Cut(o, "=")
+		if key == "tokens" && !hasVal && f.list {
+			f.tokens = true
+			continue
+		}
 		if key != "pad" && !f.list {
 			return fmt.Errorf("tag option %q: only pad= applies to a field that is not a slice", o)
 		}
@@ -282,6 +298,7 @@ func numberColumn[E Number](f *collateField) (columnFunc, error) {
 		return nil, fmt.Errorf("pad=%s: not a value of %v", f.pad, f.kind)
 	}
 	if f.list {
+		f.pack = packColumn(f.off, pad)
 		return listColumn(f, pad), nil
 	}
 	return vectorColumn(f.off, pad), nil

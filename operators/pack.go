@@ -3,7 +3,6 @@ package operators
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/rowid"
@@ -47,16 +46,37 @@ type Packed[E Number] struct {
 // Pack is serial; its output partitions hold [PartitionItems] rows
 // (default 16). Memory is the window and the row being filled. Its
 // state in a checkpoint lists the [Mark] of each sequence it holds, at
-// most the window plus the segments of one row.
+// most the window plus the segments of one row. [PackFields] packs
+// structs alike, their other fields going with their tokens.
 func Pack[E Number](length int, pad E, opts ...PackOption) flow.Stage {
 	return flow.NewStage[[]E, Packed[E]](newPackOp(length, pad, opts))
 }
 
-func newPackOp[E Number](length int, pad E, opts []PackOption) *packOp[E] {
-	op := &packOp[E]{length: length, pad: pad, cfg: shapeConfig{name: "pack", perPart: 16, window: 16}}
+func newPackOp[E Number](length int, pad E, opts []PackOption) *packOp[[]E, Packed[E]] {
+	op := newPacker[[]E, Packed[E]]("pack", "Pack", length, opts)
+	op.settings = fmt.Sprintf("length=%d pad=%v", length, pad)
+	op.size = func(toks []E) (int, error) { return len(toks), nil }
+	op.build = func(segs []seq[[]E], l packLayout) Packed[E] {
+		r := Packed[E]{Tokens: make([]E, 0, length), Segments: l.Segments, Positions: l.Positions, Members: l.Members, Offsets: l.Offsets}
+		for _, s := range segs {
+			r.Tokens = append(r.Tokens, s.val[s.offset:s.offset+s.n]...)
+		}
+		for len(r.Tokens) < length {
+			r.Tokens = append(r.Tokens, pad)
+		}
+		return r
+	}
+	return op
+}
+
+// newPacker returns the packing of values V into rows R of length items,
+// for Pack and PackFields (fn, the stage named name by default) to give
+// the size of a value and build a row.
+func newPacker[V, R any](name, fn string, length int, opts []PackOption) *packOp[V, R] {
+	op := &packOp[V, R]{length: length, cfg: shapeConfig{name: name, perPart: 16, window: 16}}
 	op.err = configure(&op.cfg, opts)
 	if op.err == nil && length < 1 {
-		op.err = fmt.Errorf("operators: Pack(%d): the row length must be at least 1", length)
+		op.err = fmt.Errorf("operators: %s(%d): the row length must be at least 1", fn, length)
 	}
 	return op
 }
@@ -90,33 +110,50 @@ func OverlongPolicy(o Overlong) PackOption {
 	}}}
 }
 
-type packOp[E Number] struct {
-	length int
-	pad    E
-	cfg    shapeConfig
-	err    error
+// packOp packs values V, each a sequence of size items, into rows R: it
+// decides which sequences, or pieces of them, make each row, and build
+// lays the row out.
+type packOp[V, R any] struct {
+	length   int
+	cfg      shapeConfig
+	err      error
+	settings string // the settings of the stage beyond cfg's
+
+	// size returns how many items v has, or why v cannot be packed.
+	size func(v V) (int, error)
+	// build lays out a row of the segments segs, whose layout is l.
+	build func(segs []seq[V], l packLayout) R
 }
 
-func (p *packOp[E]) Info() flow.Info {
-	return flow.Info{Name: p.cfg.name, Serial: "it packs rows across partitions", Settings: p.cfg.settings(fmt.Sprintf("length=%d pad=%v", p.length, p.pad))}
+// packLayout is the layout of a packed row: the fields of [Packed] but
+// Tokens.
+type packLayout struct {
+	Segments  []int32
+	Positions []int32
+	Members   []rowid.ID
+	Offsets   []int32
+}
+
+func (p *packOp[V, R]) Info() flow.Info {
+	return flow.Info{Name: p.cfg.name, Serial: "it packs rows across partitions", Settings: p.cfg.settings(p.settings)}
 }
 
 // Err reports a bad length or option.
-func (p *packOp[E]) Err() error { return p.err }
+func (p *packOp[V, R]) Err() error { return p.err }
 
-func (p *packOp[E]) NewProcessor(env flow.Env) flow.Processor[[]E, Packed[E]] {
+func (p *packOp[V, R]) NewProcessor(env flow.Env) flow.Processor[V, R] {
 	if p.err != nil {
-		return failed[[]E, Packed[E]]{p.err}
+		return failed[V, R]{p.err}
 	}
-	pp := &packProc[E]{op: p, base: rowid.FromString(p.cfg.name), out: outParts[Packed[E]]{per: p.cfg.perPart, steps: newStepLimit(&p.cfg, env, nil)}}
+	pp := &packProc[V, R]{op: p, base: rowid.FromString(p.cfg.name), out: outParts[R]{per: p.cfg.perPart, steps: newStepLimit(&p.cfg, env, nil)}}
 	r, err := resumeRegroup(p.cfg.name, env, &pp.in, &pp.out)
 	if err != nil {
-		return failed[[]E, Packed[E]]{err}
+		return failed[V, R]{err}
 	}
 	if r != nil {
 		pp.resumed = r
 		pp.skipAt, pp.skipPieces = r.Next, r.Piece
-		pp.restore = &packRestore[E]{next: r.Next, window: map[Mark]bool{}, row: map[Mark]int{}, slots: make([]seq[E], len(r.Row))}
+		pp.restore = &packRestore[V]{next: r.Next, window: map[Mark]bool{}, row: map[Mark]int{}, slots: make([]seq[V], len(r.Row))}
 		for _, m := range r.Held {
 			pp.restore.window[m] = true
 		}
@@ -130,43 +167,43 @@ func (p *packOp[E]) NewProcessor(env flow.Env) flow.Processor[[]E, Packed[E]] {
 // packRestore is what a resumed Pack rebuilds before it goes on: the
 // sequences of the window and of the row being filled, found again by
 // their marks as the input is replayed up to next.
-type packRestore[E Number] struct {
+type packRestore[V any] struct {
 	next   Mark
 	window map[Mark]bool
 	row    map[Mark]int // segment index
-	slots  []seq[E]
+	slots  []seq[V]
 
-	restoreWindow []seq[E]
+	restoreWindow []seq[V]
 }
 
-// seq is a sequence, or a piece of one, waiting in the window.
-type seq[E Number] struct {
-	tokens []E
+// seq is a sequence, or a piece of one, waiting in the window: items
+// offset to offset+n of the value val.
+type seq[V any] struct {
+	val    V
+	offset int32
+	n      int32
 	member rowid.ID // the sequence's row ID
 	id     rowid.ID // the piece's ID
-	offset int32
 	mark   Mark
 }
 
-type packProc[E Number] struct {
-	op     *packOp[E]
+type packProc[V, R any] struct {
+	op     *packOp[V, R]
 	base   rowid.ID
 	in     inCursor
-	window []seq[E]
-	row    Packed[E]
-	used   int        // tokens of row filled
-	ids    []rowid.ID // the segments' IDs
-	held   []Mark     // marks of the row's segments
-	piece  int        // pieces handled of the sequence being read, if not all
-	out    outParts[Packed[E]]
+	window []seq[V]
+	row    []seq[V] // the segments of the row being filled
+	used   int      // items of row filled
+	piece  int      // pieces handled of the sequence being read, if not all
+	out    outParts[R]
 
 	resumed    *regroupState   // the state the processor resumed from
-	restore    *packRestore[E] // while replaying up to the resume point
+	restore    *packRestore[V] // while replaying up to the resume point
 	skipAt     Mark            // the sequence whose first skipPieces pieces
 	skipPieces int             // were given out before the resume point
 }
 
-func (p *packProc[E]) Process(ctx context.Context, c flow.Chunk[[]E], out flow.Emitter[Packed[E]]) error {
+func (p *packProc[V, R]) Process(ctx context.Context, c flow.Chunk[V], out flow.Emitter[R]) error {
 	defer c.Release()
 	at := p.in.at(c.Part)
 	if p.restore != nil && p.out.crosses(c.Part) {
@@ -176,7 +213,7 @@ func (p *packProc[E]) Process(ctx context.Context, c flow.Chunk[[]E], out flow.E
 		return err
 	}
 	L := p.op.length
-	for k, toks := range c.Values {
+	for k, v := range c.Values {
 		mark := Mark{Part: at.Part, Row: at.Row + int64(k)}
 		if p.restore != nil && !before(mark, p.restore.next) {
 			p.restored()
@@ -186,32 +223,36 @@ func (p *packProc[E]) Process(ctx context.Context, c flow.Chunk[[]E], out flow.E
 			skip, p.skipPieces = p.skipPieces, 0
 		}
 		id := c.IDs.At(k)
-		if len(toks) > L && p.op.cfg.overlong == DropOverlong {
+		size, err := p.op.size(v)
+		if err != nil {
+			return flow.ErrorAt(&c, k, err)
+		}
+		if size > L && p.op.cfg.overlong == DropOverlong {
 			continue
 		}
 		pieceID := id
-		if len(toks) > L {
+		if size > L {
 			pieceID = id.Fork()
 		}
-		for j, off := 0, 0; off < len(toks); j, off = j+1, off+L {
-			piece := toks[off:min(off+L, len(toks))]
-			s := seq[E]{tokens: append([]E(nil), piece...), member: id, id: pieceID, offset: int32(off), mark: mark}
+		for j, off := 0, 0; off < size; j, off = j+1, off+L {
+			n := min(L, size-off)
+			s := seq[V]{val: v, offset: int32(off), n: int32(n), member: id, id: pieceID, mark: mark}
 			pieceID = pieceID.Next()
 			if j < skip {
 				continue // given out before the resume point
 			}
 			if p.restore != nil {
-				p.restore.keep(s, len(piece) == L)
+				p.restore.keep(s, n == L)
 				continue
 			}
-			if off+L >= len(toks) {
+			if off+L >= size {
 				p.in.to(at, k+1) // the sequence's last piece
 				p.piece = 0
 			} else {
 				p.in.to(at, k)
 				p.piece = j + 1
 			}
-			if len(piece) == L {
+			if n == L {
 				if err := p.whole(ctx, out, s); err != nil {
 					return err
 				}
@@ -232,7 +273,7 @@ func (p *packProc[E]) Process(ctx context.Context, c flow.Chunk[[]E], out flow.E
 // keep puts a replayed sequence back where it was held, if it was: in
 // the window, in stream order, or in its slot of the row. Whole rows and
 // what was not held were delivered.
-func (r *packRestore[E]) keep(s seq[E], whole bool) {
+func (r *packRestore[V]) keep(s seq[V], whole bool) {
 	switch i, inRow := r.row[s.mark]; {
 	case whole:
 	case inRow:
@@ -244,7 +285,7 @@ func (r *packRestore[E]) keep(s seq[E], whole bool) {
 
 // restored ends the replay: the row gets its segments back in order and
 // the window its sequences.
-func (p *packProc[E]) restored() {
+func (p *packProc[V, R]) restored() {
 	r := p.restore
 	p.restore = nil
 	for _, s := range r.slots {
@@ -257,7 +298,7 @@ func (p *packProc[E]) restored() {
 // marks of the sequences in its window (Held) and in the row being filled
 // (Row, in segment order), and the input position (Next, and Piece pieces
 // of the sequence there); From is the oldest of them.
-func (p *packProc[E]) Checkpoint() (any, Mark) {
+func (p *packProc[V, R]) Checkpoint() (any, Mark) {
 	if p.restore != nil {
 		return p.resumed, p.resumed.From // not yet back at the resume point
 	}
@@ -270,10 +311,11 @@ func (p *packProc[E]) Checkpoint() (any, Mark) {
 			s.From = w.mark
 		}
 	}
-	s.Row = slices.Clone(p.held)
-	for _, m := range s.Row {
-		if before(m, s.From) {
-			s.From = m
+	s.Row = make([]Mark, len(p.row))
+	for i, seg := range p.row {
+		s.Row[i] = seg.mark
+		if before(seg.mark, s.From) {
+			s.From = seg.mark
 		}
 	}
 	return &s, s.From
@@ -281,23 +323,18 @@ func (p *packProc[E]) Checkpoint() (any, Mark) {
 
 // whole emits a sequence that fills a row by itself, leaving the row being
 // filled as it is.
-func (p *packProc[E]) whole(ctx context.Context, out flow.Emitter[Packed[E]], s seq[E]) error {
-	L := p.op.length
-	r := Packed[E]{Tokens: s.tokens, Segments: make([]int32, L), Positions: make([]int32, L),
-		Members: []rowid.ID{s.member}, Offsets: []int32{s.offset}}
-	for j := range L {
-		r.Segments[j], r.Positions[j] = 1, int32(j)
-	}
-	return p.out.put(ctx, out, r, p.base.Combine(s.id))
+func (p *packProc[V, R]) whole(ctx context.Context, out flow.Emitter[R], s seq[V]) error {
+	segs := []seq[V]{s}
+	return p.out.put(ctx, out, p.op.build(segs, p.layout(segs)), p.base.Combine(s.id))
 }
 
 // place moves one sequence from the window into the row: the first that
 // fits, or, if none does, the oldest into a new row.
-func (p *packProc[E]) place(ctx context.Context, out flow.Emitter[Packed[E]]) error {
+func (p *packProc[V, R]) place(ctx context.Context, out flow.Emitter[R]) error {
 	room := p.op.length - p.used
 	pick := -1
 	for i, s := range p.window {
-		if len(s.tokens) <= room {
+		if int(s.n) <= room {
 			pick = i
 			break
 		}
@@ -318,43 +355,47 @@ func (p *packProc[E]) place(ctx context.Context, out flow.Emitter[Packed[E]]) er
 }
 
 // put appends s to the row being filled.
-func (p *packProc[E]) put(s seq[E]) {
-	if p.row.Tokens == nil {
-		L := p.op.length
-		p.row = Packed[E]{Tokens: make([]E, 0, L), Segments: make([]int32, L), Positions: make([]int32, L)}
-	}
-	seg := int32(len(p.row.Members) + 1)
-	for j := range s.tokens {
-		p.row.Segments[p.used+j] = seg
-		p.row.Positions[p.used+j] = int32(j)
-	}
-	p.row.Tokens = append(p.row.Tokens, s.tokens...)
-	p.row.Members = append(p.row.Members, s.member)
-	p.row.Offsets = append(p.row.Offsets, s.offset)
-	p.ids = append(p.ids, s.id)
-	p.held = append(p.held, s.mark)
-	p.used += len(s.tokens)
+func (p *packProc[V, R]) put(s seq[V]) {
+	p.row = append(p.row, s)
+	p.used += int(s.n)
 }
 
-// emit pads the row, if it has segments, and pushes it.
-func (p *packProc[E]) emit(ctx context.Context, out flow.Emitter[Packed[E]]) error {
-	if len(p.row.Members) == 0 {
+// layout lays out a row of the segments segs.
+func (p *packProc[V, R]) layout(segs []seq[V]) packLayout {
+	L := p.op.length
+	l := packLayout{Segments: make([]int32, L), Positions: make([]int32, L),
+		Members: make([]rowid.ID, len(segs)), Offsets: make([]int32, len(segs))}
+	at := 0
+	for i, s := range segs {
+		for j := range int(s.n) {
+			l.Segments[at+j] = int32(i + 1)
+			l.Positions[at+j] = int32(j)
+		}
+		at += int(s.n)
+		l.Members[i], l.Offsets[i] = s.member, s.offset
+	}
+	return l
+}
+
+// emit lays out the row, if it has segments, and pushes it.
+func (p *packProc[V, R]) emit(ctx context.Context, out flow.Emitter[R]) error {
+	if len(p.row) == 0 {
 		return nil
 	}
-	r := p.row
-	for len(r.Tokens) < p.op.length {
-		r.Tokens = append(r.Tokens, p.op.pad)
+	id := p.base
+	for _, s := range p.row {
+		id = id.Combine(s.id)
 	}
-	id := fold(p.base, p.ids)
-	p.row, p.used, p.ids, p.held = Packed[E]{}, 0, p.ids[:0], p.held[:0]
+	r := p.op.build(p.row, p.layout(p.row))
+	p.row, p.used = nil, 0
 	return p.out.put(ctx, out, r, id)
 }
 
-func (p *packProc[E]) Flush(ctx context.Context, out flow.Emitter[Packed[E]]) error {
+func (p *packProc[V, R]) Flush(ctx context.Context, out flow.Emitter[R]) error {
 	return flush(ctx, p, &p.out, out)
 }
 
-func (p *packProc[E]) end(ctx context.Context, out flow.Emitter[Packed[E]]) error {
+func (p *packProc[V, R]) end(ctx context.Context, out flow.Emitter[R]) error {
 	if p.restore != nil {
 		p.restored()
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -42,7 +43,8 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	completions := fs.Int("completions", 0, "the declared count of a Kubernetes Indexed Job (JOB_COMPLETION_INDEX gives the rank)")
 	rowID := fs.String("row-id-column", "row_id", "write each row's ID as the columns NAME_hi and NAME_lo (empty: none)")
 	par := fs.Int("parallel", 2, "workers that read the input")
-	bar := fs.Bool("progress", false, "show a progress bar on standard error even when it is not a terminal")
+	bar := fs.Bool("progress", false, "show progress on standard error even when it is not a terminal (there: a line a second)")
+	badLines := fs.String("bad-lines", "fail", "what a CSV or JSON Lines record that cannot be read does: fail the run, or skip it and list it in _bad-lines-<rank>.json beside the output (at most 1000 listed, then a count)")
 	every := fs.Int64("progress-every", 0, "print a line \"rank R: N rows read\" to standard error every N input rows (0: quiet)")
 	if err := parse(fs, args, 1); err != nil {
 		return err
@@ -97,6 +99,13 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	in := input{filter: *filter, columns: *columns, rename: *rename, window: *window, seed: *seed, world: r.World, parallel: *par}
+	switch *badLines {
+	case "fail":
+	case "skip":
+		in.badLines = new(sources.BadLineReport)
+	default:
+		return fmt.Errorf("%w: -bad-lines %q: want fail or skip", errUsage, *badLines)
+	}
 	p, err := in.pipeline(fs.Arg(0))
 	if err != nil {
 		return err
@@ -131,6 +140,11 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if err != nil {
 		return err
+	}
+	if in.badLines != nil {
+		if err := writeBadLines(*out, r.Rank, in.badLines); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(stdout, "rank %d of %d (%s): %d rows in %d files, %d bytes\n", r.Rank, r.World, r.From, m.Rows, len(m.Files), m.Bytes)
 	return nil
@@ -262,4 +276,38 @@ func progressLines(w io.Writer, rank int, every int64) flow.Stage {
 		}
 		return r, nil
 	})
+}
+
+// badLinesName is the report of the records that rank skipped, beside its
+// output: a name starting with "_", which readers and the commit leave
+// alone.
+func badLinesName(rank int) string { return fmt.Sprintf("_bad-lines-%05d.json", rank) }
+
+// writeBadLines writes the report of the records the rank skipped into
+// dir, under a temporary name first so that no half-written report is
+// ever visible.
+func writeBadLines(dir string, rank int, report *sources.BadLineReport) error {
+	b, err := json.MarshalIndent(report, "", "  ")
+	if err != nil {
+		return err
+	}
+	final := filepath.Join(dir, badLinesName(rank))
+	tmp, err := os.CreateTemp(dir, "."+badLinesName(rank)+".tmp-")
+	if err != nil {
+		return err
+	}
+	if _, err = tmp.Write(append(b, '\n')); err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), final)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing %s: %w", final, err)
+	}
+	return nil
 }

@@ -23,6 +23,9 @@ type input struct {
 	world    int // the run's world: rows are divided among its ranks
 	parallel int
 	chunk    int // rows per chunk, 0 for the sources' default
+	// badLines, when not nil, makes a CSV or JSON Lines source skip the
+	// records it cannot read and list them there.
+	badLines *sources.BadLineReport
 }
 
 // dataFormats are the formats the command reads, each with the file
@@ -133,11 +136,17 @@ func (in input) source(path string) (flow.Source[sources.Record], error) {
 		for _, o := range ds {
 			opts = append(opts, o)
 		}
+		if in.badLines != nil {
+			opts = append(opts, sources.SkipBadLines(in.badLines))
+		}
 		src = sources.CSVRecords(path, opts...)
 	default:
 		var opts []sources.JSONLOption
 		for _, o := range ds {
 			opts = append(opts, o)
+		}
+		if in.badLines != nil {
+			opts = append(opts, sources.SkipBadLines(in.badLines))
 		}
 		src = sources.JSONLRecords(path, opts...)
 	}
@@ -154,6 +163,8 @@ func (in input) options(f string) ([]sources.ParquetOption, []sources.DatasetOpt
 				return nil, nil, fmt.Errorf("%w: %s reads Parquet datasets only", errUsage, opt.flag)
 			}
 		}
+	} else if in.badLines != nil {
+		return nil, nil, fmt.Errorf("%w: -bad-lines skip reads CSV and JSON Lines only (a damaged Parquet file fails the run)", errUsage)
 	}
 	if in.filter != "" {
 		flt, err := sources.ParseFilter(in.filter)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math/bits"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/epoch"
@@ -26,8 +27,10 @@ import (
 // run can start at any position of an epoch at no cost beyond making π. Its partitions are [PartitionItems] positions each (default 4096),
 // numbered 0, 1, 2, … in every epoch; they are read independently, so
 // IndexShuffle may run with Parallel. A run of rank r of w (see
-// flow.Pipeline.WithRank) reads the partitions b with b mod w = r: the
-// ranks together read every row once per epoch.
+// flow.Pipeline.WithRank) reads positions [r*n/w, (r+1)*n/w) of each
+// epoch's order, so shares differ by at most one row and the ranks
+// together read every row once per epoch; a partition two ranks share is
+// read in part by each, rank r numbering partition b as b+r.
 //
 // Cost: making π takes a few ns a row per epoch up to 2^22 rows, then a
 // table lookup a row; above, π(i) costs 2·⌈log2 n⌉ rounds of a few
@@ -87,15 +90,23 @@ func (s *indexShuffle[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq
 		}
 		key := pcg.Keyed(env.Seed, uint64(env.Epoch), uint64(env.Position), purposeIndex)
 		perm := permute.New(uint64(n), uint64(key.Next())<<32|uint64(key.Next()))
-		world := int64(max(env.World, 1))
-		for b := int64(env.Rank); b*per < n; b += world {
-			lo, hi := b*per, min((b+1)*per, n)
-			p := flow.Partition[T]{Part: b, Read: func(ctx context.Context, out flow.Emitter[T]) error {
-				return s.read(ctx, perm, b, lo, hi, out)
+		// Rank r of w reads positions [r*n/w, (r+1)*n/w) of the epoch's
+		// order: shares differ by at most one row. A partition two ranks
+		// share is read in part by each; rank r numbers partition b as
+		// b+r, so that numbers increase and no two ranks share one.
+		world, rank := int64(max(env.World, 1)), int64(env.Rank)
+		from, to := rankShare(rank, n, world), rankShare(rank+1, n, world)
+		for lo := from; lo < to; {
+			b := lo / per
+			hi := min((b+1)*per, to)
+			part, plo := b+rank, lo
+			p := flow.Partition[T]{Part: part, Read: func(ctx context.Context, out flow.Emitter[T]) error {
+				return s.read(ctx, perm, part, plo, hi, out)
 			}}
 			if !yield(p, nil) {
 				return
 			}
+			lo = hi
 		}
 	}
 }
@@ -133,4 +144,12 @@ func (s *indexShuffle[T]) read(ctx context.Context, perm permute.Perm, batch, lo
 		}
 	}
 	return nil
+}
+
+// rankShare returns i*n/parts without overflow, for 0 <= i <= parts: the
+// first position of rank i when n positions are divided among parts.
+func rankShare(i, n, parts int64) int64 {
+	hi, lo := bits.Mul64(uint64(i), uint64(n))
+	q, _ := bits.Div64(hi, lo, uint64(parts))
+	return int64(q)
 }

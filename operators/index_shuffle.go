@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"math/bits"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/epoch"
 	"github.com/rowflow/rowflow/internal/pcg"
 	"github.com/rowflow/rowflow/internal/permute"
+	"github.com/rowflow/rowflow/internal/shares"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -91,22 +91,14 @@ func (s *indexShuffle[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq
 		key := pcg.Keyed(env.Seed, uint64(env.Epoch), uint64(env.Position), purposeIndex)
 		perm := permute.New(uint64(n), uint64(key.Next())<<32|uint64(key.Next()))
 		// Rank r of w reads positions [r*n/w, (r+1)*n/w) of the epoch's
-		// order: shares differ by at most one row. A partition two ranks
-		// share is read in part by each; rank r numbers partition b as
-		// b+r, so that numbers increase and no two ranks share one.
-		world, rank := int64(max(env.World, 1)), int64(env.Rank)
-		from, to := rankShare(rank, n, world), rankShare(rank+1, n, world)
-		for lo := from; lo < to; {
-			b := lo / per
-			hi := min((b+1)*per, to)
-			part, plo := b+rank, lo
-			p := flow.Partition[T]{Part: part, Read: func(ctx context.Context, out flow.Emitter[T]) error {
-				return s.read(ctx, perm, part, plo, hi, out)
+		// order (see shares.Spans).
+		for sp := range shares.Spans(n, per, env.Rank, env.World) {
+			p := flow.Partition[T]{Part: sp.Part, Read: func(ctx context.Context, out flow.Emitter[T]) error {
+				return s.read(ctx, perm, sp.Part, sp.Lo, sp.Hi, out)
 			}}
 			if !yield(p, nil) {
 				return
 			}
-			lo = hi
 		}
 	}
 }
@@ -144,12 +136,4 @@ func (s *indexShuffle[T]) read(ctx context.Context, perm permute.Perm, batch, lo
 		}
 	}
 	return nil
-}
-
-// rankShare returns i*n/parts without overflow, for 0 <= i <= parts: the
-// first position of rank i when n positions are divided among parts.
-func rankShare(i, n, parts int64) int64 {
-	hi, lo := bits.Mul64(uint64(i), uint64(n))
-	q, _ := bits.Div64(hi, lo, uint64(parts))
-	return int64(q)
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/shares"
 )
 
 // Generate returns a source of the values f(0), f(1), … f(n-1), or of an
@@ -52,9 +53,9 @@ func (s *genSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2[f
 			yield(flow.Partition[T]{}, s.err)
 			return
 		}
-		for sp := range memSpans(s.n, int64(s.cfg.partitionSize), env) {
-			p := flow.Partition[T]{Part: sp.part, Read: func(ctx context.Context, out flow.Emitter[T]) error {
-				return s.read(ctx, sp.part, sp.lo, sp.hi, out)
+		for sp := range shares.Spans(s.n, int64(s.cfg.partitionSize), env.Rank, env.World) {
+			p := flow.Partition[T]{Part: sp.Part, Read: func(ctx context.Context, out flow.Emitter[T]) error {
+				return s.read(ctx, sp.Part, sp.Lo, sp.Hi, out)
 			}}
 			if !yield(p, nil) {
 				return

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/shares"
 )
 
 var (
@@ -33,11 +34,11 @@ func (s *genSource[T]) RowCounts(_ context.Context, env flow.Env) ([]int64, erro
 	return spans(s.n, int64(s.cfg.partitionSize), env), nil
 }
 
-// spans returns the row counts of the partitions memSpans gives.
+// spans returns the row counts of the partitions shares.Spans gives.
 func spans(n, size int64, env flow.Env) []int64 {
 	var counts []int64
-	for sp := range memSpans(n, size, env) {
-		counts = append(counts, sp.hi-sp.lo)
+	for sp := range shares.Spans(n, size, env.Rank, env.World) {
+		counts = append(counts, sp.Hi-sp.Lo)
 	}
 	return counts
 }

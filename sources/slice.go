@@ -5,6 +5,7 @@ import (
 	"iter"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/shares"
 )
 
 // Slice returns a source of the values of values, in order. Partition k
@@ -44,9 +45,9 @@ func (s *sliceSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2
 			yield(flow.Partition[T]{}, s.err)
 			return
 		}
-		for sp := range memSpans(int64(len(s.values)), int64(s.cfg.partitionSize), env) {
-			p := flow.Partition[T]{Part: sp.part, Read: func(ctx context.Context, out flow.Emitter[T]) error {
-				return s.read(ctx, sp.part, int(sp.lo), int(sp.hi), out)
+		for sp := range shares.Spans(int64(len(s.values)), int64(s.cfg.partitionSize), env.Rank, env.World) {
+			p := flow.Partition[T]{Part: sp.Part, Read: func(ctx context.Context, out flow.Emitter[T]) error {
+				return s.read(ctx, sp.Part, int(sp.Lo), int(sp.Hi), out)
 			}}
 			if !yield(p, nil) {
 				return

@@ -2,7 +2,8 @@ package dataset
 
 import (
 	"iter"
-	"math/bits"
+
+	"github.com/rowflow/rowflow/internal/shares"
 )
 
 // EpochStride is the distance between the partition numbers of two consecutive
@@ -80,7 +81,7 @@ func rowGroupFragments(file int, rel string, rows []int64, maxRows int64) iter.S
 				parts = (n-1)/maxRows + 1
 			}
 			for i := range parts {
-				from, to := splitPoint(i, n, parts), splitPoint(i+1, n, parts)
+				from, to := shares.Point(i, n, parts), shares.Point(i+1, n, parts)
 				if !yield(Fragment{File: file, Path: rel, RowGroup: rg, From: from, To: to, FirstRow: first + from}) {
 					return
 				}
@@ -88,11 +89,4 @@ func rowGroupFragments(file int, rel string, rows []int64, maxRows int64) iter.S
 			first += n
 		}
 	}
-}
-
-// splitPoint returns i*n/parts without overflow, for 0 <= i <= parts.
-func splitPoint(i, n, parts int64) int64 {
-	hi, lo := bits.Mul64(uint64(i), uint64(n))
-	q, _ := bits.Div64(hi, lo, uint64(parts))
-	return int64(q)
 }

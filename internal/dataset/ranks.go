@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+
+	"github.com/rowflow/rowflow/internal/shares"
 )
 
 // rankEpoch plans epoch e for one rank of several: it orders all of the
@@ -80,10 +82,10 @@ func divide(frags []Fragment, world int, rowRanges bool) []piece {
 		}
 		from := f.From
 		for from < f.To {
-			for rank < world-1 && share(int64(rank+1), total, int64(world)) <= at+(from-f.From) {
+			for rank < world-1 && shares.Point(int64(rank+1), total, int64(world)) <= at+(from-f.From) {
 				rank++
 			}
-			end := share(int64(rank+1), total, int64(world)) - at + f.From
+			end := shares.Point(int64(rank+1), total, int64(world)) - at + f.From
 			to := min(f.To, end)
 			if rank == world-1 {
 				to = f.To
@@ -120,6 +122,3 @@ func wholeFragments(frags []Fragment, world int) []piece {
 	}
 	return out
 }
-
-// share returns i*n/parts without overflow, for 0 <= i <= parts.
-func share(i, n, parts int64) int64 { return splitPoint(i, n, parts) }

@@ -3,8 +3,6 @@
 package operators_test
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -50,25 +48,7 @@ func cacheTemps(t *testing.T, dir string) []string {
 func TestKilledCacheBuildTempsRemoved(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "c.rfcache")
-	cmd := testutil.ChildCommand("TestHelperCacheBuild", path)
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	cmd.ExtraFiles = []*os.File{w}
-	stdin, err := cmd.StdinPipe() // never written: the child blocks on it
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stdin.Close()
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	sc := bufio.NewScanner(r)
+	cmd, sc, out := testutil.StartChild(t, "TestHelperCacheBuild", path)
 	if !sc.Scan() || sc.Text() != "building" {
 		cmd.Process.Kill()
 		cmd.Wait()
@@ -92,7 +72,7 @@ func TestKilledCacheBuildTempsRemoved(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || !exit.Sys().(syscall.WaitStatus).Signaled() {
 		t.Fatalf("the child: %v\n%s", err, out.Bytes())

@@ -3,7 +3,6 @@
 package sinks_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -258,25 +257,7 @@ func checkKilledOutput(t *testing.T, dir string, want map[string][]byte) {
 // killed; a child that fails otherwise fails t.
 func runCrashChild(t *testing.T, dir, stop string, cont bool) (events []string, killed bool) {
 	t.Helper()
-	cmd := testutil.ChildCommand("TestHelperCrashJob", fmt.Sprint(cont)+"|"+dir+"|"+stop)
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	cmd.ExtraFiles = []*os.File{w}
-	stdin, err := cmd.StdinPipe() // never written: the child blocks on it
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stdin.Close()
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	sc := bufio.NewScanner(r)
+	cmd, sc, out := testutil.StartChild(t, "TestHelperCrashJob", fmt.Sprint(cont)+"|"+dir+"|"+stop)
 	for sc.Scan() {
 		kind, ev, _ := strings.Cut(sc.Text(), " ")
 		switch kind {
@@ -288,7 +269,7 @@ func runCrashChild(t *testing.T, dir, stop string, cont bool) (events []string, 
 			}
 		}
 	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	var exit *exec.ExitError
 	switch {
 	case err == nil:

@@ -80,6 +80,36 @@ func ChildCommand(test, arg string) *exec.Cmd {
 	return cmd
 }
 
+// StartChild starts the test named test of the current test binary in a
+// child process, as [ChildCommand] makes it, for a parent that kills it
+// at a point the child reports: the child writes its reports to file
+// descriptor 3 (os.NewFile(3, …)), which the returned scanner reads, and
+// its standard input is a pipe that is never written, so a child that
+// reads it blocks until it is killed. Its standard output and error go to
+// out. The pipes are closed when t ends; the caller waits for the child.
+func StartChild(t testing.TB, test, arg string) (cmd *exec.Cmd, reports *bufio.Scanner, out *bytes.Buffer) {
+	t.Helper()
+	cmd = ChildCommand(test, arg)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	cmd.ExtraFiles = []*os.File{w}
+	stdin, err := cmd.StdinPipe() // never written: the child blocks on it
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close() })
+	out = new(bytes.Buffer)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	return cmd, bufio.NewScanner(r), out
+}
+
 func tail(out []byte) []byte {
 	if len(out) > 8<<10 {
 		return out[len(out)-8<<10:]

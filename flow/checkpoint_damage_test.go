@@ -50,20 +50,24 @@ func TestDamagedCheckpointsRefused(t *testing.T) {
 		},
 	}
 	for name, edit := range edits {
-		c := ck
-		c.Stages = append([]flow.StageState(nil), ck.Stages...)
-		edit(&c)
-		var n int
-		var runErr error
-		for _, err := range flow.Items[int64](context.Background(), build(1).Resume(c)) {
-			if err != nil {
-				runErr = err
-				break
-			}
-			n++
-		}
+		n, runErr := resumeEdited(build(1), ck, edit)
 		if runErr == nil {
 			t.Errorf("%s: resumed, %d items", name, n)
 		}
 	}
+}
+
+// resumeEdited resumes p from a copy of ck that edit changed, and returns
+// how many items it gave before its first error, and that error.
+func resumeEdited(p *flow.Pipeline, ck flow.Checkpoint, edit func(*flow.Checkpoint)) (n int, err error) {
+	c := ck
+	c.Stages = append([]flow.StageState(nil), ck.Stages...)
+	edit(&c)
+	for _, err := range flow.Items[int64](context.Background(), p.Resume(c)) {
+		if err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
 }

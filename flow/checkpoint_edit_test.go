@@ -126,18 +126,7 @@ func TestUnreachableCheckpointRefused(t *testing.T) {
 		"a state deleted":                "its state was removed",
 	}
 	for name, edit := range edits {
-		c := ck
-		c.Stages = append([]flow.StageState(nil), ck.Stages...)
-		edit(&c)
-		var n int
-		var runErr error
-		for _, err := range flow.Items[int64](context.Background(), build(1).Resume(c)) {
-			if err != nil {
-				runErr = err
-				break
-			}
-			n++
-		}
+		n, runErr := resumeEdited(build(1), ck, edit)
 		if runErr == nil || !strings.Contains(runErr.Error(), wants[name]) {
 			t.Errorf("%s: resumed, %d items, error %v; want one saying %q", name, n, runErr, wants[name])
 		}

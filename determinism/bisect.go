@@ -21,11 +21,11 @@ type partDigest struct {
 // pipeline once, keeping only a digest per partition (as a golden file
 // records them), takes the first partition whose digests differ, and
 // reads both again from that partition's first item with
-// [flow.Pipeline.StartAt], to name the item, its row ID and the field
+// [flow.Pipeline.Resume] at [flow.At], to name the item, its row ID and the field
 // that differs. Use it when the two runs cannot be held at once (two
 // versions of a pipeline that each need the machine, or runs on two
 // machines), or when reading again from a position is cheap and the
-// stream is long: StartAt skips the partitions before the position
+// stream is long: a run resumed at At skips the partitions before the position
 // without reading them where the pipeline allows (see there).
 //
 // The per-partition digests make a binary search over prefixes
@@ -69,9 +69,9 @@ func Bisect[T any](ctx context.Context, a, b *flow.Pipeline) error {
 			inEpoch += d.items
 		}
 	}
-	ref := lane[T]{c: openCursor[T](ctx, func(int) *flow.Pipeline { return a.StartAt(e, inEpoch) }, 0), name: "the first pipeline"}
+	ref := lane[T]{c: openCursor[T](ctx, func(int) *flow.Pipeline { return a.Resume(flow.At(e, inEpoch)) }, 0), name: "the first pipeline"}
 	defer ref.c.stop()
-	cand := lane[T]{c: openCursor[T](ctx, func(int) *flow.Pipeline { return b.StartAt(e, inEpoch) }, 0), name: "the second pipeline"}
+	cand := lane[T]{c: openCursor[T](ctx, func(int) *flow.Pipeline { return b.Resume(flow.At(e, inEpoch)) }, 0), name: "the second pipeline"}
 	defer cand.c.stop()
 	err = compareLanes(ref, []lane[T]{cand})
 	var d *Divergence

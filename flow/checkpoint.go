@@ -9,50 +9,105 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"math"
 
 	"github.com/rowflow/rowflow/internal/epoch"
+	"github.com/rowflow/rowflow/internal/strictjson"
 )
 
-// CheckpointVersion is the version of the [Checkpoint] encodings that
-// this package writes. It reads only this version.
-const CheckpointVersion = 2
+// checkpointVersion is the version of the [Checkpoint] encodings that
+// this package writes. It reads only this version. Version 3 added the
+// positions made by [At].
+const checkpointVersion = 3
 
-// Checkpoint is a position in a run of a pipeline: where its consumer
-// was, and what the run's stateful stages need to go on from there. It is
-// a few integers per stage, never the rows they hold, so it is cheap to
-// take, store and send. Take one with a [Tracker]; start the rest of the
-// run from it with [Pipeline.Resume].
+// Checkpoint is a position in the stream of a pipeline, and the one
+// value a run starts from ([Pipeline.Resume]). There are two kinds:
 //
-// A checkpoint does not depend on the parallelism: only partition numbers
-// and counts of items cross it, so a checkpoint taken at one parallelism
-// resumes under any other.
+//   - A checkpoint taken by a [Tracker] in a run: where its consumer was,
+//     and what the run's stateful stages need to go on from there. It is
+//     a few integers per stage, never the rows they hold, so it is cheap
+//     to take, store and send. It resumes only the pipeline it was taken
+//     from (the same [Pipeline.Fingerprint]); a refusal names what
+//     differs.
+//   - A position counted in items, made by [At]: item k of epoch e of
+//     whatever pipeline starts from it.
+//
+// A checkpoint is opaque: encode it with MarshalJSON or MarshalBinary,
+// which carry a checksum, and decode it with the matching Unmarshal
+// method, which refuses one that is damaged or was edited. It does not
+// depend on the parallelism: only partition numbers and counts of items
+// cross it, so a checkpoint taken at one parallelism resumes under any
+// other.
 type Checkpoint struct {
-	// Version is CheckpointVersion.
-	Version int `json:"version"`
-	// Fingerprint identifies the pipeline's definition and seed
-	// ([Pipeline.Fingerprint]); a checkpoint resumes only a pipeline with
-	// the same one.
-	Fingerprint string `json:"fingerprint"`
-	// Part is the partition being delivered and Delivered how many of its
-	// items the consumer had: every item of an earlier partition was
-	// delivered, and none of a later one. Before the first item, Part is
+	version     int
+	fingerprint string
+	// part is the partition being delivered and delivered how many of
+	// its items the consumer had: every item of an earlier partition was
+	// delivered, and none of a later one. Before the first item, part is
 	// math.MinInt64.
-	Part      int64 `json:"part"`
-	Delivered int64 `json:"delivered"`
-	// Stages holds the state of each stage that keeps rows across
+	part, delivered int64
+	// stages holds the state of each stage that keeps rows across
 	// partitions, in pipeline order.
-	Stages []StageState `json:"stages,omitempty"`
-	// Definition describes what the fingerprint covers, part by part
+	stages []stageState
+	// definition describes what the fingerprint covers, part by part
 	// ("seed", "source", "stage 2", "epochs", "rank", …), each as label,
 	// value and a hash of its settings separated by tabs, so that a
 	// refused Resume can say what differs.
-	Definition []string `json:"definition,omitempty"`
+	definition []string
+	// at is the position of a checkpoint made by At.
+	at *seekSpec
 }
 
-// StageState is one stateful stage's part of a [Checkpoint].
-type StageState struct {
+// ckWire is a Checkpoint's JSON form.
+type ckWire struct {
+	Version     int          `json:"version"`
+	Fingerprint string       `json:"fingerprint"`
+	Part        int64        `json:"part"`
+	Delivered   int64        `json:"delivered"`
+	Stages      []stageState `json:"stages,omitempty"`
+	Definition  []string     `json:"definition,omitempty"`
+	At          *atWire      `json:"at,omitempty"`
+	Checksum    string       `json:"checksum"`
+}
+
+type atWire struct {
+	Epoch int64 `json:"epoch"`
+	Item  int64 `json:"item"`
+}
+
+// At returns the position of item k of epoch e (both counted from 0):
+// a pipeline resumed from it ([Pipeline.Resume]) gives first the item
+// that its uninterrupted run gives k items after epoch e's first, and
+// goes on from there, into later epochs. Unlike a checkpoint a [Tracker]
+// takes, it belongs to no one pipeline and holds no stage's state.
+//
+// How far a run resumed from At(e, k) reads before its first item
+// depends on the stages:
+//
+//   - If the source knows its partitions' row counts ([RowCounter]: a
+//     slice, a generator, a Parquet dataset without a row filter) and
+//     every stage gives one row per row and holds nothing
+//     (Info.OneToOne: Map, MapChunks, Prefetch), the partition holding
+//     item k is found from the counts: the partitions before it are
+//     planned but not read, and only the items of its own before k are
+//     dropped.
+//   - Otherwise, if no stage holds rows across partitions (a Filter or a
+//     FlatMap changes the counts, so item k cannot be found from them),
+//     the run reads epoch e from its start and drops its first k items.
+//   - Otherwise (a shuffle, a batcher: what they give in epoch e may
+//     depend on what came before), the run reads from its start and
+//     drops every item before the position. To start at a position of
+//     such a pipeline without reading what comes before, resume from a
+//     checkpoint a [Tracker] took there.
+//
+// If epoch e has no item k, the run gives no items. A negative e or k,
+// or e above [MaxEpochs], is an error of the Resume.
+func At(e, k int64) Checkpoint {
+	return Checkpoint{version: checkpointVersion, part: math.MinInt64, at: &seekSpec{epoch: e, item: k}}
+}
+
+// stageState is one stateful stage's part of a [Checkpoint].
+type stageState struct {
 	// Position is the stage's position in the pipeline (see Env.Position).
 	Position int `json:"position"`
 	// Out is where the stage's output stood when the state was taken: a
@@ -69,28 +124,50 @@ type StageState struct {
 
 // Epoch returns the epoch the checkpoint was taken in.
 func (c Checkpoint) Epoch() int64 {
-	if c.Part < 0 {
+	if c.at != nil {
+		return c.at.epoch
+	}
+	if c.part < 0 {
 		return 0
 	}
-	return epoch.Of(c.Part)
+	return epoch.Of(c.part)
 }
 
 // position returns the consumer's position as a Mark.
-func (c Checkpoint) position() Mark { return Mark{c.Part, c.Delivered} }
+func (c Checkpoint) position() Mark { return Mark{c.part, c.delivered} }
+
+// wire returns c's JSON form, without its checksum.
+func (c Checkpoint) wire() ckWire {
+	w := ckWire{Version: c.version, Fingerprint: c.fingerprint, Part: c.part, Delivered: c.delivered, Stages: c.stages, Definition: c.definition}
+	if c.at != nil {
+		w.At = &atWire{c.at.epoch, c.at.item}
+	}
+	return w
+}
+
+// fromWire returns the checkpoint of the JSON form w.
+func fromWire(w ckWire) Checkpoint {
+	c := Checkpoint{version: w.Version, fingerprint: w.Fingerprint, part: w.Part, delivered: w.Delivered, stages: w.Stages, definition: w.Definition}
+	if w.At != nil {
+		c.at = &seekSpec{w.At.Epoch, w.At.Item}
+	}
+	return c
+}
 
 // MarshalJSON encodes c as JSON, with a nil State as null and, last, a
 // "checksum": the CRC-32C of c's canonical content (see
 // [Checkpoint.UnmarshalJSON]) in 8 hex digits.
 func (c Checkpoint) MarshalJSON() ([]byte, error) {
-	type plain Checkpoint
+	if c.version == 0 {
+		return nil, errors.New("flow: the zero Checkpoint is not a position: take one with a Tracker, or make one with At")
+	}
 	sum, err := c.checksum()
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(struct {
-		plain
-		Checksum string `json:"checksum"`
-	}{plain(c), sum})
+	w := c.wire()
+	w.Checksum = sum
+	return json.Marshal(w)
 }
 
 // UnmarshalJSON decodes a checkpoint that MarshalJSON encoded, and refuses
@@ -102,23 +179,19 @@ func (c *Checkpoint) UnmarshalJSON(b []byte) error {
 	if err := checkpointFieldsPresent(b); err != nil {
 		return fmt.Errorf("flow: checkpoint: %w", err)
 	}
-	type plain Checkpoint
-	var v struct {
-		plain
-		Checksum string `json:"checksum"`
-	}
+	var v ckWire
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
 	if err := d.Decode(&v); err != nil {
 		return fmt.Errorf("flow: checkpoint: %w", err)
 	}
-	if v.Version != CheckpointVersion {
-		return fmt.Errorf("flow: checkpoint version %d: this build reads version %d", v.Version, CheckpointVersion)
+	if v.Version != checkpointVersion {
+		return fmt.Errorf("flow: checkpoint version %d: this build reads version %d", v.Version, checkpointVersion)
 	}
-	ck := Checkpoint(v.plain)
-	for i := range ck.Stages {
-		if string(ck.Stages[i].State) == "null" {
-			ck.Stages[i].State = nil
+	ck := fromWire(v)
+	for i := range ck.stages {
+		if string(ck.stages[i].State) == "null" {
+			ck.stages[i].State = nil
 		}
 	}
 	sum, err := ck.checksum()
@@ -194,13 +267,13 @@ func hasFields(m map[string]json.RawMessage, where string, names ...string) erro
 // checksum returns the CRC-32C of c's canonical content, in 8 hex digits:
 // every field in a fixed order, each state as compact JSON.
 func (c Checkpoint) checksum() (string, error) {
-	b := append([]byte(binaryMagic), byte(c.Version))
-	b = binary.AppendUvarint(b, uint64(len(c.Fingerprint)))
-	b = append(b, c.Fingerprint...)
-	b = binary.AppendVarint(b, c.Part)
-	b = binary.AppendVarint(b, c.Delivered)
-	b = binary.AppendUvarint(b, uint64(len(c.Stages)))
-	for _, s := range c.Stages {
+	b := append([]byte(binaryMagic), byte(c.version))
+	b = binary.AppendUvarint(b, uint64(len(c.fingerprint)))
+	b = append(b, c.fingerprint...)
+	b = binary.AppendVarint(b, c.part)
+	b = binary.AppendVarint(b, c.delivered)
+	b = binary.AppendUvarint(b, uint64(len(c.stages)))
+	for _, s := range c.stages {
 		b = binary.AppendVarint(b, int64(s.Position))
 		b = binary.AppendVarint(b, s.Out.Part)
 		b = binary.AppendVarint(b, s.Out.Row)
@@ -213,7 +286,8 @@ func (c Checkpoint) checksum() (string, error) {
 		b = binary.AppendUvarint(b, uint64(len(st)))
 		b = append(b, st...)
 	}
-	b = appendStrings(b, c.Definition)
+	b = appendStrings(b, c.definition)
+	b = c.appendAt(b)
 	return fmt.Sprintf("%08x", crc32.Checksum(b, checkpointCRC)), nil
 }
 
@@ -233,9 +307,10 @@ func canonicalState(s json.RawMessage) ([]byte, error) {
 }
 
 // binaryMagic starts the binary encoding; oldBinaryMagic started the
-// encoding before it had a checksum.
+// encoding before it had a checksum. (Version 2, "RFC2", had no At
+// positions; its checkpoints are refused by version.)
 const (
-	binaryMagic    = "RFC2"
+	binaryMagic    = "RFC3"
 	oldBinaryMagic = "RFCK"
 )
 
@@ -246,16 +321,22 @@ var checkpointCRC = crc32.MakeTable(crc32.Castagnoli)
 // and last the CRC-32C of all that, so that a damaged checkpoint is
 // refused rather than resumed from a wrong position.
 func (c Checkpoint) MarshalBinary() ([]byte, error) {
-	fp, err := hex.DecodeString(c.Fingerprint)
-	if err != nil || len(fp) != 16 {
-		return nil, fmt.Errorf("flow: checkpoint: fingerprint %q is not 32 hex digits", c.Fingerprint)
+	if c.version == 0 {
+		return nil, errors.New("flow: the zero Checkpoint is not a position: take one with a Tracker, or make one with At")
 	}
-	b := append([]byte(binaryMagic), byte(c.Version))
+	fp := make([]byte, 16) // zeros: a position of At belongs to no pipeline
+	if c.at == nil {
+		var err error
+		if fp, err = hex.DecodeString(c.fingerprint); err != nil || len(fp) != 16 {
+			return nil, fmt.Errorf("flow: checkpoint: fingerprint %q is not 32 hex digits", c.fingerprint)
+		}
+	}
+	b := append([]byte(binaryMagic), byte(c.version))
 	b = append(b, fp...)
-	b = binary.AppendVarint(b, c.Part)
-	b = binary.AppendVarint(b, c.Delivered)
-	b = binary.AppendUvarint(b, uint64(len(c.Stages)))
-	for _, s := range c.Stages {
+	b = binary.AppendVarint(b, c.part)
+	b = binary.AppendVarint(b, c.delivered)
+	b = binary.AppendUvarint(b, uint64(len(c.stages)))
+	for _, s := range c.stages {
 		b = binary.AppendUvarint(b, uint64(s.Position))
 		b = binary.AppendVarint(b, s.Out.Part)
 		b = binary.AppendVarint(b, s.Out.Row)
@@ -264,7 +345,8 @@ func (c Checkpoint) MarshalBinary() ([]byte, error) {
 		b = binary.AppendUvarint(b, uint64(len(s.State)))
 		b = append(b, s.State...)
 	}
-	b = appendStrings(b, c.Definition)
+	b = appendStrings(b, c.definition)
+	b = c.appendAt(b)
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, checkpointCRC)), nil
 }
 
@@ -280,31 +362,35 @@ func (c *Checkpoint) UnmarshalBinary(data []byte) error {
 	if data = data[:len(data)-4]; crc32.Checksum(data, checkpointCRC) != sum {
 		return errors.New("flow: checkpoint: damaged: its checksum does not match")
 	}
-	if v := int(data[len(binaryMagic)]); v != CheckpointVersion {
-		return fmt.Errorf("flow: checkpoint version %d: this build reads version %d", v, CheckpointVersion)
+	if v := int(data[len(binaryMagic)]); v != checkpointVersion {
+		return fmt.Errorf("flow: checkpoint version %d: this build reads version %d", v, checkpointVersion)
 	}
 	r := &varintReader{b: data[len(binaryMagic)+17:]}
-	v := Checkpoint{Version: CheckpointVersion, Fingerprint: hex.EncodeToString(data[len(binaryMagic)+1 : len(binaryMagic)+17])}
-	v.Part, v.Delivered = r.varint(), r.varint()
+	v := Checkpoint{version: checkpointVersion, fingerprint: hex.EncodeToString(data[len(binaryMagic)+1 : len(binaryMagic)+17])}
+	v.part, v.delivered = r.varint(), r.varint()
 	n := r.uvarint()
 	if n > uint64(len(r.b)) {
 		return errors.New("flow: checkpoint: truncated")
 	}
 	for range n {
-		s := StageState{Position: int(r.uvarint())}
+		s := stageState{Position: int(r.uvarint())}
 		s.Out.Part, s.Out.Row = r.varint(), r.varint()
 		s.In.Part, s.In.Row = r.varint(), r.varint()
 		if k := r.uvarint(); k > 0 {
 			s.State = json.RawMessage(r.bytes(k))
 		}
-		v.Stages = append(v.Stages, s)
+		v.stages = append(v.stages, s)
 	}
 	k := r.uvarint()
 	if k > uint64(len(r.b)) {
 		return errors.New("flow: checkpoint: truncated")
 	}
 	for range k {
-		v.Definition = append(v.Definition, string(r.bytes(r.uvarint())))
+		v.definition = append(v.definition, string(r.bytes(r.uvarint())))
+	}
+	if r.uvarint() == 1 {
+		v.at = &seekSpec{epoch: r.varint(), item: r.varint()}
+		v.fingerprint = ""
 	}
 	if r.err != nil || len(r.b) != 0 {
 		return errors.New("flow: checkpoint: truncated or trailing bytes")
@@ -351,30 +437,21 @@ func (r *varintReader) bytes(k uint64) []byte {
 	return v
 }
 
-// DecodeState decodes a stage's state from a checkpoint (StageState.State)
-// into v strictly: a field v does not have, or anything after the one
-// JSON value, is an error, so that a damaged or foreign state is refused
-// rather than read as a stage's start.
-func DecodeState(b []byte, v any) error {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.DisallowUnknownFields()
-	if err := d.Decode(v); err != nil {
-		return err
-	}
-	if _, err := d.Token(); err != io.EOF {
-		return errors.New("data after the state")
-	}
-	return nil
-}
+// decodeState decodes a stage's state from a checkpoint strictly (see
+// strictjson.Decode).
+func decodeState(b []byte, v any) error { return strictjson.Decode(b, v) }
 
 // check refuses a checkpoint whose positions no run can have taken, as a
 // damaged or edited one may hold.
 func (c *Checkpoint) check() error {
 	part := func(p int64) bool { return p >= -1 || p == math.MinInt64 }
-	if c.Delivered < 0 || c.Part < 0 && c.Part != math.MinInt64 || c.Part == math.MinInt64 && c.Delivered != 0 {
-		return fmt.Errorf("the checkpoint's position (partition %d, %d delivered) is not one a run takes", c.Part, c.Delivered)
+	if a := c.at; a != nil && (a.epoch < 0 || a.item < 0 || a.epoch > MaxEpochs || c.part != math.MinInt64 || c.delivered != 0 || len(c.stages) > 0) {
+		return fmt.Errorf("the position At(%d, %d) is not one a run takes: need 0 <= epoch <= %d and item >= 0", a.epoch, a.item, int64(MaxEpochs))
 	}
-	for _, s := range c.Stages {
+	if c.delivered < 0 || c.part < 0 && c.part != math.MinInt64 || c.part == math.MinInt64 && c.delivered != 0 {
+		return fmt.Errorf("the checkpoint's position (partition %d, %d delivered) is not one a run takes", c.part, c.delivered)
+	}
+	for _, s := range c.stages {
 		if s.Position < 0 || s.Out.Row < 0 || s.In.Row < 0 || !part(s.Out.Part) || !part(s.In.Part) {
 			return fmt.Errorf("the checkpoint's state of stage %d has marks (out %v, in %v) that no run takes", s.Position, s.Out, s.In)
 		}
@@ -385,6 +462,16 @@ func (c *Checkpoint) check() error {
 		}
 	}
 	return nil
+}
+
+// appendAt appends 0, or 1 and the position of a checkpoint made by At.
+func (c Checkpoint) appendAt(b []byte) []byte {
+	if c.at == nil {
+		return binary.AppendUvarint(b, 0)
+	}
+	b = binary.AppendUvarint(b, 1)
+	b = binary.AppendVarint(b, c.at.epoch)
+	return binary.AppendVarint(b, c.at.item)
 }
 
 // appendStrings appends the count of ss and each with its length.

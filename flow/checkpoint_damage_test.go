@@ -17,7 +17,7 @@ func TestDamagedCheckpointsRefused(t *testing.T) {
 	build := resumeCases["stateful"]
 	items, cks := trackedRun(t, build(1))
 	ck := cks[len(items)/2]
-	if len(ck.Stages) == 0 || ck.Stages[0].State == nil {
+	if st := flow.FieldsOf(ck).Stages; len(st) == 0 || st[0].State == nil {
 		t.Fatalf("the checkpoint has no stage state to damage: %+v", ck)
 	}
 	bin, err := ck.MarshalBinary()
@@ -39,13 +39,13 @@ func TestDamagedCheckpointsRefused(t *testing.T) {
 		t.Errorf("an older binary checkpoint: %v", err)
 	}
 
-	edits := map[string]func(c *flow.Checkpoint){
-		"negative delivered":   func(c *flow.Checkpoint) { c.Delivered = -4 },
-		"negative partition":   func(c *flow.Checkpoint) { c.Part = -3 },
-		"negative input row":   func(c *flow.Checkpoint) { c.Stages[0].In.Row = -1 },
-		"negative output part": func(c *flow.Checkpoint) { c.Stages[0].Out.Part = -7 },
-		"a foreign state":      func(c *flow.Checkpoint) { c.Stages[0].State = json.RawMessage(`{"garbage":1}`) },
-		"state and more": func(c *flow.Checkpoint) {
+	edits := map[string]func(c *flow.CheckpointFields){
+		"negative delivered":   func(c *flow.CheckpointFields) { c.Delivered = -4 },
+		"negative partition":   func(c *flow.CheckpointFields) { c.Part = -3 },
+		"negative input row":   func(c *flow.CheckpointFields) { c.Stages[0].In.Row = -1 },
+		"negative output part": func(c *flow.CheckpointFields) { c.Stages[0].Out.Part = -7 },
+		"a foreign state":      func(c *flow.CheckpointFields) { c.Stages[0].State = json.RawMessage(`{"garbage":1}`) },
+		"state and more": func(c *flow.CheckpointFields) {
 			c.Stages[0].State = append(append(json.RawMessage{}, c.Stages[0].State...), " 1"...)
 		},
 	}
@@ -59,10 +59,8 @@ func TestDamagedCheckpointsRefused(t *testing.T) {
 
 // resumeEdited resumes p from a copy of ck that edit changed, and returns
 // how many items it gave before its first error, and that error.
-func resumeEdited(p *flow.Pipeline, ck flow.Checkpoint, edit func(*flow.Checkpoint)) (n int, err error) {
-	c := ck
-	c.Stages = append([]flow.StageState(nil), ck.Stages...)
-	edit(&c)
+func resumeEdited(p *flow.Pipeline, ck flow.Checkpoint, edit func(*flow.CheckpointFields)) (n int, err error) {
+	c := flow.EditCheckpoint(ck, edit)
 	for _, err := range flow.Items[int64](context.Background(), p.Resume(c)) {
 		if err != nil {
 			return n, err

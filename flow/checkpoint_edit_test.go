@@ -41,7 +41,7 @@ func TestEditedJSONCheckpointsRefused(t *testing.T) {
 	build := resumeCases["stateful"]
 	items, cks := trackedRun(t, build(1))
 	ck := cks[len(items)/2]
-	if len(ck.Stages) != 2 || ck.Stages[1].State == nil {
+	if st := flow.FieldsOf(ck).Stages; len(st) != 2 || st[1].State == nil {
 		t.Fatalf("the checkpoint has no stage state to edit: %+v", ck)
 	}
 	js, err := json.Marshal(ck)
@@ -115,10 +115,10 @@ func TestUnreachableCheckpointRefused(t *testing.T) {
 	build := resumeCases["stateful"]
 	items, cks := trackedRun(t, build(1))
 	ck := cks[len(items)/2]
-	edits := map[string]func(c *flow.Checkpoint){
-		"delivered beyond the partition": func(c *flow.Checkpoint) { c.Delivered += 1000 },
-		"input row beyond the partition": func(c *flow.Checkpoint) { c.Stages[1].In.Row += 1000 },
-		"a state deleted":                func(c *flow.Checkpoint) { c.Stages[1].State = nil },
+	edits := map[string]func(c *flow.CheckpointFields){
+		"delivered beyond the partition": func(c *flow.CheckpointFields) { c.Delivered += 1000 },
+		"input row beyond the partition": func(c *flow.CheckpointFields) { c.Stages[1].In.Row += 1000 },
+		"a state deleted":                func(c *flow.CheckpointFields) { c.Stages[1].State = nil },
 	}
 	wants := map[string]string{
 		"delivered beyond the partition": "not one this pipeline reaches: the partition has",

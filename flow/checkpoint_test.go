@@ -179,8 +179,8 @@ func TestResumeGivesTheRestOfTheRun(t *testing.T) {
 				// Late in the run the source restarts late: a resume does
 				// not read the run again from its start.
 				last := cks[len(cks)-2]
-				if len(last.Stages) != 2 || last.Stages[0].In.Part < epoch.Part(1, 15) {
-					t.Fatalf("the checkpoint before the last item restarts the source at %+v", last.Stages)
+				if len(flow.FieldsOf(last).Stages) != 2 || flow.FieldsOf(last).Stages[0].In.Part < epoch.Part(1, 15) {
+					t.Fatalf("the checkpoint before the last item restarts the source at %+v", flow.FieldsOf(last).Stages)
 				}
 			}
 			if got, _ := trackedRun(t, build(3)); !slices.Equal(got, want) {
@@ -267,9 +267,10 @@ func TestResumeRun(t *testing.T) {
 	}
 	// The sink's chunk that failed is not delivered: the checkpoint is at a
 	// chunk boundary at or before item 100.
-	done := int(ck.Delivered)
+	f := flow.FieldsOf(ck)
+	done := int(f.Delivered)
 	for _, it := range want {
-		if it.Part < ck.Part {
+		if it.Part < f.Part {
 			done++
 		}
 	}
@@ -315,7 +316,7 @@ func TestResumeRefusesAnotherPipeline(t *testing.T) {
 				}
 				break
 			}
-			if err == nil || !strings.Contains(err.Error(), "taken from another pipeline: "+strings.TrimPrefix(c.want, "another pipeline: ")) || !strings.Contains(err.Error(), ck.Fingerprint) {
+			if err == nil || !strings.Contains(err.Error(), "taken from another pipeline: "+strings.TrimPrefix(c.want, "another pipeline: ")) || !strings.Contains(err.Error(), flow.FieldsOf(ck).Fingerprint) {
 				t.Errorf("%s: %v, want a refusal saying %q and naming the checkpoint's fingerprint", c.name, err, c.want)
 			}
 			break
@@ -324,14 +325,14 @@ func TestResumeRefusesAnotherPipeline(t *testing.T) {
 }
 
 func TestCheckpointEncodings(t *testing.T) {
-	ck := flow.Checkpoint{Version: flow.CheckpointVersion, Fingerprint: strings.Repeat("ab", 16), Part: epoch.Part(2, 5), Delivered: 7,
-		Stages:     []flow.StageState{{Position: 2, Out: flow.Mark{Part: 6, Row: 3}, In: flow.Mark{Part: 4, Row: 1}, State: json.RawMessage(`{"a":1}`)}, {Position: 3, Out: flow.Mark{Part: -9223372036854775808}, In: flow.Mark{Part: -9223372036854775808}}},
-		Definition: []string{"seed\t9\t0a1b2c3d", "stage 2\tbatch (int → operators.Rows[int])\t4e5f6a7b"}}
+	ck := flow.MakeCheckpoint(flow.CheckpointFields{Fingerprint: strings.Repeat("ab", 16), Part: epoch.Part(2, 5), Delivered: 7,
+		Stages: []flow.StageState{{Position: 2, Out: flow.Mark{Part: 6, Row: 3}, In: flow.Mark{Part: 4, Row: 1}, State: json.RawMessage(`{"a":1}`)}, {Position: 3, Out: flow.Mark{Part: -9223372036854775808}, In: flow.Mark{Part: -9223372036854775808}}}},
+		[]string{"seed\t9\t0a1b2c3d", "stage 2\tbatch (int → operators.Rows[int])\t4e5f6a7b"})
 	js, err := json.Marshal(ck)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = `{"version":2,"fingerprint":"abababababababababababababababab","part":8589934597,"delivered":7,"stages":[{"position":2,"out":{"part":6,"row":3},"in":{"part":4,"row":1},"state":{"a":1}},{"position":3,"out":{"part":-9223372036854775808,"row":0},"in":{"part":-9223372036854775808,"row":0},"state":null}],"definition":["seed\t9\t0a1b2c3d","stage 2\tbatch (int → operators.Rows[int])\t4e5f6a7b"],"checksum":"af9291f1"}`
+	const want = `{"version":3,"fingerprint":"abababababababababababababababab","part":8589934597,"delivered":7,"stages":[{"position":2,"out":{"part":6,"row":3},"in":{"part":4,"row":1},"state":{"a":1}},{"position":3,"out":{"part":-9223372036854775808,"row":0},"in":{"part":-9223372036854775808,"row":0},"state":null}],"definition":["seed\t9\t0a1b2c3d","stage 2\tbatch (int → operators.Rows[int])\t4e5f6a7b"],"checksum":"4741e94d"}`
 	if string(js) != want {
 		t.Fatalf("JSON\n%s\nwant\n%s", js, want)
 	}
@@ -353,11 +354,53 @@ func TestCheckpointEncodings(t *testing.T) {
 		t.Error("a truncated binary checkpoint was accepted")
 	}
 	var v2 flow.Checkpoint
-	if err := json.Unmarshal([]byte(strings.Replace(want, `"version":2`, `"version":3`, 1)), &v2); err == nil || !strings.Contains(err.Error(), "version 3") {
-		t.Errorf("version 3 JSON: %v", err)
+	if err := json.Unmarshal([]byte(strings.Replace(want, `"version":3`, `"version":2`, 1)), &v2); err == nil || !strings.Contains(err.Error(), "version 2") {
+		t.Errorf("version 2 JSON: %v", err)
 	}
 	if ck.Epoch() != 2 {
 		t.Errorf("Epoch() = %d", ck.Epoch())
+	}
+}
+
+// TestAtEncodings: a position made by At survives both encodings, and
+// the zero Checkpoint is refused by both and by Resume.
+func TestAtEncodings(t *testing.T) {
+	at := flow.At(2, 5)
+	js, err := json.Marshal(at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back flow.Checkpoint
+	if err := json.Unmarshal(js, &back); err != nil || back.Epoch() != 2 {
+		t.Fatalf("JSON round trip of %s: epoch %d, %v", js, back.Epoch(), err)
+	}
+	if js2, _ := json.Marshal(back); string(js2) != string(js) {
+		t.Fatalf("JSON round trip: %s, want %s", js2, js)
+	}
+	bin, err := at.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bback flow.Checkpoint
+	if err := bback.UnmarshalBinary(bin); err != nil {
+		t.Fatal(err)
+	}
+	if js2, _ := json.Marshal(bback); string(js2) != string(js) {
+		t.Fatalf("binary round trip: %s, want %s", js2, js)
+	}
+	var zero flow.Checkpoint
+	if _, err := json.Marshal(zero); err == nil || !strings.Contains(err.Error(), "zero Checkpoint") {
+		t.Errorf("JSON of the zero Checkpoint: %v", err)
+	}
+	if _, err := zero.MarshalBinary(); err == nil {
+		t.Error("binary of the zero Checkpoint: no error")
+	}
+	p := flow.From(sources.Slice([]int{1, 2, 3}))
+	if err := p.Resume(zero).Err(); err == nil || !strings.Contains(err.Error(), "zero Checkpoint is not a position") {
+		t.Errorf("Resume of the zero Checkpoint: %v", err)
+	}
+	if err := p.Resume(flow.At(-1, 0)).Err(); err == nil || !strings.Contains(err.Error(), "need 0 <= epoch") {
+		t.Errorf("Resume(At(-1, 0)): %v", err)
 	}
 }
 

@@ -136,7 +136,7 @@ func (c *combined[T]) checkpointsState() {}
 // decodeMergerState decodes a combination's resume state.
 func decodeMergerState(kind string, b json.RawMessage) (mergerState, error) {
 	var st mergerState
-	if err := DecodeState(b, &st); err != nil {
+	if err := decodeState(b, &st); err != nil {
 		return st, fmt.Errorf("flow: %s: resuming: %w", kind, err)
 	}
 	return st, nil

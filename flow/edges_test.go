@@ -50,11 +50,11 @@ func TestGoexitFailsTheRun(t *testing.T) {
 	}
 }
 
-// StartAt at the position just past an epoch's last item gives nothing,
+// Resume at At at the position just past an epoch's last item gives nothing,
 // whether the run finds the position from the plan (Map) or by counting
-// (Filter, Shuffle); StartAt past the end of an endless pipeline ends.
+// (Filter, Shuffle); Resume at At past the end of an endless pipeline ends.
 // Each is read by a loop and by Run.
-func TestStartAtEpochEnd(t *testing.T) {
+func TestAtEpochEnd(t *testing.T) {
 	keep := operators.Filter(func(int64) bool { return true })
 	id := operators.Map(func(x int64) (int64, error) { return x, nil })
 	ints := func(p *flow.Pipeline) [2]int { return count[int64](p) }
@@ -81,14 +81,14 @@ func TestStartAtEpochEnd(t *testing.T) {
 			want   int
 		}{{2, 9, 11}, {2, 10, 0}, {2, 11, 0}, {flow.Forever, 10, 0}, {flow.Forever, 100, 0}} {
 			done := make(chan [2]int, 1)
-			go func() { done <- shape.count(shape.p().Epochs(c.epochs).StartAt(0, c.k)) }()
+			go func() { done <- shape.count(shape.p().Epochs(c.epochs).Resume(flow.At(0, c.k))) }()
 			select {
 			case got := <-done:
 				if got != [2]int{c.want, c.want} {
-					t.Errorf("%s, Epochs(%d).StartAt(0, %d): %d items in a loop, %d by Run; want %d", name, c.epochs, c.k, got[0], got[1], c.want)
+					t.Errorf("%s, Epochs(%d).Resume(flow.At(0, %d)): %d items in a loop, %d by Run; want %d", name, c.epochs, c.k, got[0], got[1], c.want)
 				}
 			case <-time.After(time.Minute):
-				t.Fatalf("%s, Epochs(%d).StartAt(0, %d): still running after a minute", name, c.epochs, c.k)
+				t.Fatalf("%s, Epochs(%d).Resume(flow.At(0, %d)): still running after a minute", name, c.epochs, c.k)
 			}
 		}
 	}

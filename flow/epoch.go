@@ -116,7 +116,7 @@ func (p *Pipeline) partitions(ctx context.Context, env Env) iter.Seq2[srcPart, e
 				skip, drop, ok, err = seekPartitions(ctx, p.src.counter(), epochEnv, rc.seek.item)
 				switch {
 				case err != nil:
-					yield(srcPart{}, fmt.Errorf("flow: StartAt(%d, %d): %w", rc.seek.epoch, rc.seek.item, err))
+					yield(srcPart{}, fmt.Errorf("flow: resuming at At(%d, %d): %w", rc.seek.epoch, rc.seek.item, err))
 					return
 				case !ok:
 					return // the epoch ends before the position: nothing to give

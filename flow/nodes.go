@@ -50,6 +50,12 @@ type sinkNode interface {
 	buildErr() error
 	inOps() typeOps
 	open(env Env) (head any, closeFn func(error) error)
+	continuer() continuer
+}
+
+// continuer is a sink stage that records its progress (see SinkStage).
+type continuer interface {
+	Continuation(env Env) (ck Checkpoint, ok bool, err error)
 }
 
 // buildErr returns the error a source, operator or sink kept while it was
@@ -77,7 +83,7 @@ func (a opAdapter[In, Out]) buildErr() error { return buildErr(a.op) }
 func (a opAdapter[In, Out]) inOps() typeOps  { return opsOf[In]() }
 func (a opAdapter[In, Out]) outOps() typeOps { return opsOf[Out]() }
 func (a opAdapter[In, Out]) link(env Env, next any) any {
-	var st *StageState
+	var st *stageState
 	if env.ck != nil {
 		if st = env.ck.states[env.Position]; st != nil {
 			env.Resume = st.State
@@ -86,8 +92,8 @@ func (a opAdapter[In, Out]) link(env Env, next any) any {
 	l := &link[In, Out]{name: a.op.Info().Name, p: a.op.NewProcessor(env), next: next.(downstream[Out])}
 	if rc := env.ck; rc != nil {
 		if st != nil && st.In != streamStart {
-			k := slices.IndexFunc(rc.resume.Stages, func(s StageState) bool { return s.Position == env.Position })
-			l.drop = newDropper(st.In, rc.resume.Stages, k)
+			k := slices.IndexFunc(rc.resume.stages, func(s stageState) bool { return s.Position == env.Position })
+			l.drop = newDropper(st.In, rc.resume.stages, k)
 		}
 		if rc.tracker != nil && a.op.Info().Serial != "" {
 			l.hist, l.tr = rc.tracker.register(env.Position, l.name, l.p, st), rc.tracker
@@ -111,6 +117,11 @@ func (a sinkAdapter[T]) info() Info     { return a.s.Info() }
 func (a sinkAdapter[T]) inOps() typeOps { return opsOf[T]() }
 
 func (a sinkAdapter[T]) buildErr() error { return buildErr(a.s) }
+
+func (a sinkAdapter[T]) continuer() continuer {
+	c, _ := a.s.(continuer)
+	return c
+}
 func (a sinkAdapter[T]) open(env Env) (any, func(error) error) {
 	c := a.s.NewConsumer(env)
 	s := &sinkLink[T]{name: a.s.Info().Name, c: c, drop: env.ck.consumerDrop(), tr: env.ck.consumerTracker()}

@@ -28,9 +28,11 @@ type Pipeline struct {
 	rank, world int   // see WithRank; world 0 means 1
 	epoch0      int64 // the first epoch of a run; see combine.go
 
-	tracker *Tracker    // see Checkpoints
-	resume  *Checkpoint // see Resume
-	seek    *seekSpec   // see Seek
+	tracker *Tracker // see Checkpoints
+	// continued says that the sink's Continuation was asked (see Run).
+	continued bool
+	resume    *Checkpoint // see Resume
+	seek      *seekSpec   // see Seek
 }
 
 type step struct {
@@ -186,6 +188,42 @@ func fit(prev Info, out reflect.Type, next Info, in reflect.Type) error {
 	return fmt.Errorf("flow: stage %q produces %v but stage %q takes %v", prev.Name, out, next.Name, in)
 }
 
+// continuation returns p as its sink, which records its progress,
+// continues it: resumed from the sink's checkpoint if it has one, and
+// followed by a tracker so that the sink can take checkpoints.
+func (p *Pipeline) continuation(c continuer, env Env) (*Pipeline, error) {
+	name := p.sink.n.info().Name
+	ck, ok, err := callContinuation(c, env)
+	if err != nil {
+		return nil, stageError(name, 0, false, err)
+	}
+	q := p.clone()
+	q.continued = true
+	if ok {
+		if p.resume != nil || p.seek != nil {
+			return nil, fmt.Errorf("flow: %s continues the run it recorded, and the pipeline was resumed too (Resume): say where the run starts once", name)
+		}
+		q = q.Resume(ck)
+		if q.err != nil {
+			return nil, q.err
+		}
+	}
+	if q.tracker == nil {
+		q.tracker = new(Tracker)
+	}
+	return q, nil
+}
+
+// callContinuation calls c.Continuation, turning a panic into an error.
+func callContinuation(c continuer, env Env) (ck Checkpoint, ok bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = Recovered(r)
+		}
+	}()
+	return c.Continuation(env)
+}
+
 // Run runs a pipeline that ends in a sink, and returns once every
 // goroutine of the run has returned: nil if the stream ended and the sink
 // committed, the first error otherwise.
@@ -199,6 +237,13 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	env := p.env()
 	if err := p.rankErr(); err != nil {
 		return err
+	}
+	if c := p.sink.n.continuer(); c != nil && !p.continued {
+		q, err := p.continuation(c, env)
+		if err != nil {
+			return err
+		}
+		return q.Run(ctx)
 	}
 	if err := p.resumeErr(); err != nil {
 		return err

@@ -1,11 +1,13 @@
 package flow
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"math"
 
 	"github.com/rowflow/rowflow/internal/epoch"
+	"github.com/rowflow/rowflow/internal/linkage"
 )
 
 // Checkpoints makes every run of the returned pipeline followed by t, so
@@ -23,16 +25,20 @@ func (p *Pipeline) Checkpoints(t *Tracker) *Pipeline {
 	return q
 }
 
-// Resume makes the returned pipeline's runs start where ck was taken:
-// they give exactly the items that the run ck was taken from gave after
-// that point (values, row IDs, partition numbers and order), at any
-// parallelism. The run fails, before it reads anything, if ck was taken
-// from a pipeline of another definition or seed ([Pipeline.Fingerprint]),
-// or holds positions no run takes or lacks the state of a stage that
-// keeps rows across partitions; and it fails when it gets there if a
-// position of ck lies beyond the end of its partition (more items
-// delivered than the partition has): such a checkpoint was edited, or
-// taken from another pipeline, and is never resumed from a wrong place.
+// Resume makes the returned pipeline's runs start at ck, the one value a
+// run starts from: a checkpoint a [Tracker] took in an earlier run, or a
+// position made by [At].
+//
+// From a tracker's checkpoint, a run gives exactly the items that the run
+// ck was taken from gave after that point (values, row IDs, partition
+// numbers and order), at any parallelism. The run fails, before it reads
+// anything, if ck was taken from a pipeline of another definition or seed
+// ([Pipeline.Fingerprint]), naming what differs, or holds positions no
+// run takes or lacks the state of a stage that keeps rows across
+// partitions; and it fails when it gets there if a position of ck lies
+// beyond the end of its partition (more items delivered than the
+// partition has): such a checkpoint was edited, or taken from another
+// pipeline, and is never resumed from a wrong place.
 //
 // What a resumed run reads before its first item is bounded by the
 // pipeline's windows, not by the position: the source skips every
@@ -41,19 +47,30 @@ func (p *Pipeline) Checkpoints(t *Tracker) *Pipeline {
 // drop what had been delivered of the partitions they restart in. A
 // source's epochs before the checkpoint's are not planned at all.
 //
-// A source that combines inputs ([Concat], [Interleave], [Mix]) is
-// resumed too: the checkpoint holds, for the output partition a resume
-// starts at, each input's own checkpoint and the mix's draws, so every
-// input resumes from its position through its own stages.
+// A source that combines inputs (Concat, Interleave, Mix) is resumed
+// too: the checkpoint holds, for the output partition a resume starts at,
+// each input's own checkpoint and the mix's draws, so every input resumes
+// from its position through its own stages.
+//
+// A position made by At is found as At describes. The zero Checkpoint is
+// not a position: resuming from it is an error.
 func (p *Pipeline) Resume(ck Checkpoint) *Pipeline {
 	if p.err != nil {
 		return p
 	}
-	if ck.Version != CheckpointVersion {
-		return p.fail(fmt.Errorf("flow: Resume: checkpoint version %d, want %d", ck.Version, CheckpointVersion))
+	if ck.version != checkpointVersion {
+		return p.fail(fmt.Errorf("flow: Resume: checkpoint version %d, want %d (the zero Checkpoint is not a position)", ck.version, checkpointVersion))
+	}
+	if ck.at != nil {
+		if err := ck.check(); err != nil {
+			return p.fail(fmt.Errorf("flow: Resume: %w", err))
+		}
+		q := p.clone()
+		q.seek, q.resume = ck.at, nil
+		return q
 	}
 	q := p.clone()
-	q.resume = &ck
+	q.resume, q.seek = &ck, nil
 	return q
 }
 
@@ -61,7 +78,7 @@ func (p *Pipeline) Resume(ck Checkpoint) *Pipeline {
 type runCk struct {
 	tracker *Tracker
 	resume  *Checkpoint
-	states  map[int]*StageState
+	states  map[int]*stageState
 	from    int64           // the source's first partition number
 	source  json.RawMessage // the state of a source that keeps one
 
@@ -91,10 +108,10 @@ func (p *Pipeline) newRunCk(env Env) *runCk {
 	}
 	if ck := p.resume; ck != nil {
 		rc.resume, pos = ck, ck.position()
-		rc.states = make(map[int]*StageState, len(ck.Stages))
-		rc.from = ck.Part
-		for i := range ck.Stages {
-			s := &ck.Stages[i]
+		rc.states = make(map[int]*stageState, len(ck.stages))
+		rc.from = ck.part
+		for i := range ck.stages {
+			s := &ck.stages[i]
 			rc.states[s.Position] = s
 			switch {
 			case i > 0:
@@ -125,19 +142,16 @@ func (p *Pipeline) resumeErr() error {
 	if ck == nil {
 		return nil
 	}
-	if p.seek != nil {
-		return fmt.Errorf("flow: StartAt and Resume on one pipeline: a checkpoint is a position already")
-	}
-	if env := p.env(); ck.Fingerprint != env.Fingerprint {
+	if env := p.env(); ck.fingerprint != env.Fingerprint {
 		return fmt.Errorf("flow: Resume: the checkpoint was taken from another pipeline: %s (its fingerprint %s; this pipeline's %s)",
-			definitionDiff(ck.Definition, definitionText(env.definition)), ck.Fingerprint, env.Fingerprint)
+			definitionDiff(ck.definition, definitionText(env.definition)), ck.fingerprint, env.Fingerprint)
 	}
 	if err := ck.check(); err != nil {
 		return fmt.Errorf("flow: Resume: %w", err)
 	}
 	last := -1
 	has := map[int]bool{}
-	for _, s := range ck.Stages {
+	for _, s := range ck.stages {
 		if s.Position == 0 && last < 0 && p.src.keepsState() {
 			last = 0
 			continue
@@ -168,17 +182,17 @@ func (rc *runCk) consumerDrop() *dropper {
 	if rc != nil && rc.seekDrop != nil {
 		return rc.seekDrop
 	}
-	if rc == nil || rc.resume == nil || rc.resume.Part == math.MinInt64 {
+	if rc == nil || rc.resume == nil || rc.resume.part == math.MinInt64 {
 		return nil
 	}
-	return newDropper(rc.resume.position(), rc.resume.Stages, len(rc.resume.Stages))
+	return newDropper(rc.resume.position(), rc.resume.stages, len(rc.resume.stages))
 }
 
 // newDropper returns the dropper in front of the consumer of a stream
 // that must start at to, fed by the stage whose state is stages[k-1] or,
 // for k = 0, by the source. A resumed stage gives its output from its Out
 // mark on, so what the dropper sees of Out's partition starts at Out.Row.
-func newDropper(to Mark, stages []StageState, k int) *dropper {
+func newDropper(to Mark, stages []stageState, k int) *dropper {
 	d := &dropper{to: to}
 	if k > 0 {
 		if out := stages[k-1].Out; stages[k-1].State != nil && out.Part == to.Part {
@@ -204,7 +218,7 @@ type dropper struct {
 	seen int64 // items of partition to.Part seen
 	done bool
 	// With count set, the dropper drops the first left items from
-	// partition to.Part on, across partitions (StartAt that cannot find the
+	// partition to.Part on, across partitions (a position of At that cannot find the
 	// position from the plan), and tells tr how many of the partition it
 	// stops in it dropped.
 	count bool
@@ -326,4 +340,21 @@ func dropCount[T any](d *dropper, c *Chunk[T]) bool {
 		return false
 	}
 	return true
+}
+
+func init() {
+	linkage.StartOf = func(p any) string {
+		q := p.(*Pipeline)
+		switch {
+		case q.seek != nil:
+			return fmt.Sprintf("at %d %d", q.seek.epoch, q.seek.item)
+		case q.resume != nil:
+			b, err := q.resume.MarshalBinary()
+			if err != nil {
+				return fmt.Sprintf("checkpoint %v", err)
+			}
+			return fmt.Sprintf("checkpoint %x", sha256.Sum256(b))
+		}
+		return ""
+	}
 }

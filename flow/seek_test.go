@@ -11,7 +11,7 @@ import (
 	"github.com/rowflow/rowflow/sources"
 )
 
-// mapOnly is a pipeline StartAt positions from the source's row counts;
+// mapOnly is a pipeline Resume at At positions from the source's row counts;
 // calls counts the rows its Map saw.
 func mapOnly(par int, calls *atomic.Int64) *flow.Pipeline {
 	xs := make([]int64, 700)
@@ -51,7 +51,7 @@ func at(items []flow.Item[int64], e, k int64) int {
 	return len(items)
 }
 
-func TestStartAt(t *testing.T) {
+func TestAt(t *testing.T) {
 	var calls atomic.Int64
 	cases := map[string]func(par int) *flow.Pipeline{
 		"by plan":      func(par int) *flow.Pipeline { return mapOnly(par, &calls) },
@@ -68,15 +68,15 @@ func TestStartAt(t *testing.T) {
 				}
 				for _, par := range []int{1, 3} {
 					calls.Store(0)
-					got := readPipe(t, build(par).StartAt(pos[0], pos[1]))
+					got := readPipe(t, build(par).Resume(flow.At(pos[0], pos[1])))
 					if !slices.Equal(got, want[from:]) {
-						t.Fatalf("StartAt(%d, %d) at parallelism %d: %d items, want %d", pos[0], pos[1], par, len(got), len(want)-from)
+						t.Fatalf("At(%d, %d) at parallelism %d: %d items, want %d", pos[0], pos[1], par, len(got), len(want)-from)
 					}
 					if name == "by plan" && pos[1] < 700 {
 						// Only the partition holding the position and those after it
 						// are read.
 						if read, max := calls.Load(), int64(len(got))+63; read > max {
-							t.Errorf("StartAt(%d, %d) read %d rows, at most %d needed", pos[0], pos[1], read, max)
+							t.Errorf("At(%d, %d) read %d rows, at most %d needed", pos[0], pos[1], read, max)
 						}
 					}
 				}
@@ -87,14 +87,14 @@ func TestStartAt(t *testing.T) {
 
 // A tracker follows a run that starts at a position: its checkpoints
 // resume the original run.
-func TestStartAtThenResume(t *testing.T) {
+func TestAtThenResume(t *testing.T) {
 	build := resumeCases["stateless"]
 	want := readPipe(t, build(1))
 	from := at(want, 1, 77)
 	tr := new(flow.Tracker)
 	n := 0
 	var ck flow.Checkpoint
-	for _, err := range flow.Items[int64](context.Background(), build(2).StartAt(1, 77).Checkpoints(tr)) {
+	for _, err := range flow.Items[int64](context.Background(), build(2).Resume(flow.At(1, 77)).Checkpoints(tr)) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,19 +110,26 @@ func TestStartAtThenResume(t *testing.T) {
 	}
 }
 
-// StartsAt reports the position StartAt set, which the fingerprint does
-// not cover: a checkpoint of a run that started there resumes the
-// pipeline itself.
-func TestStartsAt(t *testing.T) {
-	p := flow.From(sources.Slice([]int64{1, 2, 3}))
-	if e, k, ok := p.StartsAt(); ok || e != 0 || k != 0 {
-		t.Errorf("no StartAt: %d, %d, %t", e, k, ok)
-	}
-	q := p.StartAt(1, 5)
-	if e, k, ok := q.StartsAt(); !ok || e != 1 || k != 5 {
-		t.Errorf("StartAt(1, 5): %d, %d, %t", e, k, ok)
-	}
+// A position of At is not covered by the fingerprint: a checkpoint of a
+// run that started there resumes the pipeline itself. A later Resume
+// replaces an earlier one.
+func TestAtKeepsFingerprint(t *testing.T) {
+	p := flow.From(sources.Slice([]int64{1, 2, 3, 4, 5, 6}))
+	q := p.Resume(flow.At(0, 5))
 	if p.Fingerprint() != q.Fingerprint() {
-		t.Errorf("StartAt changed the fingerprint: %s, %s", p.Fingerprint(), q.Fingerprint())
+		t.Errorf("At changed the fingerprint: %s, %s", p.Fingerprint(), q.Fingerprint())
+	}
+	vals := func(items []flow.Item[int64]) []int64 {
+		var v []int64
+		for _, it := range items {
+			v = append(v, it.Value)
+		}
+		return v
+	}
+	if got := vals(readPipe(t, q)); !slices.Equal(got, []int64{6}) {
+		t.Errorf("Resume(At(0, 5)) gave %v", got)
+	}
+	if got := vals(readPipe(t, q.Resume(flow.At(0, 2)))); !slices.Equal(got, []int64{3, 4, 5, 6}) {
+		t.Errorf("Resume(At(0, 5)).Resume(At(0, 2)) gave %v", got)
 	}
 }

@@ -76,7 +76,7 @@ type Info struct {
 	Buffer int
 	// OneToOne says that the stage gives exactly one output row for each
 	// input row, in the same partition and order, and holds nothing
-	// across partitions (a Map, a Prefetch). [Pipeline.StartAt] finds an
+	// across partitions (a Map, a Prefetch). A run resumed at a position of [At] finds an
 	// item from the source's row counts only through such stages.
 	OneToOne bool
 	// Ranked, for a source, says that it divides its rows among the ranks
@@ -160,8 +160,31 @@ type stopAfter struct{ n int }
 func (stopAfter) Error() string        { return ErrStop.Error() }
 func (stopAfter) Is(target error) bool { return target == ErrStop }
 
+// Checkpoint returns the position after the last chunk that the run's
+// sink consumed: for a sink's consumer, in a run that is followed (see
+// [Pipeline.Checkpoints] and [SinkStage]). In any other place or run it
+// is an error.
+func (e Env) Checkpoint() (Checkpoint, error) {
+	t := e.ck.consumerTracker()
+	if t == nil {
+		return Checkpoint{}, errors.New("flow: Env.Checkpoint: the run is not followed: a sink takes checkpoints only in a run followed by a Tracker, or as a sink with a Continuation method")
+	}
+	return t.Checkpoint()
+}
+
 // SinkStage consumes a stream at the end of a pipeline. Make a [Sink] of it
 // with [NewSink].
+//
+// A sink stage that records how far a run got, so that a killed run can
+// go on from there (a shard writer with Continue), also has the method
+//
+//	Continuation(env Env) (ck Checkpoint, ok bool, err error)
+//
+// [Pipeline.Run] calls it before the run starts. With ok, the run resumes
+// from ck as [Pipeline.Resume] would (a pipeline that was resumed already
+// is an error: the start is said once); without, it starts afresh. Either
+// way the run is followed, so that its consumer can take checkpoints with
+// [Env.Checkpoint]. An error ends the run before it starts.
 type SinkStage[T any] interface {
 	Info() Info
 	// NewConsumer returns the consumer for one run.

@@ -77,7 +77,7 @@ func (t *Tracker) refuse(err error) {
 
 // register adds the processor of the stateful stage at position pos. A
 // resumed stage starts from the state it was resumed with.
-func (t *Tracker) register(pos int, name string, proc any, resumed *StageState) *history {
+func (t *Tracker) register(pos int, name string, proc any, resumed *stageState) *history {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	cp, ok := proc.(Checkpointer)
@@ -201,12 +201,12 @@ func (t *Tracker) Checkpoint() (Checkpoint, error) {
 	case t.err != nil:
 		return Checkpoint{}, t.err
 	case t.seeking:
-		return Checkpoint{}, errors.New("flow: Tracker.Checkpoint: the run has not reached its StartAt position yet")
+		return Checkpoint{}, errors.New("flow: Tracker.Checkpoint: the run has not reached the position it was resumed at (At) yet")
 	}
-	ck := Checkpoint{Version: CheckpointVersion, Fingerprint: t.fp, Part: t.pos.Part, Delivered: t.pos.Row, Definition: t.def}
+	ck := Checkpoint{version: checkpointVersion, fingerprint: t.fp, part: t.pos.Part, delivered: t.pos.Row, definition: t.def}
 	for k, i := range t.resolve() {
 		h, e := t.stages[k], t.stages[k].entries[i]
-		s := StageState{Position: h.pos, Out: e.out, In: e.in}
+		s := stageState{Position: h.pos, Out: e.out, In: e.in}
 		if e.state != nil {
 			b, err := json.Marshal(e.state)
 			if err != nil {
@@ -214,7 +214,7 @@ func (t *Tracker) Checkpoint() (Checkpoint, error) {
 			}
 			s.State = b
 		}
-		ck.Stages = append(ck.Stages, s)
+		ck.stages = append(ck.stages, s)
 	}
 	return ck, nil
 }

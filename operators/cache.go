@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/linkage"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -91,7 +92,7 @@ func Rebuild() CacheOption {
 // change per epoch after the cache.
 //
 // The cache is identified by p's fingerprint (flow.Pipeline.Fingerprint),
-// its StartAt position if it has one, T, the [CacheKey] and the type of
+// the position it starts from if it was resumed (flow.Pipeline.Resume), T, the [CacheKey] and the type of
 // the [Codec]. In memory it lives in the source value. On disk ([OnDisk])
 // a file written by another pipeline, or with another codec, is refused
 // with an error that says so, or rebuilt with [Rebuild]; it is never
@@ -185,9 +186,9 @@ func (c *cacheSource[T]) configure(opts []CacheOption) error {
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "rowflow cache v1\n%s\n%v\n%q\n%T\n", c.p.Fingerprint(), reflect.TypeFor[T](), c.cfg.key, c.codec)
-	if e, k, ok := c.p.StartsAt(); ok {
+	if at := linkage.StartOf(c.p); at != "" {
 		// A pipeline that starts later gives another stream.
-		fmt.Fprintf(h, "starts at %d %d\n", e, k)
+		fmt.Fprintf(h, "starts %s\n", at)
 	}
 	c.id = hex.EncodeToString(h.Sum(nil)[:16])
 	return nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/strictjson"
 )
 
 // # Checkpoints
@@ -38,7 +39,7 @@ func resumeState[S any](name string, env flow.Env) (*S, error) {
 		return nil, nil
 	}
 	s := new(S)
-	if err := flow.DecodeState(env.Resume, s); err != nil {
+	if err := strictjson.Decode(env.Resume, s); err != nil {
 		return nil, fmt.Errorf("operators: %s: resume state: %w", name, err)
 	}
 	return s, nil

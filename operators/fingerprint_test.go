@@ -267,7 +267,7 @@ func TestCacheOfAStartingPipeline(t *testing.T) {
 	p := flow.From(sources.Generate(20, func(i int64) (int64, error) { return i, nil }))
 	whole := func() flow.Source[int64] { return operators.Cache[int64](p, operators.OnDisk(path)) }
 	later := func(opts ...operators.CacheOption) flow.Source[int64] {
-		return operators.Cache[int64](p.StartAt(0, 15), append(opts, operators.OnDisk(path))...)
+		return operators.Cache[int64](p.Resume(flow.At(0, 15)), append(opts, operators.OnDisk(path))...)
 	}
 	if got := collect[int64](t, flow.From(whole())); len(got) != 20 {
 		t.Fatalf("building the whole cache: %d items", len(got))

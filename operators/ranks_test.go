@@ -237,7 +237,7 @@ func TestRankSharesResume(t *testing.T) {
 	}
 }
 
-// TestRankSharesStartAt: StartAt(e, k) in a rank's share starts at the
+// TestRankSharesStartAt: At(e, k) in a rank's share starts at the
 // k-th item of the rank's epoch e, found from the plan's counts.
 func TestRankSharesStartAt(t *testing.T) {
 	pq := rankDatasets(t)["parquet"]
@@ -245,9 +245,9 @@ func TestRankSharesStartAt(t *testing.T) {
 	all := testutil.Items[rankRow](t, build())
 	per := len(all) / 2
 	for _, k := range []int{0, 1, 49, 50, 333, per - 1} {
-		got := testutil.Items[rankRow](t, build().StartAt(1, int64(k)))
+		got := testutil.Items[rankRow](t, build().Resume(flow.At(1, int64(k))))
 		if !slices.Equal(got, all[per+k:]) {
-			t.Fatalf("StartAt(1, %d): %d items, want the %d after item %d of epoch 1", k, len(got), len(all)-per-k, k)
+			t.Fatalf("At(1, %d): %d items, want the %d after item %d of epoch 1", k, len(got), len(all)-per-k, k)
 		}
 	}
 }

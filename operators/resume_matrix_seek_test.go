@@ -11,10 +11,10 @@ import (
 	"github.com/rowflow/rowflow/sources"
 )
 
-// StartAt(e, k) for every k of every epoch, in each seek mode: the run
+// At(e, k) for every k of every epoch, in each seek mode: the run
 // gives the rest of the uninterrupted run, and a checkpoint taken after
 // its first and second items resumes the uninterrupted run.
-func TestResumeMatrixStartAtEverywhere(t *testing.T) {
+func TestResumeMatrixAtEverywhere(t *testing.T) {
 	cases := map[string]func(par int) *flow.Pipeline{
 		"plan, prefetch": func(par int) *flow.Pipeline {
 			return flow.From(sources.Slice(matrixInts(90), sources.PartitionSize(13), sources.ChunkSize(4))).
@@ -61,12 +61,12 @@ func TestResumeMatrixStartAtEverywhere(t *testing.T) {
 					if k == n {
 						from = len(want) // documented: an epoch without item k gives nothing
 					}
-					got, err := matrixCollect[int64](build(par).StartAt(e, int64(k)))
+					got, err := matrixCollect[int64](build(par).Resume(flow.At(e, int64(k))))
 					if err != nil {
 						t.Fatal(err)
 					}
 					if !itemsEqual(got, want[from:]) {
-						t.Fatalf("StartAt(%d, %d) at parallelism %d: %s", e, k, par, firstDiff(got, want[from:]))
+						t.Fatalf("At(%d, %d) at parallelism %d: %s", e, k, par, firstDiff(got, want[from:]))
 					}
 					for j := range 2 {
 						if from+j >= len(want) {
@@ -74,7 +74,7 @@ func TestResumeMatrixStartAtEverywhere(t *testing.T) {
 						}
 						tr := new(flow.Tracker)
 						m := 0
-						for _, err := range flow.Items[int64](ctx, build(par).StartAt(e, int64(k)).Checkpoints(tr)) {
+						for _, err := range flow.Items[int64](ctx, build(par).Resume(flow.At(e, int64(k))).Checkpoints(tr)) {
 							if err != nil {
 								t.Fatal(err)
 							}
@@ -85,7 +85,7 @@ func TestResumeMatrixStartAtEverywhere(t *testing.T) {
 						}
 						ck, err := tr.Checkpoint()
 						if err != nil {
-							t.Fatalf("StartAt(%d, %d), checkpoint after item %d: %v", e, k, j, err)
+							t.Fatalf("At(%d, %d), checkpoint after item %d: %v", e, k, j, err)
 						}
 						b, _ := json.Marshal(ck)
 						rpar := matrixPars[(k+j+1)%4]
@@ -94,7 +94,7 @@ func TestResumeMatrixStartAtEverywhere(t *testing.T) {
 							t.Fatal(err)
 						}
 						if w := want[from+j+1:]; !itemsEqual(got, w) {
-							t.Fatalf("StartAt(%d, %d), checkpoint after its item %d, resumed at parallelism %d: %s\n%s", e, k, j, rpar, firstDiff(got, w), b)
+							t.Fatalf("At(%d, %d), checkpoint after its item %d, resumed at parallelism %d: %s\n%s", e, k, j, rpar, firstDiff(got, w), b)
 						}
 					}
 				}

@@ -88,9 +88,9 @@ func TestContinueConfinedToTheDirectory(t *testing.T) {
 				f["path"] = c.path
 			}
 		})
-		_, _, err := sinks.Continuation(snap, 0)
+		_, _, _, err := sinks.Continuation(snap, 0)
 		wantErr(t, err, c.want, "outside")
-		err = contJob(snap, true)
+		err = contJob(snap)
 		wantErr(t, err, c.want, "outside")
 		if c.temp != "" {
 			if _, err := os.Stat(victim); err != nil {

@@ -75,6 +75,6 @@ func TestRecordLinkRefused(t *testing.T) {
 
 	snap, _ := snapshotAt(t, "progress renamed", 2)
 	link(t, filepath.Join(snap, ".progress-00000.json"))
-	_, _, err = sinks.Continuation(snap, 0)
+	_, _, _, err = sinks.Continuation(snap, 0)
 	wantErr(t, err, ".progress-00000.json is not a regular file (a symbolic link)")
 }

@@ -12,51 +12,42 @@ import (
 	"github.com/rowflow/rowflow/rowid"
 )
 
-// Continue makes a run of [ParquetShards] continuable: each time it
-// completes a file, it records in the output directory the files it has
-// completed, still under their temporary names, and the pipeline's
-// checkpoint at the row where that file ended, taken from t, the tracker
-// that follows the run ([flow.Pipeline.Checkpoints]). A run killed later
-// is started again from that checkpoint, as [Continuation] gives it, and
-// then keeps those files and writes only the rest: its output is byte for
-// byte what an uninterrupted run writes.
+// Continue makes a run of [ParquetShards] (or another shard sink)
+// continuable: each time it completes a file, it records in the output
+// directory the files it has completed, still under their temporary names,
+// and the position in the pipeline's stream where that file ended (a
+// flow.Checkpoint, which the sink takes itself). A run killed later is
+// started again the same way, and continues by itself: [flow.Pipeline.Run]
+// resumes it from the recorded position, it keeps those files and writes
+// only the rest, and its output is byte for byte what an uninterrupted
+// run writes.
 //
-//	t := new(flow.Tracker)
-//	p := pipeline.Checkpoints(t)
-//	if ck, ok, err := sinks.Continuation(dir, rank); err != nil {
-//		return err
-//	} else if ok {
-//		p = p.Resume(ck)
-//	}
-//	err := p.To(sinks.ParquetShards[T](dir, sinks.Continue(t))).Run(ctx)
+//	err := p.To(sinks.ParquetShards[T](dir, sinks.Continue())).Run(ctx)
 //
 // A run with Continue that finds a record of the same pipeline
-// (fingerprint) continues from it, and checks that the first row it is
-// given is the row after the kept files: a run that was not resumed from
-// Continuation's checkpoint fails with an error that says so. Without a
-// record (none, another pipeline's, or files missing), it starts over,
-// and must not have been resumed. A record that is damaged, edited, of an
-// older format, or names a file that is not the rank's own temporary in
-// the directory (see "Records" in the package documentation) is refused,
-// by Continuation and by the run, with an error that names it and what is
-// wrong; the record and its files stay. A run without Continue removes
-// the record and the files it lists, and starts over.
+// (fingerprint) continues from it, and checks that the first row it
+// writes is the row after the kept files. Without a record (none,
+// another pipeline's, the rank's manifest there, or files missing), it
+// starts over. A record that is damaged, edited, of an older format, or
+// names a file that is not the rank's own temporary in the directory (see
+// "Records" in the package documentation) is refused with an error that
+// names it and what is wrong; the record and its files stay. A pipeline
+// that was resumed (flow.Pipeline.Resume) and finds a record is an error:
+// the start is said once. A run without Continue removes the record and
+// the files it lists, and starts over.
 //
 // The record is the hidden file .progress-<rank>.json, written like the
 // manifest (temporary name, fsync, rename, fsync of the directory) after
 // the completed file was fsynced; it costs one such small write per file.
 // The run's commit removes it first. A run that fails keeps the last
 // record and the files it lists, and removes its other files: it can be
-// continued like a killed one. Continue needs one writer ([Writers](1), the default) and no
-// [PartitionBy]; a stage of the pipeline that keeps rows across
-// partitions must report checkpoints ([flow.Checkpointer]), or the run
-// fails at its first completed file.
-func Continue(t *flow.Tracker) Option {
+// continued like a killed one. Continue needs one writer ([Writers](1),
+// the default) and no [PartitionBy]; a stage of the pipeline that keeps
+// rows across partitions must report checkpoints ([flow.Checkpointer]),
+// or the run fails at its first completed file.
+func Continue() Option {
 	return shardOption(func(c *parquetConfig) error {
-		if t == nil {
-			return errors.New("sinks: Continue(nil)")
-		}
-		c.tracker = t
+		c.continuing = true
 		return nil
 	})
 }
@@ -65,8 +56,10 @@ func Continue(t *flow.Tracker) Option {
 func progressName(rank int) string { return fmt.Sprintf(".progress-%05d.json", rank) }
 
 // progressVersion is the version of the progress record's format.
-// Version 2 added the checksum.
-const progressVersion = 2
+// Version 2 added the checksum; version 3 records the position as a
+// checkpoint before the chunk the file ended in and the rows of it to
+// skip.
+const progressVersion = 3
 
 // progress is the record of a continuable run: the files it completed and
 // where the stream continues after them.
@@ -77,8 +70,11 @@ type progress struct {
 	Checkpoint  flow.Checkpoint `json:"checkpoint"`
 	// NextID is the ID of the row after the last completed file: the
 	// first row a continuing run must be given.
-	NextID rowid.ID       `json:"next_id"`
-	Files  []progressFile `json:"files"`
+	NextID rowid.ID `json:"next_id"`
+	// Skip is how many rows after Checkpoint's position the kept files
+	// hold: a continuing run drops them, and its next row is NextID.
+	Skip  int64          `json:"skip"`
+	Files []progressFile `json:"files"`
 	// Checksum is the checksum of the record's content (see the package
 	// documentation's "Records").
 	Checksum string `json:"checksum"`
@@ -156,16 +152,13 @@ func readProgress(dir string, rank int, ext string) (*progress, error) {
 // temporary file is the hidden temporary file of that name in the
 // directory. The error names the field or the entry.
 func (p *progress) check(rank int, ext string) error {
-	ck := p.Checkpoint
 	switch {
 	case p.Rank != rank:
 		return fmt.Errorf("it is the record of rank %d", p.Rank)
 	case !isHex(p.Fingerprint, 32):
 		return fmt.Errorf("fingerprint %q: want 32 hex digits", p.Fingerprint)
-	case ck.Fingerprint != p.Fingerprint:
-		return fmt.Errorf("its checkpoint is of the pipeline %s, the record of %s", ck.Fingerprint, p.Fingerprint)
-	case ck.Part < 0 || ck.Delivered < 0:
-		return fmt.Errorf("its checkpoint's position, partition %d with %d items delivered, is not one after a completed file", ck.Part, ck.Delivered)
+	case p.Skip < 0:
+		return fmt.Errorf("it skips %d rows", p.Skip)
 	case len(p.Files) == 0:
 		return errors.New("it lists no file, but a record is written when a file is completed")
 	}
@@ -196,20 +189,26 @@ func (p *progress) check(rank int, ext string) error {
 	return nil
 }
 
-// Continuation returns the checkpoint from which a run of rank in dir
-// that was killed can continue, as its sink recorded it when it completed
-// its last file (see [Continue]), and whether there is one: none if the
-// run recorded nothing, if the rank has committed (its manifest is
-// there), or if the files the record lists are not all there.
-func Continuation(dir string, rank int) (flow.Checkpoint, bool, error) {
-	if _, err := os.Stat(filepath.Join(dir, ManifestName(rank))); err == nil {
+// continuableSink is the stage of a shard sink with Continue: its
+// Continuation tells the run where to start (flow.SinkStage).
+type continuableSink[T any] struct{ *parquetSink[T] }
+
+// Continuation returns the position from which the run of env's rank
+// continues, as the sink recorded it when it completed its last file, and
+// whether there is one: none if the run recorded nothing, if the rank has
+// committed (its manifest is there), if the record is another pipeline's
+// (the run then starts over and removes it), or if the files it lists are
+// not all there.
+func (s continuableSink[T]) Continuation(env flow.Env) (flow.Checkpoint, bool, error) {
+	dir := s.plan.dir
+	if _, err := os.Stat(filepath.Join(dir, ManifestName(env.Rank))); err == nil {
 		return flow.Checkpoint{}, false, nil
 	}
-	p, err := readProgress(dir, rank, "")
+	p, err := readProgress(dir, env.Rank, "")
 	if err != nil {
-		return flow.Checkpoint{}, false, fmt.Errorf("sinks: Continuation(%q, %d): %w", dir, rank, err)
+		return flow.Checkpoint{}, false, fmt.Errorf("sinks: %s: %w", s.plan.what, err)
 	}
-	if p == nil {
+	if p == nil || p.Fingerprint != env.Fingerprint {
 		return flow.Checkpoint{}, false, nil
 	}
 	return p.Checkpoint, true, nil
@@ -219,21 +218,36 @@ func Continuation(dir string, rank int) (flow.Checkpoint, bool, error) {
 // record after each completed file and checks, when the run continues
 // one, its first row. A nil continuation does nothing.
 type continuation struct {
-	t       *flow.Tracker
+	env     flow.Env
 	out     *outputDir
-	expect  *rowid.ID      // the first row a continuing run must get
+	skip    int64          // rows a continuing run drops first
+	expect  *rowid.ID      // the first row a continuing run must write
 	pending []progressFile // files completed at the end of the last chunk
 }
 
 // resume sets up a run that continues from the record p: the rank's
 // files so far are p's, whose temporary files the run keeps.
 func (c *continuation) resume(p *progress) []doneFile {
-	c.expect = &p.NextID
+	c.expect, c.skip = &p.NextID, p.Skip
 	files := make([]doneFile, len(p.Files))
 	for i, f := range p.Files {
 		files[i] = doneFile{ManifestFile: f.ManifestFile, temp: filepath.Join(c.out.root, f.Temp)}
 	}
 	return files
+}
+
+// skipKept returns the part of ch that a continuing run writes, without
+// the rows that the kept files hold (the run's first c.skip rows), and
+// how many rows of ch it dropped.
+func skipKept[T any](c *continuation, ch *flow.Chunk[T]) (flow.Chunk[T], int) {
+	kept := *ch
+	if c.skip == 0 {
+		return kept, 0
+	}
+	k := int(min(c.skip, int64(ch.Len())))
+	c.skip -= int64(k)
+	kept.Values, kept.IDs = ch.Values[k:], ch.IDs.Slice(k, ch.Len())
+	return kept, k
 }
 
 // next is called with the first row ID of each chunk that has values,
@@ -246,7 +260,7 @@ func (c *continuation) next(id rowid.ID) error {
 	}
 	if c.expect != nil {
 		if id != *c.expect {
-			return fmt.Errorf("sinks: %s: the run does not continue where %s says: its first row is %s, the row after the files kept is %s; resume the pipeline from the checkpoint of Continuation, or remove the record to start over",
+			return fmt.Errorf("sinks: %s: the run does not continue where %s says: its first row is %s, the row after the files kept is %s; was the pipeline resumed from elsewhere? Remove the record to start over",
 				c.out.what, progressName(c.out.rank), id, *c.expect)
 		}
 		c.expect = nil
@@ -254,19 +268,20 @@ func (c *continuation) next(id rowid.ID) error {
 	if c.pending == nil {
 		return nil
 	}
-	ck, err := c.t.Checkpoint()
+	ck, err := c.env.Checkpoint()
 	if err != nil {
 		return fmt.Errorf("sinks: %s: Continue: %w", c.out.what, err)
 	}
 	files := c.pending
 	c.pending = nil
-	return c.record(ck, id, files)
+	return c.record(ck, 0, id, files)
 }
 
-// sealed is called after a chunk of partition part was written, during
-// which files ended after the rows at the offsets ends of the chunk; ids
-// are the chunk's row IDs and done the files completed so far.
-func (c *continuation) sealed(part int64, ends []int, ids flow.IDs, done []doneFile) error {
+// sealed is called after a chunk was written, during which files ended
+// after the rows at the offsets ends of what was written of it; ids are
+// the row IDs written, dropped how many rows of the chunk came before
+// them (skipKept), and done the files completed so far.
+func (c *continuation) sealed(ends []int, ids flow.IDs, dropped int, done []doneFile) error {
 	if c == nil || len(ends) == 0 {
 		return nil
 	}
@@ -279,26 +294,20 @@ func (c *continuation) sealed(part int64, ends []int, ids flow.IDs, done []doneF
 		c.pending = files // recorded when the next row is known
 		return nil
 	}
-	// The tracker's position is still before this chunk: the file ended
-	// j rows further. Stages' states are chosen by partition, and any
-	// state from before the position is a valid one to resume from.
-	ck, err := c.t.Checkpoint()
+	// The run's position is still before this chunk, of which the file
+	// holds j rows: a continuing run resumes there and skips them.
+	ck, err := c.env.Checkpoint()
 	if err != nil {
 		return fmt.Errorf("sinks: %s: Continue: %w", c.out.what, err)
 	}
-	if ck.Part == part {
-		ck.Delivered += int64(j)
-	} else {
-		ck.Part, ck.Delivered = part, int64(j)
-	}
 	c.pending = nil
-	return c.record(ck, ids.At(j), files)
+	return c.record(ck, int64(dropped+j), ids.At(j), files)
 }
 
 // record writes the progress record.
-func (c *continuation) record(ck flow.Checkpoint, next rowid.ID, files []progressFile) error {
+func (c *continuation) record(ck flow.Checkpoint, skip int64, next rowid.ID, files []progressFile) error {
 	p := progress{Version: progressVersion, Fingerprint: c.out.fingerprint, Rank: c.out.rank,
-		Checkpoint: ck, NextID: next, Files: files}
+		Checkpoint: ck, NextID: next, Skip: skip, Files: files}
 	b, err := encodeRecord(&p)
 	if err == nil {
 		var f *os.File

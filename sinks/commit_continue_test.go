@@ -3,6 +3,7 @@ package sinks_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -15,21 +16,11 @@ import (
 	"github.com/rowflow/rowflow/sources"
 )
 
-// contJob writes pqRows(3000) in files of 450 rows, with Continue, and
-// resumes from the sink's Continuation if resume and there is one.
-func contJob(dir string, resume bool, opts ...sinks.ParquetOption) error {
-	t := new(flow.Tracker)
-	p := pqPipeline(pqRows(3000), 2, sources.PartitionSize(400), sources.ChunkSize(100)).Checkpoints(t)
-	if resume {
-		ck, ok, err := sinks.Continuation(dir, 0)
-		if err != nil {
-			return err
-		}
-		if ok {
-			p = p.Resume(ck)
-		}
-	}
-	opts = append([]sinks.ParquetOption{sinks.RowsPerFile(450), sinks.Continue(t)}, opts...)
+// contJob writes pqRows(3000) in files of 450 rows, with Continue: it
+// continues the run recorded in dir, if there is one.
+func contJob(dir string, opts ...sinks.ParquetOption) error {
+	p := pqPipeline(pqRows(3000), 2, sources.PartitionSize(400), sources.ChunkSize(100))
+	opts = append([]sinks.ParquetOption{sinks.RowsPerFile(450), sinks.Continue()}, opts...)
 	return p.To(sinks.ParquetShards[pqRow](dir, opts...)).Run(context.Background())
 }
 
@@ -56,7 +47,7 @@ func snapshotAt(t *testing.T, step string, n int) (snap, done string) {
 		}
 	})
 	defer restore()
-	if err := contJob(done, false); err != nil {
+	if err := contJob(done); err != nil {
 		t.Fatal(err)
 	}
 	if seen < n {
@@ -70,24 +61,24 @@ func snapshotAt(t *testing.T, step string, n int) (snap, done string) {
 // with the output of an uninterrupted run. Files end 50 rows into the
 // first chunk of a partition (a checkpoint moved into the next
 // partition), at a chunk's end (recorded at the next chunk) and inside a
-// later chunk of a partition.
+// later chunk of a partition: the record holds the position before the
+// chunk and the rows of it that the files hold.
 func TestContinue(t *testing.T) {
 	const files = 7 // 3000 rows in files of 450
-	// Where each file but the last ends: after rows 450, 900, ..., in
-	// partitions of 400 rows.
-	at := [][2]int64{{1, 50}, {2, 100}, {3, 150}, {4, 200}, {5, 250}, {6, 300}}
+	// Each file but the last ends after rows 450, 900, ..., which lie
+	// 50, 0, 50, 0, ... rows into a chunk of 100.
 	for k := 1; k < files; k++ {
 		snap, done := snapshotAt(t, "progress renamed", k)
 		want := readTree(t, done)
-		if _, ok, err := sinks.Continuation(done, 0); ok || err != nil {
+		if _, _, ok, err := sinks.Continuation(done, 0); ok || err != nil {
 			t.Fatalf("Continuation of a committed rank: %t, %v", ok, err)
 		}
-		ck, ok, err := sinks.Continuation(snap, 0)
+		_, skip, ok, err := sinks.Continuation(snap, 0)
 		if err != nil || !ok {
 			t.Fatalf("Continuation after %d files: %t, %v", k, ok, err)
 		}
-		if ck.Part != at[k-1][0] || ck.Delivered != at[k-1][1] {
-			t.Errorf("after %d files: checkpoint at partition %d, %d delivered; want %d", k, ck.Part, ck.Delivered, at[k-1])
+		if want := int64(450 * k % 100); skip != want {
+			t.Errorf("after %d files: the record skips %d rows of the chunk after its position, want %d", k, skip, want)
 		}
 		var created []string
 		restore := sinks.SetFSStep(func(s string) {
@@ -95,7 +86,7 @@ func TestContinue(t *testing.T) {
 				created = append(created, name)
 			}
 		})
-		err = contJob(snap, true)
+		err = contJob(snap)
 		restore()
 		if err != nil {
 			t.Fatalf("continuing after %d files: %v", k, err)
@@ -113,20 +104,22 @@ func TestContinue(t *testing.T) {
 	}
 }
 
-// TestContinueMisuse: a run with Continue that finds a record but was not
-// resumed fails, and keeps the record and its files, from which a resumed
+// TestContinueMisuse: a run with Continue that finds a record and was
+// resumed too fails, and keeps the record and its files, from which a
 // run then continues; a run without Continue starts over, removing them;
-// Continue needs one writer and a tracker that follows the run.
+// Continue needs one writer.
 func TestContinueMisuse(t *testing.T) {
 	snap, done := snapshotAt(t, "progress renamed", 2)
 	want := readTree(t, done)
-	ck, _, _ := sinks.Continuation(snap, 0)
-	err := contJob(snap, false)
-	wantErr(t, err, "the run does not continue where .progress-00000.json says: its first row is ")
-	if again, ok, err := sinks.Continuation(snap, 0); err != nil || !ok || again.Part != ck.Part || again.Delivered != ck.Delivered {
-		t.Fatalf("after the refused run, Continuation gives %+v, %t, %v; before, %+v", again, ok, err, ck)
+	ck, skip, _, _ := sinks.Continuation(snap, 0)
+	p := pqPipeline(pqRows(3000), 2, sources.PartitionSize(400), sources.ChunkSize(100)).Resume(flow.At(0, 900))
+	err := p.To(sinks.ParquetShards[pqRow](snap, sinks.RowsPerFile(450), sinks.Continue())).Run(context.Background())
+	wantErr(t, err, "continues the run it recorded, and the pipeline was resumed too (Resume): say where the run starts once")
+	again, againSkip, ok, err := sinks.Continuation(snap, 0)
+	if a, b := mustJSON(t, again), mustJSON(t, ck); err != nil || !ok || a != b || againSkip != skip {
+		t.Fatalf("after the refused run, Continuation gives %s, %d, %t, %v; before, %s, %d", a, againSkip, ok, err, b, skip)
 	}
-	if err := contJob(snap, true); err != nil {
+	if err := contJob(snap); err != nil {
 		t.Fatal(err)
 	}
 	if got := readTree(t, snap); !maps.EqualFunc(got, want, bytes.Equal) {
@@ -142,13 +135,17 @@ func TestContinueMisuse(t *testing.T) {
 		t.Fatalf("the run that started over left %q", sortedKeys(got))
 	}
 
-	p := pqPipeline(pqRows(10), 1)
-	wantErr(t, p.To(sinks.ParquetShards[pqRow](t.TempDir(), sinks.Continue(new(flow.Tracker)), sinks.Writers(2))).Err(),
+	wantErr(t, pqPipeline(pqRows(10), 1).To(sinks.ParquetShards[pqRow](t.TempDir(), sinks.Continue(), sinks.Writers(2))).Err(),
 		"Continue works with one writer and no PartitionBy")
-	wantErr(t, p.To(sinks.ParquetShards[pqRow](t.TempDir(), sinks.Continue(nil))).Err(), "Continue(nil)")
-	// A tracker that does not follow the run.
-	err = pqPipeline(pqRows(1000), 1).To(sinks.ParquetShards[pqRow](t.TempDir(), sinks.RowsPerFile(300), sinks.Continue(new(flow.Tracker)))).Run(context.Background())
-	wantErr(t, err, "Continue: flow: Tracker.Checkpoint: no run was started with this tracker")
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func equalStrings(a, b []string) bool {

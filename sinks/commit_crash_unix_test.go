@@ -57,16 +57,7 @@ func crashJob(dir string, rank int, cont bool) error {
 	opts := []sinks.ParquetOption{sinks.Writers(2), sinks.RowsPerFile(710),
 		sinks.RowGroupRows(250), sinks.RowIDColumn("rid")}
 	if cont && rank == 1 {
-		t := new(flow.Tracker)
-		p = p.Checkpoints(t)
-		ck, ok, err := sinks.Continuation(dir, rank)
-		if err != nil {
-			return err
-		}
-		if ok {
-			p = p.Resume(ck)
-		}
-		opts = append(opts, sinks.Writers(1), sinks.Continue(t))
+		opts = append(opts, sinks.Writers(1), sinks.Continue())
 	}
 	return p.To(sinks.ParquetShards[pqRow](dir, opts...)).Run(context.Background())
 }
@@ -208,7 +199,7 @@ func keptFiles(t *testing.T, dir string) int {
 	if _, err := os.Stat(filepath.Join(dir, sinks.ManifestName(1))); err == nil {
 		return -1
 	}
-	if _, ok, err := sinks.Continuation(dir, 1); err != nil {
+	if _, _, ok, err := sinks.Continuation(dir, 1); err != nil {
 		t.Fatal(err)
 	} else if !ok {
 		return 0

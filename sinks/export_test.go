@@ -26,11 +26,6 @@ func Reseal(p string) error {
 	if err != nil {
 		return err
 	}
-	if strings.HasPrefix(filepath.Base(p), ".progress-") {
-		if b, err = resealCheckpoint(b); err != nil {
-			return err
-		}
-	}
 	var r sealable
 	switch name := filepath.Base(p); {
 	case strings.HasPrefix(name, ".progress-"):
@@ -49,27 +44,16 @@ func Reseal(p string) error {
 	return os.WriteFile(p, b, 0o644)
 }
 
-// resealCheckpoint gives the flow checkpoint inside a progress record the
-// checksum of its (edited) content, as flow would encode it.
-func resealCheckpoint(b []byte) ([]byte, error) {
-	var v map[string]json.RawMessage
-	if err := json.Unmarshal(b, &v); err != nil {
-		return nil, err
+// Continuation returns what a run of rank in dir with Continue continues
+// from (continuableSink.Continuation), and the rows after it that the kept
+// files hold, for any pipeline.
+func Continuation(dir string, rank int) (ck flow.Checkpoint, skip int64, ok bool, err error) {
+	if _, err := os.Stat(filepath.Join(dir, ManifestName(rank))); err == nil {
+		return ck, 0, false, nil
 	}
-	var ck struct {
-		Version     int               `json:"version"`
-		Fingerprint string            `json:"fingerprint"`
-		Part        int64             `json:"part"`
-		Delivered   int64             `json:"delivered"`
-		Stages      []flow.StageState `json:"stages"`
+	p, err := readProgress(dir, rank, "")
+	if err != nil || p == nil {
+		return ck, 0, false, err
 	}
-	if err := json.Unmarshal(v["checkpoint"], &ck); err != nil {
-		return nil, err
-	}
-	nb, err := json.Marshal(flow.Checkpoint{Version: ck.Version, Fingerprint: ck.Fingerprint, Part: ck.Part, Delivered: ck.Delivered, Stages: ck.Stages})
-	if err != nil {
-		return nil, err
-	}
-	v["checkpoint"] = nb
-	return json.Marshal(v)
+	return p.Checkpoint, p.Skip, true, nil
 }

@@ -121,13 +121,23 @@ import (
 // file and, where known, the partition and row ID being written.
 func ParquetShards[T any](dir string, opts ...ParquetOption) flow.Sink {
 	plan, err := newPQPlan[T](dir, opts)
-	return flow.NewSink[T](&parquetSink[T]{dir: dir, plan: plan, err: err})
+	return newShardSink[T](dir, plan, err)
 }
 
 type parquetSink[T any] struct {
 	dir  string
 	plan *pqPlan[T]
 	err  error
+}
+
+// newShardSink returns the sink of a shard writer; with Continue, one
+// whose stage has a Continuation (flow.SinkStage).
+func newShardSink[T any](dir string, plan *pqPlan[T], err error) flow.Sink {
+	s := &parquetSink[T]{dir: dir, plan: plan, err: err}
+	if err == nil && plan.cfg.continuing {
+		return flow.NewSink[T](continuableSink[T]{s})
+	}
+	return flow.NewSink[T](s)
 }
 
 // Info does not name the directory: writing the same stream elsewhere is
@@ -181,8 +191,8 @@ type parquetConsumer[T any] struct {
 func (c *parquetConsumer[T]) open() error {
 	plan := c.sink.plan
 	c.run = &pqRun[T]{plan: plan, env: c.env, out: newOutputDir(plan.what, plan.ext, plan.dir, c.env.Rank, plan.cfg.overwrite, c.env.Fingerprint)}
-	if t := plan.cfg.tracker; t != nil {
-		c.cont = &continuation{t: t, out: c.run.out}
+	if plan.cfg.continuing {
+		c.cont = &continuation{env: c.env, out: c.run.out}
 		c.run.out.continuing = true
 	}
 	if err := c.run.out.prepare(); err != nil {
@@ -236,15 +246,21 @@ func (c *parquetConsumer[T]) Consume(ctx context.Context, ch flow.Chunk[T]) erro
 // if any, of the files that ended in it.
 func (c *parquetConsumer[T]) consumeOne(ch *flow.Chunk[T]) error {
 	w := c.writers[0]
-	if c.cont != nil && ch.Len() > 0 {
-		if err := c.cont.next(ch.IDs.At(0)); err != nil {
-			return err
+	dropped := 0
+	if c.cont != nil {
+		var kept flow.Chunk[T]
+		kept, dropped = skipKept(c.cont, ch)
+		if kept.Len() > 0 {
+			if err := c.cont.next(kept.IDs.At(0)); err != nil {
+				return err
+			}
 		}
+		ch = &kept
 	}
 	if err := w.consume(ch); err != nil {
 		return err
 	}
-	return c.cont.sealed(ch.Part, w.sealed, ch.IDs, w.done)
+	return c.cont.sealed(w.sealed, ch.IDs, dropped, w.done)
 }
 
 // Close commits the run's files if err is nil and the run went well, and

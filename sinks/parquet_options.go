@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/codec"
 	"github.com/rowflow/rowflow/internal/optcheck"
 
@@ -60,7 +59,7 @@ type parquetConfig struct {
 	partitionBy  []string
 	maxOpenParts int
 	overwrite    bool
-	tracker      *flow.Tracker // Continue
+	continuing   bool // Continue
 }
 
 // Defaults of [ParquetShards].
@@ -262,7 +261,7 @@ func buildParquetConfig(opts []ParquetOption) (parquetConfig, error) {
 
 // checkContinue checks that Continue goes with the other options.
 func checkContinue(c *parquetConfig) error {
-	if c.tracker != nil && (c.writers > 1 || len(c.partitionBy) > 0) {
+	if c.continuing && (c.writers > 1 || len(c.partitionBy) > 0) {
 		return fmt.Errorf("sinks: Continue works with one writer and no PartitionBy (Writers(%d), PartitionBy(%q))", c.writers, c.partitionBy)
 	}
 	return nil

@@ -58,7 +58,7 @@ import (
 // MAP) is refused when the sink is built, as is a nil schema.
 func ParquetRecordShards(dir string, schema *parquet.Schema, opts ...ParquetOption) flow.Sink {
 	plan, err := newRecordPlan(dir, schema, opts)
-	return flow.NewSink[sources.Record](&parquetSink[sources.Record]{dir: dir, plan: plan, err: err})
+	return newShardSink[sources.Record](dir, plan, err)
 }
 
 // recordPlan is how ParquetRecordShards turns records into rows.

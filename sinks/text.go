@@ -42,7 +42,7 @@ import (
 // strings into float fields included.
 func JSONLShards[T any](dir string, opts ...TextOption) flow.Sink {
 	plan, err := newTextPlan[T]("JSONLShards", "jsonl", dir, opts)
-	return flow.NewSink[T](&parquetSink[T]{dir: dir, plan: plan, err: err})
+	return newShardSink[T](dir, plan, err)
 }
 
 // CSVShards returns a sink that writes a stream of structs as CSV shards:
@@ -58,7 +58,7 @@ func JSONLShards[T any](dir string, opts ...TextOption) flow.Sink {
 // Everything else is as for [JSONLShards].
 func CSVShards[T any](dir string, opts ...TextOption) flow.Sink {
 	plan, err := newTextPlan[T]("CSVShards", "csv", dir, opts)
-	return flow.NewSink[T](&parquetSink[T]{dir: dir, plan: plan, err: err})
+	return newShardSink[T](dir, plan, err)
 }
 
 // Compression compresses the files of [JSONLShards] and [CSVShards]:

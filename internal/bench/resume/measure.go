@@ -110,10 +110,18 @@ func measure(ctx context.Context, rows, rounds int) (Result, error) {
 		fmt.Println(string(js))
 	}
 	res := Result{JSONBytes: len(js), BinaryBytes: len(bin), Groups: int64((rows + groupRows - 1) / groupRows)}
-	if len(ck.Stages) == 0 || ck.Stages[0].In.Part < 0 {
+	// The first stage's input mark, from the checkpoint's JSON form, is
+	// where the source restarts.
+	var view struct {
+		Stages []struct{ In flow.Mark } `json:"stages"`
+	}
+	if err := json.Unmarshal(js, &view); err != nil {
+		return Result{}, err
+	}
+	if len(view.Stages) == 0 || view.Stages[0].In.Part < 0 {
 		return Result{}, fmt.Errorf("the checkpoint restarts the source at its start: %s", js)
 	}
-	res.RestartGroup = epoch.Partition(ck.Stages[0].In.Part)
+	res.RestartGroup = epoch.Partition(view.Stages[0].In.Part)
 
 	var refs, resumes []time.Duration
 	for range rounds + 1 { // the first round warms up

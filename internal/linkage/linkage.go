@@ -1,0 +1,10 @@
+// Package linkage holds what one rowflow package tells another without
+// making it part of either's public API. Each variable is set once, by the
+// package named in its doc, when that package is initialised.
+package linkage
+
+// StartOf returns a text that names the position a *flow.Pipeline's runs
+// start from (flow.Pipeline.Resume), or "" if they start at the beginning.
+// Set by flow; operators.Cache keys what it keeps with it, since a run
+// that starts later gives another stream.
+var StartOf func(p any) string

@@ -22,9 +22,10 @@ import (
 // is faster. Leaving the combination early stops every input's run and
 // waits for its goroutines.
 //
-// Row IDs: the rows of input i get their ID combined with [InputID](i), so
-// rows of different inputs never share an ID even when the inputs read the
-// same data. Partition numbers: the combination numbers its own partitions of
+// Row IDs: the rows of input i get their ID combined with
+// rowid.Ordinal(i).Combine(rowid.FromString("rowflow input")), so rows of
+// different inputs never share an ID even when the inputs read the same
+// data. Partition numbers: the combination numbers its own partitions of
 // [PartitionRows] rows, 0, 1, 2, … within each epoch.
 //
 // Epochs: in the combination's epoch e, input i runs its epochs from
@@ -110,9 +111,9 @@ func PartitionRows(n int) CombineOption {
 	}}
 }
 
-// InputID returns the ID that the row IDs of a combination's input i are
-// combined with: rowid.Ordinal(i).Combine(rowid.FromString("rowflow input")).
-func InputID(i int) rowid.ID {
+// inputID returns the ID that the row IDs of a combination's input i are
+// combined with.
+func inputID(i int) rowid.ID {
 	return rowid.Ordinal(uint64(i)).Combine(rowid.FromString("rowflow input"))
 }
 

@@ -31,7 +31,7 @@ func combineInputs(n int, sizes ...int64) []*flow.Pipeline {
 
 // inputItem is row k of input i as a combination gives it.
 func inputItem(i int, k int64) (int64, rowid.ID) {
-	return int64(1_000_000*i) + k, rowid.Ordinal(uint64(k)).Combine(rowid.FromString("in")).Combine(flow.InputID(i))
+	return int64(1_000_000*i) + k, rowid.Ordinal(uint64(k)).Combine(rowid.FromString("in")).Combine(rowid.Ordinal(uint64(i)).Combine(rowid.FromString("rowflow input")))
 }
 
 func combineRun(t *testing.T, src func(n int) flow.Source[int64], n int, seed uint64, epochs int64) []flow.Item[int64] {

@@ -59,7 +59,7 @@ type merger[T any] struct {
 func newMerger[T any](c *combined[T], env Env) *merger[T] {
 	m := &merger[T]{c: c, env: env}
 	for i := range c.inputs {
-		m.lanes = append(m.lanes, &lane[T]{input: i, comb: rowid.NewCombiner(InputID(i))})
+		m.lanes = append(m.lanes, &lane[T]{input: i, comb: rowid.NewCombiner(inputID(i))})
 	}
 	return m
 }

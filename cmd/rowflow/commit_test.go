@@ -97,7 +97,7 @@ func TestCommitRefusesARankOfAnotherWorld(t *testing.T) {
 }
 
 // editManifest rewrites the rank's manifest in dir with edit applied, and
-// seals it again as the sinks package documents (see shards.Manifest): what
+// seals it again as package shards documents (see shards.Manifest): what
 // a user who edits a manifest and fixes its checksum leaves.
 func editManifest(t *testing.T, dir string, rank int, edit func(*shards.Manifest)) {
 	t.Helper()

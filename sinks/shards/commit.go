@@ -55,8 +55,8 @@ type DatasetManifest struct {
 	Files int   `json:"files"`
 	Rows  int64 `json:"rows"`
 	Bytes int64 `json:"bytes"`
-	// Checksum is the checksum of the dataset manifest's content (see
-	// the package documentation's "Records").
+	// Checksum is the checksum of the dataset manifest's content (see the
+	// package documentation's "Records and checksums").
 	Checksum string `json:"checksum"`
 }
 
@@ -163,10 +163,10 @@ func ExpectRows(n int64) CommitOption {
 // no-op (but checks everything again). A rank rewritten after the commit
 // makes the dataset manifest stale; Commit again replaces it.
 //
-// Every manifest is read and checked as "Records" in the package
-// documentation says: its checksum and fields, and its paths, confined to
-// dir; the files are opened through an [os.Root] of dir and must be
-// regular files. world must be at most [ranks.MaxWorld].
+// Every manifest is read and checked as "Records and checksums" in the
+// package documentation says: its checksum and fields, and its paths,
+// confined to dir; the files are opened through an [os.Root] of dir and
+// must be regular files. world must be at most [ranks.MaxWorld].
 //
 // Errors name the rank and the file; up to ten problems are reported
 // together. Commit reads every file once to hash it, and its footer and

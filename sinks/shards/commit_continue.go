@@ -34,13 +34,13 @@ import (
 // (fingerprint) continues from it, and checks that the first row it is
 // given is the row after the kept files: a run that was not resumed from
 // Continuation's checkpoint fails with an error that says so. Without a
-// record (none, another pipeline's, or files missing), it starts over,
-// and must not have been resumed. A record that is damaged, edited, of an
+// record (none, another pipeline's, or files missing), it starts over, and
+// must not have been resumed. A record that is damaged, edited, of an
 // older format, or names a file that is not the rank's own temporary in
-// the directory (see "Records" in the package documentation) is refused,
-// by Continuation and by the run, with an error that names it and what is
-// wrong; the record and its files stay. A run without Continue removes
-// the record and the files it lists, and starts over.
+// the directory (see "Records and checksums" in the package documentation)
+// is refused, by Continuation and by the run, with an error that names it
+// and what is wrong; the record and its files stay. A run without Continue
+// removes the record and the files it lists, and starts over.
 //
 // The record is the hidden file .progress-<rank>.json, written like the
 // manifest (temporary name, fsync, rename, fsync of the directory) after
@@ -80,7 +80,7 @@ type progress struct {
 	NextID rowid.ID       `json:"next_id"`
 	Files  []progressFile `json:"files"`
 	// Checksum is the checksum of the record's content (see the package
-	// documentation's "Records").
+	// documentation's "Records and checksums").
 	Checksum string `json:"checksum"`
 }
 

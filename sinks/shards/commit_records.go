@@ -11,10 +11,10 @@ import (
 	"reflect"
 )
 
-// The records' integrity: see "Records" in the package documentation.
-// Every record type has a checksum field (sealable); decodeRecord decodes
-// and checks the checksum, after the caller checked the version, and
-// before it checks the fields.
+// The records' integrity: see "Records and checksums" in the package
+// documentation. Every record type has a checksum field (sealable);
+// decodeRecord decodes and checks the checksum, after the caller checked
+// the version, and before it checks the fields.
 
 // checksumPrefix starts a record's checksum.
 const checksumPrefix = "sha256:"

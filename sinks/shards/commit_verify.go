@@ -30,9 +30,9 @@ import (
 // read it). It returns the manifest, and an error that names the rank and
 // each file that does not match (up to ten of them). A missing manifest
 // gives an error that satisfies errors.Is(err, fs.ErrNotExist). The
-// manifest is checked as "Records" in the package documentation says,
-// and a file it lists is read only inside dir, and only if it is a
-// regular file.
+// manifest is checked as "Records and checksums" in the package
+// documentation says, and a file it lists is read only inside dir, and
+// only if it is a regular file.
 //
 // It reads every file once to hash it, and, for the row count and IDs,
 // the footer and the row-ID columns again; files are checked in parallel,

@@ -61,8 +61,8 @@ type Manifest struct {
 	// Rows and Bytes are the totals over Files.
 	Rows  int64 `json:"rows"`
 	Bytes int64 `json:"bytes"`
-	// Checksum is the checksum of the manifest's content (see the
-	// package documentation's "Records"): a manifest edited or damaged
+	// Checksum is the checksum of the manifest's content (see the package
+	// documentation's "Records and checksums"): a manifest edited or damaged
 	// is refused.
 	Checksum string `json:"checksum"`
 

@@ -14,9 +14,9 @@ import (
 	pqzstd "github.com/parquet-go/parquet-go/compress/zstd"
 )
 
-// ParquetOption configures [Parquet]. Options are checked when the
-// sink is built; see [Parquet] for how a bad one is reported. A nil
-// ParquetOption is an error.
+// ParquetOption configures [Parquet]. Options are checked when the sink is
+// built; see "Failure" in the package documentation for how a bad one is
+// reported. A nil ParquetOption is an error.
 type ParquetOption interface {
 	applyParquet(*parquetConfig) error
 }
@@ -180,17 +180,18 @@ func RowIDColumn(name string) Option {
 	})
 }
 
-// PartitionBy writes rows into Hive-style directories by the values of
-// the named columns, in the order given: dir/col1=v1/col2=v2/part-….parquet
-// (see [Parquet] for the escaping of values). Each column must be a
-// top-level column of T (a field of T or of a struct embedded in T), named
-// by its Parquet name (its parquet tag's name, or the field's name), of a
-// string, []byte, bool, integer or floating-point type, or a pointer to
-// one (nil goes to the default partition, like the empty value). The
-// columns stay in the files too, and each file records its partition's
-// exact values in its key-value metadata (rowflow.partition.<column>),
-// from which sources.Parquet reads back a value too long for its
-// directory name: a value written is the value read.
+// PartitionBy writes rows into Hive-style directories by the values of the
+// named columns, in the order given: dir/col1=v1/col2=v2/part-….parquet
+// (see "Partitioning" in the package documentation for the escaping of
+// values). Each column must be a top-level column of T (a field of T or of
+// a struct embedded in T), named by its Parquet name (its parquet tag's
+// name, or the field's name), of a string, []byte, bool, integer or
+// floating-point type, or a pointer to one (nil goes to the default
+// partition, like the empty value). The columns stay in the files too, and
+// each file records its partition's exact values in its key-value metadata
+// (rowflow.partition.<column>), from which sources.Parquet reads back a
+// value too long for its directory name: a value written is the value
+// read.
 func PartitionBy(columns ...string) Option {
 	columns = append([]string(nil), columns...)
 	return shardOption(func(c *parquetConfig) error {
@@ -222,17 +223,17 @@ func MaxOpenPartitions(n int) Option {
 }
 
 // Overwrite lets a run replace the output of an earlier run of the same
-// rank in the directory, whatever it holds. Without it, a run completes
-// or confirms the rank's output of an earlier run of the same pipeline
-// but fails if that output differs from its own (see [Parquet],
-// "Crash safety and failure"). With it, a successful run renames its
-// files over the old ones at its commit, then removes the old files of
-// the rank that it did not rewrite, and replaces the manifest. A run that
-// fails before its commit leaves the old output as it was. The commit
-// first removes the old manifest, so a run that fails or is killed during
-// its commit may have replaced or removed some old files but leaves no
-// manifest: a manifest on disk always describes exactly the rank's files
-// on disk.
+// rank in the directory, whatever it holds. Without it, a run completes or
+// confirms the rank's output of an earlier run of the same pipeline but
+// fails if that output differs from its own (see "The commit protocol and
+// its guarantees" in the package documentation). With it, a successful run
+// renames its files over the old ones at its commit, then removes the old
+// files of the rank that it did not rewrite, and replaces the manifest. A
+// run that fails before its commit leaves the old output as it was. The
+// commit first removes the old manifest, so a run that fails or is killed
+// during its commit may have replaced or removed some old files but leaves
+// no manifest: a manifest on disk always describes exactly the rank's
+// files on disk.
 func Overwrite() Option {
 	return shardOption(func(c *parquetConfig) error {
 		c.overwrite = true

@@ -3,7 +3,6 @@ package shards
 import (
 	"errors"
 	"fmt"
-	"github.com/rowflow/rowflow/internal/dataset"
 	"io"
 	"reflect"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"github.com/parquet-go/parquet-go/compress"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -26,6 +26,54 @@ const (
 	metaFingerprint = "rowflow.fingerprint"
 	metaRowIDColumn = "rowflow.row_id_column"
 )
+
+// Parquet returns a sink that writes the stream's values, structs
+// of type T mapped to columns by their parquet tags, as sharded Parquet
+// files in dir, and a manifest of them, as the package documentation
+// says: files part-<rank>-<seq>.parquet, committed by the rank's
+// [Manifest] with the crash-safe protocol.
+//
+// Options: [RowsPerFile], [BytesPerFile], [RowGroupRows], [PageSize],
+// [Codec], [ZstdLevel], [Writers], [RowIDColumn], [PartitionBy],
+// [MaxOpenPartitions], [Overwrite], [Continue].
+//
+// Files are compressed with zstd unless [Codec] says otherwise, and
+// carry the pipeline's fingerprint ([flow.Env]) in their key-value
+// metadata as rowflow.fingerprint.
+//
+// # Determinism
+//
+// The files' names and bytes, and the manifest, are a function of the
+// stream's values and IDs, the options, the pipeline's fingerprint and the
+// versions of rowflow and parquet-go: not of time, the machine, the
+// directory's name, or the parallelism of the stages upstream, since the
+// sink sees the same ordered stream whatever that parallelism (unless a
+// stage upstream is Unordered), nor of how the stream is cut into chunks.
+// The files do depend on [Writers], which chooses which rows go together.
+// created_by is a constant.
+//
+// # Parallelism and cost
+//
+// With one writer, the sink runs in the goroutine that feeds it. With
+// [Writers](n), it starts n goroutines at its first chunk of values, one
+// per writer, each with its own Parquet writer, and joins them before it returns
+// from Close: none outlives the run. Values are handed to parquet-go's typed writer
+// (GenericWriter[T]) straight from the chunks, in batches of 1024 rows
+// aligned on the row group, and copied only where a chunk ends inside a
+// batch. A writer holds a row group of encoded pages in memory.
+// [RowIDColumn] goes through parquet-go's dynamic rows instead, which
+// costs more per row.
+//
+// # Errors
+//
+// A bad option, or a T that parquet-go cannot write, is found when the
+// sink is built: [flow.Pipeline.To] keeps the error, and the run fails
+// with it before writing anything. Errors of a run name the directory, the
+// file and, where known, the partition and row ID being written.
+func Parquet[T any](dir string, opts ...ParquetOption) flow.Sink {
+	plan, err := newPQPlan[T](dir, opts)
+	return flow.NewSink[T](&parquetSink[T]{dir: dir, plan: plan, err: err})
+}
 
 // pqPlan is what Parquet works out from T and its options when it
 // is built. It is shared, read-only, by every run.

@@ -12,7 +12,7 @@ import (
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
-	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -43,11 +43,11 @@ func orders(change func(*order)) *flow.Pipeline {
 }
 
 // write runs p into a new directory of shards with the row-ID columns.
-func write(t *testing.T, p *flow.Pipeline, opts ...sinks.ParquetOption) string {
+func write(t *testing.T, p *flow.Pipeline, opts ...shards.ParquetOption) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "out")
-	opts = append(opts, sinks.RowIDColumn("rid"))
-	if err := p.To(sinks.ParquetShards[order](dir, opts...)).Run(context.Background()); err != nil {
+	opts = append(opts, shards.RowIDColumn("rid"))
+	if err := p.To(shards.Parquet[order](dir, opts...)).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -61,8 +61,8 @@ func readBack(dir string) *flow.Pipeline {
 
 func TestCompareByIDOfTwoOutputs(t *testing.T) {
 	ctx := context.Background()
-	a := write(t, orders(nil), sinks.RowsPerFile(700), sinks.Writers(1))
-	b := write(t, orders(nil).Parallel(1), sinks.RowsPerFile(1100), sinks.Writers(3))
+	a := write(t, orders(nil), shards.RowsPerFile(700), shards.Writers(1))
+	b := write(t, orders(nil).Parallel(1), shards.RowsPerFile(1100), shards.Writers(3))
 	if err := determinism.CompareByID[storedOrder](ctx, readBack(a), readBack(b)); err != nil {
 		t.Fatalf("two layouts of one output: %v", err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -468,7 +469,7 @@ func TestUnorderedLargePartitions(t *testing.T) {
 }
 
 func TestSinkOptionErrorAtBuild(t *testing.T) {
-	p := flow.From(sources.Slice(ints(10))).To(sinks.ParquetShards[int64](t.TempDir(), sinks.Writers(0)))
+	p := flow.From(sources.Slice(ints(10))).To(shards.Parquet[int64](t.TempDir(), shards.Writers(0)))
 	if p.Err() == nil || !strings.Contains(p.Err().Error(), "Writers(0)") {
 		t.Fatalf("Err() = %v, want the sink's bad option", p.Err())
 	}

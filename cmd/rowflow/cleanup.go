@@ -17,11 +17,11 @@ import (
 // runCleanup removes the temporary files (hidden, named .….tmp-…) under a
 // directory that killed runs left. A rank's temporaries are kept while a
 // run of that rank holds its lock, the hidden file .rank-<rank>.lock of
-// the output directory (see package sinks), since that run is still
+// the output directory (see package shards), since that run is still
 // writing them; cleanup says so on standard error. Cleanup holds each lock
 // it takes while it removes that rank's files, so a run that starts then
 // fails at once instead of losing its files. Where the operating system
-// has no file locks (as for the sinks), every temporary is removed.
+// has no file locks (as for the shard sinks), every temporary is removed.
 func runCleanup(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlags("cleanup", "[-n] DIR", "rowflow cleanup out/")
 	dry := fs.Bool("n", false, "remove nothing: list what would be removed (\"would remove PATH\"; without -n, \"removed PATH\")")

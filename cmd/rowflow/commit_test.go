@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/rowflow/rowflow/ranks"
-	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sinks/shards"
 )
 
 // commit refuses an output directory that holds data no manifest lists,
@@ -62,7 +62,7 @@ func TestCommitRefusesARankOfAnotherWorld(t *testing.T) {
 	}
 	recorded := func(out string, rank int) int {
 		t.Helper()
-		m, err := sinks.ReadManifest(out, rank)
+		m, err := shards.ReadManifest(out, rank)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,16 +97,16 @@ func TestCommitRefusesARankOfAnotherWorld(t *testing.T) {
 }
 
 // editManifest rewrites the rank's manifest in dir with edit applied, and
-// seals it again as the sinks package documents (see sinks.Manifest): what
+// seals it again as package shards documents (see shards.Manifest): what
 // a user who edits a manifest and fixes its checksum leaves.
-func editManifest(t *testing.T, dir string, rank int, edit func(*sinks.Manifest)) {
+func editManifest(t *testing.T, dir string, rank int, edit func(*shards.Manifest)) {
 	t.Helper()
-	p := filepath.Join(dir, sinks.ManifestName(rank))
+	p := filepath.Join(dir, shards.ManifestName(rank))
 	b, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m sinks.Manifest
+	var m shards.Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}
@@ -127,14 +127,14 @@ func TestCommitVerifyRefuseAPathOutside(t *testing.T) {
 	in := eightEvents(t)
 	out := filepath.Join(t.TempDir(), "out")
 	must(t, nil, "reshard", "-out", out, in)
-	m, err := sinks.ReadManifest(out, 0)
+	m, err := shards.ReadManifest(out, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Rename(filepath.Join(out, m.Files[0].Path), filepath.Join(out, "..", "outside.parquet")); err != nil {
 		t.Fatal(err)
 	}
-	editManifest(t, out, 0, func(m *sinks.Manifest) { m.Files[0].Path = "../outside.parquet" })
+	editManifest(t, out, 0, func(m *shards.Manifest) { m.Files[0].Path = "../outside.parquet" })
 	want := `_manifest-00000.json: file 1 (path "../outside.parquet"): is not a clean relative path inside the output directory`
 	for _, args := range [][]string{{"commit", "-world", "1", out}, {"verify", "-manifest", out}} {
 		stdout, errOut, code := rowflow(t, nil, args...)
@@ -190,7 +190,7 @@ func TestCommitRefusesRanksOfAnotherJob(t *testing.T) {
 func TestVerifyManifestErrorsBounded(t *testing.T) {
 	out := t.TempDir()
 	for r := range 25 {
-		if err := os.WriteFile(filepath.Join(out, sinks.ManifestName(r)), []byte("{"), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(out, shards.ManifestName(r)), []byte("{"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

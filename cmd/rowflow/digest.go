@@ -10,7 +10,7 @@ import (
 
 	"github.com/rowflow/rowflow/determinism"
 	"github.com/rowflow/rowflow/ranks"
-	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -102,7 +102,7 @@ func verifyManifests(dir string, stdout io.Writer) error {
 		if _, err := fmt.Sscanf(strings.TrimPrefix(filepath.Base(m), "_manifest-"), "%d.json", &rank); err != nil {
 			continue
 		}
-		man, err := sinks.VerifyManifest(dir, rank)
+		man, err := shards.VerifyManifest(dir, rank)
 		if err != nil {
 			if failed++; failed <= most {
 				errs = append(errs, err)
@@ -130,14 +130,14 @@ func runCommit(ctx context.Context, args []string, stdout io.Writer) error {
 	if *world > ranks.MaxWorld {
 		return fmt.Errorf("%w: -world %d: at most %d (ranks.MaxWorld)", errUsage, *world, ranks.MaxWorld)
 	}
-	var opts []sinks.CommitOption
+	var opts []shards.CommitOption
 	if givenFlags(fs)["rows"] {
 		if *rows < 0 {
 			return fmt.Errorf("%w: -rows %d: must be at least 0", errUsage, *rows)
 		}
-		opts = append(opts, sinks.ExpectRows(*rows))
+		opts = append(opts, shards.ExpectRows(*rows))
 	}
-	dm, err := sinks.Commit(fs.Arg(0), *world, opts...)
+	dm, err := shards.Commit(fs.Arg(0), *world, opts...)
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ import (
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
-	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -104,7 +104,7 @@ func launcherDataset(t *testing.T) (string, int64) {
 			id := start + j
 			return event{ID: id, Lang: []string{"en", "de", "fr"}[id%3], Score: float64(id%100) / 100, Text: fmt.Sprintf("text %d", id*7)}, nil
 		}, sources.PartitionSize(int(f.group)))
-		if err := flow.From(src).To(sinks.ParquetShards[event](tmp, sinks.RowGroupRows(int(f.group)))).Run(context.Background()); err != nil {
+		if err := flow.From(src).To(shards.Parquet[event](tmp, shards.RowGroupRows(int(f.group)))).Run(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		written, err := filepath.Glob(filepath.Join(tmp, "*.parquet"))
@@ -177,7 +177,7 @@ func (h *launcherHarness) checkWorld(t *testing.T, launcher string, want int, fr
 			t.Errorf("%s: %q: the rank came from %q, want %q", launcher, m[0], m[3], from)
 		}
 		seen[rank], row.rows[rank] = true, rows
-		man, err := sinks.ReadManifest(out, rank)
+		man, err := shards.ReadManifest(out, rank)
 		if err != nil {
 			t.Errorf("%s: rank %d: %v", launcher, rank, err)
 		} else if man.Rows != rows || fmt.Sprint(len(man.Files)) != m[5] || fmt.Sprint(man.Bytes) != m[6] {
@@ -196,7 +196,7 @@ func (h *launcherHarness) checkWorld(t *testing.T, launcher string, want int, fr
 	if row.maxMin > launcherBound {
 		t.Errorf("%s: rows per rank %v: max/min %.3f, above the bound %.2f", launcher, row.rows, row.maxMin, launcherBound)
 	}
-	dm, err := sinks.ReadDatasetManifest(out)
+	dm, err := shards.ReadDatasetManifest(out)
 	if err != nil {
 		t.Errorf("%s: not committed: %v", launcher, err)
 	} else if dm.Rows != h.total || dm.World != want {
@@ -313,7 +313,7 @@ func (h *launcherHarness) slurmArray(t *testing.T) {
 	h.script(t, nil, "sbatch", "--wait", "--kill-on-invalid-dep=yes", "--dependency=afternotok:"+id+"_1",
 		"-o", "/dev/null", "--wrap", "true")
 	// Killed mid-way: no manifest of rank 1 yet.
-	if _, err := sinks.ReadManifest(again, 1); err == nil {
+	if _, err := shards.ReadManifest(again, 1); err == nil {
 		t.Fatal("rank 1 finished before it was killed")
 	}
 	var left []string

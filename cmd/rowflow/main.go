@@ -100,7 +100,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // inCommandTerms returns the text of err with the Go options that the
 // library's errors name replaced by what a user of the command has: the
-// flag that gives the option, or, for the sinks package's Overwrite,
+// flag that gives the option, or, for package shards' Overwrite,
 // which the command does not have (reshard never replaces an output that
 // is not its own), removing that output or writing to another directory.
 func inCommandTerms(err error) string {
@@ -114,7 +114,7 @@ var commandTerms = strings.NewReplacer(
 	"pass the Job's completion count", "give the Job's completion count with -completions N",
 )
 
-// rowIDOption matches the sinks package's RowIDColumn("name") in errors.
+// rowIDOption matches package shards' RowIDColumn("name") in errors.
 var rowIDOption = regexp.MustCompile(`RowIDColumn\(("(?:[^"\\]|\\.)*")\)`)
 
 func usage(w io.Writer) {

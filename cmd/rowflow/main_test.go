@@ -15,7 +15,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/testutil"
-	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -51,7 +51,7 @@ func dataset(t *testing.T) string {
 	src := sources.Generate(1000, func(i int64) (event, error) {
 		return event{ID: i, Lang: []string{"en", "de", "fr"}[i%3], Score: float64(i%100) / 100, Text: "text " + string(rune('a'+i%26))}, nil
 	}, sources.PartitionSize(100))
-	err := flow.From(src).To(sinks.ParquetShards[event](dir, sinks.PartitionBy("lang"), sinks.RowGroupRows(50))).Run(context.Background())
+	err := flow.From(src).To(shards.Parquet[event](dir, shards.PartitionBy("lang"), shards.RowGroupRows(50))).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

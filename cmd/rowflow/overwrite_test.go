@@ -10,7 +10,7 @@ import (
 // An output that reshard may not replace is refused with advice in the
 // command's terms: the command has no option to overwrite, so the error
 // says to remove the output or write to another -out directory, never to
-// use the sinks package's Overwrite option.
+// use package shards' Overwrite option.
 func TestOutputExistsAdviceInCommandTerms(t *testing.T) {
 	in := eightEvents(t)
 	// refused runs reshard into out and checks the error: exit 1, the

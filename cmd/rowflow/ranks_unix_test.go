@@ -16,7 +16,7 @@ import (
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
-	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -27,7 +27,7 @@ func bigDataset(t *testing.T, n int64) string {
 	src := sources.Generate(n, func(i int64) (event, error) {
 		return event{ID: i, Lang: []string{"en", "de", "fr"}[i%3], Score: float64(i%100) / 100, Text: fmt.Sprintf("text %d", i*7)}, nil
 	}, sources.PartitionSize(1000))
-	if err := flow.From(src).To(sinks.ParquetShards[event](dir, sinks.RowGroupRows(500))).Run(context.Background()); err != nil {
+	if err := flow.From(src).To(shards.Parquet[event](dir, shards.RowGroupRows(500))).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -18,7 +18,7 @@ import (
 	"github.com/rowflow/rowflow/operators"
 
 	"github.com/rowflow/rowflow/ranks"
-	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -32,7 +32,7 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	schema := fs.String("schema", "", "the Parquet output's columns, name:type[,name:type] (types: bool, int32, int64, uint32, uint64, float32, float64, string, bytes, []type for a list, which a CSV field gives as a JSON array such as \"[1,2,3]\"); required for CSV and JSON Lines input, default for Parquet input: the input's columns")
 	compression := fs.String("compression", "zstd", "compression: none, gzip, zstd or s2 for jsonl; none, zstd, snappy, gzip or lz4 for parquet")
 	rowsPerFile := fs.Int64("rows-per-file", 0, "rows per output file (0: one file per writer)")
-	writers := fs.Int("writers", 1, fmt.Sprintf("files written at once (1 to %d)", sinks.MaxWriters))
+	writers := fs.Int("writers", 1, fmt.Sprintf("files written at once (1 to %d)", shards.MaxWriters))
 	filter := fs.String("filter", "", "a row filter in the text form, e.g. \"score > 0.5 and lang = 'en'\" (Parquet input)")
 	columns := fs.String("columns", "", "comma-separated columns to keep, by their names after -rename (Parquet input)")
 	rename := fs.String("rename", "", "columns to rename, old=new[,old=new] (Parquet input)")
@@ -55,8 +55,8 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := checkOutOfInput(*out, fs.Arg(0)); err != nil {
 		return err
 	}
-	if *writers < 1 || *writers > sinks.MaxWriters {
-		return fmt.Errorf("%w: -writers %d: must be from 1 to %d", errUsage, *writers, sinks.MaxWriters)
+	if *writers < 1 || *writers > shards.MaxWriters {
+		return fmt.Errorf("%w: -writers %d: must be from 1 to %d", errUsage, *writers, shards.MaxWriters)
 	}
 	if *rowsPerFile < 0 {
 		return fmt.Errorf("%w: -rows-per-file %d: must be at least 0 (0: one file per writer)", errUsage, *rowsPerFile)
@@ -110,12 +110,12 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts := []sinks.Option{sinks.Writers(*writers)}
+	opts := []shards.Option{shards.Writers(*writers)}
 	if *rowsPerFile > 0 {
-		opts = append(opts, sinks.RowsPerFile(*rowsPerFile))
+		opts = append(opts, shards.RowsPerFile(*rowsPerFile))
 	}
 	if *rowID != "" {
-		opts = append(opts, sinks.RowIDColumn(*rowID))
+		opts = append(opts, shards.RowIDColumn(*rowID))
 	}
 	sink, err := in.sink(fs.Arg(0), *out, *outFormat, *schema, *compression, opts)
 	if err != nil {
@@ -129,9 +129,9 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	err = p.WithRank(r.Rank, r.World).To(sink).Run(runCtx)
-	var m *sinks.Manifest
+	var m *shards.Manifest
 	if err == nil {
-		m, err = sinks.ReadManifest(*out, r.Rank)
+		m, err = shards.ReadManifest(*out, r.Rank)
 	}
 	if m != nil {
 		pr.done(flow.Progress{Rows: m.Rows, Delivered: m.Rows}, true)
@@ -152,22 +152,22 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 
 // sink returns the sink of reshard's output: Parquet with the columns of
 // schema (or of the Parquet input), or JSON Lines.
-func (in input) sink(path, out, outFormat, schema, compression string, opts []sinks.Option) (flow.Sink, error) {
+func (in input) sink(path, out, outFormat, schema, compression string, opts []shards.Option) (flow.Sink, error) {
 	switch outFormat {
 	case "jsonl":
 		if schema != "" {
 			return flow.Sink{}, fmt.Errorf("%w: -schema is for Parquet output", errUsage)
 		}
-		topts := []sinks.TextOption{sinks.Compression(compression)}
+		topts := []shards.TextOption{shards.Compression(compression)}
 		for _, o := range opts {
 			topts = append(topts, o)
 		}
-		return sinks.JSONLShards[sources.Record](out, topts...), nil
+		return shards.JSONL[sources.Record](out, topts...), nil
 	case "parquet":
 	default:
 		return flow.Sink{}, fmt.Errorf("%w: -format %q: want parquet or jsonl", errUsage, outFormat)
 	}
-	popts := []sinks.ParquetOption{sinks.Codec(compression)}
+	popts := []shards.ParquetOption{shards.Codec(compression)}
 	for _, o := range opts {
 		popts = append(popts, o)
 	}
@@ -176,7 +176,7 @@ func (in input) sink(path, out, outFormat, schema, compression string, opts []si
 		if err != nil {
 			return flow.Sink{}, fmt.Errorf("%w: -schema: %v", errUsage, err)
 		}
-		return sinks.ParquetRecordShards(out, s, popts...), nil
+		return shards.ParquetRecords(out, s, popts...), nil
 	}
 	f, err := format(path)
 	if err != nil {
@@ -193,10 +193,10 @@ func (in input) sink(path, out, outFormat, schema, compression string, opts []si
 	if err != nil {
 		return flow.Sink{}, err
 	}
-	return sinks.ParquetRecordShards(out, s, popts...), nil
+	return shards.ParquetRecords(out, s, popts...), nil
 }
 
-// parquetCodecs are the compressions of Parquet output (see sinks.Codec).
+// parquetCodecs are the compressions of Parquet output (see shards.Codec).
 var parquetCodecs = []string{"zstd", "snappy", "gzip", "lz4", "none"}
 
 // checkCompression checks that -format names an output format and

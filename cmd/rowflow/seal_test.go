@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sinks/shards"
 )
 
-// seal returns m with its checksum set as the sinks package documents:
+// seal returns m with its checksum set as package shards documents:
 // "sha256:" and the hex SHA-256 of the compact JSON of the manifest with
 // the checksum empty.
-func seal(t *testing.T, m *sinks.Manifest) *sinks.Manifest {
+func seal(t *testing.T, m *shards.Manifest) *shards.Manifest {
 	t.Helper()
 	m.Checksum = ""
 	b, err := json.Marshal(m)

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -44,6 +44,6 @@ func doc(i int64) (Doc, error) {
 // files of up to n/files rows, row groups of 4096 rows.
 func writeDataset(ctx context.Context, dir string, n, files int) error {
 	return flow.From(sources.Generate(int64(n), doc, sources.PartitionSize(4096))).Parallel(2).
-		To(sinks.ParquetShards[Doc](dir, sinks.RowsPerFile(int64((n+files-1)/files)), sinks.RowGroupRows(4096))).
+		To(shards.Parquet[Doc](dir, shards.RowsPerFile(int64((n+files-1)/files)), shards.RowGroupRows(4096))).
 		Run(ctx)
 }

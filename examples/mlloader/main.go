@@ -132,7 +132,7 @@ func run(ctx context.Context, w io.Writer, n, workers int, dir string) ([world]r
 	if err := writeDataset(ctx, data, n, 8); err != nil {
 		return reports, err
 	}
-	fmt.Fprintf(w, "dataset: %d documents in 8 Parquet files written by sinks.ParquetShards, %d ranks, %d epochs, batches of %d\n", n, world, epochs, batchSize)
+	fmt.Fprintf(w, "dataset: %d documents in 8 Parquet files written by shards.Parquet, %d ranks, %d epochs, batches of %d\n", n, world, epochs, batchSize)
 	for rank := range world {
 		r, err := train(ctx, data, rank, workers)
 		if err != nil {

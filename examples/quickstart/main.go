@@ -27,7 +27,7 @@ import (
 	"github.com/rowflow/rowflow/determinism"
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/operators"
-	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -146,11 +146,11 @@ func run(ctx context.Context, w io.Writer, n, workers int, dir string) error {
 	}
 	fmt.Fprintln(w, "serial and parallel runs are identical: values, row IDs and order")
 
-	err = pipeline(workers).To(sinks.ParquetShards[Token](out, sinks.RowsPerFile(int64(tokens/4+1)))).Run(ctx)
+	err = pipeline(workers).To(shards.Parquet[Token](out, shards.RowsPerFile(int64(tokens/4+1)))).Run(ctx)
 	if err != nil {
 		return err
 	}
-	m, err := sinks.ReadManifest(out, 0)
+	m, err := shards.ReadManifest(out, 0)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sinks/shards"
 )
 
 // TestMain runs main, in a child process of the test, when
@@ -32,7 +32,7 @@ func TestQuickstartRuns(t *testing.T) {
 	if err := run(context.Background(), &out, 5000, 3, dir); err != nil {
 		t.Fatal(err)
 	}
-	m, err := sinks.ReadManifest(filepath.Join(dir, "tokens-5000"), 0)
+	m, err := shards.ReadManifest(filepath.Join(dir, "tokens-5000"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestQuickstartRuns(t *testing.T) {
 	if err := run(context.Background(), io.Discard, 5000, 2, other); err != nil {
 		t.Fatal(err)
 	}
-	m2, err := sinks.ReadManifest(filepath.Join(other, "tokens-5000"), 0)
+	m2, err := shards.ReadManifest(filepath.Join(other, "tokens-5000"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestQuickstartRerunInOneDirectory(t *testing.T) {
 		if err := run(context.Background(), &out, n, 2, dir); err != nil {
 			t.Fatalf("run with -n %d after others in %s: %v", n, dir, err)
 		}
-		m, err := sinks.ReadManifest(filepath.Join(dir, fmt.Sprintf("tokens-%d", n)), 0)
+		m, err := shards.ReadManifest(filepath.Join(dir, fmt.Sprintf("tokens-%d", n)), 0)
 		if err != nil {
 			t.Fatal(err)
 		}

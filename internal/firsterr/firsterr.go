@@ -3,7 +3,7 @@
 // cancels the group's context with that error as its cause, and Wait
 // returns it once every goroutine has returned. It is the one such
 // mechanism of rowflow: a pipeline run (package flow) and the writers of a
-// sink (package sinks) both use it.
+// shard sink (package shards) both use it.
 package firsterr
 
 import (

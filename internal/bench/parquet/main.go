@@ -12,7 +12,7 @@
 //  4. the columnar mode, [sources.ParquetColumns], against a hand-written
 //     page loop that copies each page's typed values and levels into
 //     reused buffers (aim: 0.8×);
-//  5. the writer, [sinks.ParquetShards], on one writer and on two,
+//  5. the writer, [shards.Parquet], on one writer and on two,
 //     against a bare GenericWriter[Row] writing the same rows to one file
 //     with the same codec and row-group size (aims: 0.9× and 1.6×);
 //  6. the struct reader splitting each row group into 8 ranges

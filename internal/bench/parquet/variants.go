@@ -73,7 +73,7 @@ func writeVariants(rows []Row) []variant {
 	}
 	return []variant{
 		v(nameBare, "parquet-go GenericWriter[Row], Write(all rows), one file, fsynced", writeBare(1)),
-		v(nameSink1, "sources.Slice → sinks.ParquetShards[Row], one writer", writeSink(1)),
+		v(nameSink1, "sources.Slice → shards.Parquet[Row], one writer", writeSink(1)),
 		v(nameSink2, "as sink-1-writer, with Writers(2)", writeSink(2)),
 		v(nameBare2, "2 bare writers on 2 goroutines, each writing half the rows to a file of its own: "+
 			"the speed-up the machine allows a parallel write", writeBare(2)),

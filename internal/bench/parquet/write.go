@@ -11,7 +11,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -69,7 +69,7 @@ func writeBareFile(path string, rows []Row) (n int64, err error) {
 // rowGroupRows rows, its defaults), fed by a slice source.
 func writeSink(writers int) writer {
 	return func(ctx context.Context, dir string, rows []Row) (int64, error) {
-		sink := sinks.ParquetShards[Row](filepath.Join(dir, "out"), sinks.Writers(writers), sinks.RowGroupRows(rowGroupRows))
+		sink := shards.Parquet[Row](filepath.Join(dir, "out"), shards.Writers(writers), shards.RowGroupRows(rowGroupRows))
 		if err := flow.From(sources.Slice(rows)).To(sink).Run(ctx); err != nil {
 			return 0, err
 		}

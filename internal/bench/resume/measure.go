@@ -11,7 +11,7 @@ import (
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/epoch"
 	"github.com/rowflow/rowflow/operators"
-	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -45,7 +45,7 @@ func dataset(ctx context.Context, rows int) (string, error) {
 	src := sources.Generate(int64(rows), func(i int64) (Row, error) {
 		return Row{ID: i, Score: float64(i%1000) / 1000, Text: fmt.Sprintf("row %d", i)}, nil
 	})
-	err = flow.From(src).To(sinks.ParquetShards[Row](dir, sinks.RowGroupRows(groupRows), sinks.Overwrite())).Run(ctx)
+	err = flow.From(src).To(shards.Parquet[Row](dir, shards.RowGroupRows(groupRows), shards.Overwrite())).Run(ctx)
 	return dir, err
 }
 

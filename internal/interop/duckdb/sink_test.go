@@ -10,11 +10,11 @@ import (
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
 )
 
-// sinkRow is what the test writes with sinks.ParquetShards: required and
+// sinkRow is what the test writes with shards.Parquet: required and
 // optional values of each Go kind, and lists.
 type sinkRow struct {
 	ID    int64    `parquet:"id"`
@@ -86,7 +86,7 @@ func renderSinkRow(r sinkRow) []string {
 	return out
 }
 
-// TestDuckDBReadsShards writes rows with sinks.ParquetShards, in several
+// TestDuckDBReadsShards writes rows with shards.Parquet, in several
 // files of small row groups, and reads them back with DuckDB: every value
 // must be the one written.
 func TestDuckDBReadsShards(t *testing.T) {
@@ -94,8 +94,8 @@ func TestDuckDBReadsShards(t *testing.T) {
 	for _, codec := range []string{"zstd", "snappy", "gzip", "lz4", "none"} {
 		dir := t.TempDir()
 		rows := sinkRows(5000)
-		p := flow.From(sources.Slice(rows)).To(sinks.ParquetShards[sinkRow](dir,
-			sinks.RowsPerFile(2000), sinks.RowGroupRows(300), sinks.Codec(codec)))
+		p := flow.From(sources.Slice(rows)).To(shards.Parquet[sinkRow](dir,
+			shards.RowsPerFile(2000), shards.RowGroupRows(300), shards.Codec(codec)))
 		if err := p.Run(t.Context()); err != nil {
 			t.Fatal(err)
 		}

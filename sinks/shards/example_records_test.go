@@ -1,0 +1,48 @@
+package shards_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sinks/shards"
+	"github.com/rowflow/rowflow/sources"
+)
+
+// A CSV file, whose records hold every value as a string, written as
+// Parquet with typed columns, and read back.
+func ExampleParquetRecords() {
+	dir, err := os.MkdirTemp("", "example-")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	in := filepath.Join(dir, "scores.csv")
+	os.WriteFile(in, []byte("user,lang,score\n1,en,0.5\n2,de,\n3,fr,0.25\n"), 0o644)
+
+	schema := parquet.NewSchema("score", parquet.Group{
+		"user":  parquet.Int(64),
+		"lang":  parquet.String(),
+		"score": parquet.Optional(parquet.Leaf(parquet.DoubleType)),
+	})
+	out := filepath.Join(dir, "out")
+	err = flow.From(sources.CSVRecords(in)).To(shards.ParquetRecords(out, schema)).Run(context.Background())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var recs []sources.Record
+	flow.From(sources.ParquetRecords(out)).To(sinks.CollectValues(&recs)).Run(context.Background())
+	for _, r := range recs {
+		fmt.Println(r.Names, r.Values)
+	}
+	// Output:
+	// [lang score user] [en 0.5 1]
+	// [lang score user] [de <nil> 2]
+	// [lang score user] [fr 0.25 3]
+}

@@ -1,0 +1,59 @@
+package shards
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rowflow/rowflow/flow"
+)
+
+// SetFSStep sets the function called at the steps of a run's work on the
+// file system (see fsStep) and returns a function that restores the
+// previous one.
+func SetFSStep(f func(step string)) (restore func()) {
+	old := fsStep
+	fsStep = f
+	return func() { fsStep = old }
+}
+
+// Reseal recomputes the checksum of the record at p (a rank's manifest,
+// a progress record or a dataset manifest, by its name) after a test
+// edited it, and writes it back as the sinks write it.
+func Reseal(p string) error {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return err
+	}
+	var r sealable
+	switch name := filepath.Base(p); {
+	case strings.HasPrefix(name, ".progress-"):
+		r = new(progress)
+	case name == DatasetManifestName:
+		r = new(DatasetManifest)
+	default:
+		r = new(Manifest)
+	}
+	if err := json.Unmarshal(b, r); err != nil {
+		return err
+	}
+	if b, err = encodeRecord(r); err != nil {
+		return err
+	}
+	return os.WriteFile(p, b, 0o644)
+}
+
+// Continuation returns what a run of rank in dir with Continue continues
+// from (continuableSink.Continuation), and the rows after it that the kept
+// files hold, for any pipeline.
+func Continuation(dir string, rank int) (ck flow.Checkpoint, skip int64, ok bool, err error) {
+	if _, err := os.Stat(filepath.Join(dir, ManifestName(rank))); err == nil {
+		return ck, 0, false, nil
+	}
+	p, err := readProgress(dir, rank, "")
+	if err != nil || p == nil {
+		return ck, 0, false, err
+	}
+	return p.Checkpoint, p.Skip, true, nil
+}

@@ -1,0 +1,289 @@
+package shards
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rowflow/rowflow/internal/codec"
+	"github.com/rowflow/rowflow/internal/optcheck"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+	pqzstd "github.com/parquet-go/parquet-go/compress/zstd"
+)
+
+// ParquetOption configures [Parquet]. Options are checked when the sink is
+// built; see "Failure" in the package documentation for how a bad one is
+// reported. A nil ParquetOption is an error.
+type ParquetOption interface {
+	applyParquet(*parquetConfig) error
+}
+
+type parquetOption func(*parquetConfig) error
+
+func (o parquetOption) applyParquet(c *parquetConfig) error { return o(c) }
+
+// TextOption configures [JSONL] and [CSV], checked as a
+// ParquetOption is. A nil TextOption is an error.
+type TextOption interface {
+	applyText(*parquetConfig) error
+}
+
+// Option configures every shard sink: [Parquet], [JSONL] and
+// [CSV]. The options that are not about the encoding of a file
+// (its size, the writers, the row-ID column, partitioning,
+// Overwrite, Continue) are Options.
+type Option interface {
+	ParquetOption
+	TextOption
+}
+
+// shardOption is an option of every shard sink.
+type shardOption func(*parquetConfig) error
+
+func (o shardOption) applyParquet(c *parquetConfig) error { return o(c) }
+func (o shardOption) applyText(c *parquetConfig) error    { return o(c) }
+
+// parquetConfig is the result of applying ParquetOptions.
+type parquetConfig struct {
+	rowsPerFile  int64 // 0: unlimited
+	bytesPerFile int64 // 0: unlimited
+	rowGroupRows int64
+	pageSize     int // 0: parquet-go's default
+	codecName    string
+	textCodec    codec.Codec // JSONL, CSV
+	zstdLevel    int         // 0: not set
+	writers      int
+	rowIDColumn  string
+	partitionBy  []string
+	maxOpenParts int
+	overwrite    bool
+	continuing   bool // Continue
+}
+
+// Defaults of [Parquet].
+const (
+	// DefaultRowGroupRows is the number of rows of a row group unless
+	// [RowGroupRows] says otherwise.
+	DefaultRowGroupRows = 64 * 1024
+	// DefaultMaxOpenPartitions is the number of partition writers a writer
+	// may hold open unless [MaxOpenPartitions] says otherwise.
+	DefaultMaxOpenPartitions = 64
+	// MaxWriters is the largest number of writers [Writers] accepts.
+	MaxWriters = 4096
+	// MaxPageBytes is the largest page size [PageSize] accepts, 128 MiB:
+	// half of the decoded page size that the sources read by default
+	// (sources.MaxPageSize, 256 MiB), which leaves room for the values
+	// that end a page past its cut, so that the files read back with the
+	// sources' defaults.
+	MaxPageBytes = 128 << 20
+)
+
+func parquetDefaults() parquetConfig {
+	return parquetConfig{
+		rowGroupRows: DefaultRowGroupRows,
+		codecName:    "zstd",
+		writers:      1,
+		maxOpenParts: DefaultMaxOpenPartitions,
+	}
+}
+
+// RowsPerFile ends a file once it holds n rows, and starts the next. The
+// default is no limit: one file per writer (and per partition directory
+// with [PartitionBy]), unless [BytesPerFile] ends it. n must be at least 1.
+func RowsPerFile(n int64) Option {
+	return shardOption(optcheck.AtLeast("shards", "RowsPerFile", n, 1, func(c *parquetConfig, v int64) { c.rowsPerFile = v }))
+}
+
+// BytesPerFile ends a file once it holds at least n bytes of compressed
+// output, and starts the next. The size is checked when a row group has
+// been written, so a file ends at the first row-group boundary at which it
+// has reached n bytes: it may exceed n by up to one row group plus the
+// footer. Make [RowGroupRows] smaller for a tighter bound. The default is
+// no limit. n must be at least 1.
+func BytesPerFile(n int64) Option {
+	return shardOption(optcheck.AtLeast("shards", "BytesPerFile", n, 1, func(c *parquetConfig, v int64) { c.bytesPerFile = v }))
+}
+
+// RowGroupRows sets the number of rows of a row group (default
+// [DefaultRowGroupRows]). The last row group of a file may be shorter. A
+// writer buffers one row group's encoded pages in memory. n must be at
+// least 1.
+func RowGroupRows(n int) ParquetOption {
+	return parquetOption(optcheck.AtLeast("shards", "RowGroupRows", n, 1, func(c *parquetConfig, v int) { c.rowGroupRows = int64(v) }))
+}
+
+// PageSize sets the size in bytes, before encoding and compression, at
+// which a column's page is cut (parquet-go's PageBufferSize; default 256
+// KiB). n must be from 1 to [MaxPageBytes] (128 MiB).
+func PageSize(n int) ParquetOption {
+	return parquetOption(optcheck.Between("shards", "PageSize", n, 1, MaxPageBytes, func(c *parquetConfig, v int) { c.pageSize = v }))
+}
+
+// Codec sets the compression codec of every column: "zstd" (the default,
+// klauspost/compress's encoder), "snappy", "gzip", "lz4" (Parquet's
+// LZ4_RAW) or "none".
+func Codec(name string) ParquetOption {
+	return parquetOption(func(c *parquetConfig) error {
+		switch name {
+		case "zstd", "snappy", "gzip", "lz4", "none":
+			c.codecName = name
+			return nil
+		}
+		return fmt.Errorf("shards: Codec(%q): want one of zstd, snappy, gzip, lz4, none", name)
+	})
+}
+
+// ZstdLevel sets the zstd compression level, on zstd's scale of 1 to 22.
+// klauspost/compress has four encoder levels, and the level maps to the
+// nearest: 1–2 fastest, 3–5 default, 6–9 better, 10–22 best. The default is
+// 3. It is an error with a codec other than zstd.
+func ZstdLevel(level int) ParquetOption {
+	return parquetOption(func(c *parquetConfig) error {
+		if level < 1 || level > 22 {
+			return fmt.Errorf("shards: ZstdLevel(%d): must be from 1 to 22", level)
+		}
+		c.zstdLevel = level
+		return nil
+	})
+}
+
+// Writers sets the number of files written at once, each by its own
+// goroutine (default 1: everything runs in the goroutine that feeds the
+// sink). The k-th partition of the stream (counting the partitions'
+// end markers) goes, whole, to writer k % n. Writer w numbers its files
+// w, w+n, w+2n, …, so every writer's files have distinct names. The files
+// depend on n; for a given n they do not depend on the parallelism of the
+// stages upstream. n must be from 1 to [MaxWriters] (4096): each writer
+// is a goroutine with its own open file and encoding buffers, made when
+// the run starts, so a larger n costs memory without writing faster.
+func Writers(n int) Option {
+	return shardOption(optcheck.Between("shards", "Writers", n, 1, MaxWriters, func(c *parquetConfig, v int) { c.writers = v }))
+}
+
+// RowIDColumn adds each row's ID to the files as two columns, name+"_hi"
+// and name+"_lo", required INT64 with the logical type unsigned 64-bit
+// integer, holding the ID's Hi and Lo halves: sorting by (hi, lo) sorts
+// by ID. The columns come after T's. Rows then go through parquet-go's
+// dynamic row path (parquet.Row), which costs more per row than the typed
+// path used otherwise. It is an error if T already has a column of either
+// name. name must not be empty.
+func RowIDColumn(name string) Option {
+	return shardOption(func(c *parquetConfig) error {
+		if name == "" {
+			return fmt.Errorf("shards: RowIDColumn(%q): the name must not be empty", name)
+		}
+		c.rowIDColumn = name
+		return nil
+	})
+}
+
+// PartitionBy writes rows into Hive-style directories by the values of the
+// named columns, in the order given: dir/col1=v1/col2=v2/part-….parquet
+// (see "Partitioning" in the package documentation for the escaping of
+// values). Each column must be a top-level column of T (a field of T or of
+// a struct embedded in T), named by its Parquet name (its parquet tag's
+// name, or the field's name), of a string, []byte, bool, integer or
+// floating-point type, or a pointer to one (nil goes to the default
+// partition, like the empty value). The columns stay in the files too, and
+// each file records its partition's exact values in its key-value metadata
+// (rowflow.partition.<column>), from which sources.Parquet reads back a
+// value too long for its directory name: a value written is the value
+// read.
+func PartitionBy(columns ...string) Option {
+	columns = append([]string(nil), columns...)
+	return shardOption(func(c *parquetConfig) error {
+		if len(columns) == 0 {
+			return fmt.Errorf("shards: PartitionBy(): name at least one column")
+		}
+		for i, col := range columns {
+			if col == "" {
+				return fmt.Errorf("shards: PartitionBy(%q): empty column name", columns)
+			}
+			for _, prev := range columns[:i] {
+				if prev == col {
+					return fmt.Errorf("shards: PartitionBy(%q): column %q named twice", columns, col)
+				}
+			}
+		}
+		c.partitionBy = columns
+		return nil
+	})
+}
+
+// MaxOpenPartitions caps the number of partition directories ([PartitionBy])
+// each writer writes to in one run (default [DefaultMaxOpenPartitions]).
+// Every partition keeps a writer, with its column buffers, open until the
+// end of the run; a row of a partition beyond the cap fails the run with an
+// error that names its values. n must be at least 1.
+func MaxOpenPartitions(n int) Option {
+	return shardOption(optcheck.AtLeast("shards", "MaxOpenPartitions", n, 1, func(c *parquetConfig, v int) { c.maxOpenParts = v }))
+}
+
+// Overwrite lets a run replace the output of an earlier run of the same
+// rank in the directory, whatever it holds. Without it, a run completes or
+// confirms the rank's output of an earlier run of the same pipeline but
+// fails if that output differs from its own (see "The commit protocol and
+// its guarantees" in the package documentation). With it, a successful run
+// renames its files over the old ones at its commit, then removes the old
+// files of the rank that it did not rewrite, and replaces the manifest. A
+// run that fails before its commit leaves the old output as it was. The
+// commit first removes the old manifest, so a run that fails or is killed
+// during its commit may have replaced or removed some old files but leaves
+// no manifest: a manifest on disk always describes exactly the rank's
+// files on disk.
+func Overwrite() Option {
+	return shardOption(func(c *parquetConfig) error {
+		c.overwrite = true
+		return nil
+	})
+}
+
+// buildParquetConfig applies opts to the defaults.
+func buildParquetConfig(opts []ParquetOption) (parquetConfig, error) {
+	c := parquetDefaults()
+	for _, o := range opts {
+		if o == nil {
+			return c, fmt.Errorf("shards: Parquet: nil ParquetOption")
+		}
+		if err := o.applyParquet(&c); err != nil {
+			return c, err
+		}
+	}
+	if err := checkContinue(&c); err != nil {
+		return c, err
+	}
+	if c.zstdLevel != 0 && c.codecName != "zstd" {
+		return c, fmt.Errorf("shards: ZstdLevel(%d) with Codec(%q): the level is for zstd only", c.zstdLevel, c.codecName)
+	}
+	return c, nil
+}
+
+// checkContinue checks that Continue goes with the other options.
+func checkContinue(c *parquetConfig) error {
+	if c.continuing && (c.writers > 1 || len(c.partitionBy) > 0) {
+		return fmt.Errorf("shards: Continue works with one writer and no PartitionBy (Writers(%d), PartitionBy(%q))", c.writers, c.partitionBy)
+	}
+	return nil
+}
+
+// codec returns the compression codec of c and the name of its level, if
+// it has one.
+func (c *parquetConfig) codec() (compress.Codec, string) {
+	switch c.codecName {
+	case "snappy":
+		return &parquet.Snappy, ""
+	case "gzip":
+		return &parquet.Gzip, ""
+	case "lz4":
+		return &parquet.Lz4Raw, ""
+	case "none":
+		return &parquet.Uncompressed, ""
+	}
+	level := pqzstd.DefaultLevel
+	if c.zstdLevel != 0 {
+		level = zstd.EncoderLevelFromZstd(c.zstdLevel)
+	}
+	return &pqzstd.Codec{Level: level}, strings.ToLower(level.String())
+}

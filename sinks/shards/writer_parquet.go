@@ -1,0 +1,289 @@
+package shards
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"slices"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/rowid"
+)
+
+// parquetCreatedBy is the created_by field of every file. parquet-go's
+// default is read from the program's build information, so the same
+// pipeline would write different bytes from a test binary and from a
+// command; a constant keeps the bytes a function of the data.
+const parquetCreatedBy = "rowflow (github.com/parquet-go/parquet-go)"
+
+// Key-value metadata of every file.
+const (
+	metaFingerprint = "rowflow.fingerprint"
+	metaRowIDColumn = "rowflow.row_id_column"
+)
+
+// Parquet returns a sink that writes the stream's values, structs
+// of type T mapped to columns by their parquet tags, as sharded Parquet
+// files in dir, and a manifest of them, as the package documentation
+// says: files part-<rank>-<seq>.parquet, committed by the rank's
+// [Manifest] with the crash-safe protocol.
+//
+// Options: [RowsPerFile], [BytesPerFile], [RowGroupRows], [PageSize],
+// [Codec], [ZstdLevel], [Writers], [RowIDColumn], [PartitionBy],
+// [MaxOpenPartitions], [Overwrite], [Continue].
+//
+// Files are compressed with zstd unless [Codec] says otherwise, and
+// carry the pipeline's fingerprint ([flow.Env]) in their key-value
+// metadata as rowflow.fingerprint.
+//
+// # Determinism
+//
+// The files' names and bytes, and the manifest, are a function of the
+// stream's values and IDs, the options, the pipeline's fingerprint and the
+// versions of rowflow and parquet-go: not of time, the machine, the
+// directory's name, or the parallelism of the stages upstream, since the
+// sink sees the same ordered stream whatever that parallelism (unless a
+// stage upstream is Unordered), nor of how the stream is cut into chunks.
+// The files do depend on [Writers], which chooses which rows go together.
+// created_by is a constant.
+//
+// # Parallelism and cost
+//
+// With one writer, the sink runs in the goroutine that feeds it. With
+// [Writers](n), it starts n goroutines at its first chunk of values, one
+// per writer, each with its own Parquet writer, and joins them before it returns
+// from Close: none outlives the run. Values are handed to parquet-go's typed writer
+// (GenericWriter[T]) straight from the chunks, in batches of 1024 rows
+// aligned on the row group, and copied only where a chunk ends inside a
+// batch. A writer holds a row group of encoded pages in memory.
+// [RowIDColumn] goes through parquet-go's dynamic rows instead, which
+// costs more per row.
+//
+// # Errors
+//
+// A bad option, or a T that parquet-go cannot write, is found when the
+// sink is built: [flow.Pipeline.To] keeps the error, and the run fails
+// with it before writing anything. Errors of a run name the directory, the
+// file and, where known, the partition and row ID being written.
+func Parquet[T any](dir string, opts ...ParquetOption) flow.Sink {
+	plan, err := newPQPlan[T](dir, opts)
+	return newShardSink[T](dir, plan, err)
+}
+
+// pqPlan is what Parquet works out from T and its options when it
+// is built. It is shared, read-only, by every run.
+type pqPlan[T any] struct {
+	dir    string
+	what   string       // the sink and directory, for errors: Parquet("out")
+	format string       // "parquet", "jsonl" or "csv"
+	ext    string       // the data files' extension
+	text   *textPlan[T] // for jsonl and csv
+	rec    *recordPlan  // for records (T is sources.Record)
+	// check, when set, reports the first value of a chunk that cannot be
+	// written, before the chunk is cut into the writer's batches: its
+	// error then names the value's own partition and row ID.
+	check   func(vals []T) (int, error)
+	cfg     parquetConfig
+	codec   compress.Codec
+	level   string
+	tSchema *parquet.Schema // T's schema
+	schema  *parquet.Schema // the files' schema: T's, plus the row ID columns
+	nCols   int             // leaf columns of T
+	parts   []partColumn
+}
+
+// newPQPlan checks the options against T. It never panics: a panic of
+// parquet-go while deriving the schema becomes the error.
+func newPQPlan[T any](dir string, opts []ParquetOption) (p *pqPlan[T], err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			p, err = nil, fmt.Errorf("shards: Parquet[%v]: %v", reflect.TypeFor[T](), r)
+		}
+	}()
+	if dir == "" {
+		return nil, errors.New("shards: Parquet: empty directory name")
+	}
+	cfg, err := buildParquetConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("shards: Parquet[%v]: the values must be structs", t)
+	}
+	p = &pqPlan[T]{dir: dir, cfg: cfg, what: fmt.Sprintf("Parquet(%q)", dir), format: "parquet", ext: ".parquet"}
+	p.codec, p.level = cfg.codec()
+	var zero T
+	p.tSchema = parquet.SchemaOf(zero)
+	p.schema = p.tSchema
+	p.nCols = len(p.tSchema.Columns())
+	if cfg.rowIDColumn != "" {
+		if p.schema, err = withRowIDColumns(t, p.tSchema, cfg.rowIDColumn); err != nil {
+			return nil, err
+		}
+	}
+	if len(cfg.partitionBy) > 0 {
+		if p.parts, err = partitionColumns(t, cfg.partitionBy); err != nil {
+			return nil, err
+		}
+	}
+	// Write one row to nowhere, so that what parquet-go only reports when
+	// writing (no columns, two columns of one name) fails the build.
+	w := p.newWriter(io.Discard, "", nil)
+	if err := w.write([]T{zero}, flow.ListIDs(make([]rowid.ID, 1))); err != nil {
+		return nil, fmt.Errorf("shards: Parquet[%v]: %w", t, err)
+	}
+	if err := w.close(); err != nil {
+		return nil, fmt.Errorf("shards: Parquet[%v]: %w", t, err)
+	}
+	return p, nil
+}
+
+// withRowIDColumns returns T's schema with the row ID columns name_hi and
+// name_lo after T's columns. It derives the schema from a struct type made
+// of T's exported fields and two uint64 fields, so that the columns of T
+// keep their order, types and options, then checks that they did.
+func withRowIDColumns(t reflect.Type, ts *parquet.Schema, name string) (*parquet.Schema, error) {
+	hi, lo := name+"_hi", name+"_lo"
+	for _, f := range ts.Fields() {
+		if f.Name() == hi || f.Name() == lo {
+			return nil, fmt.Errorf("shards: RowIDColumn(%q): %v already has a column %q", name, t, f.Name())
+		}
+	}
+	var fields []reflect.StructField
+	goNames := map[string]bool{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		fields = append(fields, reflect.StructField{Name: f.Name, Type: f.Type, Tag: f.Tag, Anonymous: f.Anonymous})
+		goNames[f.Name] = true
+	}
+	goName := func(base string) string {
+		for goNames[base] {
+			base += "X"
+		}
+		goNames[base] = true
+		return base
+	}
+	u64 := reflect.TypeFor[uint64]()
+	fields = append(fields,
+		reflect.StructField{Name: goName("RowIDHi"), Type: u64, Tag: reflect.StructTag(fmt.Sprintf("parquet:%q", hi))},
+		reflect.StructField{Name: goName("RowIDLo"), Type: u64, Tag: reflect.StructTag(fmt.Sprintf("parquet:%q", lo))})
+	ws := parquet.SchemaOf(reflect.New(reflect.StructOf(fields)).Elem().Interface())
+	tc, wc := ts.Columns(), ws.Columns()
+	ok := len(wc) == len(tc)+2 && slices.Equal(wc[len(tc)], []string{hi}) && slices.Equal(wc[len(tc)+1], []string{lo})
+	for i := 0; ok && i < len(tc); i++ {
+		ok = slices.Equal(tc[i], wc[i])
+	}
+	if !ok {
+		return nil, fmt.Errorf("shards: RowIDColumn(%q): cannot add the columns to the schema of %v", name, t)
+	}
+	return parquet.NewSchema(ts.Name(), ws), nil
+}
+
+// batchWriter writes one Parquet file.
+type batchWriter[T any] interface {
+	// write writes vals, whose row IDs are ids, to the current row group.
+	write(vals []T, ids flow.IDs) error
+	// flush ends the current row group.
+	flush() error
+	// size is the number of bytes of the file written so far.
+	size() int64
+	// close ends the file with its footer.
+	close() error
+}
+
+// newWriter returns a writer of a file with the plan's schema and options
+// that writes to out. The file's key-value metadata holds the exact values
+// of its partition, part, under dataset.PartitionMeta + column: a
+// directory name holds a long value only truncated, and the sources read
+// the whole value back from there.
+func (p *pqPlan[T]) newWriter(out io.Writer, fingerprint string, part []PartitionValue) batchWriter[T] {
+	if p.text != nil {
+		return p.text.newWriter(out)
+	}
+	opts := []parquet.WriterOption{
+		parquet.Compression(p.codec),
+		createdBy(parquetCreatedBy),
+		parquet.KeyValueMetadata(metaFingerprint, fingerprint),
+	}
+	for _, v := range part {
+		opts = append(opts, parquet.KeyValueMetadata(dataset.PartitionMeta+v.Column, v.Value))
+	}
+	if p.cfg.pageSize > 0 {
+		opts = append(opts, parquet.PageBufferSize(p.cfg.pageSize))
+	}
+	if p.rec != nil {
+		if p.cfg.rowIDColumn != "" {
+			opts = append(opts, parquet.KeyValueMetadata(metaRowIDColumn, p.cfg.rowIDColumn))
+		}
+		opts = append(opts, p.schema)
+		w := &recordWriter{rp: p.rec, w: parquet.NewGenericWriter[any](out, opts...), n: p.nCols, ids: p.cfg.rowIDColumn != ""}
+		return any(w).(batchWriter[T])
+	}
+	if p.cfg.rowIDColumn == "" {
+		return typedWriter[T]{parquet.NewGenericWriter[T](out, opts...)}
+	}
+	opts = append(opts, p.schema, parquet.KeyValueMetadata(metaRowIDColumn, p.cfg.rowIDColumn))
+	return &rowWriter[T]{w: parquet.NewGenericWriter[any](out, opts...), t: p.tSchema, n: p.nCols}
+}
+
+// createdBy sets the created_by field of a file as it is.
+type createdBy string
+
+func (c createdBy) ConfigureWriter(cfg *parquet.WriterConfig) { cfg.CreatedBy = string(c) }
+
+// typedWriter writes values of T through parquet-go's typed path, which
+// maps struct fields to columns without building rows.
+type typedWriter[T any] struct{ w *parquet.GenericWriter[T] }
+
+func (t typedWriter[T]) write(vals []T, _ flow.IDs) error {
+	n, err := t.w.Write(vals)
+	if err == nil && n != len(vals) {
+		err = fmt.Errorf("parquet-go wrote %d of %d rows", n, len(vals))
+	}
+	return err
+}
+
+func (t typedWriter[T]) flush() error { return t.w.Flush() }
+func (t typedWriter[T]) size() int64  { return t.w.Size() }
+func (t typedWriter[T]) close() error { return t.w.Close() }
+
+// rowWriter writes values of T with their row IDs as parquet.Rows: T's
+// columns, deconstructed by T's schema, then the two ID columns.
+type rowWriter[T any] struct {
+	w    *parquet.GenericWriter[any]
+	t    *parquet.Schema
+	n    int // index of the first ID column
+	rows []parquet.Row
+}
+
+func (r *rowWriter[T]) write(vals []T, ids flow.IDs) error {
+	if cap(r.rows) < len(vals) {
+		r.rows = append(r.rows[:cap(r.rows)], make([]parquet.Row, len(vals)-cap(r.rows))...)
+	}
+	rows := r.rows[:len(vals)]
+	for i := range vals {
+		row := r.t.Deconstruct(rows[i][:0], &vals[i])
+		id := ids.At(i)
+		rows[i] = append(row,
+			parquet.Int64Value(int64(id.Hi)).Level(0, 0, r.n),
+			parquet.Int64Value(int64(id.Lo)).Level(0, 0, r.n+1))
+	}
+	n, err := r.w.WriteRows(rows)
+	if err == nil && n != len(rows) {
+		err = fmt.Errorf("parquet-go wrote %d of %d rows", n, len(rows))
+	}
+	return err
+}
+
+func (r *rowWriter[T]) flush() error { return r.w.Flush() }
+func (r *rowWriter[T]) size() int64  { return r.w.Size() }
+func (r *rowWriter[T]) close() error { return r.w.Close() }

@@ -38,7 +38,7 @@ func orders(change func(*order)) *flow.Pipeline {
 			change(&o)
 		}
 		return o, nil
-	}, sources.PartitionSize(250))
+	}, sources.PartitionItems(250))
 	return flow.From(src).Via(operators.Shuffle[order](500)).WithSeed(3)
 }
 

@@ -34,8 +34,8 @@ func TestFingerprintCoversSettings(t *testing.T) {
 			func() *flow.Pipeline { return flow.From(sources.Slice(nums[:10])) },
 			func() *flow.Pipeline { return flow.From(sources.Slice(nums[:11])) }},
 		{"slice partition size",
-			func() *flow.Pipeline { return from(sources.PartitionSize(16)) },
-			func() *flow.Pipeline { return from(sources.PartitionSize(32)) }},
+			func() *flow.Pipeline { return from(sources.PartitionItems(16)) },
+			func() *flow.Pipeline { return from(sources.PartitionItems(32)) }},
 		{"generate count",
 			func() *flow.Pipeline { return flow.From(sources.Generate(20, gen)) },
 			func() *flow.Pipeline { return flow.From(sources.Generate(100, gen)) }},
@@ -223,7 +223,7 @@ func TestCacheRefusesOtherSettings(t *testing.T) {
 func TestResumeRefusesOtherSettings(t *testing.T) {
 	data := make([]int64, 200)
 	run := func(size int) *flow.Pipeline {
-		return flow.From(sources.Slice(data, sources.PartitionSize(50))).Via(operators.Batch[int64](size))
+		return flow.From(sources.Slice(data, sources.PartitionItems(50))).Via(operators.Batch[int64](size))
 	}
 	tr := new(flow.Tracker)
 	n := 0

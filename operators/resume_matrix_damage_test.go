@@ -18,7 +18,7 @@ import (
 // partition number read as a source partition.
 func TestResumeMatrixResumeRefusesMissingStageState(t *testing.T) {
 	build := func() *flow.Pipeline {
-		return flow.From(sources.Slice(matrixInts(200), sources.PartitionSize(10))).
+		return flow.From(sources.Slice(matrixInts(200), sources.PartitionItems(10))).
 			Via(operators.Batch[int64](3, operators.PartitionItems(2)))
 	}
 	tr := new(flow.Tracker)
@@ -59,7 +59,7 @@ func TestResumeMatrixResumeRefusesMissingStageState(t *testing.T) {
 // states too, and resumes to nothing.
 func TestResumeMatrixEmptyRunResumes(t *testing.T) {
 	build := func() *flow.Pipeline {
-		return flow.From(sources.Slice([]int64{}, sources.PartitionSize(10))).
+		return flow.From(sources.Slice([]int64{}, sources.PartitionItems(10))).
 			Via(operators.Batch[int64](3)).
 			Via(operators.Prefetch[operators.Rows[int64]](2))
 	}

@@ -16,7 +16,7 @@ import (
 // run instead of starting the stage as if fresh.
 func TestResumeRefusesAForeignState(t *testing.T) {
 	xs := make([]int64, 50)
-	p := flow.From(sources.Slice(xs, sources.PartitionSize(7))).Via(operators.Batch[int64](4))
+	p := flow.From(sources.Slice(xs, sources.PartitionItems(7))).Via(operators.Batch[int64](4))
 	tr := new(flow.Tracker)
 	k := 0
 	for _, err := range flow.Values[operators.Rows[int64]](t.Context(), p.Checkpoints(tr)) {

@@ -19,7 +19,7 @@ import (
 // resumes from the sink's Continuation if resume and there is one.
 func contJob(dir string, resume bool, opts ...sinks.ParquetOption) error {
 	t := new(flow.Tracker)
-	p := pqPipeline(pqRows(3000), 2, sources.PartitionSize(400), sources.ChunkSize(100)).Checkpoints(t)
+	p := pqPipeline(pqRows(3000), 2, sources.PartitionItems(400), sources.ChunkSize(100)).Checkpoints(t)
 	if resume {
 		ck, ok, err := sinks.Continuation(dir, 0)
 		if err != nil {
@@ -134,7 +134,7 @@ func TestContinueMisuse(t *testing.T) {
 	}
 
 	snap, _ = snapshotAt(t, "progress renamed", 2)
-	if err := pqPipeline(pqRows(3000), 2, sources.PartitionSize(400), sources.ChunkSize(100)).
+	if err := pqPipeline(pqRows(3000), 2, sources.PartitionItems(400), sources.ChunkSize(100)).
 		To(sinks.ParquetShards[pqRow](snap, sinks.RowsPerFile(450))).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,7 @@ var partName = regexp.MustCompile(`^part-00000-\d{5}\.parquet$`)
 func TestParquetShardsHive(t *testing.T) {
 	ctx := context.Background()
 	rows := hiveRows(3000)
-	p := flow.From(sources.Slice(rows, sources.PartitionSize(400), sources.ChunkSize(90)))
+	p := flow.From(sources.Slice(rows, sources.PartitionItems(400), sources.ChunkSize(90)))
 	var items []flow.Item[hiveRow]
 	if err := p.To(sinks.Collect(&items)).Run(ctx); err != nil {
 		t.Fatal(err)
@@ -227,7 +227,7 @@ func TestParquetShardsHiveColumns(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	err := flow.From(sources.Slice(rows, sources.PartitionSize(100))).
+	err := flow.From(sources.Slice(rows, sources.PartitionItems(100))).
 		To(sinks.ParquetShards[row](dir, sinks.PartitionBy("n", "_opt"))).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -284,7 +284,7 @@ func TestParquetShardsHiveKinds(t *testing.T) {
 		rows[i] = row{Base: Base{Region: []byte([]string{"eu/west", "us"}[i%2])}, OK: i%4 < 2, Ratio: float32(i%3) / 2, Seq: int64(i)}
 	}
 	dir := t.TempDir()
-	err := flow.From(sources.Slice(rows, sources.PartitionSize(50))).
+	err := flow.From(sources.Slice(rows, sources.PartitionItems(50))).
 		To(sinks.ParquetShards[row](dir, sinks.PartitionBy("region", "ok", "ratio"), sinks.Writers(3))).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)

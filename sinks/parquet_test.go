@@ -210,7 +210,7 @@ func TestParquetShardsRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	rows := pqRows(10_000)
 	dir := filepath.Join(t.TempDir(), "out")
-	p := pqPipeline(rows, 2, sources.PartitionSize(1500), sources.ChunkSize(333))
+	p := pqPipeline(rows, 2, sources.PartitionItems(1500), sources.ChunkSize(333))
 	ids := itemIDs(t, p)
 	err := p.To(sinks.ParquetShards[pqRow](dir, sinks.RowsPerFile(3000), sinks.RowGroupRows(1000))).Run(ctx)
 	if err != nil {
@@ -293,7 +293,7 @@ func TestParquetShardsSameBytes(t *testing.T) {
 				// where chunk boundaries could show.
 				sink := sinks.ParquetShards[pqRow](dir, sinks.Writers(writers), sinks.RowsPerFile(7000),
 					sinks.RowGroupRows(3000), sinks.PageSize(4096))
-				err := pqPipeline(rows, v.p, sources.PartitionSize(2500), sources.ChunkSize(v.chunk)).To(sink).Run(ctx)
+				err := pqPipeline(rows, v.p, sources.PartitionItems(2500), sources.ChunkSize(v.chunk)).To(sink).Run(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -324,9 +324,9 @@ func TestParquetShardsShards(t *testing.T) {
 	ctx := context.Background()
 	rows := pqRows(10_000)
 	dir := t.TempDir()
-	p := pqPipeline(rows, 3, sources.PartitionSize(1000))
+	p := pqPipeline(rows, 3, sources.PartitionItems(1000))
 	ids := itemIDs(t, p)
-	err := pqRankPipeline(rows, 3, 3, 4, sources.PartitionSize(1000)).
+	err := pqRankPipeline(rows, 3, 3, 4, sources.PartitionItems(1000)).
 		To(sinks.ParquetShards[pqRow](dir, sinks.Writers(2), sinks.RowsPerFile(2000))).Run(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -430,7 +430,7 @@ func TestParquetShardsRollByRows(t *testing.T) {
 	for _, n := range []int{0, 1, 999, 1000, 1001, 2500} {
 		rows := pqRows(n)
 		dir := t.TempDir()
-		err := pqPipeline(rows, 2, sources.PartitionSize(300), sources.ChunkSize(77)).
+		err := pqPipeline(rows, 2, sources.PartitionItems(300), sources.ChunkSize(77)).
 			To(sinks.ParquetShards[pqRow](dir, sinks.RowsPerFile(250), sinks.RowGroupRows(100))).Run(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -582,7 +582,7 @@ func TestParquetShardsRowIDColumn(t *testing.T) {
 	ctx := context.Background()
 	rows := pqRows(5000)
 	dir := t.TempDir()
-	p := flow.From(sources.Slice(rows, sources.PartitionSize(700), sources.ChunkSize(100))).
+	p := flow.From(sources.Slice(rows, sources.PartitionItems(700), sources.ChunkSize(100))).
 		Via(operators.Filter(func(r pqRow) bool { return r.ID%3 != 0 })).Parallel(2)
 	var items []flow.Item[pqRow]
 	if err := p.To(sinks.Collect(&items)).Run(ctx); err != nil {

@@ -52,7 +52,7 @@ func notes(n int) []note {
 func writeText(t *testing.T, format string, par int, opts ...sinks.TextOption) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "out")
-	p := flow.From(sources.Slice(notes(3000), sources.PartitionSize(250))).
+	p := flow.From(sources.Slice(notes(3000), sources.PartitionItems(250))).
 		Via(operators.Map(func(n note) (note, error) { return n, nil })).Parallel(par)
 	sink := sinks.JSONLShards[note](dir, opts...)
 	if format == "csv" {
@@ -277,7 +277,7 @@ func TestJSONLShardsEncodingError(t *testing.T) {
 		vals[i] = byName{ID: i, A: float64(i)}
 	}
 	vals[7].A = math.NaN()
-	src := sources.Slice(vals, sources.PartitionSize(4))
+	src := sources.Slice(vals, sources.PartitionItems(4))
 	items := testutil.Items[byName](t, flow.From(src))
 	for _, opts := range [][]sinks.TextOption{nil, {sinks.RowIDColumn("rid")}} {
 		out := filepath.Join(t.TempDir(), "out")

@@ -103,7 +103,7 @@ func launcherDataset(t *testing.T) (string, int64) {
 		src := sources.Generate(f.rows, func(j int64) (event, error) {
 			id := start + j
 			return event{ID: id, Lang: []string{"en", "de", "fr"}[id%3], Score: float64(id%100) / 100, Text: fmt.Sprintf("text %d", id*7)}, nil
-		}, sources.PartitionSize(int(f.group)))
+		}, sources.PartitionItems(int(f.group)))
 		if err := flow.From(src).To(sinks.ParquetShards[event](tmp, sinks.RowGroupRows(int(f.group)))).Run(context.Background()); err != nil {
 			t.Fatal(err)
 		}

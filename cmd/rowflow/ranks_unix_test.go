@@ -26,7 +26,7 @@ func bigDataset(t *testing.T, n int64) string {
 	dir := filepath.Join(t.TempDir(), "data")
 	src := sources.Generate(n, func(i int64) (event, error) {
 		return event{ID: i, Lang: []string{"en", "de", "fr"}[i%3], Score: float64(i%100) / 100, Text: fmt.Sprintf("text %d", i*7)}, nil
-	}, sources.PartitionSize(1000))
+	}, sources.PartitionItems(1000))
 	if err := flow.From(src).To(sinks.ParquetShards[event](dir, sinks.RowGroupRows(500))).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
 )
 
 type order struct {
@@ -55,7 +56,7 @@ func write(t *testing.T, p *flow.Pipeline, opts ...sinks.ParquetOption) string {
 
 // readBack reads a written output with the IDs the job gave its rows.
 func readBack(dir string) *flow.Pipeline {
-	return flow.From(sources.Parquet[storedOrder](dir)).Parallel(2).
+	return flow.From(parquet.Read[storedOrder](dir)).Parallel(2).
 		Via(operators.SetIDs(func(o storedOrder) rowid.ID { return rowid.ID{Hi: o.RIDHi, Lo: o.RIDLo} }))
 }
 

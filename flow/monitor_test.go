@@ -20,6 +20,7 @@ import (
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
 )
 
 func newMonitor(t *testing.T, opts ...flow.MonitorOption) *flow.Monitor {
@@ -371,7 +372,7 @@ func TestProgressTotalFromParquet(t *testing.T) {
 			}
 		}))
 		var n int64
-		err := flow.From(sources.Parquet[row](dir)).Epochs(2).
+		err := flow.From(parquet.Read[row](dir)).Epochs(2).
 			To(sinks.ForEach(func(flow.Item[row]) error {
 				if n++; n == 1 {
 					select {

@@ -18,6 +18,7 @@ import (
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
 )
 
 type hiveRow struct {
@@ -306,7 +307,7 @@ func TestParquetShardsHiveKinds(t *testing.T) {
 }
 
 // TestHiveValuesRoundTrip writes every hostile partition value with
-// PartitionBy and reads the output back with sources.Parquet: each row's
+// PartitionBy and reads the output back with sources/parquet.Read: each row's
 // value is the value written, "" and "__HIVE_DEFAULT_PARTITION__" alike,
 // and values too long for a directory name come back whole.
 func TestHiveValuesRoundTrip(t *testing.T) {
@@ -318,7 +319,7 @@ func TestHiveValuesRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []hiveRow
-	if err := flow.From(sources.Parquet[hiveRow](dir)).To(sinks.CollectValues(&got)).Run(ctx); err != nil {
+	if err := flow.From(parquet.Read[hiveRow](dir)).To(sinks.CollectValues(&got)).Run(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != len(rows) {

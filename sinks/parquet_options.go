@@ -75,7 +75,7 @@ const (
 	MaxWriters = 4096
 	// MaxPageBytes is the largest page size [PageSize] accepts, 128 MiB:
 	// half of the decoded page size that the sources read by default
-	// (sources.MaxPageSize, 256 MiB), which leaves room for the values
+	// (sources/parquet.MaxPageSize, 256 MiB), which leaves room for the values
 	// that end a page past its cut, so that the files read back with the
 	// sources' defaults.
 	MaxPageBytes = 128 << 20
@@ -189,7 +189,7 @@ func RowIDColumn(name string) Option {
 // one (nil goes to the default partition, like the empty value). The
 // columns stay in the files too, and each file records its partition's
 // exact values in its key-value metadata (rowflow.partition.<column>),
-// from which sources.Parquet reads back a value too long for its
+// from which sources/parquet.Read reads back a value too long for its
 // directory name: a value written is the value read.
 func PartitionBy(columns ...string) Option {
 	columns = append([]string(nil), columns...)

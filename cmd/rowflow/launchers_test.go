@@ -25,6 +25,7 @@ import (
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
 )
 
 // The launcher harness: `rowflow reshard` run by the example scripts of
@@ -205,7 +206,7 @@ func (h *launcherHarness) checkWorld(t *testing.T, launcher string, want int, fr
 		row.committed = "yes"
 	}
 	shards := func(dir string) *flow.Pipeline {
-		return flow.From(sources.Parquet[shardRow](dir)).
+		return flow.From(parquet.Read[shardRow](dir)).
 			Via(operators.SetIDs(func(r shardRow) rowid.ID { return rowid.ID{Hi: r.IDHi, Lo: r.IDLo} }))
 	}
 	if err := determinism.CompareByID[shardRow](context.Background(), shards(h.ref), shards(out)); err != nil {

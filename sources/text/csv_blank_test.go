@@ -11,13 +11,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rowflow/rowflow/sources/text"
-
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/text"
 )
 
 // TestCSVBlankLines: blank lines, before the header or between records,

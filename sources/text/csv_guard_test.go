@@ -9,12 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rowflow/rowflow/sources/text"
-
 	"github.com/klauspost/compress/zstd"
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sources/text"
 )
 
 type pairRow struct {

@@ -11,14 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rowflow/rowflow/sources/text"
-
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/text"
 )
 
 // skipTranscript reads the text file at path (CSV, or JSON Lines if its

@@ -6,11 +6,10 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/rowflow/rowflow/sources/text"
-
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/sources/text"
 )
 
 // A CSV dataset with a Hive column, read into structs by the csv tags on

@@ -8,10 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rowflow/rowflow/sources/text"
-
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sources/text"
 )
 
 // keyed has required fields (A, B), optional ones and a Hive column.

@@ -8,14 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rowflow/rowflow/sources/text"
-
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/text"
 )
 
 // intRow reads one integer column, so that a long field that is not a

@@ -16,8 +16,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rowflow/rowflow/sources/text"
-
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
@@ -28,6 +26,7 @@ import (
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/text"
 )
 
 // Line is what the text tests decode.

@@ -31,7 +31,7 @@ func init() {
 
 // Literal is the type of the values a filter compares columns with.
 // Which literals compare with which columns is said by [Where] and
-// [RowFilter]; a mismatch fails the run when the file (or, for Where, the
+// parquet.RowFilter; a mismatch fails the run when the file (or, for Where, the
 // dataset) is opened, naming the column and both types.
 type Literal interface {
 	int | int8 | int16 | int32 | int64 | uint | uint8 | uint16 | uint32 | uint64 |
@@ -127,9 +127,9 @@ func Or(fs ...Filter) Filter { return Filter{filter.Logic(filter.Or, exprs(fs)..
 // __HIVE_DEFAULT_PARTITION__ is null. A filter that names a column the
 // dataset's paths do not have, or a value that does not read as its
 // literal's type, fails the run when it starts. In a Parquet source,
-// Where names the Hive columns by their names after [Rename], as
-// [RowFilter] names file columns. To filter on the values inside the
-// files, use [RowFilter]. Given more than once, the filters are combined
+// Where names the Hive columns by their names after parquet.Rename, as
+// parquet.RowFilter names file columns. To filter on the values inside
+// the files, use parquet.RowFilter. Given more than once, the filters are combined
 // with [And].
 func Where(f Filter) DatasetOption {
 	return datasetOption(func(c *datasource.Settings) error {

@@ -12,7 +12,7 @@ import (
 
 // Generate returns a source of the values f(0), f(1), … f(n-1), or of an
 // unending sequence if n is negative (end it with operators.Take).
-// Partition k holds indexes [k*size, (k+1)*size) for the [PartitionSize]
+// Partition k holds indexes [k*size, (k+1)*size) for the [PartitionItems]
 // size, and has partition number k. Ranks divide the indexes as [Slice]
 // divides its values; an unending generator gives rank r of w the
 // partitions k with k % w == r. Value i gets the ID rowid.Ordinal(i)
@@ -21,7 +21,7 @@ import (
 // parallel. An error from f fails the run, naming the index's partition
 // and row ID.
 //
-// Options: [PartitionSize], [ChunkSize], [Named].
+// Options: [PartitionItems], [ChunkSize], [Named].
 func Generate[T any](n int64, f func(i int64) (T, error), opts ...SliceOption) flow.RandomAccess[T] {
 	c, err := buildMem("generate", opts)
 	if f == nil && err == nil {

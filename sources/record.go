@@ -33,7 +33,7 @@ func (r Record) Get(name string) (any, bool) {
 // that comes twice (a Hive column that the files hold too) is written
 // once, with its first value. A NaN or infinite float, which JSON has no
 // number for, is written as the string "NaN", "+Inf" or "-Inf", in lists
-// too; [JSONLRecords] reads such a string back as the string, and
+// too; sources/text.JSONLRecords reads such a string back as the string, and
 // sinks.ParquetRecordShards writes it to a float column as the float.
 func (r Record) MarshalJSON() ([]byte, error) {
 	b := []byte{'{'}

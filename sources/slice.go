@@ -9,7 +9,7 @@ import (
 )
 
 // Slice returns a source of the values of values, in order. Partition k
-// holds values [k*size, (k+1)*size) for the [PartitionSize] size, and has
+// holds values [k*size, (k+1)*size) for the [PartitionItems] size, and has
 // partition number k. In a run of several ranks ([flow.Pipeline.WithRank])
 // rank r of w reads values [r*n/w, (r+1)*n/w) of the n, so shares differ
 // by at most one value; a partition that two ranks share is read in part
@@ -18,7 +18,7 @@ import (
 // copies values as it reads them; the caller must not modify values while
 // a run reads it.
 //
-// Options: [PartitionSize], [ChunkSize], [Named].
+// Options: [PartitionItems], [ChunkSize], [Named].
 func Slice[T any](values []T, opts ...SliceOption) flow.RandomAccess[T] {
 	c, err := buildMem("slice", opts)
 	return &sliceSource[T]{values: values, cfg: c, err: err}

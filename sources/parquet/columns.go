@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/parquet-go/parquet-go"
+	pq "github.com/parquet-go/parquet-go"
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/internal/parquet/assemble"
@@ -16,14 +16,14 @@ import (
 )
 
 // ReadColumns returns a source of column batches: each item is the
-// rows of one fragment (or, with [WholeFiles], of one row group of it) as
+// rows of one fragment (or, with [sources.WholeFiles], of one row group of it) as
 // typed column slices, for consumers that work on tables. The batch's row
 // ID is the ID of its first row; [ColumnBatch.RowID] gives the others.
 //
 // Every leaf column is read, and every Hive partition column is in the
 // batch's Partition, unless [Columns] names some (by their dotted paths
 // or Hive names, after [Rename]); the batch's Columns are then in the
-// order named. It takes the options of [Read]; [ChunkSize]
+// order named. It takes the options of [Read]; [sources.ChunkSize]
 // does not apply, and [Trace] adds nothing (the batch has its file, row
 // group and first row). With [RowFilter], batches keep every row and mark
 // the matching ones in [ColumnBatch.Keep].
@@ -92,8 +92,8 @@ func (b *ColumnBatch) Column(name string) *Column {
 // them.
 type Column struct {
 	Name               string // the user name: the dotted path, after Rename
-	Node               parquet.Node
-	Kind               parquet.Kind
+	Node               pq.Node
+	Kind               pq.Kind
 	TypeLength         int
 	MaxDefinitionLevel int
 	MaxRepetitionLevel int
@@ -224,7 +224,7 @@ func (r *columnsReader) emit(ctx context.Context, sp span, cols *columnSet, last
 			MaxDefinitionLevel: leaf.MaxDefinitionLevel, MaxRepetitionLevel: leaf.MaxRepetitionLevel, Unsigned: assemble.Unsigned(leaf),
 			Boolean: c.Boolean, Int32: c.Int32, Int64: c.Int64, Float: c.Float, Double: c.Double,
 			Bytes: c.Bytes, Offsets: c.Offsets, DefLevels: c.DefLevels, RepLevels: c.RepLevels, src: c}
-		if leaf.Kind == parquet.Int96 {
+		if leaf.Kind == pq.Int96 {
 			b.Columns[i].Bytes = int96Bytes(c)
 		}
 	}

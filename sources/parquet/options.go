@@ -124,7 +124,7 @@ func (c *parquetConfig) selected() map[string]bool {
 // Rename reads the column raw under the name user: a struct field
 // tagged user reads column raw. raw is a file column, nested columns
 // named by their path joined with ".", or a Hive partition column. The
-// options that name columns, [Columns], [RowFilter] and [Where], name
+// options that name columns, [Columns], [RowFilter] and [sources.Where], name
 // them by their user names. A file that has no column raw, and no Hive
 // partition column raw, is an error that names the file and the column.
 // So is a file that has another column user, of its own or a Hive

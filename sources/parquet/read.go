@@ -23,23 +23,23 @@ import (
 //
 // The dataset is root: a file, a directory tree (every *.parquet file
 // under it, skipping hidden and _-prefixed names), or a glob; or the
-// paths given with [Files], under root. Files are taken in the order of
+// paths given with [sources.Files], under root. Files are taken in the order of
 // their paths relative to root. Hive-style key=value directories become
 // partition columns (strings), which struct fields of that name (after
-// [Rename]) receive, [Columns] selects like file columns, and [Where]
+// [Rename]) receive, [Columns] selects like file columns, and [sources.Where]
 // filters on before any file is opened.
 //
 // # Partitions and row IDs
 //
 // Each fragment (a row group, or up to [MaxRows] rows of one, or a whole
-// file with [WholeFiles]) is a partition, numbered in plan order. Row i of
+// file with [sources.WholeFiles]) is a partition, numbered in plan order. Row i of
 // a file gets the ID rowid.Ordinal(i).Combine(rowid.FromString(rel)), rel
 // being the file's slash-separated path relative to root: a row has the
 // same ID whatever the shuffle, rank or parallelism.
 //
 // # Filters
 //
-// [Where] selects files by their Hive partition values before any file
+// [sources.Where] selects files by their Hive partition values before any file
 // is opened. [RowFilter] selects rows by the values of file columns: it
 // skips the row groups, and the pages where the file has a page index,
 // whose statistics show that no row matches, and tests the remaining rows
@@ -93,10 +93,10 @@ import (
 // cannot hold fails before anything is planned from it. With [SkipBadFragments], a fragment that fails to read is
 // skipped instead, and reported.
 //
-// Options: [Files], [RowGroups], [WholeFiles], [MaxRows], [Columns],
-// [Rename], [ShuffleWindow], [Seed], [Epochs],
-// [Where], [RowFilter], [Trace], [MaxPageSize], [MaxReadSize], [SkipBadFragments],
-// [ChunkSize], [Named].
+// Options: [sources.Files], [RowGroups], [sources.WholeFiles], [MaxRows], [Columns],
+// [Rename], [sources.ShuffleWindow],
+// [sources.Where], [RowFilter], [Trace], [MaxPageSize], [MaxReadSize], [SkipBadFragments],
+// [sources.ChunkSize], [sources.Named].
 func Read[T any](root string, opts ...Option) flow.Source[T] {
 	return newParquet[T](root, structFormat[T]{}, opts)
 }

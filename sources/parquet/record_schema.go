@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/parquet-go/parquet-go"
+	pq "github.com/parquet-go/parquet-go"
 
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/internal/parquet/pqschema"
@@ -33,7 +33,7 @@ import (
 // string (__file) and two optional int64s. Files whose schemas differ
 // from the first's give records that the schema may not hold: the sink
 // then fails on the first such row, naming it.
-func RecordSchema(root string, opts ...Option) (*parquet.Schema, error) {
+func RecordSchema(root string, opts ...Option) (*pq.Schema, error) {
 	src := newParquet[sources.Record](root, recordsFormat{}, opts).(*parquetSource[sources.Record])
 	if src.err != nil {
 		return nil, src.err
@@ -61,7 +61,7 @@ func RecordSchema(root string, opts ...Option) (*parquet.Schema, error) {
 	}
 	var cols []pqschema.Column
 	used := map[string]bool{}
-	add := func(name string, node parquet.Node) {
+	add := func(name string, node pq.Node) {
 		if !used[name] { // a name that comes twice keeps its first value
 			used[name] = true
 			cols = append(cols, pqschema.Column{Name: name, Node: node})
@@ -73,20 +73,20 @@ func RecordSchema(root string, opts ...Option) (*parquet.Schema, error) {
 	for x, at := range p.cols.pos {
 		order[at] = x
 	}
-	str := parquet.Optional(parquet.String())
+	str := pq.Optional(pq.String())
 	for _, j := range order {
 		if j >= len(p.cols.info) {
 			add(p.cols.hive[j-len(p.cols.info)].Name, str)
 			continue
 		}
 		leaf := p.cols.info[j]
-		node := parquet.Leaf(leaf.Node.Type())
+		node := pq.Leaf(leaf.Node.Type())
 		if leaf.MaxDefinitionLevel > 0 { // a required column stays required
-			node = parquet.Optional(node)
+			node = pq.Optional(node)
 		}
 		k := len(p.repDef[j])
 		for range k {
-			node = parquet.Optional(parquet.List(node))
+			node = pq.Optional(pq.List(node))
 		}
 		// A list written the standard way (a.list.element) is named by
 		// its group (a), so that it reads back under the same name.
@@ -98,7 +98,7 @@ func RecordSchema(root string, opts ...Option) (*parquet.Schema, error) {
 		add(name, node)
 	}
 	if p.trace {
-		i64 := parquet.Optional(parquet.Int(64))
+		i64 := pq.Optional(pq.Int(64))
 		add("__file", str)
 		add("__row_group", i64)
 		add("__row_index", i64)

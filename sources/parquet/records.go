@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/parquet-go/parquet-go"
+	pq "github.com/parquet-go/parquet-go"
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/internal/parquet/assemble"
@@ -97,7 +97,7 @@ func (recordsFormat) plan(file dataset.File, r *pqcol.Reader, cfg *parquetConfig
 // down, the definition level at which it is present: the level from which
 // its list has an element. The repetition level of the i-th (from 0) is
 // i+1.
-func repeatedLevels(root *parquet.Column, path []string) []int {
+func repeatedLevels(root *pq.Column, path []string) []int {
 	def := 0
 	var reps []int
 	c := root
@@ -315,23 +315,23 @@ func (a *assembler) list(j int) (any, error) {
 // of the column's type (see internal/parquet/assemble).
 func valueGetter(c *pqcol.Column, str, unsigned bool) func(v int) any {
 	switch c.Leaf.Kind {
-	case parquet.Boolean:
+	case pq.Boolean:
 		return func(v int) any { return c.Boolean[v] }
-	case parquet.Int32:
+	case pq.Int32:
 		if unsigned {
 			return func(v int) any { return uint32(c.Int32[v]) }
 		}
 		return func(v int) any { return c.Int32[v] }
-	case parquet.Int64:
+	case pq.Int64:
 		if unsigned {
 			return func(v int) any { return uint64(c.Int64[v]) }
 		}
 		return func(v int) any { return c.Int64[v] }
-	case parquet.Float:
+	case pq.Float:
 		return func(v int) any { return c.Float[v] }
-	case parquet.Double:
+	case pq.Double:
 		return func(v int) any { return c.Double[v] }
-	case parquet.Int96:
+	case pq.Int96:
 		return func(v int) any {
 			var b [12]byte
 			for k, w := range c.Int96[v] {
@@ -339,12 +339,12 @@ func valueGetter(c *pqcol.Column, str, unsigned bool) func(v int) any {
 			}
 			return b
 		}
-	case parquet.ByteArray:
+	case pq.ByteArray:
 		if str {
 			return func(v int) any { return string(c.ByteArray(v)) }
 		}
 		return func(v int) any { return append([]byte(nil), c.ByteArray(v)...) }
-	case parquet.FixedLenByteArray:
+	case pq.FixedLenByteArray:
 		return func(v int) any { return append([]byte(nil), c.FixedLenByteArray(v)...) }
 	}
 	return func(int) any { return nil }

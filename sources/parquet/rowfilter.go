@@ -12,12 +12,12 @@ import (
 // pages where the file has a page index, whose statistics show that no
 // row can match are skipped without being read; the remaining rows are
 // tested one by one. Given more than once, the filters are combined with
-// [And].
+// [sources.And].
 //
 // # Columns and literals
 //
 // A filter names file columns by their user names: dotted leaf paths,
-// after [Rename] (as [Where] names Hive partition columns, after Rename
+// after [Rename] (as [sources.Where] names Hive partition columns, after Rename
 // too). The columns need not be among those the source returns:
 // they are read for the filter, and not returned. Each literal must have a
 // type that compares with its column's:
@@ -36,7 +36,7 @@ import (
 //
 // Each file is checked when it is opened: a column the file lacks (or
 // that is one of its Hive partition columns, by its name after Rename,
-// which [Where] filters), a repeated column, a column of a type that
+// which [sources.Where] filters), a repeated column, a column of a type that
 // cannot be compared this way (INT96, DECIMAL, FLOAT16, INTERVAL) or a
 // literal whose type does not compare with the column's fails the run
 // with an error naming the file, the column and both types. (With
@@ -45,7 +45,7 @@ import (
 //
 // # Nulls
 //
-// A filter follows SQL's three-valued logic (see [Filter]); a
+// A filter follows SQL's three-valued logic (see [sources.Filter]); a
 // floating-point NaN in a column compares like a null. A row is kept only
 // when the filter is true: both Eq("x", 1) and Not(Eq("x", 1)) drop the
 // rows where x is null, and Or(Eq("x", 1), Not(Eq("x", 1))) keeps exactly
@@ -85,7 +85,7 @@ import (
 //
 // [Read] and [Records] drop the rows that do not match and keep
 // the IDs of the others (still their ordinals in their file), filling
-// chunks of up to [ChunkSize] kept rows. [ReadColumns] keeps the rows
+// chunks of up to [sources.ChunkSize] kept rows. [ReadColumns] keeps the rows
 // in its batches and marks those that match in [ColumnBatch.Keep]; it
 // returns no batch for a span of rows none of which match. A chunk or a
 // batch holds rows of one row group, and of one piece where the page

@@ -24,8 +24,8 @@ import (
 // The dataset is root: a file, a directory tree (every *.csv file under
 // it, plain or compressed: *.csv.gz, *.csv.zst, *.csv.zstd, *.csv.s2;
 // hidden and _-prefixed names skipped), or a glob; or the paths given with
-// [Files], under root. Files, Hive partition columns, [Where], shuffling,
-// epochs and ranks work as for [Parquet].
+// [sources.Files], under root. Files, Hive partition columns, [sources.Where], shuffling,
+// epochs and ranks work as for parquet.Read.
 //
 // # Records and fields
 //
@@ -70,9 +70,9 @@ import (
 // the file, since its ranges would no longer start at records: a part
 // checks when it opens the file and when it has read its range.
 //
-// Options: [Files], [WholeFiles], [PartitionBytes], [Compression],
-// [Header], [Comma], [ShuffleWindow], [Seed], [Epochs],
-// [Where], [SkipBadLines], [ChunkSize], [Named].
+// Options: [sources.Files], [sources.WholeFiles], [PartitionBytes], [Compression],
+// [Header], [Comma], [sources.ShuffleWindow],
+// [sources.Where], [SkipBadLines], [sources.ChunkSize], [sources.Named].
 func CSV[T any](root string, opts ...CSVOption) flow.Source[T] {
 	c, err := buildText("csv", opts, CSVOption.ApplyCSV)
 	fields, ferr := textFields[T]("csv", true)

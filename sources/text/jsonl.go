@@ -24,8 +24,8 @@ import (
 // The dataset is root: a file, a directory tree (every *.jsonl and
 // *.ndjson file under it, plain or compressed with a .gz, .zst, .zstd or
 // .s2 suffix; hidden and _-prefixed names skipped), or a glob; or the
-// paths given with [Files], under root. Files, Hive partition columns,
-// [Where], shuffling, epochs and ranks work as for [Parquet]; a field
+// paths given with [sources.Files], under root. Files, Hive partition columns,
+// [sources.Where], shuffling, epochs and ranks work as for parquet.Read; a field
 // named (by json tag or Go name) as a Hive partition column gets the
 // partition value, parsed as for [CSV], before the line is decoded.
 // Blank lines are skipped, as is a UTF-8 byte order mark at the start of
@@ -48,9 +48,9 @@ import (
 // and byte offset, or is skipped with [SkipBadLines]. A line longer than
 // [MaxRecordBytes] fails the run.
 //
-// Options: [Files], [WholeFiles], [PartitionBytes], [Compression],
-// [ShuffleWindow], [Seed], [Epochs], [Where],
-// [SkipBadLines], [AllowMissingFields], [ChunkSize], [Named].
+// Options: [sources.Files], [sources.WholeFiles], [PartitionBytes], [Compression],
+// [sources.ShuffleWindow], [sources.Where],
+// [SkipBadLines], [AllowMissingFields], [sources.ChunkSize], [sources.Named].
 func JSONL[T any](root string, opts ...JSONLOption) flow.Source[T] {
 	c, err := buildText("jsonl", opts, JSONLOption.ApplyJSONL)
 	fields, ferr := textFields[T]("json", false)

@@ -27,12 +27,10 @@ func Files(paths ...string) DatasetOption {
 	})
 }
 
-// WholeFiles makes every file one fragment (by default a Parquet file is
-// split at its row groups, and an uncompressed text file into byte
-// ranges): for Parquet sources
-// [github.com/rowflow/rowflow/sources/parquet.MaxRows] then does not
-// apply, for CSV and JSON Lines sources no file is split into byte
-// ranges.
+// WholeFiles makes every file one fragment. By default a Parquet file's
+// fragments are its row groups, split further by parquet.MaxRows (which
+// then does not apply), and an uncompressed CSV or JSON Lines file's are
+// byte ranges of text.PartitionBytes.
 func WholeFiles() DatasetOption {
 	return datasetOption(func(c *datasource.Settings) error { c.Plan.WholeFiles = true; return nil })
 }
@@ -41,8 +39,8 @@ func WholeFiles() DatasetOption {
 // (files sorted by path, fragments in file order; the default); -1
 // shuffles all fragments; k > 0 shuffles the files, then fragments through
 // a shuffle buffer of k, opening file footers only as the buffer needs
-// them. Shuffles are seeded by the pipeline's seed
-// ([flow.Pipeline.WithSeed]) and the epoch: the same seed and epoch give the same order on every run.
+// them. Shuffles are seeded by the pipeline's seed (flow.Pipeline.WithSeed)
+// and the epoch: the same seed and epoch give the same order on every run.
 func ShuffleWindow(k int) DatasetOption {
 	return datasetOption(func(c *datasource.Settings) error {
 		if k < -1 {

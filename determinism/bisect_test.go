@@ -20,7 +20,7 @@ type reading struct {
 // readings is two epochs of 3000 readings through a filter; bad changes
 // the reading at (epoch, index).
 func readings(bad func(e, i int64) bool) *flow.Pipeline {
-	src := sources.Generate(3000, func(i int64) (int64, error) { return i, nil }, sources.PartitionSize(128))
+	src := sources.Generate(3000, func(i int64) (int64, error) { return i, nil }, sources.PartitionItems(128))
 	return flow.From(src).Epochs(2).
 		Via(operators.Filter(func(i int64) bool { return i%10 != 7 })).Parallel(2).
 		Via(operators.FlatMap(func(i int64) ([]reading, error) {

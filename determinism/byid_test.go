@@ -14,6 +14,7 @@ import (
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
 )
 
 type order struct {
@@ -38,7 +39,7 @@ func orders(change func(*order)) *flow.Pipeline {
 			change(&o)
 		}
 		return o, nil
-	}, sources.PartitionSize(250))
+	}, sources.PartitionItems(250))
 	return flow.From(src).Via(operators.Shuffle[order](500)).WithSeed(3)
 }
 
@@ -55,7 +56,7 @@ func write(t *testing.T, p *flow.Pipeline, opts ...shards.ParquetOption) string 
 
 // readBack reads a written output with the IDs the job gave its rows.
 func readBack(dir string) *flow.Pipeline {
-	return flow.From(sources.Parquet[storedOrder](dir)).Parallel(2).
+	return flow.From(parquet.Read[storedOrder](dir)).Parallel(2).
 		Via(operators.SetIDs(func(o storedOrder) rowid.ID { return rowid.ID{Hi: o.RIDHi, Lo: o.RIDLo} }))
 }
 

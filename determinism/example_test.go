@@ -16,7 +16,7 @@ import (
 func ExampleVerify() {
 	build := func(n int) *flow.Pipeline {
 		return flow.From(sources.Generate(10000, func(i int64) (int64, error) { return i, nil },
-			sources.PartitionSize(500))).
+			sources.PartitionItems(500))).
 			Via(operators.Filter(func(v int64) bool { return v%3 != 0 })).Parallel(n).
 			Via(operators.Map(func(v int64) (string, error) { return fmt.Sprint(v * v), nil })).Parallel(n)
 	}
@@ -34,7 +34,7 @@ func ExampleVerify_divergence() {
 				return -1, nil
 			}
 			return i, nil
-		}, sources.PartitionSize(10))).Parallel(n)
+		}, sources.PartitionItems(10))).Parallel(n)
 	}
 	err := determinism.Verify[int64](context.Background(), build)
 	fmt.Println(err)

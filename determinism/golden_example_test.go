@@ -50,7 +50,7 @@ func ExampleCheckGolden() {
 				return last, nil
 			}
 			return i * i, nil
-		}, sources.PartitionSize(100)))
+		}, sources.PartitionItems(100)))
 	}
 	update := true // *update, from flag.Bool("update", false, "rewrite golden files")
 	fmt.Println(determinism.CheckGolden[int64](ctx, squares(998001), path, update))

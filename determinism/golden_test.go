@@ -21,7 +21,7 @@ import (
 func TestRecordCheck(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "stream.digest")
-	p := func(n int64) *flow.Pipeline { return flow.From(counting(n, sources.PartitionSize(7))).Parallel(3) }
+	p := func(n int64) *flow.Pipeline { return flow.From(counting(n, sources.PartitionItems(7))).Parallel(3) }
 
 	sum, err := determinism.Record[int64](ctx, p(100), path)
 	if err != nil {
@@ -112,7 +112,7 @@ func TestCheckReport(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "rows.golden")
 	build := func(n int64, f func(int64) int64) *flow.Pipeline {
-		return flow.From(sources.Generate(n, func(i int64) (int64, error) { return f(i), nil }, sources.PartitionSize(5))).Parallel(2)
+		return flow.From(sources.Generate(n, func(i int64) (int64, error) { return f(i), nil }, sources.PartitionItems(5))).Parallel(2)
 	}
 	same := func(i int64) int64 { return i }
 	if err := determinism.CheckGolden[int64](ctx, build(20, same), path, true); err != nil {
@@ -162,7 +162,7 @@ func TestCheckReport(t *testing.T) {
 
 func TestSumOf(t *testing.T) {
 	ctx := context.Background()
-	got, err := determinism.SumOf[int64](ctx, flow.From(counting(1000, sources.PartitionSize(64))).Parallel(4))
+	got, err := determinism.SumOf[int64](ctx, flow.From(counting(1000, sources.PartitionItems(64))).Parallel(4))
 	if want := sumOf(idsOf("generate", 1000), seq(1000)); err != nil || got != want {
 		t.Errorf("SumOf = %v, %v; want %v", got, err, want)
 	}
@@ -186,7 +186,7 @@ func TestGoldenLongStream(t *testing.T) {
 				return -1, nil
 			}
 			return i, nil
-		}, sources.PartitionSize(4000))).Parallel(2)
+		}, sources.PartitionItems(4000))).Parallel(2)
 	}
 	if _, err := determinism.Record[int64](ctx, build(-1), path); err != nil {
 		t.Fatal(err)

@@ -27,7 +27,7 @@ func ExampleMeasureMixing() {
 		return items
 	}
 	values := make([]int, 10000)
-	src := func() *flow.Pipeline { return flow.From(sources.Slice(values, sources.PartitionSize(100))) }
+	src := func() *flow.Pipeline { return flow.From(sources.Slice(values, sources.PartitionItems(100))) }
 	in := collect(src())
 	out := collect(src().Via(operators.Shuffle[int](50)).WithSeed(1))
 	m, err := determinism.MeasureMixing(in, in, 8)

@@ -28,7 +28,7 @@ func TestVerifyPasses(t *testing.T) {
 		mu.Lock()
 		calls = append(calls, n)
 		mu.Unlock()
-		return flow.From(counting(20000, sources.PartitionSize(300), sources.ChunkSize(64))).Parallel(n).
+		return flow.From(counting(20000, sources.PartitionItems(300), sources.ChunkSize(64))).Parallel(n).
 			Via(operators.Filter(func(v int64) bool { return v%5 != 0 })).Parallel(n).
 			Via(operators.FlatMap(func(v int64) ([]string, error) {
 				return slices.Repeat([]string{fmt.Sprint(v)}, int(v%3)), nil
@@ -51,7 +51,7 @@ func TestVerifyPasses(t *testing.T) {
 // has change applied to it.
 func divergent(n int64, change func(p int, src *[]sources.SliceOption, f *func(int64) int64)) func(int) *flow.Pipeline {
 	return func(p int) *flow.Pipeline {
-		opts := []sources.SliceOption{sources.PartitionSize(100), sources.ChunkSize(16)}
+		opts := []sources.SliceOption{sources.PartitionItems(100), sources.ChunkSize(16)}
 		f := func(i int64) int64 { return i }
 		if p > 1 {
 			change(p, &opts, &f)
@@ -105,7 +105,7 @@ func checkDivergence(t *testing.T, got *determinism.Divergence, want determinism
 func TestVerifyBatchAndIDDivergence(t *testing.T) {
 	// Another partition size renumbers batches from item 50 on.
 	d := verifyDivergence(t, divergent(1000, func(_ int, opts *[]sources.SliceOption, _ *func(int64) int64) {
-		*opts = []sources.SliceOption{sources.PartitionSize(50)}
+		*opts = []sources.SliceOption{sources.PartitionItems(50)}
 	}))
 	id := rowid.Ordinal(50).Combine(rowid.FromString("generate"))
 	checkDivergence(t, d, determinism.Divergence{Parallelism: 2, Round: 1, Position: 50,
@@ -134,7 +134,7 @@ func TestVerifyLengthDivergence(t *testing.T) {
 		if p == 3 {
 			n = 250
 		}
-		return flow.From(counting(n, sources.PartitionSize(100))).Parallel(p)
+		return flow.From(counting(n, sources.PartitionItems(100))).Parallel(p)
 	}
 	err := determinism.Verify[int64](context.Background(), short, determinism.Parallelisms(2, 3, 4))
 	var d *determinism.Divergence
@@ -153,7 +153,7 @@ func TestVerifyLengthDivergence(t *testing.T) {
 		if p > 1 {
 			n = 301
 		}
-		return flow.From(counting(n, sources.PartitionSize(100))).Parallel(p)
+		return flow.From(counting(n, sources.PartitionItems(100))).Parallel(p)
 	}
 	d = verifyDivergence(t, long)
 	checkDivergence(t, d, determinism.Divergence{Parallelism: 2, Round: 1, Position: 300,
@@ -171,7 +171,7 @@ func TestVerifyUnordered(t *testing.T) {
 	build := func(p int) *flow.Pipeline {
 		seen1 := make(chan struct{})
 		var once sync.Once
-		return flow.From(counting(400, sources.PartitionSize(100))).
+		return flow.From(counting(400, sources.PartitionItems(100))).
 			Via(operators.Map(func(v int64) (int64, error) {
 				if p > 1 && v < 100 {
 					<-seen1
@@ -220,7 +220,7 @@ func TestVerifyErrors(t *testing.T) {
 				return 0, boom
 			}
 			return i, nil
-		}, sources.PartitionSize(100))).Parallel(p)
+		}, sources.PartitionItems(100))).Parallel(p)
 	}
 	err := determinism.Verify[int64](ctx, failing)
 	if !errors.Is(err, boom) || !strings.HasPrefix(err.Error(), "determinism: parallelism 4 (round 1): ") {

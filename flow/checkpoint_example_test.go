@@ -16,7 +16,7 @@ func ExampleTracker() {
 	ctx := context.Background()
 	build := func(workers int) *flow.Pipeline {
 		xs := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
-		return flow.From(sources.Slice(xs, sources.PartitionSize(3))).
+		return flow.From(sources.Slice(xs, sources.PartitionItems(3))).
 			Via(operators.Map(func(x int) (int, error) { return 10 * x, nil })).Parallel(workers).
 			Via(operators.Shuffle[int](4)).
 			WithSeed(1)

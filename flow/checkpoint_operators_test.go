@@ -22,7 +22,7 @@ import (
 // partition number read as a source partition.
 func TestResumeMatrixResumeRefusesMissingStageState(t *testing.T) {
 	build := func() *flow.Pipeline {
-		return flow.From(sources.Slice(make([]int64, 200), sources.PartitionSize(10))).
+		return flow.From(sources.Slice(make([]int64, 200), sources.PartitionItems(10))).
 			Via(operators.Batch[int64](3, operators.PartitionItems(2)))
 	}
 	tr := new(flow.Tracker)
@@ -59,7 +59,7 @@ func TestResumeMatrixResumeRefusesMissingStageState(t *testing.T) {
 // run instead of starting the stage as if fresh.
 func TestResumeRefusesAForeignState(t *testing.T) {
 	xs := make([]int64, 50)
-	p := flow.From(sources.Slice(xs, sources.PartitionSize(7))).Via(operators.Batch[int64](4))
+	p := flow.From(sources.Slice(xs, sources.PartitionItems(7))).Via(operators.Batch[int64](4))
 	tr := new(flow.Tracker)
 	k := 0
 	for _, err := range flow.Values[operators.Rows[int64]](t.Context(), p.Checkpoints(tr)) {

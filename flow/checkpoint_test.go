@@ -88,7 +88,7 @@ var resumeCases = map[string]func(par int) *flow.Pipeline{
 		for i := range xs {
 			xs[i] = int64(i)
 		}
-		return flow.From(sources.Slice(xs, sources.PartitionSize(37))).
+		return flow.From(sources.Slice(xs, sources.PartitionItems(37))).
 			Via(operators.FlatMap(func(x int64) ([]int64, error) { return slices.Repeat([]int64{x}, int(x%3)), nil })).Parallel(par).
 			Via(operators.Filter(func(x int64) bool { return x%5 != 0 })).Parallel(par).
 			Via(operators.Map(func(x int64) (int64, error) { return 3 * x, nil })).Parallel(par).
@@ -99,7 +99,7 @@ var resumeCases = map[string]func(par int) *flow.Pipeline{
 		for i := range xs {
 			xs[i] = int64(i)
 		}
-		return flow.From(sources.Slice(xs, sources.PartitionSize(23))).
+		return flow.From(sources.Slice(xs, sources.PartitionItems(23))).
 			Via(operators.Filter(func(x int64) bool { return x%7 != 3 })).Parallel(par).
 			Via(flow.NewStage[int64, int64](pairSum{})).
 			Via(operators.FlatMap(func(x int64) ([]int64, error) { return slices.Repeat([]int64{x}, int(x%4)), nil })).Parallel(par).
@@ -115,7 +115,7 @@ func otherPartitions() *flow.Pipeline {
 	for i := range xs {
 		xs[i] = int64(i)
 	}
-	return flow.From(sources.Slice(xs, sources.PartitionSize(24))).
+	return flow.From(sources.Slice(xs, sources.PartitionItems(24))).
 		Via(operators.Filter(func(x int64) bool { return x%7 != 3 })).
 		Via(flow.NewStage[int64, int64](pairSum{})).
 		Via(operators.FlatMap(func(x int64) ([]int64, error) { return slices.Repeat([]int64{x}, int(x%4)), nil })).

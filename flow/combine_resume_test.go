@@ -16,7 +16,7 @@ import (
 // through a filter and a shuffle, so that its own checkpoints have state.
 func resumeInput(i int, n int64, par int) *flow.Pipeline {
 	src := sources.Generate(n, func(k int64) (int64, error) { return int64(i)*1_000_000 + k, nil },
-		sources.PartitionSize(37+10*i), sources.Named(string(rune('a'+i))))
+		sources.PartitionItems(37+10*i), sources.Named(string(rune('a'+i))))
 	return flow.From(src).
 		Via(operators.Filter(func(v int64) bool { return v%11 != 3 })).Parallel(par).
 		Via(operators.Shuffle[int64](25)).

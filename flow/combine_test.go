@@ -23,7 +23,7 @@ func combineInputs(n int, sizes ...int64) []*flow.Pipeline {
 	for i, size := range sizes {
 		base := int64(1_000_000 * i)
 		ps = append(ps, flow.From(sources.Generate(size, func(k int64) (int64, error) { return base + k, nil },
-			sources.Named("in"), sources.PartitionSize(97))).Parallel(n).
+			sources.Named("in"), sources.PartitionItems(97))).Parallel(n).
 			Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(n))
 	}
 	return ps

@@ -15,7 +15,7 @@ import (
 // as it needs them. Put back together and stable-sorted by batch, their
 // items are the serial stream.
 func ExampleCursors() {
-	p := flow.From(sources.Slice(ints(100), sources.PartitionSize(10))).
+	p := flow.From(sources.Slice(ints(100), sources.PartitionItems(10))).
 		Via(operators.Map(func(v int64) (int64, error) { return v * v, nil })).Parallel(2)
 	set, err := flow.Cursors[int64](context.Background(), p, 3)
 	if err != nil {
@@ -54,7 +54,7 @@ func ExampleCursors() {
 
 // Consolidate reads a cursor set back as the serial stream.
 func ExampleCursorSet_Consolidate() {
-	p := flow.From(sources.Slice(ints(12), sources.PartitionSize(4))).
+	p := flow.From(sources.Slice(ints(12), sources.PartitionItems(4))).
 		Via(operators.Filter(func(v int64) bool { return v%3 != 0 })).Parallel(3)
 	set, err := flow.Cursors[int64](context.Background(), p, 2)
 	if err != nil {

@@ -20,7 +20,7 @@ var cursorCounts = []int{1, 2, 3, 4, 8}
 // uneven is a pipeline with a filter, a flat-map and a map whose work per
 // value varies a lot, its stages at parallelism w, the last at last.
 func uneven(w, last int) *flow.Pipeline {
-	return flow.From(sources.Slice(ints(30000), sources.PartitionSize(450), sources.ChunkSize(50))).
+	return flow.From(sources.Slice(ints(30000), sources.PartitionItems(450), sources.ChunkSize(50))).
 		Via(operators.Filter(func(v int64) bool { return v%7 != 0 && (v/450)%6 != 4 })).Parallel(w).
 		Via(operators.FlatMap(func(v int64) ([]int64, error) { return make([]int64, v%3), nil })).Parallel(w).
 		Via(operators.Map(func(v int64) (int64, error) {
@@ -396,7 +396,7 @@ func filterBatch(items []flow.Item[int64], b int64) []flow.Item[int64] {
 func TestCursorSetStageError(t *testing.T) {
 	for _, last := range []int{1, 3} {
 		testutil.CheckGoroutines(t)
-		p := flow.From(sources.Slice(ints(20000), sources.PartitionSize(100))).
+		p := flow.From(sources.Slice(ints(20000), sources.PartitionItems(100))).
 			Via(operators.Map(func(v int64) (int64, error) {
 				if v == 12345 {
 					return 0, errBad
@@ -440,7 +440,7 @@ func TestClosingTheLastCursorStopsTheRun(t *testing.T) {
 	for _, par := range []int{1, 4} {
 		for _, n := range []int{1, 3} {
 			testutil.Synctest(t, func(t *testing.T) {
-				p := flow.From(sources.Generate(1000, func(i int64) (int64, error) { return i, nil }, sources.PartitionSize(10))).
+				p := flow.From(sources.Generate(1000, func(i int64) (int64, error) { return i, nil }, sources.PartitionItems(10))).
 					Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(par)
 				s, err := flow.Cursors[int64](context.Background(), p, n)
 				if err != nil {
@@ -473,7 +473,7 @@ func TestClosingTheLastCursorStopsTheRun(t *testing.T) {
 // (Prefetch, a parallel stage) stands between it and the source.
 func TestStopDownstreamOfNestedRuns(t *testing.T) {
 	gen := func() *flow.Pipeline {
-		return flow.From(sources.Generate(5000, func(i int64) (int64, error) { return i, nil }, sources.PartitionSize(10)))
+		return flow.From(sources.Generate(5000, func(i int64) (int64, error) { return i, nil }, sources.PartitionItems(10)))
 	}
 	for name, src := range map[string]func() flow.Source[int64]{
 		"concat": func() flow.Source[int64] { return flow.Concat[int64](gen(), gen()) },

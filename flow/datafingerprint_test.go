@@ -7,6 +7,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/text"
 )
 
 // TestDataFingerprint: a file source's data fingerprint changes when a
@@ -23,7 +24,7 @@ func TestDataFingerprint(t *testing.T) {
 	type row struct {
 		N int64 `csv:"n"`
 	}
-	csv := flow.From(sources.CSV[row](dir))
+	csv := flow.From(text.CSV[row](dir))
 	slice := flow.From(sources.Slice([]row{{1}}))
 	both := flow.From(flow.Concat[row](slice, csv))
 	fps := func() (string, string, string) {

@@ -12,7 +12,7 @@
 // partitions finish, and [Pipeline.To] ends it with a sink (from the sinks
 // package), after which [Pipeline.Run] runs it:
 //
-//	p := flow.From(sources.Slice(lines, sources.PartitionSize(1024))).
+//	p := flow.From(sources.Slice(lines, sources.PartitionItems(1024))).
 //		Via(operators.Map(parse)).Parallel(4).
 //		Via(operators.Filter(valid)).Parallel(4)
 //	err := p.To(sinks.Collect(&items)).Run(ctx)

@@ -19,7 +19,7 @@ func tenRows() *flow.Pipeline {
 	for i := range xs {
 		xs[i] = int64(i)
 	}
-	return flow.From(sources.Slice(xs, sources.PartitionSize(3)))
+	return flow.From(sources.Slice(xs, sources.PartitionItems(3)))
 }
 
 // A user function that calls runtime.Goexit (as t.Fatal in a test's map

@@ -11,7 +11,7 @@ import (
 // Epochs reads the source again for every epoch; partition numbers carry the
 // epoch.
 func ExamplePipeline_Epochs() {
-	p := flow.From(sources.Slice([]string{"a", "b", "c"}, sources.PartitionSize(2))).Epochs(2)
+	p := flow.From(sources.Slice([]string{"a", "b", "c"}, sources.PartitionItems(2))).Epochs(2)
 	for it, err := range flow.Items[string](context.Background(), p) {
 		if err != nil {
 			fmt.Println(err)

@@ -88,7 +88,7 @@ func TestEpochsReplanTheSource(t *testing.T) {
 func TestEpochsSerialEqualsParallel(t *testing.T) {
 	testutil.Synctest(t, func(t *testing.T) {
 		build := func(n int) *flow.Pipeline {
-			return flow.From(sources.Generate(5000, func(i int64) (int64, error) { return i, nil }, sources.PartitionSize(300))).
+			return flow.From(sources.Generate(5000, func(i int64) (int64, error) { return i, nil }, sources.PartitionItems(300))).
 				Parallel(n).Via(operators.Filter(func(v int64) bool { return v%7 != 0 })).Parallel(n).Epochs(3)
 		}
 		ref := testutil.Items[int64](t, build(1))

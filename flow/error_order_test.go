@@ -23,7 +23,7 @@ func TestParallelErrorIsTheSerialRunsError(t *testing.T) {
 	checkSerialRunsError(t, "two partitions fail", func(par int) *flow.Pipeline {
 		later := make(chan struct{})
 		return flow.From(sources.Generate(1000, func(i int64) (int64, error) { return i, nil },
-			sources.PartitionSize(100), sources.ChunkSize(10))).
+			sources.PartitionItems(100), sources.ChunkSize(10))).
 			Via(operators.Map(func(v int64) (int64, error) {
 				switch {
 				case v == 50 && par > 1:
@@ -92,7 +92,7 @@ func TestUpstreamErrorIsOrderedToo(t *testing.T) {
 		}
 	}
 	gen := func(f func(int64) (int64, error)) *flow.Pipeline {
-		return flow.From(sources.Generate(1000, f, sources.PartitionSize(100), sources.ChunkSize(10)))
+		return flow.From(sources.Generate(1000, f, sources.PartitionItems(100), sources.ChunkSize(10)))
 	}
 	ident := func(v int64) (int64, error) { return v, nil }
 	for _, tc := range []struct {

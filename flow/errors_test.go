@@ -27,7 +27,7 @@ func explode(v int64) (int64, error) {
 // stack stays on the *PanicError.
 func TestPanicErrorIsOneLine(t *testing.T) {
 	for _, n := range []int{1, 3} {
-		err := flow.From(sources.Slice(ints(100), sources.PartitionSize(10))).
+		err := flow.From(sources.Slice(ints(100), sources.PartitionItems(10))).
 			Via(operators.Map(explode)).Parallel(n).
 			To(sinks.ForEach(func(flow.Item[int64]) error { return nil })).Run(context.Background())
 		var pe *flow.PanicError

@@ -15,7 +15,7 @@ import (
 // several workers. The output keeps the serial order.
 func ExampleFrom() {
 	words := []string{"serial", "order", "", "at", "any", "", "parallelism"}
-	p := flow.From(sources.Slice(words, sources.PartitionSize(2))).
+	p := flow.From(sources.Slice(words, sources.PartitionItems(2))).
 		Via(operators.Filter(func(w string) bool { return w != "" })).Parallel(3).
 		Via(operators.Map(func(w string) (string, error) { return strings.ToUpper(w), nil })).Parallel(3)
 	for w, err := range flow.Values[string](context.Background(), p) {
@@ -36,7 +36,7 @@ func ExampleFrom() {
 // Items gives every value with its partition's partition number and its row
 // ID; a map keeps the IDs its input had.
 func ExampleItems() {
-	p := flow.From(sources.Slice([]int{10, 20, 30}, sources.PartitionSize(2))).
+	p := flow.From(sources.Slice([]int{10, 20, 30}, sources.PartitionItems(2))).
 		Via(operators.Map(func(v int) (int, error) { return v + 1, nil }))
 	for it, err := range flow.Items[int](context.Background(), p) {
 		if err != nil {
@@ -54,14 +54,14 @@ func ExampleItems() {
 // Run runs a pipeline that ends in a sink and returns the first error.
 func ExamplePipeline_Run() {
 	var squares []int
-	err := flow.From(sources.Slice([]int{1, 2, 3, 4, 5}, sources.PartitionSize(2))).
+	err := flow.From(sources.Slice([]int{1, 2, 3, 4, 5}, sources.PartitionItems(2))).
 		Via(operators.Map(func(v int) (int, error) { return v * v, nil })).Parallel(2).
 		To(sinks.CollectValues(&squares)).
 		Run(context.Background())
 	fmt.Println(squares, err)
 
 	// A failing function fails the run, naming the stage, partition and row.
-	err = flow.From(sources.Slice([]int{1, 2, 3, 4, 5}, sources.PartitionSize(2))).
+	err = flow.From(sources.Slice([]int{1, 2, 3, 4, 5}, sources.PartitionItems(2))).
 		Via(operators.Map(func(v int) (int, error) {
 			if v == 4 {
 				return 0, fmt.Errorf("%d is unlucky", v)

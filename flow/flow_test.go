@@ -34,7 +34,7 @@ func ints(n int) []int64 {
 
 // mixed is a pipeline with every kind of stage, parallel at n.
 func mixed(n int) *flow.Pipeline {
-	return flow.From(sources.Slice(ints(20000), sources.PartitionSize(700), sources.ChunkSize(64))).
+	return flow.From(sources.Slice(ints(20000), sources.PartitionItems(700), sources.ChunkSize(64))).
 		Via(operators.Filter(func(v int64) bool { return v%3 != 0 && (v/700)%5 != 2 })).Parallel(n).
 		Via(operators.FlatMap(func(v int64) ([]int64, error) { return make([]int64, v%4), nil })).Parallel(n).
 		Via(operators.Map(func(v int64) (string, error) { return strings.Repeat("x", int(v%5)), nil })).Parallel(n + 1)
@@ -137,7 +137,7 @@ var errBad = errors.New("bad value")
 func TestStageErrorNamesStageBatchAndRow(t *testing.T) {
 	testutil.Synctest(t, func(t *testing.T) {
 		for _, n := range parallelisms {
-			p := flow.From(sources.Slice(ints(10000), sources.PartitionSize(100), sources.Named("numbers"))).
+			p := flow.From(sources.Slice(ints(10000), sources.PartitionItems(100), sources.Named("numbers"))).
 				Via(operators.Map(func(v int64) (int64, error) {
 					if v == 4321 {
 						return 0, errBad
@@ -165,7 +165,7 @@ func TestPanicBecomesError(t *testing.T) {
 	testutil.Synctest(t, func(t *testing.T) {
 		cases := map[string]func(n int) *flow.Pipeline{
 			"map": func(n int) *flow.Pipeline {
-				return flow.From(sources.Slice(ints(5000), sources.PartitionSize(100))).
+				return flow.From(sources.Slice(ints(5000), sources.PartitionItems(100))).
 					Via(operators.Map(func(v int64) (int64, error) {
 						if v == 777 {
 							panic("boom")
@@ -174,7 +174,7 @@ func TestPanicBecomesError(t *testing.T) {
 					})).Parallel(n)
 			},
 			"filter": func(n int) *flow.Pipeline {
-				return flow.From(sources.Slice(ints(5000), sources.PartitionSize(100))).
+				return flow.From(sources.Slice(ints(5000), sources.PartitionItems(100))).
 					Via(operators.Filter(func(v int64) bool {
 						if v == 777 {
 							panic("boom")
@@ -188,7 +188,7 @@ func TestPanicBecomesError(t *testing.T) {
 						panic("boom")
 					}
 					return i, nil
-				}, sources.PartitionSize(100))).Parallel(n)
+				}, sources.PartitionItems(100))).Parallel(n)
 			},
 		}
 		for name, build := range cases {
@@ -227,7 +227,7 @@ func TestSinkPanicAndError(t *testing.T) {
 func TestTakeStopsAnEndlessSource(t *testing.T) {
 	testutil.Synctest(t, func(t *testing.T) {
 		for _, n := range parallelisms {
-			p := flow.From(sources.Generate(-1, func(i int64) (int64, error) { return i, nil }, sources.PartitionSize(64))).
+			p := flow.From(sources.Generate(-1, func(i int64) (int64, error) { return i, nil }, sources.PartitionItems(64))).
 				Via(operators.Map(func(v int64) (int64, error) { return v * 2, nil })).Parallel(n).
 				Via(operators.Take[int64](1000)).
 				Via(operators.Map(func(v int64) (int64, error) { return v + 1, nil })).Parallel(n)
@@ -248,7 +248,7 @@ func TestEmptyPartitionsStillClose(t *testing.T) {
 	// Every partition but the last is filtered out entirely, and the
 	// stages after the filter run in parallel: the merge must not wait.
 	for _, n := range parallelisms {
-		p := flow.From(sources.Slice(ints(10000), sources.PartitionSize(10))).
+		p := flow.From(sources.Slice(ints(10000), sources.PartitionItems(10))).
 			Via(operators.Filter(func(v int64) bool { return v >= 9995 })).Parallel(n).
 			Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(n + 1)
 		var got []int64
@@ -301,7 +301,7 @@ func TestBuildErrors(t *testing.T) {
 		{"too many workers", src.Parallel(math.MaxInt).Err(), []string{"Parallel(9223372036854775807)", "at most 65536 workers"}},
 		{"sink type", src.To(sinks.Count[string](new(int64))).Err(), []string{"int64", `"count"`, "string"}},
 		{"no sink", src.Run(context.Background()), []string{"no sink"}},
-		{"option", flow.From(sources.Slice([]int{1}, sources.PartitionSize(0))).Err(), []string{"PartitionSize(0)"}},
+		{"option", flow.From(sources.Slice([]int{1}, sources.PartitionItems(0))).Err(), []string{"PartitionItems(0)"}},
 	}
 	for _, c := range cases {
 		if c.err == nil {
@@ -333,7 +333,7 @@ func TestWindowBoundsReadAhead(t *testing.T) {
 					maxRead.Store(i)
 				}
 				return i, nil
-			}, sources.PartitionSize(10))
+			}, sources.PartitionItems(10))
 			p := flow.From(src).
 				Via(operators.Map(func(v int64) (int64, error) {
 					if v == 0 {
@@ -366,7 +366,7 @@ func TestWindowBoundsReadAhead(t *testing.T) {
 func TestAtEndRunsOncePerRun(t *testing.T) {
 	for _, n := range []int{1, 3} {
 		var ends, reads atomic.Int64
-		src := sources.Generate(1000, func(i int64) (int64, error) { return i, nil }, sources.PartitionSize(100))
+		src := sources.Generate(1000, func(i int64) (int64, error) { return i, nil }, sources.PartitionItems(100))
 		p := flow.From(atEndSource{src, &ends, &reads}).Parallel(n)
 		for range 2 {
 			got := testutil.Items[int64](t, p)
@@ -413,7 +413,7 @@ func TestUnorderedKeepsPartitionsWhole(t *testing.T) {
 		// partition 1 end, so an unordered merge must deliver partition 1
 		// first, whole, then partition 0, whole.
 		batch1Done := make(chan struct{})
-		p := flow.From(sources.Slice(ints(8), sources.PartitionSize(4), sources.ChunkSize(1))).
+		p := flow.From(sources.Slice(ints(8), sources.PartitionItems(4), sources.ChunkSize(1))).
 			Via(operators.Map(func(v int64) (int64, error) {
 				if v == 0 {
 					<-batch1Done
@@ -453,7 +453,7 @@ func TestUnorderedLargePartitions(t *testing.T) {
 	testutil.Synctest(t, func(t *testing.T) {
 		// Partitions of 500 one-value chunks overflow the per-partition
 		// buffer; the merge must still make progress.
-		p := flow.From(sources.Slice(ints(5000), sources.PartitionSize(500), sources.ChunkSize(1))).
+		p := flow.From(sources.Slice(ints(5000), sources.PartitionItems(500), sources.ChunkSize(1))).
 			Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(4).Unordered()
 		got := testutil.Items[int64](t, p)
 		slices.SortFunc(got, func(a, b flow.Item[int64]) int { return int(a.Value - b.Value) })
@@ -519,7 +519,7 @@ func rowsWhileBlocked[T any](t *testing.T, part, chunk int, f func(int64) T) int
 	release := make(chan struct{})
 	var processed atomic.Int64
 	p := flow.From(sources.Generate(-1, func(i int64) (int64, error) { return i, nil },
-		sources.PartitionSize(part), sources.ChunkSize(chunk))).
+		sources.PartitionItems(part), sources.ChunkSize(chunk))).
 		Via(operators.Map(func(v int64) (T, error) {
 			if v == 0 {
 				<-release
@@ -601,7 +601,7 @@ func madeWhileBlocked(t *testing.T, release chan struct{}, shape func(p *flow.Pi
 		return make([]byte, 16<<10), nil
 	}
 	p := shape(flow.From(sources.Generate(n, func(i int64) (int64, error) { return i, nil },
-		sources.PartitionSize(n), sources.ChunkSize(8))), big)
+		sources.PartitionItems(n), sources.ChunkSize(8))), big)
 	done := make(chan error)
 	var count int64
 	go func() { done <- p.To(sinks.Count[[]byte](&count)).Run(context.Background()) }()

@@ -68,7 +68,7 @@ func rowFail(rows ...int64) func(int64) (int64, error) {
 }
 
 func genN(n int64, f func(int64) (int64, error)) *flow.Pipeline {
-	return flow.From(sources.Generate(n, f, sources.PartitionSize(100), sources.ChunkSize(10)))
+	return flow.From(sources.Generate(n, f, sources.PartitionItems(100), sources.ChunkSize(10)))
 }
 
 type outcome struct {

@@ -74,7 +74,7 @@ func TestStoppedUpstreamErrorsDoNotFailTheRun(t *testing.T) {
 		run := func(par int) error {
 			var got []int64
 			return flow.From(sources.Generate(1000, func(i int64) (int64, error) { return i, nil },
-				sources.PartitionSize(100), sources.ChunkSize(100))).
+				sources.PartitionItems(100), sources.ChunkSize(100))).
 				Via(flow.NewStage[int64, int64](partFailOp{now: 3, late: 5})).Parallel(par).
 				Via(operators.Map(func(v int64) (int64, error) { return v, nil })).
 				Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(par).
@@ -102,7 +102,7 @@ func TestSeveralCursorsFailAtOnceOnUpstreamFailure(t *testing.T) {
 		ident := func(v int64) (int64, error) { return v, nil }
 		for _, par := range []int{2, 3} {
 			p := flow.From(sources.Generate(1000, func(i int64) (int64, error) { return i, nil },
-				sources.PartitionSize(100), sources.ChunkSize(10))).
+				sources.PartitionItems(100), sources.ChunkSize(10))).
 				Via(operators.Map(func(v int64) (int64, error) {
 					if v == 150 {
 						return 0, errors.New("row 150")

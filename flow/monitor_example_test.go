@@ -20,7 +20,7 @@ func ExampleMonitor() {
 		return
 	}
 	var n int64
-	err = flow.From(sources.Slice(ints(10000), sources.PartitionSize(1000), sources.Named("numbers"))).
+	err = flow.From(sources.Slice(ints(10000), sources.PartitionItems(1000), sources.Named("numbers"))).
 		Via(operators.Filter(func(v int64) bool { return v%4 == 0 })).Parallel(2).
 		Via(operators.Map(func(v int64) (int64, error) { return v / 4, nil })).Parallel(2).
 		To(sinks.Count[int64](&n)).

@@ -20,6 +20,7 @@ import (
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
 )
 
 func newMonitor(t *testing.T, opts ...flow.MonitorOption) *flow.Monitor {
@@ -36,7 +37,7 @@ func TestMonitorCounts(t *testing.T) {
 		testutil.CheckGoroutines(t)
 		m := newMonitor(t)
 		var n int64
-		err := flow.From(sources.Slice(ints(10000), sources.PartitionSize(100), sources.ChunkSize(50))).
+		err := flow.From(sources.Slice(ints(10000), sources.PartitionItems(100), sources.ChunkSize(50))).
 			Via(operators.Filter(func(v int64) bool { return v%2 == 0 })).Parallel(w).
 			Via(operators.Map(func(v int64) (int64, error) { return v, nil })).
 			To(sinks.Count[int64](&n)).Run(flow.WithMonitor(context.Background(), m))
@@ -70,7 +71,7 @@ func TestMonitorSnapshotWhileRunning(t *testing.T) {
 	testutil.CheckGoroutines(t)
 	m := newMonitor(t)
 	ctx := flow.WithMonitor(context.Background(), m)
-	p := flow.From(sources.Slice(ints(50000), sources.PartitionSize(1000), sources.ChunkSize(100))).
+	p := flow.From(sources.Slice(ints(50000), sources.PartitionItems(1000), sources.ChunkSize(100))).
 		Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(2)
 	read := int64(0)
 	checks := 0
@@ -139,7 +140,7 @@ func TestStallReportNamesTheStage(t *testing.T) {
 			m := newMonitor(t, flow.StallAfter(5*time.Second, func(r flow.StallReport) { reports <- r }),
 				flow.Logger(slog.New(slog.NewJSONHandler(&logs, nil))))
 			ctx := flow.WithMonitor(t.Context(), m)
-			p := flow.From(sources.Slice(ints(20000), sources.PartitionSize(100))).
+			p := flow.From(sources.Slice(ints(20000), sources.PartitionItems(100))).
 				Via(operators.Map(func(v int64) (int64, error) { return v + 1, nil })).Parallel(w).
 				Via(flow.NewStage[int64, int64](op)).Parallel(w).
 				Via(operators.Filter(func(v int64) bool { return true }))
@@ -291,7 +292,7 @@ func TestMonitorTimes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		m := newMonitor(t)
 		var n int64
-		err := flow.From(sources.Slice(ints(800), sources.PartitionSize(100))).
+		err := flow.From(sources.Slice(ints(800), sources.PartitionItems(100))).
 			Via(operators.Map(func(v int64) (int64, error) {
 				if v%100 == 0 {
 					<-time.After(time.Second)
@@ -322,7 +323,7 @@ func TestProgressTotalFromTheSource(t *testing.T) {
 	var last flow.Progress
 	m := newMonitor(t, flow.OnProgress(time.Hour, func(p flow.Progress) { last = p }))
 	var n int64
-	err := flow.From(sources.Slice(ints(1000), sources.PartitionSize(64))).Epochs(3).
+	err := flow.From(sources.Slice(ints(1000), sources.PartitionItems(64))).Epochs(3).
 		To(sinks.Count[int64](&n)).Run(flow.WithMonitor(context.Background(), m))
 	if err != nil || n != 3000 {
 		t.Fatal(n, err)
@@ -371,7 +372,7 @@ func TestProgressTotalFromParquet(t *testing.T) {
 			}
 		}))
 		var n int64
-		err := flow.From(sources.Parquet[row](dir)).Epochs(2).
+		err := flow.From(parquet.Read[row](dir)).Epochs(2).
 			To(sinks.ForEach(func(flow.Item[row]) error {
 				if n++; n == 1 {
 					select {
@@ -396,7 +397,7 @@ func TestStallReportNamesTheLoop(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			reports := make(chan flow.StallReport, 1)
 			m := newMonitor(t, flow.StallAfter(time.Second, func(r flow.StallReport) { reports <- r }))
-			p := flow.From(sources.Slice(ints(5000), sources.PartitionSize(100))).
+			p := flow.From(sources.Slice(ints(5000), sources.PartitionItems(100))).
 				Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(w)
 			k := 0
 			for _, err := range flow.Values[int64](flow.WithMonitor(t.Context(), m), p) {

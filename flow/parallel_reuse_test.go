@@ -29,7 +29,7 @@ func TestParallelReusesPartitionChannels(t *testing.T) {
 	for _, unordered := range []bool{false, true} {
 		run := func() (int64, uint64) {
 			var n int64
-			p := flow.From(sources.Slice(data, sources.PartitionSize(size), sources.ChunkSize(size))).
+			p := flow.From(sources.Slice(data, sources.PartitionItems(size), sources.ChunkSize(size))).
 				Via(operators.Map(func(v int64) (int64, error) { return v + 1, nil })).Parallel(2)
 			if unordered {
 				p = p.Unordered()
@@ -88,7 +88,7 @@ func TestParallelStagePushingAfterEnd(t *testing.T) {
 		data[i] = int64(i)
 	}
 	read := func(par int) []flow.Item[int64] {
-		return testutil.Items[int64](t, flow.From(sources.Slice(data, sources.PartitionSize(10), sources.ChunkSize(4))).
+		return testutil.Items[int64](t, flow.From(sources.Slice(data, sources.PartitionItems(10), sources.ChunkSize(4))).
 			Via(flow.NewStage[int64, int64](lateOp{})).Parallel(par))
 	}
 	want := read(1)

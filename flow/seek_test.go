@@ -18,7 +18,7 @@ func mapOnly(par int, calls *atomic.Int64) *flow.Pipeline {
 	for i := range xs {
 		xs[i] = int64(i)
 	}
-	return flow.From(sources.Slice(xs, sources.PartitionSize(64))).
+	return flow.From(sources.Slice(xs, sources.PartitionItems(64))).
 		Via(operators.Map(func(x int64) (int64, error) { calls.Add(1); return x * 2, nil })).Parallel(par).
 		Via(operators.Prefetch[int64](2)).
 		Epochs(3)

@@ -156,7 +156,7 @@ func TestBatchKeepsDeliveredStorageWhenStopped(t *testing.T) {
 		data[i] = fmt.Sprint(i)
 	}
 	src := func() *flow.Pipeline {
-		return flow.From(sources.Slice(data, sources.ChunkSize(4096), sources.PartitionSize(4096))).
+		return flow.From(sources.Slice(data, sources.ChunkSize(4096), sources.PartitionItems(4096))).
 			Via(operators.Batch[string](2, operators.PartitionItems(1)))
 	}
 	var got []flow.Item[operators.Rows[string]]

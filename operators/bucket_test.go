@@ -145,7 +145,7 @@ func TestTokenBudgetEmptyRows(t *testing.T) {
 	empty := make([][]int32, 100)
 	for _, p := range []int{1, 4} {
 		var sizes []int
-		src := flow.From(sources.Slice(empty, sources.PartitionSize(16))).Parallel(p)
+		src := flow.From(sources.Slice(empty, sources.PartitionItems(16))).Parallel(p)
 		for r, err := range flow.Values[operators.Rows[[]int32]](t.Context(), src.Via(operators.BucketByLength(tokenLen, operators.TokenBudget(40)))) {
 			if err != nil {
 				t.Fatal(err)

@@ -13,7 +13,8 @@ import (
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/operators"
-	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
+	"github.com/rowflow/rowflow/sources/text"
 )
 
 type csvRow struct {
@@ -83,9 +84,9 @@ func TestDiskCacheCoversTheData(t *testing.T) {
 			}
 			var src flow.Source[csvRow]
 			if format == "csv" {
-				src = sources.CSV[csvRow](data, sources.PartitionBytes(1024))
+				src = text.CSV[csvRow](data, text.PartitionBytes(1024))
 			} else {
-				src = sources.Parquet[csvRow](data)
+				src = parquet.Read[csvRow](data)
 			}
 			path := filepath.Join(dir, "c.rfcache")
 			var opts []operators.CacheOption

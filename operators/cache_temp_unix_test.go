@@ -27,7 +27,7 @@ func tempCache(path string, at func(v int64)) flow.Source[int64] {
 	for i := range xs {
 		xs[i] = int64(i)
 	}
-	p := flow.From(sources.Slice(xs, sources.PartitionSize(100))).
+	p := flow.From(sources.Slice(xs, sources.PartitionItems(100))).
 		Via(operators.Map(func(v int64) (int64, error) { at(v); return v, nil }))
 	return operators.Cache[int64](p, operators.OnDisk(path))
 }

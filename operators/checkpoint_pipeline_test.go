@@ -24,7 +24,7 @@ func everyStateful(par int) *flow.Pipeline {
 			seqs[i] = append(seqs[i], int32(i*100+j))
 		}
 	}
-	src := operators.IndexShuffle(sources.Slice(seqs, sources.PartitionSize(41)))
+	src := operators.IndexShuffle(sources.Slice(seqs, sources.PartitionItems(41)))
 	sum := func(acc int64, v int64) (int64, error) { return acc*31 + v, nil }
 	members := func(r operators.Rows[int64]) ([]int64, error) { return r.Values[:len(r.Values)-r.Padding], nil }
 	return flow.From(src).

@@ -75,7 +75,7 @@ func (b Collated) Column(name string) (Column, bool) {
 // [PadLeft]); multiple=K (default [PadMultiple], or 1); length=N (default
 // [PadLength], or none). An empty name, or no tag, names the column after
 // the field's `parquet` tag, or else its Go name, so that a struct read
-// by sources.Parquet collates with no tags at all.
+// by sources/parquet.Read collates with no tags at all.
 // The option tokens belongs to [PackFields], which reads the same tags;
 // Collate refuses it.
 //

@@ -152,7 +152,7 @@ func TestCollate(t *testing.T) {
 		name := fmt.Sprintf("rows %d size %d %v left %t multiple %d length %d", rows, size, last, left, mult, length)
 		t.Run(name, func(t *testing.T) {
 			src := sources.Generate(rows, func(i int64) (example, error) { return makeExample(uint64(round), i), nil },
-				sources.Named(srcName), sources.PartitionSize(1+r.IntN(50)), sources.ChunkSize(1+r.IntN(20)))
+				sources.Named(srcName), sources.PartitionItems(1+r.IntN(50)), sources.ChunkSize(1+r.IntN(20)))
 			batches := func(p int) *flow.Pipeline {
 				return flow.From(src).Parallel(p).Via(operators.Batch[example](size, operators.LastBatch(last), operators.PartitionItems(3)))
 			}
@@ -182,7 +182,7 @@ func TestCollateTooLong(t *testing.T) {
 	}
 	src := func() flow.Source[fixed] {
 		return sources.Generate(100, func(i int64) (fixed, error) { return fixed{Tokens: tokens(i)}, nil },
-			sources.Named(srcName), sources.PartitionSize(30), sources.ChunkSize(16))
+			sources.Named(srcName), sources.PartitionItems(30), sources.ChunkSize(16))
 	}
 	for _, c := range []struct {
 		stage flow.Stage
@@ -337,7 +337,7 @@ func TestCollateResume(t *testing.T) {
 		rows[i] = seq{int64(i), s}
 	}
 	build := func(par int) *flow.Pipeline {
-		return flow.From(sources.Slice(rows, sources.PartitionSize(19))).
+		return flow.From(sources.Slice(rows, sources.PartitionItems(19))).
 			Via(operators.BucketByLength(func(s seq) int { return len(s.Toks) }, operators.Buckets([]int{3, 8}, []int{5, 3, 2}), operators.PartitionItems(2))).
 			Via(operators.Collate[seq]()).Parallel(par).
 			Epochs(2)

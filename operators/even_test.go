@@ -11,6 +11,7 @@ import (
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
 )
 
 func TestEvenRanks(t *testing.T) {
@@ -107,7 +108,7 @@ func TestEvenRanksParquet(t *testing.T) {
 	for rank := range 2 {
 		var acct operators.EvenAccount
 		src := func(acct *operators.EvenAccount) *flow.Pipeline {
-			return flow.From(operators.EvenRanks(sources.Parquet[pqRow](dir, sources.RowGroups()), operators.PadUneven, acct)).Parallel(3).WithRank(rank, 2)
+			return flow.From(operators.EvenRanks(parquet.Read[pqRow](dir, parquet.RowGroups()), operators.PadUneven, acct)).Parallel(3).WithRank(rank, 2)
 		}
 		items := testutil.Items[pqRow](t, src(&acct))
 		for _, it := range items {
@@ -133,7 +134,7 @@ func TestEvenRanksParquet(t *testing.T) {
 	if len(seen) != total || twice != 1 {
 		t.Fatalf("%d distinct rows of %d, %d delivered twice; want all, and one", len(seen), total, twice)
 	}
-	src := operators.EvenRanks(sources.Parquet[pqRow](dir, sources.RowFilter(sources.Gt("score", int64(4)))), operators.DropUneven, nil)
+	src := operators.EvenRanks(parquet.Read[pqRow](dir, parquet.RowFilter(sources.Gt("score", int64(4)))), operators.DropUneven, nil)
 	for _, err := range flow.Items[pqRow](t.Context(), flow.From(src).WithRank(0, 2)) {
 		if err == nil || !strings.Contains(err.Error(), "RowFilter") {
 			t.Fatalf("error %v: want one naming the RowFilter", err)
@@ -143,7 +144,7 @@ func TestEvenRanksParquet(t *testing.T) {
 	n := 0
 	for rank := range 2 {
 		acct := operators.EvenAccount{Known: true}
-		src := operators.EvenRanks(sources.Parquet[pqRow](dir, sources.RowFilter(sources.Gt("score", int64(4)))), operators.AllowUneven, &acct)
+		src := operators.EvenRanks(parquet.Read[pqRow](dir, parquet.RowFilter(sources.Gt("score", int64(4)))), operators.AllowUneven, &acct)
 		n += len(testutil.Items[pqRow](t, flow.From(src).WithRank(rank, 2)))
 		if acct.Known || acct.Total != 0 {
 			t.Errorf("AllowUneven with a filter: account %+v, want an unknown total", acct)

@@ -14,7 +14,7 @@ import (
 // Batch groups rows into training batches; each batch keeps its members'
 // values and row IDs, and the last one is padded here.
 func ExampleBatch() {
-	p := flow.From(sources.Slice([]string{"a", "b", "c", "d", "e"}, sources.PartitionSize(2))).
+	p := flow.From(sources.Slice([]string{"a", "b", "c", "d", "e"}, sources.PartitionItems(2))).
 		Via(operators.Batch[string](2, operators.LastBatch(operators.PadRemainder)))
 	for it, err := range flow.Items[operators.Rows[string]](context.Background(), p) {
 		if err != nil {

@@ -40,7 +40,7 @@ func digits(n int) []int {
 // Shuffle mixes rows through a buffer of 4 rows, differently in every
 // epoch and the same way at every parallelism.
 func ExampleShuffle() {
-	p := flow.From(sources.Slice(digits(12), sources.PartitionSize(3))).Parallel(4).
+	p := flow.From(sources.Slice(digits(12), sources.PartitionItems(3))).Parallel(4).
 		Via(operators.Shuffle[int](4)).
 		Epochs(2).WithSeed(1)
 	printEpochs(p)
@@ -52,7 +52,7 @@ func ExampleShuffle() {
 // BlockShuffle mixes rows of 2 neighbouring partitions: no row moves more
 // than two partitions.
 func ExampleBlockShuffle() {
-	p := flow.From(sources.Slice(digits(12), sources.PartitionSize(3))).
+	p := flow.From(sources.Slice(digits(12), sources.PartitionItems(3))).
 		Via(operators.BlockShuffle[int](2)).
 		Epochs(2).WithSeed(1)
 	printEpochs(p)

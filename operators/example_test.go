@@ -15,7 +15,7 @@ import (
 // order.
 func ExampleMap() {
 	words := []string{"ant", "bee", "cat", "dog", "eel"}
-	p := flow.From(sources.Slice(words, sources.PartitionSize(2))).
+	p := flow.From(sources.Slice(words, sources.PartitionItems(2))).
 		Via(operators.Map(func(w string) (string, error) { return strings.ToUpper(w), nil })).Parallel(3)
 	for it, err := range flow.Items[string](context.Background(), p) {
 		if err != nil {

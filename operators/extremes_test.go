@@ -29,7 +29,7 @@ func batchesOf(t *testing.T, lengths []int, stage func(length func(int) int) flo
 	for i, p := range []int{1, 4} {
 		var got [][]int
 		var err error
-		pipe := flow.From(sources.Slice(vals, sources.PartitionSize(2))).
+		pipe := flow.From(sources.Slice(vals, sources.PartitionItems(2))).
 			Via(operators.Map(func(v int) (int, error) { return v, nil })).Parallel(p).
 			Via(stage(length))
 		for r, e := range flow.Values[operators.Rows[int]](t.Context(), pipe) {

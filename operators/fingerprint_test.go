@@ -8,6 +8,8 @@ import (
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
+	"github.com/rowflow/rowflow/sources/text"
 )
 
 // Each case builds a pipeline in two ways that differ in one setting of a
@@ -34,8 +36,8 @@ func TestFingerprintCoversSettings(t *testing.T) {
 			func() *flow.Pipeline { return flow.From(sources.Slice(nums[:10])) },
 			func() *flow.Pipeline { return flow.From(sources.Slice(nums[:11])) }},
 		{"slice partition size",
-			func() *flow.Pipeline { return from(sources.PartitionSize(16)) },
-			func() *flow.Pipeline { return from(sources.PartitionSize(32)) }},
+			func() *flow.Pipeline { return from(sources.PartitionItems(16)) },
+			func() *flow.Pipeline { return from(sources.PartitionItems(32)) }},
 		{"generate count",
 			func() *flow.Pipeline { return flow.From(sources.Generate(20, gen)) },
 			func() *flow.Pipeline { return flow.From(sources.Generate(100, gen)) }},
@@ -128,14 +130,14 @@ func TestFingerprintCoversSettings(t *testing.T) {
 			func() *flow.Pipeline { return flow.From(operators.Cache[int64](from(), operators.CacheKey("v1"))) },
 			func() *flow.Pipeline { return flow.From(operators.Cache[int64](from(), operators.CacheKey("v2"))) }},
 		{"parquet columns",
-			func() *flow.Pipeline { return flow.From(sources.ParquetColumns("data", sources.Columns("a"))) },
-			func() *flow.Pipeline { return flow.From(sources.ParquetColumns("data", sources.Columns("b"))) }},
-		{"dataset epochs",
-			func() *flow.Pipeline { return flow.From(sources.CSVRecords("data", sources.Epochs(2))) },
-			func() *flow.Pipeline { return flow.From(sources.CSVRecords("data")) }},
+			func() *flow.Pipeline { return flow.From(parquet.ReadColumns("data", parquet.Columns("a"))) },
+			func() *flow.Pipeline { return flow.From(parquet.ReadColumns("data", parquet.Columns("b"))) }},
+		{"pipeline epochs",
+			func() *flow.Pipeline { return flow.From(text.CSVRecords("data")).Epochs(2) },
+			func() *flow.Pipeline { return flow.From(text.CSVRecords("data")) }},
 		{"csv header",
-			func() *flow.Pipeline { return flow.From(sources.CSVRecords("data", sources.Header("a"))) },
-			func() *flow.Pipeline { return flow.From(sources.CSVRecords("data", sources.Header("b"))) }},
+			func() *flow.Pipeline { return flow.From(text.CSVRecords("data", text.Header("a"))) },
+			func() *flow.Pipeline { return flow.From(text.CSVRecords("data", text.Header("b"))) }},
 	}
 	for _, c := range cases {
 		a, again, b := c.a().Fingerprint(), c.a().Fingerprint(), c.b().Fingerprint()
@@ -160,17 +162,17 @@ func TestFingerprintIgnoresExecution(t *testing.T) {
 		a, b *flow.Pipeline
 	}{
 		{"dataset location",
-			flow.From(sources.CSVRecords("data", sources.Files("x.csv"))),
-			flow.From(sources.CSVRecords(filepath.Join("copy2", "deeper", "data"), sources.Files("x.csv")))},
+			flow.From(text.CSVRecords("data", sources.Files("x.csv"))),
+			flow.From(text.CSVRecords(filepath.Join("copy2", "deeper", "data"), sources.Files("x.csv")))},
 		{"dataset location, absolute root",
-			flow.From(sources.CSVRecords("data", sources.Files("x.csv"))),
-			flow.From(sources.CSVRecords(abs, sources.Files("x.csv")))},
+			flow.From(text.CSVRecords("data", sources.Files("x.csv"))),
+			flow.From(text.CSVRecords(abs, sources.Files("x.csv")))},
 		{"dataset file given by its absolute path",
-			flow.From(sources.CSVRecords("data", sources.Files("x.csv"))),
-			flow.From(sources.CSVRecords(abs, sources.Files(filepath.Join(abs, "x.csv"))))},
-		{"the source's epochs, overridden by the pipeline's",
-			flow.From(sources.CSVRecords("data", sources.Epochs(2))).Epochs(3),
-			flow.From(sources.CSVRecords("data")).Epochs(3)},
+			flow.From(text.CSVRecords("data", sources.Files("x.csv"))),
+			flow.From(text.CSVRecords(abs, sources.Files(filepath.Join(abs, "x.csv"))))},
+		{"the pipeline's epochs, set again",
+			flow.From(text.CSVRecords("data")).Epochs(2).Epochs(3),
+			flow.From(text.CSVRecords("data")).Epochs(3)},
 		{"chunk size",
 			flow.From(sources.Slice(nums, sources.ChunkSize(8))),
 			flow.From(sources.Slice(nums, sources.ChunkSize(9)))},
@@ -223,7 +225,7 @@ func TestCacheRefusesOtherSettings(t *testing.T) {
 func TestResumeRefusesOtherSettings(t *testing.T) {
 	data := make([]int64, 200)
 	run := func(size int) *flow.Pipeline {
-		return flow.From(sources.Slice(data, sources.PartitionSize(50))).Via(operators.Batch[int64](size))
+		return flow.From(sources.Slice(data, sources.PartitionItems(50))).Via(operators.Batch[int64](size))
 	}
 	tr := new(flow.Tracker)
 	n := 0

@@ -124,7 +124,7 @@ func TestPack(t *testing.T) {
 	const rows, L = 1500, 10
 	src := func() flow.Source[[]int32] {
 		return sources.Generate(rows, func(i int64) ([]int32, error) { return longTokens(i), nil },
-			sources.Named(srcName), sources.PartitionSize(40), sources.ChunkSize(16))
+			sources.Named(srcName), sources.PartitionItems(40), sources.ChunkSize(16))
 	}
 	for _, window := range []int{1, 4, 16} {
 		for _, policy := range []operators.Overlong{operators.SplitOverlong, operators.DropOverlong} {

@@ -84,7 +84,7 @@ func TestPackFieldsMatchesPack(t *testing.T) {
 	for _, seed := range []uint64{1, 2} {
 		exs := packExamples(150, L, seed)
 		src := func(par int) *flow.Pipeline {
-			return flow.From(sources.Slice(exs, sources.PartitionSize(7))).
+			return flow.From(sources.Slice(exs, sources.PartitionItems(7))).
 				Via(operators.Map(func(e packEx) (packEx, error) { return e, nil })).Parallel(par)
 		}
 		byID := map[rowid.ID]packEx{}
@@ -99,7 +99,7 @@ func TestPackFieldsMatchesPack(t *testing.T) {
 				for _, par := range []int{1, 4} {
 					t.Run(fmt.Sprintf("seed%d/w%d/%v/par%d", seed, w, o, par), func(t *testing.T) {
 						opts := []operators.PackOption{operators.Window(w), operators.OverlongPolicy(o), operators.PartitionItems(3), operators.Named("pack")}
-						want := collect[operators.Packed[int32]](t, flow.From(sources.Slice(exs, sources.PartitionSize(7))).
+						want := collect[operators.Packed[int32]](t, flow.From(sources.Slice(exs, sources.PartitionItems(7))).
 							Via(operators.Map(func(e packEx) ([]int32, error) { return e.Input, nil })).Parallel(par).
 							Via(operators.Pack(L, int32(0), opts...)))
 						got := collect[operators.PackedColumns](t, src(par).Via(operators.PackFields[packEx](L, opts...)))
@@ -164,9 +164,9 @@ func TestPackFieldsLengthMismatch(t *testing.T) {
 	exs[23].Input = []int32{1, 2, 3}
 	exs[23].Labels = []int64{1, 2, 3}
 	exs[23].Mask = []uint8{1, 1}
-	p := flow.From(sources.Slice(exs, sources.PartitionSize(10))).Via(operators.PackFields[packEx](8))
+	p := flow.From(sources.Slice(exs, sources.PartitionItems(10))).Via(operators.PackFields[packEx](8))
 	var ids []rowid.ID
-	for it, err := range flow.Items[packEx](context.Background(), flow.From(sources.Slice(exs, sources.PartitionSize(10)))) {
+	for it, err := range flow.Items[packEx](context.Background(), flow.From(sources.Slice(exs, sources.PartitionItems(10)))) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -270,7 +270,7 @@ func TestResumeMatrixPackFields(t *testing.T) {
 		t.Run(fmt.Sprint(o), func(t *testing.T) {
 			exs := packExamples(300, 10, 5)
 			build := func(par int) *flow.Pipeline {
-				return flow.From(sources.Slice(exs, sources.PartitionSize(9))).
+				return flow.From(sources.Slice(exs, sources.PartitionItems(9))).
 					Via(operators.Filter(func(e packEx) bool { return len(e.Input)%7 != 3 })).Parallel(par).
 					Via(operators.PackFields[packEx](10, operators.Window(4), operators.OverlongPolicy(o), operators.PartitionItems(3))).
 					Via(operators.Map(func(r operators.PackedColumns) (operators.PackedColumns, error) { return r, nil })).Parallel(par).

@@ -23,7 +23,7 @@ func tokens(i int64) []int32 {
 
 func tokenSource(rows int64, part int) flow.Source[[]int32] {
 	return sources.Generate(rows, func(i int64) ([]int32, error) { return tokens(i), nil },
-		sources.Named(srcName), sources.PartitionSize(part), sources.ChunkSize(16))
+		sources.Named(srcName), sources.PartitionItems(part), sources.ChunkSize(16))
 }
 
 func TestPad(t *testing.T) {

@@ -39,7 +39,7 @@ func TestPrefetchRunsAhead(t *testing.T) {
 				produced <- i / chunk
 			}
 			return i, nil
-		}, sources.ChunkSize(chunk), sources.PartitionSize(chunk))
+		}, sources.ChunkSize(chunk), sources.PartitionItems(chunk))
 		var got int64
 		first := true
 		err := flow.From(src).Via(operators.Prefetch[int64](ahead)).

@@ -16,6 +16,8 @@ import (
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
+	"github.com/rowflow/rowflow/sources/text"
 )
 
 // rankRow is a row of the datasets the rank tests write.
@@ -56,21 +58,21 @@ func rankDatasets(t *testing.T) map[string]func() flow.Source[rankRow] {
 		t.Fatal(err)
 	}
 	slice := func(lo, hi int) *flow.Pipeline {
-		return flow.From(sources.Slice(rows[lo:hi], sources.PartitionSize(90), sources.Named(fmt.Sprint("s", lo))))
+		return flow.From(sources.Slice(rows[lo:hi], sources.PartitionItems(90), sources.Named(fmt.Sprint("s", lo))))
 	}
 	return map[string]func() flow.Source[rankRow]{
 		"parquet": func() flow.Source[rankRow] {
-			return sources.Parquet[rankRow](filepath.Join(root, "pq"), sources.MaxRows(50))
+			return parquet.Read[rankRow](filepath.Join(root, "pq"), parquet.MaxRows(50))
 		},
 		"csv": func() flow.Source[rankRow] {
-			return sources.CSV[rankRow](filepath.Join(root, "csv"), sources.PartitionBytes(1500))
+			return text.CSV[rankRow](filepath.Join(root, "csv"), text.PartitionBytes(1500))
 		},
 		"jsonl": func() flow.Source[rankRow] {
-			return sources.JSONL[rankRow](filepath.Join(root, "jsonl"), sources.PartitionBytes(1500))
+			return text.JSONL[rankRow](filepath.Join(root, "jsonl"), text.PartitionBytes(1500))
 		},
-		"slice": func() flow.Source[rankRow] { return sources.Slice(rows, sources.PartitionSize(90)) },
+		"slice": func() flow.Source[rankRow] { return sources.Slice(rows, sources.PartitionItems(90)) },
 		"generate": func() flow.Source[rankRow] {
-			return sources.Generate(2000, func(i int64) (rankRow, error) { return rows[i], nil }, sources.PartitionSize(90))
+			return sources.Generate(2000, func(i int64) (rankRow, error) { return rows[i], nil }, sources.PartitionItems(90))
 		},
 		"concat": func() flow.Source[rankRow] { return flow.Concat[rankRow](slice(0, 700), slice(700, 2000)) },
 		"mix": func() flow.Source[rankRow] {

@@ -14,7 +14,7 @@ import (
 func TestResumeMatrixResumeAcrossChunkSizes(t *testing.T) {
 	chunk := map[int]int{1: 1024, 2: 3, 4: 1, 8: 7}
 	build := func(par int) *flow.Pipeline {
-		return flow.From(sources.Slice(matrixSeqs(260), sources.PartitionSize(29), sources.ChunkSize(chunk[par]))).
+		return flow.From(sources.Slice(matrixSeqs(260), sources.PartitionItems(29), sources.ChunkSize(chunk[par]))).
 			Via(operators.Filter(func(s []int32) bool { return len(s) != 2 })).Parallel(par).
 			Via(operators.Shuffle[[]int32](11, operators.PartitionItems(13))).
 			Via(operators.BucketByLength(func(s []int32) int { return len(s) }, operators.Buckets([]int{4, 9}, []int{4, 3, 2}), operators.PartitionItems(2))).

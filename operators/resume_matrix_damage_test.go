@@ -12,7 +12,7 @@ import (
 // states too, and resumes to nothing.
 func TestResumeMatrixEmptyRunResumes(t *testing.T) {
 	build := func() *flow.Pipeline {
-		return flow.From(sources.Slice([]int64{}, sources.PartitionSize(10))).
+		return flow.From(sources.Slice([]int64{}, sources.PartitionItems(10))).
 			Via(operators.Batch[int64](3)).
 			Via(operators.Prefetch[operators.Rows[int64]](2))
 	}

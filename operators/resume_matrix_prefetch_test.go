@@ -18,7 +18,7 @@ import (
 // an input mark too early: the next resume delivers items 2 and 3 again.
 func TestResumeMatrixPrefetchResumedTwiceInOnePartition(t *testing.T) {
 	ctx := context.Background()
-	p := flow.From(sources.Slice(matrixInts(20), sources.PartitionSize(10), sources.ChunkSize(2))).
+	p := flow.From(sources.Slice(matrixInts(20), sources.PartitionItems(10), sources.ChunkSize(2))).
 		Via(operators.Prefetch[int64](1))
 	values := func(p *flow.Pipeline) []int64 {
 		var got []int64

@@ -20,7 +20,7 @@ func TestResumeMatrixResumeRefusesOtherDefinitions(t *testing.T) {
 			mod(&k)
 		}
 		in := func(i int) *flow.Pipeline {
-			return flow.From(operators.EvenRanks(sources.Slice(seqs, sources.PartitionSize(10)), k.pol, nil)).WithSeed(uint64(i))
+			return flow.From(operators.EvenRanks(sources.Slice(seqs, sources.PartitionItems(10)), k.pol, nil)).WithSeed(uint64(i))
 		}
 		return flow.From(flow.Mix[[]int32]([]*flow.Pipeline{in(0), in(1)}, k.weights)).
 			Via(operators.Shuffle[[]int32](5)).

@@ -17,20 +17,20 @@ import (
 func TestResumeMatrixAtEverywhere(t *testing.T) {
 	cases := map[string]func(par int) *flow.Pipeline{
 		"plan, prefetch": func(par int) *flow.Pipeline {
-			return flow.From(sources.Slice(matrixInts(90), sources.PartitionSize(13), sources.ChunkSize(4))).
+			return flow.From(sources.Slice(matrixInts(90), sources.PartitionItems(13), sources.ChunkSize(4))).
 				Via(operators.Map(func(v int64) (int64, error) { return v * 5, nil })).Parallel(par).
 				Via(operators.Prefetch[int64](2)).
 				Via(operators.Map(func(v int64) (int64, error) { return v + 1, nil })).Parallel(par).
 				Epochs(3)
 		},
 		"epoch, filter": func(par int) *flow.Pipeline {
-			return flow.From(sources.Generate(90, func(i int64) (int64, error) { return i, nil }, sources.PartitionSize(11), sources.ChunkSize(3))).
+			return flow.From(sources.Generate(90, func(i int64) (int64, error) { return i, nil }, sources.PartitionItems(11), sources.ChunkSize(3))).
 				Via(operators.Filter(func(v int64) bool { return v%4 != 1 })).Parallel(par).
 				Via(operators.Prefetch[int64](1)).
 				Epochs(3)
 		},
 		"run, batch": func(par int) *flow.Pipeline {
-			return flow.From(operators.IndexShuffle(sources.Slice(matrixInts(90), sources.PartitionSize(13)))).
+			return flow.From(operators.IndexShuffle(sources.Slice(matrixInts(90), sources.PartitionItems(13)))).
 				Via(operators.Filter(func(v int64) bool { return v%4 != 1 })).Parallel(par).
 				Via(operators.Batch[int64](2, operators.PartitionItems(3))).
 				Via(operators.Map(func(r operators.Rows[int64]) (int64, error) { return r.Values[0]*100 + int64(len(r.Values)), nil })).Parallel(par).

@@ -38,7 +38,7 @@ func TestResumeMatrixBatchRemainders(t *testing.T) {
 		for _, per := range []int{1, 3} {
 			t.Run(fmt.Sprintf("%v/per%d", last, per), func(t *testing.T) {
 				build := func(par int) *flow.Pipeline {
-					return flow.From(sources.Slice(matrixInts(203), sources.PartitionSize(17))).
+					return flow.From(sources.Slice(matrixInts(203), sources.PartitionItems(17))).
 						Via(operators.Filter(func(v int64) bool { return v%11 != 3 })).Parallel(par).
 						Via(operators.Batch[int64](7, operators.LastBatch(last), operators.PartitionItems(per))).
 						Via(operators.Map(func(r operators.Rows[int64]) (operators.Rows[int64], error) { return r, nil })).Parallel(par).
@@ -55,7 +55,7 @@ func TestResumeMatrixReduce(t *testing.T) {
 	for _, last := range []operators.Remainder{operators.KeepRemainder, operators.DropRemainder} {
 		t.Run(fmt.Sprint(last), func(t *testing.T) {
 			build := func(par int) *flow.Pipeline {
-				return flow.From(sources.Slice(matrixInts(300), sources.PartitionSize(13))).
+				return flow.From(sources.Slice(matrixInts(300), sources.PartitionItems(13))).
 					Via(operators.Filter(func(v int64) bool { return v%7 != 3 })).Parallel(par).
 					Via(operators.ReduceEvery(5, sum, operators.LastBatch(last), operators.PartitionItems(4))).
 					Via(operators.ReduceRuns(func(v int64) int64 { return v % 3 }, sum, operators.PartitionItems(2))).
@@ -83,7 +83,7 @@ func TestResumeMatrixBucketByLength(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%v", name, last), func(t *testing.T) {
 				build := func(par int) *flow.Pipeline {
 					o := append(append([]operators.BucketOption{}, opts...), operators.LastBatch(last), operators.PartitionItems(2))
-					return flow.From(sources.Slice(matrixSeqs(250), sources.PartitionSize(19))).
+					return flow.From(sources.Slice(matrixSeqs(250), sources.PartitionItems(19))).
 						Via(operators.Filter(func(s []int32) bool { return len(s) != 4 })).Parallel(par).
 						Via(operators.BucketByLength(length, o...)).
 						Via(operators.Pad(int32(-1), operators.PadMultiple(4))).Parallel(par).
@@ -101,7 +101,7 @@ func TestResumeMatrixPack(t *testing.T) {
 		for _, ov := range []operators.Overlong{operators.SplitOverlong, operators.DropOverlong} {
 			t.Run(fmt.Sprintf("w%d/%v", w, ov), func(t *testing.T) {
 				build := func(par int) *flow.Pipeline {
-					return flow.From(sources.Slice(matrixSeqs(220), sources.PartitionSize(23))).
+					return flow.From(sources.Slice(matrixSeqs(220), sources.PartitionItems(23))).
 						Via(operators.Map(func(s []int32) ([]int32, error) { return s, nil })).Parallel(par).
 						Via(operators.Pack[int32](10, -1, operators.Window(w), operators.OverlongPolicy(ov), operators.PartitionItems(3))).
 						Epochs(2)
@@ -116,7 +116,7 @@ func TestResumeMatrixTableAndPool(t *testing.T) {
 	for _, last := range remainders {
 		t.Run(fmt.Sprintf("table/%v", last), func(t *testing.T) {
 			build := func(par int) *flow.Pipeline {
-				return flow.From(sources.Slice(matrixInts(333), sources.PartitionSize(11))).
+				return flow.From(sources.Slice(matrixInts(333), sources.PartitionItems(11))).
 					Via(operators.Filter(func(v int64) bool { return v%5 != 1 })).Parallel(par).
 					Via(operators.TableBucket[int64](4, operators.Tables(1, 3, 25), operators.LastBatch(last), operators.PartitionItems(3))).
 					Epochs(2).WithSeed(9)
@@ -125,7 +125,7 @@ func TestResumeMatrixTableAndPool(t *testing.T) {
 		})
 		t.Run(fmt.Sprintf("pool/%v", last), func(t *testing.T) {
 			build := func(par int) *flow.Pipeline {
-				return flow.From(sources.Slice(matrixInts(333), sources.PartitionSize(11))).
+				return flow.From(sources.Slice(matrixInts(333), sources.PartitionItems(11))).
 					Via(operators.Filter(func(v int64) bool { return v%5 != 1 })).Parallel(par).
 					Via(operators.BucketPool(4, 3, func(v int64) int { return int(v % 9) }, operators.LastBatch(last), operators.PartitionItems(2))).
 					Epochs(2).WithSeed(9)

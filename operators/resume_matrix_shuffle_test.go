@@ -11,7 +11,7 @@ import (
 func TestResumeMatrixIndexShuffleRanks(t *testing.T) {
 	for rank := range 3 {
 		build := func(par int) *flow.Pipeline {
-			return flow.From(operators.IndexShuffle(sources.Generate(151, func(i int64) (int64, error) { return i, nil }, sources.PartitionSize(8)), operators.PartitionItems(7))).
+			return flow.From(operators.IndexShuffle(sources.Generate(151, func(i int64) (int64, error) { return i, nil }, sources.PartitionItems(8)), operators.PartitionItems(7))).
 				Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(par).
 				Via(operators.ReduceEvery(3, func(a, v int64) (int64, error) { return a*1000 + v, nil }, operators.PartitionItems(2))).
 				WithRank(rank, 3).Epochs(2).WithSeed(31)

@@ -16,7 +16,7 @@ import (
 // restarted in, resume the original run.
 func TestResumeMatrixPrefetchChunkedPartitions(t *testing.T) {
 	build := func(par int) *flow.Pipeline {
-		return flow.From(sources.Slice(matrixInts(400), sources.PartitionSize(40), sources.ChunkSize(6))).
+		return flow.From(sources.Slice(matrixInts(400), sources.PartitionItems(40), sources.ChunkSize(6))).
 			Via(operators.Map(func(v int64) (int64, error) { return v * 3, nil })).Parallel(par).
 			Via(operators.Prefetch[int64](2)).
 			Epochs(2)
@@ -28,7 +28,7 @@ func TestResumeMatrixPrefetchChunkedPartitions(t *testing.T) {
 // partitions pushed in several chunks.
 func TestResumeMatrixPrefetchAfterBatch(t *testing.T) {
 	build := func(par int) *flow.Pipeline {
-		return flow.From(sources.Slice(matrixInts(500), sources.PartitionSize(7))).
+		return flow.From(sources.Slice(matrixInts(500), sources.PartitionItems(7))).
 			Via(operators.Filter(func(v int64) bool { return v%9 != 2 })).Parallel(par).
 			Via(operators.Batch[int64](2, operators.PartitionItems(25))).
 			Via(operators.Prefetch[operators.Rows[int64]](3)).
@@ -40,7 +40,7 @@ func TestResumeMatrixPrefetchAfterBatch(t *testing.T) {
 // Several stateful stages fed directly one by another.
 func TestResumeMatrixAdjacentStateful(t *testing.T) {
 	build := func(par int) *flow.Pipeline {
-		return flow.From(operators.IndexShuffle(sources.Slice(matrixSeqs(400), sources.PartitionSize(23), sources.ChunkSize(5)))).
+		return flow.From(operators.IndexShuffle(sources.Slice(matrixSeqs(400), sources.PartitionItems(23), sources.ChunkSize(5)))).
 			Via(operators.Filter(func(s []int32) bool { return len(s) != 3 })).Parallel(par).
 			Via(operators.Shuffle[[]int32](20, operators.PartitionItems(9))).
 			Via(operators.Prefetch[[]int32](2)).
@@ -57,7 +57,7 @@ func TestResumeMatrixAdjacentStateful(t *testing.T) {
 // Take over endless epochs, after a shuffle.
 func TestResumeMatrixTakeForever(t *testing.T) {
 	build := func(par int) *flow.Pipeline {
-		return flow.From(sources.Slice(matrixInts(50), sources.PartitionSize(6))).
+		return flow.From(sources.Slice(matrixInts(50), sources.PartitionItems(6))).
 			Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(par).
 			Via(operators.Shuffle[int64](8)).
 			Via(operators.Take[int64](173)).
@@ -73,7 +73,7 @@ func TestResumeMatrixEvenRanks(t *testing.T) {
 			for rank := range 4 {
 				t.Run(fmt.Sprintf("%v/n%d/rank%d", pol, total, rank), func(t *testing.T) {
 					build := func(par int) *flow.Pipeline {
-						src := operators.EvenRanks(sources.Slice(matrixInts(total), sources.PartitionSize(9), sources.ChunkSize(4)), pol, nil)
+						src := operators.EvenRanks(sources.Slice(matrixInts(total), sources.PartitionItems(9), sources.ChunkSize(4)), pol, nil)
 						return flow.From(src).
 							Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(par).
 							Via(operators.Batch[int64](4, operators.LastBatch(operators.PadRemainder), operators.PartitionItems(2))).
@@ -94,7 +94,7 @@ func TestResumeMatrixDiskCacheInterrupted(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "c")
 	inner := func(par int) *flow.Pipeline {
-		return flow.From(sources.Slice(matrixSeqs(300), sources.PartitionSize(31), sources.ChunkSize(7))).
+		return flow.From(sources.Slice(matrixSeqs(300), sources.PartitionItems(31), sources.ChunkSize(7))).
 			Via(operators.Filter(func(s []int32) bool { return len(s) != 5 })).Parallel(par)
 	}
 	build := func(par int) *flow.Pipeline {
@@ -131,7 +131,7 @@ func TestResumeMatrixDiskCacheInterrupted(t *testing.T) {
 // A memory cache shared by every run (built by the first), with a shuffle
 // and epochs after it.
 func TestResumeMatrixMemoryCacheShared(t *testing.T) {
-	inner := flow.From(sources.Slice(matrixInts(700), sources.PartitionSize(33), sources.ChunkSize(8))).
+	inner := flow.From(sources.Slice(matrixInts(700), sources.PartitionItems(33), sources.ChunkSize(8))).
 		Via(operators.Filter(func(v int64) bool { return v%6 != 1 })).Parallel(3)
 	c := operators.Cache[int64](inner)
 	build := func(par int) *flow.Pipeline {
@@ -146,7 +146,7 @@ func TestResumeMatrixMemoryCacheShared(t *testing.T) {
 
 // A cursor set refuses both a tracker and a checkpoint.
 func TestResumeMatrixCursorSetRefusesPositions(t *testing.T) {
-	p := flow.From(sources.Slice(matrixInts(50), sources.PartitionSize(7))).Via(operators.Batch[int64](3))
+	p := flow.From(sources.Slice(matrixInts(50), sources.PartitionItems(7))).Via(operators.Batch[int64](3))
 	tr := new(flow.Tracker)
 	for _, n := range []int{1, 3} {
 		if _, err := flow.Cursors[operators.Rows[int64]](t.Context(), p.Checkpoints(tr), n); err == nil {

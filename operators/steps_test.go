@@ -10,6 +10,7 @@ import (
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
 )
 
 // stepsDataset writes n rows as one Parquet file of row groups of 70.
@@ -42,7 +43,7 @@ func batchesPerEpoch[T any](t *testing.T, p *flow.Pipeline) map[int64]int {
 func TestBatchGivesEqualSteps(t *testing.T) {
 	dir := stepsDataset(t, 2001)
 	build := func(rank int, via []flow.Stage, opts ...operators.BatchOption) *flow.Pipeline {
-		p := flow.From(sources.Parquet[rankRow](dir, sources.Epochs(2))).Parallel(2)
+		p := flow.From(parquet.Read[rankRow](dir)).Epochs(2).Parallel(2)
 		for _, s := range via {
 			p = p.Via(s).Parallel(2)
 		}
@@ -79,7 +80,7 @@ func TestBatchGivesEqualSteps(t *testing.T) {
 		t.Errorf("a pipeline with Batch(2) has fingerprint %s, want %s as before Steps", fp, batchFingerprint)
 	}
 	// One rank: nothing is dropped.
-	if got := batchesPerEpoch[operators.Rows[rankRow]](t, flow.From(sources.Parquet[rankRow](dir)).Via(operators.Batch[rankRow](100))); got[0] != 21 {
+	if got := batchesPerEpoch[operators.Rows[rankRow]](t, flow.From(parquet.Read[rankRow](dir)).Via(operators.Batch[rankRow](100))); got[0] != 21 {
 		t.Errorf("one rank: %v batches, want 21", got)
 	}
 }
@@ -90,7 +91,7 @@ func TestBatchGivesEqualSteps(t *testing.T) {
 func TestStepsForBucketing(t *testing.T) {
 	dir := stepsDataset(t, 3000)
 	build := func(rank int, n int64) *flow.Pipeline {
-		return flow.From(sources.Parquet[rankRow](dir, sources.Epochs(2))).
+		return flow.From(parquet.Read[rankRow](dir)).Epochs(2).
 			Via(operators.BucketByLength(func(r rankRow) int { return len(r.Text) },
 				operators.Buckets([]int{4, 8}, []int{40, 30, 20}), operators.Steps(n, nil))).WithRank(rank, 3)
 	}
@@ -116,7 +117,7 @@ func TestStepsForBucketing(t *testing.T) {
 func TestEqualStepsResume(t *testing.T) {
 	dir := stepsDataset(t, 401)
 	got := matrixResume[operators.Rows[rankRow]](t, func(par int) *flow.Pipeline {
-		return flow.From(sources.Parquet[rankRow](dir, sources.Epochs(2), sources.MaxRows(30))).Parallel(par).
+		return flow.From(parquet.Read[rankRow](dir, parquet.MaxRows(30))).Epochs(2).Parallel(par).
 			Via(operators.Batch[rankRow](20, operators.PartitionItems(3))).WithRank(0, 2)
 	}, matrixOpts{stops: 4, min: 10})
 	if len(got) != 20 {

@@ -38,7 +38,7 @@ func forkID(id rowid.ID, k int) rowid.ID {
 
 func source(n int64, partition, chunk int) flow.Source[int64] {
 	return sources.Generate(n, func(i int64) (int64, error) { return i, nil },
-		sources.Named(srcName), sources.PartitionSize(partition), sources.ChunkSize(chunk))
+		sources.Named(srcName), sources.PartitionItems(partition), sources.ChunkSize(chunk))
 }
 
 // collect runs p and returns its items.
@@ -324,7 +324,7 @@ func TestTake(t *testing.T) {
 				want = append(want, flow.Item[int64]{Part: i / part, ID: sourceID(i), Value: 2 * i})
 			}
 			got := collect[int64](t, flow.From(sources.Generate(-1, func(i int64) (int64, error) { return 2 * i, nil },
-				sources.Named(srcName), sources.PartitionSize(part))).Parallel(3).Via(operators.Take[int64](n)))
+				sources.Named(srcName), sources.PartitionItems(part))).Parallel(3).Via(operators.Take[int64](n)))
 			equalItems(t, "unending source", got, want)
 		})
 	}

@@ -24,7 +24,7 @@ func TestForEachStopResumesAfterItsItem(t *testing.T) {
 	// The sink is part of the pipeline's definition: the resumed run ends
 	// in a ForEach too.
 	build := func(par int, f func(flow.Item[int64]) error) *flow.Pipeline {
-		return flow.From(sources.Slice(all, sources.PartitionSize(30), sources.ChunkSize(10))).
+		return flow.From(sources.Slice(all, sources.PartitionItems(30), sources.ChunkSize(10))).
 			Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(par).
 			To(sinks.ForEach(f))
 	}

@@ -34,7 +34,7 @@ func TestDigest(t *testing.T) {
 	for _, size := range []int{1, 100, 5000} {
 		for _, n := range []int{1, 3} {
 			var got determinism.Sum
-			p := flow.From(sources.Slice(vals, sources.PartitionSize(size), sources.ChunkSize(64))).
+			p := flow.From(sources.Slice(vals, sources.PartitionItems(size), sources.ChunkSize(64))).
 				Via(operators.Map(func(s string) (string, error) { return s, nil })).Parallel(n).
 				To(sinks.Digest[string](&got))
 			if err := p.Run(ctx); err != nil {
@@ -68,7 +68,7 @@ func TestDigestOnSuccessOnly(t *testing.T) {
 			return 0, boom
 		}
 		return i, nil
-	}, sources.PartitionSize(100))).Parallel(2).To(sinks.Digest[int64](&got))
+	}, sources.PartitionItems(100))).Parallel(2).To(sinks.Digest[int64](&got))
 	if err := failing.Run(ctx); !errors.Is(err, boom) {
 		t.Fatalf("Run = %v, want boom", err)
 	}

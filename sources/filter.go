@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rowflow/rowflow/internal/datasource"
 	"github.com/rowflow/rowflow/internal/filter"
 )
 
 // Filter is a predicate on the columns of a dataset: on its Hive
 // partition values with [Where], or on the values of its file columns,
-// row by row, with [RowFilter]. Make one with [Eq], [Ne], [Lt], [Le],
+// row by row, with
+// [github.com/rowflow/rowflow/sources/parquet.RowFilter]. Make one with [Eq], [Ne], [Lt], [Le],
 // [Gt], [Ge], [Between], [In], [Not], [And] and [Or], whose literals are
 // typed Go values ([Literal]), or from text with [ParseFilter].
 //
@@ -23,9 +25,13 @@ import (
 // to an option is an error, as is a NaN literal.
 type Filter struct{ e *filter.Expr }
 
+func init() {
+	filter.ExprOf = func(f any) *filter.Expr { return f.(Filter).e }
+}
+
 // Literal is the type of the values a filter compares columns with.
 // Which literals compare with which columns is said by [Where] and
-// [RowFilter]; a mismatch fails the run when the file (or, for Where, the
+// parquet.RowFilter; a mismatch fails the run when the file (or, for Where, the
 // dataset) is opened, naming the column and both types.
 type Literal interface {
 	int | int8 | int16 | int32 | int64 | uint | uint8 | uint16 | uint32 | uint64 |
@@ -121,24 +127,16 @@ func Or(fs ...Filter) Filter { return Filter{filter.Logic(filter.Or, exprs(fs)..
 // __HIVE_DEFAULT_PARTITION__ is null. A filter that names a column the
 // dataset's paths do not have, or a value that does not read as its
 // literal's type, fails the run when it starts. In a Parquet source,
-// Where names the Hive columns by their names after [Rename], as
-// [RowFilter] names file columns. To filter on the values inside the
-// files, use [RowFilter]. Given more than once, the filters are combined
+// Where names the Hive columns by their names after parquet.Rename, as
+// parquet.RowFilter names file columns. To filter on the values inside
+// the files, use parquet.RowFilter. Given more than once, the filters are combined
 // with [And].
 func Where(f Filter) DatasetOption {
-	return datasetOption(func(c *datasetConfig) error {
+	return datasetOption(func(c *datasource.Settings) error {
 		if err := f.e.Check(); err != nil {
 			return fmt.Errorf("sources: Where(%v): %w", f, err)
 		}
-		c.plan.Where = and(c.plan.Where, f.e)
+		c.Plan.Where = filter.Also(c.Plan.Where, f.e)
 		return nil
 	})
-}
-
-// and returns e, or And(prev, e) if prev is not nil.
-func and(prev, e *filter.Expr) *filter.Expr {
-	if prev == nil {
-		return e
-	}
-	return filter.Logic(filter.And, prev, e)
 }

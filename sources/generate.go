@@ -12,7 +12,7 @@ import (
 
 // Generate returns a source of the values f(0), f(1), … f(n-1), or of an
 // unending sequence if n is negative (end it with operators.Take).
-// Partition k holds indexes [k*size, (k+1)*size) for the [PartitionSize]
+// Partition k holds indexes [k*size, (k+1)*size) for the [PartitionItems]
 // size, and has partition number k. Ranks divide the indexes as [Slice]
 // divides its values; an unending generator gives rank r of w the
 // partitions k with k % w == r. Value i gets the ID rowid.Ordinal(i)
@@ -21,11 +21,11 @@ import (
 // parallel. An error from f fails the run, naming the index's partition
 // and row ID.
 //
-// Options: [PartitionSize], [ChunkSize], [Named].
+// Options: [PartitionItems], [ChunkSize], [Named].
 func Generate[T any](n int64, f func(i int64) (T, error), opts ...SliceOption) flow.RandomAccess[T] {
 	c, err := buildMem("generate", opts)
 	if f == nil && err == nil {
-		err = fmt.Errorf("sources: %s: nil function", c.name)
+		err = fmt.Errorf("sources: %s: nil function", c.Name)
 	}
 	if n < 0 {
 		n = math.MaxInt64
@@ -41,7 +41,7 @@ type genSource[T any] struct {
 }
 
 func (s *genSource[T]) Info() flow.Info {
-	return flow.Info{Name: s.cfg.name, Settings: s.cfg.settings(s.n), Ranked: true}
+	return flow.Info{Name: s.cfg.Name, Settings: s.cfg.settings(s.n), Ranked: true}
 }
 
 // Err reports a bad option.
@@ -53,7 +53,7 @@ func (s *genSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2[f
 			yield(flow.Partition[T]{}, s.err)
 			return
 		}
-		for sp := range shares.Spans(s.n, int64(s.cfg.partitionSize), env.Rank, env.World) {
+		for sp := range shares.Spans(s.n, int64(s.cfg.partitionItems), env.Rank, env.World) {
 			p := flow.Partition[T]{Part: sp.Part, Read: func(ctx context.Context, out flow.Emitter[T]) error {
 				return s.read(ctx, sp.Part, sp.Lo, sp.Hi, out)
 			}}
@@ -65,9 +65,9 @@ func (s *genSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2[f
 }
 
 func (s *genSource[T]) read(ctx context.Context, batch, lo, hi int64, out flow.Emitter[T]) error {
-	for i := lo; i < hi; i += int64(s.cfg.chunkSize) {
-		j := i + min(int64(s.cfg.chunkSize), hi-i)
-		c := flow.Chunk[T]{Part: batch, IDs: flow.OrdinalIDs(s.cfg.base, uint64(i), int(j-i)), End: j == hi}
+	for i := lo; i < hi; i += int64(s.cfg.ChunkSize) {
+		j := i + min(int64(s.cfg.ChunkSize), hi-i)
+		c := flow.Chunk[T]{Part: batch, IDs: flow.OrdinalIDs(s.cfg.Base, uint64(i), int(j-i)), End: j == hi}
 		c.Values = flow.Alloc[T](int(j - i))
 		for k := i; k < j; k++ {
 			v, err := s.f(k)

@@ -17,7 +17,8 @@ import (
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sinks"
-	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
+	"github.com/rowflow/rowflow/sources/text"
 )
 
 type located struct {
@@ -104,13 +105,13 @@ func TestErrorsLocateTheRow(t *testing.T) {
 			where string
 		}{
 			{"parquet", func() flow.Source[located] {
-				return sources.Parquet[located](filepath.Join(dir, "pq"), sources.MaxRows(15))
+				return parquet.Read[located](filepath.Join(dir, "pq"), parquet.MaxRows(15))
 			}, fmt.Sprintf("(part-%d.parquet, row %d)", bad/100, bad%100)},
 			{"csv", func() flow.Source[located] {
-				return sources.CSV[located](filepath.Join(dir, "csv"), sources.PartitionBytes(200))
+				return text.CSV[located](filepath.Join(dir, "csv"), text.PartitionBytes(200))
 			}, fmt.Sprintf("(%s, byte %d)", csvFiles[f], csvAt[bad])},
 			{"jsonl", func() flow.Source[located] {
-				return sources.JSONL[located](filepath.Join(dir, "jsonl"), sources.PartitionBytes(300))
+				return text.JSONL[located](filepath.Join(dir, "jsonl"), text.PartitionBytes(300))
 			}, fmt.Sprintf("(%s, byte %d)", jsonFiles[f], jsonAt[bad])},
 		}
 		for _, c := range cases {
@@ -148,7 +149,7 @@ func TestErrorsLocateOnlyTheirRow(t *testing.T) {
 	testutil.WriteParquet(t, filepath.Join(dir, "b.parquet"), rows[100:], 30)
 	for _, bad := range []int64{3, 77, 140, 199} {
 		build := func() *flow.Pipeline {
-			return flow.From(sources.Parquet[located](dir, sources.MaxRows(10))).
+			return flow.From(parquet.Read[located](dir, parquet.MaxRows(10))).
 				Via(operators.Shuffle[located](40, operators.PartitionItems(7))).
 				Via(failAt(bad, 1)).Parallel(2).WithSeed(9)
 		}

@@ -28,13 +28,13 @@ func (s *sliceSource[T]) ReadRange(_ context.Context, lo, hi int64, vals []T, id
 		return vals, ids, err
 	}
 	vals = append(vals, s.values[lo:hi]...)
-	return vals, flow.OrdinalIDs(s.cfg.base, uint64(lo), int(hi-lo)).AppendTo(ids), nil
+	return vals, flow.OrdinalIDs(s.cfg.Base, uint64(lo), int(hi-lo)).AppendTo(ids), nil
 }
 
 // Len returns n, or an error for an unending generator.
 func (s *genSource[T]) Len(context.Context) (int64, error) {
 	if s.n == math.MaxInt64 {
-		return 0, fmt.Errorf("sources: %s: an unending generator has no length", s.cfg.name)
+		return 0, fmt.Errorf("sources: %s: an unending generator has no length", s.cfg.Name)
 	}
 	return s.n, s.err
 }
@@ -45,11 +45,11 @@ func (s *genSource[T]) ReadRange(_ context.Context, lo, hi int64, vals []T, ids 
 	if err := checkRange(s.err, lo, hi, s.n); err != nil {
 		return vals, ids, err
 	}
-	run := flow.OrdinalIDs(s.cfg.base, uint64(lo), int(hi-lo))
+	run := flow.OrdinalIDs(s.cfg.Base, uint64(lo), int(hi-lo))
 	for i := lo; i < hi; i++ {
 		v, err := s.f(i)
 		if err != nil {
-			return vals, ids, &flow.RowError{Part: i / int64(s.cfg.partitionSize), ID: run.At(int(i - lo)), Err: err}
+			return vals, ids, &flow.RowError{Part: i / int64(s.cfg.partitionItems), ID: run.At(int(i - lo)), Err: err}
 		}
 		vals = append(vals, v)
 	}

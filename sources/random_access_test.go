@@ -16,8 +16,8 @@ func TestReadRangeMatchesPartitions(t *testing.T) {
 	ctx := context.Background()
 	vals := []string{"a", "b", "c", "d", "e"}
 	for name, src := range map[string]flow.RandomAccess[string]{
-		"slice":    sources.Slice(vals, sources.PartitionSize(2)),
-		"generate": sources.Generate(5, func(i int64) (string, error) { return vals[i], nil }, sources.PartitionSize(2)),
+		"slice":    sources.Slice(vals, sources.PartitionItems(2)),
+		"generate": sources.Generate(5, func(i int64) (string, error) { return vals[i], nil }, sources.PartitionItems(2)),
 	} {
 		items := testutil.Items[string](t, flow.From(src))
 		n, err := src.Len(ctx)

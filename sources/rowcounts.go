@@ -11,7 +11,6 @@ import (
 var (
 	_ flow.RowCounter = (*sliceSource[int])(nil)
 	_ flow.RowCounter = (*genSource[int])(nil)
-	_ flow.RowCounter = (*parquetSource[int])(nil)
 )
 
 // RowCounts returns the size of each partition of the slice.
@@ -19,7 +18,7 @@ func (s *sliceSource[T]) RowCounts(_ context.Context, env flow.Env) ([]int64, er
 	if s.err != nil {
 		return nil, s.err
 	}
-	return spans(int64(len(s.values)), int64(s.cfg.partitionSize), env), nil
+	return spans(int64(len(s.values)), int64(s.cfg.partitionItems), env), nil
 }
 
 // RowCounts returns the size of each partition; an unending source has no
@@ -29,9 +28,9 @@ func (s *genSource[T]) RowCounts(_ context.Context, env flow.Env) ([]int64, erro
 		return nil, s.err
 	}
 	if s.n == 1<<63-1 {
-		return nil, fmt.Errorf("sources: %s is unending: it has no row count", s.cfg.name)
+		return nil, fmt.Errorf("sources: %s is unending: it has no row count", s.cfg.Name)
 	}
-	return spans(s.n, int64(s.cfg.partitionSize), env), nil
+	return spans(s.n, int64(s.cfg.partitionItems), env), nil
 }
 
 // spans returns the row counts of the partitions shares.Spans gives.
@@ -41,25 +40,4 @@ func spans(n, size int64, env flow.Env) []int64 {
 		counts = append(counts, sp.Hi-sp.Lo)
 	}
 	return counts
-}
-
-// RowCounts returns the rows of each fragment of the plan, from the files'
-// footers; it reads no pages. With a RowFilter the counts are not known
-// before the rows are read, and it says so.
-func (s *parquetSource[T]) RowCounts(ctx context.Context, env flow.Env) ([]int64, error) {
-	if s.err == nil && s.cfg.rowFilter != nil {
-		return nil, fmt.Errorf("sources: %s has a RowFilter: its row counts are known only after reading the rows", s.cfg.name)
-	}
-	_, plan, err := s.start(ctx, env)
-	if err != nil {
-		return nil, err
-	}
-	var counts []int64
-	for fr, err := range plan.Epoch(ctx, env.Epoch) {
-		if err != nil {
-			return nil, err
-		}
-		counts = append(counts, fr.To-fr.From)
-	}
-	return counts, nil
 }

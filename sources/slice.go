@@ -9,7 +9,7 @@ import (
 )
 
 // Slice returns a source of the values of values, in order. Partition k
-// holds values [k*size, (k+1)*size) for the [PartitionSize] size, and has
+// holds values [k*size, (k+1)*size) for the [PartitionItems] size, and has
 // partition number k. In a run of several ranks ([flow.Pipeline.WithRank])
 // rank r of w reads values [r*n/w, (r+1)*n/w) of the n, so shares differ
 // by at most one value; a partition that two ranks share is read in part
@@ -18,7 +18,7 @@ import (
 // copies values as it reads them; the caller must not modify values while
 // a run reads it.
 //
-// Options: [PartitionSize], [ChunkSize], [Named].
+// Options: [PartitionItems], [ChunkSize], [Named].
 func Slice[T any](values []T, opts ...SliceOption) flow.RandomAccess[T] {
 	c, err := buildMem("slice", opts)
 	return &sliceSource[T]{values: values, cfg: c, err: err}
@@ -33,7 +33,7 @@ type sliceSource[T any] struct {
 // Info's settings cover the number of values and the options, not the
 // values themselves.
 func (s *sliceSource[T]) Info() flow.Info {
-	return flow.Info{Name: s.cfg.name, Settings: s.cfg.settings(int64(len(s.values))), Ranked: true}
+	return flow.Info{Name: s.cfg.Name, Settings: s.cfg.settings(int64(len(s.values))), Ranked: true}
 }
 
 // Err reports a bad option.
@@ -45,7 +45,7 @@ func (s *sliceSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2
 			yield(flow.Partition[T]{}, s.err)
 			return
 		}
-		for sp := range shares.Spans(int64(len(s.values)), int64(s.cfg.partitionSize), env.Rank, env.World) {
+		for sp := range shares.Spans(int64(len(s.values)), int64(s.cfg.partitionItems), env.Rank, env.World) {
 			p := flow.Partition[T]{Part: sp.Part, Read: func(ctx context.Context, out flow.Emitter[T]) error {
 				return s.read(ctx, sp.Part, int(sp.Lo), int(sp.Hi), out)
 			}}
@@ -57,10 +57,10 @@ func (s *sliceSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2
 }
 
 func (s *sliceSource[T]) read(ctx context.Context, batch int64, lo, hi int, out flow.Emitter[T]) error {
-	for i := lo; i < hi; i += s.cfg.chunkSize {
-		j := min(i+s.cfg.chunkSize, hi)
+	for i := lo; i < hi; i += s.cfg.ChunkSize {
+		j := min(i+s.cfg.ChunkSize, hi)
 		vals := append(flow.Alloc[T](j-i), s.values[i:j]...)
-		c := flow.Chunk[T]{Part: batch, IDs: flow.OrdinalIDs(s.cfg.base, uint64(i), j-i), Values: vals, End: j == hi}
+		c := flow.Chunk[T]{Part: batch, IDs: flow.OrdinalIDs(s.cfg.Base, uint64(i), j-i), Values: vals, End: j == hi}
 		if err := out.Push(ctx, c); err != nil {
 			return err
 		}

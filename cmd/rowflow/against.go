@@ -63,7 +63,7 @@ func verifyAgainst(ctx context.Context, a, b, idCol string, stdout io.Writer) er
 // row is a record without its row-ID columns, in a form that does not
 // depend on the format it was read from: its columns sorted by name, each
 // named as columnName gives, null columns and empty lists left out, and
-// values as text (see text).
+// values as text (see cellText).
 type row struct {
 	Names  []string
 	Values []string
@@ -131,7 +131,7 @@ func rowOf(r sources.Record, hi, lo string, decode map[string]bool) (row, error)
 				return row{}, fmt.Errorf("column %s: %w", name, err)
 			}
 		}
-		cells = append(cells, cell{name, text(v)})
+		cells = append(cells, cell{name, cellText(v)})
 	}
 	slices.SortFunc(cells, func(a, b cell) int { return strings.Compare(a.name, b.name) })
 	var out row
@@ -174,9 +174,9 @@ func half(v any) (uint64, error) {
 	return 0, fmt.Errorf("row ID half %v (%T) is not an unsigned integer", v, v)
 }
 
-// text formats a value the same way whichever format it was read from;
+// cellText formats a value the same way whichever format it was read from;
 // a list's elements are formatted the same way, a null one as null.
-func text(v any) string {
+func cellText(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return ""
@@ -197,7 +197,7 @@ func text(v any) string {
 	case []any:
 		elems := make([]string, len(x))
 		for i, e := range x {
-			elems[i] = text(e)
+			elems[i] = cellText(e)
 			if e == nil {
 				elems[i] = "null"
 			}

@@ -25,6 +25,7 @@ import (
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
 )
 
 // The launcher harness: `rowflow reshard` run by the example scripts of
@@ -103,7 +104,7 @@ func launcherDataset(t *testing.T) (string, int64) {
 		src := sources.Generate(f.rows, func(j int64) (event, error) {
 			id := start + j
 			return event{ID: id, Lang: []string{"en", "de", "fr"}[id%3], Score: float64(id%100) / 100, Text: fmt.Sprintf("text %d", id*7)}, nil
-		}, sources.PartitionSize(int(f.group)))
+		}, sources.PartitionItems(int(f.group)))
 		if err := flow.From(src).To(shards.Parquet[event](tmp, shards.RowGroupRows(int(f.group)))).Run(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -205,7 +206,7 @@ func (h *launcherHarness) checkWorld(t *testing.T, launcher string, want int, fr
 		row.committed = "yes"
 	}
 	shards := func(dir string) *flow.Pipeline {
-		return flow.From(sources.Parquet[shardRow](dir)).
+		return flow.From(parquet.Read[shardRow](dir)).
 			Via(operators.SetIDs(func(r shardRow) rowid.ID { return rowid.ID{Hi: r.IDHi, Lo: r.IDLo} }))
 	}
 	if err := determinism.CompareByID[shardRow](context.Background(), shards(h.ref), shards(out)); err != nil {

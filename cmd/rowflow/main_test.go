@@ -50,7 +50,7 @@ func dataset(t *testing.T) string {
 	dir := filepath.Join(t.TempDir(), "data")
 	src := sources.Generate(1000, func(i int64) (event, error) {
 		return event{ID: i, Lang: []string{"en", "de", "fr"}[i%3], Score: float64(i%100) / 100, Text: "text " + string(rune('a'+i%26))}, nil
-	}, sources.PartitionSize(100))
+	}, sources.PartitionItems(100))
 	err := flow.From(src).To(shards.Parquet[event](dir, shards.PartitionBy("lang"), shards.RowGroupRows(50))).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)

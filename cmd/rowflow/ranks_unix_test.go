@@ -18,6 +18,7 @@ import (
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
 )
 
 // bigDataset writes n events in row groups of 500.
@@ -26,7 +27,7 @@ func bigDataset(t *testing.T, n int64) string {
 	dir := filepath.Join(t.TempDir(), "data")
 	src := sources.Generate(n, func(i int64) (event, error) {
 		return event{ID: i, Lang: []string{"en", "de", "fr"}[i%3], Score: float64(i%100) / 100, Text: fmt.Sprintf("text %d", i*7)}, nil
-	}, sources.PartitionSize(1000))
+	}, sources.PartitionItems(1000))
 	if err := flow.From(src).To(shards.Parquet[event](dir, shards.RowGroupRows(500))).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -103,8 +104,8 @@ func TestRanksOfAJobKilledAndCommitted(t *testing.T) {
 			if c := must(t, nil, "commit", "-world", "3", "-rows", fmt.Sprint(rows), out); !strings.Contains(c, fmt.Sprintf("%d rows", rows)) {
 				t.Fatalf("commit: %s", c)
 			}
-			serial := flow.From(sources.Parquet[event](data))
-			union := flow.From(sources.Parquet[shardRow](out)).Parallel(2).
+			serial := flow.From(parquet.Read[event](data))
+			union := flow.From(parquet.Read[shardRow](out)).Parallel(2).
 				Via(operators.SetIDs(func(r shardRow) rowid.ID { return rowid.ID{Hi: r.IDHi, Lo: r.IDLo} })).
 				Via(operators.Map(func(r shardRow) (event, error) {
 					return event{ID: r.ID, Lang: r.Lang, Score: r.Score, Text: r.Text}, nil

@@ -20,6 +20,8 @@ import (
 	"github.com/rowflow/rowflow/ranks"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
+	"github.com/rowflow/rowflow/sources/text"
 )
 
 func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
@@ -102,7 +104,7 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	switch *badLines {
 	case "fail":
 	case "skip":
-		in.badLines = new(sources.BadLineReport)
+		in.badLines = new(text.BadLineReport)
 	default:
 		return fmt.Errorf("%w: -bad-lines %q: want fail or skip", errUsage, *badLines)
 	}
@@ -189,7 +191,7 @@ func (in input) sink(path, out, outFormat, schema, compression string, opts []sh
 	if err != nil {
 		return flow.Sink{}, err
 	}
-	s, err := sources.ParquetRecordSchema(path, pq...)
+	s, err := parquet.RecordSchema(path, pq...)
 	if err != nil {
 		return flow.Sink{}, err
 	}
@@ -286,7 +288,7 @@ func badLinesName(rank int) string { return fmt.Sprintf("_bad-lines-%05d.json", 
 // writeBadLines writes the report of the records the rank skipped into
 // dir, under a temporary name first so that no half-written report is
 // ever visible.
-func writeBadLines(dir string, rank int, report *sources.BadLineReport) error {
+func writeBadLines(dir string, rank int, report *text.BadLineReport) error {
 	b, err := json.MarshalIndent(report, "", "  ")
 	if err != nil {
 		return err

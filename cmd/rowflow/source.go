@@ -5,11 +5,13 @@ import (
 	"os"
 	"strings"
 
-	"github.com/parquet-go/parquet-go"
+	pq "github.com/parquet-go/parquet-go"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
+	"github.com/rowflow/rowflow/sources/text"
 )
 
 // input is how a command reads a dataset: its format and the options the
@@ -25,7 +27,7 @@ type input struct {
 	chunk    int // rows per chunk, 0 for the sources' default
 	// badLines, when not nil, makes a CSV or JSON Lines source skip the
 	// records it cannot read and list them there.
-	badLines *sources.BadLineReport
+	badLines *text.BadLineReport
 }
 
 // dataFormats are the formats the command reads, each with the file
@@ -105,13 +107,17 @@ func format(path string) (string, error) {
 }
 
 // pipeline returns the records of the dataset at path, read with in's
-// options.
+// options; in's seed is the pipeline's, which seeds the shuffle.
 func (in input) pipeline(path string) (*flow.Pipeline, error) {
 	src, err := in.source(path)
 	if err != nil {
 		return nil, err
 	}
-	return flow.From(src).Parallel(max(in.parallel, 1)), nil
+	p := flow.From(src).Parallel(max(in.parallel, 1))
+	if in.window > 0 {
+		p = p.WithSeed(in.seed)
+	}
+	return p, nil
 }
 
 // source returns the source of the dataset at path with in's options.
@@ -130,33 +136,33 @@ func (in input) source(path string) (flow.Source[sources.Record], error) {
 		for _, o := range ds {
 			pq = append(pq, o)
 		}
-		src = sources.ParquetRecords(path, pq...)
+		src = parquet.Records(path, pq...)
 	case "csv":
-		var opts []sources.CSVOption
+		var opts []text.CSVOption
 		for _, o := range ds {
 			opts = append(opts, o)
 		}
 		if in.badLines != nil {
-			opts = append(opts, sources.SkipBadLines(in.badLines))
+			opts = append(opts, text.SkipBadLines(in.badLines))
 		}
-		src = sources.CSVRecords(path, opts...)
+		src = text.CSVRecords(path, opts...)
 	default:
-		var opts []sources.JSONLOption
+		var opts []text.JSONLOption
 		for _, o := range ds {
 			opts = append(opts, o)
 		}
 		if in.badLines != nil {
-			opts = append(opts, sources.SkipBadLines(in.badLines))
+			opts = append(opts, text.SkipBadLines(in.badLines))
 		}
-		src = sources.JSONLRecords(path, opts...)
+		src = text.JSONLRecords(path, opts...)
 	}
 	return src, nil
 }
 
 // options returns the options of in for a dataset of format f: those
 // that only the Parquet source takes, and those every source takes.
-func (in input) options(f string) ([]sources.ParquetOption, []sources.DatasetOption, error) {
-	var pq []sources.ParquetOption
+func (in input) options(f string) ([]parquet.Option, []sources.DatasetOption, error) {
+	var pq []parquet.Option
 	if f != "parquet" {
 		for _, opt := range []struct{ flag, v string }{{"-filter", in.filter}, {"-rename", in.rename}, {"-columns", in.columns}} {
 			if opt.v != "" {
@@ -171,7 +177,7 @@ func (in input) options(f string) ([]sources.ParquetOption, []sources.DatasetOpt
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: -filter: %v", errUsage, err)
 		}
-		pq = append(pq, sources.RowFilter(flt))
+		pq = append(pq, parquet.RowFilter(flt))
 	}
 	if in.rename != "" {
 		for _, pair := range strings.Split(in.rename, ",") {
@@ -179,18 +185,18 @@ func (in input) options(f string) ([]sources.ParquetOption, []sources.DatasetOpt
 			if !ok || old == "" || new == "" {
 				return nil, nil, fmt.Errorf("%w: -rename %q: want old=new[,old=new]", errUsage, in.rename)
 			}
-			pq = append(pq, sources.Rename(old, new))
+			pq = append(pq, parquet.Rename(old, new))
 		}
 	}
 	if in.columns != "" {
-		pq = append(pq, sources.Columns(strings.Split(in.columns, ",")...))
+		pq = append(pq, parquet.Columns(strings.Split(in.columns, ",")...))
 	}
 	var ds []sources.DatasetOption
 	if in.chunk > 0 {
 		ds = append(ds, sources.ChunkSize(in.chunk))
 	}
 	if in.window > 0 {
-		ds = append(ds, sources.ShuffleWindow(in.window), sources.Seed(in.seed))
+		ds = append(ds, sources.ShuffleWindow(in.window))
 	}
 	return pq, ds, nil
 }
@@ -208,7 +214,7 @@ func (in input) total(path string) int64 {
 	}
 	var n int64
 	for _, file := range files {
-		err := openParquet(file.Path, func(f *parquet.File, _ int64) error {
+		err := openParquet(file.Path, func(f *pq.File, _ int64) error {
 			n += f.NumRows()
 			return nil
 		})

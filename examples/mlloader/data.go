@@ -43,7 +43,7 @@ func doc(i int64) (Doc, error) {
 // writeDataset writes n documents under dir with rowflow itself: Parquet
 // files of up to n/files rows, row groups of 4096 rows.
 func writeDataset(ctx context.Context, dir string, n, files int) error {
-	return flow.From(sources.Generate(int64(n), doc, sources.PartitionSize(4096))).Parallel(2).
+	return flow.From(sources.Generate(int64(n), doc, sources.PartitionItems(4096))).Parallel(2).
 		To(shards.Parquet[Doc](dir, shards.RowsPerFile(int64((n+files-1)/files)), shards.RowGroupRows(4096))).
 		Run(ctx)
 }

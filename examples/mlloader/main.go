@@ -18,7 +18,7 @@
 //
 // The pipeline of one rank:
 //
-//	flow.From(operators.EvenRanks(sources.Parquet[Doc](dir, sources.RowGroups()), operators.DropUneven, &acct)).
+//	flow.From(operators.EvenRanks(sources/parquet.Read[Doc](dir, sources/parquet.RowGroups()), operators.DropUneven, &acct)).
 //		Parallel(w).Epochs(2).WithRank(rank, 2).WithSeed(7).
 //		Via(operators.Shuffle[Doc](4096)).                      // row-level, per epoch
 //		Via(operators.Map(tokenize)).Parallel(w).                // in parallel, serial order kept
@@ -41,7 +41,7 @@ import (
 	"github.com/rowflow/rowflow/determinism"
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/operators"
-	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
 )
 
 const (
@@ -78,7 +78,7 @@ type rankReport struct {
 
 // loader is the input pipeline of one rank.
 func loader(data string, rank, workers int, acct *operators.EvenAccount) *flow.Pipeline {
-	src := operators.EvenRanks(sources.Parquet[Doc](data, sources.RowGroups()), operators.DropUneven, acct)
+	src := operators.EvenRanks(parquet.Read[Doc](data, parquet.RowGroups()), operators.DropUneven, acct)
 	length := func(d Doc) int { return len(d.Tokens) }
 	return flow.From(src).Parallel(workers).Epochs(epochs).WithRank(rank, world).WithSeed(7).
 		Via(operators.Shuffle[Doc](4096)).

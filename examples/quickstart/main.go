@@ -29,6 +29,7 @@ import (
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
 )
 
 // Sentence is a row of the sample dataset; Lang comes from the lang=…
@@ -99,7 +100,7 @@ func run(ctx context.Context, w io.Writer, n, workers int, dir string) error {
 	fmt.Fprintf(w, "sample dataset: %d sentences in %d Parquet files under %s\n", n, files, data)
 
 	pipeline := func(par int) *flow.Pipeline {
-		return flow.From(sources.Parquet[Sentence](data, sources.ShuffleWindow(8), sources.MaxRows(4096))).Parallel(par).
+		return flow.From(parquet.Read[Sentence](data, sources.ShuffleWindow(8), parquet.MaxRows(4096))).Parallel(par).
 			Via(operators.Filter(keepSentence)).Parallel(par).
 			Via(operators.FlatMap(tokenize)).Parallel(par).
 			Via(operators.Map(vocab)).Parallel(par).

@@ -53,7 +53,7 @@ func main() {
 // pipeline reads the sample orders, drops the empty ones, invoices the
 // rest with taxOf, and shuffles the invoices with a fixed seed.
 func pipeline(parallelism int, taxOf func(Order) int64) *flow.Pipeline {
-	return flow.From(sources.Generate(orders, order, sources.PartitionSize(50), sources.Named("orders"))).
+	return flow.From(sources.Generate(orders, order, sources.PartitionItems(50), sources.Named("orders"))).
 		Via(operators.Filter(func(o Order) bool { return o.Cents > 0 })).Parallel(parallelism).
 		Via(operators.Map(func(o Order) (Invoice, error) { return invoice(o, taxOf), nil })).Parallel(parallelism).
 		Via(operators.Shuffle[Invoice](64, operators.PartitionItems(100))).

@@ -17,7 +17,7 @@ import (
 )
 
 // publicPackages are the directories of the packages users import.
-var publicPackages = []string{"flow", "operators", "sources", "sinks", "sinks/shards", "determinism", "ranks", "rowid", "interop/gostreams"}
+var publicPackages = []string{"flow", "operators", "sources", "sources/parquet", "sources/text", "sinks", "sinks/shards", "determinism", "ranks", "rowid", "interop/gostreams"}
 
 // count returns the number of exported identifiers of the package in dir,
 // by kind. It reads the directory's Go files other than tests, under

@@ -180,3 +180,18 @@ func (e *Expr) Eval(leaf func(*Expr) (Tri, error)) (Tri, error) {
 	}
 	return leaf(e)
 }
+
+// Also returns e, or Logic(And, prev, e) if prev is not nil: the filter
+// of an option given again after prev.
+func Also(prev, e *Expr) *Expr {
+	if prev == nil {
+		return e
+	}
+	return Logic(And, prev, e)
+}
+
+// ExprOf returns the expression of a sources.Filter, given as f. Package
+// sources, which defines Filter and imports this package, sets it when it
+// is initialised; the format packages (sources/parquet), which import
+// sources, call it.
+var ExprOf func(f any) *Expr

@@ -143,3 +143,17 @@ func PeakRSS() (int64, error) {
 	}
 	return 0, fmt.Errorf("no VmHWM in /proc/self/status")
 }
+
+// ReportRun reports to a child's parent its peak RSS, the rows its run
+// read and the run's error on one line.
+func ReportRun(t testing.TB, rows int64, err error) {
+	peak, perr := PeakRSS()
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	msg := "no error"
+	if err != nil {
+		msg = strings.NewReplacer("\t", " ", "\n", " ").Replace(err.Error())
+	}
+	Report("peak", peak, "rows", rows, "err", msg)
+}

@@ -111,7 +111,7 @@ func TestFromCutsPartitionsByCount(t *testing.T) {
 // chunk by chunk.
 func TestSourceFeedsGoStreams(t *testing.T) {
 	testutil.CheckGoroutines(t)
-	p := flow.From(sources.Slice(ints(5000), sources.PartitionSize(300), sources.ChunkSize(64))).
+	p := flow.From(sources.Slice(ints(5000), sources.PartitionItems(300), sources.ChunkSize(64))).
 		Via(operators.Map(func(v int64) (int64, error) { return v * 2, nil })).Parallel(3)
 	out := make(chan any)
 	src := gostreams.NewSource[int64](context.Background(), p)

@@ -182,7 +182,7 @@ func TestCommitWorldBounded(t *testing.T) {
 func TestCommitRefusesRanksOfAnotherJob(t *testing.T) {
 	rank := func(dir string, r int, seed uint64) {
 		t.Helper()
-		p := flow.From(sources.Slice(pqRows(3000), sources.PartitionSize(500))).WithSeed(seed).WithRank(r, 2)
+		p := flow.From(sources.Slice(pqRows(3000), sources.PartitionItems(500))).WithSeed(seed).WithRank(r, 2)
 		if err := p.To(shards.Parquet[pqRow](dir, shards.RowsPerFile(400))).Run(context.Background()); err != nil {
 			t.Fatal(err)
 		}

@@ -19,7 +19,7 @@ import (
 // contJob writes pqRows(3000) in files of 450 rows, with Continue: it
 // continues the run recorded in dir, if there is one.
 func contJob(dir string, opts ...shards.ParquetOption) error {
-	p := pqPipeline(pqRows(3000), 2, sources.PartitionSize(400), sources.ChunkSize(100))
+	p := pqPipeline(pqRows(3000), 2, sources.PartitionItems(400), sources.ChunkSize(100))
 	opts = append([]shards.ParquetOption{shards.RowsPerFile(450), shards.Continue()}, opts...)
 	return p.To(shards.Parquet[pqRow](dir, opts...)).Run(context.Background())
 }
@@ -112,7 +112,7 @@ func TestContinueMisuse(t *testing.T) {
 	snap, done := snapshotAt(t, "progress renamed", 2)
 	want := readTree(t, done)
 	ck, skip, _, _ := shards.Continuation(snap, 0)
-	p := pqPipeline(pqRows(3000), 2, sources.PartitionSize(400), sources.ChunkSize(100)).Resume(flow.At(0, 900))
+	p := pqPipeline(pqRows(3000), 2, sources.PartitionItems(400), sources.ChunkSize(100)).Resume(flow.At(0, 900))
 	err := p.To(shards.Parquet[pqRow](snap, shards.RowsPerFile(450), shards.Continue())).Run(context.Background())
 	wantErr(t, err, "continues the run it recorded, and the pipeline was resumed too (Resume): say where the run starts once")
 	again, againSkip, ok, err := shards.Continuation(snap, 0)
@@ -127,7 +127,7 @@ func TestContinueMisuse(t *testing.T) {
 	}
 
 	snap, _ = snapshotAt(t, "progress renamed", 2)
-	if err := pqPipeline(pqRows(3000), 2, sources.PartitionSize(400), sources.ChunkSize(100)).
+	if err := pqPipeline(pqRows(3000), 2, sources.PartitionItems(400), sources.ChunkSize(100)).
 		To(shards.Parquet[pqRow](snap, shards.RowsPerFile(450))).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}

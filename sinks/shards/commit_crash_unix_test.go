@@ -44,7 +44,7 @@ var crashReport func(event string)
 // one writer and Continue, and resumes from the sink's Continuation if
 // there is one; otherwise with two writers, starting over.
 func crashJob(dir string, rank int, cont bool) error {
-	p := flow.From(everyRank(sources.Slice(pqRows(6000), sources.PartitionSize(400), sources.ChunkSize(100)))).
+	p := flow.From(everyRank(sources.Slice(pqRows(6000), sources.PartitionItems(400), sources.ChunkSize(100)))).
 		Via(operators.Map(func(r pqRow) (pqRow, error) {
 			if crashReport != nil && r.ID%300 == 0 {
 				crashReport("row " + strconv.FormatInt(r.ID, 10))

@@ -30,7 +30,7 @@ func TestRunsOfOneRankExclude(t *testing.T) {
 		}
 	})
 	defer restore()
-	p := pqPipeline(rows, 1, sources.PartitionSize(100))
+	p := pqPipeline(rows, 1, sources.PartitionItems(100))
 	done := make(chan error, 1)
 	go func() { done <- p.To(shards.Parquet[pqRow](dir, shards.RowsPerFile(500))).Run(ctx) }()
 	<-created

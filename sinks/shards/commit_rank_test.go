@@ -19,7 +19,7 @@ import (
 // rerunJob writes rows as rank 2 of 3 in dir: 2000 rows make six files.
 func rerunJob(dir string, rows []pqRow, opts ...shards.ParquetOption) error {
 	opts = append([]shards.ParquetOption{shards.RowsPerFile(400), shards.Writers(2), shards.RowIDColumn("rid")}, opts...)
-	return pqRankPipeline(rows, 2, 2, 3, sources.PartitionSize(300)).To(shards.Parquet[pqRow](dir, opts...)).Run(context.Background())
+	return pqRankPipeline(rows, 2, 2, 3, sources.PartitionItems(300)).To(shards.Parquet[pqRow](dir, opts...)).Run(context.Background())
 }
 
 // inodes returns the file info of every file under dir, by path.
@@ -214,7 +214,7 @@ func TestRerunOtherPipeline(t *testing.T) {
 func TestRerunPartitioned(t *testing.T) {
 	rows := hiveRows(3000)
 	run := func(dir string) error {
-		return flow.From(sources.Slice(rows, sources.PartitionSize(400))).
+		return flow.From(sources.Slice(rows, sources.PartitionItems(400))).
 			To(shards.Parquet[hiveRow](dir, shards.PartitionBy("key"), shards.RowsPerFile(40), shards.Writers(2),
 				shards.RowIDColumn("rid"))).Run(context.Background())
 	}

@@ -12,14 +12,14 @@ import (
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sinks/shards"
-	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
 )
 
-// readRows counts the rows that sources.Parquet reads from dir.
+// readRows counts the rows that sources/parquet.Read reads from dir.
 func readRows(t *testing.T, dir string) int {
 	t.Helper()
 	var rows []pqRow
-	if err := flow.From(sources.Parquet[pqRow](dir)).To(sinks.CollectValues(&rows)).Run(context.Background()); err != nil {
+	if err := flow.From(parquet.Read[pqRow](dir)).To(sinks.CollectValues(&rows)).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	return len(rows)

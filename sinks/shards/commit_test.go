@@ -25,7 +25,7 @@ import (
 func shareJob(t *testing.T, dir string, rank, world int, keep []int64, opts ...shards.ParquetOption) {
 	t.Helper()
 	opts = append([]shards.ParquetOption{shards.RowsPerFile(400)}, opts...)
-	p := flow.From(everyRank(sources.Slice(pqRows(3000), sources.PartitionSize(500)))).WithRank(rank, world).
+	p := flow.From(everyRank(sources.Slice(pqRows(3000), sources.PartitionItems(500)))).WithRank(rank, world).
 		Via(operators.Filter(func(r pqRow) bool {
 			for _, k := range keep {
 				if r.ID%3 == k {
@@ -318,7 +318,7 @@ func TestCommitStaleTemporary(t *testing.T) {
 func TestCommitWorld(t *testing.T) {
 	run := func(dir string, rank, world int, jsonl bool) error {
 		t.Helper()
-		p := flow.From(sources.Slice(pqRows(3000), sources.PartitionSize(500)))
+		p := flow.From(sources.Slice(pqRows(3000), sources.PartitionItems(500)))
 		if world > 0 {
 			p = p.WithRank(rank, world)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
 )
 
 // A job of two ranks reshards a dataset of 8 row groups: each rank reads
@@ -38,7 +39,7 @@ func ExampleCommit() {
 
 	const world = 2
 	for rank := range world {
-		p := flow.From(sources.Parquet[Event](in)).WithRank(rank, world).
+		p := flow.From(parquet.Read[Event](in)).WithRank(rank, world).
 			To(shards.Parquet[Event](out, shards.RowsPerFile(1500), shards.RowIDColumn("row_id")))
 		if err := p.Run(context.Background()); err != nil {
 			fmt.Println(err)

@@ -30,7 +30,7 @@ func ExampleParquet() {
 	for i := range events {
 		events[i] = Event{User: int64(i), Lang: []string{"en", "de", "fr"}[i%3], Words: int32(i % 17)}
 	}
-	p := flow.From(sources.Slice(events, sources.PartitionSize(1000))).
+	p := flow.From(sources.Slice(events, sources.PartitionItems(1000))).
 		Via(operators.Filter(func(e Event) bool { return e.Words > 0 })).Parallel(4).
 		To(shards.Parquet[Event](filepath.Join(dir, "events"),
 			shards.RowsPerFile(2000), shards.PartitionBy("lang"), shards.RowIDColumn("row_id")))

@@ -6,12 +6,14 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/parquet-go/parquet-go"
+	pq "github.com/parquet-go/parquet-go"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
+	"github.com/rowflow/rowflow/sources/text"
 )
 
 // A CSV file, whose records hold every value as a string, written as
@@ -25,19 +27,19 @@ func ExampleParquetRecords() {
 	in := filepath.Join(dir, "scores.csv")
 	os.WriteFile(in, []byte("user,lang,score\n1,en,0.5\n2,de,\n3,fr,0.25\n"), 0o644)
 
-	schema := parquet.NewSchema("score", parquet.Group{
-		"user":  parquet.Int(64),
-		"lang":  parquet.String(),
-		"score": parquet.Optional(parquet.Leaf(parquet.DoubleType)),
+	schema := pq.NewSchema("score", pq.Group{
+		"user":  pq.Int(64),
+		"lang":  pq.String(),
+		"score": pq.Optional(pq.Leaf(pq.DoubleType)),
 	})
 	out := filepath.Join(dir, "out")
-	err = flow.From(sources.CSVRecords(in)).To(shards.ParquetRecords(out, schema)).Run(context.Background())
+	err = flow.From(text.CSVRecords(in)).To(shards.ParquetRecords(out, schema)).Run(context.Background())
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	var recs []sources.Record
-	flow.From(sources.ParquetRecords(out)).To(sinks.CollectValues(&recs)).Run(context.Background())
+	flow.From(parquet.Records(out)).To(sinks.CollectValues(&recs)).Run(context.Background())
 	for _, r := range recs {
 		fmt.Println(r.Names, r.Values)
 	}

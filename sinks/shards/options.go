@@ -74,7 +74,7 @@ const (
 	MaxWriters = 4096
 	// MaxPageBytes is the largest page size [PageSize] accepts, 128 MiB:
 	// half of the decoded page size that the sources read by default
-	// (sources.MaxPageSize, 256 MiB), which leaves room for the values
+	// (sources/parquet.MaxPageSize, 256 MiB), which leaves room for the values
 	// that end a page past its cut, so that the files read back with the
 	// sources' defaults.
 	MaxPageBytes = 128 << 20

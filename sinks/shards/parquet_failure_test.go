@@ -83,7 +83,7 @@ func TestParquetShardsFailure(t *testing.T) {
 						ctx, cancel := context.WithCancel(context.Background())
 						defer cancel()
 						temps := -1
-						p := flow.From(sources.Slice(rows, sources.PartitionSize(500), sources.ChunkSize(100))).
+						p := flow.From(sources.Slice(rows, sources.PartitionItems(500), sources.ChunkSize(100))).
 							Via(operators.Map(func(r pqRow) (pqRow, error) {
 								if r.ID != 9000 {
 									return r, nil
@@ -133,7 +133,7 @@ func TestParquetShardsShardFailure(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	p := flow.From(sources.Slice(rows, sources.PartitionSize(500), sources.ChunkSize(100)))
+	p := flow.From(sources.Slice(rows, sources.PartitionItems(500), sources.ChunkSize(100)))
 	var items []flow.Item[hiveRow]
 	if err := p.To(sinks.Collect(&items)).Run(context.Background()); err != nil {
 		t.Fatal(err)

@@ -63,7 +63,7 @@ func pqRows(n int) []pqRow {
 }
 
 // pqPipeline is rows through an identity Map on p workers. ChunkSize and
-// PartitionSize of the source can be set with opts.
+// PartitionItems of the source can be set with opts.
 func pqPipeline(rows []pqRow, p int, opts ...sources.SliceOption) *flow.Pipeline {
 	return flow.From(sources.Slice(rows, opts...)).
 		Via(operators.Map(func(r pqRow) (pqRow, error) { return r, nil })).Parallel(p)
@@ -211,7 +211,7 @@ func TestParquetShardsRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	rows := pqRows(10_000)
 	dir := filepath.Join(t.TempDir(), "out")
-	p := pqPipeline(rows, 2, sources.PartitionSize(1500), sources.ChunkSize(333))
+	p := pqPipeline(rows, 2, sources.PartitionItems(1500), sources.ChunkSize(333))
 	ids := itemIDs(t, p)
 	err := p.To(shards.Parquet[pqRow](dir, shards.RowsPerFile(3000), shards.RowGroupRows(1000))).Run(ctx)
 	if err != nil {
@@ -294,7 +294,7 @@ func TestParquetShardsSameBytes(t *testing.T) {
 				// where chunk boundaries could show.
 				sink := shards.Parquet[pqRow](dir, shards.Writers(writers), shards.RowsPerFile(7000),
 					shards.RowGroupRows(3000), shards.PageSize(4096))
-				err := pqPipeline(rows, v.p, sources.PartitionSize(2500), sources.ChunkSize(v.chunk)).To(sink).Run(ctx)
+				err := pqPipeline(rows, v.p, sources.PartitionItems(2500), sources.ChunkSize(v.chunk)).To(sink).Run(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -325,9 +325,9 @@ func TestParquetShardsShards(t *testing.T) {
 	ctx := context.Background()
 	rows := pqRows(10_000)
 	dir := t.TempDir()
-	p := pqPipeline(rows, 3, sources.PartitionSize(1000))
+	p := pqPipeline(rows, 3, sources.PartitionItems(1000))
 	ids := itemIDs(t, p)
-	err := pqRankPipeline(rows, 3, 3, 4, sources.PartitionSize(1000)).
+	err := pqRankPipeline(rows, 3, 3, 4, sources.PartitionItems(1000)).
 		To(shards.Parquet[pqRow](dir, shards.Writers(2), shards.RowsPerFile(2000))).Run(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -431,7 +431,7 @@ func TestParquetShardsRollByRows(t *testing.T) {
 	for _, n := range []int{0, 1, 999, 1000, 1001, 2500} {
 		rows := pqRows(n)
 		dir := t.TempDir()
-		err := pqPipeline(rows, 2, sources.PartitionSize(300), sources.ChunkSize(77)).
+		err := pqPipeline(rows, 2, sources.PartitionItems(300), sources.ChunkSize(77)).
 			To(shards.Parquet[pqRow](dir, shards.RowsPerFile(250), shards.RowGroupRows(100))).Run(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -583,7 +583,7 @@ func TestParquetShardsRowIDColumn(t *testing.T) {
 	ctx := context.Background()
 	rows := pqRows(5000)
 	dir := t.TempDir()
-	p := flow.From(sources.Slice(rows, sources.PartitionSize(700), sources.ChunkSize(100))).
+	p := flow.From(sources.Slice(rows, sources.PartitionItems(700), sources.ChunkSize(100))).
 		Via(operators.Filter(func(r pqRow) bool { return r.ID%3 != 0 })).Parallel(2)
 	var items []flow.Item[pqRow]
 	if err := p.To(sinks.Collect(&items)).Run(ctx); err != nil {

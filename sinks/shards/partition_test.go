@@ -19,6 +19,7 @@ import (
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
 )
 
 type hiveRow struct {
@@ -83,7 +84,7 @@ var partName = regexp.MustCompile(`^part-00000-\d{5}\.parquet$`)
 func TestParquetShardsHive(t *testing.T) {
 	ctx := context.Background()
 	rows := hiveRows(3000)
-	p := flow.From(sources.Slice(rows, sources.PartitionSize(400), sources.ChunkSize(90)))
+	p := flow.From(sources.Slice(rows, sources.PartitionItems(400), sources.ChunkSize(90)))
 	var items []flow.Item[hiveRow]
 	if err := p.To(sinks.Collect(&items)).Run(ctx); err != nil {
 		t.Fatal(err)
@@ -228,7 +229,7 @@ func TestParquetShardsHiveColumns(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	err := flow.From(sources.Slice(rows, sources.PartitionSize(100))).
+	err := flow.From(sources.Slice(rows, sources.PartitionItems(100))).
 		To(shards.Parquet[row](dir, shards.PartitionBy("n", "_opt"))).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -285,7 +286,7 @@ func TestParquetShardsHiveKinds(t *testing.T) {
 		rows[i] = row{Base: Base{Region: []byte([]string{"eu/west", "us"}[i%2])}, OK: i%4 < 2, Ratio: float32(i%3) / 2, Seq: int64(i)}
 	}
 	dir := t.TempDir()
-	err := flow.From(sources.Slice(rows, sources.PartitionSize(50))).
+	err := flow.From(sources.Slice(rows, sources.PartitionItems(50))).
 		To(shards.Parquet[row](dir, shards.PartitionBy("region", "ok", "ratio"), shards.Writers(3))).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -307,7 +308,7 @@ func TestParquetShardsHiveKinds(t *testing.T) {
 }
 
 // TestHiveValuesRoundTrip writes every hostile partition value with
-// PartitionBy and reads the output back with sources.Parquet: each row's
+// PartitionBy and reads the output back with sources/parquet.Read: each row's
 // value is the value written, "" and "__HIVE_DEFAULT_PARTITION__" alike,
 // and values too long for a directory name come back whole.
 func TestHiveValuesRoundTrip(t *testing.T) {
@@ -319,7 +320,7 @@ func TestHiveValuesRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []hiveRow
-	if err := flow.From(sources.Parquet[hiveRow](dir)).To(sinks.CollectValues(&got)).Run(ctx); err != nil {
+	if err := flow.From(parquet.Read[hiveRow](dir)).To(sinks.CollectValues(&got)).Run(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != len(rows) {

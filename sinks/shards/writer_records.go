@@ -31,7 +31,7 @@ import (
 // the manifest, determinism. [PartitionBy] is not supported.
 //
 // The schema's top-level columns are the files' columns, in its order
-// (a parquet.Group orders them by name; [sources.ParquetRecordSchema]
+// (a parquet.Group orders them by name; [github.com/rowflow/rowflow/sources/parquet.RecordSchema]
 // gives the schema of the records of a Parquet dataset, in the dataset's
 // order). A record's value goes to the column of its name, or to the LIST
 // column whose leaf has that dotted path (a.list.element for a LIST a,
@@ -39,15 +39,15 @@ import (
 // the record does not name is null, and a name that is not a column is an
 // error. Each column is a leaf, a repeated leaf, or a LIST (of lists) of
 // leaves, optional or required; a record's value for a list is a []any, as
-// sources.ParquetRecords gives it, or a string that holds a JSON array,
+// sources/parquet.Records gives it, or a string that holds a JSON array,
 // such as "[1,2,3]" or "[]" in a CSV field, whose elements (numbers as
-// json.Number) are converted as sources.JSONLRecords' lists are; the
+// json.Number) are converted as sources/text.JSONLRecords' lists are; the
 // empty string is a null list, and a string that is not a JSON array is
 // an error. A value is converted to its column's
 // type when that loses nothing: any Go integer to an integer column that
 // holds it, integers and floats to float columns, json.Number (as
-// sources.JSONLRecords gives numbers) to any numeric column, and strings,
-// as sources.CSVRecords gives every value, parsed with strconv to numeric
+// sources/text.JSONLRecords gives numbers) to any numeric column, and strings,
+// as sources/text.CSVRecords gives every value, parsed with strconv to numeric
 // and boolean columns, where the empty string is null. BYTE_ARRAY columns take strings and []byte (and a
 // json.Number's text); FIXED_LEN_BYTE_ARRAY the right number of bytes;
 // INT96 a [12]byte. A value that does not fit, and a null in a required
@@ -225,7 +225,7 @@ func (r *recordWriter) size() int64  { return r.w.Size() }
 func (r *recordWriter) close() error { return r.w.Close() }
 
 // leafPath returns the dotted path of the leaf of a column named name whose
-// node is n: the name of records that sources.ParquetRecords reads from
+// node is n: the name of records that sources/parquet.Records reads from
 // the column (a.list.element for a LIST a of scalars).
 func leafPath(name string, n parquet.Node) string {
 	for isList(n) {
@@ -323,7 +323,7 @@ func newShredder(n parquet.Node, reps, col int) (shredder, error) {
 // textList returns the shredder of a list column that also takes the
 // column's value as text, as CSV gives every value: the empty string is
 // null, and any other string must hold a JSON array, which is decoded as
-// sources.JSONLRecords decodes a line's lists (numbers as json.Number).
+// sources/text.JSONLRecords decodes a line's lists (numbers as json.Number).
 func textList(sh shredder) shredder {
 	return func(v any, rep, def int, row parquet.Row) (parquet.Row, error) {
 		if s, ok := v.(string); ok {

@@ -10,13 +10,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parquet-go/parquet-go"
+	pq "github.com/parquet-go/parquet-go"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
+	"github.com/rowflow/rowflow/sources/text"
 )
 
 // TestRecordShardsRoundTrip reads files of parquet-testing (which
@@ -45,15 +47,15 @@ func TestRecordShardsRoundTrip(t *testing.T) {
 		name := tc.name
 		t.Run(name, func(t *testing.T) {
 			src := filepath.Join(testutil.ParquetGoTestdata(t), name)
-			in := testutil.Items[sources.Record](t, flow.From(sources.ParquetRecords(src)))
-			schema, err := sources.ParquetRecordSchema(src)
+			in := testutil.Items[sources.Record](t, flow.From(parquet.Records(src)))
+			schema, err := parquet.RecordSchema(src)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var sums []string
 			for _, par := range []int{1, 3} {
 				out := filepath.Join(t.TempDir(), "out")
-				p := flow.From(sources.ParquetRecords(src)).Parallel(par).
+				p := flow.From(parquet.Records(src)).Parallel(par).
 					To(shards.ParquetRecords(out, schema, shards.RowIDColumn("rid"), shards.RowGroupRows(7)))
 				if err := p.Run(t.Context()); err != nil {
 					t.Fatal(err)
@@ -68,7 +70,7 @@ func TestRecordShardsRoundTrip(t *testing.T) {
 				for _, f := range m.Files {
 					sums = append(sums, f.SHA256)
 				}
-				back := testutil.Items[sources.Record](t, flow.From(sources.ParquetRecords(out)))
+				back := testutil.Items[sources.Record](t, flow.From(parquet.Records(out)))
 				if len(back) != len(in) {
 					t.Fatalf("read back %d records, want %d", len(back), len(in))
 				}
@@ -149,7 +151,7 @@ func TestRecordShardsFromText(t *testing.T) {
 	os.WriteFile(jsonPath, []byte(`{"id":1,"name":"a","score":0.5,"small":-3,"ok":true,"tags":["x","y"]}
 {"score":2,"id":2,"tags":null}
 `), 0o644)
-	schema := parquet.SchemaOf(typed{})
+	schema := pq.SchemaOf(typed{})
 	s := func(v string) *string { return &v }
 	i32 := func(v int32) *int32 { return &v }
 	b := func(v bool) *bool { return &v }
@@ -160,11 +162,11 @@ func TestRecordShardsFromText(t *testing.T) {
 	}{
 		// CSV has no null: an empty field is null in a column that is not
 		// text, and the empty string in one that is.
-		{"csv", sources.CSVRecords(csvPath), []typed{
+		{"csv", text.CSVRecords(csvPath), []typed{
 			{ID: 1, Name: s("a"), Score: 0.5, Small: i32(-3), Ok: b(true)},
 			{ID: 2, Name: s(""), Score: 2, Ok: b(false)},
 		}},
-		{"jsonl", sources.JSONLRecords(jsonPath), []typed{
+		{"jsonl", text.JSONLRecords(jsonPath), []typed{
 			{ID: 1, Name: s("a"), Score: 0.5, Small: i32(-3), Ok: b(true), Tags: []string{"x", "y"}},
 			{ID: 2, Score: 2},
 		}},
@@ -201,22 +203,22 @@ func TestRecordShardsBadInput(t *testing.T) {
 		}
 		return p
 	}
-	schema := parquet.SchemaOf(typed{})
+	schema := pq.SchemaOf(typed{})
 	for _, tc := range []struct {
 		name string
 		src  flow.Source[sources.Record]
 		row  int // the record that fails
 		msg  string
 	}{
-		{"not a number", sources.CSVRecords(write("a.csv", "id,score\n1,2\n2,3\nx,4\n")), 2, `column "id": cannot write string "x" as INT(64,true)`},
-		{"out of range", sources.JSONLRecords(write("b.jsonl", `{"id":1,"score":1,"small":2147483648}`+"\n")), 0, `column "small": cannot write json.Number "2147483648" as INT(32,true): out of range`},
-		{"not in the schema", sources.JSONLRecords(write("c.jsonl", `{"id":1,"score":1}`+"\n"+`{"id":2,"score":1,"extra":true}`+"\n")), 1, `the record's column "extra" is not in the schema`},
-		{"required null", sources.JSONLRecords(write("d.jsonl", `{"id":1,"score":1}`+"\n"+`{"id":2}`+"\n")), 1, `column "score": null in a required column`},
-		{"not a list", sources.JSONLRecords(write("e.jsonl", `{"id":1,"score":1,"tags":7}`+"\n")), 0, `column "tags": json.Number is not a list`},
-		{"list text not JSON", sources.CSVRecords(write("f.csv", "id,score,tags\n1,1,\"[\"\"x\"\"]\"\n2,1,x\n")), 1, `column "tags": string "x" is not a JSON array`},
-		{"list text not an array", sources.CSVRecords(write("g.csv", "id,score,tags\n1,1,\"{\"\"x\"\":1}\"\n")), 0, `column "tags": string "{\"x\":1}" is not a JSON array`},
-		{"list text with more", sources.CSVRecords(write("h.csv", "id,score,tags\n1,1,[] []\n")), 0, `column "tags": string "[] []" is not a JSON array`},
-		{"list text element", sources.CSVRecords(write("i.csv", "id,score,tags\n1,1,[true]\n")), 0, `column "tags": element 0: cannot write bool "true" as STRING`},
+		{"not a number", text.CSVRecords(write("a.csv", "id,score\n1,2\n2,3\nx,4\n")), 2, `column "id": cannot write string "x" as INT(64,true)`},
+		{"out of range", text.JSONLRecords(write("b.jsonl", `{"id":1,"score":1,"small":2147483648}`+"\n")), 0, `column "small": cannot write json.Number "2147483648" as INT(32,true): out of range`},
+		{"not in the schema", text.JSONLRecords(write("c.jsonl", `{"id":1,"score":1}`+"\n"+`{"id":2,"score":1,"extra":true}`+"\n")), 1, `the record's column "extra" is not in the schema`},
+		{"required null", text.JSONLRecords(write("d.jsonl", `{"id":1,"score":1}`+"\n"+`{"id":2}`+"\n")), 1, `column "score": null in a required column`},
+		{"not a list", text.JSONLRecords(write("e.jsonl", `{"id":1,"score":1,"tags":7}`+"\n")), 0, `column "tags": json.Number is not a list`},
+		{"list text not JSON", text.CSVRecords(write("f.csv", "id,score,tags\n1,1,\"[\"\"x\"\"]\"\n2,1,x\n")), 1, `column "tags": string "x" is not a JSON array`},
+		{"list text not an array", text.CSVRecords(write("g.csv", "id,score,tags\n1,1,\"{\"\"x\"\":1}\"\n")), 0, `column "tags": string "{\"x\":1}" is not a JSON array`},
+		{"list text with more", text.CSVRecords(write("h.csv", "id,score,tags\n1,1,[] []\n")), 0, `column "tags": string "[] []" is not a JSON array`},
+		{"list text element", text.CSVRecords(write("i.csv", "id,score,tags\n1,1,[true]\n")), 0, `column "tags": element 0: cannot write bool "true" as STRING`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := testutil.Items[sources.Record](t, flow.From(tc.src))
@@ -245,17 +247,17 @@ func TestRecordShardsBadInput(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		schema *parquet.Schema
+		schema *pq.Schema
 		opts   []shards.ParquetOption
 		msg    string
 	}{
 		{"nil schema", nil, nil, "nil schema"},
-		{"map", parquet.SchemaOf(withMap{}), nil, `column "m": a group that is not a LIST`},
+		{"map", pq.SchemaOf(withMap{}), nil, `column "m": a group that is not a LIST`},
 		{"partition by", schema, []shards.ParquetOption{shards.PartitionBy("id")}, "PartitionBy is not supported for records"},
 		{"row ID clash", schema, []shards.ParquetOption{shards.RowIDColumn("score")}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			src := sources.JSONLRecords(write("ok.jsonl", `{"id":1,"score":1}`+"\n"))
+			src := text.JSONLRecords(write("ok.jsonl", `{"id":1,"score":1}`+"\n"))
 			err := flow.From(src).To(shards.ParquetRecords(filepath.Join(t.TempDir(), "out"), tc.schema, tc.opts...)).Run(t.Context())
 			if tc.msg == "" {
 				if err != nil {
@@ -278,13 +280,13 @@ func TestRecordShardsCSVLists(t *testing.T) {
 	dir := t.TempDir()
 	csvPath := filepath.Join(dir, "in.csv")
 	os.WriteFile(csvPath, []byte("id,tokens,ids\n1,\"[1,2,3]\",\"[4, 5]\"\n2,[],[]\n3,,\n4,\" [null,-7] \",[6]\n"), 0o644)
-	schema := parquet.NewSchema("record", parquet.Group{
-		"id":     parquet.Int(64),
-		"tokens": parquet.Optional(parquet.List(parquet.Optional(parquet.Int(32)))),
-		"ids":    parquet.Repeated(parquet.Int(64)),
+	schema := pq.NewSchema("record", pq.Group{
+		"id":     pq.Int(64),
+		"tokens": pq.Optional(pq.List(pq.Optional(pq.Int(32)))),
+		"ids":    pq.Repeated(pq.Int(64)),
 	})
 	out := filepath.Join(t.TempDir(), "out")
-	if err := flow.From(sources.CSVRecords(csvPath)).To(shards.ParquetRecords(out, schema)).Run(t.Context()); err != nil {
+	if err := flow.From(text.CSVRecords(csvPath)).To(shards.ParquetRecords(out, schema)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(out, "part-00000-00000.parquet")
@@ -334,7 +336,7 @@ func TestRecordShardsRepeatedLeaf(t *testing.T) {
 		{Names: []string{"ids", "id"}, Values: []any{[]any{uint8(7)}, int64(3)}},
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	if err := flow.From(sources.Slice(recs)).To(shards.ParquetRecords(out, parquet.SchemaOf(rep{}))).Run(t.Context()); err != nil {
+	if err := flow.From(sources.Slice(recs)).To(shards.ParquetRecords(out, pq.SchemaOf(rep{}))).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	got := testutil.ReadParquet[rep](t, filepath.Join(out, "part-00000-00000.parquet"))
@@ -348,7 +350,7 @@ func TestRecordShardsRepeatedLeaf(t *testing.T) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 	bad := []sources.Record{{Names: []string{"id", "ids"}, Values: []any{int64(1), []any{int64(4), nil}}}}
-	err := flow.From(sources.Slice(bad)).To(shards.ParquetRecords(filepath.Join(t.TempDir(), "bad"), parquet.SchemaOf(rep{}))).Run(t.Context())
+	err := flow.From(sources.Slice(bad)).To(shards.ParquetRecords(filepath.Join(t.TempDir(), "bad"), pq.SchemaOf(rep{}))).Run(t.Context())
 	if err == nil || !strings.Contains(err.Error(), `column "ids": element 1: null in a repeated column`) {
 		t.Errorf("a null element: %v", err)
 	}
@@ -360,9 +362,9 @@ func TestRecordShardsRepeatedLeaf(t *testing.T) {
 // are written as themselves.
 func TestRecordShardsFloat32Range(t *testing.T) {
 	dir := t.TempDir()
-	schema := parquet.NewSchema("record", parquet.Group{
-		"id": parquet.Int(64),
-		"f":  parquet.Optional(parquet.Leaf(parquet.FloatType)),
+	schema := pq.NewSchema("record", pq.Group{
+		"id": pq.Int(64),
+		"f":  pq.Optional(pq.Leaf(pq.FloatType)),
 	})
 	for _, v := range []string{"1e40", "-1e40", "3.5e38"} {
 		t.Run(v, func(t *testing.T) {
@@ -370,7 +372,7 @@ func TestRecordShardsFloat32Range(t *testing.T) {
 			if err := os.WriteFile(in, []byte("id,f\n1,1.5\n2,"+v+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			src := sources.CSVRecords(in)
+			src := text.CSVRecords(in)
 			recs := testutil.Items[sources.Record](t, flow.From(src))
 			err := flow.From(src).To(shards.ParquetRecords(filepath.Join(t.TempDir(), "out"), schema)).Run(t.Context())
 			var re *flow.StageError
@@ -387,7 +389,7 @@ func TestRecordShardsFloat32Range(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	if err := flow.From(sources.CSVRecords(in)).To(shards.ParquetRecords(out, schema)).Run(t.Context()); err != nil {
+	if err := flow.From(text.CSVRecords(in)).To(shards.ParquetRecords(out, schema)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	type row struct {
@@ -422,15 +424,15 @@ func TestRecordShardsKeepEmptyLists(t *testing.T) {
 	if err := os.WriteFile(in, []byte("id,tokens\n1,\"[1,2]\"\n2,[]\n3,\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	schema := parquet.NewSchema("record", parquet.Group{
-		"id":     parquet.Int(64),
-		"tokens": parquet.Optional(parquet.List(parquet.Optional(parquet.Int(32)))),
+	schema := pq.NewSchema("record", pq.Group{
+		"id":     pq.Int(64),
+		"tokens": pq.Optional(pq.List(pq.Optional(pq.Int(32)))),
 	})
 	first := filepath.Join(t.TempDir(), "first")
-	if err := flow.From(sources.CSVRecords(in)).To(shards.ParquetRecords(first, schema)).Run(t.Context()); err != nil {
+	if err := flow.From(text.CSVRecords(in)).To(shards.ParquetRecords(first, schema)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	recs := testutil.Items[sources.Record](t, flow.From(sources.ParquetRecords(first)))
+	recs := testutil.Items[sources.Record](t, flow.From(parquet.Records(first)))
 	var tokens []any
 	for _, r := range recs {
 		v, _ := r.Value.Get("tokens.list.element")
@@ -441,7 +443,7 @@ func TestRecordShardsKeepEmptyLists(t *testing.T) {
 	}
 
 	second := filepath.Join(t.TempDir(), "second")
-	if err := flow.From(sources.ParquetRecords(first)).To(shards.ParquetRecords(second, schema)).Run(t.Context()); err != nil {
+	if err := flow.From(parquet.Records(first)).To(shards.ParquetRecords(second, schema)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	levels := tokenLevels(t, filepath.Join(second, "part-00000-00000.parquet"))
@@ -451,7 +453,7 @@ func TestRecordShardsKeepEmptyLists(t *testing.T) {
 	}
 
 	text := filepath.Join(t.TempDir(), "text")
-	if err := flow.From(sources.ParquetRecords(first)).To(shards.JSONL[sources.Record](text)).Run(t.Context()); err != nil {
+	if err := flow.From(parquet.Records(first)).To(shards.JSONL[sources.Record](text)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(text, "part-00000-00000.jsonl"))
@@ -479,7 +481,7 @@ func tokenLevels(t *testing.T, path string) [][]int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pf, err := parquet.OpenFile(f, st.Size())
+	pf, err := pq.OpenFile(f, st.Size())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -487,7 +489,7 @@ func tokenLevels(t *testing.T, path string) [][]int {
 	if !ok {
 		t.Fatal("no column tokens.list.element")
 	}
-	rows := make([]parquet.Row, 10)
+	rows := make([]pq.Row, 10)
 	n, _ := pf.RowGroups()[0].Rows().ReadRows(rows)
 	var levels [][]int
 	for _, r := range rows[:n] {

@@ -38,7 +38,7 @@ import (
 // Such a float in an interface field of T, or in a field of a struct that
 // embeds another, still fails the run, naming the row.
 //
-// sources.JSONL[T] reads the files back, field for field, the three
+// sources/text.JSONL[T] reads the files back, field for field, the three
 // strings into float fields included.
 func JSONL[T any](dir string, opts ...TextOption) flow.Sink {
 	plan, err := newTextPlan[T]("JSONL", "jsonl", dir, opts)
@@ -50,7 +50,7 @@ func JSONL[T any](dir string, opts ...TextOption) flow.Sink {
 // field holds a comma, a quote or a line break), in files
 // part-<rank>-<seq>.csv, compressed when [Compression] says so. The
 // columns are the struct's exported fields, named by their `csv` tag or
-// their Go name (a tag "-" leaves a field out), as sources.CSV[T] reads
+// their Go name (a tag "-" leaves a field out), as sources/text.CSV[T] reads
 // them: strings as they are, integers and booleans by strconv, floats in
 // the shortest form that parses back to the same value, []byte as its
 // bytes, and a nil pointer as an empty field. A field of another type

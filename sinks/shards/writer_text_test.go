@@ -23,6 +23,8 @@ import (
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
+	"github.com/rowflow/rowflow/sources/text"
 )
 
 // note is a row with text that CSV must quote and values that must
@@ -52,7 +54,7 @@ func notes(n int) []note {
 func writeText(t *testing.T, format string, par int, opts ...shards.TextOption) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "out")
-	p := flow.From(sources.Slice(notes(3000), sources.PartitionSize(250))).
+	p := flow.From(sources.Slice(notes(3000), sources.PartitionItems(250))).
 		Via(operators.Map(func(n note) (note, error) { return n, nil })).Parallel(par)
 	sink := shards.JSONL[note](dir, opts...)
 	if format == "csv" {
@@ -88,9 +90,9 @@ func TestTextShardsRoundTrip(t *testing.T) {
 				for _, par := range []int{1, 4} {
 					var src flow.Source[note]
 					if format == "csv" {
-						src = sources.CSV[note](dir)
+						src = text.CSV[note](dir)
 					} else {
-						src = sources.JSONL[note](dir)
+						src = text.JSONL[note](dir)
 					}
 					var back []note
 					for v, err := range flow.Values[note](context.Background(), flow.From(src).Parallel(par)) {
@@ -233,7 +235,7 @@ func TestJSONLShardsRecordRowIDClash(t *testing.T) {
 	if err := os.WriteFile(in, []byte(`{"id":1}`+"\n"+`{"id":2,"row_id_lo":5}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	src := sources.JSONLRecords(in)
+	src := text.JSONLRecords(in)
 	recs := testutil.Items[sources.Record](t, flow.From(src))
 	out := filepath.Join(t.TempDir(), "out")
 	err := flow.From(src).To(shards.JSONL[sources.Record](out, shards.RowIDColumn("row_id"))).Run(t.Context())
@@ -277,7 +279,7 @@ func TestJSONLShardsEncodingError(t *testing.T) {
 		vals[i] = byName{ID: i, A: float64(i)}
 	}
 	vals[7].A = math.NaN()
-	src := sources.Slice(vals, sources.PartitionSize(4))
+	src := sources.Slice(vals, sources.PartitionItems(4))
 	items := testutil.Items[byName](t, flow.From(src))
 	for _, opts := range [][]shards.TextOption{nil, {shards.RowIDColumn("rid")}} {
 		out := filepath.Join(t.TempDir(), "out")
@@ -310,7 +312,7 @@ type measure struct {
 // TestJSONLShardsNonFiniteFloats checks the rule for the floats JSON has
 // no number for: JSONL writes NaN, +Inf and -Inf as the strings
 // "NaN", "+Inf" and "-Inf" (of structs and of records, whose lists too),
-// the other values as encoding/json does, and sources.JSONL reads the
+// the other values as encoding/json does, and sources/text.JSONL reads the
 // structs back to the same floats; records read back hold the strings,
 // which ParquetRecords writes to float columns as the floats again.
 func TestJSONLShardsNonFiniteFloats(t *testing.T) {
@@ -337,7 +339,7 @@ func TestJSONLShardsNonFiniteFloats(t *testing.T) {
 	if string(b) != want {
 		t.Fatalf("wrote\n%s\nwant\n%s", b, want)
 	}
-	back := testutil.Items[measure](t, flow.From(sources.JSONL[measure](out)))
+	back := testutil.Items[measure](t, flow.From(text.JSONL[measure](out)))
 	if len(back) != 2 {
 		t.Fatalf("read back %d rows, want 2", len(back))
 	}
@@ -358,7 +360,7 @@ func TestJSONLShardsNonFiniteFloats(t *testing.T) {
 	rows := []pqRow{{ID: 1, F: 1.5, G: 2, L: []float64{1}}, {ID: 2, F: nan, G: float32(-inf), L: []float64{inf, nan}}}
 	testutil.WriteParquet(t, src, rows, 10)
 	jsonl := filepath.Join(t.TempDir(), "jsonl")
-	if err := flow.From(sources.ParquetRecords(src)).To(shards.JSONL[sources.Record](jsonl)).Run(t.Context()); err != nil {
+	if err := flow.From(parquet.Records(src)).To(shards.JSONL[sources.Record](jsonl)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	b, err = os.ReadFile(filepath.Join(jsonl, "part-00000-00000.jsonl"))
@@ -369,12 +371,12 @@ func TestJSONLShardsNonFiniteFloats(t *testing.T) {
 	if string(b) != want {
 		t.Fatalf("wrote\n%s\nwant\n%s", b, want)
 	}
-	schema, err := sources.ParquetRecordSchema(src)
+	schema, err := parquet.RecordSchema(src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pq := filepath.Join(t.TempDir(), "pq")
-	if err := flow.From(sources.JSONLRecords(jsonl)).To(shards.ParquetRecords(pq, schema)).Run(t.Context()); err != nil {
+	if err := flow.From(text.JSONLRecords(jsonl)).To(shards.ParquetRecords(pq, schema)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	got := testutil.ReadParquet[pqRow](t, filepath.Join(pq, "part-00000-00000.parquet"))

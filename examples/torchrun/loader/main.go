@@ -24,7 +24,7 @@ import (
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/ranks"
-	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
 )
 
 // Row is the part of a row that the training step uses.
@@ -52,7 +52,7 @@ func run(ctx context.Context, data string, epochs int64, batch int) error {
 	if err != nil {
 		return err
 	}
-	p := flow.From(sources.Parquet[Row](data)).Epochs(epochs).WithRank(r.Rank, r.World).WithSeed(7).
+	p := flow.From(parquet.Read[Row](data)).Epochs(epochs).WithRank(r.Rank, r.World).WithSeed(7).
 		Via(operators.Batch[Row](batch))
 	batches, rows := make([]int64, epochs), make([]int64, epochs)
 	for it, err := range flow.Items[operators.Rows[Row]](ctx, p) {

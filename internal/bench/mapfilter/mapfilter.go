@@ -158,7 +158,7 @@ func FilterMap(p *flow.Pipeline) *flow.Pipeline {
 // chunks of ChunkSize, shapes the pipeline and counts its output.
 func Rowflow(ctx context.Context, data []int64, part int, shape func(*flow.Pipeline) *flow.Pipeline) (int64, error) {
 	var n int64
-	src := sources.Slice(data, sources.PartitionSize(part), sources.ChunkSize(ChunkSize))
+	src := sources.Slice(data, sources.PartitionItems(part), sources.ChunkSize(ChunkSize))
 	err := shape(flow.From(src)).To(sinks.Count[int64](&n)).Run(ctx)
 	return n, err
 }

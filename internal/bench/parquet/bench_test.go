@@ -10,10 +10,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/parquet-go/parquet-go"
+	pq "github.com/parquet-go/parquet-go"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
 )
 
 // TestVariantsAgree checks, on a small file of several row groups, that
@@ -97,7 +97,7 @@ func checkSplit(t *testing.T, path string, want []Row) {
 		}
 		closeFile()
 		var rows []Row
-		for v, err := range flow.Values[Row](t.Context(), flow.From(sources.Parquet[Row](f.path, sources.MaxRows(splitRows))).Parallel(2)) {
+		for v, err := range flow.Values[Row](t.Context(), flow.From(parquet.Read[Row](f.path, parquet.MaxRows(splitRows))).Parallel(2)) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,8 +137,8 @@ func checkRows(t *testing.T, name string, got, want []Row) {
 // hand-written page loop copies out of the pages.
 func checkColumns(t *testing.T, path string) {
 	t.Helper()
-	var batches []*sources.ColumnBatch
-	for b, err := range flow.Values[*sources.ColumnBatch](t.Context(), flow.From(sources.ParquetColumns(path))) {
+	var batches []*parquet.ColumnBatch
+	for b, err := range flow.Values[*parquet.ColumnBatch](t.Context(), flow.From(parquet.ReadColumns(path))) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +153,7 @@ func checkColumns(t *testing.T, path string) {
 		col := &batches[rg].Columns[c]
 		same := slices.Equal(col.Int32, b.Int32) && slices.Equal(col.Int64, b.Int64) &&
 			slices.Equal(col.Double, b.Double) && slices.Equal(col.Bytes, b.Bytes) &&
-			(col.Kind != parquet.ByteArray || slices.Equal(col.Offsets, b.Offsets)) &&
+			(col.Kind != pq.ByteArray || slices.Equal(col.Offsets, b.Offsets)) &&
 			slices.Equal(col.DefLevels, b.DefLevels) && slices.Equal(col.RepLevels, b.RepLevels)
 		if !same {
 			t.Errorf("row group %d column %s: the column batch differs from the pages", rg, col.Name)

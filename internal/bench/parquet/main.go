@@ -9,7 +9,7 @@
 //     reading into a reused buffer (aim: 3× as fast);
 //  2. the struct reader on two workers against one (aim: 1.6×);
 //  3. reading the two numeric columns against all columns (information);
-//  4. the columnar mode, [sources.ParquetColumns], against a hand-written
+//  4. the columnar mode, [github.com/rowflow/rowflow/sources/parquet.ReadColumns], against a hand-written
 //     page loop that copies each page's typed values and levels into
 //     reused buffers (aim: 0.8×);
 //  5. the writer, [shards.Parquet], on one writer and on two,

@@ -17,7 +17,7 @@ import (
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/longtest"
 	"github.com/rowflow/rowflow/sinks"
-	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
 )
 
 // The memory test streams a dataset in a child process, the test binary
@@ -110,7 +110,7 @@ func TestHelperStream(t *testing.T) {
 	}
 	var rows int64
 	start := time.Now()
-	if err := flow.From(sources.Parquet[Row](dir)).Parallel(par).To(sinks.Count[Row](&rows)).Run(t.Context()); err != nil {
+	if err := flow.From(parquet.Read[Row](dir)).Parallel(par).To(sinks.Count[Row](&rows)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	d := time.Since(start)

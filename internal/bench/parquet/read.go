@@ -6,11 +6,11 @@ import (
 	"io"
 	"os"
 
-	"github.com/parquet-go/parquet-go"
+	pq "github.com/parquet-go/parquet-go"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/sinks"
-	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
 )
 
 // readBatch is the number of rows the GenericReader reads per call: the
@@ -30,7 +30,7 @@ func readRowflow[T any](n int) reader {
 // structs is the pipeline that reads the rows of path into structs T on n
 // workers.
 func structs[T any](path string, n int) *flow.Pipeline {
-	return flow.From(sources.Parquet[T](path)).Parallel(n)
+	return flow.From(parquet.Read[T](path)).Parallel(n)
 }
 
 // readColumns reads every column of path as column batches on one worker,
@@ -38,7 +38,7 @@ func structs[T any](path string, n int) *flow.Pipeline {
 // that is done with a batch does.
 func readColumns(ctx context.Context, path string) (int64, error) {
 	var rows int64
-	err := flow.From(sources.ParquetColumns(path)).To(sinks.ForEach(func(it flow.Item[*sources.ColumnBatch]) error {
+	err := flow.From(parquet.ReadColumns(path)).To(sinks.ForEach(func(it flow.Item[*parquet.ColumnBatch]) error {
 		rows += int64(it.Value.NumRows)
 		it.Value.Release()
 		return nil
@@ -50,16 +50,16 @@ func readColumns(ctx context.Context, path string) (int64, error) {
 // uses (page indexes, bloom filters) and reading pages through a 1 MiB
 // buffer, as the rowflow source does. It returns the file and a function
 // that closes it.
-func openParquet(path string) (*parquet.File, func() error, error) {
+func openParquet(path string) (*pq.File, func() error, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	st, err := f.Stat()
 	if err == nil {
-		var pf *parquet.File
-		pf, err = parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true),
-			parquet.ReadBufferSize(1<<20))
+		var pf *pq.File
+		pf, err = pq.OpenFile(f, st.Size(), pq.SkipPageIndex(true), pq.SkipBloomFilters(true),
+			pq.ReadBufferSize(1<<20))
 		if err == nil {
 			return pf, f.Close, nil
 		}
@@ -83,7 +83,7 @@ func scanGeneric[T any](path string, f func([]T)) (rows int64, err error) {
 		return 0, err
 	}
 	defer closeFile()
-	r := parquet.NewGenericReader[T](pf)
+	r := pq.NewGenericReader[T](pf)
 	defer r.Close()
 	buf := make([]T, readBatch)
 	for {

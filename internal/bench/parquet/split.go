@@ -8,12 +8,12 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/parquet-go/parquet-go"
+	pq "github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/sinks"
-	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
 )
 
 // Split row groups. A source reads a row group of more than MaxRows rows
@@ -40,7 +40,7 @@ func ensureSplitFiles(path string, n int) (indexed, noIndex string, err error) {
 			return indexed, noIndex, nil
 		}
 	}
-	if err := writeFile(indexed, n, rowGroupRows, parquet.DataPageVersion(1)); err != nil {
+	if err := writeFile(indexed, n, rowGroupRows, pq.DataPageVersion(1)); err != nil {
 		return "", "", err
 	}
 	return indexed, noIndex, withoutPageIndexes(indexed, noIndex)
@@ -83,7 +83,7 @@ func splitVariants(indexed, noIndex string) []variant {
 	v := func(name, desc, path string) variant {
 		return variant{name: name, desc: desc, run: func(ctx context.Context, _ string) (int64, error) {
 			var rows int64
-			err := flow.From(sources.Parquet[Row](path, sources.MaxRows(splitRows))).To(sinks.Count[Row](&rows)).Run(ctx)
+			err := flow.From(parquet.Read[Row](path, parquet.MaxRows(splitRows))).To(sinks.Count[Row](&rows)).Run(ctx)
 			return rows, err
 		}}
 	}

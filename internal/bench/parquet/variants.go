@@ -50,7 +50,7 @@ func readVariants(path string) []variant {
 	return []variant{
 		v(nameGeneric, fmt.Sprintf("parquet-go GenericReader[Row], Read into one reused []Row of %d", readBatch),
 			readGeneric[Row]),
-		v(nameP1, "sources.Parquet[Row] → sinks.Count, Parallel(1)", readRowflow[Row](1)),
+		v(nameP1, "parquet.Read[Row] → sinks.Count, Parallel(1)", readRowflow[Row](1)),
 		v(nameP2, "as rowflow-p1, with Parallel(2) on the source", readRowflow[Row](2)),
 		v(nameGenericNum, "as generic-reader, into a struct of the int64 and float64 columns only",
 			readGeneric[Numeric]),
@@ -59,7 +59,7 @@ func readVariants(path string) []variant {
 			"copying page.Data() values and levels into reused typed buffers", readPages(1)),
 		v(namePages2, "page-loop on 2 goroutines, each reading every other row group: "+
 			"the speed-up the machine allows a parallel read", readPages(2)),
-		v(nameColumns, "sources.ParquetColumns → count the batches' rows, Parallel(1)", readColumns),
+		v(nameColumns, "parquet.ReadColumns → count the batches' rows, Parallel(1)", readColumns),
 		v(namePqcol, "internal/parquet/pqcol, the source's decoder, reading each column chunk into one reused Column "+
 			"per leaf: the columnar mode without fresh buffers per batch", readPqcol),
 	}

@@ -21,7 +21,7 @@ func headline(p *flow.Pipeline) *flow.Pipeline {
 }
 
 func pipelineOf(data []int64, part int) *flow.Pipeline {
-	return headline(flow.From(sources.Slice(data, sources.PartitionSize(part), sources.ChunkSize(mapfilter.ChunkSize))))
+	return headline(flow.From(sources.Slice(data, sources.PartitionItems(part), sources.ChunkSize(mapfilter.ChunkSize))))
 }
 
 //go:noinline

@@ -16,7 +16,8 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/sinks"
-	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
+	"github.com/rowflow/rowflow/sources/text"
 )
 
 // allWorlds are the worlds measured: 2 to 16.
@@ -54,8 +55,8 @@ func measure(ctx context.Context, src func() flow.Source[row], worlds []int) ([]
 // datasets writes the Parquet and JSON Lines datasets under root and
 // returns their sources and row totals.
 func datasets(root string) (map[string]func() flow.Source[row], map[string]int, error) {
-	pq, text := filepath.Join(root, "parquet"), filepath.Join(root, "jsonl")
-	for _, d := range []string{pq, text} {
+	pq, textDir := filepath.Join(root, "parquet"), filepath.Join(root, "jsonl")
+	for _, d := range []string{pq, textDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, nil, err
 		}
@@ -64,13 +65,13 @@ func datasets(root string) (map[string]func() flow.Source[row], map[string]int, 
 	if err != nil {
 		return nil, nil, err
 	}
-	ntext, err := writeJSONL(text, uneven)
+	ntext, err := writeJSONL(textDir, uneven)
 	if err != nil {
 		return nil, nil, err
 	}
 	srcs := map[string]func() flow.Source[row]{
-		"parquet": func() flow.Source[row] { return sources.Parquet[row](pq) },
-		"jsonl":   func() flow.Source[row] { return sources.JSONL[row](text) },
+		"parquet": func() flow.Source[row] { return parquet.Read[row](pq) },
+		"jsonl":   func() flow.Source[row] { return text.JSONL[row](textDir) },
 	}
 	return srcs, map[string]int{"parquet": npq, "jsonl": ntext}, nil
 }

@@ -12,7 +12,7 @@
 //
 // The input is a Parquet dataset of -rows rows written into a temporary
 // directory by shards.Parquet, in row groups of 20,000 rows. The
-// pipeline reads it with sources.Parquet on two workers, maps each row,
+// pipeline reads it with sources/parquet.Read on two workers, maps each row,
 // shuffles it with a window of 10,000 rows and batches it by 32, over
 // two epochs. A first run, followed by a flow.Tracker, takes a checkpoint
 // 90% of the way into the second epoch.

@@ -13,6 +13,7 @@ import (
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
 )
 
 // Row is the dataset's row.
@@ -51,7 +52,7 @@ func dataset(ctx context.Context, rows int) (string, error) {
 
 // pipeline is the measured pipeline over dir.
 func pipeline(dir string) *flow.Pipeline {
-	return flow.From(sources.Parquet[Row](dir)).Parallel(2).
+	return flow.From(parquet.Read[Row](dir)).Parallel(2).
 		Via(operators.Map(func(r Row) (int64, error) { return r.ID*3 + int64(len(r.Text)), nil })).Parallel(2).
 		Via(operators.Shuffle[int64](10_000)).
 		Via(operators.Batch[int64](32)).

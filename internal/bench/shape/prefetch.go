@@ -32,7 +32,7 @@ func prepare() *flow.Pipeline {
 		}
 		return i, nil
 	},
-		sources.ChunkSize(batchSize), sources.PartitionSize(batchSize))).
+		sources.ChunkSize(batchSize), sources.PartitionItems(batchSize))).
 		Via(operators.Batch[int64](batchSize, operators.PartitionItems(1)))
 }
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/sinks"
-	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/text"
 )
 
 // Row is what every variant decodes.
@@ -44,11 +44,11 @@ func variants(csvPath, jsonPath string) []variant {
 	}
 	return []variant{
 		{name: "hand-csv", run: func(context.Context) (int64, error) { return handCSV(csvPath) }},
-		{name: "rowflow-csv-p1", vs: "hand-csv", aim: 0.9, run: source(flow.From(sources.CSV[Row](csvPath)))},
-		{name: "rowflow-csv-p2", vs: "hand-csv", aim: 1.6, run: source(flow.From(sources.CSV[Row](csvPath)).Parallel(2))},
+		{name: "rowflow-csv-p1", vs: "hand-csv", aim: 0.9, run: source(flow.From(text.CSV[Row](csvPath)))},
+		{name: "rowflow-csv-p2", vs: "hand-csv", aim: 1.6, run: source(flow.From(text.CSV[Row](csvPath)).Parallel(2))},
 		{name: "hand-json", run: func(context.Context) (int64, error) { return handJSON(jsonPath) }},
-		{name: "rowflow-jsonl-p1", vs: "hand-json", aim: 0.9, run: source(flow.From(sources.JSONL[Row](jsonPath)))},
-		{name: "rowflow-jsonl-p2", vs: "hand-json", aim: 1.6, run: source(flow.From(sources.JSONL[Row](jsonPath)).Parallel(2))},
+		{name: "rowflow-jsonl-p1", vs: "hand-json", aim: 0.9, run: source(flow.From(text.JSONL[Row](jsonPath)))},
+		{name: "rowflow-jsonl-p2", vs: "hand-json", aim: 1.6, run: source(flow.From(text.JSONL[Row](jsonPath)).Parallel(2))},
 	}
 }
 

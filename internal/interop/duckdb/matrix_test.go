@@ -12,6 +12,7 @@ import (
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
 )
 
 // column is a column of a table that DuckDB writes: its name and the SQL
@@ -232,7 +233,7 @@ func duckRead(t testing.TB, db *sql.DB, path string, leaves []pqcol.Leaf) [][]st
 // rendered, row by row.
 func rowflowRecords(t testing.TB, path string, leaves []pqcol.Leaf) ([][]string, error) {
 	t.Helper()
-	src := sources.ParquetRecords(filepath.Dir(path), sources.Files(path))
+	src := parquet.Records(filepath.Dir(path), sources.Files(path))
 	var out [][]string
 	for rec, err := range flow.Values[sources.Record](t.Context(), flow.From(src)) {
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
 )
 
 // scalarRow maps the scalars table's columns that Go types hold to a
@@ -87,7 +88,7 @@ func TestDuckDBWritesStructs(t *testing.T) {
 				}
 			}
 			var got [][]string
-			src := sources.Parquet[scalarRow](dir, sources.Files(path))
+			src := parquet.Read[scalarRow](dir, sources.Files(path))
 			for row, err := range flow.Values[scalarRow](t.Context(), flow.From(src)) {
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)

@@ -3,7 +3,7 @@
 // footer statistics and row ranges by the page index ([Predicate.Pruned],
 // [Predicate.PageRanges]), then tests the remaining rows one by one
 // ([Predicate.FilterRows]), in SQL's three-valued logic. Package sources
-// documents the behaviour users see (sources.RowFilter).
+// documents the behaviour users see (sources/parquet.RowFilter).
 package pqfilter
 
 import (

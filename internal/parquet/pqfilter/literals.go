@@ -10,7 +10,7 @@ import (
 	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 )
 
-// Which literals compare with which columns (see sources.RowFilter):
+// Which literals compare with which columns (see sources/parquet.RowFilter):
 // bool with BOOLEAN; numbers (signed, unsigned, floating point) with
 // INT32, INT64, FLOAT and DOUBLE, exactly; strings and []byte with
 // BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY, byte-wise; time.Time with DATE

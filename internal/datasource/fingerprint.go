@@ -1,0 +1,67 @@
+package datasource
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+
+	"github.com/rowflow/rowflow/internal/dataset"
+)
+
+// smallFile is the size up to which HashSample hashes
+// its whole contents; of a larger file it hashes the first and the last
+// sampleBytes.
+const (
+	smallFile   = 128 << 10
+	sampleBytes = 64 << 10
+)
+
+// FilesFingerprint hashes the path, size and modification time of each
+// file of ds, and what contents adds of it; of a file it cannot read, the
+// error.
+func FilesFingerprint(ctx context.Context, ds *dataset.Dataset, contents func(h hash.Hash, f *os.File, size int64) error) (string, error) {
+	h := sha256.New()
+	for _, file := range ds.Files() {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		if err := fileFingerprint(h, file, contents); err != nil {
+			// A run fails on the file, or skips it (SkipBadFragments,
+			// SkipBadLines); the fingerprint says it could not be read.
+			fmt.Fprintf(h, "file %q unreadable: %v\n", file.RelPath, err)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16]), nil
+}
+
+func fileFingerprint(h hash.Hash, file dataset.File, contents func(h hash.Hash, f *os.File, size int64) error) error {
+	f, err := os.Open(file.Path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(h, "file %q %d %d\n", file.RelPath, st.Size(), st.ModTime().UnixNano())
+	return contents(h, f, st.Size())
+}
+
+// HashSample adds to h the contents of a small file, or the first and
+// last sampleBytes of a larger one.
+func HashSample(h hash.Hash, f *os.File, size int64) error {
+	if size <= smallFile {
+		_, err := io.Copy(h, io.NewSectionReader(f, 0, size))
+		return err
+	}
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, sampleBytes)); err != nil {
+		return err
+	}
+	_, err := io.Copy(h, io.NewSectionReader(f, size-sampleBytes, sampleBytes))
+	return err
+}

@@ -1,0 +1,33 @@
+// Package parquet reads Parquet datasets: a file, a directory tree or a
+// glob of Parquet files, with Hive-style key=value directories as
+// partition columns. [Read] decodes rows into structs, [ReadColumns]
+// gives column batches and [Records] gives [sources.Record]s of columns
+// not known in advance; [RecordSchema] is the schema of those records.
+// Each is a [flow.Source] to start a pipeline with [flow.From].
+//
+// # Options
+//
+// The sources take an [Option]: those of this package ([Columns],
+// [RowFilter], [MaxRows], …) and those of package sources that every
+// source of files takes (sources.Files, sources.ShuffleWindow,
+// sources.Where, sources.WholeFiles, sources.ChunkSize, sources.Named).
+// Each option's doc states its default. A bad value makes [flow.From]
+// keep the error, which the run then returns.
+//
+// # Filters
+//
+// A sources.Filter is one model for both filters: sources.Where on Hive
+// partition values, decided before any file is opened, and [RowFilter]
+// on file columns, which skips the row groups and pages whose statistics
+// show that no row matches and tests the remaining rows one by one.
+//
+// # The name parquet
+//
+// This package and parquet-go are both named parquet. A program that
+// uses both imports parquet-go under another name:
+//
+//	import (
+//		pq "github.com/parquet-go/parquet-go"
+//		"github.com/rowflow/rowflow/sources/parquet"
+//	)
+package parquet

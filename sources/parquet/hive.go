@@ -1,0 +1,55 @@
+package parquet
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/filter"
+)
+
+// hiveColumns returns the Hive partition values of a file under their
+// names after rename (user name to raw name), in path order. A column
+// that rename gives several names, which struct fields allow, comes once
+// under each.
+func hiveColumns(part dataset.Partition, rename map[string]string) dataset.Partition {
+	if len(rename) == 0 {
+		return part
+	}
+	users := slices.Sorted(maps.Keys(rename))
+	out := make(dataset.Partition, 0, len(part))
+	for _, f := range part {
+		named := false
+		for _, u := range users {
+			if rename[u] == f.Name {
+				g := f
+				g.Name, named = u, true
+				out = append(out, g)
+			}
+		}
+		if !named {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// rawWhere returns the partition filter e with the columns it names by
+// the names that rename gives Hive columns (hive) replaced by their raw
+// names, which the dataset's paths have. A name is looked up as
+// [RowFilter] looks up a file column's.
+func rawWhere(e *filter.Expr, rename map[string]string, hive []string) *filter.Expr {
+	if e == nil || len(rename) == 0 {
+		return e
+	}
+	out := *e
+	if e.IsLogic() {
+		out.Subs = make([]*filter.Expr, len(e.Subs))
+		for i, s := range e.Subs {
+			out.Subs[i] = rawWhere(s, rename, hive)
+		}
+	} else if raw, ok := rename[e.Col]; ok && slices.Contains(hive, raw) {
+		out.Col = raw
+	}
+	return &out
+}

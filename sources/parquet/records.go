@@ -1,0 +1,351 @@
+package parquet
+
+import (
+	"context"
+	"fmt"
+
+	pq "github.com/parquet-go/parquet-go"
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/parquet/assemble"
+	"github.com/rowflow/rowflow/internal/parquet/pqcol"
+	"github.com/rowflow/rowflow/sources"
+
+	"github.com/rowflow/rowflow/internal/parquet/pqschema"
+)
+
+// Records returns a source of the rows of a Parquet dataset as
+// [sources.Record]s, for ETL that does not know the schema in advance. It takes
+// the options of [Read]; [Columns] selects and orders the columns, file
+// columns by their dotted leaf paths and Hive partition columns by their
+// names (both after [Rename]), and [Trace] adds the columns __file,
+// __row_group and __row_index after them. Without Columns, the file
+// columns come in file order, then the Hive partition columns, as strings.
+//
+// The records of one file share their Names (callers must not modify
+// them). A value is nil for null,
+// bool, int32 or int64 (uint32 or uint64 for columns whose logical type is
+// unsigned), float32 or float64; a string for BYTE_ARRAY columns
+// of the STRING, ENUM or JSON logical types; a []byte for other BYTE_ARRAY
+// and FIXED_LEN_BYTE_ARRAY columns; a [12]byte for INT96; and, for a leaf
+// under k repeated fields (a repeated column, a LIST, a MAP), k nested
+// []any: for k = 2 a []any of []any of such values. A list at any depth is
+// nil when it is null and an empty []any when it is empty (the definition
+// levels tell them apart; a list that cannot be null, such as a repeated
+// column or a required LIST, reads as empty), and an element is nil when
+// it, or an optional group between it and its list, is null. Logical types
+// other than strings are not applied.
+//
+// There is one value per leaf column, named by its dotted path: groups are
+// not rebuilt. A MAP column m gives two values, m.key_value.key and
+// m.key_value.value, each a list, and a list of structs gives one list per
+// field of the struct, with matching lengths.
+//
+// Records cost an allocation per value; [Read] with a struct type, or
+// [ReadColumns], are much faster.
+func Records(root string, opts ...Option) flow.Source[sources.Record] {
+	return newParquet[sources.Record](root, recordsFormat{}, opts)
+}
+
+type recordsFormat struct{}
+
+type recordsPlan struct {
+	cols   *columnsPlan
+	names  []string // in the order of cols.pos, then the trace columns
+	consts []string // values of the Hive columns, in the order of cols.hive
+	trace  bool     // __file, __row_group, __row_index follow
+	str    []bool   // per column: BYTE_ARRAY read as string
+	repDef [][]int  // per column: definition levels of its repeated ancestors, outermost first
+}
+
+// check has nothing to check before a file gives the columns.
+func (recordsFormat) check(*parquetConfig) error { return nil }
+
+func (recordsFormat) plan(file dataset.File, r *pqcol.Reader, cfg *parquetConfig) (filePlan[sources.Record], error) {
+	cp, err := columnsFormat{}.plan(file, r, cfg)
+	if err != nil {
+		return nil, err
+	}
+	p := &recordsPlan{cols: cp.(*columnsPlan), trace: cfg.trace}
+	p.names = make([]string, len(p.cols.pos), len(p.cols.pos)+3)
+	for j, name := range p.cols.names {
+		p.names[p.cols.pos[j]] = name
+	}
+	for ci, f := range p.cols.hive {
+		p.names[p.cols.pos[len(p.cols.names)+ci]] = f.Name
+		p.consts = append(p.consts, f.Value)
+	}
+	for _, leaf := range p.cols.info {
+		p.str = append(p.str, pqschema.IsText(leaf.Node.Type()))
+		var defs []int
+		if leaf.MaxRepetitionLevel > 0 {
+			defs = repeatedLevels(r.File().Root(), leaf.Path)
+			if len(defs) != leaf.MaxRepetitionLevel {
+				return nil, fmt.Errorf("sources: %s: column %q: the schema path has %d repeated fields, the column %d levels of repetition",
+					file.Path, leaf.PathString(), len(defs), leaf.MaxRepetitionLevel)
+			}
+		}
+		p.repDef = append(p.repDef, defs)
+	}
+	if cfg.trace {
+		p.names = append(p.names, "__file", "__row_group", "__row_index")
+	}
+	return p, nil
+}
+
+// repeatedLevels returns, for each repeated node on path from the root
+// down, the definition level at which it is present: the level from which
+// its list has an element. The repetition level of the i-th (from 0) is
+// i+1.
+func repeatedLevels(root *pq.Column, path []string) []int {
+	def := 0
+	var reps []int
+	c := root
+	for _, name := range path {
+		if c = c.Column(name); c == nil {
+			return reps
+		}
+		if c.Optional() || c.Repeated() {
+			def++
+		}
+		if c.Repeated() {
+			reps = append(reps, def)
+		}
+	}
+	return reps
+}
+
+func (p *recordsPlan) leaves() []int { return p.cols.idx }
+
+func (p *recordsPlan) newReader() fragmentReader[sources.Record] {
+	return &recordsReader{p: p}
+}
+
+type recordsReader struct {
+	p    *recordsPlan
+	cols []pqcol.Column // the span's columns, during emit
+}
+
+func (r *recordsReader) emit(ctx context.Context, sp span, cols *columnSet, last bool, out flow.Emitter[sources.Record]) (bool, error) {
+	return false, r.emitRows(ctx, sp, cols, last, out)
+}
+
+func (r *recordsReader) emitRows(ctx context.Context, sp span, cols *columnSet, last bool, out flow.Emitter[sources.Record]) error {
+	r.cols = cols.set
+	defer func() { r.cols = nil }()
+	if sp.from == sp.to {
+		return pushEnd(ctx, sp, last, out)
+	}
+	n := int(sp.to - sp.from)
+	rows := keptRows(sp.keep, n) // the span rows of the records; nil: all
+	m := n
+	if rows != nil {
+		m = len(rows)
+	}
+	recs := make([]sources.Record, m)
+	vals := make([]any, m*len(r.p.names))
+	for i := range recs {
+		recs[i] = sources.Record{Names: r.p.names, Values: vals[i*len(r.p.names) : (i+1)*len(r.p.names) : (i+1)*len(r.p.names)]}
+	}
+	for j := range r.cols {
+		if err := r.fill(recs, j, n, sp.keep); err != nil {
+			return fmt.Errorf("sources: %s: row group %d, rows from %d: column %q: %w", sp.path, sp.rg, sp.first, r.p.cols.names[j], err)
+		}
+	}
+	k := len(r.cols)
+	for i := range recs {
+		for ci, v := range r.p.consts {
+			recs[i].Values[r.p.cols.pos[k+ci]] = v
+		}
+		if r.p.trace {
+			row := int64(i)
+			if rows != nil {
+				row = int64(rows[i])
+			}
+			t := k + len(r.p.consts)
+			recs[i].Values[t], recs[i].Values[t+1], recs[i].Values[t+2] = sp.file, sp.rg, sp.first+row
+		}
+	}
+	chunk := sp.chunk
+	for lo := 0; lo < m; lo += chunk {
+		hi := min(lo+chunk, m)
+		ids := flow.OrdinalIDs(sp.id, uint64(sp.first)+uint64(lo), hi-lo)
+		if rows != nil {
+			ids = keptIDs(sp, rows[lo:hi])
+		}
+		c := flow.Chunk[sources.Record]{Part: sp.batch, IDs: ids, Values: recs[lo:hi:hi], End: last && hi == m}
+		if err := out.Push(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fill sets column j of the records of the n rows of the span that keep
+// keeps (all if keep is nil), in order.
+func (r *recordsReader) fill(recs []sources.Record, j, n int, keep []bool) error {
+	c := &r.cols[j]
+	leaf := &r.p.cols.info[j]
+	get := valueGetter(c, r.p.str[j], assemble.Unsigned(leaf))
+	maxDef := leaf.MaxDefinitionLevel
+	at := r.p.cols.pos[j] // the column's place in the records
+	short := func() error { return fmt.Errorf("fewer values or levels than rows") }
+	k := 0 // the next record
+	switch {
+	case leaf.MaxRepetitionLevel > 0:
+		reps, defs := c.RepLevels, c.DefLevels
+		if len(reps) != len(defs) {
+			return short()
+		}
+		as := assembler{reps: reps, defs: defs, repDef: r.p.repDef[j], maxDef: maxDef, get: get, n: c.Len()}
+		for i := range n {
+			if as.l >= len(reps) || reps[as.l] != 0 {
+				return fmt.Errorf("row %d does not start at level entry %d", i, as.l)
+			}
+			as.use = keep == nil || keep[i]
+			x, err := as.list(0)
+			if err != nil {
+				return fmt.Errorf("row %d: %w", i, err)
+			}
+			if as.l < len(reps) && reps[as.l] != 0 {
+				return fmt.Errorf("row %d: level entry %d has repetition level %d, beyond the column's %d", i, as.l, reps[as.l], len(as.repDef))
+			}
+			if as.use {
+				recs[k].Values[at] = x
+				k++
+			}
+		}
+	case maxDef > 0:
+		if len(c.DefLevels) < n {
+			return short()
+		}
+		v := 0
+		for i := range n {
+			use := keep == nil || keep[i]
+			if int(c.DefLevels[i]) == maxDef {
+				if v >= c.Len() {
+					return short()
+				}
+				if use {
+					recs[k].Values[at] = get(v)
+				}
+				v++
+			}
+			if use {
+				k++
+			}
+		}
+	default:
+		if c.Len() < n {
+			return short()
+		}
+		for i := range n {
+			if keep == nil || keep[i] {
+				recs[k].Values[at] = get(i)
+				k++
+			}
+		}
+	}
+	return nil
+}
+
+// assembler rebuilds the nested lists of a leaf under repeated fields from
+// its levels (Dremel record assembly): an entry with repetition level r
+// adds an element to the list at depth r-1 (0 starts a row) and starts new
+// lists at every deeper depth; its definition level says how deep these are
+// defined.
+type assembler struct {
+	reps, defs []byte
+	repDef     []int // per depth: definition level from which its list has an element
+	maxDef     int
+	get        func(v int) any
+	n          int  // number of values
+	l, v       int  // the next level entry and value
+	use        bool // build the values (else only walk the levels)
+}
+
+// list returns the list at depth j that starts at entry a.l, and moves
+// a.l past its entries.
+func (a *assembler) list(j int) (any, error) {
+	if d := int(a.defs[a.l]); d < a.repDef[j] {
+		// The list has no element. Its repeated field's parent, one
+		// definition level up, is present when the list is empty and
+		// absent (it, or a group above it, null) when the list is null.
+		a.l++
+		if d == a.repDef[j]-1 && a.use {
+			return []any{}, nil
+		}
+		return nil, nil
+	}
+	var list []any
+	for {
+		var x any
+		if j == len(a.repDef)-1 {
+			d := int(a.defs[a.l])
+			if d > a.maxDef {
+				return nil, fmt.Errorf("level entry %d has definition level %d, beyond the column's %d", a.l, d, a.maxDef)
+			}
+			if d == a.maxDef {
+				if a.v >= a.n {
+					return nil, fmt.Errorf("fewer values or levels than rows")
+				}
+				if a.use {
+					x = a.get(a.v)
+				}
+				a.v++
+			}
+			a.l++
+		} else {
+			var err error
+			if x, err = a.list(j + 1); err != nil {
+				return nil, err
+			}
+		}
+		if a.use {
+			list = append(list, x)
+		}
+		if a.l >= len(a.reps) || int(a.reps[a.l]) != j+1 {
+			break
+		}
+	}
+	return list, nil
+}
+
+// valueGetter returns value v of c as a record value: the natural Go kind
+// of the column's type (see internal/parquet/assemble).
+func valueGetter(c *pqcol.Column, str, unsigned bool) func(v int) any {
+	switch c.Leaf.Kind {
+	case pq.Boolean:
+		return func(v int) any { return c.Boolean[v] }
+	case pq.Int32:
+		if unsigned {
+			return func(v int) any { return uint32(c.Int32[v]) }
+		}
+		return func(v int) any { return c.Int32[v] }
+	case pq.Int64:
+		if unsigned {
+			return func(v int) any { return uint64(c.Int64[v]) }
+		}
+		return func(v int) any { return c.Int64[v] }
+	case pq.Float:
+		return func(v int) any { return c.Float[v] }
+	case pq.Double:
+		return func(v int) any { return c.Double[v] }
+	case pq.Int96:
+		return func(v int) any {
+			var b [12]byte
+			for k, w := range c.Int96[v] {
+				b[4*k], b[4*k+1], b[4*k+2], b[4*k+3] = byte(w), byte(w>>8), byte(w>>16), byte(w>>24)
+			}
+			return b
+		}
+	case pq.ByteArray:
+		if str {
+			return func(v int) any { return string(c.ByteArray(v)) }
+		}
+		return func(v int) any { return append([]byte(nil), c.ByteArray(v)...) }
+	case pq.FixedLenByteArray:
+		return func(v int) any { return append([]byte(nil), c.FixedLenByteArray(v)...) }
+	}
+	return func(int) any { return nil }
+}

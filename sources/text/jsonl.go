@@ -1,0 +1,245 @@
+package text
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"unsafe"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/jsonfloat"
+	"github.com/rowflow/rowflow/sources"
+)
+
+// JSONL returns a source of the records of a JSON Lines dataset, each
+// line one JSON value decoded into a T with encoding/json (json tags, as
+// json.Unmarshal reads them).
+//
+// The dataset is root: a file, a directory tree (every *.jsonl and
+// *.ndjson file under it, plain or compressed with a .gz, .zst, .zstd or
+// .s2 suffix; hidden and _-prefixed names skipped), or a glob; or the
+// paths given with [sources.Files], under root. Files, Hive partition columns,
+// [sources.Where], shuffling, epochs and ranks work as for parquet.Read; a field
+// named (by json tag or Go name) as a Hive partition column gets the
+// partition value, parsed as for [CSV], before the line is decoded.
+// Blank lines are skipped, as is a UTF-8 byte order mark at the start of
+// a file; a line may end in \r\n. A float field (at any depth of
+// pointers, slices, arrays, map values and structs) also reads the JSON
+// strings "NaN", "+Inf" and "-Inf", which sinks.JSONLShards writes for
+// the floats JSON has no number for.
+//
+// A line is a bad record if an object in it has a key twice, at any depth
+// (encoding/json would keep the last value), or if it has no key for a
+// field of T that is not optional (a pointer, slice, map or interface, a
+// field tagged omitempty or omitzero, an embedded one): the field would
+// be its zero value without a word. [AllowMissingFields] lets such lines
+// decode.
+//
+// Partitions, row IDs and bad input are as for [CSV]: uncompressed files
+// are split into byte ranges at line starts, a record's ordinal is the
+// byte offset of its line, and a line that is not valid JSON, or does not
+// decode into T, fails the run with a [*LineError] naming the file, line
+// and byte offset, or is skipped with [SkipBadLines]. A line longer than
+// [MaxRecordBytes] fails the run.
+//
+// Options: [sources.Files], [sources.WholeFiles], [PartitionBytes], [Compression],
+// [sources.ShuffleWindow], [sources.Where],
+// [SkipBadLines], [AllowMissingFields], [sources.ChunkSize], [sources.Named].
+func JSONL[T any](root string, opts ...JSONLOption) flow.Source[T] {
+	c, err := buildText("jsonl", opts, JSONLOption.ApplyJSONL)
+	fields, ferr := textFields[T]("json", false)
+	shadow, _ := jsonfloat.Shadow(reflect.TypeFor[T]())
+	var required []string
+	if ferr == nil {
+		required = jsonRequired[T]()
+	}
+	return &textSource[T]{root: root, cfg: c, err: errors.Join(err, ferr), format: jsonlStructs[T]{fields: fields, shadow: shadow, required: required}}
+}
+
+// JSONLRecords returns a source of the lines of a JSON Lines dataset as
+// [sources.Record]s: each line must be a JSON object, whose keys (in the order of
+// the line) and then the Hive partition columns are the record's names.
+// Values are as encoding/json decodes into an any, except that numbers are
+// json.Number, which keeps integers exact. The strings "NaN", "+Inf" and
+// "-Inf", which JSON Lines shards hold for the floats JSON has no number
+// for, stay strings: sinks.ParquetRecordShards writes them to float
+// columns as the floats. A line whose object has a key twice, at any
+// depth, is a bad record. It reads the files as [JSONL] does and takes
+// the same options ([AllowMissingFields] has no effect).
+func JSONLRecords(root string, opts ...JSONLOption) flow.Source[sources.Record] {
+	c, err := buildText("jsonl", opts, JSONLOption.ApplyJSONL)
+	return &textSource[sources.Record]{root: root, cfg: c, err: err, format: jsonlRecords{}}
+}
+
+// jsonlFiles are the files a JSON Lines source finds in directories.
+var jsonlFiles = dataset.JSONL
+
+// eachLine calls fn with every line of the part that is not blank, without
+// its line ending, its line number in the part and its byte offset in it.
+// It checks ctx every so many lines or bytes: blank and bad lines, which
+// push nothing, can make the part long.
+func eachLine(ctx context.Context, part *textPart, fn func(b []byte, line, off int64) error) error {
+	var long []byte
+	var pace pacer
+	line, off := int64(0), int64(0)
+	for {
+		b, err := part.r.ReadSlice('\n')
+		if perr := pace.check(ctx, len(b)); perr != nil {
+			return perr
+		}
+		if err == bufio.ErrBufferFull {
+			long = append(long, b...)
+			continue
+		}
+		if long != nil {
+			b, long = append(long, b...), nil
+		}
+		if err != nil && err != io.EOF {
+			return part.broken(line+1, off, err)
+		}
+		if len(b) > 0 {
+			line++
+			t := b
+			if off == 0 && part.from == 0 {
+				t = bytes.TrimPrefix(t, []byte(bom))
+			}
+			if t = bytes.TrimSpace(t); len(t) > 0 {
+				if err := fn(t, line, off); err != nil {
+					return err
+				}
+			}
+			off += int64(len(b))
+			part.mark = off
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
+}
+
+type jsonlStructs[T any] struct {
+	fields []textField
+	// shadow is T's type with floats that read the strings "NaN",
+	// "+Inf" and "-Inf" (see internal/jsonfloat); nil if T has none.
+	shadow reflect.Type
+	// required names the keys of the fields a line must have unless
+	// AllowMissingFields (see jsonRequired).
+	required []string
+}
+
+func (jsonlStructs[T]) files() dataset.Format { return jsonlFiles }
+func (jsonlStructs[T]) quoted() bool          { return false }
+
+func (f jsonlStructs[T]) read(ctx context.Context, part *textPart, out *rowBuffer[T]) error {
+	init, _, err := withHive[T](f.fields, part)
+	if err != nil {
+		return err
+	}
+	var keys keyScan
+	var fields *fieldKeys
+	var top func([]byte)
+	if !part.cfg.allowMissing {
+		fields = &fieldKeys{}
+		for _, name := range f.required {
+			if _, hive := part.file.Partition.Get(name); !hive {
+				fields.names = append(fields.names, name)
+			}
+		}
+		fields.seen = make([]bool, len(fields.names))
+		top = fields.mark
+	}
+	return eachLine(ctx, part, func(b []byte, line, off int64) error {
+		v := out.next(&init, part.from+off)
+		err := f.unmarshal(b, v)
+		if err == nil {
+			err = keys.check(b, top)
+		}
+		if fields != nil {
+			if missing := fields.missing(); err == nil {
+				err = missing
+			}
+		}
+		if err != nil {
+			out.drop()
+			return part.bad(line, off, err)
+		}
+		if out.full() {
+			return out.flush(ctx, false)
+		}
+		return nil
+	})
+}
+
+// unmarshal decodes the line b into v. A line that encoding/json cannot
+// decode into T for its types is decoded again as T's shadow, whose floats
+// also read "NaN", "+Inf" and "-Inf": the sinks write NaN and the
+// infinities so.
+func (f jsonlStructs[T]) unmarshal(b []byte, v *T) error {
+	err := json.Unmarshal(b, v)
+	if te := (*json.UnmarshalTypeError)(nil); errors.As(err, &te) && f.shadow != nil {
+		if json.Unmarshal(b, reflect.NewAt(f.shadow, unsafe.Pointer(v)).Interface()) == nil {
+			return nil
+		}
+	}
+	return err
+}
+
+type jsonlRecords struct{}
+
+func (jsonlRecords) files() dataset.Format { return jsonlFiles }
+func (jsonlRecords) quoted() bool          { return false }
+
+func (jsonlRecords) read(ctx context.Context, part *textPart, out *rowBuffer[sources.Record]) error {
+	var init sources.Record
+	var keys keyScan
+	return eachLine(ctx, part, func(b []byte, line, off int64) error {
+		v := out.next(&init, part.from+off)
+		if err := decodeObject(b, v, part.file.Partition, &keys); err != nil {
+			out.drop()
+			return part.bad(line, off, err)
+		}
+		if out.full() {
+			return out.flush(ctx, false)
+		}
+		return nil
+	})
+}
+
+// decodeObject decodes the JSON object b into r, keys in order, then
+// appends the Hive columns. An object with a key twice, at any depth, is
+// an error.
+func decodeObject(b []byte, r *sources.Record, hive dataset.Partition, keys *keyScan) error {
+	if !json.Valid(b) {
+		var v any
+		return json.Unmarshal(b, &v) // the syntax error, with its offset
+	}
+	if err := keys.check(b, nil); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if t, _ := dec.Token(); t != json.Delim('{') {
+		return fmt.Errorf("not a JSON object")
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		r.Names, r.Values = append(r.Names, t.(string)), append(r.Values, v)
+	}
+	for _, f := range hive {
+		r.Names, r.Values = append(r.Names, f.Name), append(r.Values, f.Value)
+	}
+	return nil
+}

@@ -1,0 +1,467 @@
+package text
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/codec"
+	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/datasource"
+	"github.com/rowflow/rowflow/rowid"
+)
+
+// textFormat is what a line-based source knows of its format: which files
+// it reads, how records end, and how a range of bytes becomes values.
+type textFormat[T any] interface {
+	// files is the format's name and file names.
+	files() dataset.Format
+	// quoted reports whether a newline may lie inside a quoted field.
+	quoted() bool
+	// read decodes the records of part into out.
+	read(ctx context.Context, part *textPart, out *rowBuffer[T]) error
+}
+
+type textSource[T any] struct {
+	root   string
+	cfg    textConfig
+	err    error
+	format textFormat[T]
+}
+
+func (s *textSource[T]) Info() flow.Info {
+	c := &s.cfg
+	codec := "by extension"
+	if c.codec != nil {
+		codec = c.codec.String()
+	}
+	own := fmt.Sprintf("format=%T codec=%s split=%d skip=%t comma=%q header=%q missing=%t", s.format, codec, c.splitBytes, c.skip != nil, c.comma, c.header, c.allowMissing)
+	return flow.Info{Name: c.Name, Settings: c.Describe(s.root, own), Ranked: true}
+}
+
+// Err reports a bad option.
+func (s *textSource[T]) Err() error { return s.err }
+
+func (s *textSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2[flow.Partition[T], error] {
+	return func(yield func(flow.Partition[T], error) bool) {
+		run, plan, err := s.start(ctx, env)
+		if err != nil {
+			yield(flow.Partition[T]{}, err)
+			return
+		}
+		datasource.FragmentPartitions(ctx, plan, env.Epoch, run.read)(yield)
+	}
+}
+
+// textRun is one run's state.
+type textRun[T any] struct {
+	src   *textSource[T]
+	ds    *dataset.Dataset
+	skips badLines
+	mu    sync.Mutex
+	state map[int]*fileState // per file, what its parts share
+	// planned holds each file's size and modification time when its
+	// byte ranges were planned: a part refuses a file that has changed
+	// since, whose ranges would no longer start at records.
+	planned map[string]stamp
+	split   int64 // the size of byte ranges: see rankSplitBytes
+	world   int   // the run's world
+}
+
+// stamp is what tells a file's contents changed: its size and
+// modification time.
+type stamp struct {
+	size    int64
+	modTime time.Time
+}
+
+func stampOf(st os.FileInfo) stamp { return stamp{st.Size(), st.ModTime()} }
+
+// checkStamp fails if the file open as fh has changed since its ranges
+// were planned. A part checks when it opens the file and when it has read
+// its range, before it ends its partition.
+func (run *textRun[T]) checkStamp(file dataset.File, fh *os.File) error {
+	run.mu.Lock()
+	was, ok := run.planned[file.Path]
+	run.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	st, err := fh.Stat()
+	if err != nil {
+		return err
+	}
+	if now := stampOf(st); now != was {
+		return fmt.Errorf("%s changed during the run: %d bytes modified at %s when its partitions were planned, %d bytes modified at %s now",
+			file.RelPath, was.size, was.modTime.Format(time.RFC3339Nano), now.size, now.modTime.Format(time.RFC3339Nano))
+	}
+	return nil
+}
+
+// fileState is what the parts of one file share, such as a CSV header,
+// made once by the first part that needs it.
+type fileState struct {
+	once sync.Once
+	v    any
+	err  error
+}
+
+func (s *textSource[T]) start(ctx context.Context, env flow.Env) (*textRun[T], *dataset.Plan, error) {
+	if s.err != nil {
+		return nil, nil, s.err
+	}
+	run, plan, err := s.plan(env)
+	if err != nil {
+		return nil, nil, err
+	}
+	if s.cfg.skip != nil && !flow.AtEnd(ctx, func() { run.skips.write(s.cfg.skip) }) {
+		return nil, nil, fmt.Errorf("sources: %s: Partitions called outside a run", s.cfg.Name)
+	}
+	return run, plan, nil
+}
+
+// plan discovers the dataset and plans a run over it.
+func (s *textSource[T]) plan(env flow.Env) (*textRun[T], *dataset.Plan, error) {
+	ds, err := s.cfg.Discover(s.root, s.format.files())
+	if err != nil {
+		return nil, nil, err
+	}
+	run := &textRun[T]{src: s, ds: ds, state: map[int]*fileState{}, planned: map[string]stamp{}}
+	run.split, run.world = s.cfg.rankSplitBytes(ds, env.World), env.World
+	plan, err := s.cfg.NewPlan(ds, env, dataset.MetadataFunc(run.ranges))
+	if err != nil {
+		return nil, nil, err
+	}
+	return run, plan, nil
+}
+
+// LocateRow tells which file and byte of it the row id of partition part
+// starts at, planning the run again (flow.RowLocator): "a.csv, byte 812".
+// In a compressed file, a fragment of its own, the row is looked for in
+// the first maxLocateBytes bytes of the decompressed stream.
+func (s *textSource[T]) LocateRow(ctx context.Context, env flow.Env, part int64, id rowid.ID) (string, bool) {
+	if s.err != nil {
+		return "", false
+	}
+	run, plan, err := s.plan(env)
+	if err != nil {
+		return "", false
+	}
+	return datasource.LocateIn(ctx, plan, part, id, "byte", func(fr dataset.Fragment) (int64, int64) {
+		if s.cfg.codecOf(run.ds.Files()[fr.File]) != codec.None {
+			return 0, maxLocateBytes
+		}
+		return fr.FirstRow, fr.FirstRow + fr.Rows()
+	})
+}
+
+// maxLocateBytes bounds the search of LocateRow in a compressed file.
+const maxLocateBytes = 64 << 20
+
+// codecOf returns the compression of file f.
+func (c *textConfig) codecOf(f dataset.File) codec.Codec {
+	if c.codec != nil {
+		return *c.codec
+	}
+	return codec.ForPath(f.Path)
+}
+
+// ranges is the plan's metadata: the sizes of the byte ranges a file is
+// split into, which the plan treats as row groups of that many "rows". A
+// compressed file is one range.
+func (run *textRun[T]) ranges(ctx context.Context, f dataset.File) ([]int64, error) {
+	cfg := &run.src.cfg
+	fh, err := os.Open(f.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := st.Size()
+	run.mu.Lock()
+	run.planned[f.Path] = stampOf(st)
+	run.mu.Unlock()
+	switch {
+	case cfg.codecOf(f) != codec.None && run.world > 1:
+		return []int64{decompressedSize(fh, size, cfg.codecOf(f))}, nil
+	case cfg.codecOf(f) != codec.None || cfg.Plan.WholeFiles:
+		return []int64{size}, nil
+	case size == 0:
+		return nil, nil
+	}
+	comma := rune(0)
+	if run.src.format.quoted() {
+		comma = cfg.comma
+	}
+	sizes, err := splitRecords(ctx, fh, size, run.split, comma)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.RelPath, err)
+	}
+	return sizes, nil
+}
+
+// shared returns what the parts of file i share, made by mk on first use.
+func (run *textRun[T]) shared(i int, mk func() (any, error)) (any, error) {
+	run.mu.Lock()
+	st, ok := run.state[i]
+	if !ok {
+		st = &fileState{}
+		run.state[i] = st
+	}
+	run.mu.Unlock()
+	st.once.Do(func() { st.v, st.err = mk() })
+	return st.v, st.err
+}
+
+// read pushes the records of one fragment: a byte range of a file.
+func (run *textRun[T]) read(ctx context.Context, fr dataset.Fragment, out flow.Emitter[T]) error {
+	file := run.ds.Files()[fr.File]
+	fh, err := os.Open(file.Path)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	if err := run.checkStamp(file, fh); err != nil {
+		return err
+	}
+	part := &textPart{file: file, f: fh, from: fr.FirstRow, to: fr.FirstRow + fr.Rows(),
+		codec: run.src.cfg.codecOf(file), cfg: &run.src.cfg, skips: &run.skips,
+		shared: func(mk func() (any, error)) (any, error) { return run.shared(fr.File, mk) }}
+	var r io.Reader = io.NewSectionReader(fh, part.from, part.to-part.from)
+	if part.codec != codec.None {
+		part.from = 0
+		d, err := part.codec.NewReader(bufio.NewReaderSize(fh, 64<<10))
+		if err != nil {
+			return fmt.Errorf("%s: %v stream: %w", file.RelPath, part.codec, err)
+		}
+		defer d.Close()
+		r = d
+	}
+	part.limit = &recordLimit{r: r, part: part}
+	part.r = bufio.NewReaderSize(part.limit, 64<<10)
+	buf := &rowBuffer[T]{out: out, batch: fr.Part, comb: rowid.NewCombiner(rowid.FromString(file.RelPath)), size: run.src.cfg.ChunkSize}
+	err = run.src.format.read(ctx, part, buf)
+	if err == nil {
+		// A file truncated or rewritten while the part read it ends the
+		// part early, or mixes versions, without a read error.
+		err = run.checkStamp(file, fh)
+	}
+	if err != nil {
+		buf.release()
+		return err
+	}
+	return buf.flush(ctx, true)
+}
+
+// textPart is one byte range of a file being read.
+type textPart struct {
+	// shared returns what the parts of the file share, made by mk on
+	// first use.
+	shared   func(mk func() (any, error)) (any, error)
+	cfg      *textConfig
+	file     dataset.File
+	f        *os.File
+	from, to int64 // the range; the whole stream of a compressed file
+	codec    codec.Codec
+	r        *bufio.Reader // the range's bytes, decompressed
+	limit    *recordLimit  // what r reads from
+	mark     int64         // the offset in the part of the record being read
+	base     int64         // lines before from, once known
+	counted  bool
+	skips    *badLines
+}
+
+// line returns the line number in the file of line k of the part (both
+// counted from 1): it counts the newlines before the part the first time
+// it is asked, which only errors do.
+func (p *textPart) line(k int64) int64 {
+	if !p.counted && p.from > 0 {
+		p.counted = true
+		buf := make([]byte, 256<<10)
+		for off := int64(0); off < p.from; {
+			n, err := p.f.ReadAt(buf[:min(int64(len(buf)), p.from-off)], off)
+			p.base += int64(bytes.Count(buf[:n], []byte{'\n'}))
+			off += int64(n)
+			if err != nil {
+				break
+			}
+		}
+	}
+	return p.base + k
+}
+
+// bad reports a record that cannot be decoded: it returns the error to
+// fail with, or nil if the record is to be skipped and was logged.
+func (p *textPart) bad(line, off int64, err error) error {
+	e := &LineError{Path: p.file.RelPath, Line: p.line(line), Offset: p.from + off, Err: err}
+	if p.cfg.skip == nil {
+		return e
+	}
+	p.skips.add(BadLine{Path: e.Path, Line: e.Line, Offset: e.Offset, Err: err.Error()})
+	return nil
+}
+
+// broken returns the error of a stream that cannot be read on, at line
+// (of the part) and byte off: it is never skipped.
+func (p *textPart) broken(line, off int64, err error) error {
+	return &LineError{Path: p.file.RelPath, Line: p.line(line), Offset: p.from + off, Err: err}
+}
+
+// LineError is the error of a record of a CSV or JSON Lines file that
+// cannot be read: its file, the line it starts on and its byte offset.
+type LineError struct {
+	Path   string // relative to the dataset root
+	Line   int64  // from 1
+	Offset int64  // in the decompressed file
+	Err    error
+}
+
+func (e *LineError) Error() string {
+	return fmt.Sprintf("%s:%d (byte %d): %v", e.Path, e.Line, e.Offset, e.Err)
+}
+
+func (e *LineError) Unwrap() error { return e.Err }
+
+// rowBuffer gathers decoded values into chunks of one partition.
+type rowBuffer[T any] struct {
+	out   flow.Emitter[T]
+	batch int64
+	comb  rowid.Combiner
+	size  int
+	vals  []T
+	ids   []rowid.ID
+}
+
+// next returns a slot for the value of the record at byte offset ord,
+// holding a copy of init; drop takes it back.
+func (b *rowBuffer[T]) next(init *T, ord int64) *T {
+	if b.vals == nil {
+		b.vals, b.ids = flow.Alloc[T](b.size), flow.Alloc[rowid.ID](b.size)
+	}
+	b.vals = append(b.vals, *init)
+	b.ids = append(b.ids, b.comb.Combine(rowid.Ordinal(uint64(ord))))
+	return &b.vals[len(b.vals)-1]
+}
+
+// drop takes back the last slot.
+func (b *rowBuffer[T]) drop() {
+	var zero T
+	b.vals[len(b.vals)-1] = zero
+	b.vals, b.ids = b.vals[:len(b.vals)-1], b.ids[:len(b.ids)-1]
+}
+
+// full reports whether a chunk is ready to go.
+func (b *rowBuffer[T]) full() bool { return len(b.vals) >= b.size }
+
+// flush pushes what was gathered as a chunk; end closes the partition.
+func (b *rowBuffer[T]) flush(ctx context.Context, end bool) error {
+	if len(b.vals) == 0 && !end {
+		return nil
+	}
+	c := flow.Chunk[T]{Part: b.batch, IDs: flow.ListIDs(b.ids), Values: b.vals, End: end}
+	b.vals, b.ids = nil, nil
+	return b.out.Push(ctx, c)
+}
+
+// release returns unsent buffers.
+func (b *rowBuffer[T]) release() {
+	flow.Recycle(b.vals)
+	flow.Recycle(b.ids)
+	b.vals, b.ids = nil, nil
+}
+
+// MaxRecordBytes is the longest record (a CSV record, a JSON line) that a
+// text source reads: past it the run fails, so that a hostile file, such
+// as a small compressed stream of one endless line, cannot make the
+// reader hold gigabytes.
+const MaxRecordBytes = 64 << 20
+
+// recordLimit fails a read that would take the record being read, which
+// starts at the part's mark, past MaxRecordBytes (give or take the read
+// buffer).
+// With a guard (CSV), it also stops before a record with more fields than
+// the guard allows.
+type recordLimit struct {
+	r     io.Reader
+	part  *textPart
+	n     int64 // bytes read
+	guard *fieldGuard
+}
+
+func (l *recordLimit) Read(b []byte) (int, error) {
+	if l.n-l.part.mark > MaxRecordBytes {
+		return 0, fmt.Errorf("a record longer than %d bytes", MaxRecordBytes)
+	}
+	g := l.guard
+	if g != nil && g.tripped > 0 {
+		return 0, g.err()
+	}
+	n, err := l.r.Read(b)
+	if g != nil && g.max > 0 {
+		if k := g.scan(b[:n]); k < n {
+			n, err = k, nil
+		}
+	}
+	l.n += int64(n)
+	return n, err
+}
+
+// pacer tells a loop that input can make long, such as one over blank or
+// skipped lines, which push nothing and so never meet a send's check of
+// the context, when to check it: every 1024 turns or MiB read.
+type pacer struct {
+	turns int
+	bytes int64
+}
+
+// check returns ctx's error, every 1024 turns or MiB, for a turn that
+// read n bytes; nil between.
+func (p *pacer) check(ctx context.Context, n int) error {
+	p.turns++
+	p.bytes += int64(n)
+	if p.turns < 1024 && p.bytes < 1<<20 {
+		return nil
+	}
+	p.turns, p.bytes = 0, 0
+	return ctx.Err()
+}
+
+// bom is the UTF-8 byte order mark, which spreadsheet programs write at
+// the start of the CSV files they save; a text file that starts with it
+// is read from after it. Row IDs and offsets still count it.
+const bom = "\ufeff"
+
+// skipBOM discards a byte order mark at the start of r and returns its
+// length: 3 or 0.
+func skipBOM(r *bufio.Reader) int64 {
+	if b, _ := r.Peek(len(bom)); string(b) == bom {
+		r.Discard(len(bom))
+		return int64(len(bom))
+	}
+	return 0
+}
+
+// DataFingerprint fingerprints the files of the dataset
+// (flow.DataFingerprinter): each file's path, size and modification time,
+// and its contents, whole for a file of up to 128 KiB, else its first and
+// last 64 KiB.
+func (s *textSource[T]) DataFingerprint(ctx context.Context, env flow.Env) (string, error) {
+	if s.err != nil {
+		return "", s.err
+	}
+	ds, err := s.cfg.Discover(s.root, s.format.files())
+	if err != nil {
+		return "", err
+	}
+	return datasource.FilesFingerprint(ctx, ds, datasource.HashSample)
+}

@@ -29,12 +29,12 @@ func (r Record) Get(name string) (any, bool) {
 }
 
 // MarshalJSON encodes r as a JSON object of its columns, in order: what
-// a record looks like in JSON Lines (sinks.JSONLShards[Record]). A name
+// a record looks like in JSON Lines (shards.JSONL[Record]). A name
 // that comes twice (a Hive column that the files hold too) is written
 // once, with its first value. A NaN or infinite float, which JSON has no
 // number for, is written as the string "NaN", "+Inf" or "-Inf", in lists
 // too; sources/text.JSONLRecords reads such a string back as the string, and
-// sinks.ParquetRecordShards writes it to a float column as the float.
+// shards.ParquetRecords writes it to a float column as the float.
 func (r Record) MarshalJSON() ([]byte, error) {
 	b := []byte{'{'}
 	for i, name := range r.Names {

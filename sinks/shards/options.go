@@ -188,7 +188,7 @@ func RowIDColumn(name string) Option {
 // floating-point type, or a pointer to one (nil goes to the default
 // partition, like the empty value). The columns stay in the files too, and
 // each file records its partition's exact values in its key-value metadata
-// (rowflow.partition.<column>), from which sources.Parquet reads back a
+// (rowflow.partition.<column>), from which sources/parquet.Read reads back a
 // value too long for its directory name: a value written is the value
 // read.
 func PartitionBy(columns ...string) Option {

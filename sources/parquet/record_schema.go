@@ -14,7 +14,7 @@ import (
 // RecordSchema returns the Parquet schema of the records that
 // [Records](root, opts...) reads from the dataset's first file: one
 // top-level column per record value, named and ordered as the records'
-// Names, so that sinks.ParquetRecordShards writes the records back as
+// Names, so that shards.ParquetRecords writes the records back as
 // they were read. It reads the first file's footer and no pages.
 //
 // A leaf column keeps its type (physical and logical); it is required

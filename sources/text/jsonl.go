@@ -31,7 +31,7 @@ import (
 // Blank lines are skipped, as is a UTF-8 byte order mark at the start of
 // a file; a line may end in \r\n. A float field (at any depth of
 // pointers, slices, arrays, map values and structs) also reads the JSON
-// strings "NaN", "+Inf" and "-Inf", which sinks.JSONLShards writes for
+// strings "NaN", "+Inf" and "-Inf", which shards.JSONL writes for
 // the floats JSON has no number for.
 //
 // A line is a bad record if an object in it has a key twice, at any depth
@@ -68,7 +68,7 @@ func JSONL[T any](root string, opts ...JSONLOption) flow.Source[T] {
 // Values are as encoding/json decodes into an any, except that numbers are
 // json.Number, which keeps integers exact. The strings "NaN", "+Inf" and
 // "-Inf", which JSON Lines shards hold for the floats JSON has no number
-// for, stay strings: sinks.ParquetRecordShards writes them to float
+// for, stay strings: shards.ParquetRecords writes them to float
 // columns as the floats. A line whose object has a key twice, at any
 // depth, is a bad record. It reads the files as [JSONL] does and takes
 // the same options ([AllowMissingFields] has no effect).

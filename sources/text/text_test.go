@@ -311,7 +311,7 @@ func TestJSONLRecords(t *testing.T) {
 }
 
 // TestJSONLNonFiniteFloats checks that JSONL reads the strings "NaN",
-// "+Inf" and "-Inf", which sinks.JSONLShards writes for the floats JSON
+// "+Inf" and "-Inf", which shards.JSONL writes for the floats JSON
 // has no number for, into float fields at any depth, with the rest of the
 // line as encoding/json reads it; that another string in a float field is
 // still a bad line; and that JSONLRecords keeps the strings as strings.

@@ -28,11 +28,9 @@ type Pipeline struct {
 	rank, world int   // see WithRank; world 0 means 1
 	epoch0      int64 // the first epoch of a run; see combine.go
 
-	tracker *Tracker // see Checkpoints
-	// continued says that the sink's Continuation was asked (see Run).
-	continued bool
-	resume    *Checkpoint // see Resume
-	seek      *seekSpec   // see Seek
+	tracker *Tracker    // see Checkpoints
+	resume  *Checkpoint // see Resume
+	seek    *seekSpec   // see Seek
 }
 
 type step struct {
@@ -198,7 +196,6 @@ func (p *Pipeline) continuation(c continuer, env Env) (*Pipeline, error) {
 		return nil, stageError(name, 0, false, err)
 	}
 	q := p.clone()
-	q.continued = true
 	if ok {
 		if p.resume != nil || p.seek != nil {
 			return nil, fmt.Errorf("flow: %s continues the run it recorded, and the pipeline was resumed too (Resume): say where the run starts once", name)
@@ -238,12 +235,12 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	if err := p.rankErr(); err != nil {
 		return err
 	}
-	if c := p.sink.n.continuer(); c != nil && !p.continued {
+	if c := p.sink.n.continuer(); c != nil {
 		q, err := p.continuation(c, env)
 		if err != nil {
 			return err
 		}
-		return q.Run(ctx)
+		p = q
 	}
 	if err := p.resumeErr(); err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rowflow/rowflow/internal/datasource"
 	"github.com/rowflow/rowflow/internal/filter"
+	"github.com/rowflow/rowflow/internal/linkage"
 )
 
 // Filter is a predicate on the columns of a dataset: on its Hive
@@ -26,7 +27,7 @@ import (
 type Filter struct{ e *filter.Expr }
 
 func init() {
-	filter.ExprOf = func(f any) *filter.Expr { return f.(Filter).e }
+	linkage.FilterExpr = func(f any) *filter.Expr { return f.(Filter).e }
 }
 
 // Literal is the type of the values a filter compares columns with.

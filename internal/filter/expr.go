@@ -189,9 +189,3 @@ func Also(prev, e *Expr) *Expr {
 	}
 	return Logic(And, prev, e)
 }
-
-// ExprOf returns the expression of a sources.Filter, given as f. Package
-// sources, which defines Filter and imports this package, sets it when it
-// is initialised; the format packages (sources/parquet), which import
-// sources, call it.
-var ExprOf func(f any) *Expr

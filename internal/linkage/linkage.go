@@ -3,8 +3,15 @@
 // package named in its doc, when that package is initialised.
 package linkage
 
+import "github.com/rowflow/rowflow/internal/filter"
+
 // StartOf returns a text that names the position a *flow.Pipeline's runs
 // start from (flow.Pipeline.Resume), or "" if they start at the beginning.
 // Set by flow; operators.Cache keys what it keeps with it, since a run
 // that starts later gives another stream.
 var StartOf func(p any) string
+
+// FilterExpr returns the expression of a sources.Filter, given as f. Set
+// by sources; the format packages (sources/parquet), which import
+// sources, call it.
+var FilterExpr func(f any) *filter.Expr

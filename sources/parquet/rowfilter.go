@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rowflow/rowflow/internal/filter"
+	"github.com/rowflow/rowflow/internal/linkage"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -108,7 +109,7 @@ import (
 // per comparison.
 func RowFilter(f sources.Filter) Option {
 	return option(func(c *parquetConfig) error {
-		e := filter.ExprOf(f)
+		e := linkage.FilterExpr(f)
 		if err := e.Check(); err != nil {
 			return fmt.Errorf("sources: RowFilter(%v): %w", f, err)
 		}

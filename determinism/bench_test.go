@@ -14,7 +14,9 @@ func benchChunk[T any](b *testing.B, vals []T) {
 	h := determinism.NewHasher[T]()
 	b.ReportAllocs()
 	for b.Loop() {
-		h.AddChunk(&c)
+		if err := h.AddChunk(&c); err != nil {
+			b.Fatal(err)
+		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(vals)), "ns/item")
 }

@@ -103,7 +103,7 @@ func partDigests[T any](ctx context.Context, p *flow.Pipeline, name string) ([]p
 			flush()
 		}
 		started, cur = true, c.Part
-		err := h.TryAddChunk(&c)
+		err := h.AddChunk(&c)
 		c.Release()
 		if err != nil {
 			return nil, err

@@ -12,10 +12,10 @@
 //     others and reports the first item where they differ as a
 //     [*Divergence], down to the first differing field of the value
 //     (".Rows[17].Text"); [Compare] does the same for two pipelines.
-//   - Golden files: [Record] writes a stream's digest, and the digest of
-//     each partition and item, to a text file, and [Check] compares a later
-//     run with it, naming the first partition and row that differ;
-//     [CheckGolden] is the two in a test with an -update flag.
+//   - Golden files: [CheckGolden] writes a stream's digest, and the
+//     digest of each partition and item, to a text file, or compares a
+//     later run with it, naming the first partition and row that differ;
+//     a test's -update flag chooses which.
 //
 // # What a digest covers
 //

@@ -10,11 +10,11 @@ import (
 	"github.com/rowflow/rowflow/flow"
 )
 
-// ErrMismatch is wrapped by the error [Check] returns when the stream
+// ErrMismatch is wrapped by the error [CheckGolden] returns when the stream
 // differs from the recorded one.
 var ErrMismatch = errors.New("determinism: digest differs from the recorded one")
 
-// MaxGoldenRows is the most items a stream may have for [Record] to list
+// MaxGoldenRows is the most items a stream may have for [CheckGolden] to list
 // each item's row ID and digest in the golden file. A longer stream's
 // file records its partitions only, so that a mismatch names the first
 // differing partition but not the row.
@@ -32,7 +32,7 @@ func SumOf[T any](ctx context.Context, p *flow.Pipeline) (Sum, error) {
 		if err != nil {
 			return Sum{}, err
 		}
-		err := h.TryAddChunk(&c)
+		err := h.AddChunk(&c)
 		c.Release()
 		if err != nil {
 			return Sum{}, err
@@ -41,30 +41,9 @@ func SumOf[T any](ctx context.Context, p *flow.Pipeline) (Sum, error) {
 	return h.Sum(), nil
 }
 
-// Record runs p, which must have no sink and produce values of type T, and
-// writes its golden file at path, replacing it; it returns the digest of
-// the stream. It writes nothing if the run fails, and the file appears
-// under its name only once complete.
-//
-// A golden file is text, in lines:
-//
-//	rowflow golden v1
-//	stream <digest> <items>
-//	partition <batch> <items> <digest>
-//	  <row ID> <item digest>
-//	…
-//
-// The stream line holds the digest of the whole stream (see [Sum]), in
-// hexadecimal, and its item count. Then each partition of the stream (a
-// run of items with the same partition number) has a line with its partition
-// number, item count and the digest of its items alone (as if they were
-// a stream of their own). If the stream has at most [MaxGoldenRows]
-// items, each partition line is followed by one indented line per item:
-// its row ID (see rowid.ID.String) and the first 16 hexadecimal digits
-// of the SHA-256 of the item's encoding (row ID and value). Partition numbers
-// are recorded, unlike in a [Sum]: a change of partition size changes
-// the file while the stream line stays the same.
-func Record[T any](ctx context.Context, p *flow.Pipeline, path string) (Sum, error) {
+// recordFile writes p's golden file at path, replacing it, and returns
+// the digest of the stream (see CheckGolden).
+func recordFile[T any](ctx context.Context, p *flow.Pipeline, path string) (Sum, error) {
 	g, err := record[T](ctx, p)
 	if err != nil {
 		return Sum{}, err
@@ -75,18 +54,9 @@ func Record[T any](ctx context.Context, p *flow.Pipeline, path string) (Sum, err
 	return g.stream, nil
 }
 
-// Check runs p as [Record] does and compares its stream with the golden
-// file at path, partition by partition, as the run goes; it stops the run
-// at the first partition that differs. The error then wraps
-// [ErrMismatch] and names that partition, with what the file records and
-// what the run has; when the file lists rows, it also names the first
-// differing item, its row ID in the file and in the run, and the run's
-// value. Check holds one partition of the run at a time.
-//
-// Check also reads the files of earlier versions, which hold one line:
-// the stream's digest in hexadecimal, a space, the item count. It then
-// compares only the stream's digest.
-func Check[T any](ctx context.Context, p *flow.Pipeline, path string) error {
+// checkFile compares p's stream with the golden file at path (see
+// CheckGolden).
+func checkFile[T any](ctx context.Context, p *flow.Pipeline, path string) error {
 	want, err := readGolden(path)
 	if err != nil {
 		return err
@@ -108,10 +78,11 @@ func Check[T any](ctx context.Context, p *flow.Pipeline, path string) error {
 	return checkGolden[T](ctx, p, path, want)
 }
 
-// CheckGolden is the golden-file test of a pipeline: with update false it
-// runs [Check]; with update true it runs [Record] instead, rewriting the
-// file, and returns its error. Pass it the value of a test flag, as Go's
-// own golden-file tests do:
+// CheckGolden is the golden-file test of a pipeline p, which must have
+// no sink and produce values of type T. With update false it runs p and
+// compares its stream with the golden file at path; with update true it
+// runs p and writes the file instead, replacing it. Pass it the value of a
+// test flag, as Go's own golden-file tests do:
 //
 //	var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 //
@@ -124,12 +95,47 @@ func Check[T any](ctx context.Context, p *flow.Pipeline, path string) error {
 //
 // and rewrite the files with "go test -run TestReplay -update" after a
 // change to the pipeline that is meant to change its output.
+//
+// # Writing
+//
+// Nothing is written if the run fails, and the file appears under its
+// name only once complete. A golden file is text, in lines:
+//
+//	rowflow golden v1
+//	stream <digest> <items>
+//	partition <batch> <items> <digest>
+//	  <row ID> <item digest>
+//	…
+//
+// The stream line holds the digest of the whole stream (see [Sum]), in
+// hexadecimal, and its item count. Then each partition of the stream (a
+// run of items with the same partition number) has a line with its partition
+// number, item count and the digest of its items alone (as if they were
+// a stream of their own). If the stream has at most [MaxGoldenRows]
+// items, each partition line is followed by one indented line per item:
+// its row ID (see rowid.ID.String) and the first 16 hexadecimal digits
+// of the SHA-256 of the item's encoding (row ID and value). Partition numbers
+// are recorded, unlike in a [Sum]: a change of partition size changes
+// the file while the stream line stays the same.
+//
+// # Checking
+//
+// The comparison goes partition by partition, as the run goes, and stops
+// the run at the first partition that differs. The error then wraps
+// [ErrMismatch] and names that partition, with what the file records and
+// what the run has; when the file lists rows, it also names the first
+// differing item, its row ID in the file and in the run, and the run's
+// value. Checking holds one partition of the run at a time.
+//
+// It also reads the files of earlier versions, which hold one line: the
+// stream's digest in hexadecimal, a space, the item count. It then
+// compares only the stream's digest.
 func CheckGolden[T any](ctx context.Context, p *flow.Pipeline, path string, update bool) error {
 	if update {
-		_, err := Record[T](ctx, p, path)
+		_, err := recordFile[T](ctx, p, path)
 		return err
 	}
-	return Check[T](ctx, p, path)
+	return checkFile[T](ctx, p, path)
 }
 
 // writeAtomic writes data to a temporary file beside path and renames it

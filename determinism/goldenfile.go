@@ -156,7 +156,7 @@ func record[T any](ctx context.Context, p *flow.Pipeline) (*golden, error) {
 	return g, nil
 }
 
-// appendText appends g in the format that Record documents.
+// appendText appends g in the format that CheckGolden documents.
 func (g *golden) appendText(b []byte) []byte {
 	b = fmt.Appendf(b, "%s\nstream %v %d\n", goldenHeader, g.stream, g.stream.Count)
 	for _, p := range g.parts {
@@ -230,7 +230,7 @@ func partMismatch[T any](path string, k int, start int64, want, got *goldenPart,
 // short is the first 16 hexadecimal digits of a digest.
 func short(h [sha256.Size]byte) string { return hex.EncodeToString(h[:8]) }
 
-// readGolden reads a file written by Record, or by earlier versions.
+// readGolden reads a file CheckGolden wrote, or earlier versions did.
 func readGolden(path string) (*golden, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {

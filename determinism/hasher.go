@@ -72,21 +72,15 @@ func (h *Hasher[T]) Add(id rowid.ID, v T) {
 	h.tmp = zero
 }
 
-// AddItem adds it. It ignores it.Part: see the package documentation.
-func (h *Hasher[T]) AddItem(it flow.Item[T]) { h.Add(it.ID, it.Value) }
-
-// AddChunk adds the items of c, in order. It ignores c.Part and does not
-// keep c.
-func (h *Hasher[T]) AddChunk(c *flow.Chunk[T]) {
-	for k := range c.Values {
-		h.add(c.IDs.At(k), unsafe.Pointer(&c.Values[k]))
-	}
-}
-
-// TryAddChunk is AddChunk that returns, instead of panicking, the error
-// of a value that cannot be encoded; h is then unusable until Reset.
-func (h *Hasher[T]) TryAddChunk(c *flow.Chunk[T]) error {
-	return catchEncoding(func() { h.AddChunk(c) })
+// AddChunk adds the items of c, in order, and returns the error of a
+// value that cannot be encoded (h is then unusable until Reset). It
+// ignores c.Part (see the package documentation) and does not keep c.
+func (h *Hasher[T]) AddChunk(c *flow.Chunk[T]) error {
+	return catchEncoding(func() {
+		for k := range c.Values {
+			h.add(c.IDs.At(k), unsafe.Pointer(&c.Values[k]))
+		}
+	})
 }
 
 // encodingError is what the encoder panics with when a value cannot be

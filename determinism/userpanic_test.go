@@ -26,7 +26,7 @@ func (b *brokenDigest) AppendDigest(out []byte) []byte {
 }
 
 // TestUserPanicsAreNotEncodingErrors: a runtime panic in a user's
-// AppendDigest is not taken for a value that cannot be encoded: TryAddChunk
+// AppendDigest is not taken for a value that cannot be encoded: AddChunk
 // and Compare, which encode in the caller's goroutine, let it go on to the
 // caller with its stack, instead of returning it as a plain data error
 // (Compare once reported the two pipelines as equal up to it).
@@ -44,7 +44,7 @@ func TestUserPanicsAreNotEncodingErrors(t *testing.T) {
 	}
 	h := determinism.NewHasher[brokenDigest]()
 	c := flow.Chunk[brokenDigest]{IDs: flow.ListIDs([]rowid.ID{{}}), Values: []brokenDigest{{N: 1}}}
-	wantPanic("TryAddChunk", func() error { return h.TryAddChunk(&c) })
+	wantPanic("AddChunk", func() error { return h.AddChunk(&c) })
 	p := func() *flow.Pipeline { return flow.From(sources.Slice([]brokenDigest{{N: 0}, {N: 1}})) }
 	wantPanic("Compare", func() error { return determinism.Compare[brokenDigest](context.Background(), p(), p()) })
 }

@@ -40,7 +40,7 @@ type digestConsumer[T any] struct {
 func (c *digestConsumer[T]) Consume(_ context.Context, ch flow.Chunk[T]) error {
 	defer ch.Release()
 	if c.err == nil {
-		c.err = c.h.TryAddChunk(&ch)
+		c.err = c.h.AddChunk(&ch)
 	}
 	return c.err
 }

@@ -179,7 +179,7 @@ func train(ctx context.Context, data string, rank, workers int) (rankReport, err
 			r.Tokens += int64(l)
 		}
 		r.Padded += int64(len(ids.Data.([]int32)))
-		h.AddItem(it)
+		h.Add(it.ID, it.Value)
 	}
 	r.Elapsed = time.Since(start)
 	r.Account, r.Rows, r.Sum = acct, acct.PerRank, h.Sum()

@@ -45,7 +45,7 @@ func TestVerify(t *testing.T) {
 func TestReplayCatchesAChange(t *testing.T) {
 	ctx := context.Background()
 	roundDown := func(o Order) int64 { return o.Cents * 8 / 100 }
-	err := determinism.Check[Invoice](ctx, pipeline(4, roundDown), golden)
+	err := determinism.CheckGolden[Invoice](ctx, pipeline(4, roundDown), golden, false)
 	if !errors.Is(err, determinism.ErrMismatch) {
 		t.Fatalf("Check of the changed pipeline = %v, want a mismatch", err)
 	}

@@ -21,10 +21,10 @@ import (
 // underscore makes dataset discovery skip it.
 const DatasetManifestName = "_manifest.json"
 
-// DatasetManifestVersion is the version of the format of
+// datasetManifestVersion is the version of the format of
 // [DatasetManifest] that [Commit] writes and [ReadDatasetManifest] reads.
 // Version 2 added the job and the checksum.
-const DatasetManifestVersion = 2
+const datasetManifestVersion = 2
 
 // DatasetManifest is the commit record of a job's output as a whole: what
 // [Commit] checked and found, written as indented JSON to
@@ -32,7 +32,7 @@ const DatasetManifestVersion = 2
 // ranks' outputs form one dataset. Its content is a function of the
 // ranks' manifests.
 type DatasetManifest struct {
-	// Version is DatasetManifestVersion.
+	// Version is the format's version, 2.
 	Version int `json:"version"`
 	// World is the number of ranks: 0 to World-1.
 	World int `json:"world"`
@@ -370,7 +370,7 @@ func checkSameDataset(ms []*Manifest) []error {
 // read by readRankManifest.
 func datasetManifest(ms []*Manifest) (*DatasetManifest, error) {
 	dm := &DatasetManifest{
-		Version:     DatasetManifestVersion,
+		Version:     datasetManifestVersion,
 		World:       len(ms),
 		Job:         ms[0].Job,
 		Schema:      ms[0].Schema,
@@ -467,8 +467,8 @@ func ReadDatasetManifest(dir string) (*DatasetManifest, error) {
 	if err != nil {
 		return nil, fail(err)
 	}
-	if v != DatasetManifestVersion {
-		return nil, fail(fmt.Errorf("format version %d, but this version of rowflow reads only version %d; commit the output again with this version", v, DatasetManifestVersion))
+	if v != datasetManifestVersion {
+		return nil, fail(fmt.Errorf("format version %d, but this version of rowflow reads only version %d; commit the output again with this version", v, datasetManifestVersion))
 	}
 	var dm DatasetManifest
 	if err := decodeRecord(b, &dm); err != nil {

@@ -57,3 +57,9 @@ func Continuation(dir string, rank int) (ck flow.Checkpoint, skip int64, ok bool
 	}
 	return p.Checkpoint, p.Skip, true, nil
 }
+
+// Limits and defaults the tests check against.
+const (
+	DefaultRowGroupRows = defaultRowGroupRows
+	MaxPageBytes        = maxPageBytes
+)

@@ -11,11 +11,11 @@ import (
 	"github.com/rowflow/rowflow/rowid"
 )
 
-// ManifestVersion is the version of the manifest format that
+// manifestVersion is the version of the manifest format that
 // [Parquet] writes and [ReadManifest] reads. Version 2 named the
 // writer goroutines "writers" (version 1 called them "shards"); version 3
 // added the job and the checksum.
-const ManifestVersion = 3
+const manifestVersion = 3
 
 // Manifest describes the output of one successful run of [Parquet]
 // for one rank. It is written, as indented JSON, to the file
@@ -24,7 +24,7 @@ const ManifestVersion = 3
 // deterministic: nothing in it depends on time, the machine or the
 // parallelism of the pipeline.
 type Manifest struct {
-	// Version is ManifestVersion.
+	// Version is the format's version, 3.
 	Version int `json:"version"`
 	// Format is the data files' format: "jsonl" or "csv" for
 	// [JSONL] and [CSV], empty for Parquet.
@@ -115,7 +115,7 @@ func ManifestName(rank int) string {
 
 // ReadManifest reads the manifest of rank in dir. An error names the file;
 // a missing manifest gives an error that satisfies errors.Is(err,
-// fs.ErrNotExist). A manifest of another version than [ManifestVersion]
+// fs.ErrNotExist). A manifest of another version than this package writes
 // is refused: it was written by another version of rowflow, and the
 // output is rewritten by running the job again with [Overwrite].
 func ReadManifest(dir string, rank int) (*Manifest, error) {
@@ -139,8 +139,8 @@ func decodeManifest(path string, b []byte, rank int) (*Manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("manifest %s: %w", path, err)
 	}
-	if v != ManifestVersion {
-		return nil, fmt.Errorf("manifest %s: format version %d, but this version of rowflow reads only version %d; rewrite the output with this version (Overwrite)", path, v, ManifestVersion)
+	if v != manifestVersion {
+		return nil, fmt.Errorf("manifest %s: format version %d, but this version of rowflow reads only version %d; rewrite the output with this version (Overwrite)", path, v, manifestVersion)
 	}
 	var m Manifest
 	if err := decodeRecord(b, &m); err != nil {

@@ -62,30 +62,30 @@ type parquetConfig struct {
 	continuing   bool // Continue
 }
 
-// Defaults of [Parquet].
+// Defaults and limits of [Parquet]; the option docs state them.
 const (
-	// DefaultRowGroupRows is the number of rows of a row group unless
+	// defaultRowGroupRows is the number of rows of a row group unless
 	// [RowGroupRows] says otherwise.
-	DefaultRowGroupRows = 64 * 1024
-	// DefaultMaxOpenPartitions is the number of partition writers a writer
+	defaultRowGroupRows = 64 * 1024
+	// defaultMaxOpenPartitions is the number of partition writers a writer
 	// may hold open unless [MaxOpenPartitions] says otherwise.
-	DefaultMaxOpenPartitions = 64
+	defaultMaxOpenPartitions = 64
 	// MaxWriters is the largest number of writers [Writers] accepts.
 	MaxWriters = 4096
-	// MaxPageBytes is the largest page size [PageSize] accepts, 128 MiB:
+	// maxPageBytes is the largest page size [PageSize] accepts, 128 MiB:
 	// half of the decoded page size that the sources read by default
 	// (sources/parquet.MaxPageSize, 256 MiB), which leaves room for the values
 	// that end a page past its cut, so that the files read back with the
 	// sources' defaults.
-	MaxPageBytes = 128 << 20
+	maxPageBytes = 128 << 20
 )
 
 func parquetDefaults() parquetConfig {
 	return parquetConfig{
-		rowGroupRows: DefaultRowGroupRows,
+		rowGroupRows: defaultRowGroupRows,
 		codecName:    "zstd",
 		writers:      1,
-		maxOpenParts: DefaultMaxOpenPartitions,
+		maxOpenParts: defaultMaxOpenPartitions,
 	}
 }
 
@@ -107,7 +107,7 @@ func BytesPerFile(n int64) Option {
 }
 
 // RowGroupRows sets the number of rows of a row group (default
-// [DefaultRowGroupRows]). The last row group of a file may be shorter. A
+// 65536). The last row group of a file may be shorter. A
 // writer buffers one row group's encoded pages in memory. n must be at
 // least 1.
 func RowGroupRows(n int) ParquetOption {
@@ -116,9 +116,9 @@ func RowGroupRows(n int) ParquetOption {
 
 // PageSize sets the size in bytes, before encoding and compression, at
 // which a column's page is cut (parquet-go's PageBufferSize; default 256
-// KiB). n must be from 1 to [MaxPageBytes] (128 MiB).
+// KiB). n must be from 1 to 128 MiB.
 func PageSize(n int) ParquetOption {
-	return parquetOption(optcheck.Between("shards", "PageSize", n, 1, MaxPageBytes, func(c *parquetConfig, v int) { c.pageSize = v }))
+	return parquetOption(optcheck.Between("shards", "PageSize", n, 1, maxPageBytes, func(c *parquetConfig, v int) { c.pageSize = v }))
 }
 
 // Codec sets the compression codec of every column: "zstd" (the default,
@@ -213,7 +213,7 @@ func PartitionBy(columns ...string) Option {
 }
 
 // MaxOpenPartitions caps the number of partition directories ([PartitionBy])
-// each writer writes to in one run (default [DefaultMaxOpenPartitions]).
+// each writer writes to in one run (default 64).
 // Every partition keeps a writer, with its column buffers, open until the
 // end of the run; a row of a partition beyond the cap fails the run with an
 // error that names its values. n must be at least 1.

@@ -209,7 +209,7 @@ func (c *parquetConsumer[T]) manifest() ([]doneFile, *Manifest) {
 	}
 	slices.SortFunc(files, func(a, b doneFile) int { return cmp.Compare(a.Path, b.Path) })
 	m := &Manifest{
-		Version:      ManifestVersion,
+		Version:      manifestVersion,
 		Fingerprint:  c.env.Fingerprint,
 		Job:          c.env.Job,
 		Rank:         c.env.Rank,

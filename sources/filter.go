@@ -13,7 +13,7 @@ import (
 // partition values with [Where], or on the values of its file columns,
 // row by row, with
 // [github.com/rowflow/rowflow/sources/parquet.RowFilter]. Make one with [Eq], [Ne], [Lt], [Le],
-// [Gt], [Ge], [Between], [In], [Not], [And] and [Or], whose literals are
+// [Gt], [Ge], [In], [Not], [And] and [Or], whose literals are
 // typed Go values ([Literal]), or from text with [ParseFilter].
 //
 // Filters follow SQL's three-valued logic: a comparison with a null value
@@ -95,10 +95,6 @@ func Gt[V Literal](col string, v V) Filter { return compare(filter.Gt, col, v) }
 
 // Ge keeps what has column col at least v.
 func Ge[V Literal](col string, v V) Filter { return compare(filter.Ge, col, v) }
-
-// Between keeps what has column col in [lo, hi], both ends included: it
-// is And(Ge(col, lo), Le(col, hi)).
-func Between[V Literal](col string, lo, hi V) Filter { return And(Ge(col, lo), Le(col, hi)) }
 
 // In keeps what has column col equal to one of vs; with no vs, nothing.
 func In[V Literal](col string, vs ...V) Filter {

@@ -63,14 +63,14 @@ func PartitionItems(n int) SliceOption {
 }
 
 // ChunkSize sets the most values one chunk carries (default 1024). n must
-// be at least 1 and at most MaxChunkSize.
+// be at least 1 and at most 1 Mi (1,048,576).
 func ChunkSize(n int) Option {
-	return commonOption(optcheck.Between("sources", "ChunkSize", n, 1, MaxChunkSize, func(c *datasource.Common, v int) { c.ChunkSize = v }))
+	return commonOption(optcheck.Between("sources", "ChunkSize", n, 1, maxChunkSize, func(c *datasource.Common, v int) { c.ChunkSize = v }))
 }
 
-// MaxChunkSize is the largest ChunkSize: sources make room for a whole
+// maxChunkSize is the largest ChunkSize: sources make room for a whole
 // chunk before they fill it.
-const MaxChunkSize = 1 << 20
+const maxChunkSize = 1 << 20
 
 // Named names the source in errors and derives its row IDs from name:
 // row i gets rowid.Ordinal(i).Combine(rowid.FromString(name)). Two sources

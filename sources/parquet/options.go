@@ -40,14 +40,14 @@ type parquetConfig struct {
 	skip      *SkipReport
 }
 
-// DefaultMaxRows is the most rows of a fragment unless [MaxRows] says
+// defaultMaxRows is the most rows of a fragment unless [MaxRows] says
 // otherwise.
-const DefaultMaxRows = 65536
+const defaultMaxRows = 65536
 
 // buildParquet applies opts to the defaults.
 func buildParquet(opts []Option) (parquetConfig, error) {
 	c := &parquetConfig{Settings: datasource.NewSettings("parquet")}
-	c.Plan.MaxRows = DefaultMaxRows
+	c.Plan.MaxRows = defaultMaxRows
 	c.Plan.RowRanges = true // ranks divide row groups by rows
 	c.Format = c
 	defer func() { c.Format = nil }()
@@ -72,7 +72,7 @@ func RowGroups() Option {
 }
 
 // MaxRows splits row groups of more than n rows into fragments of at most
-// n rows (default [DefaultMaxRows]), bounding the memory one fragment
+// n rows (default 65536), bounding the memory one fragment
 // takes and letting parallel workers share a large row group. n must be
 // at least 1.
 func MaxRows(n int64) Option {

@@ -72,7 +72,7 @@ var rowFilterCases = []struct {
 	f    sources.Filter
 	keep func(Sorted) bool
 }{
-	{sources.Between("id", 250, 1234), func(r Sorted) bool { return r.ID >= 250 && r.ID <= 1234 }},
+	{sources.And(sources.Ge("id", 250), sources.Le("id", 1234)), func(r Sorted) bool { return r.ID >= 250 && r.ID <= 1234 }},
 	{sources.Or(sources.Lt("id", 100), sources.Ge("id", 1950)), func(r Sorted) bool { return r.ID < 100 || r.ID >= 1950 }},
 	{sources.Lt("id", 150.5), func(r Sorted) bool { return r.ID <= 150 }},
 	{sources.Gt("id", -3.5), func(r Sorted) bool { return true }},
@@ -330,7 +330,7 @@ func TestRowFilterNeverReadsPrunedRowGroups(t *testing.T) {
 	if err := flow.From(parquet.Records(root)).To(sinks.Count[sources.Record](&count)).Run(context.Background()); err == nil {
 		t.Fatal("reading the corrupt row groups succeeded")
 	}
-	notThree := sources.Not(sources.Between("id", 300, 399))
+	notThree := sources.Not(sources.And(sources.Ge("id", 300), sources.Le("id", 399)))
 	cases := []struct {
 		f    sources.Filter
 		keep func(Sorted) bool

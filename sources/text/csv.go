@@ -63,7 +63,7 @@ import (
 // type) fails the run with a [*LineError] naming the file, the line the
 // record starts on and its byte offset; with [SkipBadLines] such records
 // are skipped and reported instead. A compressed stream that is truncated
-// or corrupt, and a record longer than [MaxRecordBytes], fail the run
+// or corrupt, and a record longer than 64 MiB, fail the run
 // with the line where reading stopped. A file whose size or modification
 // time changes after the run planned its ranges fails the partitions read
 // after the change, and the partition reading it when it changes, naming
@@ -181,7 +181,7 @@ func discardCounting(ctx context.Context, r *bufio.Reader, n int64) (int64, int6
 // order mark if the file starts with one; with names given by Header, it
 // reads only the mark, which the first part then skips as it skips a
 // header. It skips the blank lines before the header, checking ctx, as
-// encoding/csv would skip them; they count against MaxRecordBytes.
+// encoding/csv would skip them; they count against that 64 MiB.
 func readHeader(ctx context.Context, part *textPart) (*csvFile, error) {
 	var src io.Reader = io.NewSectionReader(part.f, 0, 1<<62)
 	if part.codec != codec.None {

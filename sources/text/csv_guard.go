@@ -7,7 +7,7 @@ import (
 
 // encoding/csv makes every field of a record before it checks their
 // number, some 40 bytes of memory per field: a record of nothing but
-// delimiters, within MaxRecordBytes, would take gigabytes. The fast path
+// delimiters, within the 64 MiB of a record, would take gigabytes. The fast path
 // reads only records that fit in its read buffer; for what encoding/csv
 // reads (the header, and a part from the first record the fast path does
 // not take), a fieldGuard follows the bytes as the part's reader takes

@@ -178,7 +178,7 @@ func TestTextCancelledAmongBlankAndBadLines(t *testing.T) {
 
 // TestCSVBlankLinesPastTheRecordLimit: blank lines that encoding/csv
 // reads (after a record of two lines) are no record's: 160 MiB of them
-// do not count against MaxRecordBytes. The part's mark stayed where the
+// do not count against the longest record. The part's mark stayed where the
 // blank lines began, and the run failed with "a record longer than".
 func TestCSVBlankLinesPastTheRecordLimit(t *testing.T) {
 	if testing.Short() {

@@ -46,7 +46,7 @@ import (
 // byte offset of its line, and a line that is not valid JSON, or does not
 // decode into T, fails the run with a [*LineError] naming the file, line
 // and byte offset, or is skipped with [SkipBadLines]. A line longer than
-// [MaxRecordBytes] fails the run.
+// 64 MiB (the longest record a text source reads) fails the run.
 //
 // Options: [sources.Files], [sources.WholeFiles], [PartitionBytes], [Compression],
 // [sources.ShuffleWindow], [sources.Where],

@@ -47,13 +47,13 @@ type textConfig struct {
 	header []string // names given with Header: the files have no header row
 }
 
-// DefaultPartitionBytes is the size of the byte ranges an uncompressed
+// defaultPartitionBytes is the size of the byte ranges an uncompressed
 // text file is split into unless [PartitionBytes] says otherwise.
-const DefaultPartitionBytes = 4 << 20
+const defaultPartitionBytes = 4 << 20
 
 // buildText applies opts, each by apply, to the defaults.
 func buildText[O any](name string, opts []O, apply func(O, *datasource.Settings) error) (textConfig, error) {
-	c := &textConfig{Settings: datasource.NewSettings(name), splitBytes: DefaultPartitionBytes, comma: ','}
+	c := &textConfig{Settings: datasource.NewSettings(name), splitBytes: defaultPartitionBytes, comma: ','}
 	c.Format = c
 	defer func() { c.Format = nil }()
 	for _, o := range opts {
@@ -112,7 +112,7 @@ func Compression(name string) Option {
 }
 
 // PartitionBytes sets the size of the byte ranges that an uncompressed
-// file is split into (default [DefaultPartitionBytes]): each range is a
+// file is split into (default 4 MiB): each range is a
 // partition, moved to the start of the next record, so that workers read
 // one file in parallel. n must be at least 1.
 func PartitionBytes(n int64) Option {

@@ -380,14 +380,14 @@ func (b *rowBuffer[T]) release() {
 	b.vals, b.ids = nil, nil
 }
 
-// MaxRecordBytes is the longest record (a CSV record, a JSON line) that a
+// maxRecordBytes is the longest record (a CSV record, a JSON line) that a
 // text source reads: past it the run fails, so that a hostile file, such
 // as a small compressed stream of one endless line, cannot make the
 // reader hold gigabytes.
-const MaxRecordBytes = 64 << 20
+const maxRecordBytes = 64 << 20
 
 // recordLimit fails a read that would take the record being read, which
-// starts at the part's mark, past MaxRecordBytes (give or take the read
+// starts at the part's mark, past maxRecordBytes (give or take the read
 // buffer).
 // With a guard (CSV), it also stops before a record with more fields than
 // the guard allows.
@@ -399,8 +399,8 @@ type recordLimit struct {
 }
 
 func (l *recordLimit) Read(b []byte) (int, error) {
-	if l.n-l.part.mark > MaxRecordBytes {
-		return 0, fmt.Errorf("a record longer than %d bytes", MaxRecordBytes)
+	if l.n-l.part.mark > maxRecordBytes {
+		return 0, fmt.Errorf("a record longer than %d bytes", maxRecordBytes)
 	}
 	g := l.guard
 	if g != nil && g.tripped > 0 {

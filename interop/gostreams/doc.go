@@ -10,7 +10,7 @@
 // # Partitions are cut by count
 //
 // go-streams elements arrive one at a time on a channel. The adapters
-// group them into partitions of [PartitionSize] elements, in arrival
+// group them into partitions of [PartitionItems] elements, in arrival
 // order, never by a timer, so which partition an element falls in (its
 // partition number) and its row ID depend only on its place in the stream:
 // element i gets the ID rowid.Ordinal(i).Combine(rowid.FromString(name))

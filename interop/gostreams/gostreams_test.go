@@ -62,7 +62,7 @@ func TestFlowBetweenGoStreamsStages(t *testing.T) {
 		for _, part := range []int{1, 100, 4096} {
 			testutil.CheckGoroutines(t)
 			out := make(chan any)
-			rf := gostreams.NewFlow[int64, int64](context.Background(), tripleThenKeepEven(w), gostreams.PartitionSize(part))
+			rf := gostreams.NewFlow[int64, int64](context.Background(), tripleThenKeepEven(w), gostreams.PartitionItems(part))
 			go extension.NewChanSource(feed(n)).
 				Via(gsflow.NewMap(func(v int64) int64 { return 3 * v }, 1)).
 				Via(rf).
@@ -89,7 +89,7 @@ func TestFromCutsPartitionsByCount(t *testing.T) {
 		if batched {
 			up = src.Via(gsflow.NewBatch[int64](37, time.Millisecond))
 		}
-		p := flow.From(gostreams.From[int64](up, gostreams.PartitionSize(500), gostreams.Named("events"))).
+		p := flow.From(gostreams.From[int64](up, gostreams.PartitionItems(500), gostreams.Named("events"))).
 			Via(operators.Map(func(v int64) (int64, error) { return -v, nil })).Parallel(3)
 		return testutil.Items[int64](t, p)
 	}
@@ -143,7 +143,7 @@ func TestSinkEndsAGoStreamsStream(t *testing.T) {
 	var got []flow.Item[int64]
 	sink := gostreams.NewSink[int64](context.Background(), func(p *flow.Pipeline) *flow.Pipeline {
 		return p.Via(operators.Filter(func(v int64) bool { return v%3 == 0 })).Parallel(2).To(sinks.Collect(&got))
-	}, gostreams.PartitionSize(128))
+	}, gostreams.PartitionItems(128))
 	extension.NewChanSource(feed(3000)).Via(gsflow.NewMap(func(v int64) int64 { return v + 1 }, 1)).To(sink)
 	if err := sink.Err(); err != nil || len(got) != 1000 {
 		t.Fatalf("%d items, %v", len(got), err)
@@ -170,7 +170,7 @@ func TestFlowErrorEndsTheStream(t *testing.T) {
 				}
 				return v, nil
 			})).Parallel(w)
-		}, gostreams.PartitionSize(100))
+		}, gostreams.PartitionItems(100))
 		out := make(chan any)
 		go extension.NewChanSource(feed(50000)).
 			Via(gsflow.NewMap(func(v int64) int64 { return v }, 1)).
@@ -290,7 +290,7 @@ func TestSourceConsumerStops(t *testing.T) {
 }
 
 func TestOptionsRefuse(t *testing.T) {
-	for _, o := range []gostreams.Option{gostreams.PartitionSize(0), gostreams.ChunkSize(0), gostreams.Named(""), gostreams.OnStop(nil)} {
+	for _, o := range []gostreams.Option{gostreams.PartitionItems(0), gostreams.ChunkSize(0), gostreams.Named(""), gostreams.OnStop(nil)} {
 		err := flow.From(gostreams.From[int64](extension.NewChanSource(feed(0)), o)).To(sinks.Count[int64](new(int64))).Run(context.Background())
 		if err == nil || !strings.HasPrefix(err.Error(), "gostreams: ") {
 			t.Errorf("Run = %v", err)
@@ -312,7 +312,7 @@ func TestFromSettingsInFingerprint(t *testing.T) {
 	fp := func(opts ...gostreams.Option) string {
 		return flow.From(gostreams.From[int64](extension.NewChanSource(make(chan any)), opts...)).Fingerprint()
 	}
-	if a, b := fp(gostreams.PartitionSize(10)), fp(gostreams.PartitionSize(50)); a == b {
+	if a, b := fp(gostreams.PartitionItems(10)), fp(gostreams.PartitionItems(50)); a == b {
 		t.Errorf("partition sizes 10 and 50: one fingerprint %s", a)
 	}
 	if a, b := fp(gostreams.ChunkSize(8)), fp(gostreams.ChunkSize(16)); a != b {

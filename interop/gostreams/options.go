@@ -23,12 +23,12 @@ func newConfig(opts []Option) (config, error) {
 	return c, nil
 }
 
-// PartitionSize sets the number of elements per partition of the input
+// PartitionItems sets the number of elements per partition of the input
 // (default 4096).
-func PartitionSize(n int) Option {
+func PartitionItems(n int) Option {
 	return func(c *config) error {
 		if n < 1 {
-			return fmt.Errorf("gostreams: PartitionSize(%d): must be at least 1", n)
+			return fmt.Errorf("gostreams: PartitionItems(%d): must be at least 1", n)
 		}
 		c.partition = n
 		return nil

@@ -17,7 +17,7 @@ import (
 
 // From returns a rowflow source that reads the elements of out, a
 // go-streams Source or Flow. Each element must be a T or a []T; values are
-// grouped into partitions of [PartitionSize] in arrival order (see the
+// grouped into partitions of [PartitionItems] in arrival order (see the
 // package documentation).
 //
 // A go-streams stream can be read once: the source's first run reads it,

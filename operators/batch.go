@@ -94,7 +94,7 @@ type batchProc[T any] struct {
 	op    *batchOp[T]
 	base  rowid.ID
 	in    inCursor
-	start Mark // of the first row of cur, if cur has rows
+	start flow.Mark // of the first row of cur, if cur has rows
 	cur   Rows[T]
 	out   outParts[Rows[T]]
 }
@@ -118,7 +118,7 @@ func (p *batchProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Em
 				ids = c.IDs.AppendTo(make([]rowid.ID, 0, len(vals)))
 				c.Values = nil
 			}
-			p.start = Mark{Part: at.Part, Row: at.Row + int64(k)}
+			p.start = flow.Mark{Part: at.Part, Row: at.Row + int64(k)}
 			p.cur = Rows[T]{Values: vals[k : k+n : k+n], IDs: ids[k : k+n : k+n]}
 			k += n
 			p.in.to(at, k)
@@ -128,7 +128,7 @@ func (p *batchProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Em
 			continue
 		}
 		if len(p.cur.Values) == 0 {
-			p.start = Mark{Part: at.Part, Row: at.Row + int64(k)}
+			p.start = flow.Mark{Part: at.Part, Row: at.Row + int64(k)}
 			// Room for a whole batch, up to a bound: a size such as
 			// math.MaxInt asks for one batch of the whole epoch, not for
 			// that much memory ahead of the rows.
@@ -152,7 +152,7 @@ func (p *batchProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Em
 
 // Checkpoint reports the stage's state after the batches it has pushed:
 // its input restarts at the first row of the batch being filled.
-func (p *batchProc[T]) Checkpoint() (any, Mark) {
+func (p *batchProc[T]) Checkpoint() (any, flow.Mark) {
 	s := state(&p.out, p.in.restart(p.start, len(p.cur.Values) > 0))
 	return &s, s.From
 }

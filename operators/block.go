@@ -93,11 +93,11 @@ type blockProc[T any] struct {
 	env     flow.Env
 	started bool
 	epoch   int64
-	q       int64    // ordinal in the epoch of the input partition being read
-	q0      int64    // the ordinal the epoch's input began at
-	from    Mark     // and where it began
-	open    bool     // a partition is being read (its End has not come)
-	rng     pcg.Rand // input partition q's stream
+	q       int64     // ordinal in the epoch of the input partition being read
+	q0      int64     // the ordinal the epoch's input began at
+	from    flow.Mark // and where it began
+	open    bool      // a partition is being read (its End has not come)
+	rng     pcg.Rand  // input partition q's stream
 	slots   []slot[T]
 	batches []int64 // partition numbers of the last k input partitions, by ordinal mod k
 	next    int64   // the next output partition to give out
@@ -150,7 +150,7 @@ func (p *blockProc[T]) begin(e int64) error {
 		return err
 	}
 	p.started, p.epoch, p.q, p.next, p.sent, p.open = true, e, 0, 0, 0, false
-	p.discard, p.skip, p.q0, p.from = 0, 0, 0, Mark{Part: epoch.Part(e, 0)}
+	p.discard, p.skip, p.q0, p.from = 0, 0, 0, flow.Mark{Part: epoch.Part(e, 0)}
 	if r != nil {
 		p.q, p.q0, p.from, p.next, p.discard, p.skip = r.Index, r.Index, r.From, r.Index, r.Output, r.Delivered
 	}
@@ -233,16 +233,16 @@ func (p *blockProc[T]) Flush(ctx context.Context, out flow.Emitter[T]) error {
 // Checkpoint reports the stage's state after the chunks it has pushed: the
 // output partition being given out, whose rows come from the k input
 // partitions up to its own ordinal, where the input restarts.
-func (p *blockProc[T]) Checkpoint() (any, Mark) {
+func (p *blockProc[T]) Checkpoint() (any, flow.Mark) {
 	from := max(p.next-int64(p.op.k)+1, p.q0)
 	s := &orderState{Epoch: p.epoch, Index: from, Output: p.next, Delivered: p.sent}
 	switch {
 	case from < p.q || from == p.q && p.open:
-		s.From = Mark{Part: p.batches[from%int64(p.op.k)]}
+		s.From = flow.Mark{Part: p.batches[from%int64(p.op.k)]}
 	case p.q == p.q0:
 		s.From = p.from // nothing read since the epoch began
 	default:
-		s.From = Mark{Part: p.batches[(p.q-1)%int64(p.op.k)] + 1}
+		s.From = flow.Mark{Part: p.batches[(p.q-1)%int64(p.op.k)] + 1}
 	}
 	return s, s.From
 }

@@ -136,11 +136,11 @@ func (b *bucketOp[T]) NewProcessor(env flow.Env) flow.Processor[T, Rows[T]] {
 type bucket[T any] struct {
 	rows    Rows[T]
 	longest int
-	oldest  Mark
+	oldest  flow.Mark
 }
 
 type bucketProc[T any] struct {
-	held    []Mark // per bucket, the resume point: rows before it were delivered
+	held    []flow.Mark // per bucket, the resume point: rows before it were delivered
 	op      *bucketOp[T]
 	base    rowid.ID
 	in      inCursor
@@ -172,7 +172,7 @@ func (p *bucketProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.E
 			return negativeLength(&c, k, l)
 		}
 		i := p.index(l)
-		if p.held != nil && before(Mark{Part: at.Part, Row: at.Row + int64(k)}, p.held[i]) {
+		if p.held != nil && before(flow.Mark{Part: at.Part, Row: at.Row + int64(k)}, p.held[i]) {
 			continue // delivered before the resume point
 		}
 		b := &p.buckets[i]
@@ -183,7 +183,7 @@ func (p *bucketProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.E
 			}
 		}
 		if len(b.rows.Values) == 0 {
-			b.oldest = Mark{Part: at.Part, Row: at.Row + int64(k)}
+			b.oldest = flow.Mark{Part: at.Part, Row: at.Row + int64(k)}
 		}
 		b.rows.Values = append(b.rows.Values, v)
 		b.rows.IDs = append(b.rows.IDs, c.IDs.At(k))
@@ -200,7 +200,7 @@ func (p *bucketProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.E
 }
 
 // heldOf returns the per-bucket resume marks of s, nil without one.
-func heldOf(s *regroupState, buckets int) []Mark {
+func heldOf(s *regroupState, buckets int) []flow.Mark {
 	if s == nil {
 		return nil
 	}
@@ -213,10 +213,10 @@ func heldOf(s *regroupState, buckets int) []Mark {
 
 // Checkpoint reports the stage's state after the batches it has pushed:
 // each bucket's oldest row, or for an empty bucket the next row to come.
-func (p *bucketProc[T]) Checkpoint() (any, Mark) {
+func (p *bucketProc[T]) Checkpoint() (any, flow.Mark) {
 	next := p.in.next()
 	s := state(&p.out, next)
-	s.Held = make([]Mark, len(p.buckets))
+	s.Held = make([]flow.Mark, len(p.buckets))
 	for i, b := range p.buckets {
 		s.Held[i] = next
 		if len(b.rows.Values) > 0 {

@@ -23,12 +23,8 @@ import (
 // planned, so a run resumes in them by starting at a partition number.
 // [Prefetch] holds chunks that are produced again.
 
-// Mark is a position in a stream: row Row (counted from 0) of the
-// partition whose partition number is Part.
-type Mark = flow.Mark
-
 // before reports whether m comes before o in the stream.
-func before(m, o Mark) bool {
+func before(m, o flow.Mark) bool {
 	return m.Part < o.Part || m.Part == o.Part && m.Row < o.Row
 }
 

@@ -3,6 +3,8 @@ package operators
 import (
 	"fmt"
 	"reflect"
+
+	"github.com/rowflow/rowflow/flow"
 )
 
 // ShuffleOption configures [Shuffle] and [BlockShuffle]: [PartitionItems]
@@ -100,7 +102,7 @@ type orderState struct {
 	// Epoch is the epoch being delivered.
 	Epoch int64
 	// From is where the input restarts, the checkpoint's input mark.
-	From Mark
+	From flow.Mark
 	// Index places From in the epoch's input: for [Shuffle], the ordinal
 	// of row From among the epoch's rows; for [BlockShuffle], the ordinal
 	// of partition From.Part among the epoch's partitions.

@@ -153,7 +153,7 @@ func (p *packOp[V, R]) NewProcessor(env flow.Env) flow.Processor[V, R] {
 	if r != nil {
 		pp.resumed = r
 		pp.skipAt, pp.skipPieces = r.Next, r.Piece
-		pp.restore = &packRestore[V]{next: r.Next, window: map[Mark]bool{}, row: map[Mark]int{}, slots: make([]seq[V], len(r.Row))}
+		pp.restore = &packRestore[V]{next: r.Next, window: map[flow.Mark]bool{}, row: map[flow.Mark]int{}, slots: make([]seq[V], len(r.Row))}
 		for _, m := range r.Held {
 			pp.restore.window[m] = true
 		}
@@ -168,9 +168,9 @@ func (p *packOp[V, R]) NewProcessor(env flow.Env) flow.Processor[V, R] {
 // sequences of the window and of the row being filled, found again by
 // their marks as the input is replayed up to next.
 type packRestore[V any] struct {
-	next   Mark
-	window map[Mark]bool
-	row    map[Mark]int // segment index
+	next   flow.Mark
+	window map[flow.Mark]bool
+	row    map[flow.Mark]int // segment index
 	slots  []seq[V]
 
 	restoreWindow []seq[V]
@@ -184,7 +184,7 @@ type seq[V any] struct {
 	n      int32
 	member rowid.ID // the sequence's row ID
 	id     rowid.ID // the piece's ID
-	mark   Mark
+	mark   flow.Mark
 }
 
 type packProc[V, R any] struct {
@@ -199,7 +199,7 @@ type packProc[V, R any] struct {
 
 	resumed    *regroupState   // the state the processor resumed from
 	restore    *packRestore[V] // while replaying up to the resume point
-	skipAt     Mark            // the sequence whose first skipPieces pieces
+	skipAt     flow.Mark       // the sequence whose first skipPieces pieces
 	skipPieces int             // were given out before the resume point
 }
 
@@ -214,7 +214,7 @@ func (p *packProc[V, R]) Process(ctx context.Context, c flow.Chunk[V], out flow.
 	}
 	L := p.op.length
 	for k, v := range c.Values {
-		mark := Mark{Part: at.Part, Row: at.Row + int64(k)}
+		mark := flow.Mark{Part: at.Part, Row: at.Row + int64(k)}
 		if p.restore != nil && !before(mark, p.restore.next) {
 			p.restored()
 		}
@@ -298,7 +298,7 @@ func (p *packProc[V, R]) restored() {
 // marks of the sequences in its window (Held) and in the row being filled
 // (Row, in segment order), and the input position (Next, and Piece pieces
 // of the sequence there); From is the oldest of them.
-func (p *packProc[V, R]) Checkpoint() (any, Mark) {
+func (p *packProc[V, R]) Checkpoint() (any, flow.Mark) {
 	if p.restore != nil {
 		return p.resumed, p.resumed.From // not yet back at the resume point
 	}
@@ -311,7 +311,7 @@ func (p *packProc[V, R]) Checkpoint() (any, Mark) {
 			s.From = w.mark
 		}
 	}
-	s.Row = make([]Mark, len(p.row))
+	s.Row = make([]flow.Mark, len(p.row))
 	for i, seg := range p.row {
 		s.Row[i] = seg.mark
 		if before(seg.mark, s.From) {

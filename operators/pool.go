@@ -97,7 +97,7 @@ type poolProc[T any] struct {
 	env   flow.Env
 	base  rowid.ID
 	in    inCursor
-	start Mark // the pool's first row
+	start flow.Mark // the pool's first row
 	rows  []pooled[T]
 	index int64 // the pool's number within the epoch
 	done  int64 // batches of the pool given out, while it is given out; else 0
@@ -118,7 +118,7 @@ func (p *poolProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emi
 	defer guard(&c, &k, &err)
 	for ; k < len(c.Values); k++ {
 		if len(p.rows) == 0 {
-			p.start = Mark{Part: at.Part, Row: at.Row + int64(k)}
+			p.start = flow.Mark{Part: at.Part, Row: at.Row + int64(k)}
 		}
 		v := c.Values[k]
 		l := p.op.length(v)
@@ -140,7 +140,7 @@ func (p *poolProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emi
 // Checkpoint reports the stage's state after the batches it has pushed:
 // its input restarts at the pool's first row, and while the pool is given
 // out, Done says how many of its batches were.
-func (p *poolProc[T]) Checkpoint() (any, Mark) {
+func (p *poolProc[T]) Checkpoint() (any, flow.Mark) {
 	s := state(&p.out, p.in.restart(p.start, len(p.rows) > 0))
 	s.Group = p.index
 	if p.done > 0 {

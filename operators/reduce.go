@@ -91,8 +91,8 @@ type reduceProc[T, Out any] struct {
 	op    *reduceOp[T, Out]
 	base  rowid.ID
 	in    inCursor
-	start Mark // of the group's first row, if n > 0
-	n     int  // members folded into acc
+	start flow.Mark // of the group's first row, if n > 0
+	n     int       // members folded into acc
 	acc   Out
 	id    rowid.ID
 	last  T // the group's last member, for runs of keys
@@ -116,7 +116,7 @@ func (p *reduceProc[T, Out]) Process(ctx context.Context, c flow.Chunk[T], out f
 			}
 		}
 		if p.n == 0 {
-			p.start = Mark{Part: at.Part, Row: at.Row + int64(k)}
+			p.start = flow.Mark{Part: at.Part, Row: at.Row + int64(k)}
 		}
 		if p.acc, err = p.op.f(p.acc, v); err != nil {
 			return flow.ErrorAt(&c, k, err)
@@ -137,7 +137,7 @@ func (p *reduceProc[T, Out]) Process(ctx context.Context, c flow.Chunk[T], out f
 
 // Checkpoint reports the stage's state after the values it has pushed:
 // its input restarts at the first row of the group being folded.
-func (p *reduceProc[T, Out]) Checkpoint() (any, Mark) {
+func (p *reduceProc[T, Out]) Checkpoint() (any, flow.Mark) {
 	s := state(&p.out, p.in.restart(p.start, p.n > 0))
 	return &s, s.From
 }

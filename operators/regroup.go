@@ -28,36 +28,36 @@ type inCursor struct {
 
 // at returns the mark of the chunk's first row, starting a new partition
 // when the chunk's partition number differs from the last one.
-func (c *inCursor) at(part int64) Mark {
+func (c *inCursor) at(part int64) flow.Mark {
 	if !c.started || part != c.part {
 		c.part, c.row, c.started = part, 0, true
 	}
 	c.ended = false
-	return Mark{Part: c.part, Row: c.row}
+	return flow.Mark{Part: c.part, Row: c.row}
 }
 
 // to records that the rows of the chunk starting at at, up to its k-th,
 // have been consumed. Stages call it before they push mid-chunk.
-func (c *inCursor) to(at Mark, k int) { c.row = at.Row + int64(k) }
+func (c *inCursor) to(at flow.Mark, k int) { c.row = at.Row + int64(k) }
 
 // advance moves past the n rows of the chunk starting at at.
-func (c *inCursor) advance(at Mark, n int, end bool) { c.row, c.ended = at.Row+int64(n), end }
+func (c *inCursor) advance(at flow.Mark, n int, end bool) { c.row, c.ended = at.Row+int64(n), end }
 
 // next returns the mark of the next row to come: row 0 of a later
 // partition if the last chunk ended its partition.
-func (c *inCursor) next() Mark {
+func (c *inCursor) next() flow.Mark {
 	switch {
 	case !c.started:
-		return Mark{}
+		return flow.Mark{}
 	case c.ended:
-		return Mark{Part: c.part + 1}
+		return flow.Mark{Part: c.part + 1}
 	}
-	return Mark{Part: c.part, Row: c.row}
+	return flow.Mark{Part: c.part, Row: c.row}
 }
 
 // restart returns where a resume of the stage would restart its input:
 // at oldest if the stage holds rows, else at the next row to come.
-func (c *inCursor) restart(oldest Mark, holds bool) Mark {
+func (c *inCursor) restart(oldest flow.Mark, holds bool) flow.Mark {
 	if holds {
 		return oldest
 	}
@@ -80,7 +80,7 @@ func resumeRegroup[T any](name string, env flow.Env, c *inCursor, o *outParts[T]
 }
 
 // state returns the output side of a stage's resume state.
-func state[T any](o *outParts[T], from Mark) regroupState {
+func state[T any](o *outParts[T], from flow.Mark) regroupState {
 	return regroupState{Epoch: o.epoch, From: from, Output: o.part, Delivered: int64(o.n)}
 }
 

@@ -58,7 +58,7 @@ func bigInput() []flow.Chunk[int] {
 // from returns the chunks a resumed stage is fed when its input restarts
 // at m, as the runtime feeds it: the partitions numbered m.Part or more,
 // without the first m.Row rows of partition m.Part.
-func from(in []flow.Chunk[int], m Mark) []flow.Chunk[int] {
+func from(in []flow.Chunk[int], m flow.Mark) []flow.Chunk[int] {
 	var out []flow.Chunk[int]
 	drop := m.Row
 	for _, c := range in {
@@ -89,7 +89,7 @@ type event[T any] struct {
 // mark, and how many output events came before it.
 type point struct {
 	state []byte
-	in    Mark
+	in    flow.Mark
 	at    int
 }
 
@@ -339,4 +339,4 @@ func TestBadResumeStates(t *testing.T) {
 
 type nopCheckpoint struct{}
 
-func (nopCheckpoint) Checkpoint() (any, Mark) { return nil, Mark{} }
+func (nopCheckpoint) Checkpoint() (any, flow.Mark) { return nil, flow.Mark{} }

@@ -3,6 +3,8 @@ package operators
 import (
 	"fmt"
 	"strings"
+
+	"github.com/rowflow/rowflow/flow"
 )
 
 // The stages that regroup rows take functional options. Each stage has an
@@ -241,19 +243,19 @@ type regroupState struct {
 	// From is where the input restarts, the checkpoint's input mark: the
 	// oldest row the stage holds, or the next row to come if it holds
 	// none. Rows before it were all given out.
-	From Mark
+	From flow.Mark
 	// Held is, for BucketByLength, each bucket's oldest row (or where the
 	// input stood, for an empty bucket): a row before its bucket's mark
 	// was given out. From is the oldest of them. For Pack it lists the
 	// sequences in the window, in window order.
-	Held []Mark `json:",omitempty"`
+	Held []flow.Mark `json:",omitempty"`
 	// Row lists, for Pack, the sequences of the row being filled, in
 	// segment order. Next is where Pack's input stood and Piece how many
 	// pieces of the sequence at Next (see [SplitOverlong]) were handled:
 	// every other sequence before Next was given out.
-	Row   []Mark `json:",omitempty"`
-	Next  Mark   `json:",omitzero"`
-	Piece int    `json:",omitempty"`
+	Row   []flow.Mark `json:",omitempty"`
+	Next  flow.Mark   `json:",omitzero"`
+	Piece int         `json:",omitempty"`
 	// Output is the index within the epoch of the output partition being
 	// delivered and Delivered how many of its items were delivered.
 	Output, Delivered int64
@@ -267,7 +269,7 @@ type regroupState struct {
 // check reports a state no processor reports.
 func (s *regroupState) check(name string) error {
 	bad := s.Epoch < 0 || s.Output < 0 || s.Delivered < 0 || s.Group < 0 || s.Done < 0 || s.Piece < 0
-	for _, m := range append(append([]Mark{s.From, s.Next}, s.Held...), s.Row...) {
+	for _, m := range append(append([]flow.Mark{s.From, s.Next}, s.Held...), s.Row...) {
 		bad = bad || m.Part < 0 || m.Row < 0
 	}
 	if bad {

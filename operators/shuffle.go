@@ -328,20 +328,20 @@ func (p *shuffleProc[T]) Flush(ctx context.Context, out flow.Emitter[T]) error {
 // MaxBytes, at the epoch's first row), or at the next row if it holds
 // none. The rows that partition had given out are drawn again and
 // discarded.
-func (p *shuffleProc[T]) Checkpoint() (any, Mark) {
+func (p *shuffleProc[T]) Checkpoint() (any, flow.Mark) {
 	s := &orderState{Epoch: p.epoch, Output: p.out.part, Delivered: int64(p.out.n)}
 	switch {
 	case p.drained:
-		s = &orderState{Epoch: p.epoch + 1, From: Mark{Part: epoch.Part(p.epoch+1, 0)}}
+		s = &orderState{Epoch: p.epoch + 1, From: flow.Mark{Part: epoch.Part(p.epoch+1, 0)}}
 	case p.op.size != nil:
-		s.From = Mark{Part: epoch.Part(p.epoch, 0)}
+		s.From = flow.Mark{Part: epoch.Part(p.epoch, 0)}
 	default:
 		i, n := 0, len(p.parts)
 		if n == 0 && p.resume != nil {
 			return p.resume, p.resume.From // nothing read since the resume
 		}
 		if n == 0 { // nothing read since the epoch began
-			s.From = Mark{Part: epoch.Part(p.epoch, 0)}
+			s.From = flow.Mark{Part: epoch.Part(p.epoch, 0)}
 			break
 		}
 		for i < n-1 && p.parts[i].n == 0 {
@@ -356,11 +356,11 @@ func (p *shuffleProc[T]) Checkpoint() (any, Mark) {
 		}
 		switch {
 		case h.n > 0:
-			s.From, s.Index = Mark{Part: h.part}, h.first
+			s.From, s.Index = flow.Mark{Part: h.part}, h.first
 		case p.ended:
-			s.From, s.Index = Mark{Part: h.part + 1}, p.rows
+			s.From, s.Index = flow.Mark{Part: h.part + 1}, p.rows
 		default:
-			s.From, s.Index = Mark{Part: h.part, Row: p.rows - h.first}, p.rows
+			s.From, s.Index = flow.Mark{Part: h.part, Row: p.rows - h.first}, p.rows
 		}
 	}
 	return s, s.From

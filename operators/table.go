@@ -139,8 +139,8 @@ func (p *tableProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Em
 // its input restarts at the table's first partition, or at the next
 // partition if the table is empty; while the table is given out, Done says
 // how many of its batches were.
-func (p *tableProc[T]) Checkpoint() (any, Mark) {
-	s := state(&p.out, p.in.restart(Mark{Part: p.start}, p.parts > 0 || len(p.vals) > 0 || p.done > 0))
+func (p *tableProc[T]) Checkpoint() (any, flow.Mark) {
+	s := state(&p.out, p.in.restart(flow.Mark{Part: p.start}, p.parts > 0 || len(p.vals) > 0 || p.done > 0))
 	s.Group, s.Done = p.table, p.done
 	return &s, s.From
 }

@@ -50,7 +50,7 @@ func (t takeOp[T]) NewProcessor(env flow.Env) flow.Processor[T, T] {
 // it still passes on, and where its input stood.
 type takeState struct {
 	Left int64
-	From Mark
+	From flow.Mark
 }
 
 type takeProc[T any] struct {
@@ -85,7 +85,7 @@ func (p *takeProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emi
 
 // Checkpoint reports how many values the stage still passes on after the
 // chunks it has pushed, and the next row of its input.
-func (p *takeProc[T]) Checkpoint() (any, Mark) {
+func (p *takeProc[T]) Checkpoint() (any, flow.Mark) {
 	s := &takeState{Left: p.left, From: p.in.next()}
 	return s, s.From
 }

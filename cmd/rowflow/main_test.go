@@ -395,3 +395,38 @@ func TestHelpCommand(t *testing.T) {
 		t.Errorf("rowflow help nosuch: exit %d, %s", code, out)
 	}
 }
+
+// TestReshardPartitionBy: -partition-by writes Hive directories by the
+// values of the columns, for Parquet and JSON Lines output, and the
+// output reads back with the partition column and every row.
+func TestReshardPartitionBy(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "in.csv")
+	os.WriteFile(csvPath, []byte("id,lang,score\n1,en,0.5\n2,fr,0.25\n3,en,1\n4,de,2\n"), 0o644)
+	out := filepath.Join(t.TempDir(), "out")
+	must(t, nil, "reshard", "-out", out, "-schema", "id:int64,lang:string,score:float64", "-partition-by", "lang", "-row-id-column", "", csvPath)
+	for _, lang := range []string{"de", "en", "fr"} {
+		files, err := filepath.Glob(filepath.Join(out, "lang="+lang, "*.parquet"))
+		if err != nil || len(files) != 1 {
+			t.Fatalf("lang=%s: files %v, %v", lang, files, err)
+		}
+	}
+	want := `{"id":4,"lang":"de","score":2}` + "\n" + `{"id":1,"lang":"en","score":0.5}` + "\n" +
+		`{"id":3,"lang":"en","score":1}` + "\n" + `{"id":2,"lang":"fr","score":0.25}` + "\n"
+	if got := must(t, nil, "head", "-n", "10", "-json", out); got != want {
+		t.Fatalf("the partitioned output read back:\n%s\nwant\n%s", got, want)
+	}
+	jout := filepath.Join(t.TempDir(), "jout")
+	must(t, nil, "reshard", "-out", jout, "-format", "jsonl", "-partition-by", "lang", csvPath)
+	if files, _ := filepath.Glob(filepath.Join(jout, "lang=fr", "*.jsonl*")); len(files) != 1 {
+		t.Fatalf("JSON Lines lang=fr: %v", files)
+	}
+	jsonPath := filepath.Join(dir, "in.jsonl")
+	os.WriteFile(jsonPath, []byte(`{"id":1,"tags":"a"}`+"\n"+`{"id":2,"tags":[1,2]}`+"\n"), 0o644)
+	if _, errOut, code := rowflow(t, nil, "reshard", "-out", filepath.Join(t.TempDir(), "l"), "-format", "jsonl", "-partition-by", "tags", jsonPath); code != 1 || !strings.Contains(errOut, `PartitionBy("tags"): the record's value [1 2] ([]interface {}) is not a string`) {
+		t.Fatalf("-partition-by of a list value: exit %d, %s", code, errOut)
+	}
+	if _, errOut, code := rowflow(t, nil, "reshard", "-out", filepath.Join(t.TempDir(), "x"), "-schema", "id:int64,lang:string,score:float64", "-partition-by", "nope", csvPath); code == 0 || !strings.Contains(errOut, "nope") {
+		t.Fatalf("-partition-by of a column that is not there: exit %d, %s", code, errOut)
+	}
+}

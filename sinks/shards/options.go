@@ -191,6 +191,12 @@ func RowIDColumn(name string) Option {
 // (rowflow.partition.<column>), from which sources/parquet.Read reads back a
 // value too long for its directory name: a value written is the value
 // read.
+//
+// For records (ParquetRecords, and JSONL or CSV of sources.Record), a
+// column is the record's value of that name: null (or absent) goes to the
+// default partition, and a value that is not a string, bytes, a bool or a
+// number fails the run, naming its row. ParquetRecords also checks, when
+// it is built, that its schema has each column, and not as a list.
 func PartitionBy(columns ...string) Option {
 	columns = append([]string(nil), columns...)
 	return shardOption(func(c *parquetConfig) error {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/rowflow/rowflow/sources"
 )
 
 // Hive partition directories.
@@ -136,13 +138,23 @@ type partColumn struct {
 	offset uintptr
 	typ    reflect.Type
 	ptr    bool // the field is a pointer to typ
+	record bool // t is sources.Record: the value is the record's of that name
 }
 
 // partitionColumns finds the PartitionBy columns among the top-level
-// fields of t.
+// fields of t, or, for records, names them: a record's value is found by
+// its name in each record (see recordPartitionCheck).
 func partitionColumns(t reflect.Type, names []string) ([]partColumn, error) {
 	var cols []partColumn
 	for _, name := range names {
+		if t == reflect.TypeFor[sources.Record]() {
+			key, err := hiveKey(name)
+			if err != nil {
+				return nil, err
+			}
+			cols = append(cols, partColumn{name: name, key: key, record: true})
+			continue
+		}
 		f, ok := fieldByParquetName(t, name)
 		if !ok {
 			return nil, fmt.Errorf("shards: PartitionBy(%q): %v has no top-level column %q", names, t, name)
@@ -212,6 +224,10 @@ func partitionKind(t reflect.Type) bool {
 // the string or bytes as they are, numbers in Go's shortest decimal form,
 // bools as true or false, and nothing for a nil pointer.
 func (c *partColumn) appendValue(dst []byte, p unsafe.Pointer) []byte {
+	if c.record {
+		v, _ := (*sources.Record)(p).Get(c.name)
+		return appendScalar(dst, v)
+	}
 	p = unsafe.Add(p, c.offset)
 	if c.ptr {
 		p = *(*unsafe.Pointer)(p)
@@ -252,6 +268,69 @@ func (c *partColumn) appendValue(dst []byte, p unsafe.Pointer) []byte {
 		return strconv.AppendFloat(dst, *(*float64)(p), 'g', -1, 64)
 	}
 	return dst
+}
+
+// appendScalar appends the text of a record's value as appendValue does
+// for a field of its type; nothing for nil (the default partition) and
+// for values that are not scalars, which recordPartitionCheck refuses.
+func appendScalar(dst []byte, v any) []byte {
+	switch v := v.(type) {
+	case string:
+		return append(dst, v...)
+	case []byte:
+		return append(dst, v...)
+	case bool:
+		return strconv.AppendBool(dst, v)
+	case int32:
+		return strconv.AppendInt(dst, int64(v), 10)
+	case int64:
+		return strconv.AppendInt(dst, v, 10)
+	case uint32:
+		return strconv.AppendUint(dst, uint64(v), 10)
+	case uint64:
+		return strconv.AppendUint(dst, v, 10)
+	case float32:
+		return strconv.AppendFloat(dst, float64(v), 'g', -1, 32)
+	case float64:
+		return strconv.AppendFloat(dst, v, 'g', -1, 64)
+	}
+	return dst
+}
+
+// recordPartitionCheck returns the check of records written with
+// PartitionBy(cols): a value of a partition column must be null or a
+// scalar (a string, bytes, a bool or a number), so that every row has
+// the directory of its value.
+func recordPartitionCheck(cols []partColumn) func([]sources.Record) (int, error) {
+	return func(recs []sources.Record) (int, error) {
+		for i, r := range recs {
+			for _, c := range cols {
+				v, _ := r.Get(c.name)
+				switch v.(type) {
+				case nil, string, []byte, bool, int32, int64, uint32, uint64, float32, float64:
+				default:
+					return i, fmt.Errorf("PartitionBy(%q): the record's value %v (%T) is not a string, bytes, a bool or a number", c.name, v, v)
+				}
+			}
+		}
+		return 0, nil
+	}
+}
+
+// alsoCheck returns a check that runs a, then b; either may be nil.
+func alsoCheck[T any](a, b func([]T) (int, error)) func([]T) (int, error) {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	return func(vals []T) (int, error) {
+		if k, err := a(vals); err != nil {
+			return k, err
+		}
+		return b(vals)
+	}
 }
 
 // partitionKey appends to dst the key of the partition of the struct at

@@ -87,9 +87,6 @@ func newRecordPlan(dir string, schema *parquet.Schema, opts []ParquetOption) (p 
 	if err != nil {
 		return nil, err
 	}
-	if len(cfg.partitionBy) > 0 {
-		return nil, fmt.Errorf("shards: %s: PartitionBy is not supported for records", what)
-	}
 	rp := &recordPlan{cols: pqschema.Columns(schema), index: map[string]int{}}
 	if len(rp.cols) == 0 {
 		return nil, fmt.Errorf("shards: %s: the schema has no columns", what)
@@ -126,6 +123,12 @@ func newRecordPlan(dir string, schema *parquet.Schema, opts []ParquetOption) (p 
 			pqschema.Column{Name: hi, Node: parquet.Uint(64)}, pqschema.Column{Name: lo, Node: parquet.Uint(64)})...)
 	}
 	p.check = rp.check
+	if len(cfg.partitionBy) > 0 {
+		if p.parts, err = recordPartitionColumns(rp, cfg.partitionBy); err != nil {
+			return nil, fmt.Errorf("shards: %s: %w", what, err)
+		}
+		p.check = alsoCheck(p.check, recordPartitionCheck(p.parts))
+	}
 	w := p.newWriter(io.Discard, "", nil)
 	if err := w.close(); err != nil {
 		return nil, fmt.Errorf("shards: %s: %w", what, err)
@@ -596,4 +599,20 @@ func toBytes(v any) ([]byte, error) {
 		return unsafe.Slice(unsafe.StringData(string(x)), len(x)), nil
 	}
 	return nil, errType
+}
+
+// recordPartitionColumns returns the PartitionBy columns of records
+// written with the schema of rp: each must be a column of the schema that
+// is not a list.
+func recordPartitionColumns(rp *recordPlan, names []string) ([]partColumn, error) {
+	for _, name := range names {
+		i, ok := rp.index[name]
+		if !ok {
+			return nil, fmt.Errorf("PartitionBy(%q): the schema has no column %q", names, name)
+		}
+		if c := rp.cols[i]; c.Node.Repeated() || isList(c.Node) || !c.Node.Leaf() {
+			return nil, fmt.Errorf("PartitionBy(%q): column %q is a list or a group; want a string, bytes, bool or number column", names, name)
+		}
+	}
+	return partitionColumns(reflect.TypeFor[sources.Record](), names)
 }

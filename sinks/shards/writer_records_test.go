@@ -253,7 +253,7 @@ func TestRecordShardsBadInput(t *testing.T) {
 	}{
 		{"nil schema", nil, nil, "nil schema"},
 		{"map", pq.SchemaOf(withMap{}), nil, `column "m": a group that is not a LIST`},
-		{"partition by", schema, []shards.ParquetOption{shards.PartitionBy("id")}, "PartitionBy is not supported for records"},
+		{"partition by a column not in the schema", schema, []shards.ParquetOption{shards.PartitionBy("nope")}, `the schema has no column "nope"`},
 		{"row ID clash", schema, []shards.ParquetOption{shards.RowIDColumn("score")}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -171,6 +171,9 @@ func newTextPlan[T any](kind, format, dir string, opts []TextOption) (*pqPlan[T]
 		if p.parts, err = partitionColumns(t, cfg.partitionBy); err != nil {
 			return nil, err
 		}
+		if check, ok := any(recordPartitionCheck(p.parts)).(func([]T) (int, error)); ok {
+			p.check = alsoCheck(p.check, check)
+		}
 	}
 	return p, nil
 }

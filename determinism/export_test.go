@@ -1,0 +1,19 @@
+package determinism
+
+import (
+	"context"
+
+	"github.com/rowflow/rowflow/flow"
+)
+
+// Record writes p's golden file at path and returns the stream's digest,
+// as CheckGolden with update true does.
+func Record[T any](ctx context.Context, p *flow.Pipeline, path string) (Sum, error) {
+	return recordFile[T](ctx, p, path)
+}
+
+// Check compares p's stream with the golden file at path, as CheckGolden
+// with update false does.
+func Check[T any](ctx context.Context, p *flow.Pipeline, path string) error {
+	return checkFile[T](ctx, p, path)
+}

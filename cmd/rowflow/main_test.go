@@ -430,3 +430,31 @@ func TestReshardPartitionBy(t *testing.T) {
 		t.Fatalf("-partition-by of a column that is not there: exit %d, %s", code, errOut)
 	}
 }
+
+// TestReshardTextColumns: -rename and -columns work for CSV and JSON Lines
+// input as for Parquet: renamed first, then chosen in the order given; a
+// CSV column that is not there is an error, a JSON Lines key that a
+// record lacks is null.
+func TestReshardTextColumns(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "in.csv")
+	os.WriteFile(csvPath, []byte("id,text,score\n1,a,0.5\n2,b,0.25\n"), 0o644)
+	out := filepath.Join(t.TempDir(), "out")
+	must(t, nil, "reshard", "-out", out, "-rename", "text=body", "-columns", "body,id", "-schema", "body:string,id:int64", "-row-id-column", "", csvPath)
+	if got, want := must(t, nil, "head", "-json", out), `{"body":"a","id":1}`+"\n"+`{"body":"b","id":2}`+"\n"; got != want {
+		t.Fatalf("CSV renamed and chosen:\n%s\nwant\n%s", got, want)
+	}
+	if _, errOut, code := rowflow(t, nil, "reshard", "-out", filepath.Join(t.TempDir(), "x"), "-format", "jsonl", "-columns", "id,text", "-rename", "text=body", csvPath); code != 1 || !strings.Contains(errOut, `the record has no column "text" (its columns, after -rename: id, body, score)`) {
+		t.Fatalf("-columns of a renamed-away CSV column: exit %d, %s", code, errOut)
+	}
+	jsonPath := filepath.Join(dir, "in.jsonl")
+	os.WriteFile(jsonPath, []byte(`{"id":1,"lang":"en","x":true}`+"\n"+`{"id":2}`+"\n"), 0o644)
+	jout := filepath.Join(t.TempDir(), "jout")
+	must(t, nil, "reshard", "-out", jout, "-format", "jsonl", "-columns", "lang,id", "-row-id-column", "", jsonPath)
+	if got, want := must(t, nil, "head", "-json", jout), `{"lang":"en","id":1}`+"\n"+`{"lang":null,"id":2}`+"\n"; got != want {
+		t.Fatalf("JSON Lines chosen:\n%s\nwant\n%s", got, want)
+	}
+	if _, errOut, code := rowflow(t, nil, "reshard", "-out", filepath.Join(t.TempDir(), "y"), "-format", "jsonl", "-filter", "id > 1", jsonPath); code != 2 || !strings.Contains(errOut, "-filter reads Parquet datasets only") {
+		t.Fatalf("-filter of JSON Lines: exit %d, %s", code, errOut)
+	}
+}

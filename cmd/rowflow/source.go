@@ -9,6 +9,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sources"
 	"github.com/rowflow/rowflow/sources/parquet"
 	"github.com/rowflow/rowflow/sources/text"
@@ -109,7 +110,7 @@ func format(path string) (string, error) {
 // pipeline returns the records of the dataset at path, read with in's
 // options; in's seed is the pipeline's, which seeds the shuffle.
 func (in input) pipeline(path string) (*flow.Pipeline, error) {
-	src, err := in.source(path)
+	src, f, err := in.source(path)
 	if err != nil {
 		return nil, err
 	}
@@ -117,18 +118,28 @@ func (in input) pipeline(path string) (*flow.Pipeline, error) {
 	if in.window > 0 {
 		p = p.WithSeed(in.seed)
 	}
+	if f != "parquet" && (in.columns != "" || in.rename != "") {
+		// The Parquet source renames and selects columns itself; text
+		// records go through a projection.
+		proj, err := newProjection(in.columns, in.rename, f == "csv")
+		if err != nil {
+			return nil, err
+		}
+		p = p.Via(operators.Map(proj.apply))
+	}
 	return p, nil
 }
 
-// source returns the source of the dataset at path with in's options.
-func (in input) source(path string) (flow.Source[sources.Record], error) {
+// source returns the source of the dataset at path with in's options,
+// and the dataset's format.
+func (in input) source(path string) (flow.Source[sources.Record], string, error) {
 	f, err := format(path)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	pq, ds, err := in.options(f)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var src flow.Source[sources.Record]
 	switch f {
@@ -156,7 +167,7 @@ func (in input) source(path string) (flow.Source[sources.Record], error) {
 		}
 		src = text.JSONLRecords(path, opts...)
 	}
-	return src, nil
+	return src, f, nil
 }
 
 // options returns the options of in for a dataset of format f: those
@@ -164,11 +175,10 @@ func (in input) source(path string) (flow.Source[sources.Record], error) {
 func (in input) options(f string) ([]parquet.Option, []sources.DatasetOption, error) {
 	var pq []parquet.Option
 	if f != "parquet" {
-		for _, opt := range []struct{ flag, v string }{{"-filter", in.filter}, {"-rename", in.rename}, {"-columns", in.columns}} {
-			if opt.v != "" {
-				return nil, nil, fmt.Errorf("%w: %s reads Parquet datasets only", errUsage, opt.flag)
-			}
+		if in.filter != "" {
+			return nil, nil, fmt.Errorf("%w: -filter reads Parquet datasets only", errUsage)
 		}
+		return nil, sourceDatasetOptions(in), nil
 	} else if in.badLines != nil {
 		return nil, nil, fmt.Errorf("%w: -bad-lines skip reads CSV and JSON Lines only (a damaged Parquet file fails the run)", errUsage)
 	}
@@ -191,6 +201,12 @@ func (in input) options(f string) ([]parquet.Option, []sources.DatasetOption, er
 	if in.columns != "" {
 		pq = append(pq, parquet.Columns(strings.Split(in.columns, ",")...))
 	}
+	return pq, sourceDatasetOptions(in), nil
+}
+
+// sourceDatasetOptions returns the options of in that every dataset
+// source takes.
+func sourceDatasetOptions(in input) []sources.DatasetOption {
 	var ds []sources.DatasetOption
 	if in.chunk > 0 {
 		ds = append(ds, sources.ChunkSize(in.chunk))
@@ -198,7 +214,7 @@ func (in input) options(f string) ([]parquet.Option, []sources.DatasetOption, er
 	if in.window > 0 {
 		ds = append(ds, sources.ShuffleWindow(in.window))
 	}
-	return pq, ds, nil
+	return ds
 }
 
 // total returns the number of rows a pipeline of in over path reads,

@@ -9,7 +9,7 @@ import (
 
 // SetIDs returns a stage that gives each row the ID id(v) of its value,
 // keeping values, partitions and order. It is how a dataset written with
-// sinks.RowIDColumn gets back the IDs the job gave its rows when it is
+// shards.RowIDColumn gets back the IDs the job gave its rows when it is
 // read again: read the two ID columns into the row type and return
 // rowid.ID{Hi: r.IDHi, Lo: r.IDLo}. Two outputs of one job, written with
 // other shard sizes or by other ranks, can then be compared row by row

@@ -159,7 +159,7 @@ func TestReshardCommitVerify(t *testing.T) {
 		t.Fatalf("digest of the shards: %s", d)
 	}
 	// A file changed after the commit is found.
-	files, _ := filepath.Glob(filepath.Join(out, "part-00001-*.parquet"))
+	files, _ := filepath.Glob(filepath.Join(out, "lang=*", "part-00001-*.parquet"))
 	if len(files) == 0 {
 		t.Fatal("no shards of rank 1")
 	}
@@ -365,7 +365,10 @@ func TestVerifyAgainst(t *testing.T) {
 		t.Fatalf("verify -against of Parquet and JSON Lines output: %s", out)
 	}
 	// Change one row's text in a's files.
-	files, _ := filepath.Glob(filepath.Join(a, "part-*.jsonl"))
+	files, _ := filepath.Glob(filepath.Join(a, "lang=*", "part-*.jsonl"))
+	if len(files) < 3 {
+		t.Fatalf("a's files: %v", files)
+	}
 	body, _ := os.ReadFile(files[2])
 	changed := strings.Replace(string(body), `"text":"text `, `"text":"TEXT `, 1)
 	os.WriteFile(files[2], []byte(changed), 0o644)
@@ -456,5 +459,48 @@ func TestReshardTextColumns(t *testing.T) {
 	}
 	if _, errOut, code := rowflow(t, nil, "reshard", "-out", filepath.Join(t.TempDir(), "y"), "-format", "jsonl", "-filter", "id > 1", jsonPath); code != 2 || !strings.Contains(errOut, "-filter reads Parquet datasets only") {
 		t.Fatalf("-filter of JSON Lines: exit %d, %s", code, errOut)
+	}
+}
+
+// TestReshardOwnOutput: resharding reshard's output keeps its rows' IDs
+// (its row-ID columns are read back as the IDs and written again) and its
+// Hive directories, unless -partition-by says otherwise.
+func TestReshardOwnOutput(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "in.csv")
+	os.WriteFile(csvPath, []byte("id,lang\n1,en\n2,fr\n3,en\n4,de\n"), 0o644)
+	a := filepath.Join(t.TempDir(), "a")
+	must(t, nil, "reshard", "-out", a, "-schema", "id:int64,lang:string", "-partition-by", "lang", csvPath)
+	want := must(t, nil, "head", "-json", a)
+	if !strings.Contains(want, `"row_id_hi":`) {
+		t.Fatalf("the first output has no row IDs:\n%s", want)
+	}
+	b := filepath.Join(t.TempDir(), "b")
+	must(t, nil, "reshard", "-out", b, "-rows-per-file", "1", a)
+	if got := must(t, nil, "head", "-json", b); got != want {
+		t.Fatalf("resharded output:\n%s\nwant the rows and IDs of the first:\n%s", got, want)
+	}
+	files, _ := filepath.Glob(filepath.Join(b, "lang=*", "*.parquet"))
+	if len(files) != 4 {
+		t.Fatalf("the resharded output's Hive files: %v", files)
+	}
+	flat := filepath.Join(t.TempDir(), "flat")
+	must(t, nil, "reshard", "-out", flat, "-partition-by", "", a)
+	if dirs, _ := filepath.Glob(filepath.Join(flat, "lang=*")); len(dirs) != 0 {
+		t.Fatalf("-partition-by \"\" wrote Hive directories %v", dirs)
+	}
+	if got := must(t, nil, "head", "-json", flat); got != want {
+		t.Fatalf("flattened output:\n%s\nwant\n%s", got, want)
+	}
+	// JSON Lines output, resharded again as JSON Lines, keeps the IDs too.
+	j := filepath.Join(t.TempDir(), "j")
+	must(t, nil, "reshard", "-out", j, "-format", "jsonl", a)
+	j2 := filepath.Join(t.TempDir(), "j2")
+	must(t, nil, "reshard", "-out", j2, "-format", "jsonl", "-rows-per-file", "1", j)
+	if got, want := must(t, nil, "head", "-json", j2), must(t, nil, "head", "-json", j); got != want || !strings.Contains(got, `"row_id_hi":`) {
+		t.Fatalf("JSON Lines resharded:\n%s\nwant\n%s", got, want)
+	}
+	if out := must(t, nil, "verify", "-against", a, j2); !strings.HasPrefix(out, "ok: ") || !strings.Contains(out, "4 rows") {
+		t.Fatalf("verify -against of the first output and the twice-resharded JSON Lines: %s", out)
 	}
 }

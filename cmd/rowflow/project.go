@@ -16,6 +16,7 @@ type projection struct {
 	rename  map[string]string
 	columns []string // nil: every column, in the record's order
 	strict  bool     // a column that -columns names must be in every record
+	drop    []string // columns left out (with columns nil)
 
 	mu   sync.Mutex
 	last []string // the input names the plan below is for
@@ -83,9 +84,11 @@ func (p *projection) planFor(in []string) (projected, error) {
 	}
 	var pl projected
 	if p.columns == nil {
-		pl.names = renamed
-		for i := range renamed {
-			pl.from = append(pl.from, i)
+		for i, n := range renamed {
+			if !slices.Contains(p.drop, n) {
+				pl.names = append(pl.names, n)
+				pl.from = append(pl.from, i)
+			}
 		}
 	} else {
 		pl.names = p.columns

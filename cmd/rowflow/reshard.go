@@ -33,7 +33,7 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	outFormat := fs.String("format", "parquet", "the output files' format: parquet or jsonl")
 	schema := fs.String("schema", "", "the Parquet output's columns, name:type[,name:type] (types: bool, int32, int64, uint32, uint64, float32, float64, string, bytes, []type for a list, which a CSV field gives as a JSON array such as \"[1,2,3]\"); required for CSV and JSON Lines input, default for Parquet input: the input's columns")
 	compression := fs.String("compression", "zstd", "compression: none, gzip, zstd or s2 for jsonl; none, zstd, snappy, gzip or lz4 for parquet")
-	partitionBy := fs.String("partition-by", "", "write Hive directories col=value/... by the values of these comma-separated columns")
+	partitionBy := fs.String("partition-by", "", "write Hive directories col=value/... by the values of these comma-separated columns (default: the Hive columns of a Parquet input; -partition-by \"\" writes no directories)")
 	rowsPerFile := fs.Int64("rows-per-file", 0, "rows per output file (0: one file per writer)")
 	writers := fs.Int("writers", 1, fmt.Sprintf("files written at once (1 to %d)", shards.MaxWriters))
 	filter := fs.String("filter", "", "a row filter in the text form, e.g. \"score > 0.5 and lang = 'en'\" (Parquet input)")
@@ -109,6 +109,9 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	default:
 		return fmt.Errorf("%w: -bad-lines %q: want fail or skip", errUsage, *badLines)
 	}
+	if err := in.rowflowOutput(ctx, fs.Arg(0), *rowID, !given["partition-by"]); err != nil {
+		return err
+	}
 	p, err := in.pipeline(fs.Arg(0))
 	if err != nil {
 		return err
@@ -120,8 +123,11 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	if *rowID != "" {
 		opts = append(opts, shards.RowIDColumn(*rowID))
 	}
-	if *partitionBy != "" {
+	switch {
+	case *partitionBy != "":
 		opts = append(opts, shards.PartitionBy(strings.Split(*partitionBy, ",")...))
+	case len(in.hive) > 0:
+		opts = append(opts, shards.PartitionBy(in.hive...))
 	}
 	sink, err := in.sink(fs.Arg(0), *out, *outFormat, *schema, *compression, opts)
 	if err != nil {
@@ -198,6 +204,9 @@ func (in input) sink(path, out, outFormat, schema, compression string, opts []sh
 	s, err := parquet.RecordSchema(path, pq...)
 	if err != nil {
 		return flow.Sink{}, err
+	}
+	if in.ids != "" {
+		s = withoutColumns(s, in.ids+"_hi", in.ids+"_lo")
 	}
 	return shards.ParquetRecords(out, s, popts...), nil
 }

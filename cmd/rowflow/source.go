@@ -29,6 +29,12 @@ type input struct {
 	// badLines, when not nil, makes a CSV or JSON Lines source skip the
 	// records it cannot read and list them there.
 	badLines *text.BadLineReport
+	// ids, when not empty, names the row-ID columns of a Parquet input
+	// that reshard wrote: its rows keep those IDs (see rowflowOutput).
+	ids string
+	// hive lists the Hive partition columns of a Parquet input that the
+	// output keeps.
+	hive []string
 }
 
 // dataFormats are the formats the command reads, each with the file
@@ -117,6 +123,9 @@ func (in input) pipeline(path string) (*flow.Pipeline, error) {
 	p := flow.From(src).Parallel(max(in.parallel, 1))
 	if in.window > 0 {
 		p = p.WithSeed(in.seed)
+	}
+	if in.ids != "" {
+		p = keepIDs(p, in.ids)
 	}
 	if f != "parquet" && (in.columns != "" || in.rename != "") {
 		// The Parquet source renames and selects columns itself; text

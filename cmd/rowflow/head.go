@@ -10,6 +10,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
 )
 
 func runHead(ctx context.Context, args []string, stdout io.Writer) error {
@@ -39,6 +40,15 @@ func runHead(ctx context.Context, args []string, stdout io.Writer) error {
 				break
 			}
 		}
+	}
+	if f, err := format(fs.Arg(0)); err == nil && f == "parquet" && len(rows) > 0 {
+		// Timestamps, dates, times and decimals as text, not their
+		// stored integers.
+		s, err := parquet.RecordSchema(fs.Arg(0))
+		if err != nil {
+			return err
+		}
+		rows = withLogicalText(rows, logicalColumns(s))
 	}
 	if *asJSON {
 		return writeJSON(stdout, fs.Arg(0), rows)

@@ -201,6 +201,18 @@ func (s *columnStats) show(v parquet.Value) string {
 		return "-"
 	}
 	t := v.String()
+	var raw any
+	switch v.Kind() {
+	case parquet.Int32:
+		raw = v.Int32()
+	case parquet.Int64:
+		raw = v.Int64()
+	case parquet.ByteArray, parquet.FixedLenByteArray:
+		raw = v.ByteArray()
+	}
+	if text, ok := logicalText(s.typ, raw); ok {
+		return text
+	}
 	if _, signed, ok := assemble.IntType(&pqcol.Leaf{Kind: s.typ.Kind(), Node: parquet.Leaf(s.typ)}); ok && !signed {
 		if s.typ.Kind() == parquet.Int32 {
 			t = strconv.FormatUint(uint64(v.Uint32()), 10)

@@ -504,3 +504,32 @@ func TestReshardOwnOutput(t *testing.T) {
 		t.Fatalf("verify -against of the first output and the twice-resharded JSON Lines: %s", out)
 	}
 }
+
+// TestReshardTypedSchema: -schema takes timestamp, date, time and decimal
+// types, and head and inspect show their values as text.
+func TestReshardTypedSchema(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "in.csv")
+	os.WriteFile(csvPath, []byte("id,ts,tstz,d,t,price,big\n"+
+		"1,2024-03-01 10:20:30.123456,2024-03-01T10:20:30+02:00,2024-03-01,10:20:30.5,12.34,-12345678901234567890.12\n"+
+		"2,,,,,,\n"), 0o644)
+	out := filepath.Join(t.TempDir(), "out")
+	must(t, nil, "reshard", "-out", out, "-row-id-column", "", "-schema",
+		"id:int64, ts:timestamp, tstz:timestamp[ms, tz], d:date, t:time, price:decimal(6,2), big:decimal(30,2)", csvPath)
+	want := `{"id":1,"ts":"2024-03-01T10:20:30.123456","tstz":"2024-03-01T08:20:30Z","d":"2024-03-01","t":"10:20:30.5","price":"12.34","big":"-12345678901234567890.12"}` + "\n" +
+		`{"id":2,"ts":null,"tstz":null,"d":null,"t":null,"price":null,"big":null}` + "\n"
+	if got := must(t, nil, "head", "-json", out); got != want {
+		t.Fatalf("head:\n%s\nwant\n%s", got, want)
+	}
+	ins := must(t, nil, "inspect", out)
+	for _, line := range []string{"TIMESTAMP(isAdjustedToUTC=true,unit=MILLIS)", "DECIMAL(30,2)", "2024-03-01T08:20:30Z  2024-03-01T08:20:30Z", "12.34  12.34"} {
+		if !strings.Contains(ins, line) {
+			t.Errorf("inspect does not show %q:\n%s", line, ins)
+		}
+	}
+	for _, bad := range []string{"ts:timestamp[s]", "t:time[us, tz]", "p:decimal(40,2)", "p:decimal(5,6)", "d:date(1)"} {
+		if _, errOut, code := rowflow(t, nil, "reshard", "-out", filepath.Join(t.TempDir(), "x"), "-schema", bad, csvPath); code != 2 || !strings.Contains(errOut, "-schema") {
+			t.Errorf("-schema %s: exit %d, %s", bad, code, errOut)
+		}
+	}
+}

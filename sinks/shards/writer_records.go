@@ -303,7 +303,11 @@ func newShredder(n parquet.Node, reps, col int) (shredder, error) {
 	text := false
 	if leaf {
 		k := n.Type().Kind()
-		text = k == parquet.ByteArray || k == parquet.FixedLenByteArray
+		decimal := false
+		if lt := n.Type().LogicalType(); lt != nil {
+			_, decimal = lt.Value.(*pqformat.DecimalType)
+		}
+		text = (k == parquet.ByteArray || k == parquet.FixedLenByteArray) && !decimal
 	}
 	return func(v any, rep, def int, row parquet.Row) (parquet.Row, error) {
 		if s, ok := v.(string); ok && s == "" && leaf && !text {
@@ -460,6 +464,9 @@ func leafConverter(t parquet.Type) (func(v any) (parquet.Value, error), error) {
 		}
 	default:
 		return nil, fmt.Errorf("unsupported type %v", t)
+	}
+	if lc, ok := logicalConverter(t, conv); ok {
+		conv = lc
 	}
 	return func(v any) (parquet.Value, error) {
 		x, err := conv(v)

@@ -39,6 +39,15 @@ type Partition []Field
 
 // Get returns the value of the named column and whether the partition has
 // it.
+// RecordValue returns the value of f in a record: nil for the default
+// partition (null), else its text.
+func (f Field) RecordValue() any {
+	if f.Null {
+		return nil
+	}
+	return f.Value
+}
+
 func (p Partition) Get(name string) (string, bool) {
 	for _, f := range p {
 		if f.Name == name {

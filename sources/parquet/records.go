@@ -52,7 +52,7 @@ type recordsFormat struct{}
 type recordsPlan struct {
 	cols   *columnsPlan
 	names  []string // in the order of cols.pos, then the trace columns
-	consts []string // values of the Hive columns, in the order of cols.hive
+	consts []any    // values of the Hive columns, in the order of cols.hive (nil: null)
 	trace  bool     // __file, __row_group, __row_index follow
 	str    []bool   // per column: BYTE_ARRAY read as string
 	repDef [][]int  // per column: definition levels of its repeated ancestors, outermost first
@@ -73,7 +73,7 @@ func (recordsFormat) plan(file dataset.File, r *pqcol.Reader, cfg *parquetConfig
 	}
 	for ci, f := range p.cols.hive {
 		p.names[p.cols.pos[len(p.cols.names)+ci]] = f.Name
-		p.consts = append(p.consts, f.Value)
+		p.consts = append(p.consts, f.RecordValue())
 	}
 	for _, leaf := range p.cols.info {
 		p.str = append(p.str, pqschema.IsText(leaf.Node.Type()))

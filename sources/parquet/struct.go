@@ -36,7 +36,7 @@ func (structFormat[T]) check(cfg *parquetConfig) error {
 func (structFormat[T]) plan(file dataset.File, r *pqcol.Reader, cfg *parquetConfig) (filePlan[T], error) {
 	var consts []assemble.Const
 	for _, fld := range hiveColumns(file.Partition, cfg.rename) {
-		consts = append(consts, assemble.Const{Name: fld.Name, Kind: assemble.ConstString, Value: fld.Value})
+		consts = append(consts, assemble.Const{Name: fld.Name, Kind: assemble.ConstString, Value: fld.Value, Null: fld.Null})
 	}
 	if cfg.trace {
 		consts = append(consts, assemble.Const{Name: "__file", Kind: assemble.ConstFile},

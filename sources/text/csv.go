@@ -343,12 +343,17 @@ func (f csvStructs[T]) read(ctx context.Context, part *textPart, out *rowBuffer[
 			return fmt.Errorf("%s: no column %q for field %s (columns %q)", part.file.RelPath, fd.name, fd.goName, c.names)
 		}
 	}
+	null := part.cfg.null
 	return c.each(ctx, false, func(rec []string, off int64, borrowed bool) error {
 		v := out.next(&init, part.from+off)
 		p := unsafe.Pointer(v)
 		for i := range fields {
 			fd := &fields[i]
 			s := rec[cols[i]]
+			if fd.ptr && s == null {
+				*(*unsafe.Pointer)(unsafe.Add(p, fd.off)) = nil
+				continue
+			}
 			if borrowed && fd.keeps {
 				s = strings.Clone(s)
 			}
@@ -380,14 +385,17 @@ func (csvRecords) read(ctx context.Context, part *textPart, out *rowBuffer[sourc
 	}
 	names = slices.Clip(names)
 	var init sources.Record
+	null := part.cfg.null
 	return c.each(ctx, true, func(rec []string, off int64, _ bool) error {
 		v := out.next(&init, part.from+off)
 		v.Names, v.Values = names, make([]any, len(names))
 		for i, s := range rec {
-			v.Values[i] = s
+			if s != null {
+				v.Values[i] = s
+			}
 		}
 		for i, f := range part.file.Partition {
-			v.Values[len(rec)+i] = f.Value
+			v.Values[len(rec)+i] = f.RecordValue()
 		}
 		if out.full() {
 			return out.flush(ctx, false)

@@ -15,6 +15,7 @@ type textField struct {
 	off    uintptr
 	kind   fieldKind // the common kinds, which parse without calling set
 	keeps  bool      // set keeps the text itself (a string, a *string)
+	ptr    bool      // a pointer: nil for a null value
 	set    func(p unsafe.Pointer, s string) error
 }
 
@@ -156,15 +157,16 @@ func textFields[T any](key string, strict bool) ([]textField, error) {
 		if err != nil && strict {
 			return nil, fmt.Errorf("sources: field %s of %v: %w", sf.Name, t, err)
 		}
-		out = append(out, textField{name: name, goName: sf.Name, off: sf.Offset, kind: kindOf(sf.Type), keeps: keepsText(sf.Type), set: set})
+		out = append(out, textField{name: name, goName: sf.Name, off: sf.Offset, kind: kindOf(sf.Type), keeps: keepsText(sf.Type), ptr: sf.Type.Kind() == reflect.Pointer, set: set})
 	}
 	return out, nil
 }
 
 // textSetter returns the function that parses text into a value of type t:
 // strings as they are, bool by strconv.ParseBool, integers and floats in
-// Go syntax (base 10), []byte as the text's bytes. A pointer is nil for
-// empty text and points to the parsed value otherwise.
+// Go syntax (base 10), []byte as the text's bytes. A pointer points to
+// the parsed value: the readers decide which text is null (and leave the
+// pointer nil) before they call it.
 func textSetter(t reflect.Type) (func(unsafe.Pointer, string) error, error) {
 	if k := kindOf(t); k != otherKind {
 		return func(p unsafe.Pointer, s string) error { return parseKind(k, p, s) }, nil
@@ -203,10 +205,6 @@ func textSetter(t reflect.Type) (func(unsafe.Pointer, string) error, error) {
 		}
 		et := t.Elem()
 		return func(p unsafe.Pointer, s string) error {
-			if s == "" {
-				*(*unsafe.Pointer)(p) = nil
-				return nil
-			}
 			v := reflect.New(et).UnsafePointer()
 			*(*unsafe.Pointer)(p) = v
 			return elem(v, s)
@@ -245,6 +243,9 @@ func withHive[T any](fields []textField, part *textPart) (T, []textField, error)
 		val, ok := part.file.Partition.Get(f.name)
 		if !ok {
 			rest = append(rest, f)
+			continue
+		}
+		if f.ptr && val == "" { // the default partition, null
 			continue
 		}
 		if f.set == nil {

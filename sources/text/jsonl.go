@@ -239,7 +239,7 @@ func decodeObject(b []byte, r *sources.Record, hive dataset.Partition, keys *key
 		r.Names, r.Values = append(r.Names, t.(string)), append(r.Values, v)
 	}
 	for _, f := range hive {
-		r.Names, r.Values = append(r.Names, f.Name), append(r.Values, f.Value)
+		r.Names, r.Values = append(r.Names, f.Name), append(r.Values, f.RecordValue())
 	}
 	return nil
 }

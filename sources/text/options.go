@@ -45,6 +45,7 @@ type textConfig struct {
 	// CSV only
 	comma  rune
 	header []string // names given with Header: the files have no header row
+	null   string   // the text of a null field (NullString)
 }
 
 // defaultPartitionBytes is the size of the byte ranges an uncompressed
@@ -153,6 +154,19 @@ func Comma(r rune) CSVOption {
 			return fmt.Errorf("sources: Comma(%q): not a valid delimiter", r)
 		}
 		c.comma = r
+		return nil
+	})
+}
+
+// NullString sets the text of a null CSV field (default "", the empty
+// field, as DuckDB and pandas read it): [CSVRecords] gives nil for such a
+// field, and [CSV] a nil pointer in a pointer field. A field that is not
+// a pointer takes the text as it is (a string field the text itself, a
+// number field fails to parse it). Hive's default partition is null
+// whatever the spelling.
+func NullString(s string) CSVOption {
+	return csvOption(func(c *textConfig) error {
+		c.null = s
 		return nil
 	})
 }

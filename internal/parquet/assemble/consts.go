@@ -75,6 +75,23 @@ func intSetter(t reflect.Type) (func(unsafe.Pointer, int64), bool) {
 
 // parsedSetter parses a Hive-partition value once, into a field of type t.
 func parsedSetter(t reflect.Type, c Const) (func(unsafe.Pointer), error) {
+	if t.Kind() == reflect.Pointer {
+		if c.Null {
+			return func(p unsafe.Pointer) { *(*unsafe.Pointer)(p) = nil }, nil
+		}
+		set, err := parsedSetter(t.Elem(), c)
+		if err != nil {
+			return nil, err
+		}
+		// Each row gets a value of its own, so that rows do not share
+		// what one of them may change.
+		elem := t.Elem()
+		return func(p unsafe.Pointer) {
+			v := reflect.New(elem).UnsafePointer()
+			set(v)
+			*(*unsafe.Pointer)(p) = v
+		}, nil
+	}
 	bad := func(err error) error {
 		return fmt.Errorf("partition value %s=%q does not parse as %v: %w", c.Name, c.Value, t, err)
 	}

@@ -18,6 +18,9 @@ type Const struct {
 	Kind ConstKind
 	// Value is the string for ConstString.
 	Value string
+	// Null says a ConstString is null (Hive's default partition): a
+	// pointer field is nil, another field takes Value ("").
+	Null bool
 }
 
 // ConstKind is the kind of a [Const].

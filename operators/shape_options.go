@@ -176,8 +176,10 @@ func (commonOpt) tableOption()   {}
 func (commonOpt) poolOption()    {}
 func (commonOpt) shuffleOption() {}
 func (commonOpt) indexOption()   {}
+func (commonOpt) combineOption() {}
 
-// Common is an option every regrouping stage takes, and the shuffles too.
+// Common is an option every regrouping stage takes, and the shuffles and
+// the combinations ([Interleave], [Mix]) too.
 type Common interface {
 	BatchOption
 	ReduceOption
@@ -187,11 +189,13 @@ type Common interface {
 	PoolOption
 	ShuffleOption
 	IndexOption
+	CombineOption
 }
 
 // PartitionItems sets how many output items make one output partition of
-// a regrouping stage (the default is 16 for stages that emit batches and
-// packed rows, 1024 for reductions). Output partitions are what a Parallel
+// a regrouping stage, a shuffle or a combination (the default is 16 for
+// stages that emit batches and packed rows, 1024 for reductions, 4096 for
+// the shuffles and the combinations). Output partitions are what a Parallel
 // stage after it hands out to its workers.
 func PartitionItems(n int) Common {
 	return commonOpt{option{"PartitionItems", func(c *shapeConfig) error {
@@ -207,8 +211,9 @@ func PartitionItems(n int) Common {
 // folds the member IDs of each output item: rowid.FromString(name). Two
 // regrouping stages whose outputs are mixed should have different names.
 // The default is the stage's kind: "batch", "reduce", "bucket-by-length",
-// "pack", "table-bucket". The shuffles, whose items keep their IDs, take
-// it as a name only (defaults "shuffle", "block-shuffle", "index-shuffle").
+// "pack", "table-bucket". The shuffles and the combinations, whose items
+// keep their IDs, take it as a name only (defaults "shuffle",
+// "block-shuffle", "index-shuffle", "interleave", "mix").
 func Named(name string) Common {
 	return commonOpt{option{"Named", func(c *shapeConfig) error {
 		if name == "" {

@@ -225,7 +225,7 @@ func (m *merger[T]) replace(ctx context.Context) bool {
 	return len(m.slots) > 0
 }
 
-// fill pushes output partition b: up to PartitionRows rows, then its End.
+// fill pushes output partition b: up to PartitionItems rows, then its End.
 // It reports whether the epoch has ended.
 func (m *merger[T]) fill(ctx context.Context, b int64, out flow.Emitter[T]) (bool, error) {
 	if !m.started {

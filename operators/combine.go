@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"iter"
 	"math"
@@ -96,46 +95,20 @@ type combineConfig struct {
 }
 
 // combineOpt is an option of the combinations only.
-type combineOpt struct {
-	name  string
-	apply func(*combineConfig) error
-}
+type combineOpt struct{ ownOpt[combineConfig] }
 
 func (combineOpt) combineOption() {}
 
 // OnExhausted sets what happens when an input of [Interleave] or [Mix]
 // runs out. The default is DropExhausted.
 func OnExhausted(e Exhausted) CombineOption {
-	return combineOpt{"OnExhausted", func(c *combineConfig) error {
+	return combineOpt{ownOpt[combineConfig]{"OnExhausted", func(c *combineConfig) error {
 		if e < DropExhausted || e > CycleExhausted {
 			return fmt.Errorf("OnExhausted(%v): unknown policy", e)
 		}
 		c.policy = e
 		return nil
-	}}
-}
-
-// configureCombine applies the common options and the combinations' own.
-func configureCombine(c *combineConfig, opts []CombineOption) error {
-	for _, o := range opts {
-		var err error
-		switch o := o.(type) {
-		case combineOpt:
-			if o.apply == nil {
-				err = errors.New("zero option")
-			} else {
-				err = o.apply(c)
-			}
-		case settable:
-			err = o.set(&c.shapeConfig)
-		default:
-			return fmt.Errorf("operators: %s: nil option", c.name)
-		}
-		if err != nil {
-			return fmt.Errorf("operators: %s: %w", c.name, err)
-		}
-	}
-	return nil
+	}}}
 }
 
 // inputID returns the ID that the row IDs of a combination's input i are
@@ -224,7 +197,7 @@ type combined[T any] struct {
 
 func newCombined[T any](kind string, inputs []*flow.Pipeline, opts []CombineOption) *combined[T] {
 	c := &combined[T]{kind: kind, inputs: inputs, cfg: combineConfig{shapeConfig: shapeConfig{name: kind, perPart: 4096}}, cycle: 1, block: math.MaxInt}
-	if c.err = configureCombine(&c.cfg, opts); c.err != nil {
+	if c.err = configureOwn(&c.cfg, &c.cfg.shapeConfig, opts); c.err != nil {
 		return c
 	}
 	if len(inputs) == 0 {

@@ -97,6 +97,41 @@ func (o option) set(c *shapeConfig) error {
 // settable is what every option type is underneath.
 type settable interface{ set(*shapeConfig) error }
 
+// ownOpt is an option that one family of constructors takes beyond the
+// common ones (the shuffles' MaxBytes, the combinations' OnExhausted): it
+// sets the family's config C.
+type ownOpt[C any] struct {
+	name  string
+	apply func(*C) error
+}
+
+func (o ownOpt[C]) setOwn(c *C) error {
+	if o.apply == nil {
+		return fmt.Errorf("zero option")
+	}
+	return o.apply(c)
+}
+
+// configureOwn applies opts to c, a family's config: its own options, and
+// the common ones to shape, c's shapeConfig. It returns the first error.
+func configureOwn[C, O any](c *C, shape *shapeConfig, opts []O) error {
+	for _, o := range opts {
+		var err error
+		switch o := any(o).(type) {
+		case interface{ setOwn(*C) error }:
+			err = o.setOwn(c)
+		case settable:
+			err = o.set(shape)
+		default:
+			return fmt.Errorf("operators: %s: nil option", shape.name)
+		}
+		if err != nil {
+			return fmt.Errorf("operators: %s: %w", shape.name, err)
+		}
+	}
+	return nil
+}
+
 // configure applies opts to c and returns the first error.
 func configure[O any](c *shapeConfig, opts []O) error {
 	for _, o := range opts {

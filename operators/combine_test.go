@@ -322,3 +322,35 @@ func TestCombineCursors(t *testing.T) {
 		t.Fatalf("consolidated %d items, serial %d, or they differ", len(got), len(want))
 	}
 }
+
+// The combinations take the Common options: Named names the combination
+// in errors and in its Info, PartitionItems sizes its partitions.
+func TestCombineCommonOptions(t *testing.T) {
+	boom := errors.New("boom")
+	bad := flow.From(sources.Generate(50, func(k int64) (int64, error) {
+		if k == 30 {
+			return 0, boom
+		}
+		return k, nil
+	}))
+	src := operators.Mix[int64](append(combineInputs(1, 100), bad), []float64{1, 1}, operators.Named("blend"))
+	if name := src.Info().Name; name != "blend" {
+		t.Fatalf("Named(\"blend\"): Info names %q", name)
+	}
+	var err error
+	for _, e := range flow.Items[int64](context.Background(), flow.From(src)) {
+		err = e
+	}
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "blend input 1") {
+		t.Fatalf("error %v: want boom from blend input 1", err)
+	}
+	items := testutil.Items[int64](t, flow.From(operators.Concat[int64](combineInputs(1, 100, 50)...)))
+	parts := testutil.Items[int64](t, flow.From(operators.Interleave[int64](combineInputs(1, 100, 50), 2, 3, operators.PartitionItems(40))))
+	if len(items) != 150 || items[149].Part != 0 || len(parts) != 150 || parts[39].Part != 0 || parts[40].Part != 1 || parts[149].Part != 3 {
+		t.Fatalf("partitions: Concat's last row in %d (want 0 of 4096 rows), Interleave's rows 39, 40, 149 in %d, %d, %d (want 0, 1, 3 of 40 rows)",
+			items[149].Part, parts[39].Part, parts[40].Part, parts[149].Part)
+	}
+	if err := flow.From(operators.Mix[int64](combineInputs(1, 5), []float64{1}, operators.Named(""))).Err(); err == nil || !strings.Contains(err.Error(), "Named(\"\")") {
+		t.Fatalf("Named(\"\"): %v", err)
+	}
+}

@@ -12,7 +12,6 @@ import (
 	"math"
 
 	"github.com/rowflow/rowflow/internal/epoch"
-	"github.com/rowflow/rowflow/internal/strictjson"
 )
 
 // checkpointVersion is the version of the [Checkpoint] encodings that
@@ -436,10 +435,6 @@ func (r *varintReader) bytes(k uint64) []byte {
 	r.b = r.b[k:]
 	return v
 }
-
-// decodeState decodes a stage's state from a checkpoint strictly (see
-// strictjson.Decode).
-func decodeState(b []byte, v any) error { return strictjson.Decode(b, v) }
 
 // check refuses a checkpoint whose positions no run can have taken, as a
 // damaged or edited one may hold.

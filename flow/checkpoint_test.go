@@ -11,6 +11,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/epoch"
+	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sinks"
@@ -125,47 +126,11 @@ func otherPartitions() *flow.Pipeline {
 }
 
 // trackedRun reads p with a tracker and returns its items and, for each
-// k, the checkpoint taken after item k (index -1: before the first),
-// through its JSON and binary encodings.
+// k, the checkpoint taken after item k, through its JSON and binary
+// encodings.
 func trackedRun(t *testing.T, p *flow.Pipeline) ([]flow.Item[int64], []flow.Checkpoint) {
 	t.Helper()
-	tr := new(flow.Tracker)
-	var items []flow.Item[int64]
-	var cks []flow.Checkpoint
-	take := func() {
-		ck, err := tr.Checkpoint()
-		if err != nil {
-			t.Fatal(err)
-		}
-		js, err := json.Marshal(ck)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var back flow.Checkpoint
-		if err := json.Unmarshal(js, &back); err != nil {
-			t.Fatalf("%s: %v", js, err)
-		}
-		bin, err := back.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var fromBin flow.Checkpoint
-		if err := fromBin.UnmarshalBinary(bin); err != nil {
-			t.Fatal(err)
-		}
-		if js2, _ := json.Marshal(fromBin); string(js2) != string(js) {
-			t.Fatalf("binary round trip changed the checkpoint:\n%s\n%s", js, js2)
-		}
-		cks = append(cks, fromBin)
-	}
-	for it, err := range flow.Items[int64](context.Background(), p.Checkpoints(tr)) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		items = append(items, it)
-		take()
-	}
-	return items, cks
+	return testutil.TrackedRun[int64](t, p)
 }
 
 func TestResumeGivesTheRestOfTheRun(t *testing.T) {

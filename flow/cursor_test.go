@@ -476,9 +476,11 @@ func TestStopDownstreamOfNestedRuns(t *testing.T) {
 		return flow.From(sources.Generate(5000, func(i int64) (int64, error) { return i, nil }, sources.PartitionItems(10)))
 	}
 	for name, src := range map[string]func() flow.Source[int64]{
-		"concat": func() flow.Source[int64] { return flow.Concat[int64](gen(), gen()) },
-		"mix":    func() flow.Source[int64] { return flow.Mix[int64]([]*flow.Pipeline{gen(), gen()}, []float64{1, 1}) },
-		"cache":  func() flow.Source[int64] { return operators.Cache[int64](gen()) },
+		"concat": func() flow.Source[int64] { return operators.Concat[int64](gen(), gen()) },
+		"mix": func() flow.Source[int64] {
+			return operators.Mix[int64]([]*flow.Pipeline{gen(), gen()}, []float64{1, 1})
+		},
+		"cache": func() flow.Source[int64] { return operators.Cache[int64](gen()) },
 	} {
 		for between, shape := range map[string]func(*flow.Pipeline) *flow.Pipeline{
 			"prefetch": func(p *flow.Pipeline) *flow.Pipeline { return p.Via(operators.Prefetch[int64](1)) },

@@ -1,11 +1,6 @@
 package flow
 
-import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-)
+import "context"
 
 // DataFingerprinter is implemented by a source that can tell, without
 // reading its rows, whether the data a run would read has changed since
@@ -26,7 +21,7 @@ type DataFingerprinter interface {
 // read, as p's source reports it ([DataFingerprinter]), or "" if the
 // source reports none (a slice or a generator, whose values the pipeline's
 // [Pipeline.Fingerprint] covers as far as it can). A source that combines
-// pipelines ([Concat], [Interleave], [Mix]) reports its inputs'.
+// pipelines (operators.Concat, Interleave, Mix) reports its inputs'.
 func (p *Pipeline) DataFingerprint(ctx context.Context) (string, error) {
 	if p.err != nil {
 		return "", p.err
@@ -36,26 +31,4 @@ func (p *Pipeline) DataFingerprint(ctx context.Context) (string, error) {
 		return "", nil
 	}
 	return d.DataFingerprint(ctx, p.env())
-}
-
-// DataFingerprint fingerprints the inputs' data: "" if none of them
-// reports any.
-func (c *combined[T]) DataFingerprint(ctx context.Context, env Env) (string, error) {
-	if c.err != nil {
-		return "", c.err
-	}
-	h := sha256.New()
-	known := false
-	for i, in := range c.inputs {
-		fp, err := in.DataFingerprint(ctx)
-		if err != nil {
-			return "", fmt.Errorf("flow: %s input %d: %w", c.kind, i, err)
-		}
-		known = known || fp != ""
-		fmt.Fprintf(h, "input %d %q\n", i, fp)
-	}
-	if !known {
-		return "", nil
-	}
-	return hex.EncodeToString(h.Sum(nil)[:16]), nil
 }

@@ -30,8 +30,8 @@
 // [Pipeline.WithRank] set what every stage sees in its [Env]; an item's
 // epoch is [Item.Epoch].
 //
-// Several pipelines of one type make one source with [Concat],
-// [Interleave] and [Mix]; a source that reads any row directly
+// Several pipelines of one type make one source with operators.Concat,
+// Interleave and Mix; a source that reads any row directly
 // ([RandomAccess]) can be read in a random order without holding rows.
 //
 // # What stage authors implement

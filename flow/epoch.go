@@ -59,6 +59,34 @@ func (p *Pipeline) Epochs(n int64) *Pipeline {
 	return q
 }
 
+// Pass makes a run the k-th of runs that follow one another over fresh
+// epochs (k counted from 0, the default): with Epochs(n) the run reads
+// epochs k·n, …, k·n+n−1 (with Forever, from epoch k on), each planned
+// and shuffled as that epoch of a longer run would be. operators.Mix and
+// Interleave restart an input that ran out this way, so that every
+// restart reshuffles. The fingerprint covers k when it is above 0. k
+// must lie in [0, MaxEpochs].
+func (p *Pipeline) Pass(k int64) *Pipeline {
+	if p.err != nil {
+		return p
+	}
+	if k < 0 || k > MaxEpochs {
+		return p.fail(fmt.Errorf("flow: Pass(%d): want 0 to %d", k, int64(MaxEpochs)))
+	}
+	q := p.clone()
+	q.pass = k
+	return q
+}
+
+// firstEpoch returns the first epoch a run of p reads (see Pass).
+func (p *Pipeline) firstEpoch() int64 {
+	n := p.epochCount()
+	if n == Forever {
+		n = 1
+	}
+	return p.pass * n
+}
+
 // sourceEpochs returns the epoch count a source asks for with a method
 // Epochs() int64, or 0 (one epoch) if it has none.
 func sourceEpochs(src any) int64 {
@@ -105,7 +133,7 @@ func (p *Pipeline) partitions(ctx context.Context, env Env) iter.Seq2[srcPart, e
 			epochEnv := env
 			epochEnv.Epoch = e
 			if rc := env.ck; rc != nil && rc.source != nil && e == epoch.Of(rc.from) {
-				epochEnv.Resume = rc.source // the source's own state (a combination)
+				epochEnv.Resume = rc.source // the source's own state: see Partition.State
 			}
 			some := false
 			skip, markNext := 0, false

@@ -144,7 +144,7 @@ func TestErrorsInBandAcrossShapes(t *testing.T) {
 		}},
 		{"concat of failing input", func(par int) *flow.Pipeline {
 			in := genN(500, ident).Via(operators.Map(rowFail(250))).Parallel(par)
-			return flow.From(flow.Concat[int64](genN(300, ident), in, genN(100, ident))).
+			return flow.From(operators.Concat[int64](genN(300, ident), in, genN(100, ident))).
 				Via(operators.Map(ident)).Parallel(par)
 		}},
 		{"cache first pass of failing input", func(par int) *flow.Pipeline {

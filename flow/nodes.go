@@ -30,7 +30,7 @@ type srcNode interface {
 	// counter returns the source as a RowCounter, or nil.
 	counter() RowCounter
 	// keepsState reports whether the source keeps state across its
-	// partitions, which a checkpoint records.
+	// partitions (Info.Serial), which a checkpoint records.
 	keepsState() bool
 	// locator returns the source as a RowLocator, or nil.
 	locator() RowLocator
@@ -136,10 +136,7 @@ type srcAdapter[T any] struct{ s Source[T] }
 func (a srcAdapter[T]) info() Info      { return a.s.Info() }
 func (a srcAdapter[T]) outOps() typeOps { return opsOf[T]() }
 
-func (a srcAdapter[T]) keepsState() bool {
-	_, ok := a.s.(sourceCheckpointer)
-	return ok
-}
+func (a srcAdapter[T]) keepsState() bool { return a.s.Info().Serial != "" }
 
 func (a srcAdapter[T]) counter() RowCounter {
 	rc, _ := a.s.(RowCounter)
@@ -156,15 +153,29 @@ func (a srcAdapter[T]) dataFingerprinter() DataFingerprinter {
 	return d
 }
 
-// partitions yields the source's partitions, attributing the source's own errors to the source.
+// partitions yields the source's partitions, attributing the source's own
+// errors to the source. In a followed run, the tracker keeps the state of
+// a source that keeps state at each partition's start (Partition.State).
 func (a srcAdapter[T]) partitions(ctx context.Context, env Env) iter.Seq2[srcPart, error] {
-	name := a.s.Info().Name
+	info := a.s.Info()
+	name := info.Name
 	hi := epoch.Part(env.Epoch, 0) // see Pipeline.Epochs
+	var tr *Tracker
+	if rc := env.ck; rc != nil && rc.tracker != nil {
+		tr, env.Followed = rc.tracker, true
+	}
 	return func(yield func(srcPart, error) bool) {
+		var h *history
+		if tr != nil && info.Serial != "" {
+			h = tr.registerSource(name)
+		}
 		for p, err := range a.s.Partitions(ctx, env) {
 			if err != nil {
 				yield(srcPart{}, stageError(name, 0, false, err))
 				return
+			}
+			if h != nil && p.State != nil {
+				tr.sourceAt(h, p.Part|hi, p.State)
 			}
 			if env.Epoch > 0 {
 				if err := checkEpochPart(name, env.Epoch, p.Part); err != nil {

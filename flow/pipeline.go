@@ -26,7 +26,7 @@ type Pipeline struct {
 
 	epochs      int64 // 0 means 1; see Epochs
 	rank, world int   // see WithRank; world 0 means 1
-	epoch0      int64 // the first epoch of a run; see combine.go
+	pass        int64 // see Pass
 
 	tracker *Tracker    // see Checkpoints
 	resume  *Checkpoint // see Resume
@@ -418,7 +418,7 @@ func (p *Pipeline) env() Env {
 	if jobBase == nil {
 		jobBase = h.Sum(nil)
 	}
-	env := Env{Seed: p.seed, Rank: p.rank, World: max(p.world, 1), Epoch: p.epoch0, definition: def}
+	env := Env{Seed: p.seed, Rank: p.rank, World: max(p.world, 1), Epoch: p.firstEpoch(), definition: def}
 	job := sha256.Sum256(fmt.Appendf(jobBase, "epochs %d\njob of world %d\n", p.epochCount(), env.World))
 	env.Job = hex.EncodeToString(job[:16])
 	env.Fingerprint = hex.EncodeToString(h.Sum(nil)[:16])
@@ -449,6 +449,9 @@ func (p *Pipeline) definition() []defPart {
 	}
 	if p.stages[0].unordered {
 		add("source order", "unordered", "source unordered\n")
+	}
+	if p.pass > 0 {
+		add("pass", fmt.Sprint(p.pass), fmt.Sprintf("pass %d\n", p.pass))
 	}
 	if p.sink.n != nil {
 		info := p.sink.n.info()

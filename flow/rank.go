@@ -17,8 +17,8 @@ import (
 // reads them from its [Env]. Rows are divided among the ranks in exactly
 // one place: by the run's source, which must say that it divides its rows
 // ([Info].Ranked). The dataset sources, slices and generators divide their
-// rows evenly; a combination ([Concat], [Interleave], [Mix]) runs each of
-// its inputs as the run's rank, so each input divides its own rows; a
+// rows evenly; a combination (operators.Concat, Interleave, Mix) runs each
+// of its inputs as the run's rank, so each input divides its own rows; a
 // source that cannot divide its rows (a channel, a go-streams source)
 // is wrapped in operators.EvenRanks, which divides them and gives its
 // source a world of one. A run of more than one rank whose source does
@@ -39,15 +39,19 @@ import (
 // the pipeline's fingerprint covers it when the world is above 1.
 //
 // The pipeline's source must divide its rows among ranks (see [Info]);
-// a run of a world above 1 fails before reading a row otherwise. The
-// inputs of a combination take the rank of the run that reads the
-// combination, and must not have one of their own.
+// a run of a world above 1 fails before reading a row otherwise. The rank
+// is said once: WithRank on a pipeline that has one is an error. So the
+// inputs of a combination, which take the rank of the run that reads the
+// combination, must not have one of their own.
 func (p *Pipeline) WithRank(rank, world int) *Pipeline {
 	if p.err != nil {
 		return p
 	}
 	if world < 1 || world > ranks.MaxWorld || rank < 0 || rank >= world {
 		return p.fail(fmt.Errorf("flow: WithRank(%d, %d): need 0 <= rank < world <= %d", rank, world, ranks.MaxWorld))
+	}
+	if p.world != 0 {
+		return p.fail(fmt.Errorf("flow: WithRank(%d, %d) on a pipeline that has a rank of its own (WithRank(%d, %d)): the rank is said once", rank, world, p.rank, p.world))
 	}
 	q := p.clone()
 	q.rank, q.world = rank, world

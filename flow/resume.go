@@ -47,10 +47,10 @@ func (p *Pipeline) Checkpoints(t *Tracker) *Pipeline {
 // drop what had been delivered of the partitions they restart in. A
 // source's epochs before the checkpoint's are not planned at all.
 //
-// A source that combines inputs (Concat, Interleave, Mix) is resumed
-// too: the checkpoint holds, for the output partition a resume starts at,
-// each input's own checkpoint and the mix's draws, so every input resumes
-// from its position through its own stages.
+// A source that keeps state across its partitions is resumed too: the
+// checkpoint holds its [Partition].State at the partition a resume
+// starts at (for operators.Mix, each input's own checkpoint and the
+// draws), which the source gets back in [Env].Resume.
 //
 // A position made by At is found as At describes. The zero Checkpoint is
 // not a position: resuming from it is an error.

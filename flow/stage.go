@@ -35,8 +35,9 @@ type Env struct {
 	Job string
 	// Epoch is the epoch being planned: a source's Partitions sees each
 	// epoch of the run in turn (see [Pipeline.Epochs]). Stages are made
-	// once per run and see its first epoch, 0; they tell the epoch of an
-	// item from its partition number with [Item.Epoch].
+	// once per run and see its first epoch (0 unless [Pipeline.Pass]);
+	// they tell the epoch of an item from its partition number with
+	// [Item.Epoch].
 	Epoch int64
 	// Rank and World are this process's rank and the number of processes
 	// that run the pipeline together (see [Pipeline.WithRank]): 0 and 1
@@ -50,8 +51,16 @@ type Env struct {
 	// Resume, when not nil, is the JSON encoding of a state that the
 	// stage's processor returned from [Checkpointer.Checkpoint] in an
 	// earlier run: the processor starts from it (see [Checkpointer]).
-	// It is nil for every stage but the stateful ones of a resumed run.
+	// For a source that keeps state across its partitions, it is the
+	// [Partition].State of the partition the resumed run starts at, given
+	// to Partitions for that partition's epoch: the source yields that
+	// partition first. It is nil everywhere else.
 	Resume json.RawMessage
+	// Followed, for a source, says that a [Tracker] follows the run
+	// ([Pipeline.Checkpoints]), so that a source that keeps state across
+	// its partitions must give it in [Partition].State; in other runs it
+	// need not spend the time.
+	Followed bool
 
 	obs        *runStats // the run's counters when a Monitor observes it
 	rankRows   *rankRows // see RankRows; nil where the stage cannot use it
@@ -65,7 +74,10 @@ type Info struct {
 	Name string
 	// Serial, when not empty, says why the stage keeps state across
 	// partitions and so cannot run on several workers; asking such a stage
-	// for Parallel is an error that quotes this reason.
+	// for Parallel is an error that quotes this reason. A source that says
+	// so keeps state across its partitions (operators.Mix's draws) and
+	// reports it for checkpoints with each partition: see
+	// [Partition].State.
 	Serial string
 	// Buffer, when above 0, gives a stage on one worker a goroutine of its
 	// own that reads its input from a channel of Buffer chunks: the stages
@@ -113,6 +125,19 @@ type Partition[T any] struct {
 	// the partition's, the last with End set. Partitions of one source may
 	// be read concurrently, each by one goroutine.
 	Read func(ctx context.Context, out Emitter[T]) error
+	// State is, for a source that keeps state across its partitions (its
+	// [Info].Serial is set), the state it starts the partition from: a
+	// small value that encoding/json can encode, from which the source
+	// can yield this partition and every later one of the epoch as the
+	// run did. A source gives it in a run a [Tracker] follows
+	// ([Env].Followed); the tracker keeps it, a checkpoint taken in the
+	// partition or after it holds it, and a run resumed from the
+	// checkpoint gives it back to the source's Partitions in
+	// [Env].Resume. A partition without a State is resumed the slow way:
+	// from the latest partition before it that gave one, or from the
+	// run's start, dropping what was delivered. Other sources leave it
+	// nil.
+	State any
 }
 
 // Operator transforms a stream of In into a stream of Out. Make a [Stage]

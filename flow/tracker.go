@@ -100,7 +100,7 @@ func (t *Tracker) register(pos int, name string, proc any, resumed *stageState) 
 }
 
 // registerSource adds the source, which keeps state across partitions
-// (a combination): its states are recorded at its partitions' starts.
+// (Info.Serial): its states are recorded at its partitions' starts.
 func (t *Tracker) registerSource(name string) *history {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -38,7 +38,7 @@ func BlockShuffle[T any](k int, opts ...ShuffleOption) flow.Stage {
 
 func newBlock[T any](k int, opts []ShuffleOption) *blockOp[T] {
 	op := &blockOp[T]{k: k, cfg: orderConfig{shapeConfig: shapeConfig{name: "block-shuffle"}}}
-	op.err = configureOrder(&op.cfg, opts)
+	op.err = configureOwn(&op.cfg, &op.cfg.shapeConfig, opts)
 	switch {
 	case op.err != nil:
 	case k < 1:

@@ -18,9 +18,12 @@ import (
 // input restarts at the oldest row the stage still holds; what the stage
 // had already given out again is computed, not stored, and discarded.
 //
-// Sources hold nothing between partitions: [IndexShuffle], [EvenRanks] and
-// [Cache] give the same partitions, numbered alike, every time an epoch is
+// [IndexShuffle], [EvenRanks] and [Cache] hold nothing between partitions:
+// they give the same partitions, numbered alike, every time an epoch is
 // planned, so a run resumes in them by starting at a partition number.
+// [Concat], [Interleave] and [Mix] keep state across their partitions and
+// give it with each (flow.Partition.State): each input's checkpoint and a
+// few counts, from which a resumed run starts at that partition.
 // [Prefetch] holds chunks that are produced again.
 
 // before reports whether m comes before o in the stream.

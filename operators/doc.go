@@ -1,5 +1,9 @@
 // Package operators holds the transformations of a rowflow pipeline, each a
-// [flow.Stage] to chain with [flow.Pipeline.Via].
+// [flow.Stage] to chain with [flow.Pipeline.Via], and the sources made of
+// other sources or pipelines: [Concat], [Interleave] and [Mix] combine
+// pipelines of one type, [IndexShuffle] reads a random-access source in a
+// random order, [Cache] replays a pipeline, [EvenRanks] divides a source
+// among ranks.
 //
 // # Row IDs
 //
@@ -33,7 +37,10 @@
 // from that state (flow.Env.Resume) and fed its input from that mark gives
 // the rest of its output unchanged. For [Pack] the state lists the marks
 // of the sequences it holds: at most its window and one row. The shuffles
-// report a state alike, and [Take] how many items it has passed.
+// report a state alike, and [Take] how many items it has passed. The
+// combinations are sources that keep state across their partitions: they
+// give it with each partition (flow.Partition.State), each input's own
+// checkpoint and a few counts.
 //
 // # Parallelism
 //

@@ -28,35 +28,9 @@ func (c orderConfig) settings(head string) string {
 }
 
 // orderOpt is an option of the shuffles only.
-type orderOpt struct {
-	name  string
-	apply func(*orderConfig) error
-}
+type orderOpt struct{ ownOpt[orderConfig] }
 
 func (orderOpt) shuffleOption() {}
-
-// configureOrder applies the common options and the shuffles' own.
-func configureOrder[O any](c *orderConfig, opts []O) error {
-	for _, o := range opts {
-		var err error
-		switch o := any(o).(type) {
-		case orderOpt:
-			if o.apply == nil {
-				err = fmt.Errorf("zero option")
-			} else {
-				err = o.apply(c)
-			}
-		case settable:
-			err = o.set(&c.shapeConfig)
-		default:
-			return fmt.Errorf("operators: %s: nil option", c.name)
-		}
-		if err != nil {
-			return fmt.Errorf("operators: %s: %w", c.name, err)
-		}
-	}
-	return nil
-}
 
 // MaxBytes bounds a [Shuffle]'s buffer by bytes as well as by rows: size
 // tells the bytes a value holds, and while the buffered values hold more
@@ -68,7 +42,7 @@ func configureOrder[O any](c *orderConfig, opts []O) error {
 // it gave out long ago, so a resumed Shuffle restarts from its epoch's
 // first partition.
 func MaxBytes[T any](n int64, size func(T) int) ShuffleOption {
-	return orderOpt{"MaxBytes", func(c *orderConfig) error {
+	return orderOpt{ownOpt[orderConfig]{"MaxBytes", func(c *orderConfig) error {
 		switch {
 		case n < 1:
 			return fmt.Errorf("MaxBytes(%d): must be at least 1", n)
@@ -77,7 +51,7 @@ func MaxBytes[T any](n int64, size func(T) int) ShuffleOption {
 		}
 		c.maxBytes, c.size = n, size
 		return nil
-	}}
+	}}}
 }
 
 // sizeFunc returns the size function of c for element type T.

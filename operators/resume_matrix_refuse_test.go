@@ -22,7 +22,7 @@ func TestResumeMatrixResumeRefusesOtherDefinitions(t *testing.T) {
 		in := func(i int) *flow.Pipeline {
 			return flow.From(operators.EvenRanks(sources.Slice(seqs, sources.PartitionItems(10)), k.pol, nil)).WithSeed(uint64(i))
 		}
-		return flow.From(flow.Mix[[]int32]([]*flow.Pipeline{in(0), in(1)}, k.weights)).
+		return flow.From(operators.Mix[[]int32]([]*flow.Pipeline{in(0), in(1)}, k.weights)).
 			Via(operators.Shuffle[[]int32](5)).
 			Via(operators.Pack[int32](8, k.pad, operators.Window(k.window), operators.PartitionItems(k.per))).
 			Via(operators.Take[operators.Packed[int32]](k.take)).

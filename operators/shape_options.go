@@ -99,6 +99,41 @@ func (o option) set(c *shapeConfig) error {
 // settable is what every option type is underneath.
 type settable interface{ set(*shapeConfig) error }
 
+// ownOpt is an option that one family of constructors takes beyond the
+// common ones (the shuffles' MaxBytes, the combinations' OnExhausted): it
+// sets the family's config C.
+type ownOpt[C any] struct {
+	name  string
+	apply func(*C) error
+}
+
+func (o ownOpt[C]) setOwn(c *C) error {
+	if o.apply == nil {
+		return fmt.Errorf("zero option")
+	}
+	return o.apply(c)
+}
+
+// configureOwn applies opts to c, a family's config: its own options, and
+// the common ones to shape, c's shapeConfig. It returns the first error.
+func configureOwn[C, O any](c *C, shape *shapeConfig, opts []O) error {
+	for _, o := range opts {
+		var err error
+		switch o := any(o).(type) {
+		case interface{ setOwn(*C) error }:
+			err = o.setOwn(c)
+		case settable:
+			err = o.set(shape)
+		default:
+			return fmt.Errorf("operators: %s: nil option", shape.name)
+		}
+		if err != nil {
+			return fmt.Errorf("operators: %s: %w", shape.name, err)
+		}
+	}
+	return nil
+}
+
 // configure applies opts to c and returns the first error.
 func configure[O any](c *shapeConfig, opts []O) error {
 	for _, o := range opts {
@@ -178,8 +213,10 @@ func (commonOpt) tableOption()   {}
 func (commonOpt) poolOption()    {}
 func (commonOpt) shuffleOption() {}
 func (commonOpt) indexOption()   {}
+func (commonOpt) combineOption() {}
 
-// Common is an option every regrouping stage takes, and the shuffles too.
+// Common is an option every regrouping stage takes, and the shuffles and
+// the combinations ([Interleave], [Mix]) too.
 type Common interface {
 	BatchOption
 	ReduceOption
@@ -189,11 +226,13 @@ type Common interface {
 	PoolOption
 	ShuffleOption
 	IndexOption
+	CombineOption
 }
 
 // PartitionItems sets how many output items make one output partition of
-// a regrouping stage (the default is 16 for stages that emit batches and
-// packed rows, 1024 for reductions). Output partitions are what a Parallel
+// a regrouping stage, a shuffle or a combination (the default is 16 for
+// stages that emit batches and packed rows, 1024 for reductions, 4096 for
+// the shuffles and the combinations). Output partitions are what a Parallel
 // stage after it hands out to its workers.
 func PartitionItems(n int) Common {
 	return commonOpt{option{"PartitionItems", func(c *shapeConfig) error {
@@ -209,8 +248,9 @@ func PartitionItems(n int) Common {
 // folds the member IDs of each output item: rowid.FromString(name). Two
 // regrouping stages whose outputs are mixed should have different names.
 // The default is the stage's kind: "batch", "reduce", "bucket-by-length",
-// "pack", "table-bucket". The shuffles, whose items keep their IDs, take
-// it as a name only (defaults "shuffle", "block-shuffle", "index-shuffle").
+// "pack", "table-bucket". The shuffles and the combinations, whose items
+// keep their IDs, take it as a name only (defaults "shuffle",
+// "block-shuffle", "index-shuffle", "interleave", "mix").
 func Named(name string) Common {
 	return commonOpt{option{"Named", func(c *shapeConfig) error {
 		if name == "" {

@@ -53,7 +53,7 @@ func Shuffle[T any](window int, opts ...ShuffleOption) flow.Stage {
 
 func newShuffle[T any](window int, opts []ShuffleOption) *shuffleOp[T] {
 	op := &shuffleOp[T]{window: window, cfg: orderConfig{shapeConfig: shapeConfig{name: "shuffle", perPart: 4096}}}
-	op.err = configureOrder(&op.cfg, opts)
+	op.err = configureOwn(&op.cfg, &op.cfg.shapeConfig, opts)
 	if op.err == nil {
 		op.size, op.err = sizeFunc[T](&op.cfg)
 	}

@@ -2,6 +2,7 @@ package testutil
 
 import (
 	"context"
+	"encoding/json"
 	"reflect"
 	"testing"
 
@@ -34,4 +35,48 @@ func SameRows[T any](a, b []flow.Item[T]) bool {
 		}
 	}
 	return true
+}
+
+// TrackedRun reads p with a tracker and returns its items and, for each
+// k, the checkpoint taken after item k, through its JSON and binary
+// encodings (either round trip changing it fails the test).
+func TrackedRun[T any](t testing.TB, p *flow.Pipeline) ([]flow.Item[T], []flow.Checkpoint) {
+	t.Helper()
+	tr := new(flow.Tracker)
+	var items []flow.Item[T]
+	var cks []flow.Checkpoint
+	take := func() {
+		ck, err := tr.Checkpoint()
+		if err != nil {
+			t.Fatal(err)
+		}
+		js, err := json.Marshal(ck)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back flow.Checkpoint
+		if err := json.Unmarshal(js, &back); err != nil {
+			t.Fatalf("%s: %v", js, err)
+		}
+		bin, err := back.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fromBin flow.Checkpoint
+		if err := fromBin.UnmarshalBinary(bin); err != nil {
+			t.Fatal(err)
+		}
+		if js2, _ := json.Marshal(fromBin); string(js2) != string(js) {
+			t.Fatalf("binary round trip changed the checkpoint:\n%s\n%s", js, js2)
+		}
+		cks = append(cks, fromBin)
+	}
+	for it, err := range flow.Items[T](context.Background(), p.Checkpoints(tr)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		items = append(items, it)
+		take()
+	}
+	return items, cks
 }

@@ -35,7 +35,7 @@ var memModes = []struct {
 	}},
 	{"mix", "Mix of three Generate inputs → Shuffle(10000)", func(n int) *flow.Pipeline {
 		ins := []*flow.Pipeline{rows(n/3, "a").Parallel(2), rows(n/3, "b"), rows(n-2*(n/3), "c")}
-		return flow.From(flow.Mix[row](ins, []float64{1, 2, 3})).Via(operators.Shuffle[row](10_000))
+		return flow.From(operators.Mix[row](ins, []float64{1, 2, 3})).Via(operators.Shuffle[row](10_000))
 	}},
 	{"index", "IndexShuffle(Generate).Parallel(2)", func(n int) *flow.Pipeline {
 		return flow.From(operators.IndexShuffle(sources.Generate(int64(n), func(i int64) (row, error) { return row{i}, nil }))).Parallel(2)

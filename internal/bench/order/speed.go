@@ -32,10 +32,10 @@ func pairs() []pair {
 			reference: handShuffle},
 		{name: "mix", desc: "Mix of three inputs (weights 1:1:1), against Concat of the same three",
 			variant: func(ctx context.Context, data []int64) (uint64, error) {
-				return unordered(ctx, flow.From(flow.Mix[int64](thirds(data), []float64{1, 1, 1})))
+				return unordered(ctx, flow.From(operators.Mix[int64](thirds(data), []float64{1, 1, 1})))
 			},
 			reference: func(ctx context.Context, data []int64) (uint64, error) {
-				return unordered(ctx, flow.From(flow.Concat[int64](thirds(data)...)))
+				return unordered(ctx, flow.From(operators.Concat[int64](thirds(data)...)))
 			}},
 		{name: "index shuffle", desc: "IndexShuffle(Slice) → sink, against Slice → sink in order",
 			variant: func(ctx context.Context, data []int64) (uint64, error) {

@@ -1,14 +1,18 @@
-package flow
+package operators
 
 import (
 	"context"
-	"errors"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"iter"
 	"math"
+	"reflect"
 	"strings"
 
+	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/epoch"
+	"github.com/rowflow/rowflow/internal/strictjson"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -26,18 +30,26 @@ import (
 // rowid.Ordinal(i).Combine(rowid.FromString("rowflow input")), so rows of
 // different inputs never share an ID even when the inputs read the same
 // data. Partition numbers: the combination numbers its own partitions of
-// [PartitionRows] rows, 0, 1, 2, … within each epoch.
+// [PartitionItems] rows (default 4096), 0, 1, 2, … within each epoch.
+//
+// Ranks: every input runs as the run's rank (flow.Pipeline.WithRank), so
+// each divides its own rows; an input with a rank of its own is refused.
 //
 // Epochs: in the combination's epoch e, input i runs its epochs from
 // e·n on, n being its own epoch count (1 unless set with Epochs), so each
 // input reshuffles with every epoch of the combination. With
-// [CycleExhausted] its c-th restart within epoch e runs from (e+c)·n on.
+// [CycleExhausted] its c-th restart within epoch e runs from (e+c)·n on
+// (flow.Pipeline.Pass).
 //
-// Resuming needs, besides each input's own position, only counts: for
-// Mix, the number of draws made in the epoch (one 32-bit output of its
-// stream per row delivered, plus one per draw that found its input run
-// out); for Interleave, the slot and the rows taken in the current block;
-// and for both, the restarts of each input and which inputs were dropped.
+// Checkpoints: a combination keeps state across its partitions (its Info
+// is Serial), which it gives with each partition in a followed run
+// (flow.Partition.State): each input's own checkpoint, so every input
+// resumes from its position through its own stages, and only counts
+// besides: for Mix, the number of draws made in the epoch (one 32-bit
+// output of its stream per row delivered, plus one per draw that found its
+// input run out); for Interleave, the slot and the rows taken in the
+// current block; and for both, the restarts of each input and which inputs
+// were dropped.
 
 // Exhausted says what a combination does when one of its inputs runs out
 // of rows.
@@ -71,44 +83,32 @@ func (e Exhausted) String() string {
 	return fmt.Sprintf("Exhausted(%d)", int(e))
 }
 
-// CombineOption configures [Concat], [Interleave] and [Mix]:
-// [OnExhausted] (Interleave and Mix), [PartitionRows].
+// CombineOption configures [Interleave] and [Mix]: [OnExhausted],
+// [PartitionItems] (default 4096 rows), [Named] (a name only; the
+// defaults are "interleave" and "mix").
 type CombineOption interface{ combineOption() }
 
-type combineOpt struct {
-	name  string
-	apply func(*combineConfig) error
+// combineConfig holds a combination's options.
+type combineConfig struct {
+	shapeConfig
+	policy Exhausted
 }
+
+// combineOpt is an option of the combinations only.
+type combineOpt struct{ ownOpt[combineConfig] }
 
 func (combineOpt) combineOption() {}
 
-type combineConfig struct {
-	policy Exhausted
-	per    int
-}
-
-// OnExhausted sets what happens when an input runs out. The default is
-// DropExhausted.
+// OnExhausted sets what happens when an input of [Interleave] or [Mix]
+// runs out. The default is DropExhausted.
 func OnExhausted(e Exhausted) CombineOption {
-	return combineOpt{"OnExhausted", func(c *combineConfig) error {
+	return combineOpt{ownOpt[combineConfig]{"OnExhausted", func(c *combineConfig) error {
 		if e < DropExhausted || e > CycleExhausted {
 			return fmt.Errorf("OnExhausted(%v): unknown policy", e)
 		}
 		c.policy = e
 		return nil
-	}}
-}
-
-// PartitionRows sets how many rows make one of the combination's output
-// partitions (default 4096).
-func PartitionRows(n int) CombineOption {
-	return combineOpt{"PartitionRows", func(c *combineConfig) error {
-		if n < 1 {
-			return fmt.Errorf("PartitionRows(%d): must be at least 1", n)
-		}
-		c.per = n
-		return nil
-	}}
+	}}}
 }
 
 // inputID returns the ID that the row IDs of a combination's input i are
@@ -120,7 +120,7 @@ func inputID(i int) rowid.ID {
 // Concat returns a source of the rows of the inputs one after the other:
 // all of input 0, then all of input 1, and so on. Each input is a pipeline
 // without a sink whose output type is T.
-func Concat[T any](inputs ...*Pipeline) Source[T] {
+func Concat[T any](inputs ...*flow.Pipeline) flow.Source[T] {
 	return newCombined[T]("concat", inputs, nil)
 }
 
@@ -131,7 +131,7 @@ func Concat[T any](inputs ...*Pipeline) Source[T] {
 // DropExhausted the next input not yet opened takes its place in the
 // round; CycleExhausted needs every input open (cycle = len(inputs)).
 // cycle < 1 means every input; block < 1 is an error.
-func Interleave[T any](inputs []*Pipeline, cycle, block int, opts ...CombineOption) Source[T] {
+func Interleave[T any](inputs []*flow.Pipeline, cycle, block int, opts ...CombineOption) flow.Source[T] {
 	c := newCombined[T]("interleave", inputs, opts)
 	if cycle < 1 || cycle > len(inputs) {
 		cycle = len(inputs)
@@ -140,9 +140,9 @@ func Interleave[T any](inputs []*Pipeline, cycle, block int, opts ...CombineOpti
 	switch {
 	case c.err != nil:
 	case block < 1:
-		c.err = fmt.Errorf("flow: interleave: block length %d: must be at least 1", block)
+		c.err = fmt.Errorf("operators: %s: block length %d: must be at least 1", c.cfg.name, block)
 	case c.cfg.policy == CycleExhausted && cycle < len(inputs):
-		c.err = fmt.Errorf("flow: interleave: CycleExhausted needs every input open, but the cycle is %d of %d", cycle, len(inputs))
+		c.err = fmt.Errorf("operators: %s: CycleExhausted needs every input open, but the cycle is %d of %d", c.cfg.name, cycle, len(inputs))
 	}
 	return c
 }
@@ -153,28 +153,28 @@ func Interleave[T any](inputs []*Pipeline, cycle, block int, opts ...CombineOpti
 // 32-bit output a row, with the weights rounded to multiples of
 // sum/2^32. Weights must be finite and not negative, and one at least
 // positive; an input of weight 0 is never read.
-func Mix[T any](inputs []*Pipeline, weights []float64, opts ...CombineOption) Source[T] {
+func Mix[T any](inputs []*flow.Pipeline, weights []float64, opts ...CombineOption) flow.Source[T] {
 	c := newCombined[T]("mix", inputs, opts)
 	if c.err == nil {
-		c.weights, c.err = fixedWeights(weights, len(inputs))
+		c.weights, c.err = fixedWeights(c.cfg.name, weights, len(inputs))
 	}
 	return c
 }
 
 // fixedWeights turns weights into integers summing to about 2^32.
-func fixedWeights(weights []float64, n int) ([]uint64, error) {
+func fixedWeights(name string, weights []float64, n int) ([]uint64, error) {
 	if len(weights) != n {
-		return nil, fmt.Errorf("flow: mix: %d weights for %d inputs", len(weights), n)
+		return nil, fmt.Errorf("operators: %s: %d weights for %d inputs", name, len(weights), n)
 	}
 	sum := 0.0
 	for i, w := range weights {
 		if w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
-			return nil, fmt.Errorf("flow: mix: weight %d is %v", i, w)
+			return nil, fmt.Errorf("operators: %s: weight %d is %v", name, i, w)
 		}
 		sum += w
 	}
 	if sum == 0 {
-		return nil, errors.New("flow: mix: every weight is 0")
+		return nil, fmt.Errorf("operators: %s: every weight is 0", name)
 	}
 	fixed := make([]uint64, n)
 	for i, w := range weights {
@@ -188,58 +188,64 @@ func fixedWeights(weights []float64, n int) ([]uint64, error) {
 // combined is the source that Concat, Interleave and Mix return.
 type combined[T any] struct {
 	kind         string
-	inputs       []*Pipeline
+	inputs       []*flow.Pipeline
 	weights      []uint64 // mix only
 	cycle, block int      // interleave and concat
 	cfg          combineConfig
 	err          error
 }
 
-func newCombined[T any](kind string, inputs []*Pipeline, opts []CombineOption) *combined[T] {
-	c := &combined[T]{kind: kind, inputs: inputs, cfg: combineConfig{per: 4096}, cycle: 1, block: math.MaxInt}
-	for _, o := range opts {
-		co, ok := o.(combineOpt)
-		if !ok || co.apply == nil {
-			c.err = fmt.Errorf("flow: %s: nil option", kind)
-			return c
-		}
-		if err := co.apply(&c.cfg); err != nil {
-			c.err = fmt.Errorf("flow: %s: %w", kind, err)
-			return c
-		}
+func newCombined[T any](kind string, inputs []*flow.Pipeline, opts []CombineOption) *combined[T] {
+	c := &combined[T]{kind: kind, inputs: inputs, cfg: combineConfig{shapeConfig: shapeConfig{name: kind, perPart: 4096}}, cycle: 1, block: math.MaxInt}
+	if c.err = configureOwn(&c.cfg, &c.cfg.shapeConfig, opts); c.err != nil {
+		return c
 	}
 	if len(inputs) == 0 {
-		c.err = fmt.Errorf("flow: %s of no inputs", kind)
+		c.err = fmt.Errorf("operators: %s of no inputs", c.cfg.name)
 	}
 	for i, in := range inputs {
 		if c.err != nil {
 			break
 		}
-		if in == nil {
-			c.err = fmt.Errorf("flow: %s: input %d is nil", kind, i)
-		} else if in.world != 0 {
-			c.err = fmt.Errorf("flow: %s: input %d has a rank of its own (WithRank(%d, %d)); say the rank once, on the pipeline that reads the %s", kind, i, in.rank, in.world, kind)
-		} else if err := checkIter[T](in); err != nil {
-			c.err = fmt.Errorf("%s input %d: %w", kind, i, err)
-		}
+		c.err = c.checkInput(i, in)
 	}
 	return c
 }
 
-func (c *combined[T]) Info() Info {
+// checkInput reports why input i cannot be read by the combination.
+func (c *combined[T]) checkInput(i int, in *flow.Pipeline) error {
+	name := c.cfg.name
+	if in == nil {
+		return fmt.Errorf("operators: %s: input %d is nil", name, i)
+	}
+	if err := in.Err(); err != nil {
+		return fmt.Errorf("%s input %d: %w", name, i, err)
+	}
+	// The rank is said once: an input runs as the run's rank (see
+	// runFrom), so one with a rank of its own is refused.
+	if err := in.WithRank(0, 1).Err(); err != nil {
+		return fmt.Errorf("operators: %s: input %d has a rank of its own; say the rank once, on the pipeline that reads the %s (%w)", name, i, name, err)
+	}
+	if got, want := in.OutType(), reflect.TypeFor[T](); got != want {
+		return fmt.Errorf("operators: %s input %d: the pipeline produces %v but the %s takes %v", name, i, got, name, want)
+	}
+	return nil
+}
+
+func (c *combined[T]) Info() flow.Info {
 	// Ranked: every input runs as the run's rank and divides its own rows
 	// (see runFrom), or its run fails.
-	return Info{Name: c.kind, Serial: "it takes its inputs' rows in one sequence", Settings: c.settings(), Ranked: true}
+	return flow.Info{Name: c.cfg.name, Serial: "it takes its inputs' rows in one sequence", Settings: c.settings(), Ranked: true}
 }
 
 // settings is what a fingerprint of a pipeline reading c covers besides
 // its name: the options and each input's fingerprint.
 func (c *combined[T]) settings() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s policy=%d rows=%d cycle=%d block=%d weights=%v", c.kind, c.cfg.policy, c.cfg.per, c.cycle, c.block, c.weights)
+	fmt.Fprintf(&b, "%s policy=%d rows=%d cycle=%d block=%d weights=%v", c.kind, c.cfg.policy, c.cfg.perPart, c.cycle, c.block, c.weights)
 	for _, in := range c.inputs {
 		if in != nil {
-			fmt.Fprintf(&b, " input=%s", in.env().Fingerprint)
+			fmt.Fprintf(&b, " input=%s", in.Fingerprint())
 		}
 	}
 	return b.String()
@@ -248,50 +254,74 @@ func (c *combined[T]) settings() string {
 // Err reports a bad input, weight or option.
 func (c *combined[T]) Err() error { return c.err }
 
-func (c *combined[T]) Partitions(ctx context.Context, env Env) iter.Seq2[Partition[T], error] {
-	return func(yield func(Partition[T], error) bool) {
+// DataFingerprint fingerprints the inputs' data (see
+// flow.DataFingerprinter): "" if none of them reports any.
+func (c *combined[T]) DataFingerprint(ctx context.Context, env flow.Env) (string, error) {
+	if c.err != nil {
+		return "", c.err
+	}
+	h := sha256.New()
+	known := false
+	for i, in := range c.inputs {
+		fp, err := in.DataFingerprint(ctx)
+		if err != nil {
+			return "", fmt.Errorf("operators: %s input %d: %w", c.cfg.name, i, err)
+		}
+		known = known || fp != ""
+		fmt.Fprintf(h, "input %d %q\n", i, fp)
+	}
+	if !known {
+		return "", nil
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16]), nil
+}
+
+// Partitions yields the epoch's output partitions one at a time: each
+// starts where the one before it ended. In a followed run each carries
+// the merger's state at its start; a resumed run starts at the partition
+// its state names.
+func (c *combined[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2[flow.Partition[T], error] {
+	return func(yield func(flow.Partition[T], error) bool) {
 		if c.err != nil {
-			yield(Partition[T]{}, c.err)
+			yield(flow.Partition[T]{}, c.err)
 			return
 		}
 		m := newMerger(c, env)
 		defer m.close()
 		first := int64(0)
-		var h *history
-		if rc := env.ck; rc != nil {
-			m.track = rc.tracker != nil
-			if m.track {
-				h = rc.tracker.registerSource(c.kind)
+		m.track = env.Followed
+		if env.Resume != nil {
+			var st mergerState
+			err := strictjson.Decode(env.Resume, &st)
+			if err != nil {
+				err = fmt.Errorf("operators: %s: resuming: %w", c.cfg.name, err)
+			} else {
+				err = m.resume(ctx, st)
 			}
-			if env.Resume != nil {
-				st, err := decodeMergerState(c.kind, env.Resume)
-				if err == nil {
-					err = m.resume(ctx, st)
-				}
-				if err != nil {
-					yield(Partition[T]{}, err)
-					return
-				}
-				first = epoch.Partition(st.Part)
+			if err != nil {
+				yield(flow.Partition[T]{}, err)
+				return
 			}
+			first = epoch.Partition(st.Part)
 		}
 		for b := first; b < 1<<epoch.Bits; b++ {
-			if h != nil {
+			p := flow.Partition[T]{Part: b}
+			if m.track {
 				st, err := m.snapshot(epoch.Part(env.Epoch, b))
 				if err != nil {
-					yield(Partition[T]{}, err)
+					yield(flow.Partition[T]{}, err)
 					return
 				}
-				env.ck.tracker.sourceAt(h, st.Part, st)
+				p.State = st
 			}
 			done := make(chan struct{})
 			ended := false
-			p := Partition[T]{Part: b, Read: func(ctx context.Context, out Emitter[T]) error {
+			p.Read = func(ctx context.Context, out flow.Emitter[T]) error {
 				defer close(done)
 				var err error
 				ended, err = m.fill(ctx, b, out)
 				return err
-			}}
+			}
 			if !yield(p, nil) {
 				return
 			}

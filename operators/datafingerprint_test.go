@@ -1,4 +1,4 @@
-package flow_test
+package operators_test
 
 import (
 	"os"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sources"
 	"github.com/rowflow/rowflow/sources/text"
 )
@@ -26,11 +27,11 @@ func TestDataFingerprint(t *testing.T) {
 	}
 	csv := flow.From(text.CSV[row](dir))
 	slice := flow.From(sources.Slice([]row{{1}}))
-	both := flow.From(flow.Concat[row](slice, csv))
+	both := flow.From(operators.Concat[row](slice, csv))
 	fps := func() (string, string, string) {
 		t.Helper()
 		var out [3]string
-		for i, p := range []*flow.Pipeline{csv, both, flow.From(flow.Concat[row](slice))} {
+		for i, p := range []*flow.Pipeline{csv, both, flow.From(operators.Concat[row](slice))} {
 			fp, err := p.DataFingerprint(t.Context())
 			if err != nil {
 				t.Fatal(err)

@@ -1,14 +1,18 @@
-package flow
+package operators
 
 import (
 	"context"
 	"fmt"
+	"iter"
 
+	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/pcg"
 	"github.com/rowflow/rowflow/rowid"
 )
 
-// purposeMix keys Mix's stream: (seed, epoch, position, purposeMix).
+// purposeMix keys Mix's stream: (seed, epoch, position, purposeMix). It
+// shares its number with purposeTable, a stage's, whose position is never
+// the source's 0.
 const purposeMix = 5
 
 // combineChunk is the most rows a combination's chunk carries.
@@ -19,19 +23,20 @@ const combineChunk = 1024
 type lane[T any] struct {
 	input  int
 	comb   rowid.Combiner
-	next   func() (Chunk[T], error, bool)
+	next   func() (flow.Chunk[T], error, bool)
 	stop   func()
-	cur    Chunk[T]
-	k      int   // rows of cur taken
-	rows   int64 // rows taken from the current run
-	runs   int64 // runs started in this epoch
-	ranOut bool  // has run out at least once in this epoch
-	done   bool  // dropped
+	cur    flow.Chunk[T]
+	ids    []rowid.ID // cur's IDs combined with the input's
+	k      int        // rows of cur taken
+	rows   int64      // rows taken from the current run
+	runs   int64      // runs started in this epoch
+	ranOut bool       // has run out at least once in this epoch
+	done   bool       // dropped
 	// For checkpoints: the run's tracker, the position before cur (nil
 	// at the run's start) and why it could not be taken; rows of the
 	// resumed run still to skip; whether a chunk was pulled.
-	tr     *Tracker
-	at     *Checkpoint
+	tr     *flow.Tracker
+	at     *flow.Checkpoint
 	atErr  error
 	skip   int
 	pulled bool
@@ -40,7 +45,7 @@ type lane[T any] struct {
 // merger takes one epoch of a combination's rows from its lanes.
 type merger[T any] struct {
 	c       *combined[T]
-	env     Env
+	env     flow.Env
 	lanes   []*lane[T]
 	started bool
 	rng     pcg.Rand
@@ -56,7 +61,7 @@ type merger[T any] struct {
 	track   bool  // the run is followed by a Tracker: inputs are too
 }
 
-func newMerger[T any](c *combined[T], env Env) *merger[T] {
+func newMerger[T any](c *combined[T], env flow.Env) *merger[T] {
 	m := &merger[T]{c: c, env: env}
 	for i := range c.inputs {
 		m.lanes = append(m.lanes, &lane[T]{input: i, comb: rowid.NewCombiner(inputID(i))})
@@ -140,15 +145,19 @@ func (m *merger[T]) ready(l *lane[T]) (bool, error) {
 		c, err, ok := l.next()
 		l.pulled = true
 		if err != nil {
-			return false, fmt.Errorf("%s input %d: %w", m.c.kind, l.input, err)
+			return false, fmt.Errorf("%s input %d: %w", m.c.cfg.name, l.input, err)
 		}
 		if !ok {
-			l.cur = Chunk[T]{}
+			l.cur = flow.Chunk[T]{}
 			l.stop()
 			l.next, l.stop = nil, nil
 			return false, nil
 		}
 		l.cur = c
+		l.ids = c.IDs.AppendTo(l.ids[:0])
+		for i, id := range l.ids {
+			l.ids[i] = l.comb.Combine(id)
+		}
 		if l.skip > 0 {
 			// A resumed run: rows taken before the checkpoint.
 			l.k = min(l.skip, len(c.Values))
@@ -216,9 +225,9 @@ func (m *merger[T]) replace(ctx context.Context) bool {
 	return len(m.slots) > 0
 }
 
-// fill pushes output partition b: up to PartitionRows rows, then its End.
+// fill pushes output partition b: up to PartitionItems rows, then its End.
 // It reports whether the epoch has ended.
-func (m *merger[T]) fill(ctx context.Context, b int64, out Emitter[T]) (bool, error) {
+func (m *merger[T]) fill(ctx context.Context, b int64, out flow.Emitter[T]) (bool, error) {
 	if !m.started {
 		m.start(ctx)
 	}
@@ -240,12 +249,12 @@ func (m *merger[T]) fill(ctx context.Context, b int64, out Emitter[T]) (bool, er
 // inner loop takes one row per draw without calls, while the drawn
 // lane's chunk has rows; a lane that needs its next chunk, or has run
 // out, goes through ready and exhausted with the state stored back.
-func (m *merger[T]) fillMix(ctx context.Context, o *mergeOut[T], out Emitter[T]) error {
-	for o.n < m.c.cfg.per && !m.ended {
+func (m *merger[T]) fillMix(ctx context.Context, o *mergeOut[T], out flow.Emitter[T]) error {
+	for o.n < m.c.cfg.perPart && !m.ended {
 		if o.vals == nil {
-			o.vals, o.ids = Alloc[T](combineChunk), Alloc[rowid.ID](combineChunk)
+			o.vals, o.ids = flow.Alloc[T](combineChunk), flow.Alloc[rowid.ID](combineChunk)
 		}
-		room := min(m.c.cfg.per-o.n, combineChunk-len(o.vals))
+		room := min(m.c.cfg.perPart-o.n, combineChunk-len(o.vals))
 		vals, ids, rng, draws := o.vals, o.ids, m.rng, m.draws
 		var wait *lane[T] // a drawn lane whose chunk has no row left
 		for range room {
@@ -260,13 +269,7 @@ func (m *merger[T]) fillMix(ctx context.Context, o *mergeOut[T], out Emitter[T])
 				wait = l
 				break
 			}
-			var id rowid.ID
-			if in := &l.cur.IDs; in.run && in.sel == nil { // a source's run: At without a call
-				id = in.comb.Combine(rowid.Ordinal(in.first + uint64(l.k)))
-			} else {
-				id = in.At(l.k)
-			}
-			vals, ids = append(vals, l.cur.Values[l.k]), append(ids, l.comb.Combine(id))
+			vals, ids = append(vals, l.cur.Values[l.k]), append(ids, l.ids[l.k])
 			l.k++
 			l.rows++
 		}
@@ -292,8 +295,8 @@ func (m *merger[T]) fillMix(ctx context.Context, o *mergeOut[T], out Emitter[T])
 
 // fillRounds takes blocks in round order until the partition is full or
 // the epoch ends.
-func (m *merger[T]) fillRounds(ctx context.Context, o *mergeOut[T], out Emitter[T]) error {
-	for o.n < m.c.cfg.per && !m.ended {
+func (m *merger[T]) fillRounds(ctx context.Context, o *mergeOut[T], out flow.Emitter[T]) error {
+	for o.n < m.c.cfg.perPart && !m.ended {
 		l := m.lanes[m.slots[m.slot]]
 		ok, err := m.ready(l)
 		if err != nil {
@@ -303,7 +306,7 @@ func (m *merger[T]) fillRounds(ctx context.Context, o *mergeOut[T], out Emitter[
 			m.ended = !m.exhausted(ctx, l)
 			continue
 		}
-		k := min(m.c.block-m.taken, len(l.cur.Values)-l.k, m.c.cfg.per-o.n, combineChunk-len(o.vals))
+		k := min(m.c.block-m.taken, len(l.cur.Values)-l.k, m.c.cfg.perPart-o.n, combineChunk-len(o.vals))
 		o.add(l, k)
 		m.taken += k
 		if m.taken == m.c.block {
@@ -338,15 +341,13 @@ type mergeOut[T any] struct {
 // add takes k rows of l's current chunk.
 func (o *mergeOut[T]) add(l *lane[T], k int) {
 	if o.vals == nil {
-		o.vals, o.ids = Alloc[T](combineChunk), Alloc[rowid.ID](combineChunk)
+		o.vals, o.ids = flow.Alloc[T](combineChunk), flow.Alloc[rowid.ID](combineChunk)
 	}
 	if k == 1 {
-		o.vals, o.ids = append(o.vals, l.cur.Values[l.k]), append(o.ids, l.comb.Combine(l.cur.IDs.At(l.k)))
+		o.vals, o.ids = append(o.vals, l.cur.Values[l.k]), append(o.ids, l.ids[l.k])
 	} else {
 		o.vals = append(o.vals, l.cur.Values[l.k:l.k+k]...)
-		for i := l.k; i < l.k+k; i++ {
-			o.ids = append(o.ids, l.comb.Combine(l.cur.IDs.At(i)))
-		}
+		o.ids = append(o.ids, l.ids[l.k:l.k+k]...)
 	}
 	l.k += k
 	l.rows += int64(k)
@@ -354,21 +355,131 @@ func (o *mergeOut[T]) add(l *lane[T], k int) {
 }
 
 // flush pushes a full chunk.
-func (o *mergeOut[T]) flush(ctx context.Context, out Emitter[T]) error {
+func (o *mergeOut[T]) flush(ctx context.Context, out flow.Emitter[T]) error {
 	if len(o.vals) < combineChunk {
 		return nil
 	}
 	return o.push(ctx, out, false)
 }
 
-func (o *mergeOut[T]) push(ctx context.Context, out Emitter[T], end bool) error {
-	c := Chunk[T]{Part: o.batch, IDs: ListIDs(o.ids), Values: o.vals, End: end}
+func (o *mergeOut[T]) push(ctx context.Context, out flow.Emitter[T], end bool) error {
+	c := flow.Chunk[T]{Part: o.batch, IDs: flow.ListIDs(o.ids), Values: o.vals, End: end}
 	o.vals, o.ids = nil, nil
 	return out.Push(ctx, c)
 }
 
 func (o *mergeOut[T]) release() {
-	Recycle(o.vals)
-	Recycle(o.ids)
+	flow.Recycle(o.vals)
+	flow.Recycle(o.ids)
 	o.vals, o.ids = nil, nil
+}
+
+// mergerState is a combination's part of a checkpoint: where each input
+// stood when an output partition started, and the merger's own counters.
+// Each input's position is a checkpoint of that input, so resuming a
+// combination resumes each input, whatever stages it has.
+type mergerState struct {
+	Part  int64       `json:"part"` // the output partition, epoch included
+	Fresh bool        `json:"fresh,omitempty"`
+	Draws int64       `json:"draws,omitempty"` // mix: draws made in the epoch
+	Slots []int       `json:"slots,omitempty"` // interleave
+	Open  int         `json:"opened,omitempty"`
+	Slot  int         `json:"slot,omitempty"`
+	Taken int         `json:"taken,omitempty"`
+	Lanes []laneState `json:"lanes"`
+}
+
+// laneState is one input's position: its run, and in it the checkpoint
+// after the chunks it had pulled before the one it was taking from (nil
+// at the run's start) and how many rows of what follows were taken.
+type laneState struct {
+	Runs   int64            `json:"runs"`
+	Rows   int64            `json:"rows"`
+	RanOut bool             `json:"ran_out,omitempty"`
+	Done   bool             `json:"done,omitempty"`
+	Open   bool             `json:"open,omitempty"`
+	At     *flow.Checkpoint `json:"at,omitempty"`
+	Skip   int              `json:"skip,omitempty"`
+}
+
+// snapshot returns the merger's state at the start of output partition
+// part, or an error if an input cannot be checkpointed.
+func (m *merger[T]) snapshot(part int64) (mergerState, error) {
+	st := mergerState{Part: part, Fresh: !m.started}
+	if !m.started {
+		return st, nil
+	}
+	st.Draws, st.Slots, st.Open, st.Slot, st.Taken = m.draws, append([]int(nil), m.slots...), m.opened, m.slot, m.taken
+	for _, l := range m.lanes {
+		if l.atErr != nil {
+			return st, fmt.Errorf("%s input %d: %w", m.c.cfg.name, l.input, l.atErr)
+		}
+		ls := laneState{Runs: l.runs, Rows: l.rows, RanOut: l.ranOut, Done: l.done, Open: l.next != nil, At: l.at, Skip: l.k + l.skip}
+		if ls.Open && l.pulled && l.k >= len(l.cur.Values) {
+			// The chunk is used up: the position is after it.
+			ck, err := l.tr.Checkpoint()
+			if err != nil {
+				return st, fmt.Errorf("%s input %d: %w", m.c.cfg.name, l.input, err)
+			}
+			ls.At, ls.Skip = &ck, l.skip
+		}
+		st.Lanes = append(st.Lanes, ls)
+	}
+	return st, nil
+}
+
+// resume sets up a new merger from a state: each open input resumes from
+// its checkpoint, and the mix's stream is advanced past its draws.
+func (m *merger[T]) resume(ctx context.Context, st mergerState) error {
+	if st.Fresh {
+		return nil
+	}
+	if len(st.Lanes) != len(m.lanes) {
+		return fmt.Errorf("operators: %s: the checkpoint has %d inputs, the pipeline %d", m.c.cfg.name, len(st.Lanes), len(m.lanes))
+	}
+	m.started = true
+	m.draws, m.slots, m.opened, m.slot, m.taken = st.Draws, st.Slots, st.Open, st.Slot, st.Taken
+	for i, ls := range st.Lanes {
+		l := m.lanes[i]
+		l.ranOut, l.done = ls.RanOut, ls.Done
+		if ls.Open {
+			l.runs = ls.Runs - 1
+			m.runFrom(ctx, l, ls.At)
+			l.skip = ls.Skip
+		} else {
+			l.runs = ls.Runs
+		}
+		l.rows = ls.Rows
+	}
+	if m.c.weights != nil {
+		m.rng = pcg.Keyed(m.env.Seed, uint64(m.env.Epoch), uint64(m.env.Position), purposeMix)
+		m.rng.Advance(m.draws)
+		for i, w := range m.c.weights {
+			if w > 0 && !m.lanes[i].done {
+				m.active = append(m.active, i)
+			}
+		}
+		m.weigh()
+	}
+	return nil
+}
+
+// runFrom starts lane l's next run, from checkpoint at if it is not nil.
+func (m *merger[T]) runFrom(ctx context.Context, l *lane[T], at *flow.Checkpoint) {
+	// The run's rank (the input has none of its own: see checkInput), and
+	// fresh epochs for each run of the input.
+	q := m.c.inputs[l.input].WithRank(m.env.Rank, m.env.World).Pass(m.env.Epoch + l.runs)
+	l.runs++
+	l.rows, l.k, l.skip, l.cur, l.pulled, l.at, l.atErr = 0, 0, 0, flow.Chunk[T]{}, false, nil, nil
+	if m.track {
+		if l.tr == nil {
+			l.tr = new(flow.Tracker)
+		}
+		q = q.Checkpoints(l.tr)
+	}
+	if at != nil {
+		q = q.Resume(*at)
+		l.at = at
+	}
+	l.next, l.stop = iter.Pull2(flow.Chunks[T](ctx, q))
 }

@@ -1,4 +1,4 @@
-package flow_test
+package operators_test
 
 import (
 	"context"
@@ -88,7 +88,7 @@ func TestConcat(t *testing.T) {
 		}
 	}
 	checkCombine(t, func(n int) flow.Source[int64] {
-		return flow.Concat[int64](combineInputs(n, 300, 0, 50)...)
+		return operators.Concat[int64](combineInputs(n, 300, 0, 50)...)
 	}, want)
 }
 
@@ -132,7 +132,7 @@ func TestInterleave(t *testing.T) {
 	sizes := []int64{250, 40, 0, 130}
 	for _, c := range [][2]int{{2, 3}, {4, 1}, {1, 7}, {3, 64}} {
 		checkCombine(t, func(n int) flow.Source[int64] {
-			return flow.Interleave[int64](combineInputs(n, sizes...), c[0], c[1], flow.PartitionRows(50))
+			return operators.Interleave[int64](combineInputs(n, sizes...), c[0], c[1], operators.PartitionItems(50))
 		}, interleaveSerial(sizes, c[0], c[1]))
 	}
 }
@@ -148,10 +148,10 @@ func countInputs(items []flow.Item[int64]) []int {
 func TestMix(t *testing.T) {
 	weights := []float64{5, 3, 2}
 	src := func(n int) flow.Source[int64] {
-		return flow.Mix[int64](combineInputs(n, 6000, 6000, 6000), weights, flow.PartitionRows(500))
+		return operators.Mix[int64](combineInputs(n, 6000, 6000, 6000), weights, operators.PartitionItems(500))
 	}
 	ref := checkCombine(t, src, nil)
-	uniqueIDs(t, ref)
+	uniqueIDs(t, "mix", ref)
 	if len(ref) != 18000 {
 		t.Fatalf("%d items, want all 18000", len(ref))
 	}
@@ -183,31 +183,20 @@ func sameValues(a, b []flow.Item[int64]) bool {
 	return slices.EqualFunc(a, b, func(x, y flow.Item[int64]) bool { return x.Value == y.Value })
 }
 
-func uniqueIDs(t *testing.T, items []flow.Item[int64]) {
-	t.Helper()
-	seen := map[rowid.ID]bool{}
-	for i, it := range items {
-		if seen[it.ID] {
-			t.Fatalf("item %d: ID %v twice", i, it.ID)
-		}
-		seen[it.ID] = true
-	}
-}
-
 func TestMixPolicies(t *testing.T) {
-	mix := func(policy flow.Exhausted) func(n int) flow.Source[int64] {
+	mix := func(policy operators.Exhausted) func(n int) flow.Source[int64] {
 		return func(n int) flow.Source[int64] {
-			return flow.Mix[int64](combineInputs(n, 2000, 300, 1000), []float64{1, 1, 1}, flow.OnExhausted(policy))
+			return operators.Mix[int64](combineInputs(n, 2000, 300, 1000), []float64{1, 1, 1}, operators.OnExhausted(policy))
 		}
 	}
 	// Stop: the epoch ends when the small input runs out.
-	stop := checkCombine(t, mix(flow.StopExhausted), nil)
+	stop := checkCombine(t, mix(operators.StopExhausted), nil)
 	if c := countInputs(stop); c[1] != 300 || c[0] >= 2000 || c[2] >= 1000 {
 		t.Fatalf("StopExhausted: rows per input %v", c)
 	}
 	// Cycle: the epoch ends when every input has run out once; the
 	// smaller ones repeat, reshuffled by their epochs.
-	cyc := checkCombine(t, mix(flow.CycleExhausted), nil)
+	cyc := checkCombine(t, mix(operators.CycleExhausted), nil)
 	if c := countInputs(cyc); c[0] > 2000 || c[1] <= 300 || c[2] < 1000 || c[0] < 2000 && c[1]%300 != 0 {
 		t.Fatalf("CycleExhausted: rows per input %v", c)
 	}
@@ -224,7 +213,7 @@ func TestCombineLeavesNothingRunning(t *testing.T) {
 	})).Parallel(3)
 	ins := append(combineInputs(2, 5000, 5000), bad)
 	var err error
-	for _, e := range flow.Items[int64](context.Background(), flow.From(flow.Mix[int64](ins, []float64{1, 1, 1}))) {
+	for _, e := range flow.Items[int64](context.Background(), flow.From(operators.Mix[int64](ins, []float64{1, 1, 1}))) {
 		err = e
 	}
 	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "mix input 2") {
@@ -232,7 +221,7 @@ func TestCombineLeavesNothingRunning(t *testing.T) {
 	}
 	// Leaving early stops every input.
 	n := 0
-	for _, e := range flow.Items[int64](context.Background(), flow.From(flow.Interleave[int64](combineInputs(2, 5000, 5000), 2, 10))) {
+	for _, e := range flow.Items[int64](context.Background(), flow.From(operators.Interleave[int64](combineInputs(2, 5000, 5000), 2, 10))) {
 		if e != nil {
 			t.Fatal(e)
 		}
@@ -246,24 +235,24 @@ func TestCombineBuildErrors(t *testing.T) {
 	two := combineInputs(1, 5, 5)
 	withSink := flow.From(sources.Slice([]int64{1})).To(flow.Sink{})
 	for name, src := range map[string]flow.Source[int64]{
-		"no inputs":  flow.Concat[int64](),
-		"nil input":  flow.Concat[int64](two[0], nil),
-		"wrong type": flow.Concat[int64](flow.From(sources.Slice([]string{"a"}))),
-		"sink":       flow.Concat[int64](withSink),
-		"weights":    flow.Mix[int64](two, []float64{1}),
-		"negative":   flow.Mix[int64](two, []float64{1, -1}),
-		"NaN":        flow.Mix[int64](two, []float64{1, math.NaN()}),
-		"zero sum":   flow.Mix[int64](two, []float64{0, 0}),
-		"rows":       flow.Mix[int64](two, []float64{1, 1}, flow.PartitionRows(0)),
-		"block":      flow.Interleave[int64](two, 2, 0),
-		"cycle":      flow.Interleave[int64](two, 1, 1, flow.OnExhausted(flow.CycleExhausted)),
-		"policy":     flow.Mix[int64](two, []float64{1, 1}, flow.OnExhausted(7)),
+		"no inputs":  operators.Concat[int64](),
+		"nil input":  operators.Concat[int64](two[0], nil),
+		"wrong type": operators.Concat[int64](flow.From(sources.Slice([]string{"a"}))),
+		"sink":       operators.Concat[int64](withSink),
+		"weights":    operators.Mix[int64](two, []float64{1}),
+		"negative":   operators.Mix[int64](two, []float64{1, -1}),
+		"NaN":        operators.Mix[int64](two, []float64{1, math.NaN()}),
+		"zero sum":   operators.Mix[int64](two, []float64{0, 0}),
+		"rows":       operators.Mix[int64](two, []float64{1, 1}, operators.PartitionItems(0)),
+		"block":      operators.Interleave[int64](two, 2, 0),
+		"cycle":      operators.Interleave[int64](two, 1, 1, operators.OnExhausted(operators.CycleExhausted)),
+		"policy":     operators.Mix[int64](two, []float64{1, 1}, operators.OnExhausted(7)),
 	} {
 		if err := flow.From(src).Err(); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
-	if err := flow.From(flow.Concat[int64](two...)).Parallel(2).Err(); err == nil {
+	if err := flow.From(operators.Concat[int64](two...)).Parallel(2).Err(); err == nil {
 		t.Error("Parallel(2) on a combination: no error")
 	}
 }
@@ -289,18 +278,18 @@ func TestCombineFingerprint(t *testing.T) {
 		return got
 	}
 	ins := func() []*flow.Pipeline { return combineInputs(1, 10, 10) }
-	base := fp(flow.Mix[int64](ins(), []float64{1, 2}))
-	if again := fp(flow.Mix[int64](ins(), []float64{1, 2})); again != base {
+	base := fp(operators.Mix[int64](ins(), []float64{1, 2}))
+	if again := fp(operators.Mix[int64](ins(), []float64{1, 2})); again != base {
 		t.Fatalf("one definition, two fingerprints: %s, %s", base, again)
 	}
 	changed := ins()
 	changed[1] = changed[1].Via(operators.Filter(func(int64) bool { return true }))
 	for name, src := range map[string]flow.Source[int64]{
-		"weights": flow.Mix[int64](ins(), []float64{2, 1}),
-		"policy":  flow.Mix[int64](ins(), []float64{1, 2}, flow.OnExhausted(flow.StopExhausted)),
-		"stage":   flow.Mix[int64](changed, []float64{1, 2}),
-		"seed":    flow.Mix[int64]([]*flow.Pipeline{ins()[0], ins()[1].WithSeed(5)}, []float64{1, 2}),
-		"kind":    flow.Interleave[int64](ins(), 2, 1),
+		"weights": operators.Mix[int64](ins(), []float64{2, 1}),
+		"policy":  operators.Mix[int64](ins(), []float64{1, 2}, operators.OnExhausted(operators.StopExhausted)),
+		"stage":   operators.Mix[int64](changed, []float64{1, 2}),
+		"seed":    operators.Mix[int64]([]*flow.Pipeline{ins()[0], ins()[1].WithSeed(5)}, []float64{1, 2}),
+		"kind":    operators.Interleave[int64](ins(), 2, 1),
 	} {
 		if fp(src) == base {
 			t.Errorf("%s: the fingerprint did not change", name)
@@ -313,7 +302,7 @@ func TestCombineFingerprint(t *testing.T) {
 func TestCombineCursors(t *testing.T) {
 	testutil.CheckGoroutines(t)
 	build := func() *flow.Pipeline {
-		return flow.From(flow.Mix[int64](combineInputs(2, 3000, 2000, 1000), []float64{1, 2, 3}, flow.PartitionRows(300))).
+		return flow.From(operators.Mix[int64](combineInputs(2, 3000, 2000, 1000), []float64{1, 2, 3}, operators.PartitionItems(300))).
 			Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(3).WithSeed(4)
 	}
 	want := testutil.Items[int64](t, build())
@@ -331,5 +320,37 @@ func TestCombineCursors(t *testing.T) {
 	}
 	if !slices.Equal(got, want) || len(want) != 6000 {
 		t.Fatalf("consolidated %d items, serial %d, or they differ", len(got), len(want))
+	}
+}
+
+// The combinations take the Common options: Named names the combination
+// in errors and in its Info, PartitionItems sizes its partitions.
+func TestCombineCommonOptions(t *testing.T) {
+	boom := errors.New("boom")
+	bad := flow.From(sources.Generate(50, func(k int64) (int64, error) {
+		if k == 30 {
+			return 0, boom
+		}
+		return k, nil
+	}))
+	src := operators.Mix[int64](append(combineInputs(1, 100), bad), []float64{1, 1}, operators.Named("blend"))
+	if name := src.Info().Name; name != "blend" {
+		t.Fatalf("Named(\"blend\"): Info names %q", name)
+	}
+	var err error
+	for _, e := range flow.Items[int64](context.Background(), flow.From(src)) {
+		err = e
+	}
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "blend input 1") {
+		t.Fatalf("error %v: want boom from blend input 1", err)
+	}
+	items := testutil.Items[int64](t, flow.From(operators.Concat[int64](combineInputs(1, 100, 50)...)))
+	parts := testutil.Items[int64](t, flow.From(operators.Interleave[int64](combineInputs(1, 100, 50), 2, 3, operators.PartitionItems(40))))
+	if len(items) != 150 || items[149].Part != 0 || len(parts) != 150 || parts[39].Part != 0 || parts[40].Part != 1 || parts[149].Part != 3 {
+		t.Fatalf("partitions: Concat's last row in %d (want 0 of 4096 rows), Interleave's rows 39, 40, 149 in %d, %d, %d (want 0, 1, 3 of 40 rows)",
+			items[149].Part, parts[39].Part, parts[40].Part, parts[149].Part)
+	}
+	if err := flow.From(operators.Mix[int64](combineInputs(1, 5), []float64{1}, operators.Named(""))).Err(); err == nil || !strings.Contains(err.Error(), "Named(\"\")") {
+		t.Fatalf("Named(\"\"): %v", err)
 	}
 }

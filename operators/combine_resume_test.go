@@ -1,4 +1,4 @@
-package flow_test
+package operators_test
 
 import (
 	"context"
@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sources"
 )
 
-// resumeInput is input i of a combination: n rows in uneven partitions,
+// combineResumeInput is input i of a combination: n rows in uneven partitions,
 // through a filter and a shuffle, so that its own checkpoints have state.
-func resumeInput(i int, n int64, par int) *flow.Pipeline {
+func combineResumeInput(i int, n int64, par int) *flow.Pipeline {
 	src := sources.Generate(n, func(k int64) (int64, error) { return int64(i)*1_000_000 + k, nil },
 		sources.PartitionItems(37+10*i), sources.Named(string(rune('a'+i))))
 	return flow.From(src).
@@ -25,27 +26,27 @@ func resumeInput(i int, n int64, par int) *flow.Pipeline {
 
 var combineResumeCases = map[string]func(par int) *flow.Pipeline{
 	"concat": func(par int) *flow.Pipeline {
-		return flow.From(flow.Concat[int64](resumeInput(0, 300, par), resumeInput(1, 0, par), resumeInput(2, 200, par))).
+		return flow.From(operators.Concat[int64](combineResumeInput(0, 300, par), combineResumeInput(1, 0, par), combineResumeInput(2, 200, par))).
 			Via(operators.Map(func(v int64) (int64, error) { return v + 1, nil })).Parallel(par)
 	},
 	"interleave": func(par int) *flow.Pipeline {
-		ins := []*flow.Pipeline{resumeInput(0, 400, par), resumeInput(1, 150, par), resumeInput(2, 250, par)}
-		return flow.From(flow.Interleave[int64](ins, 2, 7, flow.PartitionRows(60))).Epochs(2)
+		ins := []*flow.Pipeline{combineResumeInput(0, 400, par), combineResumeInput(1, 150, par), combineResumeInput(2, 250, par)}
+		return flow.From(operators.Interleave[int64](ins, 2, 7, operators.PartitionItems(60))).Epochs(2)
 	},
 	"mix, drop": func(par int) *flow.Pipeline {
-		ins := []*flow.Pipeline{resumeInput(0, 400, par), resumeInput(1, 150, par), resumeInput(2, 250, par)}
-		return flow.From(flow.Mix[int64](ins, []float64{2, 1, 1}, flow.PartitionRows(45))).
+		ins := []*flow.Pipeline{combineResumeInput(0, 400, par), combineResumeInput(1, 150, par), combineResumeInput(2, 250, par)}
+		return flow.From(operators.Mix[int64](ins, []float64{2, 1, 1}, operators.PartitionItems(45))).
 			Via(operators.Batch[int64](4)).
 			Via(operators.Map(func(r operators.Rows[int64]) (int64, error) { return r.Values[0]*10 + int64(len(r.Values)), nil })).Parallel(par).
 			Epochs(2).WithSeed(4)
 	},
 	"mix, stop": func(par int) *flow.Pipeline {
-		ins := []*flow.Pipeline{resumeInput(0, 500, par), resumeInput(1, 400, par)}
-		return flow.From(flow.Mix[int64](ins, []float64{1, 3}, flow.OnExhausted(flow.StopExhausted), flow.PartitionRows(40))).Epochs(2).WithSeed(2)
+		ins := []*flow.Pipeline{combineResumeInput(0, 500, par), combineResumeInput(1, 400, par)}
+		return flow.From(operators.Mix[int64](ins, []float64{1, 3}, operators.OnExhausted(operators.StopExhausted), operators.PartitionItems(40))).Epochs(2).WithSeed(2)
 	},
 	"mix, cycle": func(par int) *flow.Pipeline {
-		ins := []*flow.Pipeline{resumeInput(0, 300, par), resumeInput(1, 90, par), resumeInput(2, 160, par)}
-		return flow.From(flow.Mix[int64](ins, []float64{1, 1, 1}, flow.OnExhausted(flow.CycleExhausted), flow.PartitionRows(50))).WithSeed(8)
+		ins := []*flow.Pipeline{combineResumeInput(0, 300, par), combineResumeInput(1, 90, par), combineResumeInput(2, 160, par)}
+		return flow.From(operators.Mix[int64](ins, []float64{1, 1, 1}, operators.OnExhausted(operators.CycleExhausted), operators.PartitionItems(50))).WithSeed(8)
 	},
 }
 
@@ -55,7 +56,7 @@ var combineResumeCases = map[string]func(par int) *flow.Pipeline{
 func TestResumeCombinations(t *testing.T) {
 	for name, build := range combineResumeCases {
 		t.Run(name, func(t *testing.T) {
-			want, cks := trackedRun(t, build(1))
+			want, cks := testutil.TrackedRun[int64](t, build(1))
 			if len(want) < 300 {
 				t.Fatalf("only %d items", len(want))
 			}
@@ -75,8 +76,8 @@ func TestResumeCombinations(t *testing.T) {
 						got = append(got, it)
 					}
 					if !slices.Equal(got, want[k+1:]) {
-						t.Fatalf("resumed after item %d of %d at parallelism %d: %d items, want %d; first %v, want %v\n%s",
-							k, len(want), par, len(got), len(want)-k-1, head(got), head(want[k+1:]), js)
+						t.Fatalf("resumed after item %d of %d at parallelism %d: %s\n%s",
+							k, len(want), par, firstDiff(got, want[k+1:]), js)
 					}
 				}
 			}

@@ -1,10 +1,11 @@
-package flow_test
+package operators_test
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -31,10 +32,10 @@ func printValues(src flow.Source[string]) {
 // each row's input with the given weights from the seeded stream.
 func ExampleMix() {
 	inputs := []*flow.Pipeline{letters("abcdefgh"), letters("ABCD"), letters("0123")}
-	printValues(flow.Concat[string](inputs...))
-	printValues(flow.Interleave[string](inputs, 3, 2))
-	printValues(flow.Mix[string](inputs, []float64{2, 1, 1}))
-	printValues(flow.Mix[string](inputs, []float64{2, 1, 1}, flow.OnExhausted(flow.StopExhausted)))
+	printValues(operators.Concat[string](inputs...))
+	printValues(operators.Interleave[string](inputs, 3, 2))
+	printValues(operators.Mix[string](inputs, []float64{2, 1, 1}))
+	printValues(operators.Mix[string](inputs, []float64{2, 1, 1}, operators.OnExhausted(operators.StopExhausted)))
 	// Output:
 	// abcdefghABCD0123
 	// abAB01cdCD23efgh

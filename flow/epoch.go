@@ -59,19 +59,19 @@ func (p *Pipeline) Epochs(n int64) *Pipeline {
 	return q
 }
 
-// Pass makes a run the k-th of runs that follow one another over fresh
-// epochs (k counted from 0, the default): with Epochs(n) the run reads
-// epochs k·n, …, k·n+n−1 (with Forever, from epoch k on), each planned
-// and shuffled as that epoch of a longer run would be. operators.Mix and
-// Interleave restart an input that ran out this way, so that every
-// restart reshuffles. The fingerprint covers k when it is above 0. k
-// must lie in [0, MaxEpochs].
-func (p *Pipeline) Pass(k int64) *Pipeline {
+// withPass makes a run the k-th of runs that follow one another over
+// fresh epochs (k counted from 0, the default): with Epochs(n) the run
+// reads epochs k·n, …, k·n+n−1 (with Forever, from epoch k on), each
+// planned and shuffled as that epoch of a longer run would be.
+// operators.Mix and Interleave restart an input that ran out this way
+// (through linkage.Pass), so that every restart reshuffles. The
+// fingerprint covers k when it is above 0. k must lie in [0, MaxEpochs].
+func (p *Pipeline) withPass(k int64) *Pipeline {
 	if p.err != nil {
 		return p
 	}
 	if k < 0 || k > MaxEpochs {
-		return p.fail(fmt.Errorf("flow: Pass(%d): want 0 to %d", k, int64(MaxEpochs)))
+		return p.fail(fmt.Errorf("flow: pass %d: want 0 to %d", k, int64(MaxEpochs)))
 	}
 	q := p.clone()
 	q.pass = k

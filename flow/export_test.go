@@ -32,3 +32,6 @@ func EditCheckpoint(ck Checkpoint, edit func(*CheckpointFields)) Checkpoint {
 func MakeCheckpoint(f CheckpointFields, def []string) Checkpoint {
 	return Checkpoint{version: checkpointVersion, fingerprint: f.Fingerprint, part: f.Part, delivered: f.Delivered, stages: f.Stages, definition: def}
 }
+
+// Pass is withPass, for the tests.
+func (p *Pipeline) Pass(k int64) *Pipeline { return p.withPass(k) }

@@ -343,6 +343,7 @@ func dropCount[T any](d *dropper, c *Chunk[T]) bool {
 }
 
 func init() {
+	linkage.Pass = func(p any, k int64) any { return p.(*Pipeline).withPass(k) }
 	linkage.StartOf = func(p any) string {
 		q := p.(*Pipeline)
 		switch {

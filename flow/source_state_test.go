@@ -142,7 +142,7 @@ func TestPass(t *testing.T) {
 	if p.Pass(0).Fingerprint() != p.Fingerprint() || p.Pass(1).Fingerprint() == p.Fingerprint() {
 		t.Fatal("Pass(0) changed the fingerprint, or Pass(1) did not")
 	}
-	if err := p.Pass(-1).Err(); err == nil || !strings.Contains(err.Error(), "Pass(-1)") {
+	if err := p.Pass(-1).Err(); err == nil || !strings.Contains(err.Error(), "pass -1") {
 		t.Fatalf("Pass(-1): %v", err)
 	}
 }

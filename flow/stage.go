@@ -35,7 +35,8 @@ type Env struct {
 	Job string
 	// Epoch is the epoch being planned: a source's Partitions sees each
 	// epoch of the run in turn (see [Pipeline.Epochs]). Stages are made
-	// once per run and see its first epoch (0 unless [Pipeline.Pass]);
+	// once per run and see its first epoch (0, or later for an input
+	// that a combination restarts);
 	// they tell the epoch of an item from its partition number with
 	// [Item.Epoch].
 	Epoch int64

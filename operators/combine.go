@@ -38,8 +38,8 @@ import (
 // Epochs: in the combination's epoch e, input i runs its epochs from
 // e·n on, n being its own epoch count (1 unless set with Epochs), so each
 // input reshuffles with every epoch of the combination. With
-// [CycleExhausted] its c-th restart within epoch e runs from (e+c)·n on
-// (flow.Pipeline.Pass).
+// [CycleExhausted] its c-th restart within epoch e runs from (e+c)·n on,
+// each epoch planned and shuffled as that epoch of a longer run would be.
 //
 // Checkpoints: a combination keeps state across its partitions (its Info
 // is Serial), which it gives with each partition in a followed run

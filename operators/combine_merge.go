@@ -6,6 +6,7 @@ import (
 	"iter"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/linkage"
 	"github.com/rowflow/rowflow/internal/pcg"
 	"github.com/rowflow/rowflow/rowid"
 )
@@ -468,7 +469,7 @@ func (m *merger[T]) resume(ctx context.Context, st mergerState) error {
 func (m *merger[T]) runFrom(ctx context.Context, l *lane[T], at *flow.Checkpoint) {
 	// The run's rank (the input has none of its own: see checkInput), and
 	// fresh epochs for each run of the input.
-	q := m.c.inputs[l.input].WithRank(m.env.Rank, m.env.World).Pass(m.env.Epoch + l.runs)
+	q := linkage.Pass(m.c.inputs[l.input].WithRank(m.env.Rank, m.env.World), m.env.Epoch+l.runs).(*flow.Pipeline)
 	l.runs++
 	l.rows, l.k, l.skip, l.cur, l.pulled, l.at, l.atErr = 0, 0, 0, flow.Chunk[T]{}, false, nil, nil
 	if m.track {

@@ -15,3 +15,8 @@ var StartOf func(p any) string
 // by sources; the format packages (sources/parquet), which import
 // sources, call it.
 var FilterExpr func(f any) *filter.Expr
+
+// Pass returns the *flow.Pipeline p as the k-th of runs that follow one
+// another over fresh epochs (see flow's withPass). Set by flow;
+// operators' combinations restart an input that ran out with it.
+var Pass func(p any, k int64) any

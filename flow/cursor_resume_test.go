@@ -302,3 +302,116 @@ func TestCursorSetCheckpointRefusesUnordered(t *testing.T) {
 		t.Fatalf("Checkpoint over an Unordered stage: %v", err)
 	}
 }
+
+// TestCursorSetResumeEveryItem checkpoints a small run of 2 and 3 cursors
+// at every combination of items each cursor handed out, and resumes it
+// with as many cursors, with one, and reads the resumed set with
+// Consolidate: each time, what was handed out before followed by the rest
+// is the serial stream.
+func TestCursorSetResumeEveryItem(t *testing.T) {
+	build := func() *flow.Pipeline {
+		return flow.From(sources.Slice(ints(40), sources.PartitionItems(5), sources.ChunkSize(2))).
+			Via(operators.Shuffle[int64](6, operators.PartitionItems(4))).
+			Via(operators.Map(func(v int64) (int64, error) { return v * 2, nil })).Parallel(2)
+	}
+	ref := testutil.Items[int64](t, build())
+	parts := map[int64][]flow.Item[int64]{}
+	for _, it := range ref {
+		parts[it.Part] = append(parts[it.Part], it)
+	}
+	testutil.CheckGoroutines(t)
+	for a := 0; a <= len(ref); a += 3 {
+		for b := 0; a+b <= len(ref); b += 2 {
+			for _, quota := range [][]int{{a, b}, {b, a, 3}} {
+				for _, m := range []int{len(quota), 1} {
+					checkResume(t, build, ref, parts, quota, m)
+				}
+			}
+		}
+	}
+	// Consolidate reads a resumed set in serial order.
+	tr := new(flow.Tracker)
+	s, err := flow.Cursors[int64](context.Background(), build().Checkpoints(tr), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := readQuota(t, s, []int{7, 3, 5})
+	ck, err := tr.Checkpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s2, err := flow.Cursors[int64](context.Background(), build().Resume(ck), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	union := slices.Concat(before...)
+	for it, err := range s2.Consolidate() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		union = append(union, it)
+	}
+	slices.SortStableFunc(union, func(a, b flow.Item[int64]) int { return int(a.Part - b.Part) })
+	if !slices.Equal(union, ref) {
+		t.Fatalf("Consolidate of the resumed set: %d items with those before, want the %d of the serial stream", len(union), len(ref))
+	}
+}
+
+// A position made by At is found in the serial stream: Cursors refuses
+// it rather than hand out the items before it.
+func TestCursorsRefusesAt(t *testing.T) {
+	_, err := flow.Cursors[int64](context.Background(), resumeShapes[0].build().Resume(flow.At(0, 5)), 2)
+	if err == nil || !strings.Contains(err.Error(), "At") {
+		t.Fatalf("Cursors from At(0, 5): %v", err)
+	}
+}
+
+// A cursor closed inside its partition hands out nothing more of it: the
+// set's checkpoint lists the partition as no cursor's, and the resumed
+// set hands out its rest, to another cursor, with as many cursors too.
+func TestCursorSetResumeAfterCursorClose(t *testing.T) {
+	for _, shape := range resumeShapes {
+		ref := testutil.Items[int64](t, shape.build())
+		for _, m := range []int{3, 2} {
+			testutil.CheckGoroutines(t)
+			tr := new(flow.Tracker)
+			s, err := flow.Cursors[int64](context.Background(), shape.build().Checkpoints(tr), 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c0 := s.Cursors()[0]
+			var first []flow.Item[int64]
+			for range 2 {
+				if !c0.Next() {
+					t.Fatal(c0.Err())
+				}
+				first = append(first, c0.Item())
+			}
+			c0.Close()
+			before := readQuota(t, s, []int{0, 40, 70})
+			before[0] = first
+			ck, err := tr.Checkpoint()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			s2, err := flow.Cursors[int64](context.Background(), shape.build().Resume(roundTrip(t, ck)), m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			after := readQuota(t, s2, []int{-1, -1, -1}[:m])
+			if err := s2.Close(); err != nil {
+				t.Fatal(err)
+			}
+			union := slices.Concat(slices.Concat(before...), slices.Concat(after...))
+			slices.SortStableFunc(union, func(a, b flow.Item[int64]) int { return int(a.Part - b.Part) })
+			if !slices.Equal(union, ref) {
+				t.Fatalf("%s m=%d: %d items before and after a closed cursor, want the %d of the serial stream (checkpoint %s)",
+					shape.name, m, len(union), len(ref), jsonOf(ck))
+			}
+		}
+	}
+}

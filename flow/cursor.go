@@ -83,7 +83,10 @@ type CursorSet[T any] struct {
 // Cursors starts a run of p, which must have no sink and produce values of
 // type T, and returns n cursors over it. It returns an error, and starts
 // nothing, if p was built with a mistake, ends in a sink, produces another
-// type, or n < 1.
+// type, starts at a position made by [At] (found in the serial stream:
+// read it with Items), or n < 1. A p with Checkpoints is followed as
+// [CursorSet] describes; a p with Resume starts where the checkpoint's
+// cursors stopped.
 //
 // The run's goroutines belong to the set: they have all returned once
 // every cursor has ended (read to its end, or closed with [Cursor.Close]),

@@ -215,7 +215,8 @@ func (s *CursorSet[T]) cause() error {
 // closes the set; an error is yielded once, as the last pair.
 func (s *CursorSet[T]) Consolidate() iter.Seq2[Item[T], error] {
 	return func(yield func(Item[T], error) bool) {
-		next := 0 // the cursor that takes the next partition when none holds one
+		s.rt = nil // the partitions in order, not each back to its cursor
+		next := 0  // the cursor that takes the next partition when none holds one
 		for {
 			var low *Cursor[T]
 			for _, c := range s.cursors {
@@ -473,7 +474,7 @@ func (c *Cursor[T]) takePartition() bool {
 	var ok, stop bool
 	switch {
 	case c.s.rt != nil:
-		t, ok, stop = c.s.rt.take(c.i, c.s.feed.schedule, c.s.run.Done(), c.s.res, c.s.arrive)
+		t, ok, stop = c.s.rt.take(c.i, c.s.feed.schedule, c.s.run.Done(), c.s.res, c.s.arrive, c.s.buffer)
 	case c.s.recv != nil:
 		t, ok, stop = c.s.receive()
 	default:

@@ -320,7 +320,10 @@ func (c *Cursor[T]) keep(ch *Chunk[T]) bool {
 // one cursor at a time (the one holding token) receives from it and
 // passes a task that is another cursor's to that cursor (parked), and a
 // partition no cursor held, while it still waits for its own, to the
-// cursors that wait for none (spare, in order).
+// cursors that wait for none (spare, in order). It reads each such
+// partition into memory first (see CursorSet.buffer): its producer, and
+// so the partitions after it, never wait for a cursor that is not being
+// read, even when the cursors are read one after the other.
 type router struct {
 	mu      sync.Mutex
 	owner   map[int64]int // partitions not yet received, and whose each is
@@ -382,7 +385,7 @@ func (rt *router) allWait() bool {
 // take returns the next task of cursor i: ok is false at the schedule's
 // end, stop true when the run was stopped. It records each partition it
 // receives with arrive.
-func (rt *router) take(i int, schedule chan *task, done <-chan struct{}, res *setResume, arrive func(int64)) (t *task, ok, stop bool) {
+func (rt *router) take(i int, schedule chan *task, done <-chan struct{}, res *setResume, arrive func(int64), buffer func(*task) *task) (t *task, ok, stop bool) {
 	for {
 		rt.mu.Lock()
 		t = rt.ready(i)
@@ -421,27 +424,36 @@ func (rt *router) take(i int, schedule chan *task, done <-chan struct{}, res *se
 		arrive(t.batch)
 		rt.mu.Lock()
 		o, owned := rt.owner[t.batch]
-		switch {
-		case owned && o != i:
+		if owned {
 			delete(rt.owner, t.batch)
-			rt.parked[o] = t
-			rt.mu.Unlock()
-			<-rt.token
-			rt.poke(o)
-			continue
-		case owned:
-			delete(rt.owner, t.batch)
+		}
+		other := owned && o != i
+		if owned && !other {
 			rt.waiting[i] = false
-		case rt.waiting[i] && !res.dropsAll(t.batch) && !rt.allWait():
-			rt.spare = append(rt.spare, t)
-			rt.mu.Unlock()
+		}
+		keep := !owned && (!rt.waiting[i] || res.dropsAll(t.batch))
+		rt.mu.Unlock()
+		if keep || owned && !other {
 			<-rt.token
-			rt.wakeAll()
-			continue
+			return t, true, false
+		}
+		// Another cursor's partition: read it into memory, holding the
+		// token so that the partitions after it stay in order.
+		b := buffer(t)
+		rt.mu.Lock()
+		switch {
+		case b == nil: // the run was stopped
+		case other && !rt.gone[o]:
+			rt.parked[o] = b
+		default:
+			rt.insertSpare(b)
 		}
 		rt.mu.Unlock()
 		<-rt.token
-		return t, true, false
+		if b == nil {
+			return nil, false, true
+		}
+		rt.wakeAll()
 	}
 }
 
@@ -457,11 +469,55 @@ func (rt *router) leave(i int) {
 	}
 	if t := rt.parked[i]; t != nil {
 		rt.parked[i] = nil
-		k, _ := slices.BinarySearchFunc(rt.spare, t.batch, func(a *task, b int64) int { return cmp.Compare(a.batch, b) })
-		rt.spare = slices.Insert(rt.spare, k, t)
+		rt.insertSpare(t)
 	}
 	rt.mu.Unlock()
 	rt.wakeAll()
+}
+
+// insertSpare adds t to the spare tasks in partition order. rt.mu is
+// held.
+func (rt *router) insertSpare(t *task) {
+	k, _ := slices.BinarySearchFunc(rt.spare, t.batch, func(a *task, b int64) int { return cmp.Compare(a.batch, b) })
+	rt.spare = slices.Insert(rt.spare, k, t)
+}
+
+// buffer reads the rest of task t's partition into memory and returns a
+// task that gives it from there, or nil if the run was stopped first. It
+// takes the chunks' room, as a cursor receiving them does.
+func (s *CursorSet[T]) buffer(t *task) *task {
+	in := t.out.(chan Chunk[T])
+	var q []Chunk[T]
+	for {
+		select {
+		case c, ok := <-in:
+			if ok && t.room != nil {
+				t.room.take(s.weigh(c.Values))
+			}
+			if ok {
+				q = append(q, c)
+			}
+			if ok && !c.End {
+				continue
+			}
+			out := make(chan Chunk[T], len(q))
+			for _, c := range q {
+				out <- c
+			}
+			b := &task{batch: t.batch, out: out}
+			if ok {
+				b.err = t.err // sent before its End
+			} else {
+				close(out)
+			}
+			return b
+		case <-s.run.Done():
+			for _, c := range q {
+				c.Release()
+			}
+			return nil
+		}
+	}
 }
 
 func (rt *router) poke(i int) {

@@ -415,3 +415,61 @@ func TestCursorSetResumeAfterCursorClose(t *testing.T) {
 		}
 	}
 }
+
+// A resumed set whose cursors are read one after the other, on one
+// goroutine, does not wait for ever: the partitions the other cursors
+// held are read into memory for them while the first cursor waits for its
+// own, behind them in the stream. Here the source is the last stage, which
+// buffers 4 chunks of a partition: cursor 1, read first, receives
+// partition 0 (cursor 0's, 6 chunks) before its own.
+func TestCursorSetResumeReadInTurn(t *testing.T) {
+	build := func() *flow.Pipeline {
+		return flow.From(sources.Slice(ints(120), sources.PartitionItems(12), sources.ChunkSize(2)))
+	}
+	ref := testutil.Items[int64](t, build())
+	testutil.CheckGoroutines(t)
+	tr := new(flow.Tracker)
+	s, err := flow.Cursors[int64](context.Background(), build().Checkpoints(tr), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before []flow.Item[int64]
+	for _, c := range s.Cursors() {
+		for range 6 {
+			if !c.Next() {
+				t.Fatal(c.Err())
+			}
+			before = append(before, c.Item())
+		}
+	}
+	if before[0].Part != 0 || before[6].Part != 1 {
+		t.Fatalf("cursors 0 and 1 hold partitions %d and %d, want 0 and 1", before[0].Part, before[6].Part)
+	}
+	ck, err := tr.Checkpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s2, err := flow.Cursors[int64](context.Background(), build().Resume(ck), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	var after []flow.Item[int64]
+	for _, c := range slices.Backward(s2.Cursors()) {
+		for it, err := range c.All() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			after = append(after, it)
+		}
+	}
+	if after[0].Part != 1 || !slices.Equal(after[:6], ref[18:24]) {
+		t.Fatalf("cursor 1 resumed with %v, want the rest of partition 1", after[:6])
+	}
+	union := append(before, after...)
+	slices.SortStableFunc(union, func(a, b flow.Item[int64]) int { return int(a.Part - b.Part) })
+	if !slices.Equal(union, ref) {
+		t.Fatalf("%d items, want the %d of the serial stream", len(union), len(ref))
+	}
+}

@@ -473,3 +473,52 @@ func TestCursorSetResumeReadInTurn(t *testing.T) {
 		t.Fatalf("%d items, want the %d of the serial stream", len(union), len(ref))
 	}
 }
+
+// A resumed set is followed too: its checkpoint, taken after its cursors
+// stopped again, resumes a third set, with the same or another number of
+// cursors, and the three sets hand out the serial stream between them.
+func TestCursorSetResumeTwice(t *testing.T) {
+	rng := rand.New(rand.NewPCG(32, 2))
+	for _, shape := range resumeShapes {
+		ref := testutil.Items[int64](t, shape.build())
+		for range 6 {
+			ns := []int{1 + rng.IntN(4), 1 + rng.IntN(4), 1 + rng.IntN(4)}
+			testutil.CheckGoroutines(t)
+			var ck *flow.Checkpoint
+			var union []flow.Item[int64]
+			for k, n := range ns {
+				p := shape.build()
+				if ck != nil {
+					p = p.Resume(*ck)
+				}
+				tr := new(flow.Tracker)
+				s, err := flow.Cursors[int64](context.Background(), p.Checkpoints(tr), n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				quota := make([]int, n)
+				for i := range quota {
+					quota[i] = rng.IntN(len(ref) / 2 / n)
+					if k == len(ns)-1 {
+						quota[i] = -1
+					}
+				}
+				got := readQuota(t, s, quota)
+				c, err := tr.Checkpoint()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := s.Close(); err != nil {
+					t.Fatal(err)
+				}
+				c = roundTrip(t, c)
+				ck = &c
+				union = append(union, slices.Concat(got...)...)
+			}
+			slices.SortStableFunc(union, func(a, b flow.Item[int64]) int { return int(a.Part - b.Part) })
+			if !slices.Equal(union, ref) {
+				t.Fatalf("%s: cursors %v: %d items, want the %d of the serial stream", shape.name, ns, len(union), len(ref))
+			}
+		}
+	}
+}

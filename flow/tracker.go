@@ -22,7 +22,7 @@ import (
 // With [Items], [Values] and [Chunks], the position is the one after the
 // last item (chunk) the loop received; with [Pipeline.Run], after the
 // last chunk the sink consumed. With a [CursorSet], after every item its
-// cursors had handed out (see [Cursors]).
+// cursors had handed out (see [CursorSet]).
 //
 // Following a run costs nothing per item for a sink and a few
 // nanoseconds per item for the iterators, plus, for each stage that keeps

@@ -16,8 +16,9 @@ import (
 
 // checkpointVersion is the version of the [Checkpoint] encodings that
 // this package writes. It reads only this version. Version 3 added the
-// positions made by [At].
-const checkpointVersion = 3
+// positions made by [At]; version 4 the partitions a cursor set had
+// started past its first undelivered one.
+const checkpointVersion = 4
 
 // Checkpoint is a position in the stream of a pipeline, and the one
 // value a run starts from ([Pipeline.Resume]). There are two kinds:
@@ -30,6 +31,11 @@ const checkpointVersion = 3
 //     differs.
 //   - A position counted in items, made by [At]: item k of epoch e of
 //     whatever pipeline starts from it.
+//
+// A tracker that follows a [CursorSet] takes the position of the whole
+// set: the first partition not wholly delivered, as above, and each later
+// partition a cursor had started, with how many of its items were
+// delivered and which cursor held it (see [Cursors]).
 //
 // A checkpoint is opaque: encode it with MarshalJSON or MarshalBinary,
 // which carry a checksum, and decode it with the matching Unmarshal
@@ -55,6 +61,20 @@ type Checkpoint struct {
 	definition []string
 	// at is the position of a checkpoint made by At.
 	at *seekSpec
+	// cursors is the number of cursors of the set the checkpoint was
+	// taken from, 0 for another consumer; held lists, in partition order,
+	// the partitions from part on that its cursors had started.
+	cursors int
+	held    []heldPart
+}
+
+// heldPart is a partition a cursor of a set had started when the set's
+// checkpoint was taken.
+type heldPart struct {
+	Part      int64 `json:"part"`
+	Delivered int64 `json:"delivered"` // items handed out
+	Cursor    int   `json:"cursor"`    // the cursor holding it, or -1
+	Ended     bool  `json:"ended"`     // every item was handed out
 }
 
 // ckWire is a Checkpoint's JSON form.
@@ -66,6 +86,8 @@ type ckWire struct {
 	Stages      []stageState `json:"stages,omitempty"`
 	Definition  []string     `json:"definition,omitempty"`
 	At          *atWire      `json:"at,omitempty"`
+	Cursors     int          `json:"cursors,omitempty"`
+	Held        []heldPart   `json:"held,omitempty"`
 	Checksum    string       `json:"checksum"`
 }
 
@@ -137,7 +159,8 @@ func (c Checkpoint) position() Mark { return Mark{c.part, c.delivered} }
 
 // wire returns c's JSON form, without its checksum.
 func (c Checkpoint) wire() ckWire {
-	w := ckWire{Version: c.version, Fingerprint: c.fingerprint, Part: c.part, Delivered: c.delivered, Stages: c.stages, Definition: c.definition}
+	w := ckWire{Version: c.version, Fingerprint: c.fingerprint, Part: c.part, Delivered: c.delivered, Stages: c.stages, Definition: c.definition,
+		Cursors: c.cursors, Held: c.held}
 	if c.at != nil {
 		w.At = &atWire{c.at.epoch, c.at.item}
 	}
@@ -146,7 +169,8 @@ func (c Checkpoint) wire() ckWire {
 
 // fromWire returns the checkpoint of the JSON form w.
 func fromWire(w ckWire) Checkpoint {
-	c := Checkpoint{version: w.Version, fingerprint: w.Fingerprint, part: w.Part, delivered: w.Delivered, stages: w.Stages, definition: w.Definition}
+	c := Checkpoint{version: w.Version, fingerprint: w.Fingerprint, part: w.Part, delivered: w.Delivered, stages: w.Stages, definition: w.Definition,
+		cursors: w.Cursors, held: w.Held}
 	if w.At != nil {
 		c.at = &seekSpec{w.At.Epoch, w.At.Item}
 	}
@@ -222,6 +246,17 @@ func checkpointFieldsPresent(b []byte) error {
 	if _, ok := top["checksum"]; !ok {
 		return errors.New(`no "checksum" field: it was written before checkpoints carried one, or edited; take a new one`)
 	}
+	if raw, ok := top["held"]; ok {
+		var held []map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &held); err != nil {
+			return fmt.Errorf("held: %w", err)
+		}
+		for i, h := range held {
+			if err := hasFields(h, fmt.Sprintf("held partition %d of the checkpoint", i), "part", "delivered", "cursor", "ended"); err != nil {
+				return err
+			}
+		}
+	}
 	raw, ok := top["stages"]
 	if !ok {
 		return nil
@@ -287,6 +322,7 @@ func (c Checkpoint) checksum() (string, error) {
 	}
 	b = appendStrings(b, c.definition)
 	b = c.appendAt(b)
+	b = c.appendHeld(b)
 	return fmt.Sprintf("%08x", crc32.Checksum(b, checkpointCRC)), nil
 }
 
@@ -307,7 +343,8 @@ func canonicalState(s json.RawMessage) ([]byte, error) {
 
 // binaryMagic starts the binary encoding; oldBinaryMagic started the
 // encoding before it had a checksum. (Version 2, "RFC2", had no At
-// positions; its checkpoints are refused by version.)
+// positions; its checkpoints are refused by version. Versions 3 and 4
+// share the magic and differ in the version byte after it.)
 const (
 	binaryMagic    = "RFC3"
 	oldBinaryMagic = "RFCK"
@@ -346,6 +383,7 @@ func (c Checkpoint) MarshalBinary() ([]byte, error) {
 	}
 	b = appendStrings(b, c.definition)
 	b = c.appendAt(b)
+	b = c.appendHeld(b)
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, checkpointCRC)), nil
 }
 
@@ -390,6 +428,16 @@ func (c *Checkpoint) UnmarshalBinary(data []byte) error {
 	if r.uvarint() == 1 {
 		v.at = &seekSpec{epoch: r.varint(), item: r.varint()}
 		v.fingerprint = ""
+	}
+	v.cursors = int(r.uvarint())
+	k = r.uvarint()
+	if k > uint64(len(r.b)) {
+		return errors.New("flow: checkpoint: truncated")
+	}
+	for range k {
+		h := heldPart{Part: r.varint(), Delivered: r.varint(), Cursor: int(r.varint())}
+		h.Ended = r.uvarint() == 1
+		v.held = append(v.held, h)
 	}
 	if r.err != nil || len(r.b) != 0 {
 		return errors.New("flow: checkpoint: truncated or trailing bytes")
@@ -446,6 +494,9 @@ func (c *Checkpoint) check() error {
 	if c.delivered < 0 || c.part < 0 && c.part != math.MinInt64 || c.part == math.MinInt64 && c.delivered != 0 {
 		return fmt.Errorf("the checkpoint's position (partition %d, %d delivered) is not one a run takes", c.part, c.delivered)
 	}
+	if err := c.checkHeld(); err != nil {
+		return err
+	}
 	for _, s := range c.stages {
 		if s.Position < 0 || s.Out.Row < 0 || s.In.Row < 0 || !part(s.Out.Part) || !part(s.In.Part) {
 			return fmt.Errorf("the checkpoint's state of stage %d has marks (out %v, in %v) that no run takes", s.Position, s.Out, s.In)
@@ -477,4 +528,47 @@ func appendStrings(b []byte, ss []string) []byte {
 		b = append(b, s...)
 	}
 	return b
+}
+
+// appendHeld appends the number of cursors and the held partitions.
+func (c Checkpoint) appendHeld(b []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(c.cursors))
+	b = binary.AppendUvarint(b, uint64(len(c.held)))
+	for _, h := range c.held {
+		b = binary.AppendVarint(b, h.Part)
+		b = binary.AppendVarint(b, h.Delivered)
+		b = binary.AppendVarint(b, int64(h.Cursor))
+		end := uint64(0)
+		if h.Ended {
+			end = 1
+		}
+		b = binary.AppendUvarint(b, end)
+	}
+	return b
+}
+
+// checkHeld refuses held partitions that no cursor set leaves: out of
+// order, before the first undelivered partition, held by a cursor the
+// set does not have or by two, or ended while held.
+func (c *Checkpoint) checkHeld() error {
+	if c.cursors < 0 || c.at != nil && c.cursors != 0 {
+		return fmt.Errorf("the checkpoint's number of cursors, %d, is not one a run takes", c.cursors)
+	}
+	if len(c.held) == 0 {
+		return nil
+	}
+	if c.cursors < 1 || c.at != nil || c.part == math.MinInt64 {
+		return fmt.Errorf("the checkpoint lists %d partitions held by cursors but is not one of a cursor set", len(c.held))
+	}
+	by := map[int]bool{}
+	for i, h := range c.held {
+		bad := h.Delivered < 0 || h.Part < c.part || i > 0 && h.Part <= c.held[i-1].Part ||
+			h.Cursor < -1 || h.Cursor >= c.cursors || h.Ended && (h.Cursor != -1 || h.Part == c.part) ||
+			h.Part == c.part && h.Delivered != c.delivered || h.Cursor >= 0 && by[h.Cursor]
+		if bad {
+			return fmt.Errorf("the checkpoint's partition %d (%d delivered, cursor %d of %d, ended %v) is not one a cursor set leaves", h.Part, h.Delivered, h.Cursor, c.cursors, h.Ended)
+		}
+		by[h.Cursor] = true
+	}
+	return nil
 }

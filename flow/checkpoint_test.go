@@ -297,7 +297,7 @@ func TestCheckpointEncodings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = `{"version":3,"fingerprint":"abababababababababababababababab","part":8589934597,"delivered":7,"stages":[{"position":2,"out":{"part":6,"row":3},"in":{"part":4,"row":1},"state":{"a":1}},{"position":3,"out":{"part":-9223372036854775808,"row":0},"in":{"part":-9223372036854775808,"row":0},"state":null}],"definition":["seed\t9\t0a1b2c3d","stage 2\tbatch (int → operators.Rows[int])\t4e5f6a7b"],"checksum":"4741e94d"}`
+	const want = `{"version":4,"fingerprint":"abababababababababababababababab","part":8589934597,"delivered":7,"stages":[{"position":2,"out":{"part":6,"row":3},"in":{"part":4,"row":1},"state":{"a":1}},{"position":3,"out":{"part":-9223372036854775808,"row":0},"in":{"part":-9223372036854775808,"row":0},"state":null}],"definition":["seed\t9\t0a1b2c3d","stage 2\tbatch (int → operators.Rows[int])\t4e5f6a7b"],"checksum":"58e994a8"}`
 	if string(js) != want {
 		t.Fatalf("JSON\n%s\nwant\n%s", js, want)
 	}
@@ -319,8 +319,14 @@ func TestCheckpointEncodings(t *testing.T) {
 		t.Error("a truncated binary checkpoint was accepted")
 	}
 	var v2 flow.Checkpoint
-	if err := json.Unmarshal([]byte(strings.Replace(want, `"version":3`, `"version":2`, 1)), &v2); err == nil || !strings.Contains(err.Error(), "version 2") {
+	if err := json.Unmarshal([]byte(strings.Replace(want, `"version":4`, `"version":2`, 1)), &v2); err == nil || !strings.Contains(err.Error(), "version 2") {
 		t.Errorf("version 2 JSON: %v", err)
+	}
+	// A version 3 checkpoint (before cursor sets had positions), intact
+	// with its checksum, is refused by its version.
+	const v3 = `{"version":3,"fingerprint":"abababababababababababababababab","part":8589934597,"delivered":7,"stages":[{"position":2,"out":{"part":6,"row":3},"in":{"part":4,"row":1},"state":{"a":1}},{"position":3,"out":{"part":-9223372036854775808,"row":0},"in":{"part":-9223372036854775808,"row":0},"state":null}],"definition":["seed\t9\t0a1b2c3d","stage 2\tbatch (int → operators.Rows[int])\t4e5f6a7b"],"checksum":"4741e94d"}`
+	if err := json.Unmarshal([]byte(v3), &v2); err == nil || !strings.Contains(err.Error(), "checkpoint version 3: this build reads version 4") {
+		t.Errorf("version 3 JSON: %v", err)
 	}
 	if ck.Epoch() != 2 {
 		t.Errorf("Epoch() = %d", ck.Epoch())

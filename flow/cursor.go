@@ -37,6 +37,19 @@ var ErrCursorSetClosed = errors.New("flow: cursor set closed")
 // stage is serial, its output is handed out partition by partition, and
 // the stage waits while the partition it is producing is full.
 //
+// A run followed by a [Tracker] ([Pipeline.Checkpoints]) has a position
+// at any moment: everything its cursors had handed out (returned by
+// Next or yielded by All) and nothing else. Take it with
+// [Tracker.Checkpoint], typically at a training step's barrier, when no
+// cursor is inside Next. A set started from it ([Pipeline.Resume]) hands
+// out each item not handed out before exactly once: with as many cursors
+// as before, cursor i first gives the rest of the partition cursor i
+// held, so each cursor's own sequence goes on where it stopped; with
+// another number, the partitions that were partly handed out go first.
+// Either way, the items handed out before and after, stable-sorted by
+// partition number, are the serial stream. A set of an Unordered stage
+// has no such position: its tracker's Checkpoint fails.
+//
 // A CursorSet and its cursors are single-use. Each cursor belongs to one
 // goroutine at a time; different cursors, and [CursorSet.Close], may be
 // used from different goroutines.
@@ -58,12 +71,22 @@ type CursorSet[T any] struct {
 	waitErr error
 	// located adds the row's location to a run's error (Pipeline.located).
 	located func(error) error
+	// track follows what the cursors handed out, for a Tracker; res is
+	// what a resumed set drops, and rt hands the partitions the cursors
+	// held back to them.
+	track *setTrack
+	res   *setResume
+	rt    *router
+	recv  chan struct{} // see receive
 }
 
 // Cursors starts a run of p, which must have no sink and produce values of
 // type T, and returns n cursors over it. It returns an error, and starts
 // nothing, if p was built with a mistake, ends in a sink, produces another
-// type, or n < 1.
+// type, starts at a position made by [At] (found in the serial stream:
+// read it with Items), or n < 1. A p with Checkpoints is followed as
+// [CursorSet] describes; a p with Resume starts where the checkpoint's
+// cursors stopped.
 //
 // The run's goroutines belong to the set: they have all returned once
 // every cursor has ended (read to its end, or closed with [Cursor.Close]),
@@ -78,10 +101,23 @@ func Cursors[T any](ctx context.Context, p *Pipeline, n int) (*CursorSet[T], err
 	if n < 1 {
 		return nil, fmt.Errorf("flow: Cursors(%d): need at least 1 cursor", n)
 	}
-	if p.tracker != nil || p.resume != nil {
-		return nil, fmt.Errorf("flow: Cursors: a cursor set has no single position; read a pipeline with Checkpoints or Resume with Items, Values, Chunks or Run")
+	if p.seek != nil {
+		return nil, fmt.Errorf("flow: Cursors: a position made by At is found in the serial stream; resume Items, Values, Chunks or Run from it, or a cursor set from a checkpoint a Tracker took of one")
 	}
-	return newCursorSet[T](ctx, p, n, "cursors"), nil
+	s := newCursorSet[T](ctx, p, n, "cursors")
+	if ck := p.resume; ck != nil {
+		s.res = newSetResume(ck, p.resume.stages)
+		if ck.cursors == n && n > 1 {
+			s.rt = newRouter(ck, n)
+		}
+	}
+	if p.tracker != nil {
+		s.track = newSetTrack(p.tracker, n, p.resume)
+	}
+	if s.track != nil || s.res != nil {
+		s.recv = make(chan struct{}, 1)
+	}
+	return s, nil
 }
 
 // newCursorSet starts a run of p read by n cursors. The cursors count
@@ -107,8 +143,8 @@ func newCursorSet[T any](ctx context.Context, p *Pipeline, n int, sink string) *
 	s.drop, s.tr = env.ck.consumerDrop(), env.ck.consumerTracker()
 	env.obs = r.observe(ctx, p, sink)
 	r.guard(runCtx, "pipeline", func() { p.start(runCtx, r, env, s.feed) })
-	for range n {
-		c := &Cursor[T]{s: s, k: -1}
+	for i := range n {
+		c := &Cursor[T]{s: s, k: -1, i: i}
 		if env.obs != nil {
 			c.m = newMeter(env.obs, env.obs.sink().newSlot(), nil)
 		}
@@ -179,7 +215,8 @@ func (s *CursorSet[T]) cause() error {
 // closes the set; an error is yielded once, as the last pair.
 func (s *CursorSet[T]) Consolidate() iter.Seq2[Item[T], error] {
 	return func(yield func(Item[T], error) bool) {
-		next := 0 // the cursor that takes the next partition when none holds one
+		s.rt = nil // the partitions in order, not each back to its cursor
+		next := 0  // the cursor that takes the next partition when none holds one
 		for {
 			var low *Cursor[T]
 			for _, c := range s.cursors {
@@ -234,6 +271,7 @@ func (s *CursorSet[T]) takeNext(next *int) bool {
 // never restarts, never panics, and keeps reporting the same Err.
 type Cursor[T any] struct {
 	s     *CursorSet[T]
+	i     int           // its index in the set
 	t     *task         // the partition being read; nil between partitions
 	ch    chan Chunk[T] // its channel
 	batch int64         // its partition number
@@ -247,6 +285,8 @@ type Cursor[T any] struct {
 	// closing: Close is dropping the rest of the partition c holds, and
 	// a failure in it is not c's to report.
 	closing bool
+	pt      *partTrack // the partition's progress, in a followed run
+	cut     cut        // what a resumed set drops of the partition
 }
 
 // Next advances to the next item, taking a new partition when the current
@@ -318,6 +358,9 @@ func (c *Cursor[T]) step(more bool) bool {
 		if c.k+1 < len(c.c.Values) {
 			c.k++
 			c.item = c.c.Item(c.k)
+			if c.pt != nil {
+				c.pt.n.Add(1)
+			}
 			return true
 		}
 		if c.in {
@@ -326,6 +369,10 @@ func (c *Cursor[T]) step(more bool) bool {
 		}
 		c.c.Release()
 		c.k = -1
+		if c.pt != nil && c.ch == nil {
+			c.s.track.left(c.pt, true) // every item of it handed out
+			c.pt = nil
+		}
 		if c.ch == nil && !more {
 			return false
 		}
@@ -355,7 +402,7 @@ func (c *Cursor[T]) nextChunk(more bool) (Chunk[T], bool) {
 		}
 		select { // a chunk already waiting costs no select on the run
 		case ch, ok := <-c.ch:
-			if c.received(ch, ok) {
+			if c.received(ch, ok) && c.keep(&ch) {
 				return ch, true
 			}
 			continue
@@ -368,7 +415,7 @@ func (c *Cursor[T]) nextChunk(more bool) (Chunk[T], bool) {
 		select {
 		case ch, ok := <-c.ch:
 			c.waited(t)
-			if c.received(ch, ok) {
+			if c.received(ch, ok) && c.keep(&ch) {
 				return ch, true
 			}
 		case <-c.s.run.Done():
@@ -424,22 +471,42 @@ func (c *Cursor[T]) waited(t int64) {
 // when there is none.
 func (c *Cursor[T]) takePartition() bool {
 	var t *task
-	var ok bool
-	select { // a partition already scheduled costs no select on the run
-	case t, ok = <-c.s.feed.schedule:
+	var ok, stop bool
+	switch {
+	case c.s.rt != nil:
+		t, ok, stop = c.s.rt.take(c.i, c.s.feed.schedule, c.s.run.Done(), c.s.res, c.s.arrive, c.s.buffer)
+	case c.s.recv != nil:
+		t, ok, stop = c.s.receive()
 	default:
-		select {
+		select { // a partition already scheduled costs no select on the run
 		case t, ok = <-c.s.feed.schedule:
-		case <-c.s.run.Done():
-			c.end(c.s.cause())
-			return false
+		default:
+			select {
+			case t, ok = <-c.s.feed.schedule:
+			case <-c.s.run.Done():
+				stop = true
+			}
 		}
 	}
+	if stop {
+		c.end(c.s.cause())
+		return false
+	}
 	if !ok {
+		if err := c.s.res.finish(); err != nil {
+			c.s.r.g.Fail(err)
+			c.end(err)
+			return false
+		}
 		c.end(nil)
 		return false
 	}
 	c.t, c.ch, c.batch = t, t.out.(chan Chunk[T]), t.batch
+	if c.pt != nil { // its channel closed without an End
+		c.s.track.left(c.pt, true)
+	}
+	c.pt = c.s.track.take(c.i, t.batch)
+	c.cut = c.s.res.cut(t.batch)
 	if b := c.s.feed.budget; b != nil {
 		b.setHead(t)
 	}
@@ -458,6 +525,14 @@ func (c *Cursor[T]) end(err error) {
 	c.done, c.err, c.t, c.ch, c.item = true, c.s.located(err), nil, nil, Item[T]{}
 	c.c.Release()
 	c.k = -1
+	if c.pt != nil {
+		c.s.track.left(c.pt, false)
+		c.pt = nil
+	}
+	c.s.track.release(c.i)
+	if c.s.rt != nil {
+		c.s.rt.leave(c.i)
+	}
 	c.s.ended()
 }
 

@@ -157,6 +157,9 @@ func openChunks[T any](ctx context.Context, p *Pipeline) *chunkReader[T] {
 	if err := checkIter[T](p); err != nil {
 		return &chunkReader[T]{ended: true, err: err}
 	}
+	if err := p.heldErr(); err != nil {
+		return &chunkReader[T]{ended: true, err: err}
+	}
 	r := &chunkReader[T]{s: newCursorSet[T](ctx, p, 1, "loop")}
 	r.stop = runtime.AddCleanup(r, (*CursorSet[T]).cancel, r.s)
 	return r

@@ -245,6 +245,9 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	if err := p.resumeErr(); err != nil {
 		return err
 	}
+	if err := p.heldErr(); err != nil {
+		return err
+	}
 	env.ck = p.newRunCk(env)
 	r, runCtx := newRunner(ctx)
 	name := p.sink.n.info().Name

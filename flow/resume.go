@@ -173,6 +173,20 @@ func (p *Pipeline) resumeErr() error {
 	return nil
 }
 
+// heldErr refuses, for a consumer other than a cursor set, a checkpoint
+// of a cursor set whose cursors had handed out items past its first
+// partition not wholly handed out: one stream cannot leave those out.
+func (p *Pipeline) heldErr() error {
+	if ck := p.resume; ck != nil {
+		for _, h := range ck.held {
+			if h.Part != ck.part {
+				return fmt.Errorf("flow: Resume: the checkpoint was taken of a cursor set whose cursors had handed out items of partition %d and later ones, past partition %d; resume it with Cursors", h.Part, ck.part)
+			}
+		}
+	}
+	return nil
+}
+
 // keepsRows reports whether the stage keeps rows across partitions: a
 // serial stage, whose processor a tracker follows.
 func (s step) keepsRows() bool { return s.op != nil && s.op.info().Serial != "" }

@@ -21,8 +21,8 @@ import (
 //
 // With [Items], [Values] and [Chunks], the position is the one after the
 // last item (chunk) the loop received; with [Pipeline.Run], after the
-// last chunk the sink consumed. Cursor sets of more than one cursor have
-// no single position and are not followed.
+// last chunk the sink consumed. With a [CursorSet], after every item its
+// cursors had handed out (see [CursorSet]).
 //
 // Following a run costs nothing per item for a sink and a few
 // nanoseconds per item for the iterators, plus, for each stage that keeps
@@ -38,6 +38,9 @@ type Tracker struct {
 	seeking bool       // the run seeks and has not reached its position
 	stages  []*history // by position
 	err     error      // a stage that cannot be checkpointed
+	// set gives the position of a cursor set's run: its first partition
+	// not wholly delivered, its number of cursors and what they held.
+	set func() (Mark, int, []heldPart)
 }
 
 // history is what a tracker keeps of one stateful stage: its states after
@@ -61,7 +64,7 @@ type histEntry struct {
 func (t *Tracker) begin(fp string, def []string, pos Mark, final int, seeking bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.started, t.fp, t.pos, t.final, t.stages, t.err = true, fp, pos, final, nil, nil
+	t.started, t.fp, t.pos, t.final, t.stages, t.err, t.set = true, fp, pos, final, nil, nil, nil
 	t.def = def
 	t.seeking = seeking
 }
@@ -194,7 +197,19 @@ func (t *Tracker) prune() {
 // cannot report its state.
 func (t *Tracker) Checkpoint() (Checkpoint, error) {
 	t.mu.Lock()
+	set := t.set
+	t.mu.Unlock()
+	var n int
+	var held []heldPart
+	var pos Mark
+	if set != nil {
+		pos, n, held = set() // before t.mu: the cursors move t.pos under it
+	}
+	t.mu.Lock()
 	defer t.mu.Unlock()
+	if set != nil && t.set != nil && t.pos.before(pos) {
+		t.pos = pos
+	}
 	switch {
 	case !t.started:
 		return Checkpoint{}, errors.New("flow: Tracker.Checkpoint: no run was started with this tracker (see Pipeline.Checkpoints)")
@@ -204,6 +219,9 @@ func (t *Tracker) Checkpoint() (Checkpoint, error) {
 		return Checkpoint{}, errors.New("flow: Tracker.Checkpoint: the run has not reached the position it was resumed at (At) yet")
 	}
 	ck := Checkpoint{version: checkpointVersion, fingerprint: t.fp, part: t.pos.Part, delivered: t.pos.Row, definition: t.def}
+	if set != nil && t.set != nil {
+		ck.part, ck.delivered, ck.cursors, ck.held = pos.Part, pos.Row, n, held
+	}
 	for k, i := range t.resolve() {
 		h, e := t.stages[k], t.stages[k].entries[i]
 		s := stageState{Position: h.pos, Out: e.out, In: e.in}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
@@ -144,28 +145,53 @@ func TestResumeMatrixMemoryCacheShared(t *testing.T) {
 	matrixResume[int64](t, build, matrixOpts{stride: 3, stops: 4, chain: 2, min: 300})
 }
 
-// A cursor set refuses both a tracker and a checkpoint.
-func TestResumeMatrixCursorSetRefusesPositions(t *testing.T) {
+// A cursor set resumes from a checkpoint one consumer took, each item
+// once, and refuses a position made by At, which is found in the serial
+// stream. (flow/cursor_resume_test.go checkpoints and resumes the sets
+// themselves.)
+func TestResumeMatrixCursorSetPositions(t *testing.T) {
 	p := flow.From(sources.Slice(matrixInts(50), sources.PartitionItems(7))).Via(operators.Batch[int64](3))
-	tr := new(flow.Tracker)
-	for _, n := range []int{1, 3} {
-		if _, err := flow.Cursors[operators.Rows[int64]](t.Context(), p.Checkpoints(tr), n); err == nil {
-			t.Errorf("%d cursors over a tracked pipeline", n)
+	var ref []flow.Item[operators.Rows[int64]]
+	for it, err := range flow.Items[operators.Rows[int64]](t.Context(), p) {
+		if err != nil {
+			t.Fatal(err)
 		}
+		ref = append(ref, it)
 	}
-	if _, err := tr.Checkpoint(); err == nil {
-		t.Error("a tracker no run was started with gave a checkpoint")
-	}
-	for range flow.Items[operators.Rows[int64]](t.Context(), p.Checkpoints(tr)) {
-		break
+	tr := new(flow.Tracker)
+	k := 0
+	for _, err := range flow.Items[operators.Rows[int64]](t.Context(), p.Checkpoints(tr)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k++; k == 5 {
+			break
+		}
 	}
 	ck, err := tr.Checkpoint()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range []int{1, 3} {
-		if _, err := flow.Cursors[operators.Rows[int64]](t.Context(), p.Resume(ck), n); err == nil {
-			t.Errorf("%d cursors over a resumed pipeline", n)
+		s, err := flow.Cursors[operators.Rows[int64]](t.Context(), p.Resume(ck), n)
+		if err != nil {
+			t.Fatal(err)
 		}
+		var got []flow.Item[operators.Rows[int64]]
+		for it, err := range s.Consolidate() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, it)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(ref)-k || len(got) > 0 && !slices.Equal(got[0].Value.Values, ref[k].Value.Values) {
+			t.Errorf("%d cursors resumed after %d batches: %d batches, want the last %d of %d", n, k, len(got), len(ref)-k, len(ref))
+		}
+	}
+	if _, err := flow.Cursors[operators.Rows[int64]](t.Context(), p.Resume(flow.At(0, 2)), 2); err == nil {
+		t.Error("a cursor set started at a position made by At")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -19,12 +20,12 @@ import (
 )
 
 func runInspect(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := newFlags("inspect", "PATH   (a Parquet file or dataset: what its footers say)", "rowflow inspect data/")
+	fs := newFlags("inspect", "PATH   (a Parquet dataset: what its footers say; a CSV or JSON Lines dataset: its files and the schema inferred from its first records)", "rowflow inspect data/")
 	if err := parse(fs, args, 1); err != nil {
 		return err
 	}
 	if f, err := format(fs.Arg(0)); err == nil && f != "parquet" {
-		return fmt.Errorf("%w: %s is a %s dataset; inspect reads Parquet footers only (rowflow head shows its rows)", errUsage, fs.Arg(0), textNames[f])
+		return inspectText(ctx, fs.Arg(0), f, stdout)
 	}
 	files, err := parquetFiles(fs.Arg(0))
 	if err != nil {
@@ -224,4 +225,40 @@ func (s *columnStats) show(v parquet.Value) string {
 		t = t[:21] + "..."
 	}
 	return t
+}
+
+// inspectText prints the files of a CSV or JSON Lines dataset and the
+// schema inferred from its first records, as -schema auto uses it.
+func inspectText(ctx context.Context, path, f string, stdout io.Writer) error {
+	ds, err := datasetFormats[f].Discover(path)
+	if err != nil {
+		return err
+	}
+	var total int64
+	for _, file := range ds.Files() {
+		fi, err := os.Stat(file.Path)
+		if err != nil {
+			return err
+		}
+		total += fi.Size()
+		fmt.Fprintf(stdout, "%s  bytes %d%s\n", file.RelPath, fi.Size(), hive(file.RelPath))
+	}
+	cols, err := inferSchema(ctx, input{}, path)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\n%d %s files, %d bytes\n\nschema inferred from the first %d records (-schema auto):\n", len(ds.Files()), textNames[f], total, inferSample)
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	for _, c := range cols {
+		null := ""
+		if c.nullable {
+			null = "nullable"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", c.name, c.typ, null)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\n-schema '%s'\n", schemaText(cols))
+	return nil
 }

@@ -533,3 +533,39 @@ func TestReshardTypedSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestInferSchema: inspect prints the schema inferred from a text
+// dataset's first records, and reshard -schema auto writes Parquet with
+// it: integers, floats (an integer column with one float), bools, dates,
+// timestamps with a zone, strings (an identifier with leading zeros
+// stays text), nullability from empty fields and missing keys, lists
+// from JSON arrays.
+func TestInferSchema(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "in.csv")
+	os.WriteFile(csvPath, []byte("id,name,score,ok,day,ts,zip,n\n"+
+		"1,a,0.5,true,2024-01-02,2024-01-02T03:04:05Z,00501,3\n"+
+		"2,,1,false,2024-01-03,,10001,4.5\n"), 0o644)
+	const wantCSV = "-schema 'id:int64,name:string,score:float64,ok:bool,day:date,ts:timestamp[us, tz],zip:string,n:float64'"
+	ins := must(t, nil, "inspect", csvPath)
+	if !strings.Contains(ins, wantCSV) || !strings.Contains(ins, "name   string             nullable") {
+		t.Fatalf("inspect of CSV:\n%s\nwant it to show %s", ins, wantCSV)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	must(t, nil, "reshard", "-out", out, "-schema", "auto", "-row-id-column", "", csvPath)
+	want := `{"id":1,"name":"a","score":0.5,"ok":true,"day":"2024-01-02","ts":"2024-01-02T03:04:05Z","zip":"00501","n":3}` + "\n" +
+		`{"id":2,"name":null,"score":1,"ok":false,"day":"2024-01-03","ts":null,"zip":"10001","n":4.5}` + "\n"
+	if got := must(t, nil, "head", "-json", out); got != want {
+		t.Fatalf("-schema auto output:\n%s\nwant\n%s", got, want)
+	}
+	jsonPath := filepath.Join(dir, "in.jsonl")
+	os.WriteFile(jsonPath, []byte(`{"id":1,"tags":["a","b"],"x":1,"t":"10:00:00"}`+"\n"+`{"id":2,"tags":null,"x":2.5,"y":true}`+"\n"), 0o644)
+	ins = must(t, nil, "inspect", jsonPath)
+	if want := "-schema 'id:int64,tags:[]string,x:float64,t:time,y:bool'"; !strings.Contains(ins, want) || !strings.Contains(ins, "y     bool      nullable") {
+		t.Fatalf("inspect of JSON Lines:\n%s\nwant it to show %s", ins, want)
+	}
+	os.WriteFile(jsonPath, []byte(`{"id":1,"o":{"a":1}}`+"\n"), 0o644)
+	if _, errOut, code := rowflow(t, nil, "inspect", jsonPath); code != 1 || !strings.Contains(errOut, `column "o": a JSON object cannot be said in -schema`) {
+		t.Fatalf("inspect of a JSON object column: exit %d, %s", code, errOut)
+	}
+}

@@ -31,7 +31,7 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 		"rowflow reshard -out shards/ -schema 'id:int64,text:string,score:float64,tokens:[]int32' data.csv")
 	out := fs.String("out", "", "the output directory (required)")
 	outFormat := fs.String("format", "parquet", "the output files' format: parquet or jsonl")
-	schema := fs.String("schema", "", "the Parquet output's columns, name:type[,name:type] (types: bool, int32, int64, uint32, uint64, float32, float64, string, bytes, []type for a list, which a CSV field gives as a JSON array such as \"[1,2,3]\"); required for CSV and JSON Lines input, default for Parquet input: the input's columns")
+	schema := fs.String("schema", "", "the Parquet output's columns, name:type[,name:type] (types: bool, int32, int64, uint32, uint64, float32, float64, string, bytes, []type for a list, which a CSV field gives as a JSON array such as \"[1,2,3]\"); and timestamp[ms|us|ns][, tz], date, time, decimal(p,s); auto: inferred from the first 10,000 records); required for CSV and JSON Lines input, default for Parquet input: the input's columns")
 	compression := fs.String("compression", "zstd", "compression: none, gzip, zstd or s2 for jsonl; none, zstd, snappy, gzip or lz4 for parquet")
 	partitionBy := fs.String("partition-by", "", "write Hive directories col=value/... by the values of these comma-separated columns (default: the Hive columns of a Parquet input; -partition-by \"\" writes no directories)")
 	rowsPerFile := fs.Int64("rows-per-file", 0, "rows per output file (0: one file per writer)")
@@ -129,7 +129,7 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	case len(in.hive) > 0:
 		opts = append(opts, shards.PartitionBy(in.hive...))
 	}
-	sink, err := in.sink(fs.Arg(0), *out, *outFormat, *schema, *compression, opts)
+	sink, err := in.sink(ctx, fs.Arg(0), *out, *outFormat, *schema, *compression, opts)
 	if err != nil {
 		return err
 	}
@@ -164,7 +164,7 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 
 // sink returns the sink of reshard's output: Parquet with the columns of
 // schema (or of the Parquet input), or JSON Lines.
-func (in input) sink(path, out, outFormat, schema, compression string, opts []shards.Option) (flow.Sink, error) {
+func (in input) sink(ctx context.Context, path, out, outFormat, schema, compression string, opts []shards.Option) (flow.Sink, error) {
 	switch outFormat {
 	case "jsonl":
 		if schema != "" {
@@ -183,6 +183,13 @@ func (in input) sink(path, out, outFormat, schema, compression string, opts []sh
 	for _, o := range opts {
 		popts = append(popts, o)
 	}
+	if schema == "auto" {
+		cols, err := inferSchema(ctx, in, path)
+		if err != nil {
+			return flow.Sink{}, err
+		}
+		schema = schemaText(cols)
+	}
 	if schema != "" {
 		s, err := parseSchema(schema)
 		if err != nil {
@@ -195,7 +202,7 @@ func (in input) sink(path, out, outFormat, schema, compression string, opts []sh
 		return flow.Sink{}, err
 	}
 	if f != "parquet" {
-		return flow.Sink{}, fmt.Errorf("%w: Parquet output of %s input needs -schema (its records have no types), or -format jsonl", errUsage, textNames[f])
+		return flow.Sink{}, fmt.Errorf("%w: Parquet output of %s input needs -schema (its records have no types; -schema auto infers them from the first records), or -format jsonl", errUsage, textNames[f])
 	}
 	pq, _, err := in.options(f)
 	if err != nil {

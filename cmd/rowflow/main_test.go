@@ -564,6 +564,12 @@ func TestInferSchema(t *testing.T) {
 	if want := "-schema 'id:int64,tags:[]string,x:float64,t:time,y:bool'"; !strings.Contains(ins, want) || !strings.Contains(ins, "y     bool      nullable") {
 		t.Fatalf("inspect of JSON Lines:\n%s\nwant it to show %s", ins, want)
 	}
+	gz := filepath.Join(dir, "bad", "a.jsonl.gz")
+	os.MkdirAll(filepath.Dir(gz), 0o755)
+	os.WriteFile(gz, []byte("id\n1\n"), 0o644)
+	if _, errOut, code := rowflow(t, nil, "inspect", filepath.Dir(gz)); code != 1 || !strings.Contains(errOut, "a.jsonl.gz: gzip stream") {
+		t.Fatalf("inspect of a damaged compressed file: exit %d, %s", code, errOut)
+	}
 	os.WriteFile(jsonPath, []byte(`{"id":1,"o":{"a":1}}`+"\n"), 0o644)
 	if _, errOut, code := rowflow(t, nil, "inspect", jsonPath); code != 1 || !strings.Contains(errOut, `column "o": a JSON object cannot be said in -schema`) {
 		t.Fatalf("inspect of a JSON object column: exit %d, %s", code, errOut)

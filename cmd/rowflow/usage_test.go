@@ -13,13 +13,6 @@ import (
 func TestFlagsOutOfRangeOrIgnored(t *testing.T) {
 	data := eightEvents(t)
 	out := filepath.Join(t.TempDir(), "out")
-	csv := filepath.Join(t.TempDir(), "a.csv")
-	jsonl := filepath.Join(t.TempDir(), "a.jsonl.gz")
-	for _, f := range []string{csv, jsonl} {
-		if err := os.WriteFile(f, []byte("id\n1\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	reshard := func(args ...string) []string {
 		return append(append([]string{"reshard", "-out", out}, args...), data)
 	}
@@ -55,8 +48,6 @@ func TestFlagsOutOfRangeOrIgnored(t *testing.T) {
 		{[]string{"commit", "-world", "1", "-rows", "-5", data}, "-rows -5: must be at least 0"},
 		{append(reshard(), "-format", "jsonl"), "-format comes after the argument " + data + "; flags come before the arguments"},
 		{[]string{"head", data, "-n", "3"}, "-n comes after the argument " + data + "; flags come before the arguments"},
-		{[]string{"inspect", csv}, csv + " is a CSV dataset; inspect reads Parquet footers only"},
-		{[]string{"inspect", filepath.Dir(jsonl)}, filepath.Dir(jsonl) + " is a JSON Lines dataset; inspect reads Parquet footers only"},
 	} {
 		_, errOut, code := rowflow(t, nil, c.args...)
 		if code != 2 || !strings.Contains(errOut, c.msg) {

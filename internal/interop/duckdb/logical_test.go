@@ -79,4 +79,19 @@ func TestDuckDBReadsLogicalTypes(t *testing.T) {
 	if n != len(want) {
 		t.Fatalf("DuckDB read %d rows, want %d", n, len(want))
 	}
+
+	// DuckDB's own read_csv of the same file, with the same types, gives
+	// the same values as its read of rowflow's Parquet output.
+	cols := "ts, tstz, ns, d, t, price, qty, big"
+	csvQ := `SELECT CAST(COLUMNS(*) AS VARCHAR) FROM read_csv('` + csvPath + `', header = true, columns = {
+		'ts': 'TIMESTAMP', 'tstz': 'TIMESTAMPTZ', 'ns': 'TIMESTAMP_NS', 'd': 'DATE', 't': 'TIME',
+		'price': 'DECIMAL(6,2)', 'qty': 'DECIMAL(15,3)', 'big': 'DECIMAL(30,2)'})`
+	pqQ := `SELECT CAST(COLUMNS(*) AS VARCHAR) FROM (SELECT ` + cols + ` FROM read_parquet('` + filepath.Join(out, "*.parquet") + `'))`
+	var diff, csvRows int
+	if err := db.QueryRow(`SELECT (SELECT count(*) FROM ((` + csvQ + `) EXCEPT ALL (` + pqQ + `))) + (SELECT count(*) FROM ((` + pqQ + `) EXCEPT ALL (` + csvQ + `))), (SELECT count(*) FROM (` + csvQ + `))`).Scan(&diff, &csvRows); err != nil {
+		t.Fatal(err)
+	}
+	if diff != 0 || csvRows != 2 {
+		t.Errorf("DuckDB's read_csv (%d rows) and its read of rowflow's Parquet differ in %d rows", csvRows, diff)
+	}
 }

@@ -7,9 +7,9 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/texttime"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sources"
 	"github.com/rowflow/rowflow/sources/text"
@@ -166,28 +166,17 @@ func textType(s string) string {
 	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) && !strings.ContainsAny(s, "xXpP_") && !leadingZero(s) {
 		return "float64"
 	}
-	if _, err := time.Parse("2006-01-02", s); err == nil {
+	if _, ok := texttime.Date(s); ok {
 		return "date"
 	}
-	if _, err := time.Parse("15:04:05.999999999", s); err == nil {
+	if _, ok := texttime.TimeOfDay(s); ok {
 		return "time"
 	}
-	for _, l := range []struct {
-		layout string
-		zone   bool
-	}{
-		{"2006-01-02T15:04:05.999999999Z07:00", true},
-		{"2006-01-02 15:04:05.999999999Z07:00", true},
-		{"2006-01-02 15:04:05.999999999Z07", true},
-		{"2006-01-02T15:04:05.999999999", false},
-		{"2006-01-02 15:04:05.999999999", false},
-	} {
-		if _, err := time.Parse(l.layout, s); err == nil {
-			if l.zone {
-				return "timestamp[us, tz]"
-			}
-			return "timestamp"
+	if _, zone, ok := texttime.Timestamp(s); ok {
+		if zone {
+			return "timestamp[us, tz]"
 		}
+		return "timestamp"
 	}
 	return "string"
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	pqformat "github.com/parquet-go/parquet-go/format"
 	"github.com/rowflow/rowflow/internal/parquet/pqschema"
+	"github.com/rowflow/rowflow/internal/texttime"
 )
 
 // logicalConverter returns the converter of a record's values to a
@@ -92,21 +93,6 @@ func logicalConverter(t parquet.Type, raw func(v any) (parquet.Value, error)) (f
 	return nil, false
 }
 
-// timestampLayouts are the text forms of a timestamp, with a zone and
-// without: RFC 3339 and the space-separated form SQL databases print,
-// seconds' fractions optional.
-var timestampLayouts = []struct {
-	layout string
-	zone   bool
-}{
-	{"2006-01-02T15:04:05.999999999Z07:00", true},
-	{"2006-01-02 15:04:05.999999999Z07:00", true},
-	{"2006-01-02 15:04:05.999999999Z07", true},
-	{"2006-01-02T15:04:05.999999999", false},
-	{"2006-01-02 15:04:05.999999999", false},
-	{"2006-01-02", false},
-}
-
 // timestampOf returns the instant of a timestamp value, with ok false
 // if v is neither text nor a time.Time. A column adjusted to UTC takes
 // text with an offset (converted to UTC) or without (read as UTC), and a
@@ -120,18 +106,14 @@ func timestampOf(v any, utc bool) (tm time.Time, ok bool, err error) {
 		}
 		return wallClock(x), true, nil
 	case string:
-		s := strings.TrimSpace(x)
-		for _, l := range timestampLayouts {
-			tm, err := time.Parse(l.layout, s)
-			if err != nil {
-				continue
-			}
-			if l.zone && !utc {
-				return time.Time{}, true, fmt.Errorf("%q has a time zone, but the column is a timestamp without one (give the type \", tz\" to store instants)", x)
-			}
-			return tm.UTC(), true, nil
+		tm, zone, ok := texttime.Timestamp(x)
+		switch {
+		case !ok:
+			return time.Time{}, true, fmt.Errorf("%q is not a timestamp (want 2006-01-02T15:04:05[.fff][Z|±hh:mm], or with a space for the T)", x)
+		case zone && !utc:
+			return time.Time{}, true, fmt.Errorf("%q has a time zone, but the column is a timestamp without one (give the type \", tz\" to store instants)", x)
 		}
-		return time.Time{}, true, fmt.Errorf("%q is not a timestamp (want 2006-01-02T15:04:05[.fff][Z|±hh:mm], or with a space for the T)", x)
+		return tm, true, nil
 	}
 	return time.Time{}, false, nil
 }
@@ -163,8 +145,8 @@ func dateOf(v any) (time.Time, bool, error) {
 		y, m, d := x.Date()
 		return time.Date(y, m, d, 0, 0, 0, 0, time.UTC), true, nil
 	case string:
-		tm, err := time.Parse("2006-01-02", strings.TrimSpace(x))
-		if err != nil {
+		tm, ok := texttime.Date(x)
+		if !ok {
 			return time.Time{}, true, fmt.Errorf("%q is not a date (want 2006-01-02)", x)
 		}
 		return tm, true, nil
@@ -179,11 +161,11 @@ func timeOfDay(v any) (time.Duration, bool, error) {
 	case time.Time:
 		return x.Sub(time.Date(x.Year(), x.Month(), x.Day(), 0, 0, 0, 0, x.Location())), true, nil
 	case string:
-		tm, err := time.Parse("15:04:05.999999999", strings.TrimSpace(x))
-		if err != nil {
+		d, ok := texttime.TimeOfDay(x)
+		if !ok {
 			return 0, true, fmt.Errorf("%q is not a time of day (want 15:04:05[.fff])", x)
 		}
-		return tm.Sub(time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)), true, nil
+		return d, true, nil
 	}
 	return 0, false, nil
 }

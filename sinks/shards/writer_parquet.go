@@ -6,6 +6,8 @@ import (
 	"io"
 	"reflect"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
@@ -115,6 +117,9 @@ func newPQPlan[T any](dir string, opts []ParquetOption) (p *pqPlan[T], err error
 	t := reflect.TypeFor[T]()
 	if t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("shards: Parquet[%v]: the values must be structs", t)
+	}
+	if f, ok := dateTimeField(t); ok {
+		return nil, fmt.Errorf("shards: Parquet[%v]: field %s is a time.Time with a date tag, which parquet-go (v0.32) writes as a wrong day; use a timestamp tag, or an int32 of days since 1970-01-01 with the date tag", t, f)
 	}
 	p = &pqPlan[T]{dir: dir, cfg: cfg, what: fmt.Sprintf("Parquet(%q)", dir), format: "parquet", ext: ".parquet"}
 	p.codec, p.level = cfg.codec()
@@ -287,3 +292,33 @@ func (r *rowWriter[T]) write(vals []T, ids flow.IDs) error {
 func (r *rowWriter[T]) flush() error { return r.w.Flush() }
 func (r *rowWriter[T]) size() int64  { return r.w.Size() }
 func (r *rowWriter[T]) close() error { return r.w.Close() }
+
+// dateTimeField returns the path of a field of struct type t (at any
+// depth of structs, pointers and slices) that is a time.Time tagged date,
+// which parquet-go's writer gets wrong.
+func dateTimeField(t reflect.Type) (string, bool) {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || t == reflect.TypeFor[time.Time]() {
+		return "", false
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer || ft.Kind() == reflect.Slice {
+			ft = ft.Elem()
+		}
+		if ft == reflect.TypeFor[time.Time]() {
+			_, opts, _ := strings.Cut(f.Tag.Get("parquet"), ",")
+			if slices.Contains(strings.Split(opts, ","), "date") {
+				return f.Name, true
+			}
+			continue
+		}
+		if name, ok := dateTimeField(f.Type); ok {
+			return f.Name + "." + name, true
+		}
+	}
+	return "", false
+}

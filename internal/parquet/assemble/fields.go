@@ -138,6 +138,13 @@ func getterFor(t reflect.Type, leaf *pqcol.Leaf) (getter, error) {
 		if t.Elem().Kind() == reflect.Uint8 && (k == parquet.ByteArray || k == parquet.FixedLenByteArray) {
 			return loader[[]byte](loadBytes), nil
 		}
+	case reflect.Struct:
+		if t == timeType {
+			if g, ok := timeGetter(leaf); ok {
+				return g, nil
+			}
+			return nil, fmt.Errorf("cannot read a %s column into time.Time: want a TIMESTAMP, a DATE or an INT96 timestamp", TypeName(leaf))
+		}
 	}
 	return nil, fmt.Errorf("cannot read a %v column into %v", k, t)
 }

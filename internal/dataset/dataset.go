@@ -13,7 +13,8 @@ import (
 
 // File is one data file of a [Dataset].
 type File struct {
-	// Path is the absolute path of the file in the local file system.
+	// Path is the absolute path of the file in the local file system, or
+	// its s3://bucket/key URL.
 	Path string
 	// RelPath is the slash-separated path of the file relative to the
 	// dataset root. Files are sorted by it, and it is what callers hash to
@@ -80,6 +81,9 @@ func Discover(paths ...string) (*Dataset, error) {
 
 // Discover is [Discover] for the files of format f.
 func (f Format) Discover(paths ...string) (*Dataset, error) {
+	if anyURL("", paths) {
+		return discoverObjects(f, "", paths)
+	}
 	return discover(f, "", paths)
 }
 
@@ -95,6 +99,9 @@ func DiscoverRoot(root string, paths ...string) (*Dataset, error) {
 func (f Format) DiscoverRoot(root string, paths ...string) (*Dataset, error) {
 	if root == "" {
 		return nil, errors.New("dataset: empty root")
+	}
+	if anyURL(root, paths) {
+		return discoverObjects(f, root, paths)
 	}
 	abs, err := filepath.Abs(root)
 	if err != nil {

@@ -47,9 +47,10 @@ type Object interface {
 }
 
 // FooterTail is the Tail that Parquet readers open objects with: the
-// footers of most files fit in it, so that opening a file and reading its
-// footer cost one request.
-const FooterTail = 64 << 10
+// footers of files of tens of columns and row groups fit in it, so that
+// opening such a file and reading its footer cost one request; a larger
+// footer costs one more.
+const FooterTail = 16 << 10
 
 // Options tune [Open].
 type Options struct {

@@ -215,6 +215,7 @@ type s3Object struct {
 	stamp       Stamp
 
 	mu    sync.Mutex
+	tail  span   // the bytes read when it was opened
 	spans []span // recently read byte ranges, most recent last
 }
 
@@ -225,10 +226,12 @@ type span struct {
 }
 
 // Read-ahead: a read of fewer than minRead bytes fetches minRead, and the
-// last maxSpans ranges fetched are kept, so that the small reads of a
-// reader (a footer's length, a page header) cost no request each.
+// last maxSpans ranges fetched are kept (and the tail fetched when the
+// object was opened), so that the small reads of a reader (a magic
+// number, a page header) cost no request each. Parquet readers ask for
+// whole column chunks, which need no more read-ahead.
 const (
-	minRead  = 64 << 10
+	minRead  = 8 << 10
 	maxSpans = 8
 )
 
@@ -292,7 +295,7 @@ func (ob *s3Object) fetchTail(n int64) error {
 			return fmt.Errorf("%d bytes in the last %d of a %d-byte object", len(data), n, size)
 		}
 		ob.stamp = Stamp{Size: size, ModTime: info.LastModified, ETag: info.ETag}
-		ob.spans = []span{{off: size - int64(len(data)), data: data}}
+		ob.tail = span{off: size - int64(len(data)), data: data}
 		return nil
 	})
 }
@@ -325,8 +328,8 @@ func (ob *s3Object) Size() int64           { return ob.stamp.Size }
 func (ob *s3Object) Stamp() (Stamp, error) { return ob.stamp, nil }
 func (ob *s3Object) Close() error          { return nil }
 
-// ReadAt reads from the kept ranges, or by one ranged GET conditional on
-// the object's ETag.
+// ReadAt reads from the kept ranges where they hold the bytes at off,
+// and the rest by one ranged GET conditional on the object's ETag.
 func (ob *s3Object) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, fmt.Errorf("%s: negative offset %d", ob.name, off)
@@ -338,48 +341,52 @@ func (ob *s3Object) ReadAt(p []byte, off int64) (int, error) {
 		return 0, io.EOF
 	}
 	want := min(int64(len(p)), ob.stamp.Size-off)
-	if ob.cached(p[:want], off) {
-		return ob.eof(int(want), len(p))
+	done := int64(0)
+	for done < want {
+		k := ob.cached(p[done:want], off+done)
+		if k > 0 {
+			done += k
+			continue
+		}
+		at := off + done
+		n := min(max(want-done, minRead), ob.stamp.Size-at)
+		data, err := ob.fetch(at, n)
+		if err != nil {
+			return int(done), err
+		}
+		done += int64(copy(p[done:want], data))
+		ob.mu.Lock()
+		ob.spans = append(ob.spans, span{off: at, data: data})
+		if len(ob.spans) > maxSpans {
+			ob.spans = ob.spans[1:]
+		}
+		ob.mu.Unlock()
 	}
-	n := min(max(want, minRead), ob.stamp.Size-off)
-	data, err := ob.fetch(off, n)
-	if err != nil {
-		return 0, err
+	if want < int64(len(p)) {
+		return int(want), io.EOF
 	}
-	copy(p, data[:want])
-	ob.mu.Lock()
-	ob.spans = append(ob.spans, span{off: off, data: data})
-	if len(ob.spans) > maxSpans {
-		ob.spans = ob.spans[1:]
-	}
-	ob.mu.Unlock()
-	return ob.eof(int(want), len(p))
+	return int(want), nil
 }
 
-func (ob *s3Object) eof(n, asked int) (int, error) {
-	if n < asked {
-		return n, io.EOF
-	}
-	return n, nil
-}
-
-// cached fills p from a kept range that holds all of it.
-func (ob *s3Object) cached(p []byte, off int64) bool {
+// cached fills p, or its start, from the kept range that holds the
+// most of it from off, the object's tail included, and returns how many
+// bytes it filled.
+func (ob *s3Object) cached(p []byte, off int64) int64 {
 	ob.mu.Lock()
 	defer ob.mu.Unlock()
-	for i := len(ob.spans) - 1; i >= 0; i-- {
-		s := ob.spans[i]
-		if off >= s.off && off+int64(len(p)) <= s.off+int64(len(s.data)) {
-			copy(p, s.data[off-s.off:])
-			return true
+	best := int64(0)
+	for _, s := range append(ob.spans, ob.tail) {
+		if off >= s.off && off < s.off+int64(len(s.data)) {
+			best = max(best, int64(copy(p, s.data[off-s.off:])))
 		}
 	}
-	return false
+	return best
 }
 
 // fetch reads bytes [off, off+n) by a GET conditional on the ETag.
 func (ob *s3Object) fetch(off, n int64) ([]byte, error) {
 	buf := make([]byte, n)
+	changed := ""
 	err := do(ob.ctx, ob.lim, func(ctx context.Context) error {
 		var opts minio.GetObjectOptions
 		if err := opts.SetRange(off, off+n-1); err != nil {
@@ -389,14 +396,23 @@ func (ob *s3Object) fetch(off, n int64) ([]byte, error) {
 			return err
 		}
 		requested.Add(n)
-		body, _, _, err := minio.Core{Client: ob.c}.GetObject(ctx, ob.bucket, ob.key, opts)
+		body, info, _, err := minio.Core{Client: ob.c}.GetObject(ctx, ob.bucket, ob.key, opts)
 		if err != nil {
 			return err
 		}
 		defer body.Close()
+		if info.ETag != ob.stamp.ETag {
+			// A server that ignores If-Match says so by the ETag of what
+			// it sends.
+			changed = info.ETag
+			return nil
+		}
 		_, err = io.ReadFull(body, buf)
 		return err
 	})
+	if err == nil && changed != "" {
+		return nil, fmt.Errorf("%s (bucket %q, key %q): %w: its ETag is %s, not %s (reading bytes [%d, %d))", ob.name, ob.bucket, ob.key, ErrChanged, changed, ob.stamp.ETag, off, off+n)
+	}
 	if err == nil {
 		return buf, nil
 	}
@@ -404,6 +420,13 @@ func (ob *s3Object) fetch(off, n int64) ([]byte, error) {
 	var resp minio.ErrorResponse
 	if errors.As(err, &resp) && (resp.StatusCode == http.StatusPreconditionFailed || resp.Code == "PreconditionFailed") {
 		return nil, fmt.Errorf("%s (bucket %q, key %q): %w: its ETag is no longer %s (reading %s)", ob.name, ob.bucket, ob.key, ErrChanged, ob.stamp.ETag, what)
+	}
+	if errors.As(err, &resp) && (resp.Code == "NoSuchKey" || resp.Code == "NotFound") {
+		return nil, fmt.Errorf("%s (bucket %q, key %q): %w: it no longer exists (reading %s)", ob.name, ob.bucket, ob.key, ErrChanged, what)
+	}
+	if errors.As(err, &resp) && (resp.StatusCode == http.StatusRequestedRangeNotSatisfiable || resp.Code == "InvalidRange") {
+		// The range lay within the object as it was opened.
+		return nil, fmt.Errorf("%s (bucket %q, key %q): %w: it is shorter than the %d bytes it had when opened (reading %s)", ob.name, ob.bucket, ob.key, ErrChanged, ob.stamp.Size, what)
 	}
 	return nil, describe(fmt.Sprintf("%s (bucket %q, key %q)", ob.name, ob.bucket, ob.key), ob.bucket, "reading "+what, err)
 }

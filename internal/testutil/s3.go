@@ -149,6 +149,9 @@ func (s *S3) Upload(t testing.TB, dir, bucket, prefix string) string {
 			t.Fatalf("creating bucket %s: %v", bucket, err)
 		}
 	}
+	if prefix != "" && !strings.HasSuffix(prefix, "/") {
+		prefix += "/"
+	}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -163,7 +166,7 @@ func (s *S3) Upload(t testing.TB, dir, bucket, prefix string) string {
 	if err != nil {
 		t.Fatalf("uploading %s: %v", dir, err)
 	}
-	return "s3://" + bucket + "/" + prefix
+	return strings.TrimSuffix("s3://"+bucket+"/"+prefix, "/")
 }
 
 // Put writes data as the object key of bucket.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -234,6 +235,10 @@ func (run *textRun[T]) shared(i int, mk func() (any, error)) (any, error) {
 func (run *textRun[T]) read(ctx context.Context, fr dataset.Fragment, out flow.Emitter[T]) error {
 	file := run.ds.Files()[fr.File]
 	fh, err := objstore.Open(ctx, file.Path, objstore.Options{Limit: run.limit})
+	if errors.Is(err, objstore.ErrNoObject) {
+		// An object overwritten is missing for a moment on some servers.
+		return fmt.Errorf("%s changed during the run: %w", file.RelPath, err)
+	}
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"path"
 	"slices"
 	"strconv"
@@ -14,12 +13,13 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/objstore"
 	"github.com/rowflow/rowflow/internal/parquet/assemble"
 	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 )
 
 func runInspect(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := newFlags("inspect", "PATH   (a Parquet file or dataset: what its footers say)", "rowflow inspect data/")
+	fs := newFlags("inspect", "PATH   (a Parquet file or dataset, or an s3://bucket/prefix URL: what its footers say)", "rowflow inspect data/", "rowflow inspect s3://bucket/tables/events")
 	if err := parse(fs, args, 1); err != nil {
 		return err
 	}
@@ -106,20 +106,16 @@ func parquetFiles(path string) ([]dataset.File, error) {
 // openParquet opens the Parquet file name and calls use with it and its
 // size; the file is closed when use returns.
 func openParquet(name string, use func(f *parquet.File, size int64) error) error {
-	fh, err := os.Open(name)
+	fh, err := objstore.Open(context.Background(), name, objstore.Options{Tail: objstore.FooterTail})
 	if err != nil {
 		return err
 	}
 	defer fh.Close()
-	fi, err := fh.Stat()
-	if err != nil {
-		return err
-	}
-	f, err := parquet.OpenFile(fh, fi.Size())
+	f, err := parquet.OpenFile(fh, fh.Size())
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	return use(f, fi.Size())
+	return use(f, fh.Size())
 }
 
 // columnStats gathers a column's bounds from the files' column indexes.

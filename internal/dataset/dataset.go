@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rowflow/rowflow/internal/codec"
+	"github.com/rowflow/rowflow/internal/filter"
 )
 
 // File is one data file of a [Dataset].
@@ -82,7 +83,7 @@ func Discover(paths ...string) (*Dataset, error) {
 // Discover is [Discover] for the files of format f.
 func (f Format) Discover(paths ...string) (*Dataset, error) {
 	if anyURL("", paths) {
-		return discoverObjects(f, "", paths)
+		return discoverObjects(f, nil, "", paths)
 	}
 	return discover(f, "", paths)
 }
@@ -101,7 +102,7 @@ func (f Format) DiscoverRoot(root string, paths ...string) (*Dataset, error) {
 		return nil, errors.New("dataset: empty root")
 	}
 	if anyURL(root, paths) {
-		return discoverObjects(f, root, paths)
+		return discoverObjects(f, nil, root, paths)
 	}
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -115,6 +116,21 @@ func (f Format) DiscoverRoot(root string, paths ...string) (*Dataset, error) {
 		}
 	}
 	return discover(f, abs, anchored)
+}
+
+// DiscoverWhere is [Format.Discover] of paths, or with root not empty
+// [Format.DiscoverRoot], that may leave out files the partition filter
+// where is false for: in a bucket, the Hive directories where is false
+// for are not listed. A [Plan] with the same filter plans the same
+// fragments over the dataset either way.
+func (f Format) DiscoverWhere(where *filter.Expr, root string, paths ...string) (*Dataset, error) {
+	if !anyURL(root, paths) {
+		if root == "" {
+			return f.Discover(paths...)
+		}
+		return f.DiscoverRoot(root, paths...)
+	}
+	return discoverObjects(f, where, root, paths)
 }
 
 // entry is one resolved argument of Discover.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rowflow/rowflow/internal/filter"
 	"github.com/rowflow/rowflow/internal/objstore"
 )
 
@@ -27,7 +28,7 @@ func anyURL(root string, paths []string) bool {
 }
 
 // discoverObjects is discover for URLs.
-func discoverObjects(f Format, root string, paths []string) (*Dataset, error) {
+func discoverObjects(f Format, where *filter.Expr, root string, paths []string) (*Dataset, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("dataset: no paths given")
 	}
@@ -72,7 +73,7 @@ func discoverObjects(f Format, root string, paths []string) (*Dataset, error) {
 			return nil, fmt.Errorf("dataset: %s (from %s) is outside the root %s", e.abs, e.arg, root)
 		}
 		n := 0
-		err := listObjects(ctx, f, e, func(name string) {
+		err := listObjects(ctx, f, where, e, func(name string) {
 			n++
 			rel := strings.TrimPrefix(name, root+"/")
 			if !seen[rel] {
@@ -127,9 +128,18 @@ func resolveObject(ctx context.Context, arg, abs string) (entry, error) {
 }
 
 // listObjects calls fn with the URL of every object of e.
-func listObjects(ctx context.Context, f Format, e entry, fn func(name string)) error {
+// With where, it lists a directory level by level and skips the Hive
+// directories where is false for, whatever the values of the levels
+// below.
+func listObjects(ctx context.Context, f Format, where *filter.Expr, e entry, fn func(name string)) error {
 	if e.kind == entryFile {
 		fn(e.abs)
+		return nil
+	}
+	if e.kind == entryDir && where != nil {
+		if err := listPruned(ctx, f, where, e.base, "", fn); err != nil {
+			return fmt.Errorf("dataset: listing %s: %w", e.arg, err)
+		}
 		return nil
 	}
 	err := objstore.List(ctx, e.base+"/", func(name string, _ objstore.Stamp) error {
@@ -190,4 +200,53 @@ func commonPrefixDir(a, b string) string {
 		a = p
 	}
 	return a
+}
+
+// listPruned lists the objects under base/rel ("" or ending in "/") one
+// level at a time, skipping hidden names and the directories whose Hive
+// values make where false.
+func listPruned(ctx context.Context, f Format, where *filter.Expr, base, rel string, fn func(name string)) error {
+	var dirs []string
+	err := objstore.ListDir(ctx, base+"/"+rel, func(name string, dir bool) error {
+		sub := strings.TrimPrefix(name, base+"/")
+		seg := strings.TrimSuffix(strings.TrimPrefix(sub, rel), "/")
+		switch {
+		case seg == "" || Hidden(seg):
+		case dir:
+			if !pruned(where, sub) {
+				dirs = append(dirs, sub)
+			}
+		case f.takes(seg):
+			fn(name)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, d := range dirs {
+		if err := listPruned(ctx, f, where, base, d, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pruned reports whether where is false for every file under the
+// directory rel (relative to the dataset root, ending in "/"), whatever
+// the columns of the directories below it: the columns it lacks are
+// unknown (null), and a false with unknowns stays false once they are
+// known. An error leaves the directory to the planner, which reports it.
+func pruned(where *filter.Expr, rel string) bool {
+	p, err := parsePartition(rel + "f")
+	if err != nil {
+		return false
+	}
+	t, err := where.Eval(func(n *filter.Expr) (filter.Tri, error) {
+		if _, ok := p.filterText(n.Col); !ok {
+			return filter.TriNull, nil
+		}
+		return n.MatchText(p.filterText)
+	})
+	return err == nil && t == filter.TriFalse
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/filter"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -53,6 +54,16 @@ func (s *Settings) Discover(root string, f dataset.Format) (*dataset.Dataset, er
 		return f.DiscoverRoot(root, s.Paths...)
 	}
 	return f.Discover(root)
+}
+
+// DiscoverWhere is [Settings.Discover] that may leave out the files that
+// the partition filter where is false for: in a bucket, their Hive
+// directories are not listed. where names the raw Hive columns.
+func (s *Settings) DiscoverWhere(root string, f dataset.Format, where *filter.Expr) (*dataset.Dataset, error) {
+	if s.Paths != nil {
+		return f.DiscoverWhere(where, root, s.Paths...)
+	}
+	return f.DiscoverWhere(where, "", root)
 }
 
 // NewPlan plans a run over ds, with the seed and rank the run gives.

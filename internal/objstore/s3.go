@@ -431,9 +431,27 @@ func (ob *s3Object) fetch(off, n int64) ([]byte, error) {
 	return nil, describe(fmt.Sprintf("%s (bucket %q, key %q)", ob.name, ob.bucket, ob.key), ob.bucket, "reading "+what, err)
 }
 
+// listed counts the objects the listings returned, for tests.
+var listed atomic.Int64
+
+// Listed returns the number of objects (not prefixes) that the listings
+// of the process have returned so far.
+func Listed() int64 { return listed.Load() }
+
 // List calls fn with the URL and version of every object whose key starts
 // with prefix (an s3:// URL), in key order.
 func List(ctx context.Context, prefix string, fn func(name string, st Stamp) error) error {
+	return list(ctx, prefix, true, func(name string, st Stamp, _ bool) error { return fn(name, st) })
+}
+
+// ListDir calls fn with the URL of every object and every "directory"
+// (a prefix ending in "/", dir true) just below prefix, which should end
+// in "/": a listing with "/" as the delimiter.
+func ListDir(ctx context.Context, prefix string, fn func(name string, dir bool) error) error {
+	return list(ctx, prefix, false, func(name string, _ Stamp, dir bool) error { return fn(name, dir) })
+}
+
+func list(ctx context.Context, prefix string, recursive bool, fn func(name string, st Stamp, dir bool) error) error {
 	bucket, key, err := ParseURL(prefix)
 	if err != nil {
 		return err
@@ -444,11 +462,15 @@ func List(ctx context.Context, prefix string, fn func(name string, st Stamp) err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // stops the listing goroutine
-	for obj := range c.ListObjects(ctx, bucket, minio.ListObjectsOptions{Prefix: key, Recursive: true}) {
+	for obj := range c.ListObjects(ctx, bucket, minio.ListObjectsOptions{Prefix: key, Recursive: recursive}) {
 		if obj.Err != nil {
 			return describe(prefix, bucket, "listing", obj.Err)
 		}
-		if err := fn(Scheme+bucket+"/"+obj.Key, Stamp{Size: obj.Size, ModTime: obj.LastModified, ETag: obj.ETag}); err != nil {
+		dir := !recursive && strings.HasSuffix(obj.Key, "/")
+		if !dir {
+			listed.Add(1)
+		}
+		if err := fn(Scheme+bucket+"/"+obj.Key, Stamp{Size: obj.Size, ModTime: obj.LastModified, ETag: obj.ETag}, dir); err != nil {
 			return err
 		}
 	}

@@ -53,3 +53,23 @@ func rawWhere(e *filter.Expr, rename map[string]string, hive []string) *filter.E
 	}
 	return &out
 }
+
+// listingWhere is e with every column that Rename names given its raw
+// name: the filter that a listing prunes Hive directories by, before the
+// dataset's Hive columns are known. A column renamed from a file column
+// is no directory's, so it prunes nothing, as rawWhere leaves it.
+func listingWhere(e *filter.Expr, rename map[string]string) *filter.Expr {
+	if e == nil || len(rename) == 0 {
+		return e
+	}
+	out := *e
+	if e.IsLogic() {
+		out.Subs = make([]*filter.Expr, len(e.Subs))
+		for i, s := range e.Subs {
+			out.Subs[i] = listingWhere(s, rename)
+		}
+	} else if raw, ok := rename[e.Col]; ok {
+		out.Col = raw
+	}
+	return &out
+}

@@ -219,7 +219,10 @@ func (s *parquetSource[T]) start(ctx context.Context, env flow.Env) (*parquetRun
 
 // newRun discovers the dataset for a run.
 func (s *parquetSource[T]) newRun() (*parquetRun[T], error) {
-	ds, err := s.cfg.Discover(s.root, dataset.Parquet)
+	// In a bucket, the Hive directories that Where rules out are not
+	// listed; the plan, which keeps only the files Where is true for, is
+	// the same.
+	ds, err := s.cfg.DiscoverWhere(s.root, dataset.Parquet, listingWhere(s.cfg.Plan.Where, s.cfg.rename))
 	if err != nil {
 		return nil, err
 	}

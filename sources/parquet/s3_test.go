@@ -223,3 +223,45 @@ func TestParquetInBucketErrors(t *testing.T) {
 		t.Fatalf("with the right credentials again: %v", err)
 	}
 }
+
+// TestParquetInBucketWherePrunesListing: the Hive directories that Where
+// rules out are not listed, and the rows are those of the same read from
+// disk.
+func TestParquetInBucketWherePrunesListing(t *testing.T) {
+	s3 := testutil.StartS3(t)
+	root, _ := hiveDataset(t)
+	url := s3.Upload(t, root, "data", "hive")
+	for _, tc := range []struct {
+		name   string
+		where  sources.Filter
+		listed int64
+	}{
+		{"one language", sources.Eq("lang", "en"), 3},
+		{"one language, two days", sources.And(sources.Eq("lang", "en"), sources.Ge("day", 1)), 2},
+		{"by the inner column", sources.Eq("day", 2), 3},
+		{"Not", sources.Not(sources.In("lang", "de", "fr")), 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := objstore.Listed()
+			got := testutil.Items[Hive](t, flow.From(parquet.Read[Hive](url, sources.Where(tc.where))).Parallel(2))
+			if n := objstore.Listed() - before; n != tc.listed {
+				t.Errorf("%d objects listed, want %d", n, tc.listed)
+			}
+			want := testutil.Items[Hive](t, flow.From(parquet.Read[Hive](root, sources.Where(tc.where))))
+			if len(got) == 0 || !reflect.DeepEqual(got, want) {
+				t.Fatalf("%d items from the bucket, %d from disk, or they differ", len(got), len(want))
+			}
+		})
+	}
+	// Renamed Hive columns prune by their raw names.
+	before := objstore.Listed()
+	type renamed struct {
+		ID       int64  `parquet:"id"`
+		Language string `parquet:"language"`
+	}
+	got := testutil.Items[renamed](t, flow.From(parquet.Read[renamed](url, parquet.Rename("lang", "language"),
+		sources.Where(sources.Eq("language", "fr")))))
+	if n := objstore.Listed() - before; n != 3 || len(got) == 0 || got[0].Value.Language != "fr" {
+		t.Fatalf("Rename: %d objects listed, want 3; %d rows", n, len(got))
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/objstore"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/sources"
 	"github.com/rowflow/rowflow/sources/text"
@@ -75,6 +76,24 @@ func TestJSONLInBucketSameAsOnDisk(t *testing.T) {
 	inBucketSameAsOnDisk(t, "Where", dir, url, func(root string) flow.Source[Line] {
 		return text.JSONL[Line](root, text.PartitionBytes(500), sources.Where(sources.In("lang", "en", "fr")))
 	})
+	for rank := range 2 {
+		// Ranks of a world divide byte ranges sized by the whole dataset.
+		where := sources.Where(sources.Eq("lang", "de"))
+		disk := testutil.Items[Line](t, flow.From(text.JSONL[Line](dir, text.PartitionBytes(500), where)).WithRank(rank, 2))
+		before := objstore.Listed()
+		got := testutil.Items[Line](t, flow.From(text.JSONL[Line](url, text.PartitionBytes(500), where)).WithRank(rank, 2).Parallel(2))
+		if len(disk) == 0 || !reflect.DeepEqual(got, disk) {
+			t.Fatalf("Where, rank %d of 2: %d items from the bucket, %d from disk, or they differ", rank, len(got), len(disk))
+		}
+		if n := objstore.Listed() - before; n != 6 {
+			t.Fatalf("Where, rank %d of 2: %d objects listed, want all 6", rank, n)
+		}
+	}
+	before := objstore.Listed()
+	testutil.Items[Line](t, flow.From(text.JSONL[Line](url, sources.Where(sources.Eq("lang", "de")))))
+	if n := objstore.Listed() - before; n != 2 {
+		t.Fatalf("Where lang=de: %d objects listed, want 2 (lang=de/a.jsonl and _ignored.jsonl; the other directories pruned)", n)
+	}
 	inBucketSameAsOnDisk(t, "shuffled", dir, url, func(root string) flow.Source[Line] {
 		return text.JSONL[Line](root, text.PartitionBytes(300), sources.ShuffleWindow(4))
 	})

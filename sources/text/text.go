@@ -15,6 +15,7 @@ import (
 	"github.com/rowflow/rowflow/internal/codec"
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/internal/datasource"
+	"github.com/rowflow/rowflow/internal/filter"
 	"github.com/rowflow/rowflow/internal/objstore"
 	"github.com/rowflow/rowflow/rowid"
 )
@@ -136,7 +137,14 @@ func (s *textSource[T]) start(ctx context.Context, env flow.Env) (*textRun[T], *
 
 // plan discovers the dataset and plans a run over it.
 func (s *textSource[T]) plan(env flow.Env) (*textRun[T], *dataset.Plan, error) {
-	ds, err := s.cfg.Discover(s.root, s.format.files())
+	// In a bucket, the Hive directories that Where rules out are not
+	// listed, where the plan does not depend on the files it leaves out:
+	// unless ranks divide byte ranges sized by the whole dataset.
+	var where *filter.Expr
+	if env.World <= 1 || s.cfg.Plan.WholeFiles {
+		where = s.cfg.Plan.Where
+	}
+	ds, err := s.cfg.DiscoverWhere(s.root, s.format.files(), where)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -115,6 +115,10 @@ var (
 	requestTimeout = 2 * time.Minute
 )
 
+// retryHook, if set, is called before retry i (from 1) after err: tests
+// stop and start the server there.
+var retryHook func(i int, err error)
+
 // requested counts the bytes the S3 reads asked for, for tests.
 var requested atomic.Int64
 
@@ -148,6 +152,9 @@ func do(ctx context.Context, lim *Limit, req func(ctx context.Context) error) er
 	var err error
 	for i := range attempts {
 		if i > 0 {
+			if retryHook != nil {
+				retryHook(i, err)
+			}
 			d := time.Duration(rand.Int64N(int64(min(maxBackoff, baseBackoff<<(i-1))) + 1))
 			t := time.NewTimer(d)
 			select {

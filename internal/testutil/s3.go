@@ -71,6 +71,9 @@ type S3 struct {
 	Access, Secret string
 	Dir            string // the directory served: one subdirectory per bucket
 	Client         *minio.Client
+
+	bin, addr string
+	stop      func()
 }
 
 // StartS3 starts the gateway on a free port of 127.0.0.1, waits until it
@@ -90,36 +93,9 @@ func StartS3(t testing.TB) *S3 {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	s := &S3{Endpoint: "http://" + addr, Access: "rowflowtest", Secret: "rowflowtestsecret", Dir: t.TempDir()}
-	cmd := exec.Command(bin, "--access", s.Access, "--secret", s.Secret, "--port", addr, "posix", s.Dir)
-	out := &strings.Builder{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting versitygw: %v", err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-	})
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.After(60 * time.Second)
-	for {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-			break
-		}
-		select {
-		case err := <-exited:
-			t.Fatalf("versitygw exited before answering: %v\n%s", err, out)
-		case <-deadline:
-			t.Fatalf("versitygw did not answer on %s within a minute\n%s", addr, out)
-		case <-tick.C:
-		}
-	}
+	s := &S3{Endpoint: "http://" + addr, Access: "rowflowtest", Secret: "rowflowtestsecret", Dir: t.TempDir(), bin: bin, addr: addr}
+	s.Start(t)
+	t.Cleanup(s.Stop)
 	t.Setenv("AWS_ENDPOINT_URL", s.Endpoint)
 	t.Setenv("AWS_ENDPOINT_URL_S3", "")
 	t.Setenv("AWS_ACCESS_KEY_ID", s.Access)
@@ -134,6 +110,49 @@ func StartS3(t testing.TB) *S3 {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// Start starts the gateway, stopped by [S3.Stop], again on its port and
+// directory, and waits until it answers.
+func (s *S3) Start(t testing.TB) {
+	t.Helper()
+	cmd := exec.Command(s.bin, "--access", s.Access, "--secret", s.Secret, "--port", s.addr, "posix", s.Dir)
+	out := &strings.Builder{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting versitygw: %v", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	s.stop = func() {
+		cmd.Process.Kill()
+		<-exited
+	}
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(60 * time.Second)
+	for {
+		c, err := net.Dial("tcp", s.addr)
+		if err == nil {
+			c.Close()
+			return
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("versitygw exited before answering: %v\n%s", err, out)
+		case <-deadline:
+			t.Fatalf("versitygw did not answer on %s within a minute\n%s", s.addr, out)
+		case <-tick.C:
+		}
+	}
+}
+
+// Stop stops the gateway and waits until it has exited.
+func (s *S3) Stop() {
+	if s.stop != nil {
+		s.stop()
+		s.stop = nil
+	}
 }
 
 // Upload creates bucket and puts every file under dir into it, under

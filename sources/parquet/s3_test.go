@@ -265,3 +265,33 @@ func TestParquetInBucketWherePrunesListing(t *testing.T) {
 		t.Fatalf("Rename: %d objects listed, want 3; %d rows", n, len(got))
 	}
 }
+
+// BenchmarkParquetBucketVersusDisk reads the same 5.4 MB file in full
+// from disk and from the local S3 server, at Parallel(4).
+func BenchmarkParquetBucketVersusDisk(b *testing.B) {
+	s3 := testutil.StartS3(b)
+	dir, rel := b.TempDir(), "big/part-0.parquet"
+	testutil.WriteParquet(b, filepath.Join(dir, rel), makeRows(0, 200000), 50000)
+	url := s3.Upload(b, dir, "data", "")
+	st, err := os.Stat(filepath.Join(dir, rel))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, where := range []struct{ name, root string }{{"disk", dir}, {"bucket", url}} {
+		b.Run(where.name, func(b *testing.B) {
+			b.SetBytes(st.Size())
+			for b.Loop() {
+				n := 0
+				for _, err := range flow.Items[Row](context.Background(), flow.From(parquet.Read[Row](where.root)).Parallel(4)) {
+					if err != nil {
+						b.Fatal(err)
+					}
+					n++
+				}
+				if n != 200000 {
+					b.Fatalf("%d rows", n)
+				}
+			}
+		})
+	}
+}

@@ -3,10 +3,12 @@ package datasource
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/internal/filter"
+	"github.com/rowflow/rowflow/internal/objstore"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -92,6 +94,16 @@ func (s *Settings) Describe(root, format string) string {
 		if filepath.IsAbs(p) && rootErr == nil {
 			if rel, err := filepath.Rel(absRoot, p); err == nil {
 				p = rel
+			}
+		}
+		if objstore.IsURL(p) {
+			// A URL under an object root is made relative to it, and
+			// kept whole otherwise.
+			if rel, ok := strings.CutPrefix(p, strings.TrimSuffix(root, "/")+"/"); ok && objstore.IsURL(root) {
+				p = rel
+			} else {
+				paths[i] = p
+				continue
 			}
 		}
 		paths[i] = filepath.ToSlash(filepath.Clean(p))

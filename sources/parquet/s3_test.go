@@ -295,3 +295,15 @@ func BenchmarkParquetBucketVersusDisk(b *testing.B) {
 		})
 	}
 }
+
+// TestParquetFilesURLsDescribedRelative: a Files entry given as a URL
+// under the root is described relative to it, as an absolute path under
+// a local root is, so that where the dataset lies changes no fingerprint.
+func TestParquetFilesURLsDescribedRelative(t *testing.T) {
+	root := t.TempDir()
+	disk := parquet.Read[Row](root, sources.Files(filepath.Join(root, "lang=en", "a.parquet"), "b.parquet")).Info().Settings
+	bucket := parquet.Read[Row]("s3://data/x/", sources.Files("s3://data/x/lang=en/a.parquet", "b.parquet")).Info().Settings
+	if bucket != disk {
+		t.Fatalf("described as\n%s\nin a bucket, and as\n%s\non disk", bucket, disk)
+	}
+}

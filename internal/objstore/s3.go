@@ -438,6 +438,10 @@ func (ob *s3Object) fetch(off, n int64) ([]byte, error) {
 	return nil, describe(fmt.Sprintf("%s (bucket %q, key %q)", ob.name, ob.bucket, ob.key), ob.bucket, "reading "+what, err)
 }
 
+// listPage is the keys a listing asks for at once; 0: the server's
+// default (1,000 for S3). Tests make it small.
+var listPage = 0
+
 // listed counts the objects the listings returned, for tests.
 var listed atomic.Int64
 
@@ -467,19 +471,30 @@ func list(ctx context.Context, prefix string, recursive bool, fn func(name strin
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel() // stops the listing goroutine
-	for obj := range c.ListObjects(ctx, bucket, minio.ListObjectsOptions{Prefix: key, Recursive: recursive}) {
-		if obj.Err != nil {
-			return describe(prefix, bucket, "listing", obj.Err)
+	// A listing that fails is retried from the last key it returned.
+	last := ""
+	var fnErr error
+	err = do(ctx, nil, func(ctx context.Context) error {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel() // stops the listing goroutine
+		opts := minio.ListObjectsOptions{Prefix: key, Recursive: recursive, StartAfter: last, MaxKeys: listPage}
+		for obj := range c.ListObjects(ctx, bucket, opts) {
+			if obj.Err != nil {
+				return obj.Err
+			}
+			last = obj.Key
+			dir := !recursive && strings.HasSuffix(obj.Key, "/")
+			if !dir {
+				listed.Add(1)
+			}
+			if fnErr = fn(Scheme+bucket+"/"+obj.Key, Stamp{Size: obj.Size, ModTime: obj.LastModified, ETag: obj.ETag}, dir); fnErr != nil {
+				return nil
+			}
 		}
-		dir := !recursive && strings.HasSuffix(obj.Key, "/")
-		if !dir {
-			listed.Add(1)
-		}
-		if err := fn(Scheme+bucket+"/"+obj.Key, Stamp{Size: obj.Size, ModTime: obj.LastModified, ETag: obj.ETag}, dir); err != nil {
-			return err
-		}
+		return nil
+	})
+	if err != nil {
+		return describe(prefix, bucket, "listing", err)
 	}
-	return nil
+	return fnErr
 }

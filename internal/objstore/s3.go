@@ -237,9 +237,12 @@ type span struct {
 // object was opened), so that the small reads of a reader (a magic
 // number, a page header) cost no request each. Parquet readers ask for
 // whole column chunks, which need no more read-ahead.
+// Only ranges of up to maxSpan bytes are kept, so that an open object
+// holds at most maxSpans*maxSpan bytes besides its tail.
 const (
 	minRead  = 8 << 10
 	maxSpans = 8
+	maxSpan  = 64 << 10
 )
 
 func openS3(ctx context.Context, name string, o Options) (Object, error) {
@@ -362,6 +365,9 @@ func (ob *s3Object) ReadAt(p []byte, off int64) (int, error) {
 			return int(done), err
 		}
 		done += int64(copy(p[done:want], data))
+		if n > maxSpan {
+			continue // the reader keeps what it asked for
+		}
 		ob.mu.Lock()
 		ob.spans = append(ob.spans, span{off: at, data: data})
 		if len(ob.spans) > maxSpans {

@@ -15,7 +15,7 @@ import (
 )
 
 func runDigest(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := newFlags("digest", "[-parallel N] PATH", "rowflow digest -parallel 4 data/")
+	fs := newFlags("digest", "[-parallel N] PATH   (a dataset, or an s3://bucket/prefix URL)", "rowflow digest -parallel 4 data/")
 	par := fs.Int("parallel", 1, "workers that read the dataset")
 	if err := parse(fs, args, 1); err != nil {
 		return err

@@ -14,7 +14,7 @@ import (
 )
 
 func runHead(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := newFlags("head", "[-n N] [-json] PATH", "rowflow head -n 5 -json data/")
+	fs := newFlags("head", "[-n N] [-json] PATH   (a dataset, or an s3://bucket/prefix URL)", "rowflow head -n 5 -json data/", "rowflow head s3://bucket/tables/events")
 	n := fs.Int("n", 10, "rows to show")
 	asJSON := fs.Bool("json", false, "print JSON Lines instead of a table; a NaN or infinite float, which JSON has no number for, is the string \"NaN\", \"+Inf\" or \"-Inf\"")
 	if err := parse(fs, args, 1); err != nil {

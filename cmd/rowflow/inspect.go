@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"path"
 	"slices"
 	"strconv"
@@ -15,12 +14,13 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/objstore"
 	"github.com/rowflow/rowflow/internal/parquet/assemble"
 	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 )
 
 func runInspect(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := newFlags("inspect", "PATH   (a Parquet dataset: what its footers say; a CSV or JSON Lines dataset: its files and the schema inferred from its first records)", "rowflow inspect data/")
+	fs := newFlags("inspect", "PATH   (a Parquet dataset, or an s3://bucket/prefix URL: what its footers say; a CSV or JSON Lines dataset: its files and the schema inferred from its first records)", "rowflow inspect data/", "rowflow inspect s3://bucket/tables/events")
 	if err := parse(fs, args, 1); err != nil {
 		return err
 	}
@@ -107,20 +107,16 @@ func parquetFiles(path string) ([]dataset.File, error) {
 // openParquet opens the Parquet file name and calls use with it and its
 // size; the file is closed when use returns.
 func openParquet(name string, use func(f *parquet.File, size int64) error) error {
-	fh, err := os.Open(name)
+	fh, err := objstore.Open(context.Background(), name, objstore.Options{Tail: objstore.FooterTail})
 	if err != nil {
 		return err
 	}
 	defer fh.Close()
-	fi, err := fh.Stat()
-	if err != nil {
-		return err
-	}
-	f, err := parquet.OpenFile(fh, fi.Size())
+	f, err := parquet.OpenFile(fh, fh.Size())
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	return use(f, fi.Size())
+	return use(f, fh.Size())
 }
 
 // columnStats gathers a column's bounds from the files' column indexes.
@@ -236,12 +232,12 @@ func inspectText(ctx context.Context, path, f string, stdout io.Writer) error {
 	}
 	var total int64
 	for _, file := range ds.Files() {
-		fi, err := os.Stat(file.Path)
+		st, err := objstore.Stat(ctx, file.Path)
 		if err != nil {
 			return err
 		}
-		total += fi.Size()
-		fmt.Fprintf(stdout, "%s  bytes %d%s\n", file.RelPath, fi.Size(), hive(file.RelPath))
+		total += st.Size
+		fmt.Fprintf(stdout, "%s  bytes %d%s\n", file.RelPath, st.Size, hive(file.RelPath))
 	}
 	cols, err := inferSchema(ctx, input{}, path)
 	if err != nil {

@@ -15,6 +15,14 @@
 //	commit    check every rank's output and write the dataset's manifest
 //	cleanup   remove stale temporary files of killed runs
 //
+// The PATH that inspect, head, digest and verify (without -manifest or
+// -against) read may be an s3://bucket/prefix URL of a dataset in an
+// S3-compatible bucket, read through the same sources; credentials,
+// region and endpoint come from the AWS variables (AWS_ACCESS_KEY_ID,
+// AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION, AWS_ENDPOINT_URL)
+// or the shared credentials file (AWS_SHARED_CREDENTIALS_FILE,
+// AWS_PROFILE). Outputs (reshard, commit, cleanup) are local directories.
+//
 // Exit codes: 0 success, 1 failure or a difference found, 2 bad usage.
 // Errors go to standard error.
 package main

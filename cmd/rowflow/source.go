@@ -9,6 +9,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/objstore"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sources"
 	"github.com/rowflow/rowflow/sources/parquet"
@@ -70,6 +71,9 @@ func formatOf(name string) int {
 // within the directory). A directory holding data files of two formats
 // is an error that names them.
 func format(path string) (string, error) {
+	if objstore.IsURL(path) {
+		return discoveredFormat(path) // an object, or the objects under a prefix
+	}
 	fi, err := os.Stat(path)
 	if err != nil {
 		return "", err
@@ -80,6 +84,12 @@ func format(path string) (string, error) {
 		}
 		return "", fmt.Errorf("%s: not a Parquet, CSV or JSON Lines file (by its extension)", path)
 	}
+	return discoveredFormat(path)
+}
+
+// discoveredFormat returns the format of the data files that discovery
+// finds at path.
+func discoveredFormat(path string) (string, error) {
 	all := dataset.Format{Name: "Parquet, CSV or JSON Lines"}
 	for _, f := range dataFormats {
 		all.Suffixes = append(all.Suffixes, f.suffixes...)

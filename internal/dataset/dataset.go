@@ -9,11 +9,13 @@ import (
 	"strings"
 
 	"github.com/rowflow/rowflow/internal/codec"
+	"github.com/rowflow/rowflow/internal/filter"
 )
 
 // File is one data file of a [Dataset].
 type File struct {
-	// Path is the absolute path of the file in the local file system.
+	// Path is the absolute path of the file in the local file system, or
+	// its s3://bucket/key URL.
 	Path string
 	// RelPath is the slash-separated path of the file relative to the
 	// dataset root. Files are sorted by it, and it is what callers hash to
@@ -80,6 +82,9 @@ func Discover(paths ...string) (*Dataset, error) {
 
 // Discover is [Discover] for the files of format f.
 func (f Format) Discover(paths ...string) (*Dataset, error) {
+	if anyURL("", paths) {
+		return discoverObjects(f, nil, "", paths)
+	}
 	return discover(f, "", paths)
 }
 
@@ -96,6 +101,9 @@ func (f Format) DiscoverRoot(root string, paths ...string) (*Dataset, error) {
 	if root == "" {
 		return nil, errors.New("dataset: empty root")
 	}
+	if anyURL(root, paths) {
+		return discoverObjects(f, nil, root, paths)
+	}
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, fmt.Errorf("dataset: root %s: %w", root, err)
@@ -108,6 +116,21 @@ func (f Format) DiscoverRoot(root string, paths ...string) (*Dataset, error) {
 		}
 	}
 	return discover(f, abs, anchored)
+}
+
+// DiscoverWhere is [Format.Discover] of paths, or with root not empty
+// [Format.DiscoverRoot], that may leave out files the partition filter
+// where is false for: in a bucket, the Hive directories where is false
+// for are not listed. A [Plan] with the same filter plans the same
+// fragments over the dataset either way.
+func (f Format) DiscoverWhere(where *filter.Expr, root string, paths ...string) (*Dataset, error) {
+	if !anyURL(root, paths) {
+		if root == "" {
+			return f.Discover(paths...)
+		}
+		return f.DiscoverRoot(root, paths...)
+	}
+	return discoverObjects(f, where, root, paths)
 }
 
 // entry is one resolved argument of Discover.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 
+	"github.com/rowflow/rowflow/internal/objstore"
 	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 )
 
@@ -26,8 +27,8 @@ func (fn MetadataFunc) RowGroups(ctx context.Context, f File) ([]int64, error) {
 	return fn(ctx, f)
 }
 
-// ParquetFooters is the [Metadata] of Parquet files in the local file
-// system: it reads the magic bytes and the footer of f.Path, and nothing
+// ParquetFooters is the [Metadata] of Parquet files on disk or in a
+// bucket: it reads the magic bytes and the footer of f.Path, and nothing
 // else (no page index, no bloom filters, no pages).
 type ParquetFooters struct{}
 
@@ -38,21 +39,17 @@ var (
 
 // RowGroups reads the footer of f.Path and returns its row-group sizes,
 // once pqcol has checked them against what the file's column chunks can
-// hold. Its errors are [*os.PathError]s naming f.Path.
+// hold. Its errors name f.Path; those of local files are [*os.PathError]s.
 func (ParquetFooters) RowGroups(ctx context.Context, f File) ([]int64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	fh, err := os.Open(f.Path)
+	fh, err := objstore.Open(ctx, f.Path, objstore.Options{Tail: objstore.FooterTail})
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil {
-		return nil, err
-	}
-	r, err := pqcol.Open(f.Path, fh, st.Size())
+	r, err := pqcol.Open(f.Path, fh, fh.Size())
 	if err != nil {
 		return nil, &os.PathError{Op: "read footer", Path: f.Path, Err: err}
 	}

@@ -3,9 +3,12 @@ package datasource
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/filter"
+	"github.com/rowflow/rowflow/internal/objstore"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -55,6 +58,16 @@ func (s *Settings) Discover(root string, f dataset.Format) (*dataset.Dataset, er
 	return f.Discover(root)
 }
 
+// DiscoverWhere is [Settings.Discover] that may leave out the files that
+// the partition filter where is false for: in a bucket, their Hive
+// directories are not listed. where names the raw Hive columns.
+func (s *Settings) DiscoverWhere(root string, f dataset.Format, where *filter.Expr) (*dataset.Dataset, error) {
+	if s.Paths != nil {
+		return f.DiscoverWhere(where, root, s.Paths...)
+	}
+	return f.DiscoverWhere(where, "", root)
+}
+
 // NewPlan plans a run over ds, with the seed and rank the run gives.
 func (s *Settings) NewPlan(ds *dataset.Dataset, env flow.Env, md dataset.Metadata) (*dataset.Plan, error) {
 	cfg := s.Plan
@@ -81,6 +94,16 @@ func (s *Settings) Describe(root, format string) string {
 		if filepath.IsAbs(p) && rootErr == nil {
 			if rel, err := filepath.Rel(absRoot, p); err == nil {
 				p = rel
+			}
+		}
+		if objstore.IsURL(p) {
+			// A URL under an object root is made relative to it, and
+			// kept whole otherwise.
+			if rel, ok := strings.CutPrefix(p, strings.TrimSuffix(root, "/")+"/"); ok && objstore.IsURL(root) {
+				p = rel
+			} else {
+				paths[i] = p
+				continue
 			}
 		}
 		paths[i] = filepath.ToSlash(filepath.Clean(p))

@@ -5,8 +5,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
-	"os"
+	"io"
 	"time"
+
+	"github.com/rowflow/rowflow/internal/objstore"
 )
 
 var footerCRC = crc32.MakeTable(crc32.Castagnoli)
@@ -19,7 +21,7 @@ const maxFooterCheck = 1 << 20
 // footerSum returns the CRC-32C of a Parquet file's footer (its metadata,
 // length and magic), read from f of size bytes: what a rewrite of the file
 // changes even where its size and modification time stay.
-func footerSum(f *os.File, size int64) (uint32, error) {
+func footerSum(f io.ReaderAt, size int64) (uint32, error) {
 	if size < 12 {
 		return 0, fmt.Errorf("%d bytes: too short for a Parquet file", size)
 	}
@@ -51,6 +53,7 @@ func footerSum(f *os.File, size int64) (uint32, error) {
 type fileStamp struct {
 	size    int64
 	modTime time.Time
+	etag    string // of an object in a bucket
 	tail    string
 }
 
@@ -58,12 +61,12 @@ type fileStamp struct {
 const tailBytes = 4 << 10
 
 // stampFile returns f's stamp; with tail false, without its last bytes.
-func stampFile(f *os.File, tail bool) (fileStamp, error) {
-	st, err := f.Stat()
+func stampFile(f objstore.Object, tail bool) (fileStamp, error) {
+	st, err := f.Stamp()
 	if err != nil {
 		return fileStamp{}, err
 	}
-	s := fileStamp{size: st.Size(), modTime: st.ModTime()}
+	s := fileStamp{size: st.Size, modTime: st.ModTime, etag: st.ETag}
 	if tail {
 		b := make([]byte, min(s.size, tailBytes))
 		if _, err := f.ReadAt(b, s.size-int64(len(b))); err != nil {
@@ -104,6 +107,8 @@ func changedFrom(path string, was, now fileStamp) error {
 		what = fmt.Sprintf("%d bytes when it was opened, %d now", was.size, now.size)
 	case !now.modTime.Equal(was.modTime):
 		what = fmt.Sprintf("modified at %s when it was opened, at %s now", was.modTime.Format(time.RFC3339Nano), now.modTime.Format(time.RFC3339Nano))
+	case now.etag != was.etag:
+		what = fmt.Sprintf("ETag %s when it was opened, %s now", was.etag, now.etag)
 	}
 	return &fileChanged{fmt.Errorf("%s changed during the run: %s", path, what)}
 }

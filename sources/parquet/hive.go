@@ -39,6 +39,20 @@ func hiveColumns(part dataset.Partition, rename map[string]string) dataset.Parti
 // names, which the dataset's paths have. A name is looked up as
 // [RowFilter] looks up a file column's.
 func rawWhere(e *filter.Expr, rename map[string]string, hive []string) *filter.Expr {
+	return renameWhere(e, rename, func(raw string) bool { return slices.Contains(hive, raw) })
+}
+
+// listingWhere is e with every column that Rename names given its raw
+// name: the filter that a listing prunes Hive directories by, before the
+// dataset's Hive columns are known. A column renamed from a file column
+// is no directory's, so it prunes nothing, as rawWhere leaves it.
+func listingWhere(e *filter.Expr, rename map[string]string) *filter.Expr {
+	return renameWhere(e, rename, func(string) bool { return true })
+}
+
+// renameWhere replaces in e the names that rename gives the raw columns
+// that take.
+func renameWhere(e *filter.Expr, rename map[string]string, take func(raw string) bool) *filter.Expr {
 	if e == nil || len(rename) == 0 {
 		return e
 	}
@@ -46,9 +60,9 @@ func rawWhere(e *filter.Expr, rename map[string]string, hive []string) *filter.E
 	if e.IsLogic() {
 		out.Subs = make([]*filter.Expr, len(e.Subs))
 		for i, s := range e.Subs {
-			out.Subs[i] = rawWhere(s, rename, hive)
+			out.Subs[i] = renameWhere(s, rename, take)
 		}
-	} else if raw, ok := rename[e.Col]; ok && slices.Contains(hive, raw) {
+	} else if raw, ok := rename[e.Col]; ok && take(raw) {
 		out.Col = raw
 	}
 	return &out

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"hash"
+	"io"
 	"iter"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +13,7 @@ import (
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/internal/datasource"
+	"github.com/rowflow/rowflow/internal/objstore"
 	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 	"github.com/rowflow/rowflow/internal/parquet/pqfilter"
 	"github.com/rowflow/rowflow/rowid"
@@ -200,6 +201,9 @@ func (s *parquetSource[T]) start(ctx context.Context, env flow.Env) (*parquetRun
 	if err != nil {
 		return nil, nil, err
 	}
+	// Objects in a bucket are read with the run's context and bound on
+	// requests in flight.
+	run.ctx, run.limit = ctx, objstore.NewLimit(objstore.DefaultRequests)
 	if s.cfg.skip != nil && !flow.AtEnd(ctx, func() { run.skips.write(s.cfg.skip) }) {
 		return nil, nil, fmt.Errorf("sources: %s: Partitions called outside a run", s.cfg.Name)
 	}
@@ -215,7 +219,10 @@ func (s *parquetSource[T]) start(ctx context.Context, env flow.Env) (*parquetRun
 
 // newRun discovers the dataset for a run.
 func (s *parquetSource[T]) newRun() (*parquetRun[T], error) {
-	ds, err := s.cfg.Discover(s.root, dataset.Parquet)
+	// In a bucket, the Hive directories that Where rules out are not
+	// listed; the plan, which keeps only the files Where is true for, is
+	// the same.
+	ds, err := s.cfg.DiscoverWhere(s.root, dataset.Parquet, listingWhere(s.cfg.Plan.Where, s.cfg.rename))
 	if err != nil {
 		return nil, err
 	}
@@ -252,6 +259,8 @@ func (s *parquetSource[T]) LocateRow(ctx context.Context, env flow.Env, part int
 
 // parquetRun is one run's state: the files opened so far.
 type parquetRun[T any] struct {
+	ctx   context.Context // the run's, for reading objects; nil: each read's
+	limit *objstore.Limit
 	src   *parquetSource[T]
 	ds    *dataset.Dataset
 	mu    sync.Mutex
@@ -298,7 +307,7 @@ type openFile[T any] struct {
 	err     error
 	refs    int    // reads using the file; guarded by the run's mu
 	used    uint64 // the run's clock at the last use; guarded by mu
-	f       *os.File
+	f       objstore.Object
 	r       *pqcol.Reader
 	plan    filePlan[T]
 	filter  *pqfilter.Predicate // the RowFilter compiled for the file, or nil
@@ -333,7 +342,7 @@ func (run *parquetRun[T]) open(ctx context.Context, i int) (*openFile[T], error)
 		run.evict() // after refs++: the file just opened is in use
 	}
 	run.mu.Unlock()
-	of.once.Do(func() { of.err = run.load(of, run.ds.Files()[i]) })
+	of.once.Do(func() { of.err = run.load(ctx, of, run.ds.Files()[i]) })
 	return of, of.err
 }
 
@@ -365,17 +374,16 @@ func (run *parquetRun[T]) evict() {
 	}
 }
 
-func (run *parquetRun[T]) load(of *openFile[T], file dataset.File) error {
+func (run *parquetRun[T]) load(ctx context.Context, of *openFile[T], file dataset.File) error {
 	cfg := &run.src.cfg
-	f, err := os.Open(file.Path)
+	if run.ctx != nil {
+		ctx = run.ctx // the file serves the run's later fragments too
+	}
+	f, err := objstore.Open(ctx, file.Path, objstore.Options{Tail: objstore.FooterTail, Limit: run.limit})
 	if err != nil {
 		return err
 	}
 	of.f = f
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
 
 	var popts []pqcol.Option
 	if cfg.maxPage > 0 {
@@ -384,7 +392,7 @@ func (run *parquetRun[T]) load(of *openFile[T], file dataset.File) error {
 	if cfg.maxRead > 0 {
 		popts = append(popts, pqcol.MaxReadSize(cfg.maxRead))
 	}
-	of.r, err = pqcol.Open(file.Path, f, st.Size(), popts...)
+	of.r, err = pqcol.Open(file.Path, f, f.Size(), popts...)
 	if err != nil {
 		return err
 	}
@@ -622,7 +630,7 @@ func (s *parquetSource[T]) DataFingerprint(ctx context.Context, env flow.Env) (s
 	if err != nil {
 		return "", err
 	}
-	return datasource.FilesFingerprint(ctx, ds, func(h hash.Hash, f *os.File, size int64) error {
+	return datasource.FilesFingerprint(ctx, ds, func(h hash.Hash, f io.ReaderAt, size int64) error {
 		sum, err := footerSum(f, size)
 		if err != nil {
 			// A run fails on the file, or skips it; the fingerprint

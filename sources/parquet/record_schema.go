@@ -1,6 +1,7 @@
 package parquet
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -47,7 +48,7 @@ func RecordSchema(root string, opts ...Option) (*pq.Schema, error) {
 	}
 	run := &parquetRun[sources.Record]{src: src}
 	of := &openFile[sources.Record]{}
-	err = run.load(of, ds.Files()[0])
+	err = run.load(context.Background(), of, ds.Files()[0])
 	if of.f != nil {
 		of.f.Close()
 	}

@@ -1,11 +1,12 @@
 package text
 
 import (
+	"context"
 	"io"
-	"os"
 
 	"github.com/rowflow/rowflow/internal/codec"
 	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/objstore"
 )
 
 // rangesPerRank is how many byte ranges of uncompressed text the plan
@@ -32,8 +33,8 @@ func (c *textConfig) rankSplitBytes(ds *dataset.Dataset, world int) int64 {
 		if c.codecOf(f) != codec.None {
 			continue
 		}
-		if st, err := os.Stat(f.Path); err == nil {
-			total += st.Size()
+		if st, err := objstore.Stat(context.Background(), f.Path); err == nil {
+			total += st.Size
 		}
 	}
 	return min(c.splitBytes, max(total/int64(world*rangesPerRank), minRankSplit))

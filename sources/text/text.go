@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
-	"os"
 	"sync"
 	"time"
 
@@ -15,6 +15,8 @@ import (
 	"github.com/rowflow/rowflow/internal/codec"
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/internal/datasource"
+	"github.com/rowflow/rowflow/internal/filter"
+	"github.com/rowflow/rowflow/internal/objstore"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -72,7 +74,8 @@ type textRun[T any] struct {
 	// since, whose ranges would no longer start at records.
 	planned map[string]stamp
 	split   int64 // the size of byte ranges: see rankSplitBytes
-	world   int   // the run's world
+	limit   *objstore.Limit
+	world   int // the run's world
 }
 
 // stamp is what tells a file's contents changed: its size and
@@ -80,27 +83,32 @@ type textRun[T any] struct {
 type stamp struct {
 	size    int64
 	modTime time.Time
+	etag    string // of an object in a bucket
 }
 
-func stampOf(st os.FileInfo) stamp { return stamp{st.Size(), st.ModTime()} }
+func stampOf(st objstore.Stamp) stamp { return stamp{st.Size, st.ModTime, st.ETag} }
 
 // checkStamp fails if the file open as fh has changed since its ranges
 // were planned. A part checks when it opens the file and when it has read
 // its range, before it ends its partition.
-func (run *textRun[T]) checkStamp(file dataset.File, fh *os.File) error {
+func (run *textRun[T]) checkStamp(file dataset.File, fh objstore.Object) error {
 	run.mu.Lock()
 	was, ok := run.planned[file.Path]
 	run.mu.Unlock()
 	if !ok {
 		return nil
 	}
-	st, err := fh.Stat()
+	st, err := fh.Stamp()
 	if err != nil {
 		return err
 	}
 	if now := stampOf(st); now != was {
-		return fmt.Errorf("%s changed during the run: %d bytes modified at %s when its partitions were planned, %d bytes modified at %s now",
-			file.RelPath, was.size, was.modTime.Format(time.RFC3339Nano), now.size, now.modTime.Format(time.RFC3339Nano))
+		etags := ""
+		if now.etag != was.etag {
+			etags = fmt.Sprintf(" (ETag %s then, %s now)", was.etag, now.etag)
+		}
+		return fmt.Errorf("%s changed during the run: %d bytes modified at %s when its partitions were planned, %d bytes modified at %s now%s",
+			file.RelPath, was.size, was.modTime.Format(time.RFC3339Nano), now.size, now.modTime.Format(time.RFC3339Nano), etags)
 	}
 	return nil
 }
@@ -129,11 +137,19 @@ func (s *textSource[T]) start(ctx context.Context, env flow.Env) (*textRun[T], *
 
 // plan discovers the dataset and plans a run over it.
 func (s *textSource[T]) plan(env flow.Env) (*textRun[T], *dataset.Plan, error) {
-	ds, err := s.cfg.Discover(s.root, s.format.files())
+	// In a bucket, the Hive directories that Where rules out are not
+	// listed, where the plan does not depend on the files it leaves out:
+	// unless ranks divide byte ranges sized by the whole dataset.
+	var where *filter.Expr
+	if env.World <= 1 || s.cfg.Plan.WholeFiles {
+		where = s.cfg.Plan.Where
+	}
+	ds, err := s.cfg.DiscoverWhere(s.root, s.format.files(), where)
 	if err != nil {
 		return nil, nil, err
 	}
-	run := &textRun[T]{src: s, ds: ds, state: map[int]*fileState{}, planned: map[string]stamp{}}
+	run := &textRun[T]{src: s, ds: ds, state: map[int]*fileState{}, planned: map[string]stamp{},
+		limit: objstore.NewLimit(objstore.DefaultRequests)}
 	run.split, run.world = s.cfg.rankSplitBytes(ds, env.World), env.World
 	plan, err := s.cfg.NewPlan(ds, env, dataset.MetadataFunc(run.ranges))
 	if err != nil {
@@ -178,16 +194,16 @@ func (c *textConfig) codecOf(f dataset.File) codec.Codec {
 // compressed file is one range.
 func (run *textRun[T]) ranges(ctx context.Context, f dataset.File) ([]int64, error) {
 	cfg := &run.src.cfg
-	fh, err := os.Open(f.Path)
+	fh, err := objstore.Open(ctx, f.Path, objstore.Options{Limit: run.limit})
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	st, err := fh.Stat()
+	st, err := fh.Stamp()
 	if err != nil {
 		return nil, err
 	}
-	size := st.Size()
+	size := st.Size
 	run.mu.Lock()
 	run.planned[f.Path] = stampOf(st)
 	run.mu.Unlock()
@@ -226,7 +242,11 @@ func (run *textRun[T]) shared(i int, mk func() (any, error)) (any, error) {
 // read pushes the records of one fragment: a byte range of a file.
 func (run *textRun[T]) read(ctx context.Context, fr dataset.Fragment, out flow.Emitter[T]) error {
 	file := run.ds.Files()[fr.File]
-	fh, err := os.Open(file.Path)
+	fh, err := objstore.Open(ctx, file.Path, objstore.Options{Limit: run.limit})
+	if errors.Is(err, objstore.ErrNoObject) {
+		// An object overwritten is missing for a moment on some servers.
+		return fmt.Errorf("%s changed during the run: %w", file.RelPath, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -238,9 +258,14 @@ func (run *textRun[T]) read(ctx context.Context, fr dataset.Fragment, out flow.E
 		codec: run.src.cfg.codecOf(file), cfg: &run.src.cfg, skips: &run.skips,
 		shared: func(mk func() (any, error)) (any, error) { return run.shared(fr.File, mk) }}
 	var r io.Reader = io.NewSectionReader(fh, part.from, part.to-part.from)
+	readSize := 64 << 10
+	if objstore.IsURL(file.Path) {
+		readSize = objectReadSize // fewer, larger ranged reads
+		r = bufio.NewReaderSize(r, readSize)
+	}
 	if part.codec != codec.None {
 		part.from = 0
-		d, err := part.codec.NewReader(bufio.NewReaderSize(fh, 64<<10))
+		d, err := part.codec.NewReader(bufio.NewReaderSize(io.NewSectionReader(fh, 0, fh.Size()), readSize))
 		if err != nil {
 			return fmt.Errorf("%s: %v stream: %w", file.RelPath, part.codec, err)
 		}
@@ -263,6 +288,10 @@ func (run *textRun[T]) read(ctx context.Context, fr dataset.Fragment, out flow.E
 	return buf.flush(ctx, true)
 }
 
+// objectReadSize is the size of the ranged reads of a part of an object
+// in a bucket, read in order.
+const objectReadSize = 1 << 20
+
 // textPart is one byte range of a file being read.
 type textPart struct {
 	// shared returns what the parts of the file share, made by mk on
@@ -270,7 +299,7 @@ type textPart struct {
 	shared   func(mk func() (any, error)) (any, error)
 	cfg      *textConfig
 	file     dataset.File
-	f        *os.File
+	f        objstore.Object
 	from, to int64 // the range; the whole stream of a compressed file
 	codec    codec.Codec
 	r        *bufio.Reader // the range's bytes, decompressed

@@ -1,0 +1,147 @@
+package objstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rowflow/rowflow/internal/testutil"
+)
+
+// shortRetries makes the backoff short for the test.
+func shortRetries(t *testing.T) {
+	was := [3]time.Duration{baseBackoff, maxBackoff, requestTimeout}
+	baseBackoff, maxBackoff, requestTimeout = time.Millisecond, 5*time.Millisecond, 10*time.Second
+	t.Cleanup(func() {
+		baseBackoff, maxBackoff, requestTimeout = was[0], was[1], was[2]
+		retryHook = nil
+	})
+}
+
+// object puts 1 MiB of known bytes in a bucket and opens it.
+func object(t *testing.T, s3 *testutil.S3, ctx context.Context) ([]byte, Object) {
+	t.Helper()
+	data := make([]byte, 1<<20)
+	for i := range data {
+		data[i] = byte(i * 7 / 3)
+	}
+	s3.Upload(t, t.TempDir(), "bkt", "")
+	s3.Put(t, "bkt", "dir/obj.bin", data)
+	ob, err := Open(ctx, "s3://bkt/dir/obj.bin", Options{Tail: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ob.Size() != int64(len(data)) {
+		t.Fatalf("size %d, want %d", ob.Size(), len(data))
+	}
+	return data, ob
+}
+
+// TestS3ReadResumesAfterRestart: the server stopped while a read is
+// retried and started again: the read returns the right bytes.
+func TestS3ReadResumesAfterRestart(t *testing.T) {
+	shortRetries(t)
+	s3 := testutil.StartS3(t)
+	data, ob := object(t, s3, context.Background())
+	var seen []error
+	retryHook = func(i int, err error) {
+		seen = append(seen, err)
+		if i == 2 {
+			s3.Start(t)
+		}
+	}
+	s3.Stop()
+	buf := make([]byte, 300<<10)
+	n, err := ob.ReadAt(buf, 5000)
+	if err != nil || n != len(buf) || !bytes.Equal(buf, data[5000:5000+len(buf)]) {
+		t.Fatalf("after the restart: %d bytes, %v (or other bytes)", n, err)
+	}
+	if len(seen) != 2 {
+		t.Fatalf("%d retries, want 2 (the server started before the second): %v", len(seen), seen)
+	}
+	if !strings.Contains(seen[0].Error(), "refused") {
+		t.Errorf("first failure %v, want a refused connection", seen[0])
+	}
+}
+
+// TestS3ReadFailsNamingTheRange: with the server gone, a read fails after
+// its attempts with an error naming bucket, key and byte range; with the
+// context done, it is not retried.
+func TestS3ReadFailsNamingTheRange(t *testing.T) {
+	shortRetries(t)
+	s3 := testutil.StartS3(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, ob := object(t, s3, ctx)
+	retries := 0
+	retryHook = func(int, error) { retries++ }
+	s3.Stop()
+	_, err := ob.ReadAt(make([]byte, 10), 1000)
+	for _, want := range []string{`bucket "bkt"`, `key "dir/obj.bin"`, "bytes [1000, 9192)", "after 5 attempts"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("error %v, want one saying %s", err, want)
+		}
+	}
+	if retries != attempts-1 {
+		t.Fatalf("%d retries, want %d", retries, attempts-1)
+	}
+	retries = 0
+	retryHook = func(int, error) { retries++; cancel() }
+	_, err = ob.ReadAt(make([]byte, 10), 2000)
+	if !errors.Is(err, context.Canceled) || retries != 1 {
+		t.Fatalf("cancelled at the first retry: %d retries, error %v", retries, err)
+	}
+}
+
+// TestS3ReadAtEnds: reads past the end return io.EOF with what there is,
+// and small reads are served from the tail fetched on open.
+func TestS3ReadAtEnds(t *testing.T) {
+	s3 := testutil.StartS3(t)
+	data, ob := object(t, s3, context.Background())
+	before := Requested()
+	buf := make([]byte, 64)
+	n, err := ob.ReadAt(buf, int64(len(data))-40)
+	if n != 40 || err != io.EOF || !bytes.Equal(buf[:40], data[len(data)-40:]) {
+		t.Fatalf("read across the end: %d, %v", n, err)
+	}
+	if Requested() != before {
+		t.Fatalf("a read within the opened tail asked for %d bytes", Requested()-before)
+	}
+	if n, err := ob.ReadAt(buf, int64(len(data))); n != 0 || err != io.EOF {
+		t.Fatalf("read at the end: %d, %v", n, err)
+	}
+}
+
+// TestS3ListResumesAfterRestart: a listing whose server stops is retried
+// and, once the server is back, lists every key once, in order.
+func TestS3ListResumesAfterRestart(t *testing.T) {
+	shortRetries(t)
+	s3 := testutil.StartS3(t)
+	s3.Upload(t, t.TempDir(), "bkt", "")
+	for _, k := range []string{"a/1", "a/2", "b/1", "c/x/1"} {
+		s3.Put(t, "bkt", k, []byte(k))
+	}
+	listPage = 1
+	t.Cleanup(func() { listPage = 0 })
+	retries := 0
+	retryHook = func(int, error) { retries++; s3.Start(t) }
+	var got []string
+	err := List(context.Background(), "s3://bkt/", func(name string, st Stamp) error {
+		got = append(got, name)
+		if len(got) == 2 && retries == 0 {
+			s3.Stop() // the next page fails; this one is already read
+		}
+		return nil
+	})
+	want := []string{"s3://bkt/a/1", "s3://bkt/a/2", "s3://bkt/b/1", "s3://bkt/c/x/1"}
+	if err != nil || strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("listed %q, %v; want %q", got, err, want)
+	}
+	if retries != 1 {
+		t.Fatalf("%d retries, want 1", retries)
+	}
+}

@@ -88,7 +88,7 @@ func TestDuckDBReadsLogicalTypes(t *testing.T) {
 		'price': 'DECIMAL(6,2)', 'qty': 'DECIMAL(15,3)', 'big': 'DECIMAL(30,2)'})`
 	pqQ := `SELECT CAST(COLUMNS(*) AS VARCHAR) FROM (SELECT ` + cols + ` FROM read_parquet('` + filepath.Join(out, "*.parquet") + `'))`
 	var diff, csvRows int
-	if err := db.QueryRow(`SELECT (SELECT count(*) FROM ((` + csvQ + `) EXCEPT ALL (` + pqQ + `))) + (SELECT count(*) FROM ((` + pqQ + `) EXCEPT ALL (` + csvQ + `))), (SELECT count(*) FROM (` + csvQ + `))`).Scan(&diff, &csvRows); err != nil {
+	if err := db.QueryRow(`SELECT (SELECT count(*) FROM ((`+csvQ+`) EXCEPT ALL (`+pqQ+`))) + (SELECT count(*) FROM ((`+pqQ+`) EXCEPT ALL (`+csvQ+`))), (SELECT count(*) FROM (`+csvQ+`))`).Scan(&diff, &csvRows); err != nil {
 		t.Fatal(err)
 	}
 	if diff != 0 || csvRows != 2 {

@@ -5,7 +5,10 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 	"unsafe"
+
+	"github.com/rowflow/rowflow/internal/texttime"
 )
 
 // textField is a struct field that a text value is parsed into.
@@ -198,6 +201,10 @@ func textSetter(t reflect.Type) (func(unsafe.Pointer, string) error, error) {
 		if t.Elem().Kind() == reflect.Uint8 {
 			return func(p unsafe.Pointer, s string) error { *(*[]byte)(p) = []byte(s); return nil }, nil
 		}
+	case reflect.Struct:
+		if t == reflect.TypeFor[time.Time]() {
+			return setTime, nil
+		}
 	case reflect.Pointer:
 		elem, err := textSetter(t.Elem())
 		if err != nil {
@@ -211,6 +218,21 @@ func textSetter(t reflect.Type) (func(unsafe.Pointer, string) error, error) {
 		}, nil
 	}
 	return nil, fmt.Errorf("type %v cannot be read from text", t)
+}
+
+// setTime parses a timestamp (RFC 3339 or with a space for the T; with a
+// zone it is that instant, without it the wall clock as UTC) or a date
+// (midnight UTC) into a time.Time.
+func setTime(p unsafe.Pointer, s string) error {
+	if t, _, ok := texttime.Timestamp(s); ok {
+		*(*time.Time)(p) = t
+		return nil
+	}
+	if t, ok := texttime.Date(s); ok {
+		*(*time.Time)(p) = t
+		return nil
+	}
+	return fmt.Errorf("%q is not a timestamp or a date (want 2006-01-02[T15:04:05[.fff][Z|±hh:mm]])", s)
 }
 
 // intSetter parses a signed integer of t's width into an I.

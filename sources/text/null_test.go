@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/sources/text"
@@ -117,4 +118,35 @@ func derefOr[V any](p *V) string {
 		return "<nil>"
 	}
 	return fmt.Sprintf("&%v", *p)
+}
+
+type timeCSV struct {
+	ID int64      `csv:"id"`
+	At time.Time  `csv:"at"`
+	Op *time.Time `csv:"op"`
+}
+
+// TestCSVTimeFields: CSV fields parse into time.Time: an instant with a
+// zone, a wall clock (as UTC) without, a date at midnight, an empty
+// field null in a pointer; other text is a bad record naming the column.
+func TestCSVTimeFields(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.csv")
+	os.WriteFile(path, []byte("id,at,op\n1,2024-03-01T10:20:30.5+02:00,2024-03-01\n2,2024-03-01 10:20:30,\n"), 0o644)
+	rows, err := readValues(t, text.CSV[timeCSV](path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
+	want := []timeCSV{
+		{ID: 1, At: time.Date(2024, 3, 1, 8, 20, 30, 5e8, time.UTC), Op: &day},
+		{ID: 2, At: time.Date(2024, 3, 1, 10, 20, 30, 0, time.UTC)},
+	}
+	if !reflect.DeepEqual(rows, want) {
+		t.Fatalf("%+v, want %+v", rows, want)
+	}
+	os.WriteFile(path, []byte("id,at,op\n1,yesterday,\n"), 0o644)
+	if _, err := readValues(t, text.CSV[timeCSV](path)); err == nil || !strings.Contains(err.Error(), "column at") || !strings.Contains(err.Error(), "is not a timestamp or a date") {
+		t.Fatalf("a bad time: %v", err)
+	}
 }

@@ -37,7 +37,7 @@ import (
 // multiplies (about 150 ns a row at 2^24 rows, where the Feistel network
 // it replaced took 40 ns but did not give uniform orders). Plus one
 // ReadRange call a row.
-func IndexShuffle[T any](src flow.RandomAccess[T], opts ...IndexOption) flow.Source[T] {
+func IndexShuffle[T any](src flow.RandomAccess[T], opts ...Common) flow.Source[T] {
 	s := &indexShuffle[T]{src: src, cfg: shapeConfig{name: "index-shuffle", perPart: 4096}}
 	s.err = configure(&s.cfg, opts)
 	if s.err == nil && src == nil {

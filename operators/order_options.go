@@ -11,9 +11,6 @@ import (
 // (Shuffle only), [MaxBytes] (Shuffle only), [Named].
 type ShuffleOption interface{ shuffleOption() }
 
-// IndexOption configures [IndexShuffle]: [PartitionItems], [Named].
-type IndexOption interface{ indexOption() }
-
 // orderConfig holds the options of the shuffles that go beyond the common
 // ones.
 type orderConfig struct {

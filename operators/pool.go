@@ -36,11 +36,11 @@ const purposePool = 6
 // batches (default 16). Memory is one pool. To be resumed it needs the
 // [Mark] of the pool's first row, the pool's number within the epoch and
 // the batches of it delivered: nothing is held across pools.
-func BucketPool[T any](size, pool int, length func(T) int, opts ...PoolOption) flow.Stage {
+func BucketPool[T any](size, pool int, length func(T) int, opts ...BatchOption) flow.Stage {
 	return flow.NewStage[T, Rows[T]](newPoolOp(size, pool, length, opts))
 }
 
-func newPoolOp[T any](size, pool int, length func(T) int, opts []PoolOption) *poolOp[T] {
+func newPoolOp[T any](size, pool int, length func(T) int, opts []BatchOption) *poolOp[T] {
 	op := &poolOp[T]{size: size, pool: pool, length: length, cfg: shapeConfig{name: "bucket-pool", perPart: 16}}
 	op.err = configure(&op.cfg, opts)
 	if op.err == nil && (size < 1 || pool < 1) {

@@ -247,7 +247,7 @@ func TestRegroupResumes(t *testing.T) {
 			})
 		}
 		checkResume(t, func() flow.Operator[int, Rows[int]] {
-			return newPoolOp(n, 3, length, []PoolOption{LastBatch(DropRemainder)})
+			return newPoolOp(n, 3, length, []BatchOption{LastBatch(DropRemainder)})
 		})
 		for _, last := range []Remainder{KeepRemainder, DropRemainder, PadRemainder} {
 			checkResume(t, func() flow.Operator[int, Rows[int]] {

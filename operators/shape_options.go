@@ -15,7 +15,8 @@ import (
 // the stage is built: a bad value is kept by the stage and fails the
 // pipeline that uses it, before anything runs.
 
-// BatchOption configures [Batch]: [LastBatch], [PartitionItems], [Named].
+// BatchOption configures [Batch] and [BucketPool]: [LastBatch], [Steps],
+// [PartitionItems], [Named].
 type BatchOption interface{ batchOption() }
 
 // ReduceOption configures [ReduceEvery] and [ReduceRuns]: [LastBatch]
@@ -33,10 +34,6 @@ type PackOption interface{ packOption() }
 // TableOption configures [TableBucket]: [Tables], [LastBatch],
 // [PartitionItems], [Named].
 type TableOption interface{ tableOption() }
-
-// PoolOption configures [BucketPool]: [LastBatch], [PartitionItems],
-// [Named].
-type PoolOption interface{ poolOption() }
 
 // PadOption configures [Pad], and [Collate] for every slice field whose
 // tag does not say otherwise: [PadLeft], [PadMultiple], [PadLength].
@@ -181,7 +178,6 @@ func (lastOpt) batchOption()  {}
 func (lastOpt) reduceOption() {}
 func (lastOpt) bucketOption() {}
 func (lastOpt) tableOption()  {}
-func (lastOpt) poolOption()   {}
 
 // LastBatch sets what happens to a batch (or group, or bucket) that is
 // only partly filled when the stream ends. The default is KeepRemainder.
@@ -191,7 +187,6 @@ func LastBatch(r Remainder) interface {
 	ReduceOption
 	BucketOption
 	TableOption
-	PoolOption
 } {
 	return lastOpt{option{"LastBatch", func(c *shapeConfig) error {
 		if r < KeepRemainder || r > PadRemainder {
@@ -210,9 +205,7 @@ func (commonOpt) reduceOption()  {}
 func (commonOpt) bucketOption()  {}
 func (commonOpt) packOption()    {}
 func (commonOpt) tableOption()   {}
-func (commonOpt) poolOption()    {}
 func (commonOpt) shuffleOption() {}
-func (commonOpt) indexOption()   {}
 func (commonOpt) combineOption() {}
 
 // Common is an option every regrouping stage takes, and the shuffles and
@@ -223,9 +216,7 @@ type Common interface {
 	BucketOption
 	PackOption
 	TableOption
-	PoolOption
 	ShuffleOption
-	IndexOption
 	CombineOption
 }
 

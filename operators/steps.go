@@ -35,7 +35,6 @@ type stepsOpt struct{ option }
 func (stepsOpt) batchOption()  {}
 func (stepsOpt) bucketOption() {}
 func (stepsOpt) tableOption()  {}
-func (stepsOpt) poolOption()   {}
 func (stepsOpt) packOption()   {}
 
 // StepAccount reports what a stage given [Steps] did about equal steps:
@@ -60,7 +59,6 @@ func Steps(n int64, account *StepAccount) interface {
 	BatchOption
 	BucketOption
 	TableOption
-	PoolOption
 	PackOption
 } {
 	return stepsOpt{option{"Steps", func(c *shapeConfig) error {

@@ -1,6 +1,9 @@
 package flow
 
-import "github.com/rowflow/rowflow/rowid"
+import (
+	"github.com/rowflow/rowflow/internal/slicepool"
+	"github.com/rowflow/rowflow/rowid"
+)
 
 // Item is one element of a stream as users see it: the value, its row ID,
 // and the partition number of the partition it belongs to.
@@ -39,13 +42,13 @@ func (c *Chunk[T]) Item(k int) Item[T] {
 // Release recycles the chunk's buffers for later chunks. The chunk must
 // not be used afterwards.
 func (c *Chunk[T]) Release() {
-	Recycle(c.Values)
+	slicepool.Recycle(c.Values)
 	c.IDs.release()
 	*c = Chunk[T]{}
 }
 
 func (s *IDs) release() {
-	Recycle(s.list)
-	Recycle(s.sel)
+	slicepool.Recycle(s.list)
+	slicepool.Recycle(s.sel)
 	*s = IDs{}
 }

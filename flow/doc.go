@@ -49,9 +49,9 @@
 // [IDs], which is often a compact run of ordinals computed only when a
 // stage asks for an ID. Whoever receives a chunk owns its slices: a 1:1 map
 // writes a new values slice and hands the IDs on untouched, a filter
-// compacts both in place. [Alloc] and [Recycle] (and [Chunk.Release]) reuse
-// buffers across chunks, so a steady pipeline allocates almost nothing per
-// value. Processors of stages that may run in parallel see whole
+// compacts both in place. [Chunk.Release] hands its buffers back to pools
+// that rowflow's sources and stages allocate from, so a steady pipeline
+// allocates almost nothing per value. Processors of stages that may run in parallel see whole
 // partitions and keep no state across them; a stage that must (it counts,
 // batches or shuffles across partitions) says why in [Info.Serial] and
 // then runs on one worker, after the ordered merge.

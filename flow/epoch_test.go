@@ -9,6 +9,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/epoch"
+	"github.com/rowflow/rowflow/internal/slicepool"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
@@ -36,7 +37,7 @@ func (s *epochSource) Partitions(ctx context.Context, env flow.Env) iter.Seq2[fl
 				lo = (s.parts - 1 - b) * s.size
 			}
 			p := flow.Partition[int64]{Part: b, Read: func(ctx context.Context, out flow.Emitter[int64]) error {
-				vals := flow.Alloc[int64](int(s.size))
+				vals := slicepool.Alloc[int64](int(s.size))
 				for i := range s.size {
 					vals = append(vals, lo+i)
 				}

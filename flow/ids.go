@@ -1,6 +1,9 @@
 package flow
 
-import "github.com/rowflow/rowflow/rowid"
+import (
+	"github.com/rowflow/rowflow/internal/slicepool"
+	"github.com/rowflow/rowflow/rowid"
+)
 
 // IDs holds the row IDs of a chunk's values, one per value, in order.
 //
@@ -97,8 +100,8 @@ func (s IDs) Slice(i, j int) IDs {
 
 // Keep keeps only the IDs at the positions in kept, which must be
 // ascending and in range. It reuses the storage of s and takes ownership
-// of kept, which should come from [Alloc]: the caller must not use it
-// afterwards.
+// of kept (it is recycled, as Chunk.Release recycles a chunk's buffers):
+// the caller must not use it afterwards.
 func (s *IDs) Keep(kept []uint32) {
 	s.n = len(kept)
 	switch {
@@ -107,7 +110,7 @@ func (s *IDs) Keep(kept []uint32) {
 			s.list[j] = s.list[k]
 		}
 		s.list = s.list[:len(kept)]
-		Recycle(kept)
+		slicepool.Recycle(kept)
 	case s.sel == nil:
 		s.sel = kept
 	default:
@@ -115,6 +118,6 @@ func (s *IDs) Keep(kept []uint32) {
 			s.sel[j] = s.sel[k]
 		}
 		s.sel = s.sel[:len(kept)]
-		Recycle(kept)
+		slicepool.Recycle(kept)
 	}
 }

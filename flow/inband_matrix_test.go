@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/slicepool"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
@@ -30,7 +31,7 @@ func (s listFailSource) Partitions(ctx context.Context, env flow.Env) iter.Seq2[
 				return
 			}
 			p := flow.Partition[int64]{Part: b, Read: func(ctx context.Context, out flow.Emitter[int64]) error {
-				vals := flow.Alloc[int64](100)
+				vals := slicepool.Alloc[int64](100)
 				for i := range int64(100) {
 					vals = append(vals, env.Epoch*1000+b*100+i)
 				}

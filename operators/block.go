@@ -7,6 +7,7 @@ import (
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/epoch"
 	"github.com/rowflow/rowflow/internal/pcg"
+	"github.com/rowflow/rowflow/internal/slicepool"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -195,8 +196,8 @@ func (p *blockProc[T]) push(ctx context.Context, out flow.Emitter[T], vals []T, 
 	for lo := 0; ; lo += blockChunk {
 		hi := min(lo+blockChunk, len(vals))
 		c := flow.Chunk[T]{Part: part, End: hi == len(vals),
-			Values: append(flow.Alloc[T](hi-lo), vals[lo:hi]...),
-			IDs:    flow.ListIDs(append(flow.Alloc[rowid.ID](hi-lo), ids[lo:hi]...))}
+			Values: append(slicepool.Alloc[T](hi-lo), vals[lo:hi]...),
+			IDs:    flow.ListIDs(append(slicepool.Alloc[rowid.ID](hi-lo), ids[lo:hi]...))}
 		if c.End {
 			p.next, p.sent = p.next+1, 0
 		} else {

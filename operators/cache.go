@@ -11,6 +11,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/linkage"
+	"github.com/rowflow/rowflow/internal/slicepool"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -269,8 +270,8 @@ func (cp cachedPart[T]) partition() flow.Partition[T] {
 		const size = 1024
 		for lo := 0; lo == 0 || lo < len(cp.vals); lo += size {
 			hi := min(lo+size, len(cp.vals))
-			vals := append(flow.Alloc[T](hi-lo), cp.vals[lo:hi]...)
-			ids := append(flow.Alloc[rowid.ID](hi-lo), cp.ids[lo:hi]...)
+			vals := append(slicepool.Alloc[T](hi-lo), cp.vals[lo:hi]...)
+			ids := append(slicepool.Alloc[rowid.ID](hi-lo), cp.ids[lo:hi]...)
 			c := flow.Chunk[T]{Part: cp.batch, IDs: flow.ListIDs(ids), Values: vals, End: hi == len(cp.vals)}
 			if err := out.Push(ctx, c); err != nil {
 				return err

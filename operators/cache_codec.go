@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"unsafe"
 
-	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/slicepool"
 )
 
 // NumbersCodec encodes rows that are slices of numbers (token lists,
@@ -71,7 +71,7 @@ func (NumbersCodec[E]) Decode(src []byte, n int) ([][]E, error) {
 	if _, err := binary.Decode(data, binary.LittleEndian, flat); err != nil {
 		return nil, err
 	}
-	rows := flow.Alloc[[]E](n)[:n]
+	rows := slicepool.Alloc[[]E](n)[:n]
 	off := 0
 	for i := range rows {
 		l, w := binary.Uvarint(src)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/slicepool"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -364,12 +365,12 @@ func (c *cacheSource[T]) decode(batch int64, rec, scratch []byte) (cachedPart[T]
 	if uint64(len(raw)) < 16*n {
 		return cachedPart[T]{}, whole, fmt.Errorf("short record: %d rows need %d bytes of IDs", n, 16*n)
 	}
-	cp.ids = flow.Alloc[rowid.ID](int(n))[:n]
+	cp.ids = slicepool.Alloc[rowid.ID](int(n))[:n]
 	for i := range cp.ids {
 		cp.ids[i] = rowid.ID{Lo: binary.LittleEndian.Uint64(raw[16*i:]), Hi: binary.LittleEndian.Uint64(raw[16*i+8:])}
 	}
 	if cp.vals, err = c.codec.Decode(raw[16*n:], int(n)); err != nil {
-		flow.Recycle(cp.ids)
+		slicepool.Recycle(cp.ids)
 		return cachedPart[T]{}, whole, err
 	}
 	return cp, whole, nil

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/slicepool"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -43,7 +44,7 @@ func benchChunks(n int) []flow.Chunk[int64] {
 func feed[Out any](b *testing.B, p flow.Processor[int64, Out], chunks []flow.Chunk[int64], out flow.Emitter[Out]) {
 	ctx := context.Background()
 	for _, c := range chunks {
-		c.Values = append(flow.Alloc[int64](len(c.Values)), c.Values...)
+		c.Values = append(slicepool.Alloc[int64](len(c.Values)), c.Values...)
 		if err := p.Process(ctx, c, out); err != nil {
 			b.Fatal(err)
 		}

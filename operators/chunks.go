@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/slicepool"
 )
 
 // MapChunks returns a stage that maps a whole chunk of values with one
@@ -50,13 +51,13 @@ func (p *mapChunksProc[In, Out]) Process(ctx context.Context, c flow.Chunk[In], 
 	dst := outBuffer[In, Out](c.Values, p.inPlace)
 	if err := p.f(c.Values, dst); err != nil {
 		if !p.inPlace {
-			flow.Recycle(dst)
+			slicepool.Recycle(dst)
 		}
 		c.Release()
 		return err
 	}
 	if !p.inPlace {
-		flow.Recycle(c.Values)
+		slicepool.Recycle(c.Values)
 	}
 	return out.Push(ctx, flow.Chunk[Out]{Part: c.Part, IDs: c.IDs, Values: dst, End: c.End})
 }
@@ -98,14 +99,14 @@ type filterChunksProc[T any] struct {
 
 func (p *filterChunksProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[T]) error {
 	vals := c.Values
-	given := flow.Alloc[uint32](len(vals))
+	given := slicepool.Alloc[uint32](len(vals))
 	kept, err := p.f(vals, given)
 	kept = adoptKept(given, kept)
 	if err == nil {
 		err = gather(vals, kept)
 	}
 	if err != nil {
-		flow.Recycle(kept)
+		slicepool.Recycle(kept)
 		c.Release()
 		return err
 	}
@@ -132,7 +133,7 @@ func outBuffer[In, Out any](in []In, inPlace bool) []Out {
 	if inPlace {
 		return *(*[]Out)(unsafe.Pointer(&in))
 	}
-	return flow.Alloc[Out](len(in))[:len(in)]
+	return slicepool.Alloc[Out](len(in))[:len(in)]
 }
 
 // pushKept pushes c cut to its first len(kept) values, whose positions
@@ -207,18 +208,18 @@ type filterMapChunksProc[In, Out any] struct {
 func (p *filterMapChunksProc[In, Out]) Process(ctx context.Context, c flow.Chunk[In], out flow.Emitter[Out]) error {
 	n := len(c.Values)
 	dst := outBuffer[In, Out](c.Values, p.inPlace)
-	given := flow.Alloc[uint32](n)
+	given := slicepool.Alloc[uint32](n)
 	kept, err := p.f(c.Values, dst, given)
 	kept = adoptKept(given, kept)
 	if err == nil {
 		err = checkKept(kept, n)
 	}
 	if !p.inPlace {
-		flow.Recycle(c.Values)
+		slicepool.Recycle(c.Values)
 	}
 	oc := flow.Chunk[Out]{Part: c.Part, IDs: c.IDs, Values: dst, End: c.End}
 	if err != nil {
-		flow.Recycle(kept)
+		slicepool.Recycle(kept)
 		oc.Release()
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/slicepool"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -379,18 +380,18 @@ type collateProc[T any] struct {
 }
 
 func (p *collateProc[T]) Process(ctx context.Context, c flow.Chunk[Rows[T]], out flow.Emitter[Collated]) (err error) {
-	dst := flow.Alloc[Collated](len(c.Values))
+	dst := slicepool.Alloc[Collated](len(c.Values))
 	k := 0
 	defer guard(&c, &k, &err)
 	for ; k < len(c.Values); k++ {
 		b, err := p.op.collate(c.Values[k])
 		if err != nil {
-			flow.Recycle(dst)
+			slicepool.Recycle(dst)
 			return flow.ErrorAt(&c, k, err)
 		}
 		dst = append(dst, b)
 	}
-	flow.Recycle(c.Values)
+	slicepool.Recycle(c.Values)
 	return out.Push(ctx, flow.Chunk[Collated]{Part: c.Part, IDs: c.IDs, Values: dst, End: c.End})
 }
 

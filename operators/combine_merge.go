@@ -8,6 +8,7 @@ import (
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/linkage"
 	"github.com/rowflow/rowflow/internal/pcg"
+	"github.com/rowflow/rowflow/internal/slicepool"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -253,7 +254,7 @@ func (m *merger[T]) fill(ctx context.Context, b int64, out flow.Emitter[T]) (boo
 func (m *merger[T]) fillMix(ctx context.Context, o *mergeOut[T], out flow.Emitter[T]) error {
 	for o.n < m.c.cfg.perPart && !m.ended {
 		if o.vals == nil {
-			o.vals, o.ids = flow.Alloc[T](combineChunk), flow.Alloc[rowid.ID](combineChunk)
+			o.vals, o.ids = slicepool.Alloc[T](combineChunk), slicepool.Alloc[rowid.ID](combineChunk)
 		}
 		room := min(m.c.cfg.perPart-o.n, combineChunk-len(o.vals))
 		vals, ids, rng, draws := o.vals, o.ids, m.rng, m.draws
@@ -342,7 +343,7 @@ type mergeOut[T any] struct {
 // add takes k rows of l's current chunk.
 func (o *mergeOut[T]) add(l *lane[T], k int) {
 	if o.vals == nil {
-		o.vals, o.ids = flow.Alloc[T](combineChunk), flow.Alloc[rowid.ID](combineChunk)
+		o.vals, o.ids = slicepool.Alloc[T](combineChunk), slicepool.Alloc[rowid.ID](combineChunk)
 	}
 	if k == 1 {
 		o.vals, o.ids = append(o.vals, l.cur.Values[l.k]), append(o.ids, l.ids[l.k])
@@ -370,8 +371,8 @@ func (o *mergeOut[T]) push(ctx context.Context, out flow.Emitter[T], end bool) e
 }
 
 func (o *mergeOut[T]) release() {
-	flow.Recycle(o.vals)
-	flow.Recycle(o.ids)
+	slicepool.Recycle(o.vals)
+	slicepool.Recycle(o.ids)
 	o.vals, o.ids = nil, nil
 }
 

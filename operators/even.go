@@ -8,6 +8,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/epoch"
+	"github.com/rowflow/rowflow/internal/slicepool"
 )
 
 // Uneven says what [EvenRanks] does when the rows do not divide evenly
@@ -259,7 +260,7 @@ type shareOut[T any] struct {
 }
 
 func (f *shareOut[T]) Push(ctx context.Context, c flow.Chunk[T]) error {
-	kept := flow.Alloc[uint32](len(c.Values))
+	kept := slicepool.Alloc[uint32](len(c.Values))
 	for k := range c.Values {
 		if f.s.takes(f.k + int64(k)) {
 			c.Values[len(kept)] = c.Values[k]

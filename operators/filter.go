@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/slicepool"
 )
 
 // Filter returns a stage that keeps the values for which keep returns true,
@@ -30,7 +31,7 @@ type filterProc[T any] struct {
 
 func (p *filterProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[T]) (err error) {
 	vals := c.Values
-	kept := flow.Alloc[uint32](len(vals))[:len(vals)]
+	kept := slicepool.Alloc[uint32](len(vals))[:len(vals)]
 	k, j := 0, 0
 	defer guard(&c, &k, &err)
 	keep := p.keep

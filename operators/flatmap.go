@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/slicepool"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -39,8 +40,8 @@ type flatMapProc[In, Out any] struct {
 
 func (p *flatMapProc[In, Out]) Process(ctx context.Context, c flow.Chunk[In], out flow.Emitter[Out]) (err error) {
 	defer c.Release()
-	vals := flow.Alloc[Out](len(c.Values))
-	ids := flow.Alloc[rowid.ID](len(c.Values))
+	vals := slicepool.Alloc[Out](len(c.Values))
+	ids := slicepool.Alloc[rowid.ID](len(c.Values))
 	k := 0
 	defer guard(&c, &k, &err)
 	for ; k < len(c.Values); k++ {
@@ -62,12 +63,12 @@ func (p *flatMapProc[In, Out]) Process(ctx context.Context, c flow.Chunk[In], ou
 			if err := out.Push(ctx, full); err != nil {
 				return err
 			}
-			vals, ids = flow.Alloc[Out](len(c.Values)), flow.Alloc[rowid.ID](len(c.Values))
+			vals, ids = slicepool.Alloc[Out](len(c.Values)), slicepool.Alloc[rowid.ID](len(c.Values))
 		}
 	}
 	if len(vals) == 0 && !c.End {
-		flow.Recycle(vals)
-		flow.Recycle(ids)
+		slicepool.Recycle(vals)
+		slicepool.Recycle(ids)
 		return nil
 	}
 	return out.Push(ctx, flow.Chunk[Out]{Part: c.Part, IDs: flow.ListIDs(ids), Values: vals, End: c.End})

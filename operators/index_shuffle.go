@@ -11,6 +11,7 @@ import (
 	"github.com/rowflow/rowflow/internal/pcg"
 	"github.com/rowflow/rowflow/internal/permute"
 	"github.com/rowflow/rowflow/internal/shares"
+	"github.com/rowflow/rowflow/internal/slicepool"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -107,15 +108,15 @@ func (s *indexShuffle[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq
 // numbers of a chunk are computed first and read after, so that the reads,
 // which miss the cache in a large input, overlap.
 func (s *indexShuffle[T]) read(ctx context.Context, perm permute.Perm, batch, lo, hi int64, out flow.Emitter[T]) error {
-	rows := flow.Alloc[int64](indexChunk)
-	defer func() { flow.Recycle(rows) }()
+	rows := slicepool.Alloc[int64](indexChunk)
+	defer func() { slicepool.Recycle(rows) }()
 	for c := lo; c < hi; c += indexChunk {
 		end := min(c+indexChunk, hi)
 		rows = rows[:0]
 		for i := c; i < end; i++ {
 			rows = append(rows, int64(perm.At(uint64(i))))
 		}
-		vals, ids := flow.Alloc[T](len(rows)), flow.Alloc[rowid.ID](len(rows))
+		vals, ids := slicepool.Alloc[T](len(rows)), slicepool.Alloc[rowid.ID](len(rows))
 		var err error
 		for _, row := range rows {
 			if vals, ids, err = s.src.ReadRange(ctx, row, row+1, vals, ids); err != nil {
@@ -123,8 +124,8 @@ func (s *indexShuffle[T]) read(ctx context.Context, perm permute.Perm, batch, lo
 			}
 		}
 		if err != nil {
-			flow.Recycle(vals)
-			flow.Recycle(ids)
+			slicepool.Recycle(vals)
+			slicepool.Recycle(ids)
 			var re *flow.RowError
 			if errors.As(err, &re) {
 				re.Part = batch

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/slicepool"
 )
 
 // Map returns a stage that replaces every value v by f(v). IDs and partition
@@ -37,7 +38,7 @@ func (p *mapProc[In, Out]) Process(ctx context.Context, c flow.Chunk[In], out fl
 	if p.inPlace {
 		dst = *(*[]Out)(unsafe.Pointer(&c.Values))
 	} else {
-		dst = flow.Alloc[Out](len(c.Values))[:len(c.Values)]
+		dst = slicepool.Alloc[Out](len(c.Values))[:len(c.Values)]
 	}
 	k := 0
 	defer guard(&c, &k, &err)
@@ -51,7 +52,7 @@ func (p *mapProc[In, Out]) Process(ctx context.Context, c flow.Chunk[In], out fl
 		dst[k] = v
 	}
 	if !p.inPlace {
-		flow.Recycle(c.Values)
+		slicepool.Recycle(c.Values)
 	}
 	return out.Push(ctx, flow.Chunk[Out]{Part: c.Part, IDs: c.IDs, Values: dst, End: c.End})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/slicepool"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -106,18 +107,18 @@ type padProc[E Number] struct {
 }
 
 func (p *padProc[E]) Process(ctx context.Context, c flow.Chunk[Rows[[]E]], out flow.Emitter[Padded[E]]) (err error) {
-	dst := flow.Alloc[Padded[E]](len(c.Values))
+	dst := slicepool.Alloc[Padded[E]](len(c.Values))
 	k := 0
 	defer guard(&c, &k, &err)
 	for ; k < len(c.Values); k++ {
 		b, err := p.op.pad(c.Values[k])
 		if err != nil {
-			flow.Recycle(dst)
+			slicepool.Recycle(dst)
 			return flow.ErrorAt(&c, k, err)
 		}
 		dst = append(dst, b)
 	}
-	flow.Recycle(c.Values)
+	slicepool.Recycle(c.Values)
 	return out.Push(ctx, flow.Chunk[Padded[E]]{Part: c.Part, IDs: c.IDs, Values: dst, End: c.End})
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/epoch"
+	"github.com/rowflow/rowflow/internal/slicepool"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -117,7 +118,7 @@ func (o *outParts[T]) put(ctx context.Context, out flow.Emitter[T], v T, id rowi
 		// buffers need not hold the whole partition: ordinary sizes keep
 		// the recycled buffers ordinary.
 		n := min(o.per, 1024)
-		o.vals, o.ids = flow.Alloc[T](n), flow.Alloc[rowid.ID](n)
+		o.vals, o.ids = slicepool.Alloc[T](n), slicepool.Alloc[rowid.ID](n)
 	}
 	o.vals, o.ids = append(o.vals, v), append(o.ids, id)
 	o.n++

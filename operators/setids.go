@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/slicepool"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -33,7 +34,7 @@ func (o setIDsOp[T]) NewProcessor(flow.Env) flow.Processor[T, T] { return setIDs
 type setIDsProc[T any] struct{ id func(T) rowid.ID }
 
 func (p setIDsProc[T]) Process(ctx context.Context, c flow.Chunk[T], out flow.Emitter[T]) error {
-	ids := flow.Alloc[rowid.ID](len(c.Values))[:len(c.Values)]
+	ids := slicepool.Alloc[rowid.ID](len(c.Values))[:len(c.Values)]
 	for k, v := range c.Values {
 		ids[k] = p.id(v)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/shares"
+	"github.com/rowflow/rowflow/internal/slicepool"
 )
 
 // Generate returns a source of the values f(0), f(1), … f(n-1), or of an
@@ -68,7 +69,7 @@ func (s *genSource[T]) read(ctx context.Context, batch, lo, hi int64, out flow.E
 	for i := lo; i < hi; i += int64(s.cfg.ChunkSize) {
 		j := i + min(int64(s.cfg.ChunkSize), hi-i)
 		c := flow.Chunk[T]{Part: batch, IDs: flow.OrdinalIDs(s.cfg.Base, uint64(i), int(j-i)), End: j == hi}
-		c.Values = flow.Alloc[T](int(j - i))
+		c.Values = slicepool.Alloc[T](int(j - i))
 		for k := i; k < j; k++ {
 			v, err := s.f(k)
 			if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/shares"
+	"github.com/rowflow/rowflow/internal/slicepool"
 )
 
 // Slice returns a source of the values of values, in order. Partition k
@@ -59,7 +60,7 @@ func (s *sliceSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2
 func (s *sliceSource[T]) read(ctx context.Context, batch int64, lo, hi int, out flow.Emitter[T]) error {
 	for i := lo; i < hi; i += s.cfg.ChunkSize {
 		j := min(i+s.cfg.ChunkSize, hi)
-		vals := append(flow.Alloc[T](j-i), s.values[i:j]...)
+		vals := append(slicepool.Alloc[T](j-i), s.values[i:j]...)
 		c := flow.Chunk[T]{Part: batch, IDs: flow.OrdinalIDs(s.cfg.Base, uint64(i), j-i), Values: vals, End: j == hi}
 		if err := out.Push(ctx, c); err != nil {
 			return err

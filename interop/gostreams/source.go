@@ -12,6 +12,7 @@ import (
 	"github.com/reugn/go-streams"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/slicepool"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -102,7 +103,7 @@ func (s *inlet[T]) push(ctx context.Context, out flow.Emitter[T], b int64, first
 	n := s.cfg.chunk
 	for i := 0; i < len(vals); i += n {
 		j := min(i+n, len(vals))
-		buf := append(flow.Alloc[T](j-i), vals[i:j]...)
+		buf := append(slicepool.Alloc[T](j-i), vals[i:j]...)
 		c := flow.Chunk[T]{Part: b, Values: buf, IDs: flow.OrdinalIDs(s.base, first+uint64(i), j-i), End: j == len(vals)}
 		if err := out.Push(ctx, c); err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/parquet/assemble"
+	"github.com/rowflow/rowflow/internal/slicepool"
 )
 
 // emitKept pushes the rows of sp that sp.keep marks, in chunks of up to
@@ -19,8 +20,8 @@ func (r structReader[T]) emitKept(ctx context.Context, sp span, last bool, out f
 	for !sp.keep[lastKept-sp.from] {
 		lastKept--
 	}
-	scratch := flow.Alloc[T](int(size))
-	defer func() { flow.Recycle(scratch) }()
+	scratch := slicepool.Alloc[T](int(size))
+	defer func() { slicepool.Recycle(scratch) }()
 	var c chunkFiller[T]
 	for row := sp.from; row <= lastKept; row += size {
 		m := min(size, sp.to-row)
@@ -32,7 +33,7 @@ func (r structReader[T]) emitKept(ctx context.Context, sp span, last bool, out f
 		}
 		keep := sp.keep[row-sp.from : row-sp.from+m]
 		if c.vals == nil && m == size && allTrue(keep) {
-			c.vals, c.sel, c.base, scratch = blk, nil, row, flow.Alloc[T](int(size))
+			c.vals, c.sel, c.base, scratch = blk, nil, row, slicepool.Alloc[T](int(size))
 			if err := c.push(ctx, sp, row+m, last && row+m > lastKept, out); err != nil {
 				return err
 			}
@@ -49,7 +50,7 @@ func (r structReader[T]) emitKept(ctx context.Context, sp span, last bool, out f
 				}
 			}
 			if c.vals == nil {
-				c.vals, c.sel, c.base = flow.Alloc[T](int(size)), flow.Alloc[uint32](int(size)), at
+				c.vals, c.sel, c.base = slicepool.Alloc[T](int(size)), slicepool.Alloc[uint32](int(size)), at
 			}
 			c.vals = append(c.vals, blk[i])
 			c.sel = append(c.sel, uint32(at-c.base))
@@ -77,7 +78,7 @@ func (c *chunkFiller[T]) push(ctx context.Context, sp span, to int64, end bool, 
 	switch {
 	case c.sel == nil:
 	case len(c.sel) == ch.IDs.Len():
-		flow.Recycle(c.sel)
+		slicepool.Recycle(c.sel)
 	default:
 		ch.IDs.Keep(c.sel)
 	}
@@ -86,8 +87,8 @@ func (c *chunkFiller[T]) push(ctx context.Context, sp span, to int64, end bool, 
 }
 
 func (c *chunkFiller[T]) release() {
-	flow.Recycle(c.vals)
-	flow.Recycle(c.sel)
+	slicepool.Recycle(c.vals)
+	slicepool.Recycle(c.sel)
 	c.vals, c.sel = nil, nil
 }
 
@@ -108,7 +109,7 @@ func keptIDs(sp span, rows []uint32) flow.IDs {
 	if len(rows) == ids.Len() {
 		return ids
 	}
-	sel := flow.Alloc[uint32](len(rows))
+	sel := slicepool.Alloc[uint32](len(rows))
 	for _, r := range rows {
 		sel = append(sel, r-first)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/internal/parquet/assemble"
 	"github.com/rowflow/rowflow/internal/parquet/pqcol"
+	"github.com/rowflow/rowflow/internal/slicepool"
 )
 
 // structFormat decodes rows into structs T through internal/parquet/assemble.
@@ -80,7 +81,7 @@ func (r structReader[T]) emitRows(ctx context.Context, sp span, cols *columnSet,
 		m := min(chunk, sp.to-row)
 		first := sp.first + (row - sp.from)
 		c := flow.Chunk[T]{Part: sp.batch, IDs: flow.OrdinalIDs(sp.id, uint64(first), int(m)),
-			Values: flow.Alloc[T](int(m))[:m], End: last && row+m == sp.to}
+			Values: slicepool.Alloc[T](int(m))[:m], End: last && row+m == sp.to}
 		pos := assemble.Pos{Path: sp.path, File: sp.file, RowGroup: sp.rg, FirstRow: first}
 		if err := r.d.Next(c.Values, &pos); err != nil {
 			c.Release()

@@ -17,6 +17,7 @@ import (
 	"github.com/rowflow/rowflow/internal/datasource"
 	"github.com/rowflow/rowflow/internal/filter"
 	"github.com/rowflow/rowflow/internal/objstore"
+	"github.com/rowflow/rowflow/internal/slicepool"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -375,7 +376,7 @@ type rowBuffer[T any] struct {
 // holding a copy of init; drop takes it back.
 func (b *rowBuffer[T]) next(init *T, ord int64) *T {
 	if b.vals == nil {
-		b.vals, b.ids = flow.Alloc[T](b.size), flow.Alloc[rowid.ID](b.size)
+		b.vals, b.ids = slicepool.Alloc[T](b.size), slicepool.Alloc[rowid.ID](b.size)
 	}
 	b.vals = append(b.vals, *init)
 	b.ids = append(b.ids, b.comb.Combine(rowid.Ordinal(uint64(ord))))
@@ -404,8 +405,8 @@ func (b *rowBuffer[T]) flush(ctx context.Context, end bool) error {
 
 // release returns unsent buffers.
 func (b *rowBuffer[T]) release() {
-	flow.Recycle(b.vals)
-	flow.Recycle(b.ids)
+	slicepool.Recycle(b.vals)
+	slicepool.Recycle(b.ids)
 	b.vals, b.ids = nil, nil
 }
 

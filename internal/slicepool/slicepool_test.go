@@ -1,17 +1,17 @@
-package flow_test
+package slicepool_test
 
 import (
 	"testing"
 	"unsafe"
 
-	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/slicepool"
 )
 
 func TestAllocRecycleDoesNotAllocate(t *testing.T) {
-	flow.Recycle(flow.Alloc[int64](1024)[:1024])
+	slicepool.Recycle(slicepool.Alloc[int64](1024)[:1024])
 	n := testing.AllocsPerRun(1000, func() {
-		s := flow.Alloc[int64](1024)
-		flow.Recycle(s[:1024])
+		s := slicepool.Alloc[int64](1024)
+		slicepool.Recycle(s[:1024])
 	})
 	if n != 0 {
 		t.Fatalf("Alloc+Recycle: %v allocations per call, want 0", n)
@@ -24,20 +24,20 @@ func TestAllocRecycleDoesNotAllocate(t *testing.T) {
 func TestAllocCapacity(t *testing.T) {
 	for _, n := range []int{1, 2, 3, 7, 511, 512, 513, 1000, 1024, 1025, 4097} {
 		for range 3 { // new, then recycled
-			s := flow.Alloc[int64](n)
+			s := slicepool.Alloc[int64](n)
 			if len(s) != 0 || cap(s) < n || cap(s) > 2*n {
 				t.Fatalf("Alloc(%d): len %d, cap %d; want 0 and [%d, %d]", n, len(s), cap(s), n, 2*n)
 			}
-			flow.Recycle(s)
+			slicepool.Recycle(s)
 		}
 	}
-	if s := flow.Alloc[int64](0); len(s) != 0 {
+	if s := slicepool.Alloc[int64](0); len(s) != 0 {
 		t.Fatalf("Alloc(0): len %d", len(s))
 	}
-	if s := flow.Alloc[struct{}](5); cap(s) < 5 {
+	if s := slicepool.Alloc[struct{}](5); cap(s) < 5 {
 		t.Fatalf("Alloc of a zero-size type: cap %d, want at least 5", cap(s))
 	}
-	flow.Recycle(make([]struct{}, 3))
+	slicepool.Recycle(make([]struct{}, 3))
 }
 
 // Recycled buffers of any capacity and offset come back as buffers whose
@@ -49,13 +49,13 @@ func TestRecycleAnyBuffer(t *testing.T) {
 	for i := range backing {
 		backing[i] = &x
 	}
-	flow.Recycle(backing[3:700:700])   // capacity 697: class 512
-	flow.Recycle(backing[700:702:702]) // capacity 2
-	flow.Recycle(backing[999:])        // capacity 1
-	flow.Recycle(make([]*int, 5))      // capacity 5: class 4
+	slicepool.Recycle(backing[3:700:700])   // capacity 697: class 512
+	slicepool.Recycle(backing[700:702:702]) // capacity 2
+	slicepool.Recycle(backing[999:])        // capacity 1
+	slicepool.Recycle(make([]*int, 5))      // capacity 5: class 4
 	for _, n := range []int{1, 2, 3, 4, 300, 512} {
 		for range 4 {
-			s := flow.Alloc[*int](n)
+			s := slicepool.Alloc[*int](n)
 			s = s[:cap(s)]
 			for i, p := range s {
 				if p != nil {
@@ -76,9 +76,9 @@ func TestRecycleAnyBuffer(t *testing.T) {
 // BenchmarkAllocRecycle measures one Alloc and Recycle pair of a chunk's
 // buffer, as a stage makes per chunk.
 func BenchmarkAllocRecycle(b *testing.B) {
-	flow.Recycle(flow.Alloc[int64](1024)[:1024])
+	slicepool.Recycle(slicepool.Alloc[int64](1024)[:1024])
 	for b.Loop() {
-		s := flow.Alloc[int64](1024)
-		flow.Recycle(s[:1024])
+		s := slicepool.Alloc[int64](1024)
+		slicepool.Recycle(s[:1024])
 	}
 }

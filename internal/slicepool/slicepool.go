@@ -1,4 +1,8 @@
-package flow
+// Package slicepool recycles the buffers of chunk values through sync.Pools,
+// one per element type and capacity class: the runtime, the sources and
+// the operators allocate chunk buffers with Alloc and hand them back with
+// Recycle (flow.Chunk.Release does).
+package slicepool
 
 import (
 	"math/bits"

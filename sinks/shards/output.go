@@ -25,8 +25,8 @@ import (
 // commit that gives them their final names. It is safe for concurrent use
 // by the writers' goroutines.
 type outputDir struct {
-	root        string // the directory; in a bucket, the local staging directory
-	url         string // in a bucket: the output's s3:// URL, without a final "/"
+	root        string          // the directory; in a bucket, the local staging directory
+	url         string          // in a bucket: the output's s3:// URL, without a final "/"
 	ctx         context.Context // in a bucket: see setContext
 	cancel      context.CancelFunc
 	what        string // the sink and directory, for errors: Parquet("out")

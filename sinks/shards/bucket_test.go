@@ -110,6 +110,24 @@ func TestShardsInBucketAsOnDisk(t *testing.T) {
 			if !maps.EqualFunc(got, want, bytes.Equal) {
 				t.Fatalf("the bucket holds %q; the disk %q (or their bytes differ)", slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)))
 			}
+			// Commit, VerifyManifest and ReadManifest read the bucket as
+			// they read the directory.
+			if _, err := shards.Commit(disk, 1); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := shards.Commit("s3://out/"+tc.name, 1); err != nil {
+				t.Fatalf("Commit in the bucket: %v", err)
+			}
+			if got, want := bucketTree(t, s3, "out", tc.name)[shards.DatasetManifestName], readTree(t, disk)[shards.DatasetManifestName]; !bytes.Equal(got, want) {
+				t.Fatalf("the dataset manifest in the bucket:\n%s\nwant\n%s", got, want)
+			}
+			want = readTree(t, disk)
+			if _, err := shards.VerifyManifest("s3://out/"+tc.name, 0); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := shards.ReadDatasetManifest("s3://out/" + tc.name); err != nil {
+				t.Fatal(err)
+			}
 			// A rerun of the committed job changes nothing.
 			if err := tc.run("s3://out/" + tc.name); err != nil {
 				t.Fatalf("rerun: %v", err)
@@ -121,5 +139,33 @@ func TestShardsInBucketAsOnDisk(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(stage); len(left) != 0 {
 		t.Errorf("the staging directory holds %d entries after the runs", len(left))
+	}
+}
+
+// TestCommitInBucketRefusesStray: Commit refuses a data object that no
+// manifest lists, naming it, as it refuses a stray file; a missing rank's
+// manifest is named by its URL.
+func TestCommitInBucketRefusesStray(t *testing.T) {
+	s3 := testutil.StartS3(t)
+	makeBucket(t, s3, "out")
+	dir := "s3://out/ds"
+	if err := pqPipeline(pqRows(500), 1).To(shards.Parquet[pqRow](dir)).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s3.Put(t, "out", "ds/extra.parquet", []byte("not parquet"))
+	_, err := shards.Commit(dir, 1)
+	if err == nil || !strings.Contains(err.Error(), "extra.parquet") {
+		t.Fatalf("Commit with a stray object: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(s3.Dir, "out", "ds", shards.DatasetManifestName)); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a refused Commit wrote the dataset manifest: %v", err)
+	}
+	_, err = shards.Commit(dir, 2)
+	if err == nil || !strings.Contains(err.Error(), "rank 1") {
+		t.Fatalf("Commit of a world of 2 with one rank: %v", err)
+	}
+	_, err = shards.ReadManifest(dir, 1)
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "s3://out/ds") {
+		t.Fatalf("ReadManifest of a missing rank: %v", err)
 	}
 }

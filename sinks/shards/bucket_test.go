@@ -169,3 +169,77 @@ func TestCommitInBucketRefusesStray(t *testing.T) {
 		t.Fatalf("ReadManifest of a missing rank: %v", err)
 	}
 }
+
+// TestFailedRunInBucketRemovesUploads: a run that fails after some of
+// its files are uploaded leaves no manifest and no object; a cancelled
+// one too.
+func TestFailedRunInBucketRemovesUploads(t *testing.T) {
+	s3 := testutil.StartS3(t)
+	makeBucket(t, s3, "out")
+	uploaded := 0
+	defer shards.SetFSStep(func(step string) {
+		if strings.HasPrefix(step, "uploaded ") {
+			uploaded++
+		}
+	})()
+	boom := errors.New("boom")
+	err := flow.From(sources.Slice(pqRows(3000), sources.PartitionItems(100))).
+		Via(operators.Map(func(r pqRow) (pqRow, error) {
+			if r.ID == 2500 {
+				return r, boom
+			}
+			return r, nil
+		})).
+		To(shards.Parquet[pqRow]("s3://out/failed", shards.RowsPerFile(500))).Run(context.Background())
+	if !errors.Is(err, boom) {
+		t.Fatalf("run: %v, want boom", err)
+	}
+	if uploaded < 3 {
+		t.Fatalf("the run uploaded %d files before it failed; the test wants some", uploaded)
+	}
+	if got := bucketTree(t, s3, "out", "failed"); len(got) != 0 {
+		t.Fatalf("after the failed run the bucket holds %q", slices.Sorted(maps.Keys(got)))
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	err = flow.From(sources.Slice(pqRows(3000), sources.PartitionItems(100))).
+		Via(operators.Map(func(r pqRow) (pqRow, error) {
+			if r.ID == 2500 {
+				cancel()
+			}
+			return r, nil
+		})).
+		To(shards.Parquet[pqRow]("s3://out/cancelled", shards.RowsPerFile(500))).Run(ctx)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled run: %v", err)
+	}
+	if got := bucketTree(t, s3, "out", "cancelled"); len(got) != 0 {
+		t.Fatalf("after the cancelled run the bucket holds %q", slices.Sorted(maps.Keys(got)))
+	}
+}
+
+// TestShardsInBucketErrors: a missing bucket, wrong credentials and
+// Continue are clear errors, before any row is written.
+func TestShardsInBucketErrors(t *testing.T) {
+	s3 := testutil.StartS3(t)
+	makeBucket(t, s3, "out")
+	run := func(dir string, opts ...shards.ParquetOption) error {
+		return pqPipeline(pqRows(100), 1).To(shards.Parquet[pqRow](dir, opts...)).Run(context.Background())
+	}
+	err := run("s3://nobucket/ds")
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), `bucket "nobucket" does not exist`) {
+		t.Fatalf("missing bucket: %v", err)
+	}
+	err = run("s3://out/ds", shards.Continue())
+	if err == nil || !strings.Contains(err.Error(), "Continue is not supported for output in a bucket") {
+		t.Fatalf("Continue: %v", err)
+	}
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "wrong")
+	err = run("s3://out/ds")
+	if !errors.Is(err, fs.ErrPermission) || !strings.Contains(err.Error(), "AWS_SECRET_ACCESS_KEY") {
+		t.Fatalf("wrong credentials: %v", err)
+	}
+	if got := bucketTree(t, s3, "out", "ds"); len(got) != 0 {
+		t.Fatalf("the failed runs left %q", slices.Sorted(maps.Keys(got)))
+	}
+}

@@ -344,7 +344,9 @@ type doneFile struct {
 // the data file or manifest path, then, during the commit, "manifest
 // removed", "kept <path>" or "renamed <path>" for each data file, "stale
 // removed", "synced", "manifest written" (under its temporary name) and
-// "manifest renamed". Tests set it to stop a process at a step; it does
+// "manifest renamed"; in a bucket, "uploading <path>" when half of a
+// file's bytes are read for its upload, "uploaded <path>" or "kept
+// <path>", "stale removed" and "manifest written". Tests set it to stop a process at a step; it does
 // nothing otherwise. It may be called from several goroutines at once.
 var fsStep = func(step string) {}
 

@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/rowflow/rowflow/internal/objstore"
 )
@@ -182,8 +184,7 @@ func (o *outputDir) upload(f *doneFile) error {
 		o.uploaded = append(o.uploaded, name)
 		o.mu.Unlock()
 	}
-	fsStep("uploading " + f.Path)
-	err = objstore.Put(ctx, name, file, f.Bytes, false)
+	err = objstore.Put(ctx, name, &halfStep{ReaderAt: file, half: f.Bytes / 2, step: "uploading " + f.Path}, f.Bytes, false)
 	file.Close()
 	if err != nil {
 		return err
@@ -286,4 +287,22 @@ func (o *outputDir) removeStage() error {
 		return fmt.Errorf("shards: %s: removing the staging directory: %w", o.what, err)
 	}
 	return nil
+}
+
+// halfStep calls fsStep(step) the first time a read reaches past half
+// of the file, while it is being uploaded: the point where tests kill a
+// run mid-upload.
+type halfStep struct {
+	io.ReaderAt
+	half int64
+	step string
+	once sync.Once
+}
+
+func (h *halfStep) ReadAt(p []byte, off int64) (int, error) {
+	n, err := h.ReaderAt.ReadAt(p, off)
+	if off+int64(n) > h.half {
+		h.once.Do(func() { fsStep(h.step) })
+	}
+	return n, err
 }

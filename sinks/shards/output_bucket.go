@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -85,7 +87,7 @@ func (o *outputDir) checkExistingBucket(ctx context.Context) error {
 		return err
 	}
 	o.found = make(map[string]bool, len(files))
-	for _, f := range files {
+	for f := range files {
 		o.found[f] = true
 	}
 	name := o.objectName(ManifestName(o.rank))
@@ -112,14 +114,14 @@ func (o *outputDir) checkExistingBucket(ctx context.Context) error {
 	return nil
 }
 
-// rankObjects returns the paths, relative to the output's prefix, of the
-// rank's data objects, sorted.
-func (o *outputDir) rankObjects(ctx context.Context) ([]string, error) {
-	var files []string
-	err := objstore.List(ctx, o.url+"/", func(name string, _ objstore.Stamp) error {
+// rankObjects returns the sizes of the rank's data objects by their
+// paths relative to the output's prefix.
+func (o *outputDir) rankObjects(ctx context.Context) (map[string]int64, error) {
+	files := map[string]int64{}
+	err := objstore.List(ctx, o.url+"/", func(name string, st objstore.Stamp) error {
 		rel := strings.TrimPrefix(name, o.url+"/")
 		if o.isRankFile(path.Base(rel)) {
-			files = append(files, rel)
+			files[rel] = st.Size
 		}
 		return nil
 	})
@@ -223,7 +225,15 @@ func (o *outputDir) commitBucket(files []doneFile, m *Manifest) (err error) {
 	if err != nil {
 		return err
 	}
-	for _, rel := range there {
+	// Every file the manifest lists must be there, whole: an object
+	// removed or replaced during the run (by a cleanup, or a run of the
+	// rank with other options) fails the commit.
+	for _, f := range files {
+		if got, ok := there[f.Path]; !ok || got != f.Bytes {
+			return fmt.Errorf("shards: %s: %s, uploaded by this run, is not there with its %d bytes (removed or replaced during the run: by rowflow cleanup, or another run of rank %d?)", o.what, o.objectName(f.Path), f.Bytes, o.rank)
+		}
+	}
+	for _, rel := range slices.Sorted(maps.Keys(there)) {
 		if ours[rel] {
 			continue
 		}

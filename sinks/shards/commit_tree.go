@@ -126,11 +126,7 @@ func (t *outputTree) scanBucket() (*output, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listing the objects: %w", err)
 	}
-	for _, fs := range out.files {
-		slices.Sort(fs)
-	}
-	slices.Sort(out.manifests)
-	slices.Sort(out.stray)
+	out.sort()
 	return out, nil
 }
 

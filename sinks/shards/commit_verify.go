@@ -136,12 +136,17 @@ func scanOutput(dir string) (*output, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listing the directory: %w", err)
 	}
+	out.sort()
+	return out, nil
+}
+
+// sort sorts the lists of out.
+func (out *output) sort() {
 	for _, fs := range out.files {
 		slices.Sort(fs)
 	}
 	slices.Sort(out.manifests)
 	slices.Sort(out.stray)
-	return out, nil
 }
 
 // dataSuffixes are the names that the sources take as data in a

@@ -98,15 +98,10 @@ func (o *outputDir) checkExistingBucket(ctx context.Context) error {
 	case err != nil:
 		return fmt.Errorf("shards: %s: reading the manifest: %w", o.what, err)
 	}
-	m, err := decodeManifest(name, b, o.rank)
+	m, err := o.acceptManifest(name, b, "bucket")
 	if err != nil {
-		return fmt.Errorf("shards: %s: the bucket already holds output of rank %d that this run cannot check (%w); remove it, or use Overwrite", o.what, o.rank, err)
+		return err
 	}
-	if m.Fingerprint != o.fingerprint {
-		return fmt.Errorf("shards: %s: the bucket already holds output of rank %d of another pipeline (%s has fingerprint %s, this run's is %s); remove it, or use Overwrite",
-			o.what, o.rank, ManifestName(o.rank), m.Fingerprint, o.fingerprint)
-	}
-	o.manifest = b
 	o.committed = make(map[string]ManifestFile, len(m.Files))
 	for _, f := range m.Files {
 		o.committed[f.Path] = f

@@ -2,16 +2,21 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/rowflow/rowflow/internal/flock"
+	"github.com/rowflow/rowflow/internal/objstore"
+	"github.com/rowflow/rowflow/sinks/shards"
 )
 
 // runCleanup removes the temporary files (hidden, named .….tmp-…) under a
@@ -29,6 +34,9 @@ func runCleanup(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	root := fs.Arg(0)
+	if objstore.IsURL(root) {
+		return cleanupBucket(ctx, root, *dry, stdout)
+	}
 	if fi, err := os.Stat(root); err != nil {
 		return err
 	} else if !fi.IsDir() {
@@ -75,6 +83,64 @@ func runCleanup(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// cleanupBucket removes what killed runs left in an output in a bucket:
+// the data objects of a rank (part-<rank>-….<ext>) that the rank's
+// manifest does not list, all of them if it has none. Runs in a bucket
+// leave no temporary objects (they stage files locally) and hold no lock,
+// so cleanup must not run while a run writes there: that run's commit
+// would fail, finding an object it uploaded removed.
+func cleanupBucket(ctx context.Context, root string, dry bool, stdout io.Writer) error {
+	prefix := strings.TrimSuffix(root, "/") + "/"
+	byRank := map[int][]string{}
+	err := objstore.List(ctx, prefix, func(name string, _ objstore.Stamp) error {
+		rel := strings.TrimPrefix(name, prefix)
+		if rank, ok := partRank(path.Base(rel)); ok {
+			byRank[rank] = append(byRank[rank], rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, rank := range slices.Sorted(maps.Keys(byRank)) {
+		listed := map[string]bool{}
+		m, err := shards.ReadManifest(root, rank)
+		switch {
+		case err == nil:
+			for _, f := range m.Files {
+				listed[f.Path] = true
+			}
+		case !errors.Is(err, iofs.ErrNotExist):
+			return err
+		}
+		for _, rel := range byRank[rank] {
+			if listed[rel] {
+				continue
+			}
+			if dry {
+				fmt.Fprintln(stdout, "would remove", prefix+rel)
+				continue
+			}
+			if err := objstore.Delete(ctx, prefix+rel); err != nil {
+				return err
+			}
+			fmt.Fprintln(stdout, "removed", prefix+rel)
+		}
+	}
+	return nil
+}
+
+// partRank returns the rank of a data file name, part-<rank>-<seq>.<ext>.
+func partRank(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, "part-")
+	digits := len(rest) - len(strings.TrimLeft(rest, "0123456789"))
+	if !ok || digits == 0 || !strings.HasPrefix(rest[digits:], "-") {
+		return 0, false
+	}
+	rank, err := strconv.Atoi(rest[:digits])
+	return rank, err == nil
 }
 
 // tempRank returns the rank of a sink's temporary file name: of a data

@@ -21,7 +21,10 @@
 // region and endpoint come from the AWS variables (AWS_ACCESS_KEY_ID,
 // AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION, AWS_ENDPOINT_URL)
 // or the shared credentials file (AWS_SHARED_CREDENTIALS_FILE,
-// AWS_PROFILE). Outputs (reshard, commit, cleanup) are local directories.
+// AWS_PROFILE). The outputs of reshard, commit and cleanup may be such
+// URLs too: reshard uploads each file under its final key and its rank's
+// manifest last, and cleanup removes the data objects of a rank that its
+// manifest does not list (run it only when no run writes there).
 //
 // Exit codes: 0 success, 1 failure or a difference found, 2 bad usage.
 // Errors go to standard error.

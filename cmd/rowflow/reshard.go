@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/codec"
+	"github.com/rowflow/rowflow/internal/objstore"
 	"github.com/rowflow/rowflow/operators"
 
 	"github.com/rowflow/rowflow/ranks"
@@ -246,6 +248,9 @@ func checkCompression(f, name string) error {
 // absolute and cleaned, with their symbolic links resolved as far as they
 // exist.
 func checkOutOfInput(out, in string) error {
+	if objstore.IsURL(out) || objstore.IsURL(in) {
+		return checkURLsApart(out, in)
+	}
 	o, err := realPath(out)
 	if err != nil {
 		return fmt.Errorf("-out %s: %w", out, err)
@@ -258,6 +263,23 @@ func checkOutOfInput(out, in string) error {
 		return fmt.Errorf("%w: -out %s is the input %s or inside it; reads of the input would read the output too: write it elsewhere", errUsage, out, in)
 	}
 	if rel, err := filepath.Rel(o, i); err == nil && filepath.IsLocal(rel) {
+		return fmt.Errorf("%w: -out %s contains the input %s; reads of the output would read the input too: write it elsewhere", errUsage, out, in)
+	}
+	return nil
+}
+
+// checkURLsApart is checkOutOfInput where out or in is an s3:// URL: a
+// URL and a local path are apart; two URLs are compared by their keys'
+// prefixes, "/" by "/".
+func checkURLsApart(out, in string) error {
+	if !objstore.IsURL(out) || !objstore.IsURL(in) {
+		return nil
+	}
+	o, i := strings.TrimSuffix(out, "/")+"/", strings.TrimSuffix(in, "/")+"/"
+	if strings.HasPrefix(o, i) {
+		return fmt.Errorf("%w: -out %s is the input %s or inside it; reads of the input would read the output too: write it elsewhere", errUsage, out, in)
+	}
+	if strings.HasPrefix(i, o) {
 		return fmt.Errorf("%w: -out %s contains the input %s; reads of the output would read the input too: write it elsewhere", errUsage, out, in)
 	}
 	return nil
@@ -313,12 +335,20 @@ func writeBadLines(dir string, rank int, report *text.BadLineReport) error {
 	if err != nil {
 		return err
 	}
+	b = append(b, '\n')
+	if objstore.IsURL(dir) {
+		name := strings.TrimSuffix(dir, "/") + "/" + badLinesName(rank)
+		if err := objstore.Put(context.Background(), name, bytes.NewReader(b), int64(len(b)), false); err != nil {
+			return fmt.Errorf("writing %s: %w", name, err)
+		}
+		return nil
+	}
 	final := filepath.Join(dir, badLinesName(rank))
 	tmp, err := os.CreateTemp(dir, "."+badLinesName(rank)+".tmp-")
 	if err != nil {
 		return err
 	}
-	if _, err = tmp.Write(append(b, '\n')); err == nil {
+	if _, err = tmp.Write(b); err == nil {
 		err = tmp.Sync()
 	}
 	if cerr := tmp.Close(); err == nil {

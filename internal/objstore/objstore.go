@@ -1,7 +1,7 @@
 // Package objstore is where the sources open, stat and list the files of a
 // dataset: files in the local file system, or objects in an S3-compatible
-// bucket named by s3://bucket/key URLs. The sinks are meant to write
-// through it too.
+// bucket named by s3://bucket/key URLs; the shard sinks write objects
+// through it (see write.go).
 //
 // A local file is an *os.File behind the [Object] interface: what the
 // sources did before, with the same errors. An object is read by ranged

@@ -186,7 +186,12 @@ func Commit(dir string, world int, opts ...CommitOption) (*DatasetManifest, erro
 	if world < 1 || world > ranks.MaxWorld {
 		return nil, fail(fmt.Errorf("world %d: must be from 1 to %d (ranks.MaxWorld)", world, ranks.MaxWorld))
 	}
-	out, err := scanOutput(dir)
+	root, err := openTree(dir)
+	if err != nil {
+		return nil, fail(err)
+	}
+	defer root.Close()
+	out, err := root.scan()
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -196,15 +201,10 @@ func Commit(dir string, world int, opts ...CommitOption) (*DatasetManifest, erro
 	if len(out.stray) > 0 {
 		return nil, fail(strayError(out.stray))
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, fail(err)
-	}
-	defer root.Close()
 	ms := make([]*Manifest, world)
 	var errs []error
 	for r := range world {
-		if ms[r], err = readRankManifest(root, dir, r); err != nil {
+		if ms[r], err = readRankManifest(root, r); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -243,7 +243,7 @@ func Commit(dir string, world int, opts ...CommitOption) (*DatasetManifest, erro
 	if cfg.rows >= 0 && dm.Rows != cfg.rows {
 		return nil, fail(fmt.Errorf("the ranks wrote %d rows in all, ExpectRows says %d", dm.Rows, cfg.rows))
 	}
-	if err := writeDatasetManifest(dir, dm); err != nil {
+	if err := root.writeDatasetManifest(dm); err != nil {
 		return nil, fail(err)
 	}
 	return dm, nil
@@ -398,7 +398,7 @@ func datasetManifest(ms []*Manifest) (*DatasetManifest, error) {
 // checkDistinctIDs checks that ids, every row ID of the dataset, holds no
 // ID twice. If one is, it reads the files again to name those that hold
 // it.
-func checkDistinctIDs(root *os.Root, ms []*Manifest, ids []rowid.ID) error {
+func checkDistinctIDs(root *outputTree, ms []*Manifest, ids []rowid.ID) error {
 	slices.SortFunc(ids, rowid.ID.Compare)
 	var dup []rowid.ID
 	for i := 1; i < len(ids) && len(dup) < 3; i++ {
@@ -457,8 +457,13 @@ func checkFileBounds(ms []*Manifest) error {
 // fs.ErrNotExist): the job's output is not committed. It does not check
 // the files; Commit does.
 func ReadDatasetManifest(dir string) (*DatasetManifest, error) {
-	p := filepath.Join(dir, DatasetManifestName)
-	b, err := readRecord(dir, DatasetManifestName)
+	root, err := openTree(dir)
+	var b []byte
+	if err == nil {
+		b, err = root.readRecord(DatasetManifestName)
+		root.Close()
+	}
+	p := joinDir(dir, DatasetManifestName)
 	if err != nil {
 		return nil, fmt.Errorf("shards: reading the dataset manifest in %s: %w", dir, err)
 	}
@@ -521,11 +526,15 @@ func (dm *DatasetManifest) check() error {
 // writeDatasetManifest writes dm to dir atomically, unless the file there
 // already holds the same bytes. It first removes temporary files of the
 // dataset manifest that a killed Commit left.
-func writeDatasetManifest(dir string, dm *DatasetManifest) error {
+func (t *outputTree) writeDatasetManifest(dm *DatasetManifest) error {
 	b, err := encodeRecord(dm)
 	if err != nil {
 		return err
 	}
+	if t.url != "" {
+		return t.putDatasetManifest(b)
+	}
+	dir := t.dir
 	final := filepath.Join(dir, DatasetManifestName)
 	if old, err := os.ReadFile(final); err == nil && bytes.Equal(old, b) {
 		return nil

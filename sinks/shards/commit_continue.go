@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/objstore"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -201,6 +202,9 @@ type continuableSink[T any] struct{ *parquetSink[T] }
 // not all there.
 func (s continuableSink[T]) Continuation(env flow.Env) (flow.Checkpoint, bool, error) {
 	dir := s.plan.dir
+	if objstore.IsURL(dir) {
+		return flow.Checkpoint{}, false, fmt.Errorf("shards: %s: Continue is not supported for output in a bucket (objects cannot be appended to or renamed); run the rank again without it", s.plan.what)
+	}
 	if _, err := os.Stat(filepath.Join(dir, ManifestName(env.Rank))); err == nil {
 		return flow.Checkpoint{}, false, nil
 	}

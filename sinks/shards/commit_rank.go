@@ -50,16 +50,24 @@ func (o *outputDir) checkExisting() error {
 	case err != nil:
 		return fmt.Errorf("shards: %s: %w", o.what, err)
 	}
+	_, err = o.acceptManifest(path, b, "directory")
+	return err
+}
+
+// acceptManifest decodes the manifest b of the rank, read from path, that
+// the output (where: "directory" or "bucket") already holds, and keeps
+// it: a manifest the run cannot read, or another pipeline's, is an error.
+func (o *outputDir) acceptManifest(path string, b []byte, where string) (*Manifest, error) {
 	m, err := decodeManifest(path, b, o.rank)
 	if err != nil {
-		return fmt.Errorf("shards: %s: the directory already holds output of rank %d that this run cannot check (%w); remove it, or use Overwrite", o.what, o.rank, err)
+		return nil, fmt.Errorf("shards: %s: the %s already holds output of rank %d that this run cannot check (%w); remove it, or use Overwrite", o.what, where, o.rank, err)
 	}
 	if m.Fingerprint != o.fingerprint {
-		return fmt.Errorf("shards: %s: the directory already holds output of rank %d of another pipeline (%s has fingerprint %s, this run's is %s); remove it, or use Overwrite",
-			o.what, o.rank, ManifestName(o.rank), m.Fingerprint, o.fingerprint)
+		return nil, fmt.Errorf("shards: %s: the %s already holds output of rank %d of another pipeline (%s has fingerprint %s, this run's is %s); remove it, or use Overwrite",
+			o.what, where, o.rank, ManifestName(o.rank), m.Fingerprint, o.fingerprint)
 	}
 	o.manifest = b
-	return nil
+	return m, nil
 }
 
 // checkRerun checks the rank's data files on disk against the run's

@@ -42,16 +42,16 @@ func VerifyManifest(dir string, rank int) (*Manifest, error) {
 	if rank < 0 || rank >= ranks.MaxWorld {
 		return nil, fail(fmt.Errorf("rank %d: must be from 0 to %d (ranks.MaxWorld less 1)", rank, ranks.MaxWorld-1))
 	}
-	out, err := scanOutput(dir)
-	if err != nil {
-		return nil, fail(err)
-	}
-	root, err := os.OpenRoot(dir)
+	root, err := openTree(dir)
 	if err != nil {
 		return nil, fail(err)
 	}
 	defer root.Close()
-	m, err := readRankManifest(root, dir, rank)
+	out, err := root.scan()
+	if err != nil {
+		return nil, fail(err)
+	}
+	m, err := readRankManifest(root, rank)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -65,13 +65,13 @@ func VerifyManifest(dir string, rank int) (*Manifest, error) {
 // checks that it is that rank's; it records the SHA-256 of its bytes in
 // the manifest (see Manifest.sum). The manifest must be a regular file.
 // Its errors name the rank and have no package prefix.
-func readRankManifest(root *os.Root, dir string, rank int) (*Manifest, error) {
+func readRankManifest(root *outputTree, rank int) (*Manifest, error) {
 	name := ManifestName(rank)
-	b, err := readRecordIn(root, name)
+	b, err := root.readRecord(name)
 	if err != nil {
 		return nil, fmt.Errorf("rank %d: %w", rank, err)
 	}
-	m, err := decodeManifest(filepath.Join(dir, name), b, rank)
+	m, err := decodeManifest(root.join(name), b, rank)
 	if err != nil {
 		return nil, fmt.Errorf("rank %d: %w", rank, err)
 	}
@@ -136,12 +136,17 @@ func scanOutput(dir string) (*output, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listing the directory: %w", err)
 	}
+	out.sort()
+	return out, nil
+}
+
+// sort sorts the lists of out.
+func (out *output) sort() {
 	for _, fs := range out.files {
 		slices.Sort(fs)
 	}
 	slices.Sort(out.manifests)
 	slices.Sort(out.stray)
-	return out, nil
 }
 
 // dataSuffixes are the names that the sources take as data in a
@@ -210,7 +215,7 @@ func (c fileCheck) errorf(format string, args ...any) error {
 // VerifyManifest). When ids is not nil, it is called with the row IDs of
 // every file that holds the row-ID column, from several goroutines but
 // one at a time. It returns the errors, in rank and file order.
-func checkRanks(root *os.Root, ms []*Manifest, out *output, ids func([]rowid.ID)) []error {
+func checkRanks(root *outputTree, ms []*Manifest, out *output, ids func([]rowid.ID)) []error {
 	var errs []error
 	var checks []fileCheck
 	for _, m := range ms {
@@ -269,8 +274,8 @@ func forEach(n int, f func(int)) {
 // checkFile checks one data file against its manifest entry, reading it
 // through root: size, SHA-256, row count and, with the row-ID column, its
 // first and last IDs, which it passes to ids if not nil.
-func checkFile(root *os.Root, c fileCheck, ids func([]rowid.ID)) error {
-	f, err := openListed(root, c.f.Path)
+func checkFile(root *outputTree, c fileCheck, ids func([]rowid.ID)) error {
+	f, err := root.open(c.f.Path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return c.errorf("listed in the manifest, but not in the directory")
@@ -279,7 +284,7 @@ func checkFile(root *os.Root, c fileCheck, ids func([]rowid.ID)) error {
 	}
 	defer f.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, f)
+	n, err := io.Copy(h, io.NewSectionReader(f, 0, f.Size()))
 	sum := hex.EncodeToString(h.Sum(nil))
 	switch {
 	case err != nil:
@@ -303,17 +308,13 @@ func checkFile(root *os.Root, c fileCheck, ids func([]rowid.ID)) error {
 
 // listedRowIDs opens the file rel that m lists, through root, and reads
 // its row IDs as fileRowIDs does.
-func listedRowIDs(root *os.Root, rel string, m *Manifest, ids func([]rowid.ID)) error {
-	f, err := openListed(root, rel)
+func listedRowIDs(root *outputTree, rel string, m *Manifest, ids func([]rowid.ID)) error {
+	f, err := root.open(rel)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	_, _, _, err = fileRowIDs(f, fi.Size(), rel, m, ids)
+	_, _, _, err = fileRowIDs(f, f.Size(), rel, m, ids)
 	return err
 }
 

@@ -106,6 +106,22 @@
 // scheduler must not start a replacement while the old process may still
 // run.
 //
+// # Output in a bucket
+//
+// The output directory may be an s3://bucket/prefix URL (credentials and
+// endpoint from the AWS variables and shared files), for the sinks and
+// for [Commit], [VerifyManifest] and [ReadManifest]. Objects have no
+// rename: each file is staged locally and uploaded under its final key
+// once complete, and the rank's manifest is put last, conditionally
+// (If-None-Match), so that no object is partial and a manifest lists
+// only complete objects; but a rank's objects are listed before its
+// manifest is there, so a reader that must see a whole job reads it
+// after Commit. A rerun overwrites the rank's unlisted objects with the
+// same bytes and removes those it does not write; a failed run removes
+// what it uploaded, best effort; with Overwrite, the old manifest is
+// removed when the run starts; [Continue] is refused; no lock excludes
+// two runs of one rank. See "Output in a bucket" in output_bucket.go.
+//
 // # Ranks
 //
 // The ranks of a job each run the pipeline with flow's WithRank(r, world)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/rowflow/rowflow/ranks"
@@ -119,8 +118,13 @@ func ManifestName(rank int) string {
 // is refused: it was written by another version of rowflow, and the
 // output is rewritten by running the job again with [Overwrite].
 func ReadManifest(dir string, rank int) (*Manifest, error) {
-	path := filepath.Join(dir, ManifestName(rank))
-	b, err := readRecord(dir, ManifestName(rank))
+	root, err := openTree(dir)
+	var b []byte
+	if err == nil {
+		b, err = root.readRecord(ManifestName(rank))
+		root.Close()
+	}
+	path := joinDir(dir, ManifestName(rank))
 	if err != nil {
 		return nil, fmt.Errorf("shards: reading manifest in %s: %w", dir, err)
 	}

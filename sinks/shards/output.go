@@ -2,6 +2,7 @@ package shards
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/rowflow/rowflow/internal/objstore"
 )
 
 // outputDir is the file-system side of one run of Parquet: the
@@ -22,7 +25,10 @@ import (
 // commit that gives them their final names. It is safe for concurrent use
 // by the writers' goroutines.
 type outputDir struct {
-	root        string
+	root        string          // the directory; in a bucket, the local staging directory
+	url         string          // in a bucket: the output's s3:// URL, without a final "/"
+	ctx         context.Context // in a bucket: see setContext
+	cancel      context.CancelFunc
 	what        string // the sink and directory, for errors: Parquet("out")
 	ext         string // the data files' extension: ".parquet", ".jsonl.zst", …
 	rank        int
@@ -42,6 +48,11 @@ type outputDir struct {
 	continuing bool
 	progress   *progress
 
+	// In a bucket: the files that a committed manifest of the same
+	// pipeline lists (without Overwrite), and the objects the run put.
+	committed map[string]ManifestFile
+	uploaded  []string
+
 	mu      sync.Mutex
 	known   map[string]bool // directories known to exist
 	created []string        // directories this run created, parents first
@@ -49,8 +60,12 @@ type outputDir struct {
 }
 
 func newOutputDir(what, ext, root string, rank int, overwrite bool, fingerprint string) *outputDir {
-	return &outputDir{what: what, ext: ext, root: root, rank: rank, overwrite: overwrite, fingerprint: fingerprint,
+	o := &outputDir{what: what, ext: ext, root: root, rank: rank, overwrite: overwrite, fingerprint: fingerprint,
 		known: map[string]bool{}, temps: map[string]bool{}}
+	if objstore.IsURL(root) {
+		o.root, o.url = "", strings.TrimSuffix(root, "/")
+	}
+	return o
 }
 
 // partPrefix is the start of the names of the rank's data files.
@@ -74,6 +89,9 @@ func (o *outputDir) isRankTemp(name string) bool {
 // output (see checkExisting), and removes the rank's temporary files that
 // an earlier run, killed before it could, left behind.
 func (o *outputDir) prepare() error {
+	if o.isBucket() {
+		return o.prepareBucket()
+	}
 	if _, err := o.ensureDir(""); err != nil {
 		return err
 	}
@@ -267,6 +285,9 @@ func (o *outputDir) rel(p string) string {
 // created, if they are empty, then syncs the directories it changed. It
 // returns the first error other than a missing file.
 func (o *outputDir) abort() error {
+	if o.isBucket() {
+		return o.abortBucket()
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var errs []error
@@ -323,7 +344,9 @@ type doneFile struct {
 // the data file or manifest path, then, during the commit, "manifest
 // removed", "kept <path>" or "renamed <path>" for each data file, "stale
 // removed", "synced", "manifest written" (under its temporary name) and
-// "manifest renamed". Tests set it to stop a process at a step; it does
+// "manifest renamed"; in a bucket, "uploading <path>" when half of a
+// file's bytes are read for its upload, "uploaded <path>" or "kept
+// <path>", "stale removed" and "manifest written". Tests set it to stop a process at a step; it does
 // nothing otherwise. It may be called from several goroutines at once.
 var fsStep = func(step string) {}
 
@@ -344,6 +367,9 @@ var fsStep = func(step string) {}
 // on disk describes exactly the files on disk (the old ones, until the
 // first step, or the new ones, once written last), or there is none.
 func (o *outputDir) commit(files []doneFile, m *Manifest) (err error) {
+	if o.isBucket() {
+		return o.commitBucket(files, m)
+	}
 	var renamed []string
 	defer func() {
 		if err != nil {

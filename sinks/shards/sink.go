@@ -76,10 +76,12 @@ type parquetConsumer[T any] struct {
 	cont    *continuation  // with Continue
 }
 
-// open checks the directory and makes the writers.
-func (c *parquetConsumer[T]) open() error {
+// open checks the directory and makes the writers. ctx is the run's: the
+// requests of output in a bucket use it.
+func (c *parquetConsumer[T]) open(ctx context.Context) error {
 	plan := c.sink.plan
 	c.run = &pqRun[T]{plan: plan, env: c.env, out: newOutputDir(plan.what, plan.ext, plan.dir, c.env.Rank, plan.cfg.overwrite, c.env.Fingerprint)}
+	c.run.out.setContext(ctx)
 	if plan.cfg.continuing {
 		c.cont = &continuation{env: c.env, out: c.run.out}
 		c.run.out.continuing = true
@@ -101,12 +103,13 @@ func (c *parquetConsumer[T]) open() error {
 // of the stream to writer k % n.
 func (c *parquetConsumer[T]) Consume(ctx context.Context, ch flow.Chunk[T]) error {
 	if c.err == nil && c.run == nil {
-		c.err = c.open()
+		c.err = c.open(ctx)
 	}
 	if c.err != nil {
 		ch.Release()
 		return c.err
 	}
+	defer c.run.out.watch(ctx)()
 	to := int(c.parts % int64(len(c.writers)))
 	if ch.End {
 		c.parts++
@@ -157,7 +160,7 @@ func (c *parquetConsumer[T]) consumeOne(ch *flow.Chunk[T]) error {
 // run had not already failed with err.
 func (c *parquetConsumer[T]) Close(err error) error {
 	if err == nil && c.err == nil && c.run == nil {
-		c.err = c.open() // an empty stream still checks the directory and writes a manifest
+		c.err = c.open(context.Background()) // an empty stream still checks the directory and writes a manifest
 	}
 	failed := err != nil || c.err != nil
 	if c.pool != nil {

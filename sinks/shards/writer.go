@@ -355,6 +355,9 @@ func (r *rollingWriter[T]) finish() error {
 	}
 	f.Bytes = f.out.n
 	f.SHA256 = hex.EncodeToString(f.out.h.Sum(nil))
+	if err := r.s.run.out.upload(&f.doneFile); err != nil {
+		return fmt.Errorf("%s: %w", f.Path, err)
+	}
 	r.s.done = append(r.s.done, f.doneFile)
 	return nil
 }

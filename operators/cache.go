@@ -11,6 +11,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/linkage"
+	"github.com/rowflow/rowflow/internal/objstore"
 	"github.com/rowflow/rowflow/internal/slicepool"
 	"github.com/rowflow/rowflow/rowid"
 )
@@ -48,6 +49,9 @@ func OnDisk(path string) CacheOption {
 	return cacheOpt{"OnDisk", func(c *cacheConfig) error {
 		if path == "" {
 			return fmt.Errorf("OnDisk(\"\"): empty path")
+		}
+		if objstore.IsURL(path) {
+			return fmt.Errorf("OnDisk(%q): a cache file lives on the local disk; a bucket URL is not a place for one", path)
 		}
 		c.path = path
 		return nil

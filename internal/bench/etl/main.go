@@ -13,7 +13,9 @@
 // row_id columns). For each job and variant it prints the median wall
 // time, CPU time (user + system, from the child's rusage), peak resident
 // memory and output bytes, and rowflow's figures divided by DuckDB's: a
-// ratio above 1 is rowflow slower or larger.
+// ratio above 1 is rowflow slower or larger. With -base, the rowflow of
+// another checkout runs beside this tree's, in the same rounds, to
+// measure a change.
 //
 // # Running
 //
@@ -22,6 +24,7 @@
 //
 //	go run ./internal/bench/etl
 //	go run ./internal/bench/etl -rows 200000 -rounds 3   # a quick run
+//	go run ./internal/bench/etl -jobs csv -base ../main  # a change against main
 //
 // # Method
 //
@@ -53,8 +56,9 @@ func main() {
 	rounds := flag.Int("rounds", 5, "measured rounds")
 	threads := flag.Int("threads", 2, "threads of each engine: rowflow's -parallel, -writers and GOMAXPROCS, DuckDB's threads")
 	jobs := flag.String("jobs", "csv,parquet", "the jobs to run")
+	base := flag.String("base", "", "another rowflow checkout (such as main's) whose rowflow runs beside this tree's, as \"base\"")
 	flag.Parse()
-	if err := run(*rows, *rounds, *threads, strings.Split(*jobs, ",")); err != nil {
+	if err := run(*rows, *rounds, *threads, strings.Split(*jobs, ","), *base); err != nil {
 		fmt.Fprintln(os.Stderr, "etl:", err)
 		os.Exit(1)
 	}
@@ -87,7 +91,7 @@ type result struct {
 	rss, out  int64
 }
 
-func run(rows, rounds, threads int, jobNames []string) error {
+func run(rows, rounds, threads int, jobNames []string, base string) error {
 	root, err := moduleRoot()
 	if err != nil {
 		return err
@@ -103,6 +107,13 @@ func run(rows, rounds, threads int, jobNames []string) error {
 	}
 	if err := goBuild(filepath.Join(root, "internal", "interop", "duckdb"), duckBin, "./cmd/duckcopy"); err != nil {
 		return err
+	}
+	baseBin := ""
+	if base != "" {
+		baseBin = filepath.Join(dir, "rowflow-base")
+		if err := goBuild(base, baseBin, "./cmd/rowflow"); err != nil {
+			return err
+		}
 	}
 	var jobs []job
 	for _, name := range jobNames {
@@ -139,7 +150,7 @@ func run(rows, rounds, threads int, jobNames []string) error {
 			return err
 		}
 		j.inBytes = st.Size()
-		vs := variants(j, rowflowBin, duckBin, threads)
+		vs := variants(j, rowflowBin, baseBin, duckBin, threads)
 		res, err := measureAll(dir, vs, rounds)
 		if err != nil {
 			return fmt.Errorf("%s: %w", j.name, err)
@@ -173,26 +184,31 @@ const parquetInput = `COPY (SELECT i AS id,
 	list_transform(range((hash(i * 13) % 32)::BIGINT), k -> (hash(i * 7 + k) % 1000000)::INTEGER) AS tokens
 FROM range($ROWS) t(i)) TO '$PATH' (FORMAT parquet, COMPRESSION zstd)`
 
-func variants(j job, rowflowBin, duckBin string, threads int) []variant {
+func variants(j job, rowflowBin, baseBin, duckBin string, threads int) []variant {
 	th := strconv.Itoa(threads)
-	rowflow := func(lineage bool) func(out string) *exec.Cmd {
+	rowflow := func(bin string, lineage bool) func(out string) *exec.Cmd {
 		return func(out string) *exec.Cmd {
 			args := []string{"reshard", "-out", out, "-parallel", th, "-writers", th, "-compression", "zstd"}
 			if !lineage {
 				args = append(args, "-row-id-column", "")
 			}
-			cmd := exec.Command(rowflowBin, append(args, j.rowflowArgs...)...)
+			cmd := exec.Command(bin, append(args, j.rowflowArgs...)...)
 			cmd.Env = append(os.Environ(), "GOMAXPROCS="+th)
 			return cmd
 		}
 	}
-	return []variant{
-		{name: "rowflow, lineage off", cmd: rowflow(false)},
-		{name: "rowflow, lineage on", cmd: rowflow(true)},
+	vs := []variant{
+		{name: "rowflow, lineage off", cmd: rowflow(rowflowBin, false)},
+		{name: "rowflow, lineage on", cmd: rowflow(rowflowBin, true)},
 		{name: "duckdb", cmd: func(out string) *exec.Cmd {
 			return exec.Command(duckBin, "-threads", th, fmt.Sprintf(j.duckSQL, filepath.Join(out, "out.parquet")))
 		}},
 	}
+	if baseBin != "" {
+		vs = append(vs, variant{name: "base rowflow, lineage off", cmd: rowflow(baseBin, false)},
+			variant{name: "base rowflow, lineage on", cmd: rowflow(baseBin, true)})
+	}
+	return vs
 }
 
 // measureAll runs every variant once to warm up, then rounds times in a

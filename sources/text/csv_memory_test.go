@@ -202,3 +202,46 @@ func TestCSVReadsWithoutAllocationPerRow(t *testing.T) {
 		t.Errorf("structs: %.3f allocations per row, want at most 0.05", structs)
 	}
 }
+
+// BenchmarkCSVRead reads a CSV file of 200,000 rows of four short
+// columns as structs and as records, on one worker and two.
+func BenchmarkCSVRead(b *testing.B) {
+	dir := b.TempDir()
+	const rows = 200000
+	var sb strings.Builder
+	sb.WriteString("id,score,name,n\n")
+	for i := range rows {
+		fmt.Fprintf(&sb, "%d,%d.%03d,name_%d,%d\n", i*7, i%100000, i%1000, i%977, i*31%100000)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.csv"), []byte(sb.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	type row struct {
+		ID    int64   `csv:"id"`
+		Score float64 `csv:"score"`
+		Name  string  `csv:"name"`
+		N     int32   `csv:"n"`
+	}
+	run := func(b *testing.B, p *flow.Pipeline, n *int64) {
+		for b.Loop() {
+			*n = 0
+			if err := p.Run(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if *n != rows {
+			b.Fatalf("read %d rows, want %d", *n, rows)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/rows, "ns/row")
+	}
+	for _, par := range []int{1, 2} {
+		b.Run(fmt.Sprintf("structs/p%d", par), func(b *testing.B) {
+			var n int64
+			run(b, flow.From(text.CSV[row](dir)).Parallel(par).To(sinks.Count[row](&n)), &n)
+		})
+		b.Run(fmt.Sprintf("records/p%d", par), func(b *testing.B) {
+			var n int64
+			run(b, flow.From(text.CSVRecords(dir)).Parallel(par).To(sinks.Count[sources.Record](&n)), &n)
+		})
+	}
+}

@@ -1,11 +1,10 @@
 package text_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -51,47 +50,29 @@ func memoryCSV(t *testing.T, path string, n int) {
 		w.Write([]string{fmt.Sprint(i), name, note, fmt.Sprint(i * 3)})
 	}
 	w.Flush()
-	if err := errorsJoin(w.Error(), f.Close()); err != nil {
+	if err := errors.Join(w.Error(), f.Close()); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func errorsJoin(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // referenceRecords reads path serially with encoding/csv: the records
 // and IDs CSVRecords must give, null for an empty field.
 func referenceRecords(t *testing.T, path, rel string) []flow.Item[sources.Record] {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r := csv.NewReader(bufio.NewReader(f))
-	names, _ := r.Read()
 	var out []flow.Item[sources.Record]
-	for {
-		off := r.InputOffset()
-		rec, err := r.Read()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	names := readCSV(t, path, func(rec []string, off int64) {
 		vals := make([]any, len(rec))
 		for i, s := range rec {
 			if s != "" {
 				vals[i] = s
 			}
 		}
-		out = append(out, flow.Item[sources.Record]{ID: rowid.Ordinal(uint64(off)).Combine(rowid.FromString(rel)), Value: sources.Record{Names: names, Values: vals}})
+		out = append(out, flow.Item[sources.Record]{ID: rowid.Ordinal(uint64(off)).Combine(rowid.FromString(rel)), Value: sources.Record{Values: vals}})
+	})
+	for i := range out {
+		out[i].Value.Names = names
 	}
+	return out
 }
 
 // TestCSVRecordsShareChunkMemory reads records whose strings, values and

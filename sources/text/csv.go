@@ -40,7 +40,10 @@ import (
 // integers and floats (strconv syntax), and pointers to these, nil for
 // an empty field. A field named as a Hive partition column reads the
 // partition value instead. A field with no column in a file fails the
-// run, naming the file. Columns no field reads are skipped.
+// run, naming the file. Columns no field reads are skipped. The text of
+// string fields is copied into blocks that the rows of a chunk share, not
+// one allocation per row: a value kept long after its chunk keeps a few
+// KiB with it.
 //
 // # Partitions and row IDs
 //
@@ -79,9 +82,11 @@ func CSV[T any](root string, opts ...CSVOption) flow.Source[T] {
 }
 
 // CSVRecords returns a source of the records of a CSV dataset as
-// [sources.Record]s: the columns' names (then the Hive partition columns') and
-// their values as strings. It reads the files as [CSV] does and takes the
-// same options.
+// [sources.Record]s: the columns' names (then the Hive partition
+// columns') and their values as strings, nil for a null field
+// ([NullString]). It reads the files as [CSV] does and takes the same
+// options. The records of a chunk share blocks of memory for their
+// values and text, as [CSV]'s strings do.
 func CSVRecords(root string, opts ...CSVOption) flow.Source[sources.Record] {
 	c, err := buildText("csv", opts, CSVOption.ApplyCSV)
 	return &textSource[sources.Record]{root: root, cfg: c, err: err, format: csvRecords{}}

@@ -139,7 +139,7 @@ func shortFloat(s string) (float64, bool) {
 			continue
 		}
 		d := c - '0'
-		if d > 9 {
+		if d > 9 || digits == 15 {
 			return 0, false
 		}
 		mant = mant*10 + uint64(d)
@@ -150,7 +150,7 @@ func shortFloat(s string) (float64, bool) {
 	}
 	// Digits on both sides of a dot, as strconv's syntax needs none of:
 	// ".5" and "5." are left to it.
-	if digits == 0 || digits > 15 || dot == 0 || dot == len(s)-1 {
+	if digits == 0 || dot == 0 || dot == len(s)-1 {
 		return 0, false
 	}
 	v := float64(mant)

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"unsafe"
 
 	"github.com/rowflow/rowflow/flow"
@@ -41,7 +40,10 @@ import (
 // integers and floats (strconv syntax), and pointers to these, nil for
 // an empty field. A field named as a Hive partition column reads the
 // partition value instead. A field with no column in a file fails the
-// run, naming the file. Columns no field reads are skipped.
+// run, naming the file. Columns no field reads are skipped. The text of
+// string fields is copied into blocks that the rows of a chunk share, not
+// one allocation per row: a value kept long after its chunk keeps a few
+// KiB with it.
 //
 // # Partitions and row IDs
 //
@@ -80,9 +82,11 @@ func CSV[T any](root string, opts ...CSVOption) flow.Source[T] {
 }
 
 // CSVRecords returns a source of the records of a CSV dataset as
-// [sources.Record]s: the columns' names (then the Hive partition columns') and
-// their values as strings. It reads the files as [CSV] does and takes the
-// same options.
+// [sources.Record]s: the columns' names (then the Hive partition
+// columns') and their values as strings, nil for a null field
+// ([NullString]). It reads the files as [CSV] does and takes the same
+// options. The records of a chunk share blocks of memory for their
+// values and text, as [CSV]'s strings do.
 func CSVRecords(root string, opts ...CSVOption) flow.Source[sources.Record] {
 	c, err := buildText("csv", opts, CSVOption.ApplyCSV)
 	return &textSource[sources.Record]{root: root, cfg: c, err: err, format: csvRecords{}}
@@ -268,13 +272,13 @@ func parseErr(part *textPart, pe *csv.ParseError, skipped int64) error {
 // each calls fn with every record of the part and its byte offset in the
 // part, handling records that encoding/csv rejects. borrowed says that
 // rec's strings point into the reader's buffer, valid until fn returns:
-// fn copies those it keeps. With own, they never do.
+// fn copies those it keeps.
 // It checks ctx as it goes, every so many lines or bytes.
-func (c *csvReader) each(ctx context.Context, own bool, fn func(rec []string, off int64, borrowed bool) error) error {
+func (c *csvReader) each(ctx context.Context, fn func(rec []string, off int64, borrowed bool) error) error {
 	if c.empty {
 		return nil
 	}
-	if done, err := c.eachFast(ctx, own, fn); done || err != nil {
+	if done, err := c.eachFast(ctx, fn); done || err != nil {
 		return err
 	}
 	// Positions from encoding/csv count from where the fast path stopped.
@@ -344,7 +348,7 @@ func (f csvStructs[T]) read(ctx context.Context, part *textPart, out *rowBuffer[
 		}
 	}
 	null := part.cfg.null
-	return c.each(ctx, false, func(rec []string, off int64, borrowed bool) error {
+	return c.each(ctx, func(rec []string, off int64, borrowed bool) error {
 		v := out.next(&init, part.from+off)
 		p := unsafe.Pointer(v)
 		for i := range fields {
@@ -355,7 +359,7 @@ func (f csvStructs[T]) read(ctx context.Context, part *textPart, out *rowBuffer[
 				continue
 			}
 			if borrowed && fd.keeps {
-				s = strings.Clone(s)
+				s = out.mem.string(s)
 			}
 			if err := fd.parse(unsafe.Add(p, fd.off), s); err != nil {
 				out.drop()
@@ -386,12 +390,15 @@ func (csvRecords) read(ctx context.Context, part *textPart, out *rowBuffer[sourc
 	names = slices.Clip(names)
 	var init sources.Record
 	null := part.cfg.null
-	return c.each(ctx, true, func(rec []string, off int64, _ bool) error {
+	return c.each(ctx, func(rec []string, off int64, borrowed bool) error {
 		v := out.next(&init, part.from+off)
-		v.Names, v.Values = names, make([]any, len(names))
+		v.Names, v.Values = names, out.mem.values(len(names))
 		for i, s := range rec {
 			if s != null {
-				v.Values[i] = s
+				if borrowed {
+					s = out.mem.string(s)
+				}
+				v.Values[i] = out.mem.box(s)
 			}
 		}
 		for i, f := range part.file.Partition {

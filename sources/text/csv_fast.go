@@ -17,9 +17,10 @@ import (
 // its fields share. The fast path reads records that fit on one line in
 // place: it splits the line in the part's read buffer (quoted fields too,
 // with their quotes dropped and doubled quotes undone, in a buffer of its
-// own) and hands the fields on as strings that point there, or, for
-// records, as slices of one string, so that a struct field of a number or
-// a bool costs no allocation. It takes records up to the first that needs
+// own) and hands the fields on as strings that point there, so that a
+// struct field of a number or a bool costs no allocation, and the text
+// that a string keeps is copied into its chunk's memory (chunkMemory),
+// shared by many rows. It takes records up to the first that needs
 // more: a quoted field that spans lines or is malformed, a quote inside a
 // field that is not quoted, a line longer than the read buffer. Blank
 // lines it skips, as encoding/csv does. From there encoding/csv reads the rest of the part, and its
@@ -85,7 +86,7 @@ func (c *csvReader) skipBlankLines(ctx context.Context, skipped int64) (n, lines
 // while the fast path reads.
 // It checks ctx at every line: blank and bad lines, which push nothing,
 // can make the part long.
-func (c *csvReader) eachFast(ctx context.Context, own bool, fn func(rec []string, off int64, borrowed bool) error) (bool, error) {
+func (c *csvReader) eachFast(ctx context.Context, fn func(rec []string, off int64, borrowed bool) error) (bool, error) {
 	f := &c.fast
 	if !f.on {
 		return false, nil
@@ -127,7 +128,7 @@ func (c *csvReader) eachFast(ctx context.Context, own bool, fn func(rec []string
 		if !ok {
 			return false, nil
 		}
-		fields := f.strings(base, own) // before the buffer moves on
+		fields := f.strings(base) // before the buffer moves on
 		br.Discard(len(line))
 		f.bytes += int64(len(line))
 		f.lines++
@@ -138,7 +139,7 @@ func (c *csvReader) eachFast(ctx context.Context, own bool, fn func(rec []string
 			}
 			continue
 		}
-		if err := fn(fields, off, !own); err != nil {
+		if err := fn(fields, off, true); err != nil {
 			return true, err
 		}
 	}
@@ -250,16 +251,10 @@ func (f *fastCSV) splitQuoted(rec []byte, q int) ([]byte, bool) {
 	}
 }
 
-// strings returns the fields that split found in base: with own, slices
-// of one new string, as encoding/csv gives them; else strings that point
-// into base, valid until the next record is read.
-func (f *fastCSV) strings(base []byte, own bool) []string {
-	var s string
-	if own {
-		s = string(base)
-	} else {
-		s = unsafe.String(unsafe.SliceData(base), len(base))
-	}
+// strings returns the fields that split found in base: strings that
+// point into base, valid until the next record is read.
+func (f *fastCSV) strings(base []byte) []string {
+	s := unsafe.String(unsafe.SliceData(base), len(base))
 	fields, start := f.fields[:0], 0
 	for _, end := range f.ends {
 		fields = append(fields, s[start:end])

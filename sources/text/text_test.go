@@ -126,9 +126,9 @@ func writeFile(t testing.TB, path string, data []byte) {
 	}
 }
 
-// referenceCSV reads a plain CSV file serially with encoding/csv: the
-// values and the IDs (byte offset of each record) the source must give.
-func referenceCSV(t testing.TB, path, rel, lang string) []flow.Item[Line] {
+// readCSV reads a plain CSV file serially with encoding/csv: its header,
+// and each record with its byte offset, called with fn.
+func readCSV(t testing.TB, path string, fn func(rec []string, off int64)) []string {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -136,18 +136,27 @@ func referenceCSV(t testing.TB, path, rel, lang string) []flow.Item[Line] {
 	}
 	defer f.Close()
 	r := csv.NewReader(bufio.NewReader(f))
-	r.Read()
-	var out []flow.Item[Line]
-	base := rowid.FromString(rel)
+	names, _ := r.Read()
 	for {
 		off := r.InputOffset()
 		rec, err := r.Read()
 		if err == io.EOF {
-			return out
+			return names
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
+		fn(rec, off)
+	}
+}
+
+// referenceCSV reads a plain CSV file serially with encoding/csv: the
+// values and the IDs (byte offset of each record) the source must give.
+func referenceCSV(t testing.TB, path, rel, lang string) []flow.Item[Line] {
+	t.Helper()
+	var out []flow.Item[Line]
+	base := rowid.FromString(rel)
+	readCSV(t, path, func(rec []string, off int64) {
 		l := Line{Lang: lang}
 		l.ID, _ = strconv.ParseInt(rec[0], 10, 64)
 		l.Name = rec[1]
@@ -159,7 +168,8 @@ func referenceCSV(t testing.TB, path, rel, lang string) []flow.Item[Line] {
 			l.Opt = &v32
 		}
 		out = append(out, flow.Item[Line]{ID: rowid.Ordinal(uint64(off)).Combine(base), Value: l})
-	}
+	})
+	return out
 }
 
 // sameItems compares values and IDs, ignoring partition numbers.

@@ -1,0 +1,374 @@
+// Command etl measures the two ETL jobs of issue 30 as whole processes,
+// rowflow against DuckDB: `rowflow reshard` (built from this tree) and
+// DuckDB's COPY (the command internal/interop/duckdb/cmd/duckcopy, built
+// from that nested module, so that DuckDB's cgo stays out of rowflow's
+// go.mod), 2 threads each, zstd:
+//
+//  1. CSV, -rows rows × 4 columns (int64, float64, string, int32) →
+//     Parquet, with the schema given;
+//  2. Parquet, -rows rows × 5 columns (int64, string, float64, a list of
+//     strings, a list of int32; written by DuckDB, zstd) → Parquet.
+//
+// rowflow runs with lineage off (-row-id-column "") and on (the default
+// row_id columns). For each job and variant it prints the median wall
+// time, CPU time (user + system, from the child's rusage), peak resident
+// memory and output bytes, and rowflow's figures divided by DuckDB's: a
+// ratio above 1 is rowflow slower or larger. With -base, the rowflow of
+// another checkout runs beside this tree's, in the same rounds, to
+// measure a change.
+//
+// # Running
+//
+// From the module root (a C toolchain is not needed: DuckDB's library is
+// prebuilt):
+//
+//	go run ./internal/bench/etl
+//	go run ./internal/bench/etl -rows 200000 -rounds 3   # a quick run
+//	go run ./internal/bench/etl -jobs csv -base ../main  # a change against main
+//
+// # Method
+//
+// The inputs are written once, then every variant runs once to warm up
+// (and to bring the inputs into the page cache). In each of -rounds
+// rounds every variant of a job runs once, starting from a different one
+// each round, so that noise from other processes falls on all alike.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rowflow/rowflow/internal/bench/benchutil"
+)
+
+func main() {
+	rows := flag.Int("rows", 2_000_000, "rows of each input")
+	rounds := flag.Int("rounds", 5, "measured rounds")
+	threads := flag.Int("threads", 2, "threads of each engine: rowflow's -parallel, -writers and GOMAXPROCS, DuckDB's threads")
+	jobs := flag.String("jobs", "csv,parquet", "the jobs to run")
+	base := flag.String("base", "", "another rowflow checkout (such as main's) whose rowflow runs beside this tree's, as \"base\"")
+	flag.Parse()
+	if err := run(*rows, *rounds, *threads, strings.Split(*jobs, ","), *base); err != nil {
+		fmt.Fprintln(os.Stderr, "etl:", err)
+		os.Exit(1)
+	}
+}
+
+// csvSchema is the schema rowflow is given for the CSV input, and
+// csvColumns the same for DuckDB's read_csv.
+const (
+	csvSchema  = "id:int64,score:float64,name:string,count:int32"
+	csvColumns = "{'id': 'BIGINT', 'score': 'DOUBLE', 'name': 'VARCHAR', 'count': 'INTEGER'}"
+)
+
+// job is one ETL job: its input and how each engine runs it.
+type job struct {
+	name, input string
+	inBytes     int64
+	rowflowArgs []string // after -out DIR
+	duckSQL     string   // with %s for the output path
+}
+
+// variant is one engine's run of a job.
+type variant struct {
+	name string
+	cmd  func(out string) *exec.Cmd
+}
+
+// result is the median of a variant's runs.
+type result struct {
+	wall, cpu time.Duration
+	rss, out  int64
+}
+
+func run(rows, rounds, threads int, jobNames []string, base string) error {
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "etlbench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	rowflowBin, duckBin := filepath.Join(dir, "rowflow"), filepath.Join(dir, "duckcopy")
+	if err := goBuild(root, rowflowBin, "./cmd/rowflow"); err != nil {
+		return err
+	}
+	if err := goBuild(filepath.Join(root, "internal", "interop", "duckdb"), duckBin, "./cmd/duckcopy"); err != nil {
+		return err
+	}
+	baseBin := ""
+	if base != "" {
+		baseBin = filepath.Join(dir, "rowflow-base")
+		if err := goBuild(base, baseBin, "./cmd/rowflow"); err != nil {
+			return err
+		}
+	}
+	var jobs []job
+	for _, name := range jobNames {
+		switch name {
+		case "csv":
+			in := filepath.Join(dir, "in.csv")
+			if err := writeCSV(in, rows); err != nil {
+				return err
+			}
+			jobs = append(jobs, job{name: "CSV → Parquet", input: in,
+				rowflowArgs: []string{"-schema", csvSchema, in},
+				duckSQL:     fmt.Sprintf("COPY (SELECT * FROM read_csv('%s', header = true, columns = %s)) TO '%%s' (FORMAT parquet, COMPRESSION zstd)", in, csvColumns)})
+		case "parquet":
+			in := filepath.Join(dir, "in.parquet")
+			if err := duck(duckBin, threads, strings.NewReplacer("$ROWS", strconv.Itoa(rows), "$PATH", in).Replace(parquetInput)); err != nil {
+				return err
+			}
+			jobs = append(jobs, job{name: "Parquet → Parquet", input: in, rowflowArgs: []string{in},
+				duckSQL: fmt.Sprintf("COPY (SELECT * FROM read_parquet('%s')) TO '%%s' (FORMAT parquet, COMPRESSION zstd)", in)})
+		default:
+			return fmt.Errorf("no job %q (csv, parquet)", name)
+		}
+	}
+	before := benchutil.LoadAvg()
+	type line struct {
+		job  job
+		name string
+		res  result
+	}
+	var lines []line
+	for _, j := range jobs {
+		st, err := os.Stat(j.input)
+		if err != nil {
+			return err
+		}
+		j.inBytes = st.Size()
+		vs := variants(j, rowflowBin, baseBin, duckBin, threads)
+		res, err := measureAll(dir, vs, rounds)
+		if err != nil {
+			return fmt.Errorf("%s: %w", j.name, err)
+		}
+		for i, v := range vs {
+			lines = append(lines, line{j, v.name, res[i]})
+		}
+	}
+	fmt.Printf("%s; %d rows; %d threads each, zstd; load average %s before, %s after; medians of %d rounds\n\n",
+		benchutil.Machine(), rows, threads, before, benchutil.LoadAvg(), rounds)
+	fmt.Println("| job | variant | wall s | CPU s | peak MiB | output MB | wall ÷ DuckDB | CPU ÷ DuckDB | output ÷ DuckDB |")
+	fmt.Println("|---|---|--:|--:|--:|--:|--:|--:|--:|")
+	for _, l := range lines {
+		ref := lines[slices.IndexFunc(lines, func(m line) bool { return m.job.name == l.job.name && m.name == "duckdb" })].res
+		r := l.res
+		fmt.Printf("| %s (%.0f MB in) | %s | %.2f | %.2f | %.0f | %.1f | %.2f× | %.2f× | %.2f× |\n",
+			l.job.name, float64(l.job.inBytes)/1e6, l.name, r.wall.Seconds(), r.cpu.Seconds(), float64(r.rss)/(1<<20), float64(r.out)/1e6,
+			r.wall.Seconds()/ref.wall.Seconds(), r.cpu.Seconds()/ref.cpu.Seconds(), float64(r.out)/float64(ref.out))
+	}
+	return nil
+}
+
+// parquetInput is DuckDB's query that writes the Parquet input: rows
+// of an id, a name of 39–75 characters, a score, 0–3 tags from 50
+// and 0–31 tokens, all from hashes of the row number, so the same on
+// every run. $ROWS and $PATH are replaced.
+const parquetInput = `COPY (SELECT i AS id,
+	'item-' || (hash(i) % 100000)::VARCHAR || '-' || md5(i::VARCHAR) || md5((i * 17)::VARCHAR)[1:(hash(i * 5) % 32)::INTEGER + 1] AS name,
+	(hash(i * 3) % 1000000)::DOUBLE / 1000 AS score,
+	list_transform(range((hash(i * 11) % 4)::BIGINT), k -> 'tag' || ((hash(i) + k) % 50)::VARCHAR) AS tags,
+	list_transform(range((hash(i * 13) % 32)::BIGINT), k -> (hash(i * 7 + k) % 1000000)::INTEGER) AS tokens
+FROM range($ROWS) t(i)) TO '$PATH' (FORMAT parquet, COMPRESSION zstd)`
+
+func variants(j job, rowflowBin, baseBin, duckBin string, threads int) []variant {
+	th := strconv.Itoa(threads)
+	rowflow := func(bin string, lineage bool) func(out string) *exec.Cmd {
+		return func(out string) *exec.Cmd {
+			args := []string{"reshard", "-out", out, "-parallel", th, "-writers", th, "-compression", "zstd"}
+			if !lineage {
+				args = append(args, "-row-id-column", "")
+			}
+			cmd := exec.Command(bin, append(args, j.rowflowArgs...)...)
+			cmd.Env = append(os.Environ(), "GOMAXPROCS="+th)
+			return cmd
+		}
+	}
+	vs := []variant{
+		{name: "rowflow, lineage off", cmd: rowflow(rowflowBin, false)},
+		{name: "rowflow, lineage on", cmd: rowflow(rowflowBin, true)},
+		{name: "duckdb", cmd: func(out string) *exec.Cmd {
+			return exec.Command(duckBin, "-threads", th, fmt.Sprintf(j.duckSQL, filepath.Join(out, "out.parquet")))
+		}},
+	}
+	if baseBin != "" {
+		vs = append(vs, variant{name: "base rowflow, lineage off", cmd: rowflow(baseBin, false)},
+			variant{name: "base rowflow, lineage on", cmd: rowflow(baseBin, true)})
+	}
+	return vs
+}
+
+// measureAll runs every variant once to warm up, then rounds times in a
+// rotating order, and returns each one's medians.
+func measureAll(dir string, vs []variant, rounds int) ([]result, error) {
+	samples := make([][]result, len(vs))
+	for r := -1; r < rounds; r++ {
+		for k := range vs {
+			i := (k + max(r, 0)) % len(vs)
+			res, err := measure(filepath.Join(dir, "out"), vs[i])
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", vs[i].name, err)
+			}
+			if r >= 0 {
+				samples[i] = append(samples[i], res)
+			}
+		}
+	}
+	out := make([]result, len(vs))
+	for i, s := range samples {
+		out[i] = median(s)
+	}
+	return out, nil
+}
+
+// median returns the median of each figure on its own.
+func median(s []result) result {
+	pick := func(f func(result) int64) int64 {
+		v := make([]int64, len(s))
+		for i, r := range s {
+			v[i] = f(r)
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	return result{
+		wall: time.Duration(pick(func(r result) int64 { return int64(r.wall) })),
+		cpu:  time.Duration(pick(func(r result) int64 { return int64(r.cpu) })),
+		rss:  pick(func(r result) int64 { return r.rss }),
+		out:  pick(func(r result) int64 { return r.out }),
+	}
+}
+
+// measure runs one variant into the directory out, made empty first,
+// and returns its figures.
+func measure(out string, v variant) (result, error) {
+	if err := os.RemoveAll(out); err != nil {
+		return result{}, err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return result{}, err
+	}
+	dest := filepath.Join(out, "o")
+	cmd := v.cmd(dest)
+	if v.name == "duckdb" {
+		if err := os.MkdirAll(dest, 0o755); err != nil {
+			return result{}, err
+		}
+	}
+	var stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = nil, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
+		return result{}, fmt.Errorf("%v: %s", err, stderr.String())
+	}
+	cpu, rss := usage(cmd.ProcessState)
+	size, files, err := parquetBytes(dest)
+	if err != nil {
+		return result{}, err
+	}
+	if files == 0 {
+		return result{}, fmt.Errorf("no Parquet output in %s", dest)
+	}
+	return result{wall: wall, cpu: cpu, rss: rss, out: size}, nil
+}
+
+// parquetBytes returns the bytes and the number of the Parquet files
+// under dir.
+func parquetBytes(dir string) (int64, int, error) {
+	var n int64
+	files := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".parquet") {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		n += info.Size()
+		files++
+		return nil
+	})
+	return n, files, err
+}
+
+// writeCSV writes the CSV input: a header and rows records of an id, a
+// score with up to three decimals, a name of two words and a number, and
+// a count, from a seeded generator, so the same on every run.
+func writeCSV(path string, rows int) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	words := []string{"amber", "basalt", "cedar", "delta", "ember", "fjord", "garnet", "harbor", "indigo", "juniper", "kelp", "lumen", "maple", "nimbus", "onyx", "pewter"}
+	rng := rand.New(rand.NewPCG(30, 2))
+	w.WriteString("id,score,name,count\n")
+	var b []byte
+	for i := range rows {
+		b = strconv.AppendInt(b[:0], int64(i)*7+rng.Int64N(7), 10)
+		b = append(b, ',')
+		b = strconv.AppendFloat(b, float64(rng.IntN(1_000_000))/1000, 'f', -1, 64)
+		b = append(b, ',')
+		b = append(b, words[rng.IntN(len(words))]...)
+		b = append(b, '_')
+		b = append(b, words[rng.IntN(len(words))]...)
+		b = strconv.AppendInt(b, int64(rng.IntN(1000)), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(rng.IntN(100_000)), 10)
+		b = append(b, '\n')
+		w.Write(b)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// duck runs SQL in DuckDB through the duckcopy command.
+func duck(bin string, threads int, sql string) error {
+	out, err := exec.Command(bin, "-threads", strconv.Itoa(threads), sql).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("duckcopy: %v: %s", err, out)
+	}
+	return nil
+}
+
+// goBuild builds the package pkg of the module in dir into bin.
+func goBuild(dir, bin, pkg string) error {
+	cmd := exec.Command("go", "build", "-o", bin, pkg)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s in %s: %v: %s", pkg, dir, err, out)
+	}
+	return nil
+}
+
+// moduleRoot returns the directory of rowflow's go.mod.
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", err
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return "", fmt.Errorf("run from within the rowflow module")
+	}
+	return filepath.Dir(gomod), nil
+}

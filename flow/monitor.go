@@ -16,92 +16,63 @@ import (
 // stage, not per item, and a goroutine that ticks every millisecond while
 // the run goes on (internal/bench/pipeline measures the cost; see BENCHMARKS.md).
 //
-// A Monitor watches one run at a time: Snapshot reads the latest run
-// started with it. It is safe for concurrent use.
+// The zero Monitor counts and reports nothing but what Snapshot reads; its
+// fields turn the rest on. A run reads them when it starts: set them
+// before the first run, not while one goes on. A Monitor watches one run
+// at a time: Snapshot reads the latest run started with it. It is safe
+// for concurrent use.
 type Monitor struct {
-	cfg monitorConfig
+	// Logger, if set, gets the end of each run at Info with its [Stats],
+	// stall reports at Warn and, with OnProgress, each progress report at
+	// Debug.
+	Logger *slog.Logger
+	// OnProgress, if set, is called every ProgressEvery (a second if it
+	// is not positive) while a run goes on, and once more when it ends
+	// (with Stats.Ended set), from a goroutine of the run's own. It must
+	// return promptly.
+	OnProgress    func(Stats)
+	ProgressEvery time.Duration
+	// StallAfter, if positive, makes the monitor report a stall when no
+	// chunk has moved anywhere in the run for that long: OnStall, if set,
+	// receives a [StallReport] naming the stage, and the partition, that
+	// everything waits on, and Logger logs it. One report is made per
+	// stall; a stall that ends and begins again is reported again.
+	StallAfter time.Duration
+	OnStall    func(StallReport)
+	// TotalRows, if positive, is the number of rows the source will
+	// produce, for Stats.Remaining. Otherwise a monitor with OnProgress
+	// asks a source that is a [RowCounter] (a slice, a Parquet dataset
+	// without a row filter) for its counts, times the number of epochs,
+	// while the run starts.
+	TotalRows int64
+
 	cur atomic.Pointer[runStats]
 }
 
+// monitorConfig is what a run reads of its Monitor when it starts.
 type monitorConfig struct {
 	stallAfter    time.Duration
 	onStall       func(StallReport)
 	progressEvery time.Duration
-	onProgress    func(Progress)
+	onProgress    func(Stats)
 	logger        *slog.Logger
 	totalRows     int64
 }
 
-// MonitorOption configures a [Monitor].
-type MonitorOption func(*monitorConfig) error
-
-// StallAfter makes the monitor report a stall when no chunk has moved
-// anywhere in the run for d: f receives a [StallReport] naming the stage,
-// and the partition, that everything waits on, and the monitor's logger
-// logs it. One report is made per stall; a stall that ends and begins
-// again is reported again. By default stalls are not reported; d must be
-// positive.
-func StallAfter(d time.Duration, f func(StallReport)) MonitorOption {
-	return func(c *monitorConfig) error {
-		if d <= 0 {
-			return fmt.Errorf("flow: StallAfter(%v): must be positive", d)
-		}
-		c.stallAfter, c.onStall = d, f
-		return nil
+// config returns m's settings, with their defaults filled in.
+func (m *Monitor) config() monitorConfig {
+	c := monitorConfig{onStall: m.OnStall, onProgress: m.OnProgress, logger: m.Logger}
+	if m.StallAfter > 0 {
+		c.stallAfter = m.StallAfter
 	}
-}
-
-// OnProgress calls f every d while a run goes on, and once more when it
-// ends (with Done set), from a goroutine of the run's own. f must return
-// promptly. d must be positive.
-func OnProgress(d time.Duration, f func(Progress)) MonitorOption {
-	return func(c *monitorConfig) error {
-		if d <= 0 || f == nil {
-			return fmt.Errorf("flow: OnProgress(%v): need a positive interval and a function", d)
-		}
-		c.progressEvery, c.onProgress = d, f
-		return nil
-	}
-}
-
-// Logger makes the monitor log to l: the end of each run at Info with its
-// [Stats], stall reports at Warn, and, with [OnProgress], each progress
-// report at Debug. By default nothing is logged.
-func Logger(l *slog.Logger) MonitorOption {
-	return func(c *monitorConfig) error {
-		if l == nil {
-			return fmt.Errorf("flow: Logger(nil)")
-		}
-		c.logger = l
-		return nil
-	}
-}
-
-// TotalRows tells the monitor how many rows the source will produce, for
-// the estimate in [Progress]. Without it, a monitor with [OnProgress]
-// asks a source that is a [RowCounter] (a slice, a Parquet dataset
-// without a row filter) for its counts, times the number of epochs,
-// while the run starts; sources may also report with [AddTotalRows].
-// n must not be negative.
-func TotalRows(n int64) MonitorOption {
-	return func(c *monitorConfig) error {
-		if n < 0 {
-			return fmt.Errorf("flow: TotalRows(%d): must not be negative", n)
-		}
-		c.totalRows = n
-		return nil
-	}
-}
-
-// NewMonitor returns a monitor, or the first error in opts.
-func NewMonitor(opts ...MonitorOption) (*Monitor, error) {
-	m := &Monitor{}
-	for _, o := range opts {
-		if err := o(&m.cfg); err != nil {
-			return nil, err
+	if c.onProgress != nil {
+		c.progressEvery = m.ProgressEvery
+		if c.progressEvery <= 0 {
+			c.progressEvery = time.Second
 		}
 	}
-	return m, nil
+	c.totalRows = max(m.TotalRows, 0)
+	return c
 }
 
 type monitorKey struct{}
@@ -143,42 +114,6 @@ func (r StallReport) String() string {
 	}
 	return fmt.Sprintf("flow: nothing moved for %v; waiting on stage %q (position %d), partition %d",
 		r.Idle, r.Stage, r.Position, r.Part)
-}
-
-// Progress is how far a run has come.
-type Progress struct {
-	// Rows is the number of rows the source has produced, Delivered the
-	// number of items that reached the sink or the loop.
-	Rows, Delivered int64
-	// Bytes is what the source reported reading with [AddBytes]; 0 when
-	// unknown.
-	Bytes int64
-	// Elapsed is the time since the run started; Rate is Rows per second.
-	Elapsed time.Duration
-	Rate    float64
-	// TotalRows is the number of rows the source will produce when known
-	// ([TotalRows], [AddTotalRows]), else 0. Remaining estimates the time
-	// left from Rate when TotalRows is known, else 0.
-	TotalRows int64
-	Remaining time.Duration
-	// Done is set in the last report, made when the run has ended.
-	Done bool
-}
-
-// progress computes a Progress from a snapshot.
-func progress(s Stats) Progress {
-	p := Progress{Bytes: s.Bytes, Elapsed: s.Elapsed, TotalRows: s.TotalRows, Done: s.Ended}
-	if len(s.Stages) > 0 {
-		p.Rows = s.Stages[0].ItemsOut
-		p.Delivered = s.Stages[len(s.Stages)-1].ItemsIn
-	}
-	if sec := s.Elapsed.Seconds(); sec > 0 {
-		p.Rate = float64(p.Rows) / sec
-	}
-	if p.TotalRows > p.Rows && p.Rate > 0 {
-		p.Remaining = time.Duration(float64(p.TotalRows-p.Rows) / p.Rate * float64(time.Second))
-	}
-	return p
 }
 
 // stall looks for the stage everything waits on: of the goroutines
@@ -226,7 +161,7 @@ type watch struct {
 func startWatch(ctx context.Context, rs *runStats, total func(context.Context) (int64, bool)) *watch {
 	ctx, cancel := context.WithCancel(ctx)
 	w := &watch{rs: rs, done: make(chan struct{}), cancel: cancel}
-	c := rs.m.cfg
+	c := rs.cfg
 	if c.onProgress != nil && c.totalRows == 0 && total != nil {
 		w.wg.Go(func() {
 			if n, ok := total(ctx); ok {
@@ -265,7 +200,7 @@ func totalOf(p *Pipeline) func(context.Context) (int64, bool) {
 }
 
 func (w *watch) loop() {
-	c := w.rs.m.cfg
+	c := w.rs.cfg
 	t := time.NewTicker(clockTick)
 	defer t.Stop()
 	check := c.stallAfter / 4
@@ -292,11 +227,11 @@ func (w *watch) loop() {
 			last, lastMove, reported = moved, now, false
 		} else if c.stallAfter > 0 && !reported && now.Sub(lastMove) >= c.stallAfter {
 			reported = true
-			w.rs.m.reportStall(w.rs.stall(now.Sub(lastMove)))
+			w.rs.reportStall(w.rs.stall(now.Sub(lastMove)))
 		}
 		if c.onProgress != nil && !now.Before(nextProgress) {
 			nextProgress = now.Add(c.progressEvery)
-			w.rs.m.reportProgress(progress(w.rs.snapshot()))
+			w.rs.reportProgress(w.rs.snapshot())
 		}
 	}
 }
@@ -310,22 +245,22 @@ func (w *watch) stop() {
 	}
 }
 
-func (m *Monitor) reportStall(r StallReport) {
-	if l := m.cfg.logger; l != nil {
+func (rs *runStats) reportStall(r StallReport) {
+	if l := rs.cfg.logger; l != nil {
 		l.Warn("flow: stall", "stage", r.Stage, "position", r.Position, "batch", r.Part,
 			"idle", r.Idle, "stats", r.Stats)
 	}
-	if m.cfg.onStall != nil {
-		m.cfg.onStall(r)
+	if rs.cfg.onStall != nil {
+		rs.cfg.onStall(r)
 	}
 }
 
-func (m *Monitor) reportProgress(p Progress) {
-	if l := m.cfg.logger; l != nil {
-		l.Debug("flow: progress", "rows", p.Rows, "delivered", p.Delivered, "bytes", p.Bytes,
-			"rate", p.Rate, "total_rows", p.TotalRows, "remaining", p.Remaining, "done", p.Done)
+func (rs *runStats) reportProgress(s Stats) {
+	if l := rs.cfg.logger; l != nil {
+		l.Debug("flow: progress", "rows", s.Rows, "delivered", s.Delivered,
+			"rate", s.Rate, "total_rows", s.TotalRows, "remaining", s.Remaining, "done", s.Ended)
 	}
-	m.cfg.onProgress(p)
+	rs.cfg.onProgress(s)
 }
 
 // observe makes r's run observed if ctx carries a monitor: it returns the
@@ -353,11 +288,10 @@ func (r *runner) endObserved(err error) {
 	r.watch.stop()
 	rs.flushAll()
 	rs.ended.Store(int64(time.Since(rs.start)) + 1)
-	m := rs.m
-	if m.cfg.onProgress != nil {
-		m.reportProgress(progress(rs.snapshot()))
+	if rs.cfg.onProgress != nil {
+		rs.reportProgress(rs.snapshot())
 	}
-	if l := m.cfg.logger; l != nil {
+	if l := rs.cfg.logger; l != nil {
 		if err != nil {
 			l.Info("flow: run ended", "error", err, "stats", rs.snapshot())
 		} else {

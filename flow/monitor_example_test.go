@@ -14,13 +14,9 @@ import (
 // A monitor counts what every stage took in and pushed on; Snapshot reads
 // the counters during the run or, as here, after it.
 func ExampleMonitor() {
-	m, err := flow.NewMonitor()
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	m := &flow.Monitor{}
 	var n int64
-	err = flow.From(sources.Slice(ints(10000), sources.PartitionItems(1000), sources.Named("numbers"))).
+	err := flow.From(sources.Slice(ints(10000), sources.PartitionItems(1000), sources.Named("numbers"))).
 		Via(operators.Filter(func(v int64) bool { return v%4 == 0 })).Parallel(2).
 		Via(operators.Map(func(v int64) (int64, error) { return v / 4, nil })).Parallel(2).
 		To(sinks.Count[int64](&n)).
@@ -43,16 +39,12 @@ func ExampleMonitor() {
 // A progress callback, as a command line would draw a bar with it. The
 // reports during the run depend on timing; the last one, made when the
 // run has ended, does not.
-func ExampleOnProgress() {
-	m, err := flow.NewMonitor(flow.TotalRows(5000), flow.OnProgress(time.Second/10, func(p flow.Progress) {
-		if p.Done {
-			fmt.Printf("%d of %d rows, %d delivered\n", p.Rows, p.TotalRows, p.Delivered)
+func ExampleMonitor_progress() {
+	m := &flow.Monitor{TotalRows: 5000, ProgressEvery: time.Second / 10, OnProgress: func(s flow.Stats) {
+		if s.Ended {
+			fmt.Printf("%d of %d rows, %d delivered\n", s.Rows, s.TotalRows, s.Delivered)
 		}
-	}))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	}}
 	p := flow.From(sources.Slice(ints(5000))).
 		Via(operators.Filter(func(v int64) bool { return v%2 == 0 }))
 	for _, err := range flow.Values[int64](flow.WithMonitor(context.Background(), m), p) {

@@ -23,19 +23,10 @@ import (
 	"github.com/rowflow/rowflow/sources/parquet"
 )
 
-func newMonitor(t *testing.T, opts ...flow.MonitorOption) *flow.Monitor {
-	t.Helper()
-	m, err := flow.NewMonitor(opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
 func TestMonitorCounts(t *testing.T) {
 	for _, w := range []int{1, 2, 3} {
 		testutil.CheckGoroutines(t)
-		m := newMonitor(t)
+		m := &flow.Monitor{}
 		var n int64
 		err := flow.From(sources.Slice(ints(10000), sources.PartitionItems(100), sources.ChunkSize(50))).
 			Via(operators.Filter(func(v int64) bool { return v%2 == 0 })).Parallel(w).
@@ -69,7 +60,7 @@ func TestMonitorCounts(t *testing.T) {
 // front of the loop is what lies between.
 func TestMonitorSnapshotWhileRunning(t *testing.T) {
 	testutil.CheckGoroutines(t)
-	m := newMonitor(t)
+	m := &flow.Monitor{}
 	ctx := flow.WithMonitor(context.Background(), m)
 	p := flow.From(sources.Slice(ints(50000), sources.PartitionItems(1000), sources.ChunkSize(100))).
 		Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(2)
@@ -137,8 +128,8 @@ func TestStallReportNamesTheStage(t *testing.T) {
 			op := &stallOp{at: 4321, reached: make(chan struct{}), release: make(chan struct{})}
 			reports := make(chan flow.StallReport, 1)
 			var logs bytes.Buffer
-			m := newMonitor(t, flow.StallAfter(5*time.Second, func(r flow.StallReport) { reports <- r }),
-				flow.Logger(slog.New(slog.NewJSONHandler(&logs, nil))))
+			m := &flow.Monitor{StallAfter: 5 * time.Second, OnStall: func(r flow.StallReport) { reports <- r },
+				Logger: slog.New(slog.NewJSONHandler(&logs, nil))}
 			ctx := flow.WithMonitor(t.Context(), m)
 			p := flow.From(sources.Slice(ints(20000), sources.PartitionItems(100))).
 				Via(operators.Map(func(v int64) (int64, error) { return v + 1, nil })).Parallel(w).
@@ -180,13 +171,12 @@ func TestStallReportNamesTheStage(t *testing.T) {
 	}
 }
 
-// bytesSource is a generator that reports the bytes it reads: 8 a value.
+// bytesSource is a generator of parts partitions of size values.
 type bytesSource struct{ parts, size int64 }
 
 func (s bytesSource) Info() flow.Info { return flow.Info{Name: "bytes"} }
 
 func (s bytesSource) Partitions(ctx context.Context, env flow.Env) iter.Seq2[flow.Partition[int64], error] {
-	flow.AddTotalRows(ctx, s.parts*s.size)
 	return func(yield func(flow.Partition[int64], error) bool) {
 		for b := range s.parts {
 			read := func(ctx context.Context, out flow.Emitter[int64]) error {
@@ -194,7 +184,6 @@ func (s bytesSource) Partitions(ctx context.Context, env flow.Env) iter.Seq2[flo
 				for i := range vals {
 					vals[i] = b*s.size + int64(i)
 				}
-				flow.AddBytes(ctx, 8*s.size)
 				return out.Push(ctx, flow.Chunk[int64]{Part: b, Values: vals,
 					IDs: flow.OrdinalIDs(rowid.ID{}, uint64(b*s.size), len(vals)), End: true})
 			}
@@ -206,11 +195,12 @@ func (s bytesSource) Partitions(ctx context.Context, env flow.Env) iter.Seq2[flo
 }
 
 // Progress reports come every interval on the run's clock, count rows and
-// bytes, and estimate the time left from the rate; the last has Done.
+// estimate the time left from the rate; the last has Ended.
 func TestProgress(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var reports []flow.Progress
-		m := newMonitor(t, flow.OnProgress(100*time.Millisecond, func(p flow.Progress) { reports = append(reports, p) }))
+		var reports []flow.Stats
+		m := &flow.Monitor{TotalRows: 10000, ProgressEvery: 100 * time.Millisecond,
+			OnProgress: func(s flow.Stats) { reports = append(reports, s) }}
 		ctx := flow.WithMonitor(t.Context(), m)
 		p := flow.From(bytesSource{parts: 100, size: 100})
 		for _, err := range flow.Values[int64](ctx, p) {
@@ -223,12 +213,12 @@ func TestProgress(t *testing.T) {
 			t.Fatalf("%d reports", len(reports))
 		}
 		last := reports[len(reports)-1]
-		if !last.Done || last.Rows != 10000 || last.Delivered != 10000 || last.Bytes != 80000 ||
+		if !last.Ended || last.Rows != 10000 || last.Delivered != 10000 ||
 			last.TotalRows != 10000 || last.Remaining != 0 || last.Elapsed < time.Second {
 			t.Fatalf("last report %+v", last)
 		}
 		for i, r := range reports[:len(reports)-1] {
-			if r.Done || r.Rows < r.Delivered || r.Bytes < 8*r.Rows || r.TotalRows != 10000 {
+			if r.Ended || r.Rows < r.Delivered || r.TotalRows != 10000 {
 				t.Fatalf("report %d: %+v", i, r)
 			}
 			if i > 0 && (r.Rows < reports[i-1].Rows || r.Elapsed <= reports[i-1].Elapsed) {
@@ -247,7 +237,7 @@ func TestProgress(t *testing.T) {
 
 func TestMonitorLogsTheRun(t *testing.T) {
 	var logs bytes.Buffer
-	m := newMonitor(t, flow.Logger(slog.New(slog.NewJSONHandler(&logs, nil))))
+	m := &flow.Monitor{Logger: slog.New(slog.NewJSONHandler(&logs, nil))}
 	err := flow.From(sources.Slice(ints(1000))).
 		Via(operators.Map(func(v int64) (int64, error) {
 			if v == 999 {
@@ -273,16 +263,31 @@ func TestMonitorLogsTheRun(t *testing.T) {
 	}
 }
 
-func TestMonitorOptionsRefuse(t *testing.T) {
-	for _, o := range []flow.MonitorOption{flow.StallAfter(0, nil), flow.OnProgress(-1, func(flow.Progress) {}),
-		flow.OnProgress(time.Second, nil), flow.Logger(nil), flow.TotalRows(-1)} {
-		if _, err := flow.NewMonitor(o); err == nil {
-			t.Error("a bad option was accepted")
-		}
-	}
-	if s := newMonitor(t).Snapshot(); len(s.Stages) != 0 {
+// The zero Monitor counts nothing until a run, and settings out of range
+// turn their reports off or fall back to their defaults instead of failing.
+func TestMonitorZeroAndDefaults(t *testing.T) {
+	if s := (&flow.Monitor{}).Snapshot(); len(s.Stages) != 0 {
 		t.Errorf("a new monitor has stats %+v", s)
 	}
+	synctest.Test(t, func(t *testing.T) {
+		var reports []flow.Stats
+		m := &flow.Monitor{ProgressEvery: -1, StallAfter: -1, TotalRows: -5,
+			OnProgress: func(s flow.Stats) { reports = append(reports, s) },
+			OnStall:    func(r flow.StallReport) { t.Errorf("a stall reported with StallAfter -1: %v", r) }}
+		ctx := flow.WithMonitor(t.Context(), m)
+		for _, err := range flow.Values[int64](ctx, flow.From(bytesSource{parts: 3, size: 10})) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			<-time.After(time.Second) // 30 s of fake time: a report a second
+		}
+		if n := len(reports); n < 25 || n > 32 {
+			t.Fatalf("%d reports in 30 s, want one a second", n)
+		}
+		if last := reports[len(reports)-1]; !last.Ended || last.TotalRows != 0 || last.Rows != 30 {
+			t.Fatalf("last report %+v", last)
+		}
+	})
 }
 
 // Busy and blocked times, on synctest's clock: a stage on two workers
@@ -290,7 +295,7 @@ func TestMonitorOptionsRefuse(t *testing.T) {
 // and the sink waits for it.
 func TestMonitorTimes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := newMonitor(t)
+		m := &flow.Monitor{}
 		var n int64
 		err := flow.From(sources.Slice(ints(800), sources.PartitionItems(100))).
 			Via(operators.Map(func(v int64) (int64, error) {
@@ -320,25 +325,25 @@ func TestMonitorTimes(t *testing.T) {
 // the epochs.
 func TestProgressTotalFromTheSource(t *testing.T) {
 	testutil.CheckGoroutines(t)
-	var last flow.Progress
-	m := newMonitor(t, flow.OnProgress(time.Hour, func(p flow.Progress) { last = p }))
+	var last flow.Stats
+	m := &flow.Monitor{ProgressEvery: time.Hour, OnProgress: func(s flow.Stats) { last = s }}
 	var n int64
 	err := flow.From(sources.Slice(ints(1000), sources.PartitionItems(64))).Epochs(3).
 		To(sinks.Count[int64](&n)).Run(flow.WithMonitor(context.Background(), m))
 	if err != nil || n != 3000 {
 		t.Fatal(n, err)
 	}
-	if !last.Done || last.TotalRows != 3000 || last.Rows != 3000 || last.Remaining != 0 {
+	if !last.Ended || last.TotalRows != 3000 || last.Rows != 3000 || last.Remaining != 0 {
 		t.Fatalf("last report %+v", last)
 	}
 	// A generator without end has no total.
-	m = newMonitor(t, flow.OnProgress(time.Hour, func(p flow.Progress) { last = p }))
+	m = &flow.Monitor{ProgressEvery: time.Hour, OnProgress: func(s flow.Stats) { last = s }}
 	p := flow.From(sources.Generate(-1, func(i int64) (int64, error) { return i, nil })).
 		Via(operators.Take[int64](500))
 	if err := p.To(sinks.Count[int64](&n)).Run(flow.WithMonitor(context.Background(), m)); err != nil {
 		t.Fatal(err)
 	}
-	if !last.Done || last.TotalRows != 0 || last.Delivered != 500 {
+	if !last.Ended || last.TotalRows != 0 || last.Delivered != 500 {
 		t.Fatalf("last report %+v", last)
 	}
 }
@@ -360,17 +365,17 @@ func TestProgressTotalFromParquet(t *testing.T) {
 		testutil.WriteParquet(t, filepath.Join(dir, fmt.Sprintf("part-%d.parquet", f)), rows, 128)
 	}
 	testutil.Synctest(t, func(t *testing.T) {
-		var last flow.Progress
+		var last flow.Stats
 		known := make(chan struct{})
-		m := newMonitor(t, flow.OnProgress(time.Minute, func(p flow.Progress) {
-			if last = p; p.TotalRows > 0 && !p.Done {
+		m := &flow.Monitor{ProgressEvery: time.Minute, OnProgress: func(p flow.Stats) {
+			if last = p; p.TotalRows > 0 && !p.Ended {
 				select {
 				case <-known:
 				default:
 					close(known)
 				}
 			}
-		}))
+		}}
 		var n int64
 		err := flow.From(parquet.Read[row](dir)).Epochs(2).
 			To(sinks.ForEach(func(flow.Item[row]) error {
@@ -385,7 +390,7 @@ func TestProgressTotalFromParquet(t *testing.T) {
 		if err != nil || n != 2002 {
 			t.Fatal(n, err)
 		}
-		if !last.Done || last.TotalRows != 2002 || last.Rows != 2002 || last.Remaining != 0 {
+		if !last.Ended || last.TotalRows != 2002 || last.Rows != 2002 || last.Remaining != 0 {
 			t.Fatalf("last report %+v", last)
 		}
 	})
@@ -396,7 +401,7 @@ func TestStallReportNamesTheLoop(t *testing.T) {
 	for _, w := range []int{1, 2} {
 		synctest.Test(t, func(t *testing.T) {
 			reports := make(chan flow.StallReport, 1)
-			m := newMonitor(t, flow.StallAfter(time.Second, func(r flow.StallReport) { reports <- r }))
+			m := &flow.Monitor{StallAfter: time.Second, OnStall: func(r flow.StallReport) { reports <- r }}
 			p := flow.From(sources.Slice(ints(5000), sources.PartitionItems(100))).
 				Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(w)
 			k := 0

@@ -22,9 +22,17 @@ type Stats struct {
 	// Stages holds the source (position 0), each stage, and last the sink
 	// or the loop reading the pipeline (name "loop").
 	Stages []StageStats
-	// Bytes and TotalRows are what the source reported with [AddBytes]
-	// and [AddTotalRows] (or [TotalRows]); 0 when unknown.
-	Bytes, TotalRows int64
+	// Rows is the number of rows the source has produced, Delivered the
+	// number of items that reached the sink or the loop, and Rate is Rows
+	// per second of Elapsed.
+	Rows, Delivered int64
+	Rate            float64
+	// TotalRows is the number of rows the source will produce when known
+	// (from Monitor.TotalRows or the source's [RowCounter]), else 0.
+	// Remaining estimates the time left from Rate when TotalRows is
+	// known, else 0.
+	TotalRows int64
+	Remaining time.Duration
 	// Ended is set once the run has ended.
 	Ended bool
 }
@@ -116,9 +124,9 @@ func (rs *runStats) sourceMeter(head any) *meter {
 // runStats are the counters of one run.
 type runStats struct {
 	m      *Monitor
+	cfg    monitorConfig // m's settings when the run started
 	start  time.Time
 	stages []*stageStats // by position; the last is the sink or the loop
-	bytes  atomic.Int64
 	total  atomic.Int64
 	ended  atomic.Int64 // run time in nanoseconds once ended, else 0
 	// clock is the run's coarse clock: nanoseconds since start, set by
@@ -134,7 +142,7 @@ type runStats struct {
 const clockTick = time.Millisecond
 
 func newRunStats(m *Monitor, p *Pipeline, sink string) *runStats {
-	rs := &runStats{m: m, start: time.Now()}
+	rs := &runStats{m: m, cfg: m.config(), start: time.Now()}
 	for i, s := range p.stages {
 		name := p.src.info().Name
 		if s.op != nil {
@@ -145,7 +153,7 @@ func newRunStats(m *Monitor, p *Pipeline, sink string) *runStats {
 	rs.stages[0].byHead = map[any]*meter{}
 	rs.clock.Store(1)
 	rs.stages = append(rs.stages, &stageStats{name: sink, pos: len(p.stages), workers: 1})
-	rs.total.Store(m.cfg.totalRows)
+	rs.total.Store(rs.cfg.totalRows)
 	return rs
 }
 
@@ -153,7 +161,7 @@ func newRunStats(m *Monitor, p *Pipeline, sink string) *runStats {
 func (rs *runStats) sink() *stageStats { return rs.stages[len(rs.stages)-1] }
 
 func (rs *runStats) snapshot() Stats {
-	s := Stats{Bytes: rs.bytes.Load(), TotalRows: rs.total.Load()}
+	s := Stats{TotalRows: rs.total.Load()}
 	if e := rs.ended.Load(); e != 0 {
 		s.Elapsed, s.Ended = time.Duration(e), true
 	} else {
@@ -176,6 +184,13 @@ func (rs *runStats) snapshot() Stats {
 			out.Queue = max(0, s.Stages[i-1].ChunksOut-out.ChunksIn)
 		}
 		s.Stages = append(s.Stages, out)
+	}
+	s.Rows, s.Delivered = s.Stages[0].ItemsOut, s.Stages[len(s.Stages)-1].ItemsIn
+	if sec := s.Elapsed.Seconds(); sec > 0 {
+		s.Rate = float64(s.Rows) / sec
+	}
+	if s.TotalRows > s.Rows && s.Rate > 0 {
+		s.Remaining = time.Duration(float64(s.TotalRows-s.Rows) / s.Rate * float64(time.Second))
 	}
 	return s
 }
@@ -349,23 +364,4 @@ func statsOf(ctx context.Context) *runStats {
 		return r.stats
 	}
 	return nil
-}
-
-// AddBytes adds n to the bytes the run that ctx belongs to has read, for
-// its [Progress]. Sources that know the size of what they read call it.
-// It does nothing if ctx is not the context of an observed run.
-func AddBytes(ctx context.Context, n int64) {
-	if rs := statsOf(ctx); rs != nil {
-		rs.bytes.Add(n)
-	}
-}
-
-// AddTotalRows adds n to the rows the source of the run that ctx belongs
-// to will produce, for the estimate in its [Progress]. Sources that know
-// their size before reading (from file footers, say) call it. It does
-// nothing if ctx is not the context of an observed run.
-func AddTotalRows(ctx context.Context, n int64) {
-	if rs := statsOf(ctx); rs != nil {
-		rs.total.Add(n)
-	}
 }

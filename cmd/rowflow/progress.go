@@ -14,7 +14,7 @@ import (
 )
 
 // progress shows a run's progress on standard error: a bar (rows, rows/s,
-// bytes, time left when the total is known) from
+// time left when the total is known) from
 // github.com/vbauerster/mpb/v8 when standard error is a terminal of some
 // width; when -progress asks for it elsewhere (a file, a pipe, a terminal
 // that reports no width), a line a second with the same figures, which a
@@ -22,7 +22,7 @@ import (
 type progress struct {
 	bars *mpb.Progress
 	bar  *mpb.Bar
-	last flow.Progress
+	last flow.Stats
 	// Lines off a terminal:
 	lines io.Writer
 	name  string
@@ -31,10 +31,10 @@ type progress struct {
 
 // startProgress returns a context whose runs report to a bar named name,
 // and the bar, or ctx and nil when no bar is wanted.
-func startProgress(ctx context.Context, name string, want bool, total int64) (context.Context, *progress, error) {
+func startProgress(ctx context.Context, name string, want bool, total int64) (context.Context, *progress) {
 	term := isTerminal(os.Stderr)
 	if !want && !term {
-		return ctx, nil, nil
+		return ctx, nil
 	}
 	if !term || terminalWidth(os.Stderr) == 0 {
 		return startLines(ctx, name, total)
@@ -50,40 +50,23 @@ func startProgress(ctx context.Context, name string, want bool, total int64) (co
 		}, decor.WCSyncSpaceR)),
 		mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
 			s := fmt.Sprintf("%.0f rows/s", pr.last.Rate)
-			if pr.last.Bytes > 0 {
-				s += fmt.Sprintf("  %s", bytesText(pr.last.Bytes))
-			}
 			if pr.last.Remaining > 0 {
 				s += fmt.Sprintf("  ETA %s", pr.last.Remaining.Round(time.Second))
 			}
 			return s
 		})))
-	opts := []flow.MonitorOption{flow.OnProgress(100*time.Millisecond, pr.update)}
-	if total > 0 {
-		opts = append(opts, flow.TotalRows(total))
-	}
-	m, err := flow.NewMonitor(opts...)
-	if err != nil {
-		return ctx, nil, err
-	}
-	return flow.WithMonitor(ctx, m), pr, nil
+	m := &flow.Monitor{OnProgress: pr.update, ProgressEvery: 100 * time.Millisecond, TotalRows: total}
+	return flow.WithMonitor(ctx, m), pr
 }
 
 // startLines returns a context whose runs print a progress line a second.
-func startLines(ctx context.Context, name string, total int64) (context.Context, *progress, error) {
+func startLines(ctx context.Context, name string, total int64) (context.Context, *progress) {
 	pr := &progress{lines: os.Stderr, name: name, total: total}
-	opts := []flow.MonitorOption{flow.OnProgress(time.Second, pr.update)}
-	if total > 0 {
-		opts = append(opts, flow.TotalRows(total))
-	}
-	m, err := flow.NewMonitor(opts...)
-	if err != nil {
-		return ctx, nil, err
-	}
-	return flow.WithMonitor(ctx, m), pr, nil
+	m := &flow.Monitor{OnProgress: pr.update, ProgressEvery: time.Second, TotalRows: total}
+	return flow.WithMonitor(ctx, m), pr
 }
 
-func (pr *progress) update(p flow.Progress) {
+func (pr *progress) update(p flow.Stats) {
 	pr.last = p
 	if pr.lines != nil {
 		fmt.Fprintln(pr.lines, pr.line(""))
@@ -93,7 +76,7 @@ func (pr *progress) update(p flow.Progress) {
 }
 
 // line is a progress line: the name, the rows (of the total, when known),
-// the rate, the bytes, the time left, and then what.
+// the rate, the time left, and then what.
 func (pr *progress) line(then string) string {
 	p := pr.last
 	s := fmt.Sprintf("%s: %d rows", pr.name, p.Rows)
@@ -101,9 +84,6 @@ func (pr *progress) line(then string) string {
 		s = fmt.Sprintf("%s: %d/%d rows", pr.name, p.Rows, pr.total)
 	}
 	s += fmt.Sprintf(", %.0f rows/s", p.Rate)
-	if p.Bytes > 0 {
-		s += ", " + bytesText(p.Bytes)
-	}
 	if p.Remaining > 0 {
 		s += fmt.Sprintf(", ETA %s", p.Remaining.Round(time.Second))
 	}
@@ -115,12 +95,12 @@ func (pr *progress) line(then string) string {
 
 // done completes the bar with the run's last figures and waits for it to
 // be drawn.
-func (pr *progress) done(final flow.Progress, ok bool) {
+func (pr *progress) done(final flow.Stats, ok bool) {
 	if pr == nil {
 		return
 	}
 	if final.Rows > 0 {
-		final.Rate, final.Bytes, final.Elapsed = pr.last.Rate, pr.last.Bytes, pr.last.Elapsed
+		final.Rate, final.Elapsed = pr.last.Rate, pr.last.Elapsed
 		if pr.lines != nil {
 			pr.last = final
 		} else {
@@ -137,17 +117,4 @@ func (pr *progress) done(final flow.Progress, ok bool) {
 		pr.bar.Abort(false)
 	}
 	pr.bars.Wait()
-}
-
-func bytesText(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

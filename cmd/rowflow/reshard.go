@@ -138,19 +138,16 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	if *every > 0 {
 		p = p.Via(progressLines(os.Stderr, r.Rank, *every))
 	}
-	runCtx, pr, err := startProgress(ctx, "reshard", *bar, in.total(fs.Arg(0)))
-	if err != nil {
-		return err
-	}
+	runCtx, pr := startProgress(ctx, "reshard", *bar, in.total(fs.Arg(0)))
 	err = p.WithRank(r.Rank, r.World).To(sink).Run(runCtx)
 	var m *shards.Manifest
 	if err == nil {
 		m, err = shards.ReadManifest(*out, r.Rank)
 	}
 	if m != nil {
-		pr.done(flow.Progress{Rows: m.Rows, Delivered: m.Rows}, true)
+		pr.done(flow.Stats{Rows: m.Rows, Delivered: m.Rows}, true)
 	} else {
-		pr.done(flow.Progress{}, false)
+		pr.done(flow.Stats{}, false)
 	}
 	if err != nil {
 		return err

@@ -24,7 +24,7 @@
 // text.CSVOption for text.CSV and text.CSVRecords, text.JSONLOption for
 // text.JSONL and text.JSONLRecords. Options shared by several satisfy
 // each of their types: a text.Option is both a CSVOption and a
-// JSONLOption, a [DatasetOption] (files, shuffling, Where) is taken by
+// JSONLOption, a [DatasetOption] (files, shuffling, Where, [SkipBad]) is taken by
 // every source of files, and an [Option] ([ChunkSize], [Named]) by every
 // source. Giving a source an option it does not take is a compile error.
 // Option values are checked when the source is built; a bad one makes

@@ -12,7 +12,6 @@ import (
 	"github.com/rowflow/rowflow/internal/texttime"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sources"
-	"github.com/rowflow/rowflow/sources/text"
 )
 
 // inferSample is how many records schema inference reads: the first of
@@ -36,7 +35,7 @@ type inferredColumn struct {
 // -schema given by hand.
 func inferSchema(ctx context.Context, in input, path string) ([]inferredColumn, error) {
 	sample := in
-	sample.parallel, sample.window, sample.badLines = 1, 0, new(text.BadLineReport)
+	sample.parallel, sample.window, sample.badLines = 1, 0, new(sources.SkipReport)
 	p, err := sample.pipeline(path)
 	if err != nil {
 		return nil, err

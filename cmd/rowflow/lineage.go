@@ -16,7 +16,6 @@ import (
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sources"
 	"github.com/rowflow/rowflow/sources/parquet"
-	"github.com/rowflow/rowflow/sources/text"
 )
 
 // rowflowOutput looks at an input for what an earlier reshard wrote into
@@ -71,7 +70,7 @@ func (in *input) columnNames(ctx context.Context, path, f string) (map[string]bo
 		return names, nil
 	}
 	first := *in
-	first.parallel, first.window, first.badLines = 1, 0, new(text.BadLineReport)
+	first.parallel, first.window, first.badLines = 1, 0, new(sources.SkipReport)
 	p, err := first.pipeline(path)
 	if err != nil {
 		return nil, err

@@ -23,7 +23,6 @@ import (
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
 	"github.com/rowflow/rowflow/sources/parquet"
-	"github.com/rowflow/rowflow/sources/text"
 )
 
 func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
@@ -107,7 +106,7 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	switch *badLines {
 	case "fail":
 	case "skip":
-		in.badLines = new(text.BadLineReport)
+		in.badLines = new(sources.SkipReport)
 	default:
 		return fmt.Errorf("%w: -bad-lines %q: want fail or skip", errUsage, *badLines)
 	}
@@ -327,8 +326,20 @@ func badLinesName(rank int) string { return fmt.Sprintf("_bad-lines-%05d.json", 
 // writeBadLines writes the report of the records the rank skipped into
 // dir, under a temporary name first so that no half-written report is
 // ever visible.
-func writeBadLines(dir string, rank int, report *text.BadLineReport) error {
-	b, err := json.MarshalIndent(report, "", "  ")
+func writeBadLines(dir string, rank int, report *sources.SkipReport) error {
+	type line struct {
+		Path         string
+		Line, Offset int64
+		Err          string
+	}
+	out := struct {
+		Lines   []line
+		Omitted int64
+	}{Lines: []line{}, Omitted: report.Omitted}
+	for _, s := range report.Skipped {
+		out.Lines = append(out.Lines, line{s.Path, s.Line, s.Offset, s.Err})
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -29,7 +29,7 @@ type input struct {
 	chunk    int // rows per chunk, 0 for the sources' default
 	// badLines, when not nil, makes a CSV or JSON Lines source skip the
 	// records it cannot read and list them there.
-	badLines *text.BadLineReport
+	badLines *sources.SkipReport
 	// ids, when not empty, names the row-ID columns of a Parquet input
 	// that reshard wrote: its rows keep those IDs (see rowflowOutput).
 	ids string
@@ -173,7 +173,7 @@ func (in input) source(path string) (flow.Source[sources.Record], string, error)
 			opts = append(opts, o)
 		}
 		if in.badLines != nil {
-			opts = append(opts, text.SkipBadLines(in.badLines))
+			opts = append(opts, sources.SkipBad(in.badLines))
 		}
 		src = text.CSVRecords(path, opts...)
 	default:
@@ -182,7 +182,7 @@ func (in input) source(path string) (flow.Source[sources.Record], string, error)
 			opts = append(opts, o)
 		}
 		if in.badLines != nil {
-			opts = append(opts, text.SkipBadLines(in.badLines))
+			opts = append(opts, sources.SkipBad(in.badLines))
 		}
 		src = text.JSONLRecords(path, opts...)
 	}

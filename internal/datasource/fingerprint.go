@@ -30,8 +30,8 @@ func FilesFingerprint(ctx context.Context, ds *dataset.Dataset, contents func(h 
 			return "", err
 		}
 		if err := fileFingerprint(ctx, h, file, contents); err != nil {
-			// A run fails on the file, or skips it (SkipBadFragments,
-			// SkipBadLines); the fingerprint says it could not be read.
+			// A run fails on the file, or skips it (sources.SkipBad);
+			// the fingerprint says it could not be read.
 			fmt.Fprintf(h, "file %q unreadable: %v\n", file.RelPath, err)
 		}
 	}

@@ -41,6 +41,7 @@ type Settings struct {
 	Common
 	Plan   dataset.Config // all but the seed and the rank, which the run gives
 	Paths  []string       // given with Files; nil: everything under the root
+	Skip   any            // *sources.SkipReport, given with SkipBad; nil: fail
 	Format any
 }
 

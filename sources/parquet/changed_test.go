@@ -68,7 +68,7 @@ func TestParquetChangedWhileReadFails(t *testing.T) {
 				done := false
 				var opts []parquet.Option
 				if skip {
-					opts = append(opts, parquet.SkipBadFragments(new(parquet.SkipReport)))
+					opts = append(opts, sources.SkipBad(new(sources.SkipReport)))
 				}
 				p := flow.From(parquet.Read[changedRow](dir, opts...)).
 					Via(operators.Map(func(r changedRow) (changedRow, error) {

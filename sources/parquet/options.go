@@ -37,7 +37,6 @@ type parquetConfig struct {
 	trace     bool
 	maxPage   int64
 	maxRead   int64 // pqcol.MaxReadSize; 0 keeps pqcol's default
-	skip      *SkipReport
 }
 
 // defaultMaxRows is the most rows of a fragment unless [MaxRows] says

@@ -36,12 +36,12 @@ func TestOptionsAreTypedBySource(t *testing.T) {
 	}{
 		{[]any{sources.ChunkSize(1), sources.Named("x")}, []bool{true, true, true, true}},
 		{[]any{sources.PartitionItems(1)}, []bool{true, false, false, false}},
-		{[]any{sources.Files("a"), sources.WholeFiles(), sources.ShuffleWindow(1), sources.Where(sources.Eq("a", 1))},
-			[]bool{false, true, true, true}},
+		{[]any{sources.Files("a"), sources.WholeFiles(), sources.ShuffleWindow(1), sources.Where(sources.Eq("a", 1)),
+			sources.SkipBad(&sources.SkipReport{})}, []bool{false, true, true, true}},
 		{[]any{parquet.RowGroups(), parquet.MaxRows(1), parquet.Columns("a"), parquet.Rename("a", "b"),
 			parquet.RowFilter(sources.Eq("a", 1)), parquet.Trace(), parquet.MaxPageSize(1),
-			parquet.MaxReadSize(1), parquet.SkipBadFragments(&parquet.SkipReport{})}, []bool{false, true, false, false}},
-		{[]any{text.Compression("gzip"), text.PartitionBytes(1), text.SkipBadLines(&text.BadLineReport{})},
+			parquet.MaxReadSize(1)}, []bool{false, true, false, false}},
+		{[]any{text.Compression("gzip"), text.PartitionBytes(1)},
 			[]bool{false, false, true, true}},
 		{[]any{text.Comma(';'), text.Header("a")}, []bool{false, false, true, false}},
 		{[]any{text.AllowMissingFields()}, []bool{false, false, false, true}},
@@ -72,7 +72,7 @@ func TestOptionErrors(t *testing.T) {
 		{sources.Files(), "sources: Files(): no paths"},
 		{sources.ChunkSize(0), "sources: ChunkSize(0): must be from 1 to 1048576"},
 		{sources.ChunkSize(math.MaxInt), "sources: ChunkSize(9223372036854775807): must be from 1 to 1048576"},
-		{parquet.SkipBadFragments(nil), "sources: SkipBadFragments(nil): want a report to write to"},
+		{sources.SkipBad(nil), "sources: SkipBad(nil): want a report to write to"},
 		{nil, "sources: parquet: nil option"},
 	} {
 		err := flow.From(parquet.Read[Hive](root, c.opt)).To(sinks.Count[Hive](new(int64))).Run(context.Background())
@@ -183,8 +183,8 @@ func TestMaxPageSizeCapsPages(t *testing.T) {
 	if !errors.Is(err, pqcol.ErrPageTooLarge) || !strings.Contains(err.Error(), "big.parquet") {
 		t.Fatalf("a 1 KiB cap: %v, want pqcol.ErrPageTooLarge naming big.parquet", err)
 	}
-	var report parquet.SkipReport
-	n, err := count(parquet.MaxPageSize(1024), parquet.SkipBadFragments(&report))
+	var report sources.SkipReport
+	n, err := count(parquet.MaxPageSize(1024), sources.SkipBad(&report))
 	if err != nil || n != 0 || report.RowsLost != 2000 || len(report.Skipped) != 1 {
 		t.Fatalf("a 1 KiB cap, skipping: %d rows, %v, report %+v", n, err, report)
 	}

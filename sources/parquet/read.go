@@ -17,6 +17,7 @@ import (
 	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 	"github.com/rowflow/rowflow/internal/parquet/pqfilter"
 	"github.com/rowflow/rowflow/rowid"
+	"github.com/rowflow/rowflow/sources"
 )
 
 // Parquet returns a source of the rows of a Parquet dataset, decoded into
@@ -91,12 +92,12 @@ import (
 // whose decoded size exceeds [MaxPageSize] fails the same way before it is
 // decompressed, and so does a fragment's column whose values would take
 // more than [MaxReadSize]. A footer whose row counts its column chunks
-// cannot hold fails before anything is planned from it. With [SkipBadFragments], a fragment that fails to read is
+// cannot hold fails before anything is planned from it. With [sources.SkipBad], a fragment that fails to read is
 // skipped instead, and reported.
 //
 // Options: [sources.Files], [RowGroups], [sources.WholeFiles], [MaxRows], [Columns],
 // [Rename], [sources.ShuffleWindow],
-// [sources.Where], [RowFilter], [Trace], [MaxPageSize], [MaxReadSize], [SkipBadFragments],
+// [sources.Where], [RowFilter], [Trace], [MaxPageSize], [MaxReadSize], [sources.SkipBad],
 // [sources.ChunkSize], [sources.Named].
 func Read[T any](root string, opts ...Option) flow.Source[T] {
 	return newParquet[T](root, structFormat[T]{}, opts)
@@ -174,7 +175,7 @@ func (s *parquetSource[T]) Info() flow.Info {
 	if c.columns != nil {
 		columns = fmt.Sprint(c.columns)
 	}
-	own := fmt.Sprintf("format=%T columns=%s rename=%v filter=%q skip=%t", s.format, columns, c.rename, filter, c.skip != nil)
+	own := fmt.Sprintf("format=%T columns=%s rename=%v filter=%q skip=%t", s.format, columns, c.rename, filter, c.Skip != nil)
 	return flow.Info{Name: c.Name, Settings: c.Describe(s.root, own), Ranked: true}
 }
 
@@ -204,7 +205,7 @@ func (s *parquetSource[T]) start(ctx context.Context, env flow.Env) (*parquetRun
 	// Objects in a bucket are read with the run's context and bound on
 	// requests in flight.
 	run.ctx, run.limit = ctx, objstore.NewLimit(objstore.DefaultRequests)
-	if s.cfg.skip != nil && !flow.AtEnd(ctx, func() { run.skips.write(s.cfg.skip) }) {
+	if s.cfg.Skip != nil && !flow.AtEnd(ctx, func() { run.skips.write(s.cfg.Skip.(*sources.SkipReport)) }) {
 		return nil, nil, fmt.Errorf("sources: %s: Partitions called outside a run", s.cfg.Name)
 	}
 	if !flow.AtEnd(ctx, run.close) {
@@ -439,8 +440,8 @@ func (run *parquetRun[T]) rowGroups(ctx context.Context, f dataset.File) ([]int6
 	of, err := run.open(ctx, i)
 	defer run.release(of)
 	if err != nil {
-		if run.src.cfg.skip != nil && ctx.Err() == nil {
-			run.skips.addFile(Skipped{Path: f.RelPath, Part: -1, RowGroup: -1, Err: err.Error()})
+		if run.src.cfg.Skip != nil && ctx.Err() == nil {
+			run.skips.addFile(sources.Skipped{Path: f.RelPath, Part: -1, RowGroup: -1, Err: err.Error()})
 			return nil, nil
 		}
 		return nil, err
@@ -465,7 +466,7 @@ func (run *parquetRun[T]) close() {
 
 // read pushes the rows of one fragment.
 func (run *parquetRun[T]) read(ctx context.Context, fr dataset.Fragment, out flow.Emitter[T]) error {
-	if run.src.cfg.skip != nil {
+	if run.src.cfg.Skip != nil {
 		return run.readSkipping(ctx, fr, out)
 	}
 	return run.readStrict(ctx, fr, out)

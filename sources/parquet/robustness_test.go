@@ -68,9 +68,9 @@ func TestParquetSkipReportsABadFileOnce(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "f000.parquet"), []byte("not a parquet file at all"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var rep parquet.SkipReport
+	var rep sources.SkipReport
 	var n int64
-	err := flow.From(parquet.Read[small](root, sources.WholeFiles(), parquet.SkipBadFragments(&rep))).
+	err := flow.From(parquet.Read[small](root, sources.WholeFiles(), sources.SkipBad(&rep))).
 		To(sinks.Count[small](&n)).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -41,7 +41,7 @@ import (
 // cannot be compared this way (INT96, DECIMAL, FLOAT16, INTERVAL) or a
 // literal whose type does not compare with the column's fails the run
 // with an error naming the file, the column and both types. (With
-// [SkipBadFragments] such a file is skipped and reported, like a file
+// [sources.SkipBad] such a file is skipped and reported, like a file
 // whose footer fails.)
 //
 // # Nulls

@@ -531,8 +531,8 @@ func TestRowFilterCorruptPageIndex(t *testing.T) {
 	}
 	// Row group 0 is pruned by its statistics, so its page index is not
 	// read: only the fragment of row group 1 is skipped.
-	var report parquet.SkipReport
-	if n, err := run(parquet.RowFilter(sources.Ge("id", 600)), parquet.SkipBadFragments(&report)); err != nil || n != 0 ||
+	var report sources.SkipReport
+	if n, err := run(parquet.RowFilter(sources.Ge("id", 600)), sources.SkipBad(&report)); err != nil || n != 0 ||
 		len(report.Skipped) != 1 || report.Skipped[0].RowGroup != 1 || report.RowsLost != 500 {
 		t.Fatalf("skipping bad fragments: %d rows, %v, report %+v", n, err, report)
 	}

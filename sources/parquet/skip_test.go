@@ -53,12 +53,12 @@ func TestParquetFailsFastByDefault(t *testing.T) {
 func TestParquetSkipsBadFragmentsDeterministically(t *testing.T) {
 	testutil.CheckGoroutines(t)
 	root, goodRows := badDataset(t)
-	var ref parquet.SkipReport
+	var ref sources.SkipReport
 	var refItems []flow.Item[sources.Record]
 	for _, n := range []int{1, 2, 3} {
-		var report parquet.SkipReport
+		var report sources.SkipReport
 		var items []flow.Item[sources.Record]
-		err := flow.From(parquet.Records(root, parquet.SkipBadFragments(&report), parquet.MaxRows(64))).
+		err := flow.From(parquet.Records(root, sources.SkipBad(&report), parquet.MaxRows(64))).
 			Parallel(n).To(sinks.Collect(&items)).Run(context.Background())
 		if err != nil {
 			t.Fatalf("parallelism %d: %v", n, err)
@@ -127,9 +127,9 @@ func TestFooterRowCountMismatch(t *testing.T) {
 		!strings.Contains(err.Error(), "declares 60 rows") {
 		t.Fatalf("Run = %v, want an error naming b.parquet, row group 1 and its count", err)
 	}
-	var report parquet.SkipReport
+	var report sources.SkipReport
 	n = 0
-	err = flow.From(parquet.Records(root, parquet.SkipBadFragments(&report))).
+	err = flow.From(parquet.Records(root, sources.SkipBad(&report))).
 		To(sinks.Count[sources.Record](&n)).Run(context.Background())
 	if err != nil || n != 500 {
 		t.Fatalf("with SkipBadFragments: %d rows, %v; want a.parquet's 500", n, err)

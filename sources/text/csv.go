@@ -63,7 +63,7 @@ import (
 // A record that cannot be decoded (a bare or unterminated quote, a wrong
 // number of fields, a field that does not parse as its struct field's
 // type) fails the run with a [*LineError] naming the file, the line the
-// record starts on and its byte offset; with [SkipBadLines] such records
+// record starts on and its byte offset; with [sources.SkipBad] such records
 // are skipped and reported instead. A compressed stream that is truncated
 // or corrupt, and a record longer than 64 MiB, fail the run
 // with the line where reading stopped. A file whose size or modification
@@ -74,7 +74,7 @@ import (
 //
 // Options: [sources.Files], [sources.WholeFiles], [PartitionBytes], [Compression],
 // [Header], [Comma], [sources.ShuffleWindow],
-// [sources.Where], [SkipBadLines], [sources.ChunkSize], [sources.Named].
+// [sources.Where], [sources.SkipBad], [sources.ChunkSize], [sources.Named].
 func CSV[T any](root string, opts ...CSVOption) flow.Source[T] {
 	c, err := buildText("csv", opts, CSVOption.ApplyCSV)
 	fields, ferr := textFields[T]("csv", true)

@@ -76,10 +76,10 @@ func TestCSVFastPathAgrees(t *testing.T) {
 						read := func(fast bool) ([2]csvRun, string) {
 							csvFastPath = fast
 							defer func() { csvFastPath = true }()
-							var rep BadLineReport
+							var rep sources.SkipReport
 							opts := []CSVOption{sources.Files(filepath.Join("lang=xx", name)), PartitionBytes(pb)}
 							if skip {
-								opts = append(opts, SkipBadLines(&rep))
+								opts = append(opts, sources.SkipBad(&rep))
 							}
 							var runs [2]csvRun
 							if name != "quotedhdr.csv" {

@@ -20,7 +20,7 @@ const maxHeaderFields = 1 << 20
 
 // maxExtraFields is how many fields past the header's a record may have
 // and still be reported as a record with the wrong number of fields,
-// which SkipBadLines skips, rather than fail the run: at least as many
+// which sources.SkipBad skips, rather than fail the run: at least as many
 // again as the header's, and 1024.
 func maxExtraFields(n int) int { return max(n, 1024) }
 

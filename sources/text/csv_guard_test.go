@@ -13,6 +13,7 @@ import (
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sources"
 	"github.com/rowflow/rowflow/sources/text"
 )
 
@@ -104,9 +105,9 @@ func TestCSVFieldsUnderTheGuard(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, bytes := range []int64{7, 1 << 20} {
-		var report text.BadLineReport
+		var report sources.SkipReport
 		var got []string
-		for v, err := range flow.Values[pairRow](t.Context(), flow.From(text.CSV[pairRow](dir, text.SkipBadLines(&report), text.PartitionBytes(bytes)))) {
+		for v, err := range flow.Values[pairRow](t.Context(), flow.From(text.CSV[pairRow](dir, sources.SkipBad(&report), text.PartitionBytes(bytes)))) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,7 +117,7 @@ func TestCSVFieldsUnderTheGuard(t *testing.T) {
 		if strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Errorf("PartitionBytes(%d): rows %v, want %v", bytes, got, want)
 		}
-		if lines := report.Lines; len(lines) != 2 || lines[0].Line != 3 || lines[1].Line != 6 {
+		if lines := report.Skipped; len(lines) != 2 || lines[0].Line != 3 || lines[1].Line != 6 {
 			t.Errorf("PartitionBytes(%d): bad lines %+v, want lines 3 and 6", bytes, lines)
 		}
 	}

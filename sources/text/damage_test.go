@@ -26,12 +26,12 @@ import (
 // row's ID and values, in order, then the bad-line report; or the error
 // of a run that fails.
 func skipTranscript(ctx context.Context, path string, size int64, par int) string {
-	var rep text.BadLineReport
+	var rep sources.SkipReport
 	var src flow.Source[sources.Record]
 	if strings.Contains(filepath.Base(path), ".jsonl") {
-		src = text.JSONLRecords(path, text.PartitionBytes(size), text.SkipBadLines(&rep))
+		src = text.JSONLRecords(path, text.PartitionBytes(size), sources.SkipBad(&rep))
 	} else {
-		src = text.CSVRecords(path, text.PartitionBytes(size), text.SkipBadLines(&rep))
+		src = text.CSVRecords(path, text.PartitionBytes(size), sources.SkipBad(&rep))
 	}
 	var b strings.Builder
 	for it, e := range flow.Items[sources.Record](ctx, flow.From(src).Parallel(par)) {
@@ -40,7 +40,7 @@ func skipTranscript(ctx context.Context, path string, size int64, par int) strin
 		}
 		fmt.Fprintf(&b, "%v %q %q\n", it.ID, it.Value.Names, it.Value.Values)
 	}
-	for _, l := range rep.Lines {
+	for _, l := range rep.Skipped {
 		fmt.Fprintf(&b, "bad %s:%d @%d: %s\n", l.Path, l.Line, l.Offset, l.Err)
 	}
 	fmt.Fprintf(&b, "omitted %d\n", rep.Omitted)
@@ -134,12 +134,12 @@ func TestTextCancelledAmongBlankAndBadLines(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads large streams")
 	}
-	type src func(path string, rep *text.BadLineReport) flow.Source[sources.Record]
-	csvSrc := func(path string, rep *text.BadLineReport) flow.Source[sources.Record] {
-		return text.CSVRecords(path, sources.ChunkSize(1), text.SkipBadLines(rep))
+	type src func(path string, rep *sources.SkipReport) flow.Source[sources.Record]
+	csvSrc := func(path string, rep *sources.SkipReport) flow.Source[sources.Record] {
+		return text.CSVRecords(path, sources.ChunkSize(1), sources.SkipBad(rep))
 	}
-	jsonlSrc := func(path string, rep *text.BadLineReport) flow.Source[sources.Record] {
-		return text.JSONLRecords(path, sources.ChunkSize(1), text.SkipBadLines(rep))
+	jsonlSrc := func(path string, rep *sources.SkipReport) flow.Source[sources.Record] {
+		return text.JSONLRecords(path, sources.ChunkSize(1), sources.SkipBad(rep))
 	}
 	const mib = 1 << 20
 	for _, c := range []struct {
@@ -162,7 +162,7 @@ func TestTextCancelledAmongBlankAndBadLines(t *testing.T) {
 			defer cancel()
 			var at time.Time
 			stop := sync.OnceFunc(func() { at = time.Now(); cancel() })
-			var rep text.BadLineReport
+			var rep sources.SkipReport
 			err := flow.From(c.src(path, &rep)).Via(operators.Map(func(r sources.Record) (sources.Record, error) { stop(); return r, nil })).
 				To(sinks.Count[sources.Record](new(int64))).Run(ctx)
 			took := time.Since(at)

@@ -6,10 +6,10 @@
 // # Options
 //
 // [CSV] and [CSVRecords] take a [CSVOption], [JSONL] and [JSONLRecords] a
-// [JSONLOption]; an [Option] ([Compression], [PartitionBytes],
-// [SkipBadLines]) is both, and so are the options of package sources that
-// every source of files takes (sources.Files, sources.ShuffleWindow,
-// sources.Where, sources.WholeFiles, sources.ChunkSize, sources.Named).
+// [JSONLOption]; an [Option] ([Compression], [PartitionBytes]) is both,
+// and so are the options of package sources that every source of files
+// takes (sources.Files, sources.ShuffleWindow, sources.Where,
+// sources.WholeFiles, sources.SkipBad, sources.ChunkSize, sources.Named).
 // Giving a source an option it does not take is a compile error. Each
 // option's doc states its default.
 //
@@ -28,7 +28,7 @@
 // split follows the file from its start as encoding/csv reads it, from
 // quote to quote, in one pass at about the speed of bytes.IndexByte: the
 // ranges start at the records of a serial read, whatever the damage, and
-// a split read with [SkipBadLines] gives the serial read's rows and
+// a split read with [sources.SkipBad] gives the serial read's rows and
 // report. A record's ordinal, for its row ID, is its byte offset: known
 // to the range that reads it. Compressed files are one range each.
 package text

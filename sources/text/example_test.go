@@ -9,6 +9,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/sources"
 	"github.com/rowflow/rowflow/sources/text"
 )
 
@@ -59,8 +60,8 @@ func ExampleJSONL() {
 		User   string `json:"user"`
 		Clicks int    `json:"clicks"`
 	}
-	var bad text.BadLineReport
-	p := flow.From(text.JSONL[Event](dir, text.SkipBadLines(&bad)))
+	var bad sources.SkipReport
+	p := flow.From(text.JSONL[Event](dir, sources.SkipBad(&bad)))
 	for ev, err := range flow.Values[Event](context.Background(), p) {
 		if err != nil {
 			fmt.Println(err)
@@ -68,7 +69,7 @@ func ExampleJSONL() {
 		}
 		fmt.Println(ev.User, ev.Clicks)
 	}
-	for _, l := range bad.Lines {
+	for _, l := range bad.Skipped {
 		fmt.Printf("skipped %s line %d: %s\n", l.Path, l.Line, l.Err)
 	}
 	// Output:

@@ -45,12 +45,12 @@ import (
 // are split into byte ranges at line starts, a record's ordinal is the
 // byte offset of its line, and a line that is not valid JSON, or does not
 // decode into T, fails the run with a [*LineError] naming the file, line
-// and byte offset, or is skipped with [SkipBadLines]. A line longer than
+// and byte offset, or is skipped with [sources.SkipBad]. A line longer than
 // 64 MiB (the longest record a text source reads) fails the run.
 //
 // Options: [sources.Files], [sources.WholeFiles], [PartitionBytes], [Compression],
 // [sources.ShuffleWindow], [sources.Where],
-// [SkipBadLines], [AllowMissingFields], [sources.ChunkSize], [sources.Named].
+// [sources.SkipBad], [AllowMissingFields], [sources.ChunkSize], [sources.Named].
 func JSONL[T any](root string, opts ...JSONLOption) flow.Source[T] {
 	c, err := buildText("jsonl", opts, JSONLOption.ApplyJSONL)
 	fields, ferr := textFields[T]("json", false)

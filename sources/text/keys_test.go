@@ -10,6 +10,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sources"
 	"github.com/rowflow/rowflow/sources/text"
 )
 
@@ -59,9 +60,9 @@ func TestJSONDuplicateKeys(t *testing.T) {
 				t.Errorf("%s: %v; want a LineError containing %q", c.line, err, want)
 			}
 		}
-		var rep text.BadLineReport
-		n, err := readErr(t, text.JSONLRecords(filepath.Dir(dir), text.SkipBadLines(&rep)))
-		if err != nil || n != 2 || len(rep.Lines) != 1 || rep.Lines[0].Line != 2 {
+		var rep sources.SkipReport
+		n, err := readErr(t, text.JSONLRecords(filepath.Dir(dir), sources.SkipBad(&rep)))
+		if err != nil || n != 2 || len(rep.Skipped) != 1 || rep.Skipped[0].Line != 2 {
 			t.Errorf("%s with SkipBadLines: %d rows, %v, %+v", c.line, n, err, rep)
 		}
 	}
@@ -86,9 +87,9 @@ func TestJSONMissingFields(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `lang=en/m.jsonl:3 (byte 32): no key "b"`) {
 		t.Fatalf("a line without b: %v", err)
 	}
-	var rep text.BadLineReport
-	n, err := readErr(t, text.JSONL[keyed](root, text.SkipBadLines(&rep)))
-	if err != nil || n != 2 || len(rep.Lines) != 2 || !strings.Contains(rep.Lines[1].Err, `no key "a"`) {
+	var rep sources.SkipReport
+	n, err := readErr(t, text.JSONL[keyed](root, sources.SkipBad(&rep)))
+	if err != nil || n != 2 || len(rep.Skipped) != 2 || !strings.Contains(rep.Skipped[1].Err, `no key "a"`) {
 		t.Fatalf("SkipBadLines: %d rows, %v, %+v", n, err, rep)
 	}
 	if n, err := readErr(t, text.JSONL[keyed](root, text.AllowMissingFields())); err != nil || n != 4 {
@@ -110,8 +111,8 @@ func TestCSVDuplicateHeader(t *testing.T) {
 	}
 	want := `h.csv:2 (byte 1): duplicate column "a" in the header (columns 1 and 3)`
 	_, err1 := readErr(t, text.CSV[row](dir))
-	var rep text.BadLineReport
-	_, err2 := readErr(t, text.CSVRecords(dir, text.SkipBadLines(&rep)))
+	var rep sources.SkipReport
+	_, err2 := readErr(t, text.CSVRecords(dir, sources.SkipBad(&rep)))
 	for _, err := range []error{err1, err2} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%v; want an error containing %q", err, want)

@@ -39,7 +39,6 @@ type textConfig struct {
 	datasource.Settings
 	codec      *codec.Codec // nil: by each file's extension
 	splitBytes int64
-	skip       *BadLineReport
 	// JSON Lines only
 	allowMissing bool
 	// CSV only
@@ -85,7 +84,7 @@ func (o jsonlOption) ApplyJSONL(s *datasource.Settings) error { return o(textOf(
 
 // AllowMissingFields lets [JSONL] decode a line that has no key for a
 // field of T into the field's zero value. Without it such a line is a bad
-// record (failing the run, or skipped with [SkipBadLines]), unless the
+// record (failing the run, or skipped with sources.SkipBad), unless the
 // field is optional: a pointer, slice, map or interface (nil when its key
 // is missing), tagged omitempty or omitzero, embedded, or set from a Hive
 // partition column. Keys are matched to fields as encoding/json matches
@@ -122,26 +121,6 @@ func PartitionBytes(n int64) Option {
 			return fmt.Errorf("sources: PartitionBytes(%d): must be at least 1", n)
 		}
 		c.splitBytes = n
-		return nil
-	})
-}
-
-// SkipBadLines makes a CSV or JSON Lines source skip the records it cannot
-// decode instead of failing, and write them to report when the run ends
-// (replacing its contents). A file that cannot be read at all (missing,
-// or a compressed stream that is corrupt) still fails the run.
-//
-// The report is bounded, since input decides its size: it lists the
-// first 1000 skipped records (by file, then offset), each message cut to
-// its first KiB, and no more than 256 KiB of messages and paths in all;
-// [BadLineReport.Omitted] counts the records it leaves out. What it lists
-// is the same at every parallelism.
-func SkipBadLines(report *BadLineReport) Option {
-	return textOption(func(c *textConfig) error {
-		if report == nil {
-			return fmt.Errorf("sources: SkipBadLines(nil): want a report to write to")
-		}
-		c.skip = report
 		return nil
 	})
 }

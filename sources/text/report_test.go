@@ -62,31 +62,31 @@ func TestBadLineReportBounded(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a.csv"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var first text.BadLineReport
+	var first sources.SkipReport
 	for _, c := range []struct {
 		size int64
 		par  int
 	}{{1 << 40, 1}, {997, 1}, {997, 4}, {20000, 3}} {
-		var rep text.BadLineReport
+		var rep sources.SkipReport
 		var n int64
-		err := flow.From(text.CSV[intRow](dir, text.PartitionBytes(c.size), text.SkipBadLines(&rep))).Parallel(c.par).To(sinks.Count[intRow](&n)).Run(t.Context())
+		err := flow.From(text.CSV[intRow](dir, text.PartitionBytes(c.size), sources.SkipBad(&rep))).Parallel(c.par).To(sinks.Count[intRow](&n)).Run(t.Context())
 		if err != nil || n != 1000 {
 			t.Fatalf("%+v: %d rows, %v", c, n, err)
 		}
 		total := 0
-		for _, l := range rep.Lines {
+		for _, l := range rep.Skipped {
 			total += len(l.Path) + len(l.Err)
 			if len(l.Err) > 1<<10+40 {
 				t.Fatalf("a message of %d bytes", len(l.Err))
 			}
 		}
-		if len(rep.Lines) > 1000 || total > 256<<10 || int64(len(rep.Lines))+rep.Omitted != 4000 {
-			t.Fatalf("%+v: %d lines of %d bytes, %d omitted; want at most 1000 and 256 KiB, 4000 in all", c, len(rep.Lines), total, rep.Omitted)
+		if len(rep.Skipped) > 1000 || total > 256<<10 || int64(len(rep.Skipped))+rep.Omitted != 4000 {
+			t.Fatalf("%+v: %d lines of %d bytes, %d omitted; want at most 1000 and 256 KiB, 4000 in all", c, len(rep.Skipped), total, rep.Omitted)
 		}
 		if c.size == 1<<40 {
 			first = rep
-			if len(rep.Lines) != 1000 || rep.Lines[999].Line != 1251 {
-				t.Fatalf("%d lines listed, the last %+v; want 1000, up to line 1251", len(rep.Lines), rep.Lines[len(rep.Lines)-1])
+			if len(rep.Skipped) != 1000 || rep.Skipped[999].Line != 1251 {
+				t.Fatalf("%d lines listed, the last %+v; want 1000, up to line 1251", len(rep.Skipped), rep.Skipped[len(rep.Skipped)-1])
 			}
 			continue
 		}
@@ -101,18 +101,18 @@ func TestBadLineReportBounded(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a.csv"), []byte(tail), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var rep text.BadLineReport
-	if err := flow.From(text.CSV[intRow](dir, text.PartitionBytes(5000), text.SkipBadLines(&rep))).Parallel(3).To(sinks.Count[intRow](new(int64))).Run(t.Context()); err != nil {
+	var rep sources.SkipReport
+	if err := flow.From(text.CSV[intRow](dir, text.PartitionBytes(5000), sources.SkipBad(&rep))).Parallel(3).To(sinks.Count[intRow](new(int64))).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	cut := 0
-	for _, l := range rep.Lines {
+	for _, l := range rep.Skipped {
 		if strings.HasSuffix(l.Err, "more bytes)") {
 			cut++
 		}
 	}
-	if cut == 0 || len(rep.Lines) >= 1000 || rep.Omitted == 0 {
-		t.Fatalf("%d lines, %d cut, %d omitted: want the bytes to bound the list before the count", len(rep.Lines), cut, rep.Omitted)
+	if cut == 0 || len(rep.Skipped) >= 1000 || rep.Omitted == 0 {
+		t.Fatalf("%d lines, %d cut, %d omitted: want the bytes to bound the list before the count", len(rep.Skipped), cut, rep.Omitted)
 	}
 }
 
@@ -153,18 +153,18 @@ func TestHelperBadLines(t *testing.T) {
 	if err := testutil.LimitAddressSpace(4 << 30); err != nil {
 		t.Fatal(err)
 	}
-	var rep text.BadLineReport
+	var rep sources.SkipReport
 	var n int64
 	var err error
 	if strings.Contains(path, ".jsonl") {
-		err = flow.From(text.JSONLRecords(path, text.SkipBadLines(&rep))).To(sinks.Count[sources.Record](&n)).Run(t.Context())
+		err = flow.From(text.JSONLRecords(path, sources.SkipBad(&rep))).To(sinks.Count[sources.Record](&n)).Run(t.Context())
 	} else {
-		err = flow.From(text.CSV[intRow](path, text.SkipBadLines(&rep))).To(sinks.Count[intRow](&n)).Run(t.Context())
+		err = flow.From(text.CSV[intRow](path, sources.SkipBad(&rep))).To(sinks.Count[intRow](&n)).Run(t.Context())
 	}
 	size := 0
-	for _, l := range rep.Lines {
+	for _, l := range rep.Skipped {
 		size += len(l.Err)
 	}
-	testutil.Report("listed", len(rep.Lines), "omitted", rep.Omitted, "bytes", size)
+	testutil.Report("listed", len(rep.Skipped), "omitted", rep.Omitted, "bytes", size)
 	testutil.ReportRun(t, n, err)
 }

@@ -7,29 +7,11 @@ import (
 	"slices"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/rowflow/rowflow/sources"
 )
 
-// BadLineReport lists the records that a run with [SkipBadLines] skipped.
-// It is bounded, whatever the input: see [SkipBadLines].
-type BadLineReport struct {
-	// Lines lists the first skipped records by file path, then byte
-	// offset: as many as the bounds allow.
-	Lines []BadLine
-	// Omitted counts the skipped records that Lines leaves out.
-	Omitted int64
-}
-
-// BadLine is one skipped record.
-type BadLine struct {
-	Path   string // relative to the dataset root
-	Line   int64  // the line it starts on, from 1
-	Offset int64  // the byte offset of its start in the (decompressed) file
-	// Err says what is wrong with it: the first KiB of the message,
-	// then how many bytes more it had.
-	Err string
-}
-
-// The bounds of a BadLineReport, which SkipBadLines states.
+// The bounds of a report of skipped records, which sources.SkipBad states.
 const (
 	maxBadLines      = 1000      // records listed
 	maxBadLineBytes  = 1 << 10   // of each record's message
@@ -49,15 +31,15 @@ type badLines struct {
 	mu      sync.Mutex
 	kept    badHeap
 	bytes   int // of the kept records' messages and paths
-	cut     *BadLine
+	cut     *sources.Skipped
 	skipped int64 // all the records added
 }
 
-// size is what a record counts against maxBadLinesBytes.
-func (b *BadLine) size() int { return len(b.Path) + len(b.Err) }
+// badSize is what a record counts against maxBadLinesBytes.
+func badSize(b *sources.Skipped) int { return len(b.Path) + len(b.Err) }
 
 // compareBadLines orders records as the report lists them.
-func compareBadLines(a, b *BadLine) int {
+func compareBadLines(a, b *sources.Skipped) int {
 	return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Offset, b.Offset), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Err, b.Err))
 }
 
@@ -75,7 +57,7 @@ func shortenMessage(s string) string {
 	return fmt.Sprintf("%s… (%d more bytes)", s[:n], len(s)-n)
 }
 
-func (l *badLines) add(b BadLine) {
+func (l *badLines) add(b sources.Skipped) {
 	b.Err = shortenMessage(b.Err)
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -84,10 +66,10 @@ func (l *badLines) add(b BadLine) {
 		return
 	}
 	heap.Push(&l.kept, b)
-	l.bytes += b.size()
+	l.bytes += badSize(&b)
 	for len(l.kept) > maxBadLines || l.bytes > maxBadLinesBytes {
-		top := heap.Pop(&l.kept).(BadLine)
-		l.bytes -= top.size()
+		top := heap.Pop(&l.kept).(sources.Skipped)
+		l.bytes -= badSize(&top)
 		if l.cut == nil || compareBadLines(&top, l.cut) < 0 {
 			l.cut = &top
 		}
@@ -95,30 +77,30 @@ func (l *badLines) add(b BadLine) {
 }
 
 // write stores the log in r, sorted: the same at every parallelism.
-func (l *badLines) write(r *BadLineReport) {
+func (l *badLines) write(r *sources.SkipReport) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	kept := slices.Clone(l.kept)
-	slices.SortFunc(kept, func(a, b BadLine) int { return compareBadLines(&a, &b) })
-	var lines []BadLine
+	slices.SortFunc(kept, func(a, b sources.Skipped) int { return compareBadLines(&a, &b) })
+	var lines []sources.Skipped
 	bytes := 0
 	for i := range kept {
 		b := &kept[i]
-		if (l.cut != nil && compareBadLines(b, l.cut) > 0) || len(lines) == maxBadLines || bytes+b.size() > maxBadLinesBytes {
+		if (l.cut != nil && compareBadLines(b, l.cut) > 0) || len(lines) == maxBadLines || bytes+badSize(b) > maxBadLinesBytes {
 			break
 		}
-		lines, bytes = append(lines, *b), bytes+b.size()
+		lines, bytes = append(lines, *b), bytes+badSize(b)
 	}
-	*r = BadLineReport{Lines: lines, Omitted: l.skipped - int64(len(lines))}
+	*r = sources.SkipReport{Skipped: lines, Omitted: l.skipped - int64(len(lines))}
 }
 
 // badHeap is a heap of records whose top is the largest.
-type badHeap []BadLine
+type badHeap []sources.Skipped
 
 func (h badHeap) Len() int           { return len(h) }
 func (h badHeap) Less(i, j int) bool { return compareBadLines(&h[i], &h[j]) > 0 }
 func (h badHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *badHeap) Push(x any)        { *h = append(*h, x.(BadLine)) }
+func (h *badHeap) Push(x any)        { *h = append(*h, x.(sources.Skipped)) }
 func (h *badHeap) Pop() any {
 	old := *h
 	x := old[len(old)-1]

@@ -21,6 +21,7 @@ import (
 	"github.com/rowflow/rowflow/internal/objstore"
 	"github.com/rowflow/rowflow/internal/slicepool"
 	"github.com/rowflow/rowflow/rowid"
+	"github.com/rowflow/rowflow/sources"
 )
 
 // textFormat is what a line-based source knows of its format: which files
@@ -47,7 +48,7 @@ func (s *textSource[T]) Info() flow.Info {
 	if c.codec != nil {
 		codec = c.codec.String()
 	}
-	own := fmt.Sprintf("format=%T codec=%s split=%d skip=%t comma=%q header=%q missing=%t", s.format, codec, c.splitBytes, c.skip != nil, c.comma, c.header, c.allowMissing)
+	own := fmt.Sprintf("format=%T codec=%s split=%d skip=%t comma=%q header=%q missing=%t", s.format, codec, c.splitBytes, c.Skip != nil, c.comma, c.header, c.allowMissing)
 	return flow.Info{Name: c.Name, Settings: c.Describe(s.root, own), Ranked: true}
 }
 
@@ -132,7 +133,7 @@ func (s *textSource[T]) start(ctx context.Context, env flow.Env) (*textRun[T], *
 	if err != nil {
 		return nil, nil, err
 	}
-	if s.cfg.skip != nil && !flow.AtEnd(ctx, func() { run.skips.write(s.cfg.skip) }) {
+	if s.cfg.Skip != nil && !flow.AtEnd(ctx, func() { run.skips.write(s.cfg.Skip.(*sources.SkipReport)) }) {
 		return nil, nil, fmt.Errorf("sources: %s: Partitions called outside a run", s.cfg.Name)
 	}
 	return run, plan, nil
@@ -336,10 +337,10 @@ func (p *textPart) line(k int64) int64 {
 // fail with, or nil if the record is to be skipped and was logged.
 func (p *textPart) bad(line, off int64, err error) error {
 	e := &LineError{Path: p.file.RelPath, Line: p.line(line), Offset: p.from + off, Err: err}
-	if p.cfg.skip == nil {
+	if p.cfg.Skip == nil {
 		return e
 	}
-	p.skips.add(BadLine{Path: e.Path, Line: e.Line, Offset: e.Offset, Err: err.Error()})
+	p.skips.add(sources.Skipped{Path: e.Path, Line: e.Line, Offset: e.Offset, Err: err.Error()})
 	return nil
 }
 

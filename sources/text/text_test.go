@@ -476,20 +476,20 @@ func TestSkipBadLines(t *testing.T) {
 		}
 	}
 	writeFile(t, filepath.Join(dir, "lang=q", "a.csv"), []byte(b.String()))
-	var first text.BadLineReport
+	var first sources.SkipReport
 	var firstItems []flow.Item[Line]
 	for _, par := range []int{1, 2, 4} {
-		var rep text.BadLineReport
-		got := testutil.Items[Line](t, flow.From(text.CSV[Line](dir, text.PartitionBytes(200), text.SkipBadLines(&rep))).Parallel(par))
-		if len(got) != 400-2*11 || len(rep.Lines) != 2*11 {
-			t.Fatalf("Parallel(%d): %d rows and %d bad lines, want %d and %d", par, len(got), len(rep.Lines), 400-22, 22)
+		var rep sources.SkipReport
+		got := testutil.Items[Line](t, flow.From(text.CSV[Line](dir, text.PartitionBytes(200), sources.SkipBad(&rep))).Parallel(par))
+		if len(got) != 400-2*11 || len(rep.Skipped) != 2*11 {
+			t.Fatalf("Parallel(%d): %d rows and %d bad lines, want %d and %d", par, len(got), len(rep.Skipped), 400-22, 22)
 		}
 		if par == 1 {
 			first, firstItems = rep, got
-			if l := rep.Lines[0]; l.Path != "lang=q/a.csv" || l.Line != 7 || !strings.Contains(l.Err, "wrong number of fields") {
+			if l := rep.Skipped[0]; l.Path != "lang=q/a.csv" || l.Line != 7 || !strings.Contains(l.Err, "wrong number of fields") {
 				t.Fatalf("first bad line %+v, want lang=q/a.csv line 7, wrong number of fields", l)
 			}
-			if l := rep.Lines[1]; l.Line != 13 || !strings.Contains(l.Err, `"x" into field Score`) {
+			if l := rep.Skipped[1]; l.Line != 13 || !strings.Contains(l.Err, `"x" into field Score`) {
 				t.Fatalf("second bad line %+v, want line 13 with score x", l)
 			}
 			continue

@@ -4,8 +4,7 @@
 //
 // It has three tools:
 //
-//   - A digest ([Sum], computed by a [Hasher], by [SumOf] or by the sink
-//     sinks.Digest) that condenses a stream's row IDs and values, in order,
+//   - A digest ([Sum], computed by a [Hasher] or by [SumOf]) that condenses a stream's row IDs and values, in order,
 //     into a SHA-256 hash and a count. Equal streams give equal sums on
 //     every machine and in every version of this package.
 //   - [Verify], which runs a pipeline at parallelism 1 and at several

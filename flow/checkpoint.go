@@ -122,7 +122,7 @@ type atWire struct {
 //     checkpoint a [Tracker] took there.
 //
 // If epoch e has no item k, the run gives no items. A negative e or k,
-// or e above [MaxEpochs], is an error of the Resume.
+// or e above 2^31 - 1, is an error of the Resume.
 func At(e, k int64) Checkpoint {
 	return Checkpoint{version: checkpointVersion, part: math.MinInt64, at: &seekSpec{epoch: e, item: k}}
 }
@@ -488,8 +488,8 @@ func (r *varintReader) bytes(k uint64) []byte {
 // damaged or edited one may hold.
 func (c *Checkpoint) check() error {
 	part := func(p int64) bool { return p >= -1 || p == math.MinInt64 }
-	if a := c.at; a != nil && (a.epoch < 0 || a.item < 0 || a.epoch > MaxEpochs || c.part != math.MinInt64 || c.delivered != 0 || len(c.stages) > 0) {
-		return fmt.Errorf("the position At(%d, %d) is not one a run takes: need 0 <= epoch <= %d and item >= 0", a.epoch, a.item, int64(MaxEpochs))
+	if a := c.at; a != nil && (a.epoch < 0 || a.item < 0 || a.epoch > maxEpochs || c.part != math.MinInt64 || c.delivered != 0 || len(c.stages) > 0) {
+		return fmt.Errorf("the position At(%d, %d) is not one a run takes: need 0 <= epoch <= %d and item >= 0", a.epoch, a.item, int64(maxEpochs))
 	}
 	if c.delivered < 0 || c.part < 0 && c.part != math.MinInt64 || c.part == math.MinInt64 && c.delivered != 0 {
 		return fmt.Errorf("the checkpoint's position (partition %d, %d delivered) is not one a run takes", c.part, c.delivered)

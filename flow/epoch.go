@@ -19,9 +19,9 @@ import (
 // they keep increasing from one epoch to the next, and [Item.Epoch] (or
 // [Chunk.Epoch]) tells which epoch an item belongs to.
 
-// MaxEpochs is the largest number of epochs a run can have: the epoch of a
-// partition number is below 2^31.
-const MaxEpochs = epoch.Max
+// maxEpochs is the largest number of epochs a run can have, 2^31 - 1: the
+// epoch of a partition number is below 2^31.
+const maxEpochs = epoch.Max
 
 // Forever, given to [Pipeline.Epochs], repeats the source until the
 // stream is ended downstream (by operators.Take, say) or the run is
@@ -41,7 +41,8 @@ func (c Chunk[T]) Epoch() int64 { return epoch.Of(c.Part) }
 //
 // Within an epoch a source's partition numbers must lie in [0, 2^32); a run of
 // more than one epoch fails with an error naming the source otherwise.
-// n = 0 is an error.
+// n = 0 is an error, and so is n above 2^31 - 1, the most epochs a run
+// can have.
 func (p *Pipeline) Epochs(n int64) *Pipeline {
 	if p.err != nil {
 		return p
@@ -49,8 +50,8 @@ func (p *Pipeline) Epochs(n int64) *Pipeline {
 	switch {
 	case n == 0:
 		return p.fail(fmt.Errorf("flow: Epochs(0): want at least 1, or Forever"))
-	case n > MaxEpochs:
-		return p.fail(fmt.Errorf("flow: Epochs(%d): at most %d", n, int64(MaxEpochs)))
+	case n > maxEpochs:
+		return p.fail(fmt.Errorf("flow: Epochs(%d): at most %d", n, int64(maxEpochs)))
 	case n < 0:
 		n = Forever
 	}
@@ -65,13 +66,13 @@ func (p *Pipeline) Epochs(n int64) *Pipeline {
 // planned and shuffled as that epoch of a longer run would be.
 // operators.Mix and Interleave restart an input that ran out this way
 // (through linkage.Pass), so that every restart reshuffles. The
-// fingerprint covers k when it is above 0. k must lie in [0, MaxEpochs].
+// fingerprint covers k when it is above 0. k must lie in [0, maxEpochs].
 func (p *Pipeline) withPass(k int64) *Pipeline {
 	if p.err != nil {
 		return p
 	}
-	if k < 0 || k > MaxEpochs {
-		return p.fail(fmt.Errorf("flow: pass %d: want 0 to %d", k, int64(MaxEpochs)))
+	if k < 0 || k > maxEpochs {
+		return p.fail(fmt.Errorf("flow: pass %d: want 0 to %d", k, int64(maxEpochs)))
 	}
 	q := p.clone()
 	q.pass = k
@@ -97,8 +98,8 @@ func sourceEpochs(src any) int64 {
 	switch n := e.Epochs(); {
 	case n < 0:
 		return Forever
-	case n > MaxEpochs:
-		return MaxEpochs
+	case n > maxEpochs:
+		return maxEpochs
 	default:
 		return n
 	}
@@ -126,8 +127,8 @@ func (p *Pipeline) partitions(ctx context.Context, env Env) iter.Seq2[srcPart, e
 			first = max(first, epoch.Of(from))
 		}
 		for e := first; n == Forever || e < env.Epoch+n; e++ {
-			if e > MaxEpochs {
-				yield(srcPart{}, fmt.Errorf("flow: epoch %d exceeds the limit %d", e, int64(MaxEpochs)))
+			if e > maxEpochs {
+				yield(srcPart{}, fmt.Errorf("flow: epoch %d exceeds the limit %d", e, int64(maxEpochs)))
 				return
 			}
 			epochEnv := env

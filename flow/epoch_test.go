@@ -132,7 +132,7 @@ func TestEpochsForeverEndsDownstream(t *testing.T) {
 func TestEpochsErrors(t *testing.T) {
 	for _, p := range []*flow.Pipeline{
 		flow.From(sources.Slice([]int64{1})).Epochs(0),
-		flow.From(sources.Slice([]int64{1})).Epochs(flow.MaxEpochs + 1),
+		flow.From(sources.Slice([]int64{1})).Epochs(1 << 31),
 		flow.From(sources.Slice([]int64{1})).WithRank(2, 2),
 		flow.From(sources.Slice([]int64{1})).WithRank(0, 0),
 	} {

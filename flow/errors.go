@@ -82,10 +82,9 @@ func (e *PanicError) Unwrap() error {
 	return err
 }
 
-// Recovered turns a recovered panic value into a *PanicError with the
-// current stack. Use it in a deferred function: if r := recover(); r != nil
-// { err = flow.Recovered(r) }.
-func Recovered(r any) error {
+// recovered turns a recovered panic value into a *PanicError with the
+// current stack.
+func recovered(r any) error {
 	return &PanicError{Value: r, Stack: debug.Stack()}
 }
 

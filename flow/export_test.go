@@ -1,6 +1,9 @@
 package flow
 
-import "slices"
+import (
+	"reflect"
+	"slices"
+)
 
 // StageState is a test's view of a checkpoint's stage state.
 type StageState = stageState
@@ -35,3 +38,6 @@ func MakeCheckpoint(f CheckpointFields, def []string) Checkpoint {
 
 // Pass is withPass, for the tests.
 func (p *Pipeline) Pass(k int64) *Pipeline { return p.withPass(k) }
+
+// OutType returns the type of the values p's last stage produces.
+func OutType(p *Pipeline) reflect.Type { return p.outType() }

@@ -638,14 +638,14 @@ func TestOutType(t *testing.T) {
 		{"a stage that did not fit", misfit, reflect.TypeFor[string]()},
 	}
 	for _, c := range cases {
-		if got := c.p.OutType(); got != c.want {
+		if got := flow.OutType(c.p); got != c.want {
 			t.Errorf("%s: OutType() = %v, want %v", c.name, got, c.want)
 		}
 	}
 	if misfit.Err() == nil {
 		t.Fatal("a Map of int64 after a stage producing string was accepted")
 	}
-	if src.OutType() != reflect.TypeFor[int]() {
+	if flow.OutType(src) != reflect.TypeFor[int]() {
 		t.Fatal("building on a pipeline changed its OutType")
 	}
 }

@@ -35,7 +35,7 @@ func (l *link[In, Out]) Push(ctx context.Context, c Chunk[In]) (err error) {
 	batch := c.Part
 	defer func() {
 		if r := recover(); r != nil {
-			err = stageError(l.name, batch, true, Recovered(r))
+			err = stageError(l.name, batch, true, recovered(r))
 		}
 	}()
 	if l.drop != nil && !dropBefore(l.drop, &c) {
@@ -64,7 +64,7 @@ func (l *link[In, Out]) close(ctx context.Context) (err error) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			err = stageError(l.name, 0, false, Recovered(r))
+			err = stageError(l.name, 0, false, recovered(r))
 		}
 	}()
 	if err := l.drop.finish(); err != nil {
@@ -156,7 +156,7 @@ func (s *sinkLink[T]) Push(ctx context.Context, c Chunk[T]) (err error) {
 	batch := c.Part
 	defer func() {
 		if r := recover(); r != nil {
-			err = stageError(s.name, batch, true, Recovered(r))
+			err = stageError(s.name, batch, true, recovered(r))
 		}
 	}()
 	if s.drop != nil && !dropBefore(s.drop, &c) {

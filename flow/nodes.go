@@ -186,7 +186,7 @@ func (a srcAdapter[T]) partitions(ctx context.Context, env Env) iter.Seq2[srcPar
 			read := func(ctx context.Context, head any) (err error) {
 				defer func() {
 					if r := recover(); r != nil {
-						err = stageError(name, p.Part, true, Recovered(r))
+						err = stageError(name, p.Part, true, recovered(r))
 					}
 				}()
 				out := &recordingOut[T]{next: head.(downstream[T]), hi: hi}

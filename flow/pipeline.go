@@ -173,8 +173,8 @@ func (p *Pipeline) To(s Sink) *Pipeline {
 // Err returns the first mistake made while building p, or nil.
 func (p *Pipeline) Err() error { return p.err }
 
-// OutType returns the type of the values the last stage produces.
-func (p *Pipeline) OutType() reflect.Type {
+// outType returns the type of the values the last stage produces.
+func (p *Pipeline) outType() reflect.Type {
 	_, out := p.last()
 	return out.typ()
 }
@@ -215,7 +215,7 @@ func (p *Pipeline) continuation(c continuer, env Env) (*Pipeline, error) {
 func callContinuation(c continuer, env Env) (ck Checkpoint, ok bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = Recovered(r)
+			err = recovered(r)
 		}
 	}()
 	return c.Continuation(env)
@@ -271,7 +271,7 @@ func (p *Pipeline) Run(ctx context.Context) error {
 func callClose(closeSink func(error) error, runErr error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = Recovered(r)
+			err = recovered(r)
 		}
 	}()
 	return closeSink(runErr)

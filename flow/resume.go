@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 
 	"github.com/rowflow/rowflow/internal/epoch"
 	"github.com/rowflow/rowflow/internal/linkage"
@@ -358,6 +359,7 @@ func dropCount[T any](d *dropper, c *Chunk[T]) bool {
 
 func init() {
 	linkage.Pass = func(p any, k int64) any { return p.(*Pipeline).withPass(k) }
+	linkage.OutType = func(p any) reflect.Type { return p.(*Pipeline).outType() }
 	linkage.StartOf = func(p any) string {
 		q := p.(*Pipeline)
 		switch {

@@ -29,7 +29,7 @@ type runnerKey struct{}
 func newRunner(parent context.Context) (*runner, context.Context) {
 	r := &runner{}
 	var ctx context.Context
-	r.g, ctx = firsterr.New(context.WithValue(parent, runnerKey{}, r), Recovered)
+	r.g, ctx = firsterr.New(context.WithValue(parent, runnerKey{}, r), recovered)
 	return r, ctx
 }
 
@@ -68,7 +68,7 @@ func (r *runner) goroutine(ctx context.Context, f func() error) {
 func (r *runner) guard(ctx context.Context, name string, f func()) {
 	defer func() {
 		if p := recover(); p != nil {
-			r.fail(ctx, stageError(name, 0, false, Recovered(p)))
+			r.fail(ctx, stageError(name, 0, false, recovered(p)))
 		}
 	}()
 	f()

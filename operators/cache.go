@@ -170,7 +170,7 @@ func (c *cacheSource[T]) configure(opts []CacheOption) error {
 	if err := c.p.Err(); err != nil {
 		return err
 	}
-	if got, want := c.p.OutType(), reflect.TypeFor[T](); got != want {
+	if got, want := linkage.OutType(c.p), reflect.TypeFor[T](); got != want {
 		return fmt.Errorf("operators: Cache[%v] of a pipeline that produces %v", want, got)
 	}
 	for _, o := range opts {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/epoch"
+	"github.com/rowflow/rowflow/internal/linkage"
 	"github.com/rowflow/rowflow/internal/strictjson"
 	"github.com/rowflow/rowflow/rowid"
 )
@@ -226,7 +227,7 @@ func (c *combined[T]) checkInput(i int, in *flow.Pipeline) error {
 	if err := in.WithRank(0, 1).Err(); err != nil {
 		return fmt.Errorf("operators: %s: input %d has a rank of its own; say the rank once, on the pipeline that reads the %s (%w)", name, i, name, err)
 	}
-	if got, want := in.OutType(), reflect.TypeFor[T](); got != want {
+	if got, want := linkage.OutType(in), reflect.TypeFor[T](); got != want {
 		return fmt.Errorf("operators: %s input %d: the pipeline produces %v but the %s takes %v", name, i, got, name, want)
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"runtime/debug"
 	"unsafe"
 
 	"github.com/rowflow/rowflow/flow"
@@ -75,7 +76,7 @@ func nilFunc(stage string, isNil bool) error {
 // naming that row.
 func guard[T any](c *flow.Chunk[T], k *int, err *error) {
 	if r := recover(); r != nil {
-		*err = flow.Recovered(r)
+		*err = &flow.PanicError{Value: r, Stack: debug.Stack()}
 		if *k >= 0 && *k < c.Len() {
 			*err = flow.ErrorAt(c, *k, *err)
 		}

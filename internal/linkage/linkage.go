@@ -3,7 +3,11 @@
 // package named in its doc, when that package is initialised.
 package linkage
 
-import "github.com/rowflow/rowflow/internal/filter"
+import (
+	"reflect"
+
+	"github.com/rowflow/rowflow/internal/filter"
+)
 
 // StartOf returns a text that names the position a *flow.Pipeline's runs
 // start from (flow.Pipeline.Resume), or "" if they start at the beginning.
@@ -20,3 +24,8 @@ var FilterExpr func(f any) *filter.Expr
 // another over fresh epochs (see flow's withPass). Set by flow;
 // operators' combinations restart an input that ran out with it.
 var Pass func(p any, k int64) any
+
+// OutType returns the type of the values a *flow.Pipeline's last stage
+// produces. Set by flow; operators' Cache and combinations check their
+// inputs with it.
+var OutType func(p any) reflect.Type

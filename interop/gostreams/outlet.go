@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 
 	"github.com/reugn/go-streams"
 	gsflow "github.com/reugn/go-streams/flow"
@@ -145,7 +146,7 @@ func built(build func(*flow.Pipeline) *flow.Pipeline, p *flow.Pipeline) (q *flow
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			q, err = nil, fmt.Errorf("gostreams: the function building the pipeline panicked: %w", flow.Recovered(r))
+			q, err = nil, fmt.Errorf("gostreams: the function building the pipeline panicked: %w", &flow.PanicError{Value: r, Stack: debug.Stack()})
 		}
 	}()
 	if q = build(p); q == nil {

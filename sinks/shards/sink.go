@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"slices"
 
 	"github.com/rowflow/rowflow/flow"
@@ -264,7 +265,7 @@ var errAborted = errors.New("shards: the run was aborted")
 func startWriterPool[T any](ctx context.Context, what string, writers []*writer[T]) *writerPool[T] {
 	p := &writerPool[T]{}
 	p.g, p.ctx = firsterr.New(context.WithoutCancel(ctx), func(v any) error {
-		return fmt.Errorf("shards: %s: %w", what, flow.Recovered(v))
+		return fmt.Errorf("shards: %s: %w", what, &flow.PanicError{Value: v, Stack: debug.Stack()})
 	})
 	for _, s := range writers {
 		in := make(chan flow.Chunk[T], writerQueue)

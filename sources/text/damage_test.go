@@ -21,7 +21,7 @@ import (
 )
 
 // skipTranscript reads the text file at path (CSV, or JSON Lines if its
-// name says so) as records with SkipBadLines, split into ranges of size
+// name says so) as records with sources.SkipBad, split into ranges of size
 // bytes and read at parallelism par, and returns all a reader sees: each
 // row's ID and values, in order, then the bad-line report; or the error
 // of a run that fails.

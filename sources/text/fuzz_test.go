@@ -64,7 +64,7 @@ func damagedText(seed uint64, jsonl bool, extra []byte) []byte {
 func slicesClone(b []byte) []byte { return append([]byte(nil), b...) }
 
 // FuzzTextSplitSkipBadLines: a damaged CSV or JSON Lines file read with
-// SkipBadLines, split into ranges of a random size and read in parallel,
+// sources.SkipBad, split into ranges of a random size and read in parallel,
 // gives what the whole file read serially gives: the same rows, IDs and
 // bad-line report, or the same error.
 func FuzzTextSplitSkipBadLines(f *testing.F) {

@@ -44,8 +44,8 @@ func New(n, key uint64) Perm {
 	if n < 2 {
 		return p
 	}
-	r := pcg.Keyed(key, n)
 	if n <= TableMax {
+		r := pcg.Keyed(key, n)
 		p.table = make([]uint32, n)
 		for i := range p.table {
 			p.table[i] = uint32(i)
@@ -56,6 +56,14 @@ func New(n, key uint64) Perm {
 		}
 		return p
 	}
+	return swapOrNot(n, key)
+}
+
+// swapOrNot returns the swap-or-not permutation of [0, n), n >= 2, that
+// key selects: New's for n above TableMax.
+func swapOrNot(n, key uint64) Perm {
+	p := Perm{n: n}
+	r := pcg.Keyed(key, n)
 	rounds := 2 * bits.Len64(n-1)
 	p.keys, p.salts = make([]uint64, rounds), make([]uint64, rounds)
 	for i := range rounds {

@@ -14,6 +14,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/longtest"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
@@ -181,9 +182,7 @@ func TestTextCancelledAmongBlankAndBadLines(t *testing.T) {
 // do not count against the longest record. The part's mark stayed where the
 // blank lines began, and the run failed with "a record longer than".
 func TestCSVBlankLinesPastTheRecordLimit(t *testing.T) {
-	if testing.Short() {
-		t.Skip("reads a large stream")
-	}
+	longtest.Require(t) // 160 MiB of blank lines
 	path := filepath.Join(t.TempDir(), "blank.csv.zst")
 	zstdRepeat(t, path, "a\n\"1\n2\"\n", strings.Repeat("\r\n", 1<<19), 160)
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)

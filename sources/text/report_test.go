@@ -11,6 +11,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/longtest"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
@@ -122,9 +123,7 @@ func TestBadLineReportBounded(t *testing.T) {
 // part of them and the peak RSS stays far under what listing them all
 // takes (some 500 MB each).
 func TestBadLineReportMemoryBounded(t *testing.T) {
-	if testing.Short() {
-		t.Skip("reads hostile files in child processes")
-	}
+	longtest.Require(t) // three million bad records
 	if _, err := testutil.PeakRSS(); err != nil {
 		t.Skipf("peak memory cannot be measured here: %v", err)
 	}

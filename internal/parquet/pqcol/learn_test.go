@@ -12,6 +12,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
+	"github.com/rowflow/rowflow/internal/longtest"
 )
 
 // withoutPageIndexes returns a copy of the Parquet file data whose footer
@@ -241,6 +242,10 @@ func TestLearnedPageStartsConcurrent(t *testing.T) {
 // gives the same rows when it does not fail.
 func TestLearnedPageStartsDamaged(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 8))
+	damages := 5 // damaged copies of each file; 20 in the long tests
+	if longtest.On() {
+		damages = 20
+	}
 	failed, read := 0, 0
 	for name, path := range noIndexFiles(t) {
 		data, err := os.ReadFile(path)
@@ -248,7 +253,7 @@ func TestLearnedPageStartsDamaged(t *testing.T) {
 			t.Fatal(err)
 		}
 		pages := len(data) - 8 - footerLen(data)
-		for m := range 20 {
+		for m := range damages {
 			damaged := bytes.Clone(data)
 			damaged[4+rng.IntN(pages-4)] ^= byte(1 + rng.IntN(255))
 			learn, err1 := Open("learn", bytes.NewReader(damaged), int64(len(damaged)))

@@ -49,7 +49,7 @@ func TestDuckDBReadsDecimalStructs(t *testing.T) {
 	files := filepath.Join(out, "*.parquet")
 
 	var types [3]string
-	if err := db.QueryRow(`SELECT typeof(price), typeof(qty), typeof(big) FROM read_parquet('` + files + `') LIMIT 1`).Scan(&types[0], &types[1], &types[2]); err != nil {
+	if err := db.QueryRow(`SELECT typeof(price), typeof(qty), typeof(big) FROM read_parquet('`+files+`') LIMIT 1`).Scan(&types[0], &types[1], &types[2]); err != nil {
 		t.Fatal(err)
 	}
 	if types != [3]string{"DECIMAL(6,2)", "DECIMAL(15,3)", "DECIMAL(38,2)"} {

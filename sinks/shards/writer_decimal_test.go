@@ -1,9 +1,11 @@
 package shards_test
 
 import (
+	"cmp"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,13 +70,27 @@ func sameDecimals(t *testing.T, got, want []decimalStruct) {
 
 // TestParquetDecimalFields: CSV text → decimal.Decimal fields →
 // shards.Parquet → parquet.Read gives the values back exactly, at the
-// tag's scale, nulls as nil, with and without RowIDColumn; the files'
-// columns are DECIMAL(p,s) on INT32, INT64 and FIXED_LEN_BYTE_ARRAY.
+// tag's scale, nulls as nil, with and without RowIDColumn, with writers
+// that run at once; the files' columns are DECIMAL(p,s) on INT32, INT64 and FIXED_LEN_BYTE_ARRAY.
 func TestParquetDecimalFields(t *testing.T) {
 	rows := readDecimalCSV(t)
-	for _, opts := range [][]shards.ParquetOption{nil, {shards.RowIDColumn("_rid")}} {
+	// Many partitions of them, for writers that run at once.
+	var many []decimalStruct
+	for i := range 300 {
+		r := rows[i%len(rows)]
+		r.ID = int64(i)
+		many = append(many, r)
+	}
+	for _, c := range []struct {
+		rows []decimalStruct
+		opts []shards.ParquetOption
+	}{
+		{rows, nil},
+		{rows, []shards.ParquetOption{shards.RowIDColumn("_rid")}},
+		{many, []shards.ParquetOption{shards.Writers(3)}},
+	} {
 		dir := t.TempDir()
-		if err := flow.From(sources.Slice(rows)).To(shards.Parquet[decimalStruct](dir, opts...)).Run(t.Context()); err != nil {
+		if err := flow.From(sources.Slice(c.rows, sources.PartitionItems(7))).To(shards.Parquet[decimalStruct](dir, c.opts...)).Run(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		var got []decimalStruct
@@ -84,7 +100,11 @@ func TestParquetDecimalFields(t *testing.T) {
 			}
 			got = append(got, v)
 		}
-		sameDecimals(t, got, rows)
+		if files, _ := filepath.Glob(filepath.Join(dir, "*.parquet")); len(c.rows) == len(many) && len(files) != 3 {
+			t.Errorf("Writers(3) wrote %d files", len(files))
+		}
+		slices.SortFunc(got, func(a, b decimalStruct) int { return cmp.Compare(a.ID, b.ID) })
+		sameDecimals(t, got, c.rows)
 		for i, want := range []int32{2, 3, 2} {
 			if e := []decimal.Decimal{got[0].Price, got[0].Qty, got[0].Big}[i].Exponent(); e != -want {
 				t.Errorf("column %d reads with exponent %d, want %d", i, e, -want)

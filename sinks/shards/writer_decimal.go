@@ -195,6 +195,52 @@ func nestedDecimal(t reflect.Type, seen map[reflect.Type]bool) (path, where stri
 	return "", "", false
 }
 
+// unscaled64 is unscaled for the common values whose coefficient and
+// unscaled value fit an int64, without big.Int arithmetic: ok is false
+// for the others.
+func (f *decimalField) unscaled64(d decimal.Decimal) (u int64, ok bool, err error) {
+	n := d.NumDigits()
+	if n > 18 {
+		return 0, false, nil
+	}
+	u = d.CoefficientInt64()
+	if u == 0 {
+		return 0, true, nil
+	}
+	shift := int(d.Exponent()) + f.scale
+	switch {
+	case shift > 0:
+		if n+shift > f.precision {
+			return 0, true, f.tooWide(d)
+		}
+		if n+shift > 18 {
+			return 0, false, nil
+		}
+		u *= pow10i[shift]
+	case shift < 0:
+		if -shift > 18 {
+			return 0, false, nil
+		}
+		if u%pow10i[-shift] != 0 {
+			return 0, true, f.tooPrecise(d)
+		}
+		u /= pow10i[-shift]
+	}
+	if f.precision <= 18 && (u >= pow10i[f.precision] || u <= -pow10i[f.precision]) {
+		return 0, true, f.tooWide(d)
+	}
+	return u, true, nil
+}
+
+// pow10i holds 10^0 … 10^18.
+var pow10i = func() (p [19]int64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
 // unscaled returns d times 10^scale, which must be an integer of at most
 // precision digits: a value that does not fit is an error, never rounded.
 func (f *decimalField) unscaled(d decimal.Decimal) (*big.Int, error) {
@@ -283,10 +329,16 @@ func decimalCheck[T any](p *decimalPlan) func([]T) (int, error) {
 		for i := range vals {
 			for k := range p.fields {
 				f := &p.fields[k]
-				if d, ok := f.value(unsafe.Pointer(&vals[i])); ok {
-					if _, err := f.unscaled(d); err != nil {
-						return i, err
-					}
+				d, ok := f.value(unsafe.Pointer(&vals[i]))
+				if !ok {
+					continue
+				}
+				_, fast, err := f.unscaled64(d)
+				if !fast {
+					_, err = f.unscaled(d)
+				}
+				if err != nil {
+					return i, err
 				}
 			}
 		}
@@ -359,19 +411,32 @@ func (p *decimalPlan) convert(sv reflect.Value, v any) error {
 			dst.SetZero()
 			continue
 		}
-		u, err := f.unscaled(d)
-		if err != nil {
-			return err
-		}
 		if f.ptr {
 			dst.Set(reflect.New(dst.Type().Elem()))
 			dst = dst.Elem()
 		}
-		switch dst.Kind() {
-		case reflect.Int32, reflect.Int64:
-			dst.SetInt(u.Int64())
+		u, fast, err := f.unscaled64(d)
+		switch {
+		case err != nil:
+			return err
+		case fast && dst.Kind() == reflect.Array:
+			// Big-endian two's complement, the sign extended.
+			b := dst.Bytes()
+			for i := len(b) - 1; i >= 0; i-- {
+				b[i], u = byte(u), u>>8
+			}
+		case fast:
+			dst.SetInt(u)
 		default:
-			b, err := decimalValue(u, f.typ)
+			big, err := f.unscaled(d)
+			if err != nil {
+				return err
+			}
+			if dst.Kind() != reflect.Array {
+				dst.SetInt(big.Int64())
+				break
+			}
+			b, err := decimalValue(big, f.typ)
 			if err != nil {
 				return err
 			}

@@ -35,7 +35,7 @@ type decimalStruct struct {
 const decimalCSV = "id,price,qty,big,opt,name\n" +
 	"1,-1234.50,0.001,-123456789012345678901234567890123.45,0.0001,a\n" +
 	"2,0,-999999999999.999,999999999999999999999999999999999999.99,,b\n" +
-	"3,9999.990,1e3,0.01,-99999.9999,c\n"
+	"3,9999.990,1e3,-0.01,-99999.9999,c\n"
 
 func readDecimalCSV(t *testing.T) []decimalStruct {
 	t.Helper()
@@ -158,6 +158,8 @@ func TestParquetDecimalRefused(t *testing.T) {
 		{0, func(r *decimalStruct) { v := decimal.RequireFromString("-100000"); r.Opt = &v }, "field Opt: -100000 has more than the 9 digits of DECIMAL(9,4)"},
 		{2, func(r *decimalStruct) { v := decimal.New(7, -1000000000); r.Opt = &v }, "field Opt: 7e-1000000000 has more than the 4 decimal places of DECIMAL(9,4)"},
 		{2, func(r *decimalStruct) { r.Big = decimal.New(1, 1000000000) }, "field Big: 1e1000000000 has more than the 38 digits of DECIMAL(38,2)"},
+		{1, func(r *decimalStruct) { r.Big = decimal.RequireFromString("-1234567890123456789012345678901234567.8") }, "field Big: -1234567890123456789012345678901234567.8 has more than the 38 digits"},
+		{0, func(r *decimalStruct) { r.Big = decimal.RequireFromString("0.1234567890123456789012") }, "field Big: 0.1234567890123456789012 has more than the 2 decimal places"},
 	} {
 		bad := append([]decimalStruct(nil), rows...)
 		c.set(&bad[c.row])

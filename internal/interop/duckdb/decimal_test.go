@@ -34,7 +34,8 @@ func TestDuckDBReadsDecimalStructs(t *testing.T) {
 	os.WriteFile(csvPath, []byte("id,price,qty,big\n"+
 		"1,-1234.5,0.001,-123456789012345678901234567890123.45\n"+
 		"2,0.07,,999999999999999999999999999999999999.99\n"+
-		"3,9999.99,-999999999999.999,\n"), 0o644)
+		"3,9999.99,-999999999999.999,\n"+
+		"4,-0.01,-1,-0.01\n"), 0o644)
 	var rows []decimalRow
 	for v, err := range flow.Values[decimalRow](t.Context(), flow.From(text.CSV[decimalRow](csvPath))) {
 		if err != nil {
@@ -59,6 +60,7 @@ func TestDuckDBReadsDecimalStructs(t *testing.T) {
 		{"1", "-1234.50", "0.001", "-123456789012345678901234567890123.45"},
 		{"2", "0.07", nil, "999999999999999999999999999999999999.99"},
 		{"3", "9999.99", "-999999999999.999", nil},
+		{"4", "-0.01", "-1.000", "-0.01"},
 	}
 	got, err := db.Query(`SELECT CAST(COLUMNS(*) AS VARCHAR) FROM read_parquet('` + files + `') ORDER BY id`)
 	if err != nil {

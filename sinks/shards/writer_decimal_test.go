@@ -71,7 +71,7 @@ func sameDecimals(t *testing.T, got, want []decimalStruct) {
 // TestParquetDecimalFields: CSV text → decimal.Decimal fields →
 // shards.Parquet → parquet.Read gives the values back exactly, at the
 // tag's scale, nulls as nil, with and without RowIDColumn, with writers
-// that run at once; the files' columns are DECIMAL(p,s) on INT32, INT64 and FIXED_LEN_BYTE_ARRAY.
+// that run at once and with PartitionBy; the files' columns are DECIMAL(p,s) on INT32, INT64 and FIXED_LEN_BYTE_ARRAY.
 func TestParquetDecimalFields(t *testing.T) {
 	rows := readDecimalCSV(t)
 	// Many partitions of them, for writers that run at once.
@@ -84,10 +84,12 @@ func TestParquetDecimalFields(t *testing.T) {
 	for _, c := range []struct {
 		rows []decimalStruct
 		opts []shards.ParquetOption
+		hive bool // files under name=…
 	}{
-		{rows, nil},
-		{rows, []shards.ParquetOption{shards.RowIDColumn("_rid")}},
-		{many, []shards.ParquetOption{shards.Writers(3)}},
+		{rows, nil, false},
+		{rows, []shards.ParquetOption{shards.RowIDColumn("_rid")}, false},
+		{many, []shards.ParquetOption{shards.Writers(3)}, false},
+		{rows, []shards.ParquetOption{shards.PartitionBy("name")}, true},
 	} {
 		dir := t.TempDir()
 		if err := flow.From(sources.Slice(c.rows, sources.PartitionItems(7))).To(shards.Parquet[decimalStruct](dir, c.opts...)).Run(t.Context()); err != nil {
@@ -111,6 +113,12 @@ func TestParquetDecimalFields(t *testing.T) {
 			}
 		}
 
+		if c.hive {
+			if files, _ := filepath.Glob(filepath.Join(dir, "name=*", "*.parquet")); len(files) != 3 {
+				t.Errorf("PartitionBy wrote %v", files)
+			}
+			continue
+		}
 		f, err := os.Open(filepath.Join(dir, "part-00000-00000.parquet"))
 		if err != nil {
 			t.Fatal(err)

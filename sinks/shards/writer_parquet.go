@@ -49,9 +49,10 @@ const (
 // write them. A value with more decimal places than the scale (other
 // than zeros) or more digits than the precision fails the run, naming
 // the field and the row: it is never rounded. Decimals are written
-// through dynamic rows, as [RowIDColumn] is; a decimal field without
-// the option, or inside a slice, map or nested struct, is refused when
-// the sink is built.
+// through dynamic rows, as [RowIDColumn] is, at about three times the
+// typed path's cost per row (1 µs against 0.3 for a row of an int64 and
+// two decimals, zstd); a decimal field without the option, or inside a
+// slice, map or nested struct, is refused when the sink is built.
 //
 // Files are compressed with zstd unless [Codec] says otherwise, and
 // carry the pipeline's fingerprint ([flow.Env]) in their key-value

@@ -69,6 +69,10 @@ import (
 //	FLOAT                         float32, float64
 //	DOUBLE                        float64
 //	BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY  string, []byte
+//	TIMESTAMP, DATE, INT96        time.Time (in UTC)
+//	DECIMAL (INT32, INT64, FIXED_LEN_BYTE_ARRAY, BYTE_ARRAY)
+//	                              decimal.Decimal of github.com/shopspring/decimal,
+//	                              exact, at the column's scale
 //
 // Any other pairing (a uint64 field for a signed INT64 column, an int32
 // field for INT64) fails the run when the file is opened, naming the

@@ -221,7 +221,8 @@ func textFields[T any](key string, strict bool) ([]textField, error) {
 
 // textSetter returns the function that parses text into a value of type t:
 // strings as they are, bool by strconv.ParseBool, integers and floats in
-// Go syntax (base 10), []byte as the text's bytes. A pointer points to
+// Go syntax (base 10), []byte as the text's bytes, time.Time by setTime,
+// decimal.Decimal by setDecimal. A pointer points to
 // the parsed value: the readers decide which text is null (and leave the
 // pointer nil) before they call it.
 func textSetter(t reflect.Type) (func(unsafe.Pointer, string) error, error) {
@@ -256,8 +257,11 @@ func textSetter(t reflect.Type) (func(unsafe.Pointer, string) error, error) {
 			return func(p unsafe.Pointer, s string) error { *(*[]byte)(p) = []byte(s); return nil }, nil
 		}
 	case reflect.Struct:
-		if t == reflect.TypeFor[time.Time]() {
+		switch t {
+		case reflect.TypeFor[time.Time]():
 			return setTime, nil
+		case decimalType:
+			return setDecimal, nil
 		}
 	case reflect.Pointer:
 		elem, err := textSetter(t.Elem())

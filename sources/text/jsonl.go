@@ -32,7 +32,9 @@ import (
 // a file; a line may end in \r\n. A float field (at any depth of
 // pointers, slices, arrays, map values and structs) also reads the JSON
 // strings "NaN", "+Inf" and "-Inf", which shards.JSONL writes for
-// the floats JSON has no number for.
+// the floats JSON has no number for. A decimal.Decimal field (of
+// github.com/shopspring/decimal) reads a JSON number or a string of one
+// exactly, with no float on the way; a *decimal.Decimal is nil for null.
 //
 // A line is a bad record if an object in it has a key twice, at any depth
 // (encoding/json would keep the last value), or if it has no key for a

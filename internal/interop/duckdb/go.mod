@@ -6,6 +6,7 @@ require (
 	github.com/duckdb/duckdb-go/v2 v2.10506.0
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/rowflow/rowflow v0.0.0-00010101000000-000000000000
+	github.com/shopspring/decimal v1.6.0
 )
 
 require (

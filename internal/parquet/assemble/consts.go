@@ -95,6 +95,13 @@ func parsedSetter(t reflect.Type, c Const) (func(unsafe.Pointer), error) {
 	bad := func(err error) error {
 		return fmt.Errorf("partition value %s=%q does not parse as %v: %w", c.Name, c.Value, t, err)
 	}
+	if t == decimalType {
+		set, err := decimalConst(c.Value)
+		if err != nil {
+			return nil, bad(err)
+		}
+		return set, nil
+	}
 	switch t.Kind() {
 	case reflect.String:
 		s := c.Value

@@ -16,6 +16,9 @@
 //     every value they hold (the table in kinds.go): an INT64 column into
 //     int64, or uint64 if its logical type is unsigned; a signed INT32
 //     into int32 or wider signed integers; float64 from FLOAT or DOUBLE;
+//   - time.Time from a TIMESTAMP, a DATE or an INT96 timestamp (times.go);
+//   - decimal.Decimal (github.com/shopspring/decimal) from a DECIMAL of
+//     any physical type, exactly, at the column's scale (decimal.go);
 //   - a pointer to one of these, nil where the value is null;
 //   - a slice of one of these from a repeated column or a LIST of them
 //     (one level of repetition).

@@ -145,6 +145,12 @@ func getterFor(t reflect.Type, leaf *pqcol.Leaf) (getter, error) {
 			}
 			return nil, fmt.Errorf("cannot read a %s column into time.Time: want a TIMESTAMP, a DATE or an INT96 timestamp", TypeName(leaf))
 		}
+		if t == decimalType {
+			if g, ok := decimalGetter(leaf); ok {
+				return g, nil
+			}
+			return nil, fmt.Errorf("cannot read a %s column into decimal.Decimal: want a DECIMAL", TypeName(leaf))
+		}
 	}
 	return nil, fmt.Errorf("cannot read a %v column into %v", k, t)
 }

@@ -128,3 +128,35 @@ func TestDerivedKeepKey1Zero(t *testing.T) {
 		}
 	}
 }
+
+func benchmarkEncode(b *testing.B, ids []rowid.ID) {
+	b.ReportAllocs()
+	var e Encoder
+	var buf []Triple
+	for b.Loop() {
+		e.Reset()
+		for k := 0; k < len(ids); k += 1024 {
+			buf = e.Encode(flow.ListIDs(ids[k:min(k+1024, len(ids))]), buf)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ids)), "ns/row")
+}
+
+// BenchmarkEncodeSource encodes a source's rows, in order.
+func BenchmarkEncodeSource(b *testing.B) {
+	c := rowid.NewCombiner(rowid.FromString("data/part-0.parquet"))
+	ids := make([]rowid.ID, 64*1024)
+	for i := range ids {
+		ids[i] = c.Combine(rowid.Ordinal(uint64(i) + 5000))
+	}
+	benchmarkEncode(b, ids)
+}
+
+// BenchmarkEncodeDerived encodes rows whose IDs share no scope.
+func BenchmarkEncodeDerived(b *testing.B) {
+	ids := make([]rowid.ID, 64*1024)
+	for i := range ids {
+		ids[i] = rowid.Ordinal(uint64(i)).Combine(rowid.FromString("f")).Fork()
+	}
+	benchmarkEncode(b, ids)
+}

@@ -103,38 +103,31 @@ const maxKeys = 1 << 16
 type Encoder struct {
 	index map[uint64]int32 // k2 -> index in keys
 	keys  []scope
-	last  int32
-	// Per batch: the rows' k2, x and scope (>= 0: keys[i]; < 0: pend[-1-i]).
+	last  int32 // the key of the last row looked up
+	batch int   // batches encoded, to tell which scope.group are current
+	// Per batch: the rows' k2, x and key (an index in keys, or -1).
 	k2, x []uint64
 	row   []int32
-	pidx  map[uint64]int32
-	pend  []scope
+	pidx  map[uint64]int32 // k2 without a key -> index in pend
+	pend  []pending
+	// groups[g] are the rows of the g-th key the batch holds, touched[g].
+	groups  [][]int32
+	touched []int32
 }
 
-// scope is what an Encoder knows of one k2: the Key1 it gives the rows,
-// the low bits of k1 seen (mask), and, in a batch, the previous row's x.
+// scope is a k2 that has a Key1.
 type scope struct {
-	k2, key1, mask, lastX uint64
-	rows                  int
-	learned               int32 // for a pending scope: its index in keys, or -1
+	k2, key1 uint64
+	batch    int   // the last batch with rows of the scope
+	group    int32 // the index in groups of its rows, in that batch
+	fresh    bool  // learned in this batch, Key1 not set yet
 }
 
-// see takes the next row of the scope, whose x is x. If the ordinals of the
-// scope's previous row and this one are consecutive, i and i+1, their x
-// differ in the run of t+1 low bits d = 2^(t+1)-1 that the increment
-// flipped, and i's low t+1 bits were d>>1 (0, then t ones), which gives
-// k1's low t+1 bits: (lastX ^ d>>1) & d. A pending scope's key1 starts as
-// its first x, so its bits above the widest run stay that row's.
-func (s *scope) see(x uint64) {
-	if s.rows > 0 {
-		d := x ^ s.lastX
-		if d != 0 && d&(d+1) == 0 && d > s.mask {
-			s.mask = d
-			s.key1 = s.key1&^d | (s.lastX^d>>1)&d
-		}
-	}
-	s.lastX = x
-	s.rows++
+// pending is a k2 of a batch that has no Key1 yet.
+type pending struct {
+	k2   uint64
+	rows int
+	key  int32 // its index in keys once learned, or -1
 }
 
 // Reset forgets what e learned, for the next file.
@@ -158,9 +151,6 @@ func (e *Encoder) Encode(ids flow.IDs, dst []Triple) []Triple {
 	dst = dst[:0]
 	for k, r := range e.row {
 		var k1 uint64
-		if r < 0 {
-			r = e.pend[-1-r].learned
-		}
 		if r >= 0 {
 			k1 = e.keys[r].key1
 		}
@@ -169,42 +159,141 @@ func (e *Encoder) Encode(ids flow.IDs, dst []Triple) []Triple {
 	return dst
 }
 
-// learn finds the scope of each row of the batch, refines the Key1 of
-// known scopes with the carries the batch shows, and learns a Key1 for
-// each new k2 that has two or more rows.
+// learn finds the key of each row of the batch, learning one for each
+// new k2 with two or more rows, then makes each key's Key1 fit the batch's
+// rows (see refine).
 func (e *Encoder) learn() {
+	e.batch++
 	e.row = e.row[:0]
 	clear(e.pidx)
 	e.pend = e.pend[:0]
-	for k, k2 := range e.k2 {
-		x := e.x[k]
-		r, ok := e.last, false
-		if r >= 0 && int(r) < len(e.keys) && e.keys[r].k2 == k2 {
-			ok = true
-		} else if r, ok = e.index[k2]; ok {
+	for _, k2 := range e.k2 {
+		r := e.last
+		if r < 0 || int(r) >= len(e.keys) || e.keys[r].k2 != k2 {
+			var ok bool
+			if r, ok = e.index[k2]; !ok {
+				p, ok := e.pidx[k2]
+				if !ok {
+					p = int32(len(e.pend))
+					e.pidx[k2] = p
+					e.pend = append(e.pend, pending{k2: k2, key: -1})
+				}
+				e.pend[p].rows++
+				e.row = append(e.row, -2-p)
+				continue
+			}
 			e.last = r
 		}
-		if ok {
-			e.keys[r].see(x)
-			e.row = append(e.row, r)
-			continue
-		}
-		p, ok := e.pidx[k2]
-		if !ok {
-			p = int32(len(e.pend))
-			e.pidx[k2] = p
-			e.pend = append(e.pend, scope{k2: k2, key1: x, learned: -1})
-		}
-		e.pend[p].see(x)
-		e.row = append(e.row, -1-p)
+		e.row = append(e.row, r)
 	}
 	for i := range e.pend {
 		p := &e.pend[i]
 		if p.rows < 2 || len(e.keys) >= maxKeys {
 			continue
 		}
-		p.learned = int32(len(e.keys))
-		e.index[p.k2] = p.learned
-		e.keys = append(e.keys, *p)
+		p.key = int32(len(e.keys))
+		e.index[p.k2] = p.key
+		e.keys = append(e.keys, scope{k2: p.k2, fresh: true})
 	}
+	e.touched = e.touched[:0]
+	for k, r := range e.row {
+		if r < -1 {
+			r = e.pend[-2-r].key
+			e.row[k] = r
+		}
+		if r < 0 {
+			continue
+		}
+		s := &e.keys[r]
+		if s.fresh {
+			// A new key's Key1 starts as its first row's x, so that the
+			// bits refine cannot tell are those that give that row Ord 0.
+			s.key1, s.fresh = e.x[k], false
+		}
+		if s.batch != e.batch {
+			s.batch, s.group = e.batch, int32(len(e.touched))
+			e.touched = append(e.touched, r)
+			if len(e.groups) < len(e.touched) {
+				e.groups = append(e.groups, nil)
+			}
+			e.groups[s.group] = e.groups[s.group][:0]
+		}
+		e.groups[s.group] = append(e.groups[s.group], int32(k))
+	}
+	for g, r := range e.touched {
+		e.keys[r].key1 = refine(e.keys[r].key1, e.x, e.groups[g])
+	}
+}
+
+// refine returns key1, changed so that the scope's rows of the batch
+// (rows of x, in order) get non-decreasing Ords with steps as even as it
+// can make them.
+//
+// The ordinals i of a scope's rows read in order increase, and x = i^k1.
+// If the rows' x^key1 do not increase, refine works out the bits that
+// vary among the rows' x, from the highest down: for the bits above b
+// settled, a wrong bit b of Key1 makes (x^key1)>>b decrease where i's bit
+// b turns from 0 to 1 while the bits above stay, so the bit for which
+// (x^key1)>>b does not decrease is k1's. Where both do (the bit changes
+// only with the bits above it, or the ordinals step by more than 2^(b+1),
+// as a text file's byte offsets do in their low bits), the bit that makes
+// the steps of (x^key1)>>b the more even is taken: a wrong bit adds ±1 to
+// them. Where neither does, the ordinals do not increase (the rows were
+// shuffled) and refine stops.
+func refine(key1 uint64, x []uint64, rows []int32) uint64 {
+	if len(rows) < 2 || increasing(key1, 0, x, rows) {
+		return key1
+	}
+	var vary uint64
+	x0 := x[rows[0]]
+	for _, k := range rows[1:] {
+		vary |= x[k] ^ x0
+	}
+	for b := 63; b >= 0; b-- {
+		if vary>>b&1 == 0 {
+			continue
+		}
+		other := key1 ^ 1<<b
+		keep, flip := increasing(key1, b, x, rows), increasing(other, b, x, rows)
+		switch {
+		case keep && flip:
+			if unevenness(other, b, x, rows) < unevenness(key1, b, x, rows) {
+				key1 = other
+			}
+		case flip:
+			key1 = other
+		case !keep:
+			return key1
+		}
+	}
+	return key1
+}
+
+// unevenness returns the sum of the changes from one step of
+// (x^key1)>>b along rows to the next.
+func unevenness(key1 uint64, b int, x []uint64, rows []int32) uint64 {
+	var sum, step uint64
+	prev := (x[rows[0]] ^ key1) >> b
+	for j, k := range rows[1:] {
+		v := (x[k] ^ key1) >> b
+		d := v - prev
+		if j > 0 {
+			sum += max(d, step) - min(d, step)
+		}
+		prev, step = v, d
+	}
+	return sum
+}
+
+// increasing reports whether (x^key1)>>b does not decrease along rows.
+func increasing(key1 uint64, b int, x []uint64, rows []int32) bool {
+	prev := (x[rows[0]] ^ key1) >> b
+	for _, k := range rows[1:] {
+		v := (x[k] ^ key1) >> b
+		if v < prev {
+			return false
+		}
+		prev = v
+	}
+	return true
 }

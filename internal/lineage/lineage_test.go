@@ -114,6 +114,40 @@ func TestCompact(t *testing.T) {
 	}
 }
 
+// TestCompactByteOffsets checks rows whose ordinals are the byte offsets
+// of a text file's lines, as the CSV source numbers them: Ord steps by the
+// lines' lengths, and Key1 is that of a few values.
+func TestCompactByteOffsets(t *testing.T) {
+	for _, start := range []uint64{0, 37, 1 << 30, 1<<40 + 12345} {
+		t.Run(fmt.Sprint(start), func(t *testing.T) {
+			c := rowid.NewCombiner(rowid.FromString("in.csv"))
+			r := rand.New(rand.NewPCG(start, 9))
+			const n = 100_000
+			ords := make([]uint64, n)
+			ids := make([]rowid.ID, n)
+			o := start
+			for i := range ids {
+				ords[i], ids[i] = o, c.Combine(rowid.Ordinal(o))
+				o += 20 + r.Uint64N(40)
+			}
+			var e Encoder
+			ts := encodeAll(&e, ids)
+			off, changes := 0, 0
+			for k := 1; k < n; k++ {
+				if ts[k].Key1 != ts[k-1].Key1 {
+					changes++
+				}
+				if ts[k].Ord-ts[k-1].Ord != ords[k]-ords[k-1] {
+					off++
+				}
+			}
+			if off > 40 || changes > 20 {
+				t.Errorf("%d steps of Ord of %d are not the line's length, and Key1 changes %d times", off, n, changes)
+			}
+		})
+	}
+}
+
 // TestDerivedKeepKey1Zero checks that rows whose k2 is alone in its batch
 // get Key1 0, so that the Key1 column stays constant.
 func TestDerivedKeepKey1Zero(t *testing.T) {

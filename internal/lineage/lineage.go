@@ -24,29 +24,33 @@
 // # Choosing Key1
 //
 // The sink does not know the scopes (the files the rows came from); it
-// learns them from the IDs. Rows with the same k2 are taken to share a
-// scope. Two rows of a scope whose ordinals are consecutive, i and i+1,
-// have x values that differ in a run of t+1 low bits, 2^(t+1)-1, which
-// says that the low t+1 bits of i were 0 then t ones, and so gives those
-// bits of k1. Within a batch of rows (the writer's batches of up to 1024
-// rows), the [Encoder] gives a new k2 with two or more rows a Key1 made of
-// the bits of k1 so found and, above them, the bits of its first row's x,
-// so that the first row's Ord is its ordinal's low bits; later rows of the
-// file that show a wider run of k1's bits correct Key1 in those bits. Ord
-// then counts up by one from row to row of a scope read in order, jumping
-// only where the ordinal sequence does or where a carry first reaches a
-// bit of k1 not yet known, so that Key1 and Key2 are runs of one value
-// and Ord a run of steps of 1: DELTA_BINARY_PACKED stores them in a few
-// bits per 128 rows. An Encoder learns up to [maxKeys] scopes per file.
+// learns them from the IDs, a batch of rows at a time (the writer's
+// batches of up to 1024 rows, which do not depend on how the stream was
+// cut into chunks). Rows with the same k2 are taken to share a scope. The
+// [Encoder] gives each new k2 with two or more rows in a batch a key,
+// whose Key1 starts as the first row's x (that row's Ord is 0), and keeps
+// it for the rest of the file (up to [maxKeys] keys a file). Whenever a
+// key's rows in a batch would get Ords that decrease, it corrects Key1
+// from them: a source's rows read in order have increasing ordinals, so
+// for each bit that varies among their x, from the highest down, the
+// value that keeps the Ords (shifted down to that bit) increasing is k1's
+// (see refine). Ord then counts up along a scope's rows by the ordinals'
+// own steps: by 1 for a Parquet source's rows, numbered by row, by the
+// lines' lengths for a CSV source's, numbered by byte offset. Key1 and
+// Key2 are runs of one value and Ord a run of even steps, which
+// DELTA_BINARY_PACKED stores in a few bits per 128 rows (by row) or in
+// about the bits of the steps' spread per row (by byte offset).
+//
 // A row whose k2 is alone in its batch and not learned before gets
 // Key1 = 0: a row derived by a flat map, a mix or a reduction, whose k2
 // differs from every other row's, costs two random 64-bit words, as the
 // ID itself would.
 //
-// With the true k1 of a scope (a source row read in order from ordinal
-// 0 of its scope), Ord is the row's ordinal; in general it is the ordinal
-// with some high bits flipped, and only the ID that [Join] returns is
-// meaningful.
+// With the true k1 of a scope, Ord is the row's ordinal; in general it is
+// the ordinal with some bits flipped that the rows never showed, and only
+// the ID that [Join] returns is meaningful. The triple of an ID depends on
+// the rows written before it to the same file: the same ID can have
+// another triple in another file.
 package lineage
 
 import (

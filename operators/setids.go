@@ -11,10 +11,13 @@ import (
 // SetIDs returns a stage that gives each row the ID id(v) of its value,
 // keeping values, partitions and order. It is how a dataset written with
 // shards.RowIDColumn gets back the IDs the job gave its rows when it is
-// read again: read the two ID columns into the row type and return
-// rowid.ID{Hi: r.IDHi, Lo: r.IDLo}. Two outputs of one job, written with
-// other shard sizes or by other ranks, can then be compared row by row
-// with determinism.CompareByID.
+// read again: read the row-ID columns into the row type and return
+// shards.RowID(r.Key1, r.Key2, r.Ord) (rowid.ID{Hi: r.Hi, Lo: r.Lo} for
+// the two columns of CSV and JSON Lines files). Two outputs of one job,
+// written with other shard sizes or by other ranks, can then be compared
+// row by row with determinism.CompareByID, once a Map has left the row-ID
+// columns out of the values: a file's row-ID columns encode the IDs of its
+// own rows, so one ID can have other column values in another file.
 //
 // The IDs are the function's: the rule that IDs are unique within a
 // stream holds only if id gives distinct IDs.

@@ -90,18 +90,13 @@ func keyed(path, idCol string, decode map[string]bool) (*flow.Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	hi, lo := idCol+"_hi", idCol+"_lo"
+	idCols := rowIDNames(idCol)
 	return p.Via(operators.FlatMap(func(r sources.Record) ([]keyedRow, error) {
-		h, okh := r.Get(hi)
-		l, okl := r.Get(lo)
-		if !okh || !okl {
-			return nil, fmt.Errorf("%s: a row has no columns %s and %s", path, hi, lo)
-		}
-		id, err := idOf(h, l)
+		id, err := recordID(r, idCol)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		out, err := rowOf(r, hi, lo, decode)
+		out, err := rowOf(r, idCols, decode)
 		if err != nil {
 			return nil, fmt.Errorf("%s: row %s: %w", path, id, err)
 		}
@@ -110,13 +105,13 @@ func keyed(path, idCol string, decode map[string]bool) (*flow.Pipeline, error) {
 		Via(operators.Map(func(k keyedRow) (row, error) { return k.row, nil })), nil
 }
 
-// rowOf returns the row of the record r, less the columns hi and lo.
-func rowOf(r sources.Record, hi, lo string, decode map[string]bool) (row, error) {
+// rowOf returns the row of the record r, less the columns skip.
+func rowOf(r sources.Record, skip []string, decode map[string]bool) (row, error) {
 	type cell struct{ name, value string }
 	var cells []cell
 	seen := map[string]bool{}
 	for i, name := range r.Names {
-		if name == hi || name == lo || seen[columnName(name)] {
+		if slices.Contains(skip, name) || seen[columnName(name)] {
 			continue
 		}
 		name = columnName(name)
@@ -147,17 +142,8 @@ type keyedRow struct {
 	row row
 }
 
-// idOf reads the two halves of a row ID, as Parquet gives them (int64
-// holding the unsigned bits) or JSON Lines records do (json.Number).
-func idOf(h, l any) (rowid.ID, error) {
-	hv, err := half(h)
-	if err != nil {
-		return rowid.ID{}, err
-	}
-	lv, err := half(l)
-	return rowid.ID{Hi: hv, Lo: lv}, err
-}
-
+// half reads a word of a row ID, as Parquet gives it (int64 holding the
+// unsigned bits) or JSON Lines and CSV records do (json.Number, string).
 func half(v any) (uint64, error) {
 	switch x := v.(type) {
 	case int64:

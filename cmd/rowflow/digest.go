@@ -41,7 +41,7 @@ func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	par := fs.Int("parallel", 4, "workers of the parallel read compared with the serial one")
 	manifest := fs.Bool("manifest", false, "check the output at PATH against its ranks' manifests instead")
 	against := fs.String("against", "", "compare PATH with the dataset OTHER row by row, by the row IDs in their row-ID columns, and the values by column name whatever the format (a list a.list.element is a, bytes match their base64 in JSON Lines)")
-	idCol := fs.String("row-id-column", "row_id", "the row-ID columns' name, for -against (NAME_hi, NAME_lo)")
+	idCol := fs.String("row-id-column", "row_id", "the row-ID columns' name, for -against (NAME_key1, NAME_key2, NAME_ord, or NAME_hi, NAME_lo)")
 	if err := parse(fs, args, 1); err != nil {
 		return err
 	}

@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+
 	"fmt"
 	"slices"
-	"strconv"
+	"strings"
 
 	pq "github.com/parquet-go/parquet-go"
 
@@ -14,6 +14,7 @@ import (
 	"github.com/rowflow/rowflow/internal/parquet/pqschema"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
+	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
 	"github.com/rowflow/rowflow/sources/parquet"
 )
@@ -41,7 +42,7 @@ func (in *input) rowflowOutput(ctx context.Context, path, rowID string, hive boo
 			in.hive = cols
 		}
 	}
-	if rowID != "" && names[rowID+"_hi"] && names[rowID+"_lo"] {
+	if rowID != "" && hasRowID(names, rowID) {
 		in.ids = rowID
 	}
 	return nil
@@ -86,39 +87,66 @@ func (in *input) columnNames(ctx context.Context, path, f string) (map[string]bo
 	return names, nil
 }
 
+// rowIDForms are the row-ID columns that shards.RowIDColumn(name) writes:
+// the three of Parquet files (shards.RowID gives the ID), and the ID's
+// halves, Hi then Lo, of CSV and JSON Lines files (and of Parquet files
+// written before the three columns).
+func rowIDForms(name string) [][]string {
+	return [][]string{{name + "_key1", name + "_key2", name + "_ord"}, {name + "_hi", name + "_lo"}}
+}
+
+// rowIDNames returns the names of both forms' columns.
+func rowIDNames(name string) []string { return slices.Concat(rowIDForms(name)...) }
+
+// hasRowID reports whether names has every column of a form of name.
+func hasRowID(names map[string]bool, name string) bool {
+	return slices.ContainsFunc(rowIDForms(name), func(form []string) bool {
+		return !slices.ContainsFunc(form, func(c string) bool { return !names[c] })
+	})
+}
+
+// recordID returns the row ID that r holds in the row-ID columns of name,
+// of whichever form r has.
+func recordID(r sources.Record, name string) (rowid.ID, error) {
+	forms := rowIDForms(name)
+	for _, form := range forms {
+		var w [3]uint64
+		ok := true
+		for i, col := range form {
+			v, has := r.Get(col)
+			if !has {
+				ok = false
+				break
+			}
+			u, err := half(v)
+			if err != nil {
+				return rowid.ID{}, fmt.Errorf("row-ID column %q holds %v (%T), not an unsigned 64-bit integer", col, v, v)
+			}
+			w[i] = u
+		}
+		switch {
+		case !ok:
+		case len(form) == 3:
+			return shards.RowID(w[0], w[1], w[2]), nil
+		default:
+			return rowid.ID{Hi: w[0], Lo: w[1]}, nil
+		}
+	}
+	return rowid.ID{}, fmt.Errorf("a row has no row-ID columns %s (nor %s)", strings.Join(forms[0], ", "), strings.Join(forms[1], ", "))
+}
+
 // keepIDs returns p with each row's ID read from its row-ID columns, and
 // those columns removed from the records (the sink writes them again).
 func keepIDs(p *flow.Pipeline, name string) *flow.Pipeline {
-	hi, lo := name+"_hi", name+"_lo"
-	half := func(r sources.Record, col string) (uint64, error) {
-		v, _ := r.Get(col)
-		switch v := v.(type) {
-		case uint64:
-			return v, nil
-		case json.Number: // JSON Lines
-			if u, err := strconv.ParseUint(string(v), 10, 64); err == nil {
-				return u, nil
-			}
-		case string: // CSV
-			if u, err := strconv.ParseUint(v, 10, 64); err == nil {
-				return u, nil
-			}
-		}
-		return 0, fmt.Errorf("row-ID column %q holds %v (%T), not an unsigned 64-bit integer", col, v, v)
-	}
 	check := operators.Map(func(r sources.Record) (sources.Record, error) {
-		if _, err := half(r, hi); err != nil {
-			return r, err
-		}
-		_, err := half(r, lo)
+		_, err := recordID(r, name)
 		return r, err
 	})
 	setIDs := operators.SetIDs(func(r sources.Record) rowid.ID {
-		h, _ := half(r, hi) // checked above
-		l, _ := half(r, lo)
-		return rowid.ID{Hi: h, Lo: l}
+		id, _ := recordID(r, name) // checked above
+		return id
 	})
-	drop := &projection{drop: []string{hi, lo}}
+	drop := &projection{drop: rowIDNames(name)}
 	return p.Via(check).Via(setIDs).Via(operators.Map(drop.apply))
 }
 

@@ -40,9 +40,12 @@ type shardRow struct {
 	Lang  string  `parquet:"lang"`
 	Score float64 `parquet:"score"`
 	Text  string  `parquet:"text"`
-	IDHi  uint64  `parquet:"row_id_hi"`
-	IDLo  uint64  `parquet:"row_id_lo"`
+	Key1  uint64  `parquet:"row_id_key1"`
+	Key2  uint64  `parquet:"row_id_key2"`
+	Ord   uint64  `parquet:"row_id_ord"`
 }
+
+func (r shardRow) id() rowid.ID { return shards.RowID(r.Key1, r.Key2, r.Ord) }
 
 // Three ranks of a job run as real processes with the environment a
 // Kubernetes Indexed Job, and a Slurm array, gives them; rank 1 is killed
@@ -106,7 +109,7 @@ func TestRanksOfAJobKilledAndCommitted(t *testing.T) {
 			}
 			serial := flow.From(parquet.Read[event](data))
 			union := flow.From(parquet.Read[shardRow](out)).Parallel(2).
-				Via(operators.SetIDs(func(r shardRow) rowid.ID { return rowid.ID{Hi: r.IDHi, Lo: r.IDLo} })).
+				Via(operators.SetIDs(func(r shardRow) rowid.ID { return r.id() })).
 				Via(operators.Map(func(r shardRow) (event, error) {
 					return event{ID: r.ID, Lang: r.Lang, Score: r.Score, Text: r.Text}, nil
 				}))

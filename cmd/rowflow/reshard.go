@@ -45,7 +45,7 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	rank := fs.Int("rank", -1, "this process's rank; with -world; default: from the environment (torchrun, MPI, Kubernetes, Slurm) or 0 of 1")
 	world := fs.Int("world", 0, "the number of ranks")
 	completions := fs.Int("completions", 0, "the declared count of a Kubernetes Indexed Job (JOB_COMPLETION_INDEX gives the rank)")
-	rowID := fs.String("row-id-column", "row_id", "write each row's ID as the columns NAME_hi and NAME_lo (empty: none)")
+	rowID := fs.String("row-id-column", "row_id", "write each row's ID as the columns NAME_key1, NAME_key2 and NAME_ord in Parquet, NAME_hi and NAME_lo in CSV and JSON Lines (empty: none)")
 	par := fs.Int("parallel", 2, "workers that read the input")
 	bar := fs.Bool("progress", false, "show progress on standard error even when it is not a terminal (there: a line a second)")
 	badLines := fs.String("bad-lines", "fail", "what a CSV or JSON Lines record that cannot be read does: fail the run, or skip it and list it in _bad-lines-<rank>.json beside the output (at most 1000 listed, then a count)")
@@ -211,7 +211,7 @@ func (in input) sink(ctx context.Context, path, out, outFormat, schema, compress
 		return flow.Sink{}, err
 	}
 	if in.ids != "" {
-		s = withoutColumns(s, in.ids+"_hi", in.ids+"_lo")
+		s = withoutColumns(s, rowIDNames(in.ids)...)
 	}
 	return shards.ParquetRecords(out, s, popts...), nil
 }

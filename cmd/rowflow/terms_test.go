@@ -29,7 +29,7 @@ func TestErrorsNameFlagsNotGoOptions(t *testing.T) {
 		{nil, []string{"commit", "-world", "1", "-rows", "5", parquetOut}, 1, "the ranks wrote 8 rows in all, -rows says 5"},
 		// With one row-ID column of two, the input's IDs are not kept, and
 		// the output's row-ID columns clash with it.
-		{nil, []string{"reshard", "-out", filepath.Join(dir, "again-pq"), "-columns", "id,row_id_hi", parquetOut}, 1, `-row-id-column "row_id": the schema already has a column "row_id_hi"`},
+		{nil, []string{"reshard", "-out", filepath.Join(dir, "again-pq"), "-columns", "id,row_id_ord", parquetOut}, 1, `-row-id-column "row_id": the schema already has a column "row_id_ord"`},
 		{nil, []string{"reshard", "-out", filepath.Join(dir, "again-jsonl"), "-format", "jsonl", "-columns", "id,row_id_hi", jsonlOut}, 1, `-row-id-column "row_id": the record already has a column "row_id_hi"`},
 		{[]string{"JOB_COMPLETION_INDEX=1"}, []string{"reshard", "-out", filepath.Join(dir, "k8s"), data}, 2, "give the Job's completion count with -completions N"},
 		{nil, []string{"reshard", "-out", filepath.Join(dir, "x"), "-rank", "3", "-world", "2", data}, 2, "-rank 3 -world 2"},

@@ -15,7 +15,6 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/operators"
-	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
 )
@@ -171,7 +170,7 @@ func TestCommitDuplicates(t *testing.T) {
 		}
 		found := false
 		for _, row := range readParquet[pqRowWithID](t, b) {
-			found = found || (rowid.ID{Hi: row.Hi, Lo: row.Lo}).String() == id[1]
+			found = found || row.id().String() == id[1]
 		}
 		if !found {
 			t.Errorf("rank %d's %s has no row %s", r, file, id[1])

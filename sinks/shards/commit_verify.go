@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/lineage"
 	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 	"github.com/rowflow/rowflow/ranks"
 	"github.com/rowflow/rowflow/rowid"
@@ -320,8 +321,9 @@ func listedRowIDs(root *outputTree, rel string, m *Manifest, ids func([]rowid.ID
 
 // parquetRowIDs returns the number of rows of the Parquet file f of size
 // bytes (rel in errors) and, when idColumn is not "", the IDs of its first
-// and last rows, read from the columns idColumn_hi and idColumn_lo; ids,
-// if not nil, is called with the IDs of each row group.
+// and last rows, read from the row-ID columns (idColumn_key1, _key2 and
+// _ord, or idColumn_hi and _lo as files written before the three columns
+// hold them); ids, if not nil, is called with the IDs of each row group.
 func parquetRowIDs(f io.ReaderAt, size int64, rel, idColumn string, ids func([]rowid.ID)) (rows int64, first, last rowid.ID, err error) {
 	r, err := pqcol.Open(rel, f, size)
 	if err != nil {
@@ -330,27 +332,37 @@ func parquetRowIDs(f io.ReaderAt, size int64, rel, idColumn string, ids func([]r
 	if idColumn == "" {
 		return r.File().NumRows(), first, last, nil
 	}
-	hiCol, ok1 := r.LookupLeaf(idColumn + "_hi")
-	loCol, ok2 := r.LookupLeaf(idColumn + "_lo")
-	if !ok1 || !ok2 {
-		return 0, first, last, fmt.Errorf("no row-ID columns %s_hi and %s_lo", idColumn, idColumn)
+	names := rowIDNames(idColumn)
+	decode := func(v [][]int64, k int) rowid.ID {
+		return RowID(uint64(v[0][k]), uint64(v[1][k]), uint64(v[2][k]))
 	}
-	var hi, lo pqcol.Column
+	if _, ok := r.LookupLeaf(names[0]); !ok {
+		names = []string{idColumn + lineage.Hi, idColumn + lineage.Lo}
+		decode = func(v [][]int64, k int) rowid.ID { return rowid.ID{Hi: uint64(v[0][k]), Lo: uint64(v[1][k])} }
+	}
+	leaves := make([]int, len(names))
+	for i, n := range names {
+		var ok bool
+		if leaves[i], ok = r.LookupLeaf(n); !ok {
+			return 0, first, last, fmt.Errorf("no row-ID columns %s (nor %s)", strings.Join(rowIDNames(idColumn), ", "), strings.Join(names, ", "))
+		}
+	}
+	cols := make([]pqcol.Column, len(names))
+	vals := make([][]int64, len(names))
 	var buf []rowid.ID
 	for rg := range r.NumRowGroups() {
-		if err := r.ReadColumn(context.Background(), rg, hiCol, &hi); err != nil {
-			return 0, first, last, err
-		}
-		if err := r.ReadColumn(context.Background(), rg, loCol, &lo); err != nil {
-			return 0, first, last, err
-		}
 		n := r.NumRows(rg)
-		if int64(len(hi.Int64)) != n || int64(len(lo.Int64)) != n {
-			return 0, first, last, fmt.Errorf("row group %d: %d rows, but %d and %d row IDs", rg, n, len(hi.Int64), len(lo.Int64))
+		for i := range cols {
+			if err := r.ReadColumn(context.Background(), rg, leaves[i], &cols[i]); err != nil {
+				return 0, first, last, err
+			}
+			if vals[i] = cols[i].Int64; int64(len(vals[i])) != n {
+				return 0, first, last, fmt.Errorf("row group %d: %d rows, but %d values of %s", rg, n, len(vals[i]), names[i])
+			}
 		}
 		buf = buf[:0]
-		for i := range hi.Int64 {
-			buf = append(buf, rowid.ID{Hi: uint64(hi.Int64[i]), Lo: uint64(lo.Int64[i])})
+		for k := range n {
+			buf = append(buf, decode(vals, int(k)))
 		}
 		if len(buf) > 0 {
 			if rows == 0 {

@@ -575,9 +575,12 @@ func pagePayloads(t *testing.T, b []byte) [][]byte {
 // pqRowWithID is pqRow as read back from files with RowIDColumn("rid").
 type pqRowWithID struct {
 	pqRow
-	Hi uint64 `parquet:"rid_hi"`
-	Lo uint64 `parquet:"rid_lo"`
+	K1  uint64 `parquet:"rid_key1"`
+	K2  uint64 `parquet:"rid_key2"`
+	Ord uint64 `parquet:"rid_ord"`
 }
+
+func (r pqRowWithID) id() rowid.ID { return shards.RowID(r.K1, r.K2, r.Ord) }
 
 func TestParquetShardsRowIDColumn(t *testing.T) {
 	ctx := context.Background()
@@ -598,8 +601,8 @@ func TestParquetShardsRowIDColumn(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := checkManifest(t, dir, 0, ids)
-	if m.RowIDColumn != "rid" || !strings.Contains(m.Schema, "required int64 rid_hi (INT(64,false))") ||
-		!strings.Contains(m.Schema, "required int64 rid_lo (INT(64,false))") {
+	if m.RowIDColumn != "rid" || !strings.Contains(m.Schema, "required int64 rid_key1 (INT(64,false))") ||
+		!strings.Contains(m.Schema, "required int64 rid_ord (INT(64,false))") {
 		t.Errorf("manifest: row ID column %q, schema:\n%s", m.RowIDColumn, m.Schema)
 	}
 	got := concatFiles[pqRowWithID](t, dir, m)
@@ -609,7 +612,7 @@ func TestParquetShardsRowIDColumn(t *testing.T) {
 	plain := make([]pqRow, len(got))
 	want := make([]pqRow, len(items))
 	for i := range got {
-		if id := (rowid.ID{Hi: got[i].Hi, Lo: got[i].Lo}); id != items[i].ID {
+		if id := got[i].id(); id != items[i].ID {
 			t.Fatalf("row %d: ID %s, want %s", i, id, items[i].ID)
 		}
 		plain[i], want[i] = got[i].pqRow, items[i].Value
@@ -674,7 +677,7 @@ func TestParquetShardsExistingOutput(t *testing.T) {
 func TestParquetShardsBadOptions(t *testing.T) {
 	type noTags struct{ x int }
 	type clash struct {
-		RidHi int64 `parquet:"rid_hi"`
+		RidOrd int64 `parquet:"rid_ord"`
 	}
 	cases := []struct {
 		name string
@@ -690,7 +693,7 @@ func TestParquetShardsBadOptions(t *testing.T) {
 		{"level codec", shards.Parquet[pqRow]("d", shards.ZstdLevel(5), shards.Codec("gzip")), "zstd only"},
 		{"writers", shards.Parquet[pqRow]("d", shards.Writers(0)), "Writers(0)"},
 		{"rowid", shards.Parquet[pqRow]("d", shards.RowIDColumn("")), "RowIDColumn"},
-		{"rowid clash", shards.Parquet[clash]("d", shards.RowIDColumn("rid")), `already has a column "rid_hi"`},
+		{"rowid clash", shards.Parquet[clash]("d", shards.RowIDColumn("rid")), `already has a column "rid_ord"`},
 		{"partition none", shards.Parquet[pqRow]("d", shards.PartitionBy()), "at least one column"},
 		{"partition twice", shards.Parquet[pqRow]("d", shards.PartitionBy("id", "id")), "named twice"},
 		{"partition missing", shards.Parquet[pqRow]("d", shards.PartitionBy("nope")), `no top-level column "nope"`},

@@ -15,7 +15,6 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/dataset"
-	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
@@ -38,8 +37,9 @@ type hiveRowWithID struct {
 	N   int32   `parquet:"n"`
 	Opt *string `parquet:"opt,optional"`
 	Seq int64   `parquet:"seq"`
-	Hi  uint64  `parquet:"rid_hi"`
-	Lo  uint64  `parquet:"rid_lo"`
+	K1  uint64  `parquet:"rid_key1"`
+	K2  uint64  `parquet:"rid_key2"`
+	Ord uint64  `parquet:"rid_ord"`
 }
 
 func (r hiveRowWithID) row() hiveRow { return hiveRow{r.Key, r.N, r.Opt, r.Seq} }
@@ -133,7 +133,7 @@ func TestParquetShardsHive(t *testing.T) {
 						if i > 0 && r.Seq <= got[i-1].Seq {
 							t.Fatalf("%s: rows out of order", f.Path)
 						}
-						if id := (rowid.ID{Hi: r.Hi, Lo: r.Lo}); withID && id != items[r.Seq].ID {
+						if id := shards.RowID(r.K1, r.K2, r.Ord); withID && id != items[r.Seq].ID {
 							t.Fatalf("%s: row %d has ID %s, want %s", f.Path, r.Seq, id, items[r.Seq].ID)
 						}
 					}

@@ -79,7 +79,8 @@ const (
 // aligned on the row group, and copied only where a chunk ends inside a
 // batch. A writer holds a row group of encoded pages in memory.
 // [RowIDColumn] goes through parquet-go's dynamic rows instead, which
-// costs more per row.
+// costs more per row; its columns' values are worked out a batch at a
+// time (see there).
 //
 // # Errors
 //
@@ -171,50 +172,6 @@ func newPQPlan[T any](dir string, opts []ParquetOption) (p *pqPlan[T], err error
 	return p, nil
 }
 
-// withRowIDColumns returns T's schema with the row ID columns name_hi and
-// name_lo after T's columns. It derives the schema from a struct type made
-// of T's exported fields and two uint64 fields, so that the columns of T
-// keep their order, types and options, then checks that they did.
-func withRowIDColumns(t reflect.Type, ts *parquet.Schema, name string) (*parquet.Schema, error) {
-	hi, lo := name+"_hi", name+"_lo"
-	for _, f := range ts.Fields() {
-		if f.Name() == hi || f.Name() == lo {
-			return nil, fmt.Errorf("shards: RowIDColumn(%q): %v already has a column %q", name, t, f.Name())
-		}
-	}
-	var fields []reflect.StructField
-	goNames := map[string]bool{}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		fields = append(fields, reflect.StructField{Name: f.Name, Type: f.Type, Tag: f.Tag, Anonymous: f.Anonymous})
-		goNames[f.Name] = true
-	}
-	goName := func(base string) string {
-		for goNames[base] {
-			base += "X"
-		}
-		goNames[base] = true
-		return base
-	}
-	u64 := reflect.TypeFor[uint64]()
-	fields = append(fields,
-		reflect.StructField{Name: goName("RowIDHi"), Type: u64, Tag: reflect.StructTag(fmt.Sprintf("parquet:%q", hi))},
-		reflect.StructField{Name: goName("RowIDLo"), Type: u64, Tag: reflect.StructTag(fmt.Sprintf("parquet:%q", lo))})
-	ws := parquet.SchemaOf(reflect.New(reflect.StructOf(fields)).Elem().Interface())
-	tc, wc := ts.Columns(), ws.Columns()
-	ok := len(wc) == len(tc)+2 && slices.Equal(wc[len(tc)], []string{hi}) && slices.Equal(wc[len(tc)+1], []string{lo})
-	for i := 0; ok && i < len(tc); i++ {
-		ok = slices.Equal(tc[i], wc[i])
-	}
-	if !ok {
-		return nil, fmt.Errorf("shards: RowIDColumn(%q): cannot add the columns to the schema of %v", name, t)
-	}
-	return parquet.NewSchema(ts.Name(), ws), nil
-}
-
 // batchWriter writes one Parquet file.
 type batchWriter[T any] interface {
 	// write writes vals, whose row IDs are ids, to the current row group.
@@ -252,7 +209,10 @@ func (p *pqPlan[T]) newWriter(out io.Writer, fingerprint string, part []Partitio
 			opts = append(opts, parquet.KeyValueMetadata(metaRowIDColumn, p.cfg.rowIDColumn))
 		}
 		opts = append(opts, p.schema)
-		w := &recordWriter{rp: p.rec, w: parquet.NewGenericWriter[any](out, opts...), n: p.nCols, ids: p.cfg.rowIDColumn != ""}
+		w := &recordWriter{rp: p.rec, w: parquet.NewGenericWriter[any](out, opts...)}
+		if p.cfg.rowIDColumn != "" {
+			w.ids = &rowIDEncoder{col: p.nCols}
+		}
 		return any(w).(batchWriter[T])
 	}
 	if p.dec != nil {
@@ -265,7 +225,7 @@ func (p *pqPlan[T]) newWriter(out io.Writer, fingerprint string, part []Partitio
 		return typedWriter[T]{parquet.NewGenericWriter[T](out, opts...)}
 	}
 	opts = append(opts, p.schema, parquet.KeyValueMetadata(metaRowIDColumn, p.cfg.rowIDColumn))
-	return &rowWriter[T]{w: parquet.NewGenericWriter[any](out, opts...), t: p.tSchema, n: p.nCols}
+	return &rowWriter[T]{w: parquet.NewGenericWriter[any](out, opts...), t: p.tSchema, ids: rowIDEncoder{col: p.nCols}}
 }
 
 // createdBy sets the created_by field of a file as it is.
@@ -288,38 +248,6 @@ func (t typedWriter[T]) write(vals []T, _ flow.IDs) error {
 func (t typedWriter[T]) flush() error { return t.w.Flush() }
 func (t typedWriter[T]) size() int64  { return t.w.Size() }
 func (t typedWriter[T]) close() error { return t.w.Close() }
-
-// rowWriter writes values of T with their row IDs as parquet.Rows: T's
-// columns, deconstructed by T's schema, then the two ID columns.
-type rowWriter[T any] struct {
-	w    *parquet.GenericWriter[any]
-	t    *parquet.Schema
-	n    int // index of the first ID column
-	rows []parquet.Row
-}
-
-func (r *rowWriter[T]) write(vals []T, ids flow.IDs) error {
-	if cap(r.rows) < len(vals) {
-		r.rows = append(r.rows[:cap(r.rows)], make([]parquet.Row, len(vals)-cap(r.rows))...)
-	}
-	rows := r.rows[:len(vals)]
-	for i := range vals {
-		row := r.t.Deconstruct(rows[i][:0], &vals[i])
-		id := ids.At(i)
-		rows[i] = append(row,
-			parquet.Int64Value(int64(id.Hi)).Level(0, 0, r.n),
-			parquet.Int64Value(int64(id.Lo)).Level(0, 0, r.n+1))
-	}
-	n, err := r.w.WriteRows(rows)
-	if err == nil && n != len(rows) {
-		err = fmt.Errorf("parquet-go wrote %d of %d rows", n, len(rows))
-	}
-	return err
-}
-
-func (r *rowWriter[T]) flush() error { return r.w.Flush() }
-func (r *rowWriter[T]) size() int64  { return r.w.Size() }
-func (r *rowWriter[T]) close() error { return r.w.Close() }
 
 // dateTimeField returns the path of a field of struct type t (at any
 // depth of structs, pointers and slices) that is a time.Time tagged date,

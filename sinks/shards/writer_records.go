@@ -113,14 +113,9 @@ func newRecordPlan(dir string, schema *parquet.Schema, opts []ParquetOption) (p 
 	p.schema = p.tSchema
 	p.nCols = len(p.tSchema.Columns())
 	if name := cfg.rowIDColumn; name != "" {
-		hi, lo := name+"_hi", name+"_lo"
-		for _, c := range rp.cols {
-			if c.Name == hi || c.Name == lo {
-				return nil, fmt.Errorf("shards: RowIDColumn(%q): the schema already has a column %q", name, c.Name)
-			}
+		if p.schema, err = withRecordRowIDColumns(schema.Name(), rp.cols, name); err != nil {
+			return nil, err
 		}
-		p.schema = pqschema.New(schema.Name(), append(rp.cols[:len(rp.cols):len(rp.cols)],
-			pqschema.Column{Name: hi, Node: parquet.Uint(64)}, pqschema.Column{Name: lo, Node: parquet.Uint(64)})...)
 	}
 	p.check = rp.check
 	if len(cfg.partitionBy) > 0 {
@@ -192,8 +187,7 @@ func (rp *recordPlan) row(r sources.Record, row parquet.Row, sc *rowScratch) (pa
 type recordWriter struct {
 	rp   *recordPlan
 	w    *parquet.GenericWriter[any]
-	n    int  // index of the first ID column
-	ids  bool // write the ID columns
+	ids  *rowIDEncoder // nil: no row-ID columns
 	sc   rowScratch
 	rows []parquet.Row
 }
@@ -203,16 +197,16 @@ func (r *recordWriter) write(recs []sources.Record, ids flow.IDs) error {
 		r.rows = append(r.rows[:cap(r.rows)], make([]parquet.Row, len(recs)-cap(r.rows))...)
 	}
 	rows := r.rows[:len(recs)]
+	if r.ids != nil {
+		r.ids.encode(ids)
+	}
 	for i, rec := range recs {
 		row, err := r.rp.row(rec, rows[i][:0], &r.sc)
 		if err != nil {
 			return err // not reached: the plan's check found the record first
 		}
-		if r.ids {
-			id := ids.At(i)
-			row = append(row,
-				parquet.Int64Value(int64(id.Hi)).Level(0, 0, r.n),
-				parquet.Int64Value(int64(id.Lo)).Level(0, 0, r.n+1))
+		if r.ids != nil {
+			row = r.ids.appendTo(row, i)
 		}
 		rows[i] = row
 	}

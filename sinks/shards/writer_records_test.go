@@ -14,7 +14,6 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/testutil"
-	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
 	"github.com/rowflow/rowflow/sources/parquet"
@@ -76,14 +75,14 @@ func TestRecordShardsRoundTrip(t *testing.T) {
 				}
 				for i, b := range back {
 					want := in[i]
-					n := len(b.Value.Names) - 2
+					n := len(b.Value.Names) - 3
 					if got := b.Value.Names[:n]; !sameNames(got, want.Value.Names, tc.exact) {
 						t.Fatalf("record %d: names %v, want %v", i, got, want.Value.Names)
 					}
 					if !sameValues(b.Value.Values[:n], want.Value.Values) {
 						t.Fatalf("record %d: %v, want %v", i, b.Value.Values[:n], want.Value.Values)
 					}
-					id := rowid.ID{Hi: b.Value.Values[n].(uint64), Lo: b.Value.Values[n+1].(uint64)}
+					id := shards.RowID(b.Value.Values[n].(uint64), b.Value.Values[n+1].(uint64), b.Value.Values[n+2].(uint64))
 					if id != want.ID {
 						t.Fatalf("record %d: row ID %v, want %v", i, id, want.ID)
 					}
@@ -261,7 +260,7 @@ func TestRecordShardsBadInput(t *testing.T) {
 			err := flow.From(src).To(shards.ParquetRecords(filepath.Join(t.TempDir(), "out"), tc.schema, tc.opts...)).Run(t.Context())
 			if tc.msg == "" {
 				if err != nil {
-					t.Fatalf("RowIDColumn(score) adds score_hi and score_lo, which do not clash: %v", err)
+					t.Fatalf("RowIDColumn(score) adds score_key1, score_key2 and score_ord, which do not clash: %v", err)
 				}
 				return
 			}

@@ -351,8 +351,7 @@ func decimalCheck[T any](p *decimalPlan) func([]T) (int, error) {
 type decimalWriter[T any] struct {
 	w    *parquet.GenericWriter[any]
 	plan *decimalPlan
-	n    int  // index of the first ID column
-	ids  bool // RowIDColumn
+	ids  *rowIDEncoder // nil without RowIDColumn
 	buf  reflect.Value
 	rows []parquet.Row
 }
@@ -360,7 +359,11 @@ type decimalWriter[T any] struct {
 // newDecimalWriter returns the writer of p's files; opts are the
 // writer's options without the schema.
 func newDecimalWriter[T any](p *pqPlan[T], out io.Writer, opts []parquet.WriterOption) batchWriter[T] {
-	return &decimalWriter[T]{w: parquet.NewGenericWriter[any](out, append(opts, p.schema)...), plan: p.dec, n: p.nCols, ids: p.cfg.rowIDColumn != ""}
+	w := &decimalWriter[T]{w: parquet.NewGenericWriter[any](out, append(opts, p.schema)...), plan: p.dec}
+	if p.cfg.rowIDColumn != "" {
+		w.ids = &rowIDEncoder{col: p.nCols}
+	}
+	return w
 }
 
 func (w *decimalWriter[T]) write(vals []T, ids flow.IDs) error {
@@ -371,17 +374,17 @@ func (w *decimalWriter[T]) write(vals []T, ids flow.IDs) error {
 		w.rows = make([]parquet.Row, len(vals))
 	}
 	rows := w.rows[:len(vals)]
+	if w.ids != nil {
+		w.ids.encode(ids)
+	}
 	for i := range vals {
 		sv := w.buf.Index(i)
 		if err := w.plan.convert(sv, &vals[i]); err != nil {
 			return err
 		}
 		row := w.plan.schema.Deconstruct(rows[i][:0], sv.Addr().Interface())
-		if w.ids {
-			id := ids.At(i)
-			row = append(row,
-				parquet.Int64Value(int64(id.Hi)).Level(0, 0, w.n),
-				parquet.Int64Value(int64(id.Lo)).Level(0, 0, w.n+1))
+		if w.ids != nil {
+			row = w.ids.appendTo(row, i)
 		}
 		rows[i] = row
 	}

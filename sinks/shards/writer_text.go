@@ -10,12 +10,14 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 	"unsafe"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/codec"
 	"github.com/rowflow/rowflow/internal/jsonfloat"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/shopspring/decimal"
 )
 
 // JSONL returns a sink that writes a stream of structs as JSON Lines
@@ -53,8 +55,10 @@ func JSONL[T any](dir string, opts ...TextOption) flow.Sink {
 // their Go name (a tag "-" leaves a field out), as sources/text.CSV[T] reads
 // them: strings as they are, integers and booleans by strconv, floats in
 // the shortest form that parses back to the same value, []byte as its
-// bytes, and a nil pointer as an empty field. A field of another type
-// (a struct, a slice, a map) is an error when the sink is built.
+// bytes, a time.Time in RFC 3339 with its nanoseconds and zone offset, a
+// decimal.Decimal with its scale ("12.30"), and a nil pointer as an empty
+// field. A field of another type (a struct, a slice, a map) is an error
+// when the sink is built.
 // Everything else is as for [JSONL].
 func CSV[T any](dir string, opts ...TextOption) flow.Sink {
 	plan, err := newTextPlan[T]("CSV", "csv", dir, opts)
@@ -178,8 +182,22 @@ func newTextPlan[T any](kind, format, dir string, opts []TextOption) (*pqPlan[T]
 	return p, nil
 }
 
-// csvFormatter returns how a field of type t is written in a CSV record.
+// csvFormatter returns how a field of type t is written in a CSV record:
+// a time.Time in RFC 3339 with its nanoseconds and zone offset, a
+// decimal.Decimal with its scale ("12.30"), as the CSV source reads them.
 func csvFormatter(t reflect.Type) (func([]byte, unsafe.Pointer) []byte, error) {
+	switch t {
+	case reflect.TypeFor[time.Time]():
+		return func(b []byte, p unsafe.Pointer) []byte { return (*time.Time)(p).AppendFormat(b, time.RFC3339Nano) }, nil
+	case reflect.TypeFor[decimal.Decimal]():
+		return func(b []byte, p unsafe.Pointer) []byte {
+			d := (*decimal.Decimal)(p)
+			if e := d.Exponent(); e < 0 {
+				return append(b, d.StringFixed(-e)...) // String drops the scale's zeros
+			}
+			return append(b, d.String()...)
+		}, nil
+	}
 	switch t.Kind() {
 	case reflect.String:
 		return func(b []byte, p unsafe.Pointer) []byte { return append(b, *(*string)(p)...) }, nil

@@ -13,14 +13,17 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
+	"github.com/shopspring/decimal"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/operators"
+	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
 	"github.com/rowflow/rowflow/sources/parquet"
@@ -406,4 +409,54 @@ func sameMeasure(a, b measure) bool {
 		}
 	}
 	return same(float64(a.Pair[0]), float64(b.Pair[0])) && same(float64(a.Pair[1]), float64(b.Pair[1]))
+}
+
+// TestCSVShardsTimesAndDecimals: time.Time and decimal.Decimal fields (and
+// pointers to them, nil as an empty field) are written as text that the
+// CSV source reads back to the same values: a timestamp in RFC 3339 with
+// its nanoseconds and zone offset, a decimal with its scale.
+func TestCSVShardsTimesAndDecimals(t *testing.T) {
+	type row struct {
+		At    time.Time        `csv:"at"`
+		Price decimal.Decimal  `csv:"price"`
+		Tax   *decimal.Decimal `csv:"tax"`
+		Seen  *time.Time       `csv:"seen"`
+	}
+	zone := time.FixedZone("", -(3*3600 + 30*60))
+	at := time.Date(2026, 11, 28, 19, 58, 40, 123456789, zone)
+	tax := decimal.RequireFromString("-0.0700")
+	rows := []row{
+		{At: at, Price: decimal.RequireFromString("12.30"), Tax: &tax, Seen: &at},
+		{At: at.UTC().Add(time.Hour), Price: decimal.RequireFromString("1e3")},
+	}
+	dir := t.TempDir()
+	if err := flow.From(sources.Slice(rows)).To(shards.CSV[row](dir)).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var back []row
+	if err := flow.From(text.CSV[row](dir)).To(sinks.CollectValues(&back)).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != len(rows) {
+		t.Fatalf("%d rows back, want %d", len(back), len(rows))
+	}
+	for i, w := range rows {
+		g := back[i]
+		if !g.At.Equal(w.At) || !g.Price.Equal(w.Price) || (w.Price.Exponent() < 0 && g.Price.Exponent() != w.Price.Exponent()) ||
+			(g.Tax == nil) != (w.Tax == nil) || (w.Tax != nil && g.Tax.String() != w.Tax.String()) ||
+			(g.Seen == nil) != (w.Seen == nil) || (w.Seen != nil && !g.Seen.Equal(*w.Seen)) {
+			t.Errorf("row %d back as %+v, want %+v", i, g, w)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.csv"))
+	if len(files) != 1 {
+		t.Fatalf("files %v", files)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "2026-11-28T19:58:40.123456789-03:30,12.30,-0.0700,2026-11-28T19:58:40.123456789-03:30\n"; !strings.Contains(string(data), want) {
+		t.Errorf("the file:\n%s\nwant a line %q", data, want)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 
 	"github.com/minio/minio-go/v7"
@@ -104,4 +105,30 @@ func ReadAll(ctx context.Context, name string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// CheckBucket returns an error naming the bucket of name (an s3:// URL)
+// if it does not exist or cannot be reached: for writers that would
+// otherwise learn it only when they put their first object.
+func CheckBucket(ctx context.Context, name string) error {
+	bucket, _, err := ParseURL(name)
+	if err != nil {
+		return err
+	}
+	c, err := client()
+	if err != nil {
+		return err
+	}
+	var ok bool
+	err = do(ctx, nil, func(ctx context.Context) error {
+		ok, err = c.BucketExists(ctx, bucket)
+		return err
+	})
+	if err != nil {
+		return describe(name, bucket, "checking the bucket", err)
+	}
+	if !ok {
+		return fmt.Errorf("%s: bucket %q does not exist: %w", name, bucket, fs.ErrNotExist)
+	}
+	return nil
 }

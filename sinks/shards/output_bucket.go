@@ -48,8 +48,9 @@ import (
 //     replaced. Any other object under the key (left by a killed run, which
 //     no manifest lists) is overwritten: deterministic output puts the same
 //     bytes under the same keys.
-//   - commit: the progress record is removed (with Continue); the rank's
-//     data objects that the run did not write are
+//   - commit: the progress record is removed (with Continue); the
+//     incomplete multipart uploads of the rank's keys (a killed run's) are
+//     aborted; the rank's data objects that the run did not write are
 //     removed (with Overwrite, or when no manifest lists them); one that a
 //     committed manifest lists fails the run. Then the manifest is put,
 //     unless the same bytes are there already.
@@ -270,6 +271,11 @@ func (o *outputDir) commitBucket(files []doneFile, m *Manifest) (err error) {
 		if err := objstore.Delete(ctx, o.objectName(rel)); err != nil {
 			return fmt.Errorf("shards: %s: removing an object no manifest lists: %w", o.what, err)
 		}
+	}
+	// A run killed during a multipart upload left its parts on the
+	// server, under no object; the run's own uploads are complete.
+	if err := objstore.AbortUploads(ctx, o.objectName(o.partPrefix())); err != nil {
+		return fmt.Errorf("shards: %s: %w", o.what, err)
 	}
 	fsStep("stale removed")
 	if !bytes.Equal(o.manifest, b) {

@@ -7,9 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,18 +44,8 @@ func TestContinueInBucket(t *testing.T) {
 		t.Run(strconv.Itoa(k), func(t *testing.T) {
 			prefix := fmt.Sprintf("cont%d", k)
 			url := "s3://out/" + prefix
-			cmd, sc, out := testutil.StartChild(t, "TestHelperContinueInBucket", url+"|"+strconv.Itoa(k))
-			killed := false
-			for sc.Scan() {
-				if strings.HasPrefix(sc.Text(), "stop") {
-					if err := cmd.Process.Kill(); err != nil {
-						t.Fatal(err)
-					}
-					killed = true
-				}
-			}
-			if err := cmd.Wait(); !killed {
-				t.Fatalf("the child was not stopped after %d records: %v\n%s", k, err, out.Bytes())
+			if !killChildAtStop(t, "TestHelperContinueInBucket", url+"|"+strconv.Itoa(k)) {
+				t.Fatalf("the child was not stopped after %d records", k)
 			}
 			got := bucketTree(t, s3, "out", prefix)
 			if _, ok := got[shards.ManifestName(0)]; ok {
@@ -68,17 +56,9 @@ func TestContinueInBucket(t *testing.T) {
 			}
 			statProgress(t, s3, prefix, true)
 
-			var mu sync.Mutex
-			var uploaded []string
-			restore := shards.SetFSStep(func(step string) {
-				if rel, ok := strings.CutPrefix(step, "uploaded "); ok {
-					mu.Lock()
-					uploaded = append(uploaded, rel)
-					mu.Unlock()
-				}
-			})
+			recorded := recordUploads()
 			err := contJob(url)
-			restore()
+			uploaded := recorded()
 			if err != nil {
 				t.Fatalf("the continued run: %v", err)
 			}
@@ -142,17 +122,9 @@ func TestContinueInBucketFailed(t *testing.T) {
 	}
 	statProgress(t, s3, "failed", true)
 	fail.Store(false)
-	var mu sync.Mutex
-	var uploaded []string
-	restore := shards.SetFSStep(func(step string) {
-		if rel, ok := strings.CutPrefix(step, "uploaded "); ok {
-			mu.Lock()
-			uploaded = append(uploaded, rel)
-			mu.Unlock()
-		}
-	})
+	recorded := recordUploads()
 	err := job("s3://out/failed")
-	restore()
+	uploaded := recorded()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,22 +143,34 @@ func TestContinueInBucketFailed(t *testing.T) {
 func TestHelperContinueInBucket(t *testing.T) {
 	url, ks, _ := strings.Cut(testutil.ChildArg(t), "|")
 	k, _ := strconv.Atoi(ks)
-	reports := os.NewFile(3, "reports")
-	var mu sync.Mutex
 	seen := 0
-	defer shards.SetFSStep(func(step string) {
-		mu.Lock()
-		defer mu.Unlock()
-		if step != "progress put" {
-			return
+	defer stopAtStep(t, func(step string) bool {
+		if step == "progress put" {
+			seen++
 		}
-		if seen++; seen == k {
-			fmt.Fprintln(reports, "stop", step)
-			io.Copy(io.Discard, os.Stdin) // until the parent kills the process
-			t.Errorf("not killed at record %d", k)
-		}
+		return step == "progress put" && seen == k
 	})()
 	if err := contJob(url); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// recordUploads records the files that runs upload, until the returned
+// function is called, which returns them.
+func recordUploads() (stop func() []string) {
+	var mu sync.Mutex
+	var uploaded []string
+	restore := shards.SetFSStep(func(step string) {
+		if rel, ok := strings.CutPrefix(step, "uploaded "); ok {
+			mu.Lock()
+			uploaded = append(uploaded, rel)
+			mu.Unlock()
+		}
+	})
+	return func() []string {
+		restore()
+		mu.Lock()
+		defer mu.Unlock()
+		return uploaded
 	}
 }

@@ -5,13 +5,8 @@ package shards_test
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"io"
 	"maps"
-	"os"
 	"slices"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/rowflow/rowflow/internal/testutil"
@@ -65,18 +60,8 @@ func TestKilledMultipartUpload(t *testing.T) {
 		t.Fatalf("the first file has %d bytes, not more than a 16 MiB part", len(want[first]))
 	}
 	const url = "s3://out/big"
-	cmd, sc, out := testutil.StartChild(t, "TestHelperMultipartUpload", url)
-	killed := false
-	for sc.Scan() {
-		if strings.HasPrefix(sc.Text(), "stop") {
-			if err := cmd.Process.Kill(); err != nil {
-				t.Fatal(err)
-			}
-			killed = true
-		}
-	}
-	if err := cmd.Wait(); !killed {
-		t.Fatalf("the child was not stopped mid-upload: %v\n%s", err, out.Bytes())
+	if !killChildAtStop(t, "TestHelperMultipartUpload", url) {
+		t.Fatal("the child was not stopped mid-upload")
 	}
 	if got := bucketTree(t, s3, "out", "big"); len(got) != 0 {
 		t.Fatalf("after the kill mid-upload the bucket holds %q", slices.Sorted(maps.Keys(got)))
@@ -121,19 +106,8 @@ func TestKilledMultipartUpload(t *testing.T) {
 // first file's bytes have been read for its upload, says so and waits to
 // be killed.
 func TestHelperMultipartUpload(t *testing.T) {
-	url := testutil.ChildArg(t)
-	reports := os.NewFile(3, "reports")
-	var mu sync.Mutex
-	defer shards.SetFSStep(func(step string) {
-		mu.Lock()
-		defer mu.Unlock()
-		if step == "uploading part-00000-00000.parquet" {
-			fmt.Fprintln(reports, "stop", step)
-			io.Copy(io.Discard, os.Stdin) // until the parent kills the process
-			t.Errorf("not killed at %q", step)
-		}
-	})()
-	if err := bigShardJob(url); err != nil {
+	defer stopAtStep(t, func(step string) bool { return step == "uploading part-00000-00000.parquet" })()
+	if err := bigShardJob(testutil.ChildArg(t)); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/minio/minio-go/v7"
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/objstore"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sinks"
@@ -61,6 +62,43 @@ func TestCacheInBucket(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(os.TempDir()); len(entries) != 0 {
 		t.Errorf("the staging directory holds %v after the pass", entries)
+	}
+	// A replay asks for each record's head while planning, then its body,
+	// in reads of at least 8 KiB: for this small cache (records of about
+	// 4 KB) up to 3 times its bytes.
+	before := objstore.Requested()
+	if got := collect[record](t, flow.From(inBucket)); !slices.Equal(got, want) {
+		t.Fatal("the replay differs")
+	}
+	asked := objstore.Requested() - before
+	t.Logf("a replay of the %d-byte cache object asked for %d bytes (%.2fx)", len(disk), asked, float64(asked)/float64(len(disk)))
+	if asked > 3*int64(len(disk)) {
+		t.Errorf("a replay asked for %d bytes, more than 3 times the object's %d", asked, len(disk))
+	}
+	// Records of 1024 rows of 200 bytes that do not compress: a replay
+	// asks for at most 1.1 times the object's bytes.
+	x := uint64(88172645463325252)
+	big := flow.From(source(20000, 2000, 500)).Via(operators.Map(func(v int64) (record, error) {
+		b := make([]byte, 200)
+		for i := range b {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+			b[i] = 'a' + byte(x%26)
+		}
+		return record{N: v, Text: string(b)}, nil
+	}))
+	bigCache := operators.Cache[record](big, operators.OnDisk("s3://caches/run/big.rfcache"))
+	wantBig := collect[record](t, flow.From(bigCache))
+	size := int64(len(getObject(t, s3, "caches", "run/big.rfcache")))
+	before = objstore.Requested()
+	if got := collect[record](t, flow.From(bigCache)); !slices.Equal(got, wantBig) {
+		t.Fatal("the replay of the larger cache differs")
+	}
+	asked = objstore.Requested() - before
+	t.Logf("a replay of the %d-byte cache object asked for %d bytes (%.3fx)", size, asked, float64(asked)/float64(size))
+	if float64(asked) > 1.1*float64(size) {
+		t.Errorf("a replay asked for %d bytes, more than 1.1 times the object's %d", asked, size)
 	}
 
 	// Another pipeline's cache object is refused, or rebuilt when asked.

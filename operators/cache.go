@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"reflect"
+	"strings"
 	"sync"
 
 	"github.com/rowflow/rowflow/flow"
@@ -45,13 +46,24 @@ func (cacheOpt) cacheOption() {}
 // removed by the next run of the cache: a pass holds a file lock on its
 // temporary, and a run removes those no live pass holds (where the system
 // has file locks).
+//
+// path may be an s3://bucket/key URL (credentials and endpoint as for the
+// sources: the AWS environment variables and shared files): the first
+// pass writes the file to a temporary in os.TempDir and uploads it under
+// key once the pass has ended successfully (an object store has no
+// rename), so that the key never holds a partial cache; replays read it
+// back with ranged reads, and fail, rather than mix versions, if the
+// object is replaced while they read it. A bucket that does not exist
+// fails the run before the first pass computes a row.
 func OnDisk(path string) CacheOption {
 	return cacheOpt{"OnDisk", func(c *cacheConfig) error {
 		if path == "" {
 			return fmt.Errorf("OnDisk(\"\"): empty path")
 		}
 		if objstore.IsURL(path) {
-			return fmt.Errorf("OnDisk(%q): a cache file lives on the local disk; a bucket URL is not a place for one", path)
+			if _, key, err := objstore.ParseURL(path); err != nil || key == "" || strings.HasSuffix(key, "/") {
+				return fmt.Errorf("OnDisk(%q): want s3://bucket/key, the cache object's URL", path)
+			}
 		}
 		c.path = path
 		return nil

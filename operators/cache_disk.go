@@ -17,6 +17,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/objstore"
 	"github.com/rowflow/rowflow/internal/slicepool"
 	"github.com/rowflow/rowflow/rowid"
 )
@@ -95,15 +96,16 @@ var (
 
 func (c *cacheSource[T]) diskPartitions(ctx context.Context) iter.Seq2[flow.Partition[T], error] {
 	return func(yield func(flow.Partition[T], error) bool) {
-		removeStaleTemps(c.cfg.path)
+		removeStaleTemps(c.stagePath())
 		data, err := c.p.DataFingerprint(ctx)
 		if err != nil {
 			yield(flow.Partition[T]{}, fmt.Errorf("operators: cache %s: fingerprinting the data: %w", c.cfg.path, err))
 			return
 		}
-		f, err := os.Open(c.cfg.path)
+		f, err := objstore.Open(ctx, c.cfg.path, objstore.Options{})
 		switch {
-		case errors.Is(err, os.ErrNotExist):
+		case errors.Is(err, os.ErrNotExist) && !objstore.IsURL(c.cfg.path),
+			errors.Is(err, objstore.ErrNoObject):
 			c.writeDisk(ctx, data, yield)
 			return
 		case err != nil:
@@ -111,7 +113,7 @@ func (c *cacheSource[T]) diskPartitions(ctx context.Context) iter.Seq2[flow.Part
 			return
 		}
 		defer f.Close()
-		id, built, start, err := readHeader(bufio.NewReader(f))
+		id, built, start, err := readHeader(bufio.NewReader(io.NewSectionReader(f, 0, f.Size())))
 		if err == nil && id == c.id && built != data {
 			// This pipeline's cache, of data that has changed since (or
 			// of other data, swapped in under its name): stale.
@@ -129,16 +131,42 @@ func (c *cacheSource[T]) diskPartitions(ctx context.Context) iter.Seq2[flow.Part
 				err = fmt.Errorf("it was built by another pipeline, or for another value type, key or codec (cache ID %s, this pipeline's is %s); remove it or use Rebuild", id, c.id)
 			}
 		}
-		var info os.FileInfo
+		var planned cacheVersion
 		if err == nil {
-			info, err = f.Stat()
+			planned, err = versionOf(f)
 		}
 		if err != nil {
 			yield(flow.Partition[T]{}, fmt.Errorf("operators: cache %s: %w", c.cfg.path, err))
 			return
 		}
-		c.readDisk(f, info, start, yield)
+		c.readDisk(f, planned, start, yield)
 	}
+}
+
+// cacheVersion tells which file, or which version of an object, a replay
+// planned: a local file by its identity (os.SameFile), an object by its
+// ETag and size.
+type cacheVersion struct {
+	file  os.FileInfo
+	stamp objstore.Stamp
+}
+
+// versionOf returns the version of the open cache file or object f.
+func versionOf(f objstore.Object) (cacheVersion, error) {
+	if st, ok := f.(interface{ Stat() (os.FileInfo, error) }); ok {
+		info, err := st.Stat()
+		return cacheVersion{file: info}, err
+	}
+	stamp, err := f.Stamp()
+	return cacheVersion{stamp: stamp}, err
+}
+
+// same reports whether v and w are the same file or object version.
+func (v cacheVersion) same(w cacheVersion) bool {
+	if v.file != nil || w.file != nil {
+		return v.file != nil && w.file != nil && os.SameFile(v.file, w.file)
+	}
+	return v.stamp.ETag == w.stamp.ETag && v.stamp.Size == w.stamp.Size
 }
 
 // errCacheVersion is readHeader's error for a cache file of another
@@ -174,11 +202,11 @@ type recordAt struct{ off, n int64 }
 // are read and decoded by its reader, one chunk at a time, so that the
 // partitions in flight hold nothing, and a run that starts at a later
 // partition (a resumed run) reads nothing of those before it.
-func (c *cacheSource[T]) readDisk(f *os.File, info os.FileInfo, start int64, yield func(flow.Partition[T], error) bool) {
+func (c *cacheSource[T]) readDisk(f objstore.Object, planned cacheVersion, start int64, yield func(flow.Partition[T], error) bool) {
 	fail := func(k int, err error) {
 		yield(flow.Partition[T]{}, fmt.Errorf("operators: cache %s: record %d: %w", c.cfg.path, k, err))
 	}
-	size := info.Size()
+	size := f.Size()
 	var recs []recordAt // the records of the partition being read
 	var head [binary.MaxVarintLen64 + recordHead]byte
 	for k, off := 0, start; ; k++ {
@@ -219,7 +247,7 @@ func (c *cacheSource[T]) readDisk(f *os.File, info os.FileInfo, start int64, yie
 		part, first, chunks := int64(binary.LittleEndian.Uint64(head[w:])), k+1-len(recs), recs
 		recs = nil
 		p := flow.Partition[T]{Part: part, Read: func(ctx context.Context, out flow.Emitter[T]) error {
-			return c.readPart(ctx, info, part, first, chunks, out)
+			return c.readPart(ctx, planned, part, first, chunks, out)
 		}}
 		if !yield(p, nil) {
 			return
@@ -228,15 +256,19 @@ func (c *cacheSource[T]) readDisk(f *os.File, info os.FileInfo, start int64, yie
 }
 
 // readPart reads and pushes the records of one partition, opening the
-// cache file again: the file that was planned, not one written since.
-func (c *cacheSource[T]) readPart(ctx context.Context, planned os.FileInfo, part int64, first int, recs []recordAt, out flow.Emitter[T]) error {
-	f, err := os.Open(c.cfg.path)
+// cache file or object again: the version that was planned, not one
+// written since.
+func (c *cacheSource[T]) readPart(ctx context.Context, planned cacheVersion, part int64, first int, recs []recordAt, out flow.Emitter[T]) error {
+	f, err := objstore.Open(ctx, c.cfg.path, objstore.Options{})
 	if err == nil {
 		defer f.Close()
-		var info os.FileInfo
-		if info, err = f.Stat(); err == nil && !os.SameFile(info, planned) {
+		var now cacheVersion
+		if now, err = versionOf(f); err == nil && !now.same(planned) {
 			err = fmt.Errorf("the file was replaced while it was read")
 		}
+	}
+	if errors.Is(err, objstore.ErrNoObject) {
+		err = fmt.Errorf("the object was replaced while it was read: %w", err)
 	}
 	if err != nil {
 		return fmt.Errorf("operators: cache %s: partition %d: %w", c.cfg.path, part, err)
@@ -260,10 +292,17 @@ func (c *cacheSource[T]) readPart(ctx context.Context, planned os.FileInfo, part
 }
 
 // writeDisk runs the first pass, writing records to a temporary file that
-// is renamed to the cache's path once the stream has ended. data is the
+// is renamed to the cache's path once the stream has ended, or, for a
+// cache in a bucket, staged locally and uploaded under its key then. data is the
 // data fingerprint the pass reads, which the file records.
 func (c *cacheSource[T]) writeDisk(ctx context.Context, data string, yield func(flow.Partition[T], error) bool) {
-	tmp, err := createTemp(c.cfg.path)
+	if objstore.IsURL(c.cfg.path) {
+		if err := objstore.CheckBucket(ctx, c.cfg.path); err != nil {
+			yield(flow.Partition[T]{}, fmt.Errorf("operators: cache: %w", err))
+			return
+		}
+	}
+	tmp, err := createTemp(c.stagePath())
 	if err != nil {
 		yield(flow.Partition[T]{}, fmt.Errorf("operators: cache: %w", err))
 		return
@@ -316,6 +355,22 @@ func (c *cacheSource[T]) writeDisk(ctx context.Context, data string, yield func(
 		return
 	}
 	w.Write(binary.AppendUvarint([]byte{0}, uint64(records)))
+	if objstore.IsURL(c.cfg.path) {
+		err = w.Flush()
+		var info os.FileInfo
+		if err == nil {
+			info, err = tmp.Stat()
+		}
+		if err == nil {
+			// Uploaded whole (in parts if large: only a completed upload
+			// is visible), so that the key never holds a partial cache.
+			err = objstore.Put(ctx, c.cfg.path, tmp, info.Size(), false)
+		}
+		if err != nil {
+			yield(flow.Partition[T]{}, fmt.Errorf("operators: cache: %w", err))
+		}
+		return // the deferred function removes the staged file
+	}
 	err = errors.Join(w.Flush(), tmp.Sync(), tmp.Close())
 	if err == nil {
 		err = os.Rename(tmp.Name(), c.cfg.path)

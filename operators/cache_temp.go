@@ -1,11 +1,14 @@
 package operators
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/rowflow/rowflow/internal/flock"
+	"github.com/rowflow/rowflow/internal/objstore"
 )
 
 // A disk cache's first pass writes a temporary file beside the cache,
@@ -23,6 +26,19 @@ import (
 //
 // Where the system has no file locks (see lockDir), temporaries are not
 // removed: a live pass's cannot be told from a dead one's.
+
+// stagePath returns the path whose temporaries a pass writes: the cache's
+// own for a local cache; for a cache in a bucket, a name in os.TempDir
+// made from the URL's hash, where the pass stages the file it uploads once
+// complete (an object store has no rename), so that the temporaries of a
+// killed pass are found and removed as on disk.
+func (c *cacheSource[T]) stagePath() string {
+	if !objstore.IsURL(c.cfg.path) {
+		return c.cfg.path
+	}
+	h := sha256.Sum256([]byte(c.cfg.path))
+	return filepath.Join(os.TempDir(), "rowflow-cache-"+hex.EncodeToString(h[:8]))
+}
 
 // tempPrefix returns the prefix of the names of the temporaries of the
 // cache at path.

@@ -13,7 +13,6 @@ import (
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/epoch"
 	"github.com/rowflow/rowflow/operators"
-	"github.com/rowflow/rowflow/sources"
 )
 
 type record struct {
@@ -188,18 +187,4 @@ func (jsonCodec[T]) Decode(src []byte, n int) ([]T, error) {
 		return nil, fmt.Errorf("%d values, want %d", len(vals), n)
 	}
 	return vals, nil
-}
-
-// TestCacheOnDiskRefusesURLs: a bucket URL given to OnDisk is refused
-// when the source is built, not taken for a local directory named "s3:".
-func TestCacheOnDiskRefusesURLs(t *testing.T) {
-	p := flow.From(sources.Slice([]int{1, 2, 3}))
-	src := operators.Cache[int](p, operators.OnDisk("s3://bucket/cache.bin"))
-	err := flow.From(src).Err()
-	if err == nil || !strings.Contains(err.Error(), `OnDisk("s3://bucket/cache.bin"): a cache file lives on the local disk`) {
-		t.Fatalf("OnDisk of a bucket URL: %v", err)
-	}
-	if _, statErr := os.Stat("s3:"); statErr == nil {
-		t.Fatal("a local directory s3: was made")
-	}
 }

@@ -224,6 +224,7 @@ type s3Object struct {
 	mu    sync.Mutex
 	tail  span   // the bytes read when it was opened
 	spans []span // recently read byte ranges, most recent last
+	ahead aheadState
 }
 
 // span is bytes [off, off+len(data)) of an object.
@@ -336,7 +337,7 @@ func statS3(ctx context.Context, name string) (Stamp, error) {
 
 func (ob *s3Object) Size() int64           { return ob.stamp.Size }
 func (ob *s3Object) Stamp() (Stamp, error) { return ob.stamp, nil }
-func (ob *s3Object) Close() error          { return nil }
+func (ob *s3Object) Close() error          { ob.closeAhead(); return nil }
 
 // ReadAt reads from the kept ranges where they hold the bytes at off,
 // and the rest by one ranged GET conditional on the object's ETag.
@@ -354,6 +355,9 @@ func (ob *s3Object) ReadAt(p []byte, off int64) (int, error) {
 	done := int64(0)
 	for done < want {
 		k := ob.cached(p[done:want], off+done)
+		if k == 0 {
+			k = ob.fromAhead(p[done:want], off+done)
+		}
 		if k > 0 {
 			done += k
 			continue
@@ -397,10 +401,14 @@ func (ob *s3Object) cached(p []byte, off int64) int64 {
 }
 
 // fetch reads bytes [off, off+n) by a GET conditional on the ETag.
-func (ob *s3Object) fetch(off, n int64) ([]byte, error) {
+func (ob *s3Object) fetch(off, n int64) ([]byte, error) { return ob.fetchCtx(ob.ctx, off, n) }
+
+// fetchCtx is fetch with the context ctx, one that ends no later than the
+// object's.
+func (ob *s3Object) fetchCtx(ctx context.Context, off, n int64) ([]byte, error) {
 	buf := make([]byte, n)
 	changed := ""
-	err := do(ob.ctx, ob.lim, func(ctx context.Context) error {
+	err := do(ctx, ob.lim, func(ctx context.Context) error {
 		var opts minio.GetObjectOptions
 		if err := opts.SetRange(off, off+n-1); err != nil {
 			return err

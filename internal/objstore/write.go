@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 
 	"github.com/minio/minio-go/v7"
@@ -104,4 +105,76 @@ func ReadAll(ctx context.Context, name string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// CheckBucket returns an error naming the bucket of name (an s3:// URL)
+// if it does not exist or cannot be reached: for writers that would
+// otherwise learn it only when they put their first object.
+func CheckBucket(ctx context.Context, name string) error {
+	bucket, _, err := ParseURL(name)
+	if err != nil {
+		return err
+	}
+	c, err := client()
+	if err != nil {
+		return err
+	}
+	var ok bool
+	err = do(ctx, nil, func(ctx context.Context) error {
+		ok, err = c.BucketExists(ctx, bucket)
+		return err
+	})
+	if err != nil {
+		return describe(name, bucket, "checking the bucket", err)
+	}
+	if !ok {
+		return fmt.Errorf("%s: bucket %q does not exist: %w", name, bucket, fs.ErrNotExist)
+	}
+	return nil
+}
+
+// AbortUploads aborts the incomplete multipart uploads of the keys that
+// start with prefix (an s3:// URL): the parts a writer killed in the
+// middle of an upload left on the server, which no listing of objects
+// shows but which take room until aborted. It must not run while another
+// writer uploads under prefix.
+func AbortUploads(ctx context.Context, prefix string) error {
+	bucket, key, err := ParseURL(prefix)
+	if err != nil {
+		return err
+	}
+	c, err := client()
+	if err != nil {
+		return err
+	}
+	type upload struct{ key, id string }
+	var ups []upload
+	err = do(ctx, nil, func(ctx context.Context) error {
+		ups = ups[:0]
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel() // stops the listing goroutine
+		for u := range c.ListIncompleteUploads(ctx, bucket, key, true) {
+			if u.Err != nil {
+				return u.Err
+			}
+			ups = append(ups, upload{u.Key, u.UploadID})
+		}
+		return nil
+	})
+	if err != nil {
+		return describe(prefix, bucket, "listing incomplete uploads", err)
+	}
+	for _, u := range ups {
+		err := do(ctx, nil, func(ctx context.Context) error {
+			return minio.Core{Client: c}.AbortMultipartUpload(ctx, bucket, u.key, u.id)
+		})
+		var resp minio.ErrorResponse
+		if errors.As(err, &resp) && resp.Code == "NoSuchUpload" {
+			continue // completed or aborted since
+		}
+		if err != nil {
+			return describe(Scheme+bucket+"/"+u.key, bucket, "aborting an incomplete upload", err)
+		}
+	}
+	return nil
 }

@@ -121,7 +121,16 @@ func TestKilledRankInBucket(t *testing.T) {
 // whether the child was killed.
 func runBucketChild(t *testing.T, url, stop string) bool {
 	t.Helper()
-	cmd, sc, out := testutil.StartChild(t, "TestHelperBucketRank", url+"|"+stop)
+	return killChildAtStop(t, "TestHelperBucketRank", url+"|"+stop)
+}
+
+// killChildAtStop runs the test helper test with arg in a child process
+// and kills it (SIGKILL) when it reports, by stopAtStep, that it reached
+// its step. It reports whether the child was killed; a child that fails
+// without reaching its step fails the test.
+func killChildAtStop(t *testing.T, test, arg string) bool {
+	t.Helper()
+	cmd, sc, out := testutil.StartChild(t, test, arg)
 	killed := false
 	for sc.Scan() {
 		if strings.HasPrefix(sc.Text(), "stop ") {
@@ -133,9 +142,26 @@ func runBucketChild(t *testing.T, url, stop string) bool {
 	}
 	err := cmd.Wait()
 	if !killed && err != nil {
-		t.Fatalf("child: %v\n%s", err, out.Bytes())
+		t.Fatalf("child %s (%s): %v\n%s", test, arg, err, out.Bytes())
 	}
 	return killed
+}
+
+// stopAtStep makes the run of a child stop at the step for which stop
+// returns true, say so to its parent (killChildAtStop) and wait there to
+// be killed. It returns a function that restores the steps.
+func stopAtStep(t *testing.T, stop func(step string) bool) (restore func()) {
+	reports := os.NewFile(3, "reports")
+	var mu sync.Mutex
+	return shards.SetFSStep(func(step string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if stop(step) {
+			fmt.Fprintln(reports, "stop", step)
+			io.Copy(io.Discard, os.Stdin) // until the parent kills the process
+			t.Errorf("not killed at %q", step)
+		}
+	})
 }
 
 // TestHelperBucketRank is the child of TestKilledRankInBucket: it runs
@@ -143,17 +169,7 @@ func runBucketChild(t *testing.T, url, stop string) bool {
 // to be killed.
 func TestHelperBucketRank(t *testing.T) {
 	url, stop, _ := strings.Cut(testutil.ChildArg(t), "|")
-	reports := os.NewFile(3, "reports")
-	var mu sync.Mutex
-	defer shards.SetFSStep(func(step string) {
-		mu.Lock()
-		defer mu.Unlock()
-		if step == stop {
-			fmt.Fprintln(reports, "stop", step)
-			io.Copy(io.Discard, os.Stdin) // until the parent kills the process
-			t.Errorf("not killed at %q", step)
-		}
-	})()
+	defer stopAtStep(t, func(step string) bool { return step == stop })()
 	if err := bucketJob(url, 1); err != nil {
 		t.Fatal(err)
 	}

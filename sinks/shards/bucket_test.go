@@ -218,8 +218,8 @@ func TestFailedRunInBucketRemovesUploads(t *testing.T) {
 	}
 }
 
-// TestShardsInBucketErrors: a missing bucket, wrong credentials and
-// Continue are clear errors, before any row is written.
+// TestShardsInBucketErrors: a missing bucket and wrong credentials are
+// clear errors, before any row is written.
 func TestShardsInBucketErrors(t *testing.T) {
 	s3 := testutil.StartS3(t)
 	makeBucket(t, s3, "out")
@@ -229,10 +229,6 @@ func TestShardsInBucketErrors(t *testing.T) {
 	err := run("s3://nobucket/ds")
 	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), `bucket "nobucket" does not exist`) {
 		t.Fatalf("missing bucket: %v", err)
-	}
-	err = run("s3://out/ds", shards.Continue())
-	if err == nil || !strings.Contains(err.Error(), "Continue is not supported for output in a bucket") {
-		t.Fatalf("Continue: %v", err)
 	}
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "wrong")
 	err = run("s3://out/ds")

@@ -1,6 +1,8 @@
 package shards
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -46,6 +48,12 @@ import (
 // the default) and no [PartitionBy]; a stage of the pipeline that keeps
 // rows across partitions must report checkpoints ([flow.Checkpointer]),
 // or the run fails at its first completed file.
+//
+// In a bucket (an s3:// output), where objects cannot be renamed, each
+// file is uploaded under its final key once complete and the record is
+// the object .progress-<rank>.json, put after that upload: a continuing
+// run keeps the objects it lists (checked to be there with their sizes)
+// and rewrites only the rest.
 func Continue() Option {
 	return shardOption(func(c *parquetConfig) error {
 		c.continuing = true
@@ -112,8 +120,34 @@ func readProgress(dir string, rank int, ext string) (*progress, error) {
 	if err != nil {
 		return nil, fmt.Errorf("progress record in %s: %w", dir, err)
 	}
+	p, err := decodeProgress(b, filepath.Join(dir, progressName(rank)), rank, ext)
+	if err != nil {
+		return nil, err
+	}
 	fail := func(err error) error {
 		return fmt.Errorf("progress record %s: %w; remove it to start the rank over", filepath.Join(dir, progressName(rank)), err)
+	}
+	for i, f := range p.Files {
+		fi, err := root.Lstat(f.Temp)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, nil
+		case err != nil:
+			return nil, fail(fmt.Errorf("file %d: %w", i+1, err))
+		case !fi.Mode().IsRegular():
+			return nil, fail(fmt.Errorf("file %d: temporary file %s is %s, not a file the run wrote", i+1, f.Temp, fileKind(fi.Mode())))
+		case fi.Size() != f.Bytes:
+			return nil, nil
+		}
+	}
+	return p, nil
+}
+
+// decodeProgress decodes the progress record b of rank, read from where,
+// and checks it (see progress.check).
+func decodeProgress(b []byte, where string, rank int, ext string) (*progress, error) {
+	fail := func(err error) error {
+		return fmt.Errorf("progress record %s: %w; remove it to start the rank over", where, err)
 	}
 	v, err := recordVersion(b)
 	if err != nil {
@@ -129,20 +163,42 @@ func readProgress(dir string, rank int, ext string) (*progress, error) {
 	if err := p.check(rank, ext); err != nil {
 		return nil, fail(err)
 	}
-	for i, f := range p.Files {
-		fi, err := root.Lstat(f.Temp)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return nil, nil
-		case err != nil:
-			return nil, fail(fmt.Errorf("file %d: %w", i+1, err))
-		case !fi.Mode().IsRegular():
-			return nil, fail(fmt.Errorf("file %d: temporary file %s is %s, not a file the run wrote", i+1, f.Temp, fileKind(fi.Mode())))
-		case fi.Size() != f.Bytes:
+	return &p, nil
+}
+
+// readProgressBucket reads the rank's progress record in the bucket
+// output url, as readProgress does on disk: the files it lists are the
+// objects under their final keys (uploaded when they were complete,
+// before the record that lists them was put), and each must be there
+// with its size. The temporary names it lists are those the files were
+// staged under, which no longer exist.
+func readProgressBucket(ctx context.Context, url string, rank int, ext string) (*progress, error) {
+	name := url + "/" + progressName(rank)
+	b, err := objstore.ReadAll(ctx, name, maxRecordBytes)
+	if errors.Is(err, objstore.ErrNoObject) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("progress record: %w", err)
+	}
+	p, err := decodeProgress(b, name, rank, ext)
+	if err != nil {
+		return nil, err
+	}
+	sizes := map[string]int64{}
+	err = objstore.List(ctx, url+"/"+fmt.Sprintf("part-%05d-", rank), func(obj string, st objstore.Stamp) error {
+		sizes[strings.TrimPrefix(obj, url+"/")] = st.Size
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("progress record %s: listing its files: %w", name, err)
+	}
+	for _, f := range p.Files {
+		if size, ok := sizes[f.Path]; !ok || size != f.Bytes {
 			return nil, nil
 		}
 	}
-	return &p, nil
+	return p, nil
 }
 
 // check checks the record's fields: it is the rank's, of a pipeline
@@ -203,12 +259,33 @@ type continuableSink[T any] struct{ *parquetSink[T] }
 func (s continuableSink[T]) Continuation(env flow.Env) (flow.Checkpoint, bool, error) {
 	dir := s.plan.dir
 	if objstore.IsURL(dir) {
-		return flow.Checkpoint{}, false, fmt.Errorf("shards: %s: Continue is not supported for output in a bucket (objects cannot be appended to or renamed); run the rank again without it", s.plan.what)
+		return s.bucketContinuation(env)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ManifestName(env.Rank))); err == nil {
 		return flow.Checkpoint{}, false, nil
 	}
 	p, err := readProgress(dir, env.Rank, "")
+	if err != nil {
+		return flow.Checkpoint{}, false, fmt.Errorf("shards: %s: %w", s.plan.what, err)
+	}
+	if p == nil || p.Fingerprint != env.Fingerprint {
+		return flow.Checkpoint{}, false, nil
+	}
+	return p.Checkpoint, true, nil
+}
+
+// bucketContinuation is Continuation for output in a bucket.
+func (s continuableSink[T]) bucketContinuation(env flow.Env) (flow.Checkpoint, bool, error) {
+	ctx := context.Background()
+	url := strings.TrimSuffix(s.plan.dir, "/")
+	_, err := objstore.Stat(ctx, url+"/"+ManifestName(env.Rank))
+	switch {
+	case err == nil:
+		return flow.Checkpoint{}, false, nil
+	case !errors.Is(err, objstore.ErrNoObject):
+		return flow.Checkpoint{}, false, fmt.Errorf("shards: %s: %w", s.plan.what, err)
+	}
+	p, err := readProgressBucket(ctx, url, env.Rank, "")
 	if err != nil {
 		return flow.Checkpoint{}, false, fmt.Errorf("shards: %s: %w", s.plan.what, err)
 	}
@@ -313,7 +390,13 @@ func (c *continuation) record(ck flow.Checkpoint, skip int64, next rowid.ID, fil
 	p := progress{Version: progressVersion, Fingerprint: c.out.fingerprint, Rank: c.out.rank,
 		Checkpoint: ck, NextID: next, Skip: skip, Files: files}
 	b, err := encodeRecord(&p)
-	if err == nil {
+	if err == nil && c.out.isBucket() {
+		// The files it lists are uploaded already (see upload).
+		err = objstore.Put(c.out.context(), c.out.objectName(progressName(c.out.rank)), bytes.NewReader(b), int64(len(b)), false)
+		if err == nil {
+			fsStep("progress put")
+		}
+	} else if err == nil {
 		var f *os.File
 		if f, err = createHidden(c.out.root, progressName(c.out.rank)); err == nil {
 			err = replaceWith(f, b, filepath.Join(c.out.root, progressName(c.out.rank)), "progress")

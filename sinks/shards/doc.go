@@ -119,7 +119,8 @@
 // after Commit. A rerun overwrites the rank's unlisted objects with the
 // same bytes and removes those it does not write; a failed run removes
 // what it uploaded, best effort; with Overwrite, the old manifest is
-// removed when the run starts; [Continue] is refused; no lock excludes
+// removed when the run starts; with [Continue], the progress record is
+// an object put after the upload of each file it lists; no lock excludes
 // two runs of one rank. See "Output in a bucket" in output_bucket.go.
 //
 // # Ranks

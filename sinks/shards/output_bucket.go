@@ -29,18 +29,28 @@ import (
 // conditional write (see objstore.Put): readers that go through the
 // manifests never see a partial run.
 //
-//   - prepare: Continue is refused. With Overwrite, the rank's old
-//     manifest is removed first, since the run's uploads replace its files
-//     under their keys: the old output stops being part of the dataset when
-//     the run starts, not when it commits. Without Overwrite, a manifest of
-//     another pipeline is refused, as on disk.
+//   - prepare: with Overwrite, the rank's old manifest is removed first,
+//     since the run's uploads replace its files under their keys: the old
+//     output stops being part of the dataset when the run starts, not when
+//     it commits. Without Overwrite, a manifest of another pipeline is
+//     refused, as on disk. A progress record (Continue) that the run does
+//     not continue from is removed.
+//   - Continue: objects cannot be appended to or renamed, but a file is
+//     uploaded under its final key as soon as it is complete, so the
+//     progress record, put as the object .progress-<rank>.json after the
+//     upload of each file it lists (step "progress put"), names complete
+//     objects. A continuing run checks that they are there with their
+//     sizes, keeps them and writes only the rest; a run that fails keeps
+//     them and the record, and removes its other uploads.
 //   - upload: a file that a committed manifest of the same pipeline lists
 //     with the run's bytes, and whose object has its size, is not uploaded
 //     again; one it lists with other bytes fails the run before anything is
 //     replaced. Any other object under the key (left by a killed run, which
 //     no manifest lists) is overwritten: deterministic output puts the same
 //     bytes under the same keys.
-//   - commit: the rank's data objects that the run did not write are
+//   - commit: the progress record is removed (with Continue); the
+//     incomplete multipart uploads of the rank's keys (a killed run's) are
+//     aborted; the rank's data objects that the run did not write are
 //     removed (with Overwrite, or when no manifest lists them); one that a
 //     committed manifest lists fails the run. Then the manifest is put,
 //     unless the same bytes are there already.
@@ -60,9 +70,6 @@ func (o *outputDir) objectName(rel string) string { return o.url + "/" + rel }
 // prepareBucket checks the rank's output in the bucket and makes the
 // local staging directory.
 func (o *outputDir) prepareBucket() error {
-	if o.continuing {
-		return fmt.Errorf("shards: %s: Continue is not supported for output in a bucket (objects cannot be appended to or renamed); run the rank again without it", o.what)
-	}
 	ctx := o.context()
 	if o.overwrite {
 		if err := objstore.Delete(ctx, o.objectName(ManifestName(o.rank))); err != nil {
@@ -70,6 +77,24 @@ func (o *outputDir) prepareBucket() error {
 		}
 	} else if err := o.checkExistingBucket(ctx); err != nil {
 		return err
+	}
+	if o.continuing && o.manifest == nil {
+		p, err := readProgressBucket(ctx, o.url, o.rank, o.ext)
+		if err != nil {
+			return fmt.Errorf("shards: %s: %w", o.what, err)
+		}
+		if p != nil && p.Fingerprint == o.fingerprint {
+			o.progress = p
+		}
+	}
+	if o.progress == nil {
+		// A record this run does not continue from (of a run without
+		// Continue now, of another pipeline, or whose files are gone):
+		// the run starts over, and its commit removes the objects no
+		// manifest lists.
+		if err := objstore.Delete(ctx, o.objectName(progressName(o.rank))); err != nil {
+			return fmt.Errorf("shards: %s: removing the old progress record: %w", o.what, err)
+		}
 	}
 	stage, err := os.MkdirTemp("", "rowflow-upload-")
 	if err != nil {
@@ -228,6 +253,14 @@ func (o *outputDir) commitBucket(files []doneFile, m *Manifest) (err error) {
 			return fmt.Errorf("shards: %s: %s, uploaded by this run, is not there with its %d bytes (removed or replaced during the run: by rowflow cleanup, or another run of rank %d?)", o.what, o.objectName(f.Path), f.Bytes, o.rank)
 		}
 	}
+	if o.continuing {
+		if err := objstore.Delete(ctx, o.objectName(progressName(o.rank))); err != nil {
+			return fmt.Errorf("shards: %s: removing the progress record: %w", o.what, err)
+		}
+		o.mu.Lock()
+		o.progress = nil // a failure from here on removes what the run uploaded
+		o.mu.Unlock()
+	}
 	for _, rel := range slices.Sorted(maps.Keys(there)) {
 		if ours[rel] {
 			continue
@@ -238,6 +271,11 @@ func (o *outputDir) commitBucket(files []doneFile, m *Manifest) (err error) {
 		if err := objstore.Delete(ctx, o.objectName(rel)); err != nil {
 			return fmt.Errorf("shards: %s: removing an object no manifest lists: %w", o.what, err)
 		}
+	}
+	// A run killed during a multipart upload left its parts on the
+	// server, under no object; the run's own uploads are complete.
+	if err := objstore.AbortUploads(ctx, o.objectName(o.partPrefix())); err != nil {
+		return fmt.Errorf("shards: %s: %w", o.what, err)
 	}
 	fsStep("stale removed")
 	if !bytes.Equal(o.manifest, b) {
@@ -274,12 +312,33 @@ func (o *outputDir) abortBucket() error {
 	o.mu.Unlock()
 	var errs []error
 	for _, name := range up {
+		if o.keepsObject(name) {
+			continue // Continue: what the last progress record lists stays
+		}
 		if err := objstore.Delete(ctx, name); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	errs = append(errs, o.removeStage())
 	return errors.Join(errs...)
+}
+
+// keepsObject reports whether the object name is a file that the rank's
+// progress record (the one the run continues from, or the last it put)
+// lists: an object that a run with Continue keeps when it fails.
+func (o *outputDir) keepsObject(name string) bool {
+	o.mu.Lock()
+	p := o.progress
+	o.mu.Unlock()
+	if p == nil {
+		return false
+	}
+	for _, f := range p.Files {
+		if o.objectName(f.Path) == name {
+			return true
+		}
+	}
+	return false
 }
 
 // removeStage removes the local staging directory.

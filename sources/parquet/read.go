@@ -540,10 +540,12 @@ func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr data
 			run.cols.Put(cols)
 		}
 	}()
+	ahead, _ := of.f.(objstore.Prefetcher)
 	for si, sp := range spans {
 		if cols == nil {
 			cols = run.columns(len(of.plan.leaves()))
 		}
+
 		sp.first = of.starts[sp.rg] + sp.from
 		last := si == len(spans)-1
 		if of.filter != nil {
@@ -563,6 +565,11 @@ func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr data
 		// charged what the columns before it hold.
 		var held int64
 		for i, leaf := range of.plan.leaves() {
+			if ahead != nil && of.filter == nil {
+				// While this column chunk is decoded, the next one (of
+				// this span, or the first of the next) is read.
+				ahead.Prefetch(of.chunkRanges(spans[si:], i, 2))
+			}
 			if !of.filter.Filled(i) {
 				cols.set[i].Charged = held
 				if err := of.r.ReadColumnRange(ctx, sp.rg, leaf, sp.from, sp.to, &cols.set[i]); err != nil {
@@ -580,6 +587,40 @@ func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr data
 		}
 	}
 	return nil
+}
+
+// chunkRanges returns the byte ranges of n column chunks that the reads
+// of the spans will read whole, from the chunk of leaf i (by its index in
+// the plan's leaves) of spans[0] on, in the order they are read. A chunk
+// of a span that covers part of its row group is skipped: its read starts
+// at a page that the offset index tells. So is a chunk whose bounds are
+// outside the file, left to the read, which reports it.
+func (of *openFile[T]) chunkRanges(spans []span, i, n int) []objstore.Range {
+	var out []objstore.Range
+	groups := of.r.File().Metadata().RowGroups
+	size := of.f.Size()
+	leaves := of.plan.leaves()
+	for _, sp := range spans {
+		for ; i < len(leaves) && n > 0; i++ {
+			n--
+			if sp.from != 0 || sp.rg >= len(groups) || sp.to != of.r.NumRows(sp.rg) || leaves[i] >= len(groups[sp.rg].Columns) {
+				continue
+			}
+			cm := &groups[sp.rg].Columns[leaves[i]].MetaData
+			start := cm.DataPageOffset
+			if cm.DictionaryPageOffset > 0 && cm.DictionaryPageOffset < start {
+				start = cm.DictionaryPageOffset
+			}
+			if k := cm.TotalCompressedSize; start >= 0 && k > 0 && k <= size-start {
+				out = append(out, objstore.Range{Off: start, Len: k})
+			}
+		}
+		if n == 0 {
+			break
+		}
+		i = 0
+	}
+	return out
 }
 
 // narrow returns the parts of spans where the row filter may be true, in

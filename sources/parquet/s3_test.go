@@ -2,6 +2,7 @@ package parquet_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -111,6 +112,33 @@ func TestParquetInBucketProjectionBytes(t *testing.T) {
 	t.Logf("2 of 7 columns: %d bytes asked for, %d in their chunks (%.3fx), %d in the file", asked, chunks, float64(asked)/float64(chunks), all)
 	if float64(asked) > 1.2*float64(chunks) {
 		t.Fatalf("%d bytes asked for, more than 1.2 times the %d bytes of the two columns' chunks", asked, chunks)
+	}
+}
+
+// TestParquetInBucketReadAhead: a full read of a file in a bucket, one
+// partition at a time, asks for every column chunk ahead, while the chunk
+// before it is decoded: besides the footer's tail and the first read
+// (the magic number), no byte is fetched by a read that waited for its
+// own request, and none twice.
+func TestParquetInBucketReadAhead(t *testing.T) {
+	s3 := testutil.StartS3(t)
+	dir, rel := bigFile(t)
+	url := s3.Upload(t, dir, "data", "")
+	chunks, all := columnChunkBytes(t, filepath.Join(dir, rel), "id", "small", "score", "text", "tags.list.element", "opt", "label")
+	for _, par := range []int{1, 4} {
+		before, ahead := objstore.Requested(), objstore.AheadRequested()
+		got := testutil.Items[Row](t, flow.From(parquet.Read[Row](url)).Parallel(par))
+		asked, askedAhead := objstore.Requested()-before, objstore.AheadRequested()-ahead
+		if len(got) != 200000 {
+			t.Fatalf("%d rows", len(got))
+		}
+		t.Logf("Parallel(%d): %d bytes asked for, %d of them ahead; %d in the column chunks, %d in the file", par, asked, askedAhead, chunks, all)
+		if own := asked - askedAhead; own > objstore.FooterTail+8<<10 {
+			t.Errorf("Parallel(%d): %d bytes fetched by reads that were not read ahead, more than the footer's tail and the first read", par, own)
+		}
+		if asked > all {
+			t.Errorf("Parallel(%d): %d bytes asked for, more than the file's %d", par, asked, all)
+		}
 	}
 }
 
@@ -267,7 +295,7 @@ func TestParquetInBucketWherePrunesListing(t *testing.T) {
 }
 
 // BenchmarkParquetBucketVersusDisk reads the same 5.4 MB file in full
-// from disk and from the local S3 server, at Parallel(4).
+// from disk and from the local S3 server, at Parallel(4) and Parallel(1).
 func BenchmarkParquetBucketVersusDisk(b *testing.B) {
 	s3 := testutil.StartS3(b)
 	dir, rel := b.TempDir(), "big/part-0.parquet"
@@ -277,22 +305,24 @@ func BenchmarkParquetBucketVersusDisk(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, where := range []struct{ name, root string }{{"disk", dir}, {"bucket", url}} {
-		b.Run(where.name, func(b *testing.B) {
-			b.SetBytes(st.Size())
-			for b.Loop() {
-				n := 0
-				for _, err := range flow.Items[Row](context.Background(), flow.From(parquet.Read[Row](where.root)).Parallel(4)) {
-					if err != nil {
-						b.Fatal(err)
+	for _, par := range []int{4, 1} {
+		for _, where := range []struct{ name, root string }{{"disk", dir}, {"bucket", url}} {
+			b.Run(fmt.Sprintf("%s-p%d", where.name, par), func(b *testing.B) {
+				b.SetBytes(st.Size())
+				for b.Loop() {
+					n := 0
+					for _, err := range flow.Items[Row](context.Background(), flow.From(parquet.Read[Row](where.root)).Parallel(par)) {
+						if err != nil {
+							b.Fatal(err)
+						}
+						n++
 					}
-					n++
+					if n != 200000 {
+						b.Fatalf("%d rows", n)
+					}
 				}
-				if n != 200000 {
-					b.Fatalf("%d rows", n)
-				}
-			}
-		})
+			})
+		}
 	}
 }
 

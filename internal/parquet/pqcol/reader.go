@@ -233,7 +233,14 @@ func (r *Reader) decode(ctx context.Context, rg, column int, meta *format.RowGro
 	case r.cfg.ignoreIndex:
 	case cc.OffsetIndexOffset > 0 || cc.OffsetIndexLength > 0:
 		if seeks {
-			pos, firstPage, err = d.seek(ctx, r.offsetIndex(ctx, rg, column), start, req)
+			index := r.offsetIndex(ctx, rg, column)
+			if index != nil && index.PageLocations[0].Offset > start {
+				d.win.stop = index.PageLocations[0].Offset // a dictionary page, read first
+			}
+			pos, firstPage, err = d.seek(ctx, index, start, req)
+			if index != nil && !req.toEnd {
+				d.win.stop = pagesEnd(index.PageLocations, req.to)
+			}
 		}
 	default:
 		d.learning = true
@@ -249,6 +256,18 @@ func (r *Reader) decode(ctx context.Context, rg, column int, meta *format.RowGro
 		r.learn(slot, &d.found)
 	}
 	return err
+}
+
+// pagesEnd returns where the pages that hold rows before row to end: the
+// offset of the page where row to begins, or 0 (no bound) if it is in the
+// last page.
+func pagesEnd(pages []format.PageLocation, to int64) int64 {
+	for i := 1; i < len(pages); i++ {
+		if pages[i].FirstRowIndex >= to {
+			return pages[i].Offset
+		}
+	}
+	return 0
 }
 
 // chunkBounds returns the file byte range of a column chunk: from its

@@ -17,11 +17,17 @@ type window struct {
 	start, end int64  // the column chunk's bytes in the file
 	buf        []byte // bytes [off, off+len(buf)) of the file
 	off        int64
+	// stop, if > 0, is where the pages a read needs end (a read of a
+	// row range that the offset index bounds): reads ahead stop there,
+	// and bytes past it are read only as asked for, so that a read of a
+	// few pages of a large chunk in a bucket asks for those pages, not
+	// readAhead bytes.
+	stop int64
 }
 
 func (w *window) reset(r io.ReaderAt, start, end int64) {
 	w.r = r
-	w.start, w.end = start, end
+	w.start, w.end, w.stop = start, end, 0
 	w.buf = w.buf[:0]
 	w.off = start
 }
@@ -36,7 +42,11 @@ func (w *window) bytes(off int64, n int) ([]byte, error) {
 		i := off - w.off
 		return w.buf[i : i+int64(n)], nil
 	}
-	size := int(min(max(int64(n), readAhead), w.end-off))
+	ahead := int64(readAhead)
+	if w.stop > 0 {
+		ahead = max(w.stop-off, 0)
+	}
+	size := int(min(max(int64(n), ahead), w.end-off))
 	// Bytes at off that are already buffered move to the front and are not
 	// read again.
 	keep := 0

@@ -59,7 +59,8 @@ func JSONL[T any](root string, opts ...JSONLOption) flow.Source[T] {
 	if ferr == nil {
 		required = jsonRequired[T]()
 	}
-	return &textSource[T]{root: root, cfg: c, err: errors.Join(err, ferr), format: jsonlStructs[T]{fields: fields, shadow: shadow, required: required}}
+	format := jsonlStructs[T]{fields: fields, shadow: shadow, required: required, plan: jsonPlanOf(reflect.TypeFor[T]())}
+	return &textSource[T]{root: root, cfg: c, err: errors.Join(err, ferr), format: format}
 }
 
 // JSONLRecords returns a source of the lines of a JSON Lines dataset as
@@ -131,6 +132,9 @@ type jsonlStructs[T any] struct {
 	// required names the keys of the fields a line must have unless
 	// AllowMissingFields (see jsonRequired).
 	required []string
+	// plan is how the fast path (jsonl_fast.go) decodes a line into a
+	// T; nil if it takes none.
+	plan *jsonPlan
 }
 
 func (jsonlStructs[T]) files() dataset.Format { return jsonlFiles }
@@ -154,8 +158,25 @@ func (f jsonlStructs[T]) read(ctx context.Context, part *textPart, out *rowBuffe
 		fields.seen = make([]bool, len(fields.names))
 		top = fields.mark
 	}
+	plan, need := f.plan, []bool(nil)
+	if plan != nil && fields != nil {
+		var ok bool
+		if need, ok = plan.required(fields.names); !ok {
+			plan = nil
+		}
+	}
+	var scan jsonScan
 	return eachLine(ctx, part, func(b []byte, line, off int64) error {
 		v := out.next(&init, part.from+off)
+		if plan != nil && jsonlFastPath {
+			if plan.decode(&scan, b, unsafe.Pointer(v), &out.mem, need) {
+				if out.full() {
+					return out.flush(ctx, false)
+				}
+				return nil
+			}
+			*v = init
+		}
 		err := f.unmarshal(b, v)
 		if err == nil {
 			err = keys.check(b, top)
@@ -198,8 +219,16 @@ func (jsonlRecords) quoted() bool          { return false }
 func (jsonlRecords) read(ctx context.Context, part *textPart, out *rowBuffer[sources.Record]) error {
 	var init sources.Record
 	var keys keyScan
+	var scan jsonScan
 	return eachLine(ctx, part, func(b []byte, line, off int64) error {
 		v := out.next(&init, part.from+off)
+		if jsonlFastPath && scan.record(b, v, part.file.Partition, &out.mem) {
+			if out.full() {
+				return out.flush(ctx, false)
+			}
+			return nil
+		}
+		*v = init
 		if err := decodeObject(b, v, part.file.Partition, &keys); err != nil {
 			out.drop()
 			return part.bad(line, off, err)

@@ -177,16 +177,7 @@ func (f jsonlStructs[T]) read(ctx context.Context, part *textPart, out *rowBuffe
 			}
 			*v = init
 		}
-		err := f.unmarshal(b, v)
-		if err == nil {
-			err = keys.check(b, top)
-		}
-		if fields != nil {
-			if missing := fields.missing(); err == nil {
-				err = missing
-			}
-		}
-		if err != nil {
+		if err := f.decode(b, v, &keys, fields, top); err != nil {
 			out.drop()
 			return part.bad(line, off, err)
 		}
@@ -195,6 +186,22 @@ func (f jsonlStructs[T]) read(ctx context.Context, part *textPart, out *rowBuffe
 		}
 		return nil
 	})
+}
+
+// decode decodes the line b into v with encoding/json and checks its
+// keys: no key twice, and, if fields is not nil, every required key (top
+// is fields.mark).
+func (f jsonlStructs[T]) decode(b []byte, v *T, keys *keyScan, fields *fieldKeys, top func([]byte)) error {
+	err := f.unmarshal(b, v)
+	if err == nil {
+		err = keys.check(b, top)
+	}
+	if fields != nil {
+		if missing := fields.missing(); err == nil {
+			err = missing
+		}
+	}
+	return err
 }
 
 // unmarshal decodes the line b into v. A line that encoding/json cannot

@@ -308,6 +308,10 @@ func (s *jsonScan) record(b []byte, r *sources.Record, hive dataset.Partition, m
 		}
 		s.names = names
 	}
+	if len(s.names) == 0 {
+		r.Names, r.Values = nil, nil // as decodeObject leaves them
+		return true
+	}
 	r.Names, r.Values = s.names, mem.values(len(s.names))
 	copy(r.Values, s.vals)
 	for k, f := range hive {

@@ -96,13 +96,9 @@ func jsonPlanOf(t reflect.Type) *jsonPlan {
 		if !sf.IsExported() {
 			continue
 		}
-		tag := sf.Tag.Get("json")
-		if tag == "-" {
+		name, opts, ok := jsonTag(sf)
+		if !ok {
 			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		if name == "" {
-			name = sf.Name
 		}
 		if !plainKey(name) {
 			return nil
@@ -123,6 +119,21 @@ func jsonPlanOf(t reflect.Type) *jsonPlan {
 		fields = append(fields, f)
 	}
 	return &jsonPlan{fields: fields}
+}
+
+// jsonTag returns the key of struct field sf, by its json tag or its Go
+// name, and the tag's options; ok is false for a field tagged "-", which
+// has none.
+func jsonTag(sf reflect.StructField) (name, opts string, ok bool) {
+	tag := sf.Tag.Get("json")
+	if tag == "-" {
+		return "", "", false
+	}
+	name, opts, _ = strings.Cut(tag, ",")
+	if name == "" {
+		name = sf.Name
+	}
+	return name, opts, true
 }
 
 // plainKey reports whether s is a key the fast path matches as
@@ -200,40 +211,16 @@ func (p *jsonPlan) decode(s *jsonScan, b []byte, v unsafe.Pointer, mem *chunkMem
 		s.seen = make([]bool, len(p.fields))
 	}
 	clear(s.seen)
-	s.keys = s.keys[:0]
-	i, ok := s.object(b)
-	if !ok {
-		return false
-	}
-	if i < len(b) && b[i] == '}' {
-		i++
-	} else {
-		hint := 0
-		for {
-			key, j, ok := s.key(b, i)
-			if !ok {
-				return false
-			}
-			k := p.field(key, hint)
-			if k < 0 {
-				j, ok = s.skip(b, j)
-			} else {
-				hint, s.seen[k] = k+1, true
-				j, ok = p.fields[k].decode(s, b, j, v, mem)
-			}
-			if !ok {
-				return false
-			}
-			i, ok = next(b, j)
-			if !ok {
-				return false
-			}
-			if b[i-1] == '}' {
-				break
-			}
+	hint := 0
+	ok := s.members(b, func(key []byte, i int) (int, bool) {
+		k := p.field(key, hint)
+		if k < 0 {
+			return s.skip(b, i)
 		}
-	}
-	if skipSpace(b, i) != len(b) {
+		hint, s.seen[k] = k+1, true
+		return p.fields[k].decode(s, b, i, v, mem)
+	})
+	if !ok {
 		return false
 	}
 	for k, n := range need {
@@ -244,58 +231,66 @@ func (p *jsonPlan) decode(s *jsonScan, b []byte, v unsafe.Pointer, mem *chunkMem
 	return true
 }
 
+// members reads the JSON object b, calling value with each key, in
+// order, and the index of its value, which value reads and returns the
+// index after. It reports false if b is not an object the fast path
+// takes (see key) or value does.
+func (s *jsonScan) members(b []byte, value func(key []byte, i int) (int, bool)) bool {
+	s.keys = s.keys[:0]
+	i := skipSpace(b, 0)
+	if i == len(b) || b[i] != '{' {
+		return false
+	}
+	if i = skipSpace(b, i+1); i < len(b) && b[i] == '}' {
+		return skipSpace(b, i+1) == len(b)
+	}
+	for {
+		key, j, ok := s.key(b, i)
+		if !ok {
+			return false
+		}
+		if j, ok = value(key, j); !ok {
+			return false
+		}
+		if i, ok = next(b, j); !ok {
+			return false
+		}
+		if b[i-1] == '}' {
+			return skipSpace(b, i) == len(b)
+		}
+	}
+}
+
 // record decodes the JSON object b into r, keys in order, then the Hive
 // columns, as decodeObject does, and reports whether it did.
 func (s *jsonScan) record(b []byte, r *sources.Record, hive dataset.Partition, mem *chunkMemory) bool {
-	s.keys, s.vals = s.keys[:0], s.vals[:0]
-	i, ok := s.object(b)
-	if !ok {
-		return false
-	}
-	if i < len(b) && b[i] == '}' {
-		i++
-	} else {
-		for {
-			var j int
-			if _, j, ok = s.key(b, i); !ok {
-				return false
+	s.vals = s.vals[:0]
+	ok := s.members(b, func(_ []byte, i int) (int, bool) {
+		var v any
+		switch c := b[i]; {
+		case c == '"':
+			str, j, ok := s.str(b, i)
+			if !ok {
+				return 0, false
 			}
-			var v any
-			switch c := b[j]; {
-			case c == '"':
-				var str []byte
-				if str, j, ok = s.str(b, j); !ok {
-					return false
-				}
-				v = mem.box(mem.string(bytesString(str)))
-			case c == 't' || c == 'f' || c == 'n':
-				if j, ok = literal(b, j); !ok {
-					return false
-				}
-				switch c {
-				case 't':
-					v = true
-				case 'f':
-					v = false
-				}
-			default:
-				end, _, ok := number(b, j)
-				if !ok {
-					return false
-				}
-				v = mem.boxNumber(mem.string(bytesString(b[j:end])))
-				j = end
+			s.vals = append(s.vals, mem.box(mem.string(bytesString(str))))
+			return j, true
+		case c == 't':
+			v = true
+		case c == 'f':
+			v = false
+		case c != 'n':
+			j, _, ok := number(b, i)
+			if !ok {
+				return 0, false
 			}
-			s.vals = append(s.vals, v)
-			if i, ok = next(b, j); !ok {
-				return false
-			}
-			if b[i-1] == '}' {
-				break
-			}
+			s.vals = append(s.vals, mem.boxNumber(mem.string(bytesString(b[i:j]))))
+			return j, true
 		}
-	}
-	if skipSpace(b, i) != len(b) {
+		s.vals = append(s.vals, v)
+		return literal(b, i)
+	})
+	if !ok {
 		return false
 	}
 	if !s.sameNames(hive) {
@@ -333,17 +328,6 @@ func (s *jsonScan) sameNames(hive dataset.Partition) bool {
 		}
 	}
 	return true
-}
-
-// object returns the index of the first byte after the '{' that b must
-// start with, past any space.
-func (s *jsonScan) object(b []byte) (int, bool) {
-	i := skipSpace(b, 0)
-	if i == len(b) || b[i] != '{' {
-		return 0, false
-	}
-	i = skipSpace(b, i+1)
-	return i, i < len(b)
 }
 
 // key reads the key of an object member at b[i] and the ':' after it; it
@@ -514,7 +498,7 @@ func (f *jsonField) decode(s *jsonScan, b []byte, i int, base unsafe.Pointer, me
 				return 0, false
 			}
 		}
-		return j, storeInt(p, f.size, n)
+		return j, f.storeInt(p, uint64(n))
 	case jsonUint:
 		if !integer || c == '-' {
 			return 0, false
@@ -523,7 +507,7 @@ func (f *jsonField) decode(s *jsonScan, b []byte, i int, base unsafe.Pointer, me
 		if v, ok := shortInt(t); ok {
 			n, err = uint64(v), nil
 		}
-		return j, err == nil && storeUint(p, f.size, n)
+		return j, err == nil && f.storeInt(p, n)
 	case jsonFloat:
 		if f.size == 4 {
 			x, err := strconv.ParseFloat(t, 32)
@@ -541,40 +525,32 @@ func (f *jsonField) decode(s *jsonScan, b []byte, i int, base unsafe.Pointer, me
 	return 0, false
 }
 
-// storeInt stores n in the signed integer of size bytes at p; it reports
-// false if n does not fit.
-func storeInt(p unsafe.Pointer, size uintptr, n int64) bool {
-	switch size {
-	case 1:
-		*(*int8)(p) = int8(n)
-		return n == int64(int8(n))
-	case 2:
-		*(*int16)(p) = int16(n)
-		return n == int64(int16(n))
-	case 4:
-		*(*int32)(p) = int32(n)
-		return n == int64(int32(n))
+// storeInt stores n, a signed integer's bits if f's kind is jsonInt,
+// in f's integer at p; it reports false if n does not fit.
+func (f *jsonField) storeInt(p unsafe.Pointer, n uint64) bool {
+	switch signed := f.kind == jsonInt; {
+	case signed && f.size == 1:
+		return store[int8](p, int64(n))
+	case signed && f.size == 2:
+		return store[int16](p, int64(n))
+	case signed && f.size == 4:
+		return store[int32](p, int64(n))
+	case signed:
+		return store[int64](p, int64(n))
+	case f.size == 1:
+		return store[uint8](p, n)
+	case f.size == 2:
+		return store[uint16](p, n)
+	case f.size == 4:
+		return store[uint32](p, n)
 	}
-	*(*int64)(p) = n
-	return true
+	return store[uint64](p, n)
 }
 
-// storeUint stores n in the unsigned integer of size bytes at p; it
-// reports false if n does not fit.
-func storeUint(p unsafe.Pointer, size uintptr, n uint64) bool {
-	switch size {
-	case 1:
-		*(*uint8)(p) = uint8(n)
-		return n == uint64(uint8(n))
-	case 2:
-		*(*uint16)(p) = uint16(n)
-		return n == uint64(uint16(n))
-	case 4:
-		*(*uint32)(p) = uint32(n)
-		return n == uint64(uint32(n))
-	}
-	*(*uint64)(p) = n
-	return true
+// store stores n in the I at p; it reports false if n does not fit.
+func store[I int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64, N int64 | uint64](p unsafe.Pointer, n N) bool {
+	*(*I)(p) = I(n)
+	return N(I(n)) == n
 }
 
 // skip reads the value of a key that names no field: a string, a number

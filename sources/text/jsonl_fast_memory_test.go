@@ -68,6 +68,13 @@ func BenchmarkJSONLRead(b *testing.B) {
 	dir := b.TempDir()
 	const rows = 200000
 	writeJSONRows(b, dir, rows)
+	benchReads(b, rows, func() flow.Source[jsonRow] { return text.JSONL[jsonRow](dir) },
+		func() flow.Source[sources.Record] { return text.JSONLRecords(dir) })
+}
+
+// benchReads measures reading rows rows from structs and records, on
+// one worker and two, and reports the time per row.
+func benchReads[T any](b *testing.B, rows int64, structs func() flow.Source[T], records func() flow.Source[sources.Record]) {
 	run := func(b *testing.B, p *flow.Pipeline, n *int64) {
 		for b.Loop() {
 			*n = 0
@@ -78,16 +85,16 @@ func BenchmarkJSONLRead(b *testing.B) {
 		if *n != rows {
 			b.Fatalf("read %d rows, want %d", *n, rows)
 		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/rows, "ns/row")
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(rows), "ns/row")
 	}
 	for _, par := range []int{1, 2} {
 		b.Run(fmt.Sprintf("structs/p%d", par), func(b *testing.B) {
 			var n int64
-			run(b, flow.From(text.JSONL[jsonRow](dir)).Parallel(par).To(sinks.Count[jsonRow](&n)), &n)
+			run(b, flow.From(structs()).Parallel(par).To(sinks.Count[T](&n)), &n)
 		})
 		b.Run(fmt.Sprintf("records/p%d", par), func(b *testing.B) {
 			var n int64
-			run(b, flow.From(text.JSONLRecords(dir)).Parallel(par).To(sinks.Count[sources.Record](&n)), &n)
+			run(b, flow.From(records()).Parallel(par).To(sinks.Count[sources.Record](&n)), &n)
 		})
 	}
 }

@@ -3,7 +3,9 @@ package text
 import (
 	"bytes"
 	"encoding"
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"reflect"
 	"strconv"
 	"strings"
@@ -646,8 +648,24 @@ func skipSpace(b []byte, i int) int {
 // encoding/json decodes it, and the index after it. The text is b's own
 // bytes if the string has no escape and is ASCII, else s.buf: valid until
 // the next call.
+//
+// It looks at eight bytes at a time for the quote that ends the string
+// and the bytes that need more: a backslash, a control byte (which JSON
+// forbids in a string) or a byte that is not ASCII.
 func (s *jsonScan) str(b []byte, i int) ([]byte, int, bool) {
+	const qm, bm = ones * '"', ones * '\\'
 	j := i + 1
+	for ; j+8 <= len(b); j += 8 {
+		w := binary.LittleEndian.Uint64(b[j:])
+		// The lowest set bit of each mask marks the first byte it looks
+		// for: zeroBytes finds a byte equal to 0, below finds one below
+		// 0x20, and a byte from 0x80 has its high bit set.
+		below := (w - ones*0x20) &^ w & (ones << 7)
+		if m := zeroBytes(w^qm) | zeroBytes(w^bm) | below | w&(ones<<7); m != 0 {
+			j += bits.TrailingZeros64(m) >> 3
+			break
+		}
+	}
 	for ; j < len(b); j++ {
 		c := b[j]
 		if c == '"' {

@@ -349,6 +349,22 @@ func TestJSONLFastPathCases(t *testing.T) {
 		`{` + base + `,"s":"\ud83d\ude0"}`,          // bad \u
 		`{` + base + `,"s":"x","list":null,"u":[]}`, // a list for no field
 	}
+	// Every byte the string scan looks for, at every offset of a word.
+	for n := range 20 {
+		for _, c := range []string{`"`, `\"`, `\n`, `\u00e9`, "\x00", "\x1f", " ", "\x7f", "\x80", "é", "\xff"} {
+			for _, tail := range []string{"", "abcdefghij"} {
+				str := strings.Repeat("a", n) + c + tail
+				line := `{` + base + `,"s":"` + str + `"}`
+				want := 4 // taken as a struct (required keys or not) and a record (Hive columns or not)
+				if c == `"` || c < " " {
+					want = 0 // a stray quote, a control byte
+				}
+				if got := fastCase(t, []byte(line)); got != want {
+					t.Errorf("%q: the fast path took it %d ways, want %d", line, got, want)
+				}
+			}
+		}
+	}
 	for _, s := range leave {
 		row := jsonRow{}
 		if plan.decode(&scan, []byte(s), unsafe.Pointer(&row), &mem, []bool{12: false, 8: true}) {

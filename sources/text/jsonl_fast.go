@@ -215,9 +215,18 @@ func (p *jsonPlan) decode(s *jsonScan, b []byte, v unsafe.Pointer, mem *chunkMem
 	clear(s.seen)
 	hint := 0
 	ok := s.members(b, func(key []byte, i int) (int, bool) {
+		// A key twice is one field's twice, or one of the unknown keys
+		// (s.keys) twice. A field's key seen before in another case
+		// is not the same key, but rare: encoding/json decodes it.
 		k := p.field(key, hint)
 		if k < 0 {
+			if !s.fresh(key) {
+				return 0, false
+			}
 			return s.skip(b, i)
+		}
+		if s.seen[k] {
+			return 0, false
 		}
 		hint, s.seen[k] = k+1, true
 		return p.fields[k].decode(s, b, i, v, mem)
@@ -267,7 +276,16 @@ func (s *jsonScan) members(b []byte, value func(key []byte, i int) (int, bool)) 
 // columns, as decodeObject does, and reports whether it did.
 func (s *jsonScan) record(b []byte, r *sources.Record, hive dataset.Partition, mem *chunkMemory) bool {
 	s.vals = s.vals[:0]
-	ok := s.members(b, func(_ []byte, i int) (int, bool) {
+	// While the keys are the last record's, in order, none is there
+	// twice; from the first that is not, each is compared with those
+	// before it.
+	aligned, last := true, len(s.names)-len(hive)
+	ok := s.members(b, func(key []byte, i int) (int, bool) {
+		if n := len(s.keys); aligned && n < last && s.names[n] == string(key) {
+			s.keys = append(s.keys, key)
+		} else if aligned = false; !s.fresh(key) {
+			return 0, false
+		}
 		var v any
 		switch c := b[i]; {
 		case c == '"':
@@ -334,7 +352,7 @@ func (s *jsonScan) sameNames(hive dataset.Partition) bool {
 
 // key reads the key of an object member at b[i] and the ':' after it; it
 // returns the key and the index of its value. The key must be plain ASCII
-// with no escape, and not the same as one before it on the line.
+// with no escape.
 func (s *jsonScan) key(b []byte, i int) ([]byte, int, bool) {
 	if i >= len(b) || b[i] != '"' {
 		return nil, 0, false
@@ -345,16 +363,10 @@ func (s *jsonScan) key(b []byte, i int) ([]byte, int, bool) {
 			return nil, 0, false
 		}
 	}
-	if j == len(b) || len(s.keys) == maxFastKeys {
+	if j == len(b) {
 		return nil, 0, false
 	}
 	key := b[i+1 : j]
-	for _, k := range s.keys {
-		if bytes.Equal(k, key) {
-			return nil, 0, false
-		}
-	}
-	s.keys = append(s.keys, key)
 	j = skipSpace(b, j+1)
 	if j == len(b) || b[j] != ':' {
 		return nil, 0, false
@@ -363,8 +375,22 @@ func (s *jsonScan) key(b []byte, i int) ([]byte, int, bool) {
 	return key, j, j < len(b)
 }
 
-// maxFastKeys is the most keys of a line the fast path takes: it looks
-// for a key twice by comparing it with each before it.
+// fresh adds key to s.keys and reports whether it was none of them.
+func (s *jsonScan) fresh(key []byte) bool {
+	if len(s.keys) == maxFastKeys {
+		return false
+	}
+	for _, k := range s.keys {
+		if bytes.Equal(k, key) {
+			return false
+		}
+	}
+	s.keys = append(s.keys, key)
+	return true
+}
+
+// maxFastKeys is the most keys of a line the fast path compares a key
+// with to find it twice.
 const maxFastKeys = 64
 
 // next reads the ',' or '}' after a member's value at b[i] and the space

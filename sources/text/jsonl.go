@@ -19,10 +19,10 @@ import (
 
 // JSONL returns a source of the records of a JSON Lines dataset, each
 // line one JSON value decoded into a T as encoding/json decodes it (json
-// tags, as json.Unmarshal reads them). Lines of flat objects are decoded
-// by a faster decoder of the package's own, to the same values; any
-// other line, and any line that does not decode, goes to encoding/json,
-// whose error a bad line reports.
+// tags, as json.Unmarshal reads them). Most lines are decoded by a
+// faster decoder of the package's own, to the same values; the others,
+// and any line that does not decode, go to encoding/json, whose error a
+// bad line reports.
 //
 // The dataset is root: a file, a directory tree (every *.jsonl and
 // *.ndjson file under it, plain or compressed with a .gz, .zst, .zstd or

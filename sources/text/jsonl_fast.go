@@ -21,23 +21,28 @@ import (
 // The JSON Lines fast path. encoding/json checks a line's syntax in one
 // pass, then decodes it in another, through reflection, allocating each
 // string; the key scan (keys.go) makes a third. The fast path decodes the
-// common line, one flat object of numbers, strings, booleans and nulls
-// whose keys are plain ASCII, in one pass over the line's bytes in the
+// common line, an object of numbers, strings, booleans and nulls whose
+// keys are plain ASCII, in one pass over the line's bytes in the
 // read buffer: into a struct's fields in place (a plan per type, made
 // once, tells which key is which field), or into a record's values;
 // integers and floats by the CSV reader's in-line parsers (which agree
 // with strconv bit for bit) or strconv, the text that a value keeps in
 // the chunk's memory (chunkMemory), shared by many rows.
 //
+// A value of another type (a nested struct, a slice, a map, a type that
+// decodes itself with json.Unmarshaler or encoding.TextUnmarshaler but
+// time.Time, whose UnmarshalJSON the fast path calls as encoding/json
+// does), and a nested object or array in a record, encoding/json decodes
+// from the value's bytes alone, as it would in the line; a nested
+// object or array for no field is checked and skipped.
+//
 // It takes a line only where the result is what encoding/json and the
-// key rules give, and no error: anything else, such as a nested object
-// or array, a key with an escape or a byte that is not ASCII, a key
-// twice, a missing required key, a value of the wrong type, a number out
-// of range, the strings "NaN", "+Inf" and "-Inf" for a float, a field
-// whose type decodes itself (json.Unmarshaler, encoding.TextUnmarshaler,
-// but time.Time, whose UnmarshalJSON the fast path calls as
-// encoding/json does), bad syntax, goes to encoding/json as before,
-// which gives the value or the error. So what a source gives does not
+// key rules give, and no error: anything else, such as a key with an
+// escape or a byte that is not ASCII, a key twice (at any depth), a
+// missing required key, a value of the wrong type, a number out of
+// range, the strings "NaN", "+Inf" and "-Inf" for a float, a field with
+// the string option, bad syntax, goes to encoding/json as before, which
+// gives the value or the error. So what a source gives does not
 // depend on which path read a line; a test compares the two on many
 // generated lines.
 
@@ -66,6 +71,10 @@ type jsonField struct {
 	size uintptr      // of an integer or float
 	ptr  bool         // a pointer to a value of kind: nil for null
 	elem reflect.Type // what a pointer points to
+	// whole is the type of a field of kind jsonOther that encoding/json
+	// decodes from its value alone; nil for one tagged with the string
+	// option, whose line goes to encoding/json.
+	whole reflect.Type
 }
 
 // jsonPlan is how the fast path decodes a line into a struct type.
@@ -111,6 +120,9 @@ func jsonPlanOf(t reflect.Type) *jsonPlan {
 			if sf.Type.Kind() == reflect.Pointer && sf.Type.Elem().Kind() != reflect.Pointer {
 				f.ptr, f.elem = true, sf.Type.Elem()
 				f.kind, f.size = jsonKindOf(f.elem)
+			}
+			if f.kind == jsonOther {
+				f.ptr, f.elem, f.whole = false, nil, sf.Type
 			}
 		}
 		for _, g := range fields {
@@ -203,6 +215,8 @@ type jsonScan struct {
 	buf   []byte   // a string with its escapes undone
 	vals  []any    // a record's values so far
 	names []string // the names of the last record
+	// nested finds a key twice in a nested object.
+	nested keyScan
 }
 
 // decode decodes the JSON object b into the struct at v and reports
@@ -299,6 +313,20 @@ func (s *jsonScan) record(b []byte, r *sources.Record, hive dataset.Partition, m
 			v = true
 		case c == 'f':
 			v = false
+		case c == '{' || c == '[':
+			// As decodeObject decodes a value: with encoding/json,
+			// numbers as json.Number.
+			j, ok := s.valueEnd(b, i)
+			if !ok || !json.Valid(b[i:j]) || s.nested.check(b[i:j], nil) != nil {
+				return 0, false
+			}
+			d := json.NewDecoder(bytes.NewReader(b[i:j]))
+			d.UseNumber()
+			if d.Decode(&v) != nil {
+				return 0, false
+			}
+			s.vals = append(s.vals, v)
+			return j, true
 		case c != 'n':
 			j, _, ok := number(b, i)
 			if !ok {
@@ -457,7 +485,17 @@ func (f *jsonField) decode(s *jsonScan, b []byte, i int, base unsafe.Pointer, me
 	p := unsafe.Add(base, f.off)
 	c := b[i]
 	if f.kind == jsonOther {
-		return 0, false
+		if f.whole == nil {
+			return 0, false
+		}
+		// encoding/json decodes a field from its value alone as it does
+		// in the object, given the same bytes; a value that fails, or
+		// has a key twice, is the line's to report.
+		j, ok := s.valueEnd(b, i)
+		if !ok || json.Unmarshal(b[i:j], reflect.NewAt(f.whole, p).Interface()) != nil || s.nested.check(b[i:j], nil) != nil {
+			return 0, false
+		}
+		return j, true
 	}
 	if c == 'n' {
 		// null leaves a value as it is and makes a pointer nil.
@@ -581,8 +619,9 @@ func store[I int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64, N 
 	return N(I(n)) == n
 }
 
-// skip reads the value of a key that names no field: a string, a number
-// or a literal. It returns the index after it.
+// skip reads the value of a key that names no field and returns the
+// index after it. An object or an array must be valid JSON with no key
+// twice.
 func (s *jsonScan) skip(b []byte, i int) (int, bool) {
 	switch c := b[i]; {
 	case c == '"':
@@ -590,6 +629,47 @@ func (s *jsonScan) skip(b []byte, i int) (int, bool) {
 		return j, ok
 	case c == 't' || c == 'f' || c == 'n':
 		return literal(b, i)
+	case c == '{' || c == '[':
+		j, ok := s.valueEnd(b, i)
+		if !ok || !json.Valid(b[i:j]) || s.nested.check(b[i:j], nil) != nil {
+			return 0, false
+		}
+		return j, true
+	}
+	j, _, ok := number(b, i)
+	return j, ok
+}
+
+// valueEnd returns the index after the JSON value at b[i], if it is one:
+// an object or an array ends at the bracket that closes it, strings in it
+// read as str reads them, and what is between is left for encoding/json
+// to check.
+func (s *jsonScan) valueEnd(b []byte, i int) (int, bool) {
+	switch c := b[i]; {
+	case c == '"':
+		_, j, ok := s.str(b, i)
+		return j, ok
+	case c == 't' || c == 'f' || c == 'n':
+		return literal(b, i)
+	case c == '{' || c == '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1, true
+				}
+			case '"':
+				_, k, ok := s.str(b, j)
+				if !ok {
+					return 0, false
+				}
+				j = k - 1
+			}
+		}
+		return 0, false
 	}
 	j, _, ok := number(b, i)
 	return j, ok

@@ -316,8 +316,8 @@ func (s *jsonScan) record(b []byte, r *sources.Record, hive dataset.Partition, m
 		case c == '{' || c == '[':
 			// As decodeObject decodes a value: with encoding/json,
 			// numbers as json.Number.
-			j, ok := s.valueEnd(b, i)
-			if !ok || !json.Valid(b[i:j]) || s.nested.check(b[i:j], nil) != nil {
+			j, ok := s.skip(b, i)
+			if !ok {
 				return 0, false
 			}
 			d := json.NewDecoder(bytes.NewReader(b[i:j]))
@@ -491,8 +491,8 @@ func (f *jsonField) decode(s *jsonScan, b []byte, i int, base unsafe.Pointer, me
 		// encoding/json decodes a field from its value alone as it does
 		// in the object, given the same bytes; a value that fails, or
 		// has a key twice, is the line's to report.
-		j, ok := s.valueEnd(b, i)
-		if !ok || json.Unmarshal(b[i:j], reflect.NewAt(f.whole, p).Interface()) != nil || s.nested.check(b[i:j], nil) != nil {
+		j, ok := s.skip(b, i)
+		if !ok || json.Unmarshal(b[i:j], reflect.NewAt(f.whole, p).Interface()) != nil {
 			return 0, false
 		}
 		return j, true
@@ -619,24 +619,13 @@ func store[I int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64, N 
 	return N(I(n)) == n
 }
 
-// skip reads the value of a key that names no field and returns the
-// index after it. An object or an array must be valid JSON with no key
-// twice.
+// skip reads the value at b[i] and returns the index after it. An
+// object or an array must be valid JSON with no key twice at any depth.
 func (s *jsonScan) skip(b []byte, i int) (int, bool) {
-	switch c := b[i]; {
-	case c == '"':
-		_, j, ok := s.str(b, i)
-		return j, ok
-	case c == 't' || c == 'f' || c == 'n':
-		return literal(b, i)
-	case c == '{' || c == '[':
-		j, ok := s.valueEnd(b, i)
-		if !ok || !json.Valid(b[i:j]) || s.nested.check(b[i:j], nil) != nil {
-			return 0, false
-		}
-		return j, true
+	j, ok := s.valueEnd(b, i)
+	if c := b[i]; ok && (c == '{' || c == '[') && (!json.Valid(b[i:j]) || s.nested.check(b[i:j], nil) != nil) {
+		return 0, false
 	}
-	j, _, ok := number(b, i)
 	return j, ok
 }
 

@@ -322,10 +322,11 @@ func (s *jsonScan) record(b []byte, r *sources.Record, hive dataset.Partition, m
 			}
 			d := json.NewDecoder(bytes.NewReader(b[i:j]))
 			d.UseNumber()
-			if d.Decode(&v) != nil {
+			var nested any // not v, which would then be on the heap for every value
+			if d.Decode(&nested) != nil {
 				return 0, false
 			}
-			s.vals = append(s.vals, v)
+			s.vals = append(s.vals, nested)
 			return j, true
 		case c != 'n':
 			j, _, ok := number(b, i)

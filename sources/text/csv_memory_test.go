@@ -203,26 +203,6 @@ func BenchmarkCSVRead(b *testing.B) {
 		Name  string  `csv:"name"`
 		N     int32   `csv:"n"`
 	}
-	run := func(b *testing.B, p *flow.Pipeline, n *int64) {
-		for b.Loop() {
-			*n = 0
-			if err := p.Run(context.Background()); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if *n != rows {
-			b.Fatalf("read %d rows, want %d", *n, rows)
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/rows, "ns/row")
-	}
-	for _, par := range []int{1, 2} {
-		b.Run(fmt.Sprintf("structs/p%d", par), func(b *testing.B) {
-			var n int64
-			run(b, flow.From(text.CSV[row](dir)).Parallel(par).To(sinks.Count[row](&n)), &n)
-		})
-		b.Run(fmt.Sprintf("records/p%d", par), func(b *testing.B) {
-			var n int64
-			run(b, flow.From(text.CSVRecords(dir)).Parallel(par).To(sinks.Count[sources.Record](&n)), &n)
-		})
-	}
+	benchReads(b, rows, func() flow.Source[row] { return text.CSV[row](dir) },
+		func() flow.Source[sources.Record] { return text.CSVRecords(dir) })
 }

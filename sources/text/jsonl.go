@@ -18,8 +18,11 @@ import (
 )
 
 // JSONL returns a source of the records of a JSON Lines dataset, each
-// line one JSON value decoded into a T with encoding/json (json tags, as
-// json.Unmarshal reads them).
+// line one JSON value decoded into a T as encoding/json decodes it (json
+// tags, as json.Unmarshal reads them). Most lines are decoded by a
+// faster decoder of the package's own, to the same values; the others,
+// and any line that does not decode, go to encoding/json, whose error a
+// bad line reports.
 //
 // The dataset is root: a file, a directory tree (every *.jsonl and
 // *.ndjson file under it, plain or compressed with a .gz, .zst, .zstd or
@@ -61,7 +64,8 @@ func JSONL[T any](root string, opts ...JSONLOption) flow.Source[T] {
 	if ferr == nil {
 		required = jsonRequired[T]()
 	}
-	return &textSource[T]{root: root, cfg: c, err: errors.Join(err, ferr), format: jsonlStructs[T]{fields: fields, shadow: shadow, required: required}}
+	format := jsonlStructs[T]{fields: fields, shadow: shadow, required: required, plan: jsonPlanOf(reflect.TypeFor[T]())}
+	return &textSource[T]{root: root, cfg: c, err: errors.Join(err, ferr), format: format}
 }
 
 // JSONLRecords returns a source of the lines of a JSON Lines dataset as
@@ -133,6 +137,9 @@ type jsonlStructs[T any] struct {
 	// required names the keys of the fields a line must have unless
 	// AllowMissingFields (see jsonRequired).
 	required []string
+	// plan is how the fast path (jsonl_fast.go) decodes a line into a
+	// T; nil if it takes none.
+	plan *jsonPlan
 }
 
 func (jsonlStructs[T]) files() dataset.Format { return jsonlFiles }
@@ -156,18 +163,26 @@ func (f jsonlStructs[T]) read(ctx context.Context, part *textPart, out *rowBuffe
 		fields.seen = make([]bool, len(fields.names))
 		top = fields.mark
 	}
+	plan, need := f.plan, []bool(nil)
+	if plan != nil && fields != nil {
+		var ok bool
+		if need, ok = plan.required(fields.names); !ok {
+			plan = nil
+		}
+	}
+	var scan jsonScan
 	return eachLine(ctx, part, func(b []byte, line, off int64) error {
 		v := out.next(&init, part.from+off)
-		err := f.unmarshal(b, v)
-		if err == nil {
-			err = keys.check(b, top)
-		}
-		if fields != nil {
-			if missing := fields.missing(); err == nil {
-				err = missing
+		if plan != nil && jsonlFastPath {
+			if plan.decode(&scan, b, unsafe.Pointer(v), &out.mem, need) {
+				if out.full() {
+					return out.flush(ctx, false)
+				}
+				return nil
 			}
+			*v = init
 		}
-		if err != nil {
+		if err := f.decode(b, v, &keys, fields, top); err != nil {
 			out.drop()
 			return part.bad(line, off, err)
 		}
@@ -176,6 +191,22 @@ func (f jsonlStructs[T]) read(ctx context.Context, part *textPart, out *rowBuffe
 		}
 		return nil
 	})
+}
+
+// decode decodes the line b into v with encoding/json and checks its
+// keys: no key twice, and, if fields is not nil, every required key (top
+// is fields.mark).
+func (f jsonlStructs[T]) decode(b []byte, v *T, keys *keyScan, fields *fieldKeys, top func([]byte)) error {
+	err := f.unmarshal(b, v)
+	if err == nil {
+		err = keys.check(b, top)
+	}
+	if fields != nil {
+		if missing := fields.missing(); err == nil {
+			err = missing
+		}
+	}
+	return err
 }
 
 // unmarshal decodes the line b into v. A line that encoding/json cannot
@@ -200,8 +231,16 @@ func (jsonlRecords) quoted() bool          { return false }
 func (jsonlRecords) read(ctx context.Context, part *textPart, out *rowBuffer[sources.Record]) error {
 	var init sources.Record
 	var keys keyScan
+	var scan jsonScan
 	return eachLine(ctx, part, func(b []byte, line, off int64) error {
 		v := out.next(&init, part.from+off)
+		if jsonlFastPath && scan.record(b, v, part.file.Partition, &out.mem) {
+			if out.full() {
+				return out.flush(ctx, false)
+			}
+			return nil
+		}
+		*v = init
 		if err := decodeObject(b, v, part.file.Partition, &keys); err != nil {
 			out.drop()
 			return part.bad(line, off, err)

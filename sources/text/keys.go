@@ -145,13 +145,9 @@ func jsonRequired[T any]() []string {
 		if !sf.IsExported() || sf.Anonymous {
 			continue
 		}
-		tag := sf.Tag.Get("json")
-		if tag == "-" {
+		name, opts, ok := jsonTag(sf)
+		if !ok {
 			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		if name == "" {
-			name = sf.Name
 		}
 		switch sf.Type.Kind() {
 		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:

@@ -230,7 +230,7 @@ func (p *pqPlan[T]) newWriter(out io.Writer, fingerprint string, part []Partitio
 			opts = append(opts, parquet.KeyValueMetadata(metaRowIDColumn, p.cfg.rowIDColumn))
 		}
 		opts = append(opts, p.schema)
-		w := &recordWriter{rp: p.rec, w: parquet.NewGenericWriter[any](out, opts...), n: p.nCols, ids: p.cfg.rowIDColumn != ""}
+		w := newRecordWriter(p.rec, parquet.NewGenericWriter[any](out, opts...), p.nCols, p.cfg.rowIDColumn != "")
 		return any(w).(batchWriter[T])
 	}
 	if p.cfg.rowIDColumn == "" {

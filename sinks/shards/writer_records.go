@@ -122,12 +122,11 @@ func newRecordPlan(dir string, schema *parquet.Schema, opts []ParquetOption) (p 
 		p.schema = pqschema.New(schema.Name(), append(rp.cols[:len(rp.cols):len(rp.cols)],
 			pqschema.Column{Name: hi, Node: parquet.Uint(64)}, pqschema.Column{Name: lo, Node: parquet.Uint(64)})...)
 	}
-	p.check = rp.check
 	if len(cfg.partitionBy) > 0 {
 		if p.parts, err = recordPartitionColumns(rp, cfg.partitionBy); err != nil {
 			return nil, fmt.Errorf("shards: %s: %w", what, err)
 		}
-		p.check = alsoCheck(p.check, recordPartitionCheck(p.parts))
+		p.check = recordPartitionCheck(p.parts)
 	}
 	w := p.newWriter(io.Discard, "", nil)
 	if err := w.close(); err != nil {
@@ -136,96 +135,179 @@ func newRecordPlan(dir string, schema *parquet.Schema, opts []ParquetOption) (p 
 	return p, nil
 }
 
-// check reports the first record of recs that cannot be written, and why.
-func (rp *recordPlan) check(recs []sources.Record) (int, error) {
-	var sc rowScratch
-	var row parquet.Row
-	for i, r := range recs {
-		var err error
-		if row, err = rp.row(r, row[:0], &sc); err != nil {
-			return i, err
-		}
-	}
-	return 0, nil
-}
-
-// rowScratch is what row reuses from one record to the next: a value per
-// column, and whether the record gave the column one.
-type rowScratch struct {
-	vals []any
-	seen []bool
-}
-
-// row appends the values of r, column by column, to row. A column that r
-// does not name is null; a name that r holds twice keeps its first value,
-// as sources.Record's MarshalJSON does.
-func (rp *recordPlan) row(r sources.Record, row parquet.Row, sc *rowScratch) (parquet.Row, error) {
-	n := len(rp.cols)
-	sc.vals = slices.Grow(sc.vals[:0], n)[:n]
-	sc.seen = slices.Grow(sc.seen[:0], n)[:n]
-	clear(sc.vals)
-	clear(sc.seen)
-	for i, name := range r.Names {
-		j, ok := rp.index[name]
-		if !ok {
-			return row, fmt.Errorf("the record's column %q is not in the schema", name)
-		}
-		if sc.seen[j] {
-			continue
-		}
-		sc.seen[j] = true
-		if i < len(r.Values) {
-			sc.vals[j] = r.Values[i]
-		}
-	}
-	var err error
-	for j, v := range sc.vals {
-		if row, err = rp.shreds[j](v, 0, 0, row); err != nil {
-			return row, fmt.Errorf("column %q: %w", rp.cols[j].Name, err)
-		}
-	}
-	return row, nil
-}
-
-// recordWriter writes records as parquet.Rows: the columns of the plan,
-// then the row ID columns when the plan has them.
+// recordWriter writes records column by column. Each record is
+// converted once, each value straight into the pending values of its
+// column; a batch of writeBatchRows rows, counted from the start of the
+// row group, goes to parquet-go's column writers when it is full or the
+// row group ends, in pieces of pieceRows rows. Where pages end thus
+// depends on the rows alone, not on how the stream was cut into chunks,
+// and the bytes are those parquet-go's own WriteRows writes.
 type recordWriter struct {
 	rp   *recordPlan
 	w    *parquet.GenericWriter[any]
 	n    int  // index of the first ID column
 	ids  bool // write the ID columns
-	sc   rowScratch
-	rows []parquet.Row
+	err  error
+	rows int               // rows pending
+	cols [][]parquet.Value // pending values, per column of the file
+	// starts holds, for each column that is a list, the index in its
+	// pending values of each pending row's first value (and of the end).
+	starts [][]int32
+	vals   []any // the current record's value per column of the plan
+	// names are the names of the last record whose names were looked up,
+	// and perm where each of them goes: a column of the plan, or -1 for a
+	// name the record held before.
+	names []string
+	perm  []int
 }
 
-func (r *recordWriter) write(recs []sources.Record, ids flow.IDs) error {
-	if cap(r.rows) < len(recs) {
-		r.rows = append(r.rows[:cap(r.rows)], make([]parquet.Row, len(recs)-cap(r.rows))...)
+// pieceRows is the number of rows of a call to a column writer: the
+// number parquet-go's WriteRows gives its column writers at a time.
+const pieceRows = 64
+
+func newRecordWriter(rp *recordPlan, w *parquet.GenericWriter[any], n int, ids bool) *recordWriter {
+	r := &recordWriter{rp: rp, w: w, n: n, ids: ids}
+	nc := len(rp.cols)
+	if ids {
+		nc += 2
 	}
-	rows := r.rows[:len(recs)]
-	for i, rec := range recs {
-		row, err := r.rp.row(rec, rows[i][:0], &r.sc)
-		if err != nil {
-			return err // not reached: the plan's check found the record first
+	r.cols = make([][]parquet.Value, nc)
+	r.starts = make([][]int32, nc)
+	for j, c := range rp.cols {
+		if !c.Node.Leaf() || c.Node.Repeated() {
+			r.starts[j] = []int32{0}
+		}
+	}
+	r.vals = make([]any, len(rp.cols))
+	return r
+}
+
+// write converts recs and writes them. A record that cannot be written
+// fails the call with a rowFailed that says which.
+func (r *recordWriter) write(recs []sources.Record, ids flow.IDs) error {
+	if r.err != nil {
+		return r.err
+	}
+	for k := range recs {
+		if err := r.add(&recs[k]); err != nil {
+			r.err = err
+			return &rowFailed{k: k, err: err}
 		}
 		if r.ids {
-			id := ids.At(i)
-			row = append(row,
-				parquet.Int64Value(int64(id.Hi)).Level(0, 0, r.n),
-				parquet.Int64Value(int64(id.Lo)).Level(0, 0, r.n+1))
+			id := ids.At(k)
+			r.cols[r.n] = append(r.cols[r.n], parquet.Int64Value(int64(id.Hi)).Level(0, 0, r.n))
+			r.cols[r.n+1] = append(r.cols[r.n+1], parquet.Int64Value(int64(id.Lo)).Level(0, 0, r.n+1))
 		}
-		rows[i] = row
+		if r.rows++; r.rows == writeBatchRows {
+			if err := r.push(); err != nil {
+				r.err = err
+				return err
+			}
+		}
 	}
-	n, err := r.w.WriteRows(rows)
-	if err == nil && n != len(rows) {
-		err = fmt.Errorf("parquet-go wrote %d of %d rows", n, len(rows))
-	}
-	return err
+	return nil
 }
 
-func (r *recordWriter) flush() error { return r.w.Flush() }
-func (r *recordWriter) size() int64  { return r.w.Size() }
-func (r *recordWriter) close() error { return r.w.Close() }
+// add appends the values of rec to the pending columns. A column that rec
+// does not name is null; a name that rec holds twice keeps its first
+// value, as sources.Record's MarshalJSON does.
+func (r *recordWriter) add(rec *sources.Record) error {
+	rp := r.rp
+	if !slices.Equal(rec.Names, r.names) {
+		if err := r.lookUp(rec.Names); err != nil {
+			return err
+		}
+	}
+	clear(r.vals)
+	for i, j := range r.perm {
+		if j >= 0 && i < len(rec.Values) {
+			r.vals[j] = rec.Values[i]
+		}
+	}
+	for j, v := range r.vals {
+		col, err := rp.shreds[j](v, 0, 0, r.cols[j])
+		if err != nil {
+			return fmt.Errorf("column %q: %w", rp.cols[j].Name, err)
+		}
+		r.cols[j] = col
+		if r.starts[j] != nil {
+			r.starts[j] = append(r.starts[j], int32(len(col)))
+		}
+	}
+	return nil
+}
+
+// lookUp finds the columns of names, for this record and the next ones
+// with the same names.
+func (r *recordWriter) lookUp(names []string) error {
+	r.names, r.perm = r.names[:0], r.perm[:0]
+	seen := make([]bool, len(r.rp.cols))
+	for _, name := range names {
+		j, ok := r.rp.index[name]
+		if !ok {
+			r.names = r.names[:0] // not a valid lookup: look up again next time
+			return fmt.Errorf("the record's column %q is not in the schema", name)
+		}
+		if seen[j] {
+			j = -1
+		} else {
+			seen[j] = true
+		}
+		r.perm = append(r.perm, j)
+	}
+	r.names = append(r.names, names...)
+	return nil
+}
+
+// push writes the pending rows to the column writers, and empties them.
+func (r *recordWriter) push() error {
+	if r.rows == 0 {
+		return nil
+	}
+	cws := r.w.ColumnWriters()
+	for j, vals := range r.cols {
+		starts := r.starts[j]
+		for lo := 0; lo < r.rows; lo += pieceRows {
+			hi := min(lo+pieceRows, r.rows)
+			piece := vals[lo:hi]
+			if starts != nil {
+				piece = vals[starts[lo]:starts[hi]]
+			}
+			if _, err := cws[j].WriteRowValues(piece); err != nil {
+				return err
+			}
+		}
+		clear(vals) // drop references to the values' memory
+		r.cols[j] = vals[:0]
+		if starts != nil {
+			r.starts[j] = starts[:1]
+		}
+	}
+	r.rows = 0
+	return nil
+}
+
+func (r *recordWriter) flush() error {
+	if r.err != nil {
+		return r.err
+	}
+	if err := r.push(); err != nil {
+		return err
+	}
+	return r.w.Flush()
+}
+
+func (r *recordWriter) size() int64 { return r.w.Size() }
+
+func (r *recordWriter) close() error {
+	if r.err != nil {
+		return r.err
+	}
+	if err := r.push(); err != nil {
+		return err
+	}
+	return r.w.Close()
+}
 
 // leafPath returns the dotted path of the leaf of a column named name whose
 // node is n: the name of records that sources/parquet.Records reads from

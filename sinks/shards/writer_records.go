@@ -388,6 +388,7 @@ func newShredder(n parquet.Node, reps, col int) (shredder, error) {
 	}
 	leaf, optional := n.Leaf(), n.Optional()
 	text := false
+	var fast func(v any) (parquet.Value, bool)
 	if leaf {
 		k := n.Type().Kind()
 		decimal := false
@@ -395,8 +396,18 @@ func newShredder(n parquet.Node, reps, col int) (shredder, error) {
 			_, decimal = lt.Value.(*pqformat.DecimalType)
 		}
 		text = (k == parquet.ByteArray || k == parquet.FixedLenByteArray) && !decimal
+		fast = fastLeaf(n.Type())
+	}
+	present := 0 // what a value adds to the definition level
+	if optional {
+		present = 1
 	}
 	return func(v any, rep, def int, row parquet.Row) (parquet.Row, error) {
+		if fast != nil && v != nil {
+			if pv, ok := fast(v); ok {
+				return append(row, pv.Level(rep, def+present, col)), nil
+			}
+		}
 		if s, ok := v.(string); ok && s == "" && leaf && !text {
 			v = nil // an empty CSV field
 		}
@@ -412,6 +423,130 @@ func newShredder(n parquet.Node, reps, col int) (shredder, error) {
 		}
 		return row, errors.New("null in a required column")
 	}, nil
+}
+
+// fastLeaf returns the converter of the common values of a leaf of type
+// t, a physical type, a STRING or a signed integer as wide, or nil: text (a CSV
+// field, a JSON number), and the Go type a Parquet record holds for it.
+// It converts as leafConverter does, and leaves to it, with false, what
+// it does not take: another type, a null, text that does not parse.
+func fastLeaf(t parquet.Type) func(v any) (parquet.Value, bool) {
+	if lt := t.LogicalType(); lt != nil {
+		switch l := lt.Value.(type) {
+		case *pqformat.StringType:
+		case *pqformat.IntType: // signed, of the physical type's width
+			if !l.IsSigned || (l.BitWidth == 32) != (t.Kind() == parquet.Int32) || (l.BitWidth != 32 && l.BitWidth != 64) {
+				return nil
+			}
+		default:
+			return nil
+		}
+	}
+	switch t.Kind() {
+	case parquet.Boolean:
+		return func(v any) (parquet.Value, bool) {
+			switch x := v.(type) {
+			case bool:
+				return parquet.BooleanValue(x), true
+			case string:
+				b, err := strconv.ParseBool(x)
+				return parquet.BooleanValue(b), err == nil
+			}
+			return parquet.Value{}, false
+		}
+	case parquet.Int32:
+		return func(v any) (parquet.Value, bool) {
+			var i int64
+			switch x := v.(type) {
+			case int32:
+				return parquet.Int32Value(x), true
+			case int64:
+				i = x
+			case string:
+				var ok bool
+				if i, ok = atoi(x); !ok {
+					return parquet.Value{}, false
+				}
+			case json.Number:
+				var ok bool
+				if i, ok = atoi(string(x)); !ok {
+					return parquet.Value{}, false
+				}
+			default:
+				return parquet.Value{}, false
+			}
+			if i != int64(int32(i)) {
+				return parquet.Value{}, false
+			}
+			return parquet.Int32Value(int32(i)), true
+		}
+	case parquet.Int64:
+		return func(v any) (parquet.Value, bool) {
+			switch x := v.(type) {
+			case int64:
+				return parquet.Int64Value(x), true
+			case int32:
+				return parquet.Int64Value(int64(x)), true
+			case string:
+				i, ok := atoi(x)
+				return parquet.Int64Value(i), ok
+			case json.Number:
+				i, ok := atoi(string(x))
+				return parquet.Int64Value(i), ok
+			}
+			return parquet.Value{}, false
+		}
+	case parquet.Double:
+		return func(v any) (parquet.Value, bool) {
+			switch x := v.(type) {
+			case float64:
+				return parquet.DoubleValue(x), true
+			case string:
+				f, err := strconv.ParseFloat(x, 64)
+				return parquet.DoubleValue(f), err == nil
+			case json.Number:
+				f, err := strconv.ParseFloat(string(x), 64)
+				return parquet.DoubleValue(f), err == nil
+			}
+			return parquet.Value{}, false
+		}
+	case parquet.ByteArray:
+		return func(v any) (parquet.Value, bool) {
+			switch x := v.(type) {
+			case string:
+				return parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(x), len(x))), true
+			case []byte:
+				return parquet.ByteArrayValue(x), true
+			}
+			return parquet.Value{}, false
+		}
+	}
+	return nil
+}
+
+// atoi parses a decimal integer of at most 18 digits, with an optional
+// minus sign: what fits an int64 without a check. Anything else is left
+// to strconv, with false.
+func atoi(s string) (int64, bool) {
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	if len(s) == 0 || len(s) > 18 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		d := s[i] - '0'
+		if d > 9 {
+			return 0, false
+		}
+		n = n*10 + int64(d)
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 // textList returns the shredder of a list column that also takes the

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
@@ -164,6 +165,7 @@ type recordWriter struct {
 	// name the record held before.
 	names []string
 	perm  []int
+	errs  []error // per column, of push
 }
 
 // pieceRows is the number of rows of a call to a column writer: the
@@ -265,30 +267,64 @@ func (r *recordWriter) lookUp(names []string) error {
 }
 
 // push writes the pending rows to the column writers, and empties them.
+// The columns are written concurrently, one goroutine each, joined before
+// push returns: a column writer encodes and compresses its own pages, so
+// its bytes do not depend on the others, nor on the order they run in.
 func (r *recordWriter) push() error {
 	if r.rows == 0 {
 		return nil
 	}
 	cws := r.w.ColumnWriters()
-	for j, vals := range r.cols {
-		starts := r.starts[j]
-		for lo := 0; lo < r.rows; lo += pieceRows {
-			hi := min(lo+pieceRows, r.rows)
-			piece := vals[lo:hi]
-			if starts != nil {
-				piece = vals[starts[lo]:starts[hi]]
-			}
-			if _, err := cws[j].WriteRowValues(piece); err != nil {
-				return err
-			}
-		}
-		clear(vals) // drop references to the values' memory
-		r.cols[j] = vals[:0]
-		if starts != nil {
-			r.starts[j] = starts[:1]
+	if len(r.cols) == 1 {
+		err := r.pushColumn(cws[0], 0)
+		r.rows = 0
+		return err
+	}
+	if r.errs == nil {
+		r.errs = make([]error, len(r.cols))
+	}
+	var wg sync.WaitGroup
+	for j := 1; j < len(r.cols); j++ {
+		wg.Go(func() {
+			defer func() {
+				if p := recover(); p != nil {
+					r.errs[j] = flow.Recovered(p)
+				}
+			}()
+			r.errs[j] = r.pushColumn(cws[j], j)
+		})
+	}
+	r.errs[0] = r.pushColumn(cws[0], 0)
+	wg.Wait()
+	r.rows = 0
+	for j, err := range r.errs {
+		if err != nil {
+			clear(r.errs)
+			return fmt.Errorf("column %q: %w", r.w.Schema().Columns()[j][0], err)
 		}
 	}
-	r.rows = 0
+	return nil
+}
+
+// pushColumn writes the pending values of column j with its writer cw,
+// in pieces of pieceRows rows, and empties them.
+func (r *recordWriter) pushColumn(cw *parquet.ColumnWriter, j int) error {
+	vals, starts := r.cols[j], r.starts[j]
+	for lo := 0; lo < r.rows; lo += pieceRows {
+		hi := min(lo+pieceRows, r.rows)
+		piece := vals[lo:hi]
+		if starts != nil {
+			piece = vals[starts[lo]:starts[hi]]
+		}
+		if _, err := cw.WriteRowValues(piece); err != nil {
+			return err
+		}
+	}
+	clear(vals) // drop references to the values' memory
+	r.cols[j] = vals[:0]
+	if starts != nil {
+		r.starts[j] = starts[:1]
+	}
 	return nil
 }
 

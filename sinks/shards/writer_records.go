@@ -492,59 +492,28 @@ func fastLeaf(t parquet.Type) func(v any) (parquet.Value, bool) {
 		}
 	case parquet.Int32:
 		return func(v any) (parquet.Value, bool) {
-			var i int64
-			switch x := v.(type) {
-			case int32:
+			if x, ok := v.(int32); ok {
 				return parquet.Int32Value(x), true
-			case int64:
-				i = x
-			case string:
-				var ok bool
-				if i, ok = atoi(x); !ok {
-					return parquet.Value{}, false
-				}
-			case json.Number:
-				var ok bool
-				if i, ok = atoi(string(x)); !ok {
-					return parquet.Value{}, false
-				}
-			default:
-				return parquet.Value{}, false
 			}
-			if i != int64(int32(i)) {
-				return parquet.Value{}, false
-			}
-			return parquet.Int32Value(int32(i)), true
+			i, ok := fastInt(v)
+			return parquet.Int32Value(int32(i)), ok && i == int64(int32(i))
 		}
 	case parquet.Int64:
 		return func(v any) (parquet.Value, bool) {
-			switch x := v.(type) {
-			case int64:
-				return parquet.Int64Value(x), true
-			case int32:
-				return parquet.Int64Value(int64(x)), true
-			case string:
-				i, ok := atoi(x)
-				return parquet.Int64Value(i), ok
-			case json.Number:
-				i, ok := atoi(string(x))
-				return parquet.Int64Value(i), ok
-			}
-			return parquet.Value{}, false
+			i, ok := fastInt(v)
+			return parquet.Int64Value(i), ok
 		}
 	case parquet.Double:
 		return func(v any) (parquet.Value, bool) {
-			switch x := v.(type) {
-			case float64:
+			if x, ok := v.(float64); ok {
 				return parquet.DoubleValue(x), true
-			case string:
-				f, err := strconv.ParseFloat(x, 64)
-				return parquet.DoubleValue(f), err == nil
-			case json.Number:
-				f, err := strconv.ParseFloat(string(x), 64)
-				return parquet.DoubleValue(f), err == nil
 			}
-			return parquet.Value{}, false
+			s, ok := numberText(v)
+			if !ok {
+				return parquet.Value{}, false
+			}
+			f, err := strconv.ParseFloat(s, 64)
+			return parquet.DoubleValue(f), err == nil
 		}
 	case parquet.ByteArray:
 		return func(v any) (parquet.Value, bool) {
@@ -558,6 +527,32 @@ func fastLeaf(t parquet.Type) func(v any) (parquet.Value, bool) {
 		}
 	}
 	return nil
+}
+
+// fastInt returns v, an int64, an int32 or the text of a short decimal
+// integer, as an int64, or false.
+func fastInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case int32:
+		return int64(x), true
+	}
+	if s, ok := numberText(v); ok {
+		return atoi(s)
+	}
+	return 0, false
+}
+
+// numberText returns the text of v, a string or a json.Number, or false.
+func numberText(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case json.Number:
+		return string(x), true
+	}
+	return "", false
 }
 
 // atoi parses a decimal integer of at most 18 digits, with an optional

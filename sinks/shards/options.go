@@ -179,11 +179,14 @@ func Writers(n int) Option {
 // about 0.4, the spread of the lines' lengths. Any ID, a source's or one
 // derived by a flat map, a mix or a reduction, has such a triple, so no
 // ID is lost or changed; rows whose IDs share no key with other rows of
-// their batch (derived rows) cost 16 bytes, as two words of the ID would. The three values of
-// an ID depend on the rows written before it to the same file (one ID can
-// have other values in another file), and ord is the row's ordinal only
-// when the sink could tell all its bits: read the ID with RowID, and
-// compare IDs, not the columns.
+// their batch (derived rows) cost 16 bytes, as two words of the ID would.
+// The three values of an ID depend on the rows written before it to the
+// same file (one ID can have other values in another file) and, for
+// structs, on the chunks the stream arrives in (which parallelism does not
+// change; [ParquetRecords] learns over batches counted from the row
+// group's start instead); ord is the row's ordinal only when the sink
+// could tell all its bits: read the ID with RowID, and compare IDs, not
+// the columns.
 //
 // In CSV and JSON Lines files it is two columns, name+"_hi" and name+"_lo",
 // the ID's Hi and Lo halves as decimal unsigned integers.

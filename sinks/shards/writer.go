@@ -244,11 +244,12 @@ func (r *rollingWriter[T]) fail(batch int64, id rowid.ID, err error) error {
 }
 
 // add writes vals to the current row group in batches aligned on
-// writeBatchRows (see there). A text writer's bytes do not depend on how
-// its rows are cut into calls: it is given vals as they are, so that a
-// row it cannot encode is one of vals (see rowFailed).
+// writeBatchRows (see there). The bytes of a text writer and of a
+// record writer (which aligns its own batches) do not depend on how their
+// rows are cut into calls: they are given vals as they are, so that a row
+// they cannot encode is one of vals (see rowFailed).
 func (r *rollingWriter[T]) add(vals []T, ids flow.IDs) error {
-	if r.s.run.plan.text != nil {
+	if r.s.run.plan.text != nil || r.s.run.plan.rec != nil {
 		return r.cur.w.write(vals, ids)
 	}
 	needIDs := r.s.run.plan.cfg.rowIDColumn != ""

@@ -209,10 +209,11 @@ func (p *pqPlan[T]) newWriter(out io.Writer, fingerprint string, part []Partitio
 			opts = append(opts, parquet.KeyValueMetadata(metaRowIDColumn, p.cfg.rowIDColumn))
 		}
 		opts = append(opts, p.schema)
-		w := &recordWriter{rp: p.rec, w: parquet.NewGenericWriter[any](out, opts...)}
+		var ids *rowIDEncoder
 		if p.cfg.rowIDColumn != "" {
-			w.ids = &rowIDEncoder{col: p.nCols}
+			ids = &rowIDEncoder{col: p.nCols}
 		}
+		w := newRecordWriter(p.rec, parquet.NewGenericWriter[any](out, opts...), ids)
 		return any(w).(batchWriter[T])
 	}
 	if p.dec != nil {

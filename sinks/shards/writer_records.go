@@ -7,12 +7,15 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
+	pqzstd "github.com/parquet-go/parquet-go/compress/zstd"
 	"github.com/parquet-go/parquet-go/deprecated"
 	pqformat "github.com/parquet-go/parquet-go/format"
 
@@ -20,6 +23,8 @@ import (
 	"github.com/rowflow/rowflow/internal/parquet/assemble"
 	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 	"github.com/rowflow/rowflow/internal/parquet/pqschema"
+	"github.com/rowflow/rowflow/internal/parquet/pqwrite"
+	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -109,6 +114,9 @@ func newRecordPlan(dir string, schema *parquet.Schema, opts []ParquetOption) (p 
 	}
 	p = &pqPlan[sources.Record]{dir: dir, cfg: cfg, what: what, format: "parquet", ext: ".parquet", rec: rp}
 	p.codec, p.level = cfg.codec()
+	if zc, ok := p.codec.(*pqzstd.Codec); ok {
+		p.codec = pqwrite.NewZstd(zc.Level)
+	}
 	p.tSchema = pqschema.New(schema.Name(), rp.cols...)
 	p.schema = p.tSchema
 	p.nCols = len(p.tSchema.Columns())
@@ -117,12 +125,11 @@ func newRecordPlan(dir string, schema *parquet.Schema, opts []ParquetOption) (p 
 			return nil, err
 		}
 	}
-	p.check = rp.check
 	if len(cfg.partitionBy) > 0 {
 		if p.parts, err = recordPartitionColumns(rp, cfg.partitionBy); err != nil {
 			return nil, fmt.Errorf("shards: %s: %w", what, err)
 		}
-		p.check = alsoCheck(p.check, recordPartitionCheck(p.parts))
+		p.check = recordPartitionCheck(p.parts)
 	}
 	w := p.newWriter(io.Discard, "", nil)
 	if err := w.close(); err != nil {
@@ -131,95 +138,222 @@ func newRecordPlan(dir string, schema *parquet.Schema, opts []ParquetOption) (p 
 	return p, nil
 }
 
-// check reports the first record of recs that cannot be written, and why.
-func (rp *recordPlan) check(recs []sources.Record) (int, error) {
-	var sc rowScratch
-	var row parquet.Row
-	for i, r := range recs {
-		var err error
-		if row, err = rp.row(r, row[:0], &sc); err != nil {
-			return i, err
-		}
-	}
-	return 0, nil
-}
-
-// rowScratch is what row reuses from one record to the next: a value per
-// column, and whether the record gave the column one.
-type rowScratch struct {
-	vals []any
-	seen []bool
-}
-
-// row appends the values of r, column by column, to row. A column that r
-// does not name is null; a name that r holds twice keeps its first value,
-// as sources.Record's MarshalJSON does.
-func (rp *recordPlan) row(r sources.Record, row parquet.Row, sc *rowScratch) (parquet.Row, error) {
-	n := len(rp.cols)
-	sc.vals = slices.Grow(sc.vals[:0], n)[:n]
-	sc.seen = slices.Grow(sc.seen[:0], n)[:n]
-	clear(sc.vals)
-	clear(sc.seen)
-	for i, name := range r.Names {
-		j, ok := rp.index[name]
-		if !ok {
-			return row, fmt.Errorf("the record's column %q is not in the schema", name)
-		}
-		if sc.seen[j] {
-			continue
-		}
-		sc.seen[j] = true
-		if i < len(r.Values) {
-			sc.vals[j] = r.Values[i]
-		}
-	}
-	var err error
-	for j, v := range sc.vals {
-		if row, err = rp.shreds[j](v, 0, 0, row); err != nil {
-			return row, fmt.Errorf("column %q: %w", rp.cols[j].Name, err)
-		}
-	}
-	return row, nil
-}
-
-// recordWriter writes records as parquet.Rows: the columns of the plan,
-// then the row ID columns when the plan has them.
+// recordWriter writes records column by column. Each record is
+// converted once, each value straight into the pending values of its
+// column; a batch of writeBatchRows rows, counted from the start of the
+// row group, goes to parquet-go's column writers when it is full or the
+// row group ends, in pieces of pieceRows rows. Where pages end thus
+// depends on the rows alone, not on how the stream was cut into chunks,
+// and the bytes are those parquet-go's own WriteRows writes.
 type recordWriter struct {
-	rp   *recordPlan
-	w    *parquet.GenericWriter[any]
-	ids  *rowIDEncoder // nil: no row-ID columns
-	sc   rowScratch
-	rows []parquet.Row
+	rp  *recordPlan
+	w   *parquet.GenericWriter[any]
+	ids *rowIDEncoder // nil: no row-ID columns
+	// pendIDs are the pending rows' IDs, encoded by push: the encoding
+	// learns from a batch of rows, and push's batches are those of
+	// writeBatchRows rows from the row group's start, whatever the chunks.
+	pendIDs []rowid.ID
+	err     error
+	rows    int               // rows pending
+	cols    [][]parquet.Value // pending values, per column of the file
+	// starts holds, for each column that is a list, the index in its
+	// pending values of each pending row's first value (and of the end).
+	starts [][]int32
+	vals   []any // the current record's value per column of the plan
+	// names are the names of the last record whose names were looked up,
+	// and perm where each of them goes: a column of the plan, or -1 for a
+	// name the record held before.
+	names []string
+	perm  []int
+	errs  []error // per column, of push
 }
 
+// pieceRows is the number of rows of a call to a column writer: the
+// number parquet-go's WriteRows gives its column writers at a time.
+const pieceRows = 64
+
+func newRecordWriter(rp *recordPlan, w *parquet.GenericWriter[any], ids *rowIDEncoder) *recordWriter {
+	r := &recordWriter{rp: rp, w: w, ids: ids}
+	nc := len(rp.cols)
+	if ids != nil {
+		nc += len(rowIDNames(""))
+	}
+	r.cols = make([][]parquet.Value, nc)
+	r.starts = make([][]int32, nc)
+	for j, c := range rp.cols {
+		if !c.Node.Leaf() || c.Node.Repeated() {
+			r.starts[j] = []int32{0}
+		}
+	}
+	r.vals = make([]any, len(rp.cols))
+	return r
+}
+
+// write converts recs and writes them. A record that cannot be written
+// fails the call with a rowFailed that says which.
 func (r *recordWriter) write(recs []sources.Record, ids flow.IDs) error {
-	if cap(r.rows) < len(recs) {
-		r.rows = append(r.rows[:cap(r.rows)], make([]parquet.Row, len(recs)-cap(r.rows))...)
+	if r.err != nil {
+		return r.err
 	}
-	rows := r.rows[:len(recs)]
-	if r.ids != nil {
-		r.ids.encode(ids)
-	}
-	for i, rec := range recs {
-		row, err := r.rp.row(rec, rows[i][:0], &r.sc)
-		if err != nil {
-			return err // not reached: the plan's check found the record first
+	for k := range recs {
+		if err := r.add(&recs[k]); err != nil {
+			r.err = err
+			return &rowFailed{k: k, err: err}
 		}
 		if r.ids != nil {
-			row = r.ids.appendTo(row, i)
+			r.pendIDs = append(r.pendIDs, ids.At(k))
 		}
-		rows[i] = row
+		if r.rows++; r.rows == writeBatchRows {
+			if err := r.push(); err != nil {
+				r.err = err
+				return err
+			}
+		}
 	}
-	n, err := r.w.WriteRows(rows)
-	if err == nil && n != len(rows) {
-		err = fmt.Errorf("parquet-go wrote %d of %d rows", n, len(rows))
-	}
-	return err
+	return nil
 }
 
-func (r *recordWriter) flush() error { return r.w.Flush() }
-func (r *recordWriter) size() int64  { return r.w.Size() }
-func (r *recordWriter) close() error { return r.w.Close() }
+// add appends the values of rec to the pending columns. A column that rec
+// does not name is null; a name that rec holds twice keeps its first
+// value, as sources.Record's MarshalJSON does.
+func (r *recordWriter) add(rec *sources.Record) error {
+	rp := r.rp
+	if !slices.Equal(rec.Names, r.names) {
+		if err := r.lookUp(rec.Names); err != nil {
+			return err
+		}
+	}
+	clear(r.vals)
+	for i, j := range r.perm {
+		if j >= 0 && i < len(rec.Values) {
+			r.vals[j] = rec.Values[i]
+		}
+	}
+	for j, v := range r.vals {
+		col, err := rp.shreds[j](v, 0, 0, r.cols[j])
+		if err != nil {
+			return fmt.Errorf("column %q: %w", rp.cols[j].Name, err)
+		}
+		r.cols[j] = col
+		if r.starts[j] != nil {
+			r.starts[j] = append(r.starts[j], int32(len(col)))
+		}
+	}
+	return nil
+}
+
+// lookUp finds the columns of names, for this record and the next ones
+// with the same names.
+func (r *recordWriter) lookUp(names []string) error {
+	r.names, r.perm = r.names[:0], r.perm[:0]
+	seen := make([]bool, len(r.rp.cols))
+	for _, name := range names {
+		j, ok := r.rp.index[name]
+		if !ok {
+			r.names = r.names[:0] // not a valid lookup: look up again next time
+			return fmt.Errorf("the record's column %q is not in the schema", name)
+		}
+		if seen[j] {
+			j = -1
+		} else {
+			seen[j] = true
+		}
+		r.perm = append(r.perm, j)
+	}
+	r.names = append(r.names, names...)
+	return nil
+}
+
+// push writes the pending rows to the column writers, and empties them.
+// The columns are written concurrently, one goroutine each, joined before
+// push returns: a column writer encodes and compresses its own pages, so
+// its bytes do not depend on the others, nor on the order they run in.
+func (r *recordWriter) push() error {
+	if r.rows == 0 {
+		return nil
+	}
+	if r.ids != nil {
+		r.ids.encode(flow.ListIDs(r.pendIDs))
+		for k := range r.pendIDs {
+			r.ids.appendColumns(r.cols, k)
+		}
+		r.pendIDs = r.pendIDs[:0]
+	}
+	cws := r.w.ColumnWriters()
+	if len(r.cols) == 1 {
+		err := r.pushColumn(cws[0], 0)
+		r.rows = 0
+		return err
+	}
+	if r.errs == nil {
+		r.errs = make([]error, len(r.cols))
+	}
+	var wg sync.WaitGroup
+	for j := 1; j < len(r.cols); j++ {
+		wg.Go(func() {
+			defer func() {
+				if p := recover(); p != nil {
+					r.errs[j] = &flow.PanicError{Value: p, Stack: debug.Stack()}
+				}
+			}()
+			r.errs[j] = r.pushColumn(cws[j], j)
+		})
+	}
+	r.errs[0] = r.pushColumn(cws[0], 0)
+	wg.Wait()
+	r.rows = 0
+	for j, err := range r.errs {
+		if err != nil {
+			clear(r.errs)
+			return fmt.Errorf("column %q: %w", r.w.Schema().Columns()[j][0], err)
+		}
+	}
+	return nil
+}
+
+// pushColumn writes the pending values of column j with its writer cw,
+// in pieces of pieceRows rows, and empties them.
+func (r *recordWriter) pushColumn(cw *parquet.ColumnWriter, j int) error {
+	vals, starts := r.cols[j], r.starts[j]
+	for lo := 0; lo < r.rows; lo += pieceRows {
+		hi := min(lo+pieceRows, r.rows)
+		piece := vals[lo:hi]
+		if starts != nil {
+			piece = vals[starts[lo]:starts[hi]]
+		}
+		if _, err := cw.WriteRowValues(piece); err != nil {
+			return err
+		}
+	}
+	clear(vals) // drop references to the values' memory
+	r.cols[j] = vals[:0]
+	if starts != nil {
+		r.starts[j] = starts[:1]
+	}
+	return nil
+}
+
+func (r *recordWriter) flush() error {
+	if r.err != nil {
+		return r.err
+	}
+	if err := r.push(); err != nil {
+		return err
+	}
+	return r.w.Flush()
+}
+
+func (r *recordWriter) size() int64 { return r.w.Size() }
+
+func (r *recordWriter) close() error {
+	if r.err != nil {
+		return r.err
+	}
+	if err := r.push(); err != nil {
+		return err
+	}
+	return r.w.Close()
+}
 
 // leafPath returns the dotted path of the leaf of a column named name whose
 // node is n: the name of records that sources/parquet.Records reads from
@@ -295,6 +429,7 @@ func newShredder(n parquet.Node, reps, col int) (shredder, error) {
 	}
 	leaf, optional := n.Leaf(), n.Optional()
 	text := false
+	var fast func(v any) (parquet.Value, bool)
 	if leaf {
 		k := n.Type().Kind()
 		decimal := false
@@ -302,8 +437,18 @@ func newShredder(n parquet.Node, reps, col int) (shredder, error) {
 			_, decimal = lt.Value.(*pqformat.DecimalType)
 		}
 		text = (k == parquet.ByteArray || k == parquet.FixedLenByteArray) && !decimal
+		fast = fastLeaf(n.Type())
+	}
+	present := 0 // what a value adds to the definition level
+	if optional {
+		present = 1
 	}
 	return func(v any, rep, def int, row parquet.Row) (parquet.Row, error) {
+		if fast != nil && v != nil {
+			if pv, ok := fast(v); ok {
+				return append(row, pv.Level(rep, def+present, col)), nil
+			}
+		}
 		if s, ok := v.(string); ok && s == "" && leaf && !text {
 			v = nil // an empty CSV field
 		}
@@ -319,6 +464,125 @@ func newShredder(n parquet.Node, reps, col int) (shredder, error) {
 		}
 		return row, errors.New("null in a required column")
 	}, nil
+}
+
+// fastLeaf returns the converter of the common values of a leaf of type
+// t, a physical type, a STRING or a signed integer as wide, or nil: text (a CSV
+// field, a JSON number), and the Go type a Parquet record holds for it.
+// It converts as leafConverter does, and leaves to it, with false, what
+// it does not take: another type, a null, text that does not parse.
+func fastLeaf(t parquet.Type) func(v any) (parquet.Value, bool) {
+	if lt := t.LogicalType(); lt != nil {
+		switch l := lt.Value.(type) {
+		case *pqformat.StringType:
+		case *pqformat.IntType: // signed, of the physical type's width
+			if !l.IsSigned || (l.BitWidth == 32) != (t.Kind() == parquet.Int32) || (l.BitWidth != 32 && l.BitWidth != 64) {
+				return nil
+			}
+		default:
+			return nil
+		}
+	}
+	switch t.Kind() {
+	case parquet.Boolean:
+		return func(v any) (parquet.Value, bool) {
+			switch x := v.(type) {
+			case bool:
+				return parquet.BooleanValue(x), true
+			case string:
+				b, err := strconv.ParseBool(x)
+				return parquet.BooleanValue(b), err == nil
+			}
+			return parquet.Value{}, false
+		}
+	case parquet.Int32:
+		return func(v any) (parquet.Value, bool) {
+			if x, ok := v.(int32); ok {
+				return parquet.Int32Value(x), true
+			}
+			i, ok := fastInt(v)
+			return parquet.Int32Value(int32(i)), ok && i == int64(int32(i))
+		}
+	case parquet.Int64:
+		return func(v any) (parquet.Value, bool) {
+			i, ok := fastInt(v)
+			return parquet.Int64Value(i), ok
+		}
+	case parquet.Double:
+		return func(v any) (parquet.Value, bool) {
+			if x, ok := v.(float64); ok {
+				return parquet.DoubleValue(x), true
+			}
+			s, ok := numberText(v)
+			if !ok {
+				return parquet.Value{}, false
+			}
+			f, err := strconv.ParseFloat(s, 64)
+			return parquet.DoubleValue(f), err == nil
+		}
+	case parquet.ByteArray:
+		return func(v any) (parquet.Value, bool) {
+			switch x := v.(type) {
+			case string:
+				return parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(x), len(x))), true
+			case []byte:
+				return parquet.ByteArrayValue(x), true
+			}
+			return parquet.Value{}, false
+		}
+	}
+	return nil
+}
+
+// fastInt returns v, an int64, an int32 or the text of a short decimal
+// integer, as an int64, or false.
+func fastInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case int32:
+		return int64(x), true
+	}
+	if s, ok := numberText(v); ok {
+		return atoi(s)
+	}
+	return 0, false
+}
+
+// numberText returns the text of v, a string or a json.Number, or false.
+func numberText(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case json.Number:
+		return string(x), true
+	}
+	return "", false
+}
+
+// atoi parses a decimal integer of at most 18 digits, with an optional
+// minus sign: what fits an int64 without a check. Anything else is left
+// to strconv, with false.
+func atoi(s string) (int64, bool) {
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	if len(s) == 0 || len(s) > 18 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		d := s[i] - '0'
+		if d > 9 {
+			return 0, false
+		}
+		n = n*10 + int64(d)
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 // textList returns the shredder of a list column that also takes the

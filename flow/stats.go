@@ -358,10 +358,3 @@ func recvMetered[V any](ctx context.Context, ch <-chan V, m *meter) (V, bool, er
 	return v, ok, err
 }
 
-// statsOf returns the run's stats if ctx belongs to an observed run.
-func statsOf(ctx context.Context) *runStats {
-	if r, ok := ctx.Value(runnerKey{}).(*runner); ok {
-		return r.stats
-	}
-	return nil
-}

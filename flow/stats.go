@@ -357,4 +357,3 @@ func recvMetered[V any](ctx context.Context, ch <-chan V, m *meter) (V, bool, er
 	m.blockedIn += m.rs.clock.Load() - t
 	return v, ok, err
 }
-

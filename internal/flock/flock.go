@@ -1,8 +1,9 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-// Package flock takes the exclusive, non-waiting file locks with which a
-// sink's run holds its rank's output (package shards) and with which the
-// command's cleanup asks whether a run still holds it.
+// Package flock takes the exclusive file locks with which a sink's run
+// holds its rank's output and its staging directory (package shards) and
+// with which the command's cleanup, and the next run, ask whether a run
+// still holds them.
 package flock
 
 import (
@@ -26,6 +27,23 @@ func TryLock(f *os.File) (bool, error) {
 			continue
 		case errors.Is(err, syscall.ENOTSUP), errors.Is(err, syscall.ENOLCK):
 			return true, nil
+		}
+		return false, err
+	}
+}
+
+// Lock takes an exclusive flock on f, waiting for it, and reports whether
+// it holds one: false, with no error, where the file system has no locks.
+func Lock(f *os.File) (bool, error) {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case errors.Is(err, syscall.ENOTSUP), errors.Is(err, syscall.ENOLCK):
+			return false, nil
 		}
 		return false, err
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -42,7 +43,8 @@ func bucketJob(dir string, rank int) error {
 // the rank has no manifest and every object of it is one of an
 // uninterrupted run's files, whole. Rank 1 run again and the job
 // committed, the bucket holds exactly what the same job writes on disk,
-// dataset manifest included.
+// dataset manifest included, and the killed run's local staging directory
+// is gone.
 func TestKilledRankInBucket(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs child processes")
@@ -70,6 +72,8 @@ func TestKilledRankInBucket(t *testing.T) {
 		t.Run(fmt.Sprintf("%d %s", i, stop), func(t *testing.T) {
 			prefix := fmt.Sprintf("job%d", i)
 			url := "s3://out/" + prefix
+			tmp := t.TempDir()
+			t.Setenv("TMPDIR", tmp) // the runs' staging directories, the child's too
 			for _, r := range []int{0, 2} {
 				if err := bucketJob(url, r); err != nil {
 					t.Fatal(err)
@@ -99,11 +103,17 @@ func TestKilledRankInBucket(t *testing.T) {
 			if _, err := shards.Commit(url, bucketWorld); err == nil {
 				t.Fatal("Commit of the job with rank 1 killed succeeded")
 			}
+			if stages, _ := filepath.Glob(filepath.Join(tmp, "rowflow-upload-*")); len(stages) != 1 {
+				t.Fatalf("after the kill, staging directories %q; want the killed run's", stages)
+			}
 			// An object of the rank that no manifest lists and the rerun
 			// does not write (a run with other options left it) is removed.
 			s3.Put(t, "out", prefix+"/part-00001-00077.parquet", []byte("left over"))
 			if err := bucketJob(url, 1); err != nil {
 				t.Fatalf("the rerun failed: %v", err)
+			}
+			if stages, _ := filepath.Glob(filepath.Join(tmp, "rowflow-upload-*")); len(stages) != 0 {
+				t.Fatalf("after the rerun, staging directories %q are left", stages)
 			}
 			if _, err := shards.Commit(url, bucketWorld); err != nil {
 				t.Fatal(err)

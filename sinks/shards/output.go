@@ -41,6 +41,7 @@ type outputDir struct {
 	found    map[string]bool
 	manifest []byte
 	lockFile *os.File // held from prepare to the end of commit or abort
+	stage    *os.File // in a bucket: holds the staging directory (see newStage)
 
 	// With Continue: the progress record the run continues from, if any
 	// (its files are kept), and whether the directory may hold a record

@@ -22,7 +22,8 @@ import (
 // An object store has no rename, so an output directory that is an
 // s3://bucket/prefix URL is written without one: each data file is
 // written, as on disk, to a hidden temporary file, here in a local
-// staging directory (under os.TempDir), and, once complete, uploaded
+// staging directory (under os.TempDir; a killed run's is removed by the
+// next run, see newStage), and, once complete, uploaded
 // under its final key (in parts if it is large: only a completed upload
 // is visible) and removed locally. The file becomes part of the dataset
 // only through the rank's manifest, which the commit puts last, with a
@@ -96,11 +97,11 @@ func (o *outputDir) prepareBucket() error {
 			return fmt.Errorf("shards: %s: removing the old progress record: %w", o.what, err)
 		}
 	}
-	stage, err := os.MkdirTemp("", "rowflow-upload-")
+	stage, held, err := newStage()
 	if err != nil {
 		return fmt.Errorf("shards: %s: staging directory: %w", o.what, err)
 	}
-	o.root = stage
+	o.root, o.stage = stage, held
 	return nil
 }
 
@@ -347,6 +348,10 @@ func (o *outputDir) removeStage() error {
 		return nil
 	}
 	err := os.RemoveAll(o.root)
+	if o.stage != nil {
+		o.stage.Close()
+		o.stage = nil
+	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("shards: %s: removing the staging directory: %w", o.what, err)
 	}

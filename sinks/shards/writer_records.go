@@ -24,6 +24,7 @@ import (
 	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 	"github.com/rowflow/rowflow/internal/parquet/pqschema"
 	"github.com/rowflow/rowflow/internal/parquet/pqwrite"
+	"github.com/rowflow/rowflow/internal/textnum"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sources"
 )
@@ -517,6 +518,9 @@ func fastLeaf(t parquet.Type) func(v any) (parquet.Value, bool) {
 			if !ok {
 				return parquet.Value{}, false
 			}
+			if f, ok := textnum.Float(s); ok {
+				return parquet.DoubleValue(f), true
+			}
 			f, err := strconv.ParseFloat(s, 64)
 			return parquet.DoubleValue(f), err == nil
 		}
@@ -544,7 +548,7 @@ func fastInt(v any) (int64, bool) {
 		return int64(x), true
 	}
 	if s, ok := numberText(v); ok {
-		return atoi(s)
+		return textnum.Int(s)
 	}
 	return 0, false
 }
@@ -558,31 +562,6 @@ func numberText(v any) (string, bool) {
 		return string(x), true
 	}
 	return "", false
-}
-
-// atoi parses a decimal integer of at most 18 digits, with an optional
-// minus sign: what fits an int64 without a check. Anything else is left
-// to strconv, with false.
-func atoi(s string) (int64, bool) {
-	neg := len(s) > 0 && s[0] == '-'
-	if neg {
-		s = s[1:]
-	}
-	if len(s) == 0 || len(s) > 18 {
-		return 0, false
-	}
-	var n int64
-	for i := 0; i < len(s); i++ {
-		d := s[i] - '0'
-		if d > 9 {
-			return 0, false
-		}
-		n = n*10 + int64(d)
-	}
-	if neg {
-		n = -n
-	}
-	return n, true
 }
 
 // textList returns the shredder of a list column that also takes the

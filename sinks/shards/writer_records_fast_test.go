@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -25,6 +26,23 @@ func TestFastLeafAgrees(t *testing.T) {
 		"1234567890123456789", "9223372036854775807", "-9223372036854775808", "9223372036854775808",
 		"2147483647", "2147483648", "-2147483648", "-2147483649", "32768", "1e3", "1.5", "-1.25", "NaN",
 		"inf", "x", " 1", "1 ", "0x10", "1_000", "007", "true", "false", "T", "2024-01-02", "héllo"}
+	// Random decimals of up to 17 digits, which the float fast path
+	// (textnum.Float) takes up to 15 and must read bit for bit as strconv.
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		b := make([]byte, 1+rng.IntN(17))
+		for i := range b {
+			b[i] = byte('0' + rng.IntN(10))
+		}
+		d := string(b)
+		if k := rng.IntN(len(b) + 1); k < len(b) {
+			d = d[:k] + "." + d[k:]
+		}
+		if rng.IntN(2) == 0 {
+			d = "-" + d
+		}
+		texts = append(texts, d)
+	}
 	var vals []any
 	for _, s := range texts {
 		vals = append(vals, s, json.Number(s), []byte(s))

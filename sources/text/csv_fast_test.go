@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/textnum"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -279,7 +280,7 @@ func TestShortFloatAgreesWithStrconv(t *testing.T) {
 		if math.Float64bits(v) != math.Float64bits(w) || (err == nil) != (werr == nil) {
 			t.Errorf("%q: %v (%#x), %v; strconv %v (%#x), %v", s, v, math.Float64bits(v), err, w, math.Float64bits(w), werr)
 		}
-		if _, ok := shortFloat(s); ok {
+		if _, ok := textnum.Float(s); ok {
 			fast++
 		}
 	}

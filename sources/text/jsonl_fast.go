@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/textnum"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -558,7 +559,7 @@ func (f *jsonField) decode(s *jsonScan, b []byte, i int, base unsafe.Pointer, me
 		if !integer {
 			return 0, false
 		}
-		n, ok := shortInt(t)
+		n, ok := textnum.Int(t)
 		if !ok {
 			var err error
 			if n, err = strconv.ParseInt(t, 10, 64); err != nil {
@@ -571,7 +572,7 @@ func (f *jsonField) decode(s *jsonScan, b []byte, i int, base unsafe.Pointer, me
 			return 0, false
 		}
 		n, err := strconv.ParseUint(t, 10, 64)
-		if v, ok := shortInt(t); ok {
+		if v, ok := textnum.Int(t); ok {
 			n, err = uint64(v), nil
 		}
 		return j, err == nil && f.storeInt(p, n)
@@ -581,7 +582,7 @@ func (f *jsonField) decode(s *jsonScan, b []byte, i int, base unsafe.Pointer, me
 			*(*float32)(p) = float32(x)
 			return j, err == nil
 		}
-		if x, ok := shortFloat(t); ok {
+		if x, ok := textnum.Float(t); ok {
 			*(*float64)(p) = x
 			return j, true
 		}

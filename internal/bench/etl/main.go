@@ -7,7 +7,11 @@
 //  1. CSV, -rows rows × 4 columns (int64, float64, string, int32) →
 //     Parquet, with the schema given;
 //  2. Parquet, -rows rows × 5 columns (int64, string, float64, a list of
-//     strings, a list of int32; written by DuckDB, zstd) → Parquet.
+//     strings, a list of int32; written by DuckDB, zstd) → Parquet;
+//  3. the same Parquet into memory: rowflow's Parquet source into Go
+//     structs (the command internal/bench/etl/decode) against DuckDB's
+//     aggregate of every column (max(id), max(length(name)), sum(score),
+//     sum(len(tags)), sum(list_sum(tokens))), both decoding every value.
 //
 // rowflow runs with lineage off (-row-id-column "") and on (the default
 // row_id columns). For each job and variant it prints the median wall
@@ -55,7 +59,7 @@ func main() {
 	rows := flag.Int("rows", 2_000_000, "rows of each input")
 	rounds := flag.Int("rounds", 5, "measured rounds")
 	threads := flag.Int("threads", 2, "threads of each engine: rowflow's -parallel, -writers and GOMAXPROCS, DuckDB's threads")
-	jobs := flag.String("jobs", "csv,parquet", "the jobs to run")
+	jobs := flag.String("jobs", "csv,parquet,decode", "the jobs to run: csv and parquet (to Parquet), decode (Parquet into Go structs against DuckDB's aggregate of every column)")
 	base := flag.String("base", "", "another rowflow checkout (such as main's) whose rowflow runs beside this tree's, as \"base\"")
 	flag.Parse()
 	if err := run(*rows, *rounds, *threads, strings.Split(*jobs, ","), *base); err != nil {
@@ -76,7 +80,10 @@ type job struct {
 	name, input string
 	inBytes     int64
 	rowflowArgs []string // after -out DIR
-	duckSQL     string   // with %s for the output path
+	duckSQL     string   // with %s for the output path, unless decode
+	// decode: the job reads the input into memory and writes nothing
+	// (rowflow's side is the decode command, into structs).
+	decode bool
 }
 
 // variant is one engine's run of a job.
@@ -108,6 +115,10 @@ func run(rows, rounds, threads int, jobNames []string, base string) error {
 	if err := goBuild(filepath.Join(root, "internal", "interop", "duckdb"), duckBin, "./cmd/duckcopy"); err != nil {
 		return err
 	}
+	decodeBin := filepath.Join(dir, "decode")
+	if err := goBuild(root, decodeBin, "./internal/bench/etl/decode"); err != nil {
+		return err
+	}
 	baseBin := ""
 	if base != "" {
 		baseBin = filepath.Join(dir, "rowflow-base")
@@ -133,8 +144,17 @@ func run(rows, rounds, threads int, jobNames []string, base string) error {
 			}
 			jobs = append(jobs, job{name: "Parquet → Parquet", input: in, rowflowArgs: []string{in},
 				duckSQL: fmt.Sprintf("COPY (SELECT * FROM read_parquet('%s')) TO '%%s' (FORMAT parquet, COMPRESSION zstd)", in)})
+		case "decode":
+			in := filepath.Join(dir, "in.parquet")
+			if _, err := os.Stat(in); err != nil {
+				if err := duck(duckBin, threads, strings.NewReplacer("$ROWS", strconv.Itoa(rows), "$PATH", in).Replace(parquetInput)); err != nil {
+					return err
+				}
+			}
+			jobs = append(jobs, job{name: "Parquet into structs", input: in, rowflowArgs: []string{in}, decode: true,
+				duckSQL: fmt.Sprintf("SELECT max(id), max(length(name)), sum(score), sum(len(tags)), sum(list_sum(tokens)) FROM read_parquet('%s')", in)})
 		default:
-			return fmt.Errorf("no job %q (csv, parquet)", name)
+			return fmt.Errorf("no job %q (csv, parquet, decode)", name)
 		}
 	}
 	before := benchutil.LoadAvg()
@@ -150,8 +170,8 @@ func run(rows, rounds, threads int, jobNames []string, base string) error {
 			return err
 		}
 		j.inBytes = st.Size()
-		vs := variants(j, rowflowBin, baseBin, duckBin, threads)
-		res, err := measureAll(dir, vs, rounds)
+		vs := variants(j, rowflowBin, baseBin, duckBin, decodeBin, threads)
+		res, err := measureAll(dir, vs, rounds, j.decode)
 		if err != nil {
 			return fmt.Errorf("%s: %w", j.name, err)
 		}
@@ -166,9 +186,13 @@ func run(rows, rounds, threads int, jobNames []string, base string) error {
 	for _, l := range lines {
 		ref := lines[slices.IndexFunc(lines, func(m line) bool { return m.job.name == l.job.name && m.name == "duckdb" })].res
 		r := l.res
-		fmt.Printf("| %s (%.0f MB in) | %s | %.2f | %.2f | %.0f | %.1f | %.2f× | %.2f× | %.2f× |\n",
-			l.job.name, float64(l.job.inBytes)/1e6, l.name, r.wall.Seconds(), r.cpu.Seconds(), float64(r.rss)/(1<<20), float64(r.out)/1e6,
-			r.wall.Seconds()/ref.wall.Seconds(), r.cpu.Seconds()/ref.cpu.Seconds(), float64(r.out)/float64(ref.out))
+		out, outRatio := "–", "–"
+		if !l.job.decode {
+			out, outRatio = fmt.Sprintf("%.1f", float64(r.out)/1e6), fmt.Sprintf("%.2f×", float64(r.out)/float64(ref.out))
+		}
+		fmt.Printf("| %s (%.0f MB in) | %s | %.2f | %.2f | %.0f | %s | %.2f× | %.2f× | %s |\n",
+			l.job.name, float64(l.job.inBytes)/1e6, l.name, r.wall.Seconds(), r.cpu.Seconds(), float64(r.rss)/(1<<20), out,
+			r.wall.Seconds()/ref.wall.Seconds(), r.cpu.Seconds()/ref.cpu.Seconds(), outRatio)
 	}
 	return nil
 }
@@ -184,8 +208,18 @@ const parquetInput = `COPY (SELECT i AS id,
 	list_transform(range((hash(i * 13) % 32)::BIGINT), k -> (hash(i * 7 + k) % 1000000)::INTEGER) AS tokens
 FROM range($ROWS) t(i)) TO '$PATH' (FORMAT parquet, COMPRESSION zstd)`
 
-func variants(j job, rowflowBin, baseBin, duckBin string, threads int) []variant {
+func variants(j job, rowflowBin, baseBin, duckBin, decodeBin string, threads int) []variant {
 	th := strconv.Itoa(threads)
+	if j.decode {
+		return []variant{
+			{name: "rowflow structs", cmd: func(string) *exec.Cmd {
+				cmd := exec.Command(decodeBin, "-parallel", th, j.input)
+				cmd.Env = append(os.Environ(), "GOMAXPROCS="+th)
+				return cmd
+			}},
+			{name: "duckdb", cmd: func(string) *exec.Cmd { return exec.Command(duckBin, "-threads", th, j.duckSQL) }},
+		}
+	}
 	rowflow := func(bin string, lineage bool) func(out string) *exec.Cmd {
 		return func(out string) *exec.Cmd {
 			args := []string{"reshard", "-out", out, "-parallel", th, "-writers", th, "-compression", "zstd"}
@@ -213,12 +247,12 @@ func variants(j job, rowflowBin, baseBin, duckBin string, threads int) []variant
 
 // measureAll runs every variant once to warm up, then rounds times in a
 // rotating order, and returns each one's medians.
-func measureAll(dir string, vs []variant, rounds int) ([]result, error) {
+func measureAll(dir string, vs []variant, rounds int, decode bool) ([]result, error) {
 	samples := make([][]result, len(vs))
 	for r := -1; r < rounds; r++ {
 		for k := range vs {
 			i := (k + max(r, 0)) % len(vs)
-			res, err := measure(filepath.Join(dir, "out"), vs[i])
+			res, err := measure(filepath.Join(dir, "out"), vs[i], decode)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", vs[i].name, err)
 			}
@@ -253,8 +287,8 @@ func median(s []result) result {
 }
 
 // measure runs one variant into the directory out, made empty first,
-// and returns its figures.
-func measure(out string, v variant) (result, error) {
+// and returns its figures; decode: the variant writes nothing.
+func measure(out string, v variant, decode bool) (result, error) {
 	if err := os.RemoveAll(out); err != nil {
 		return result{}, err
 	}
@@ -277,6 +311,9 @@ func measure(out string, v variant) (result, error) {
 		return result{}, fmt.Errorf("%v: %s", err, stderr.String())
 	}
 	cpu, rss := usage(cmd.ProcessState)
+	if decode {
+		return result{wall: wall, cpu: cpu, rss: rss}, nil
+	}
 	size, files, err := parquetBytes(dest)
 	if err != nil {
 		return result{}, err

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/rowflow/rowflow/internal/testutil"
 )
 
 // TestFastLeafAgrees converts values of every kind fastLeaf takes, and
@@ -28,21 +29,7 @@ func TestFastLeafAgrees(t *testing.T) {
 		"inf", "x", " 1", "1 ", "0x10", "1_000", "007", "true", "false", "T", "2024-01-02", "héllo"}
 	// Random decimals of up to 17 digits, which the float fast path
 	// (textnum.Float) takes up to 15 and must read bit for bit as strconv.
-	rng := rand.New(rand.NewPCG(3, 4))
-	for range 2000 {
-		b := make([]byte, 1+rng.IntN(17))
-		for i := range b {
-			b[i] = byte('0' + rng.IntN(10))
-		}
-		d := string(b)
-		if k := rng.IntN(len(b) + 1); k < len(b) {
-			d = d[:k] + "." + d[k:]
-		}
-		if rng.IntN(2) == 0 {
-			d = "-" + d
-		}
-		texts = append(texts, d)
-	}
+	texts = append(texts, testutil.Decimals(rand.New(rand.NewPCG(3, 4)), 2000, 17)...)
 	var vals []any
 	for _, s := range texts {
 		vals = append(vals, s, json.Number(s), []byte(s))

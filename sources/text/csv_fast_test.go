@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/internal/textnum"
 	"github.com/rowflow/rowflow/sources"
 )
@@ -257,21 +258,7 @@ func TestShortFloatAgreesWithStrconv(t *testing.T) {
 		"1234567890123456", "12345678901234.5", "1234567890.12345", "0.000000000000001", "0.0000000000000001", ".5", "5.", "-.5", "+",
 		"-", "", ".", "1..2", "1.2.3", "1e3", "1E-3", "inf", "-Inf", "NaN", "0x1p-2", "1_000.5", " 1.5", "1.5 ", "١.٥", "--1", "+-1",
 		"9007199254740993", "900719925474099.3", "007.50", "999999999999999", "99999999999999.9"}
-	rng := rand.New(rand.NewPCG(1, 2))
-	for range 200000 {
-		b := make([]byte, 1+rng.IntN(18))
-		for i := range b {
-			b[i] = byte('0' + rng.IntN(10))
-		}
-		s := string(b)
-		if k := rng.IntN(len(b) + 1); k < len(b) {
-			s = s[:k] + "." + s[k:]
-		}
-		if rng.IntN(2) == 0 {
-			s = "-" + s
-		}
-		cases = append(cases, s)
-	}
+	cases = append(cases, testutil.Decimals(rand.New(rand.NewPCG(1, 2)), 200000, 18)...)
 	fast := 0
 	for _, s := range cases {
 		var v float64

@@ -31,7 +31,11 @@ const weightUnit = 32 << 10
 // weigher returns the function that gives the tokens a chunk of T values
 // takes: their bytes, counting what strings and slices of values point
 // to, in weightUnits, at least one and at most half the smallest budget.
-// Other values count their own size only.
+// Values of other types that hold pointers (structs with strings or
+// slices, interfaces, such as records of boxed values and lists) are
+// weighed by a sample: what up to weighSample of them, spread over the
+// chunk, reach (see reach), times the chunk's length over the sample's.
+// A weight only paces the workers; it never changes what a run gives.
 func weigher[T any]() func([]T) int {
 	t := reflect.TypeFor[T]()
 	size := int(t.Size())
@@ -44,7 +48,7 @@ func weigher[T any]() func([]T) int {
 			}
 			return tokensFor(n)
 		}
-	case t.Kind() == reflect.Slice:
+	case t.Kind() == reflect.Slice && !hasPointers(t.Elem()):
 		elem := int(t.Elem().Size())
 		return func(vals []T) int {
 			n := len(vals) * size
@@ -53,8 +57,94 @@ func weigher[T any]() func([]T) int {
 			}
 			return tokensFor(n)
 		}
+	case hasPointers(t):
+		return func(vals []T) int {
+			n := len(vals) * size
+			if len(vals) == 0 {
+				return tokensFor(n)
+			}
+			k := min(len(vals), weighSample)
+			sampled := 0
+			for s := range k {
+				sampled += reach(reflect.ValueOf(&vals[s*len(vals)/k]).Elem(), weighDepth)
+			}
+			return tokensFor(n + sampled*len(vals)/k)
+		}
 	}
 	return func(vals []T) int { return tokensFor(len(vals) * size) }
+}
+
+// weighSample is the number of values of a chunk that are weighed, and
+// weighDepth how deep reach follows pointers.
+const (
+	weighSample = 8
+	weighDepth  = 4
+)
+
+// reach returns the bytes that v points to, not counting v itself:
+// string bytes, slice elements, what interfaces and pointers hold, down
+// to depth levels of indirection. The elements of a long slice are
+// weighed by a sample of weighSample of them.
+func reach(v reflect.Value, depth int) int {
+	if depth < 0 {
+		return 0
+	}
+	switch v.Kind() {
+	case reflect.String:
+		return v.Len()
+	case reflect.Slice:
+		n := v.Len()
+		bytes := n * int(v.Type().Elem().Size())
+		if n == 0 || !hasPointers(v.Type().Elem()) {
+			return bytes
+		}
+		k := min(n, weighSample)
+		sampled := 0
+		for s := range k {
+			sampled += reach(v.Index(s*n/k), depth-1)
+		}
+		return bytes + sampled*n/k
+	case reflect.Interface, reflect.Pointer:
+		if v.IsNil() {
+			return 0
+		}
+		e := v.Elem()
+		return int(e.Type().Size()) + reach(e, depth-1)
+	case reflect.Struct:
+		n := 0
+		for i := range v.NumField() {
+			n += reach(v.Field(i), depth)
+		}
+		return n
+	case reflect.Array:
+		n := 0
+		if hasPointers(v.Type().Elem()) {
+			for i := range v.Len() {
+				n += reach(v.Index(i), depth)
+			}
+		}
+		return n
+	}
+	return 0
+}
+
+// hasPointers reports whether values of t hold pointers that reach can
+// follow: strings, slices, interfaces or pointers, directly or in fields
+// and array elements.
+func hasPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.String, reflect.Slice, reflect.Interface, reflect.Pointer:
+		return true
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if hasPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+	case reflect.Array:
+		return t.Len() > 0 && hasPointers(t.Elem())
+	}
+	return false
 }
 
 // tokensFor returns the tokens for n bytes.

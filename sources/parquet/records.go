@@ -3,6 +3,7 @@ package parquet
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	pq "github.com/parquet-go/parquet-go"
 	"github.com/rowflow/rowflow/flow"
@@ -124,6 +125,7 @@ func (p *recordsPlan) newReader() fragmentReader[sources.Record] {
 type recordsReader struct {
 	p    *recordsPlan
 	cols []pqcol.Column // the span's columns, during emit
+	curs []fillCursor   // per column, during emit
 }
 
 func (r *recordsReader) emit(ctx context.Context, sp span, cols *columnSet, last bool, out flow.Emitter[sources.Record]) (bool, error) {
@@ -142,38 +144,46 @@ func (r *recordsReader) emitRows(ctx context.Context, sp span, cols *columnSet, 
 	if rows != nil {
 		m = len(rows)
 	}
-	recs := make([]sources.Record, m)
-	vals := make([]any, m*len(r.p.names))
-	for i := range recs {
-		recs[i] = sources.Record{Names: r.p.names, Values: vals[i*len(r.p.names) : (i+1)*len(r.p.names) : (i+1)*len(r.p.names)]}
-	}
+	// The records are built a chunk at a time, each column resuming where
+	// the last chunk left it: a span is a whole row group, and its
+	// records, boxed value by value, would take many times the memory of
+	// its decoded columns.
+	r.curs = slices.Grow(r.curs[:0], len(r.cols))[:len(r.cols)]
 	for j := range r.cols {
-		if err := r.fill(recs, j, n, sp.keep); err != nil {
-			return fmt.Errorf("sources: %s: row group %d, rows from %d: column %q: %w", sp.path, sp.rg, sp.first, r.p.cols.names[j], err)
-		}
+		r.curs[j] = r.cursor(j)
 	}
+	names := r.p.names
 	k := len(r.cols)
-	for i := range recs {
-		for ci, v := range r.p.consts {
-			recs[i].Values[r.p.cols.pos[k+ci]] = v
+	for lo := 0; lo < m; lo += sp.chunk {
+		hi := min(lo+sp.chunk, m)
+		recs := make([]sources.Record, hi-lo)
+		vals := make([]any, len(recs)*len(names))
+		for i := range recs {
+			recs[i] = sources.Record{Names: names, Values: vals[i*len(names) : (i+1)*len(names) : (i+1)*len(names)]}
 		}
-		if r.p.trace {
-			row := int64(i)
-			if rows != nil {
-				row = int64(rows[i])
+		for j := range r.cols {
+			if err := r.fill(recs, j, &r.curs[j], n, sp.keep); err != nil {
+				return fmt.Errorf("sources: %s: row group %d, rows from %d: column %q: %w", sp.path, sp.rg, sp.first, r.p.cols.names[j], err)
 			}
-			t := k + len(r.p.consts)
-			recs[i].Values[t], recs[i].Values[t+1], recs[i].Values[t+2] = sp.file, sp.rg, sp.first+row
 		}
-	}
-	chunk := sp.chunk
-	for lo := 0; lo < m; lo += chunk {
-		hi := min(lo+chunk, m)
+		for i := range recs {
+			for ci, v := range r.p.consts {
+				recs[i].Values[r.p.cols.pos[k+ci]] = v
+			}
+			if r.p.trace {
+				row := int64(lo + i)
+				if rows != nil {
+					row = int64(rows[lo+i])
+				}
+				t := k + len(r.p.consts)
+				recs[i].Values[t], recs[i].Values[t+1], recs[i].Values[t+2] = sp.file, sp.rg, sp.first+row
+			}
+		}
 		ids := flow.OrdinalIDs(sp.id, uint64(sp.first)+uint64(lo), hi-lo)
 		if rows != nil {
 			ids = keptIDs(sp, rows[lo:hi])
 		}
-		c := flow.Chunk[sources.Record]{Part: sp.batch, IDs: ids, Values: recs[lo:hi:hi], End: last && hi == m}
+		c := flow.Chunk[sources.Record]{Part: sp.batch, IDs: ids, Values: recs, End: last && hi == m}
 		if err := out.Push(ctx, c); err != nil {
 			return err
 		}
@@ -181,24 +191,44 @@ func (r *recordsReader) emitRows(ctx context.Context, sp span, cols *columnSet, 
 	return nil
 }
 
-// fill sets column j of the records of the n rows of the span that keep
-// keeps (all if keep is nil), in order.
-func (r *recordsReader) fill(recs []sources.Record, j, n int, keep []bool) error {
+// fillCursor is where the filling of one column of a span's records
+// stands: the next span row, and the next value and level entry.
+type fillCursor struct {
+	i, v int
+	as   assembler // columns under repeated fields
+}
+
+// cursor returns the cursor of column j at the span's first row.
+func (r *recordsReader) cursor(j int) fillCursor {
 	c := &r.cols[j]
 	leaf := &r.p.cols.info[j]
-	get := valueGetter(c, r.p.str[j], assemble.Unsigned(leaf))
+	cur := fillCursor{}
+	if leaf.MaxRepetitionLevel > 0 {
+		cur.as = assembler{reps: c.RepLevels, defs: c.DefLevels, repDef: r.p.repDef[j], maxDef: leaf.MaxDefinitionLevel,
+			get: valueGetter(c, r.p.str[j], assemble.Unsigned(leaf)), n: c.Len()}
+	}
+	return cur
+}
+
+// fill sets column j of recs, from the span row where cur stands on, to
+// the rows that keep keeps (all if keep is nil) among the n of the span,
+// in order, and moves cur past them.
+func (r *recordsReader) fill(recs []sources.Record, j int, cur *fillCursor, n int, keep []bool) error {
+	c := &r.cols[j]
+	leaf := &r.p.cols.info[j]
 	maxDef := leaf.MaxDefinitionLevel
 	at := r.p.cols.pos[j] // the column's place in the records
 	short := func() error { return fmt.Errorf("fewer values or levels than rows") }
 	k := 0 // the next record
 	switch {
 	case leaf.MaxRepetitionLevel > 0:
-		reps, defs := c.RepLevels, c.DefLevels
-		if len(reps) != len(defs) {
+		as := &cur.as
+		reps := as.reps
+		if len(reps) != len(as.defs) {
 			return short()
 		}
-		as := assembler{reps: reps, defs: defs, repDef: r.p.repDef[j], maxDef: maxDef, get: get, n: c.Len()}
-		for i := range n {
+		for ; k < len(recs) && cur.i < n; cur.i++ {
+			i := cur.i
 			if as.l >= len(reps) || reps[as.l] != 0 {
 				return fmt.Errorf("row %d does not start at level entry %d", i, as.l)
 			}
@@ -219,17 +249,17 @@ func (r *recordsReader) fill(recs []sources.Record, j, n int, keep []bool) error
 		if len(c.DefLevels) < n {
 			return short()
 		}
-		v := 0
-		for i := range n {
-			use := keep == nil || keep[i]
-			if int(c.DefLevels[i]) == maxDef {
-				if v >= c.Len() {
+		get := valueGetter(c, r.p.str[j], assemble.Unsigned(leaf))
+		for ; k < len(recs) && cur.i < n; cur.i++ {
+			use := keep == nil || keep[cur.i]
+			if int(c.DefLevels[cur.i]) == maxDef {
+				if cur.v >= c.Len() {
 					return short()
 				}
 				if use {
-					recs[k].Values[at] = get(v)
+					recs[k].Values[at] = get(cur.v)
 				}
-				v++
+				cur.v++
 			}
 			if use {
 				k++
@@ -239,9 +269,10 @@ func (r *recordsReader) fill(recs []sources.Record, j, n int, keep []bool) error
 		if c.Len() < n {
 			return short()
 		}
-		for i := range n {
-			if keep == nil || keep[i] {
-				recs[k].Values[at] = get(i)
+		get := valueGetter(c, r.p.str[j], assemble.Unsigned(leaf))
+		for ; k < len(recs) && cur.i < n; cur.i++ {
+			if keep == nil || keep[cur.i] {
+				recs[k].Values[at] = get(cur.i)
 				k++
 			}
 		}

@@ -45,8 +45,9 @@ type decoder struct {
 	page       page
 	dict       dictionary
 
-	scratch  []byte       // decompressed page
-	src      bytes.Reader // the compressed page, for streaming decoders
+	bufs     *chunkBuffers // from pageBuffers, while a chunk is decoded
+	scratch  []byte        // decompressed page
+	src      bytes.Reader  // the compressed page, for streaming decoders
 	tmp      scratch
 	rep, def []byte  // levels of the current page
 	idx      []int32 // dictionary indexes of the current page

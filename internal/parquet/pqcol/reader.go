@@ -198,6 +198,8 @@ func (r *Reader) decode(ctx context.Context, rg, column int, meta *format.RowGro
 	d := &req.col.dec
 	leaf := &r.leaves[column]
 	d.init(r.cfg, leaf, 0)
+	d.borrowBuffers()
+	defer d.returnBuffers()
 	if err := r.errs[column]; err != nil {
 		return err
 	}

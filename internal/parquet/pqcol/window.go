@@ -3,6 +3,7 @@ package pqcol
 import (
 	"fmt"
 	"io"
+	"sync"
 )
 
 // readAhead is how many bytes of a column chunk a window reads at once when
@@ -65,4 +66,39 @@ func (w *window) bytes(off int64, n int) ([]byte, error) {
 		return nil, fmt.Errorf("reading %d bytes at offset %d: %w", size-keep, off+int64(keep), err)
 	}
 	return w.buf[:n], nil
+}
+
+// pageBuffers holds the byte buffers of decoders between reads: a
+// decoder's window and decompressed page are needed only while it
+// decodes a column chunk, and a column chunk's one page can be many
+// megabytes (DuckDB writes one page per chunk), so a reader's columns
+// share them, through the pool, instead of each keeping its own for as
+// long as its Column lives.
+var pageBuffers sync.Pool // of *chunkBuffers
+
+// chunkBuffers are the buffers a decoder borrows for one column chunk.
+type chunkBuffers struct {
+	win, page []byte
+}
+
+// borrowBuffers gives d a window buffer and a decompression buffer
+// from pageBuffers for one column chunk.
+func (d *decoder) borrowBuffers() {
+	b, _ := pageBuffers.Get().(*chunkBuffers)
+	if b == nil {
+		b = new(chunkBuffers)
+	}
+	d.bufs = b
+	d.win.buf, d.scratch = b.win[:0], b.page
+}
+
+// returnBuffers hands d's buffers back to pageBuffers: no slice of
+// them is used after the chunk is decoded, since values, levels and
+// dictionaries are copied out of the pages.
+func (d *decoder) returnBuffers() {
+	b := d.bufs
+	b.win, b.page = d.win.buf, d.scratch
+	d.bufs, d.win.buf, d.scratch = nil, nil, nil
+	d.src.Reset(nil)
+	pageBuffers.Put(b)
 }

@@ -21,11 +21,19 @@ import (
 // Zstd is a Parquet zstd codec that always entropy-codes literals. Its
 // encoders, one per goroutine that compresses at a time, are reused. The
 // bytes it writes are a function of the level and the input alone.
+//
+// Its encoders' window is windowSize: a page is compressed on its own,
+// so a window longer than the page buys nothing, and at the default
+// level the library's 8 MiB window holds 16 MiB per encoder, with one
+// encoder per column that a writer compresses at a time.
 type Zstd struct {
 	level    zstd.EncoderLevel
 	encoders sync.Pool
 	dec      pqzstd.Codec
 }
+
+// windowSize is the encoders' window: four times the default page size.
+const windowSize = 1 << 20
 
 // NewZstd returns the codec at an encoder level.
 func NewZstd(level zstd.EncoderLevel) *Zstd {
@@ -51,6 +59,7 @@ func (z *Zstd) Encode(dst, src []byte) ([]byte, error) {
 			zstd.WithAllLitEntropyCompression(true),
 			zstd.WithZeroFrames(true),
 			zstd.WithEncoderCRC(false),
+			zstd.WithWindowSize(windowSize),
 		)
 		if err != nil {
 			return dst, err

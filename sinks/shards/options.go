@@ -6,6 +6,7 @@ import (
 
 	"github.com/rowflow/rowflow/internal/codec"
 	"github.com/rowflow/rowflow/internal/optcheck"
+	"github.com/rowflow/rowflow/internal/parquet/pqwrite"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
@@ -301,7 +302,8 @@ func checkContinue(c *parquetConfig) error {
 }
 
 // codec returns the compression codec of c and the name of its level, if
-// it has one.
+// it has one. zstd is internal/parquet/pqwrite's codec, for every
+// Parquet sink: parquet-go's leaves incompressible-looking literals raw.
 func (c *parquetConfig) codec() (compress.Codec, string) {
 	switch c.codecName {
 	case "snappy":
@@ -317,5 +319,5 @@ func (c *parquetConfig) codec() (compress.Codec, string) {
 	if c.zstdLevel != 0 {
 		level = zstd.EncoderLevelFromZstd(c.zstdLevel)
 	}
-	return &pqzstd.Codec{Level: level}, strings.ToLower(level.String())
+	return pqwrite.NewZstd(level), strings.ToLower(level.String())
 }

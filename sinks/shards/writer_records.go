@@ -15,7 +15,6 @@ import (
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
-	pqzstd "github.com/parquet-go/parquet-go/compress/zstd"
 	"github.com/parquet-go/parquet-go/deprecated"
 	pqformat "github.com/parquet-go/parquet-go/format"
 
@@ -23,7 +22,6 @@ import (
 	"github.com/rowflow/rowflow/internal/parquet/assemble"
 	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 	"github.com/rowflow/rowflow/internal/parquet/pqschema"
-	"github.com/rowflow/rowflow/internal/parquet/pqwrite"
 	"github.com/rowflow/rowflow/internal/textnum"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sources"
@@ -115,9 +113,6 @@ func newRecordPlan(dir string, schema *parquet.Schema, opts []ParquetOption) (p 
 	}
 	p = &pqPlan[sources.Record]{dir: dir, cfg: cfg, what: what, format: "parquet", ext: ".parquet", rec: rp}
 	p.codec, p.level = cfg.codec()
-	if zc, ok := p.codec.(*pqzstd.Codec); ok {
-		p.codec = pqwrite.NewZstd(zc.Level)
-	}
 	p.tSchema = pqschema.New(schema.Name(), rp.cols...)
 	p.schema = p.tSchema
 	p.nCols = len(p.tSchema.Columns())

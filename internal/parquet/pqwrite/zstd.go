@@ -1,12 +1,3 @@
-// Package pqwrite holds rowflow's own parts of the Parquet write path,
-// where parquet-go's writer, which rowflow keeps for the schema, the page
-// encodings and the footer, costs more than it has to.
-//
-// Zstd is the first: parquet-go's zstd codec leaves the literals of a
-// page raw when the encoder finds no match in it, at its default level,
-// so a column of numbers without repeats (random 17-bit integers in
-// INT32, say) is stored at its full size, where the reference zstd
-// library, and so DuckDB, entropy-codes them to about two thirds.
 package pqwrite
 
 import (

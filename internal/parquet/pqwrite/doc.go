@@ -1,0 +1,48 @@
+// Package pqwrite is rowflow's own Parquet write path: typed column
+// buffers encoded into column chunks, and a file writer around them, as
+// package pqcol is rowflow's own read path.
+//
+// # Why
+//
+// parquet-go's GenericWriter boxes every value into a parquet.Value and
+// goes through its generic column buffers; on rowflow's ETL jobs that costs
+// about as much as compressing. Here a caller appends values to the typed
+// slices of a [Column] (no per-value allocation), and [Writer.WriteRowGroup]
+// encodes the row group's column chunks in parallel, each into its own
+// buffer, and writes them in column order.
+//
+// # What is rowflow's and what is parquet-go's
+//
+// Page cutting, the PLAIN value encoding, statistics (bounds in the
+// column's order: unsigned integers where the logical type says so, NaNs
+// left out as parquet-go leaves them out), the column and offset indexes,
+// the chunk metadata and the file layout are this package's. parquet-go
+// supplies the footer's thrift structures (package format) and their
+// encoding (package thrift), the RLE/bit-packed level encoder (package
+// rle), and the schema's footer form, read from an empty file it writes
+// (see schemaOf), so that schema elements are exactly those parquet-go
+// writes and reads.
+//
+// # Scope
+//
+// Data pages are v1, with RLE/bit-packed levels and PLAIN values;
+// dictionary and delta encodings, FIXED_LEN_BYTE_ARRAY and INT96 columns,
+// bloom filters and the truncation of long byte array bounds in the column
+// index are not written yet.
+//
+// # Determinism
+//
+// The bytes of a file are a function of the schema, the options other
+// than [Concurrency], and the columns written, for a given version of this
+// package and its dependencies: chunks are encoded independently and
+// written in order, whatever the scheduling.
+//
+// # Zstd
+//
+// [Zstd] is a Parquet zstd codec that replaces parquet-go's: parquet-go's
+// zstd codec leaves the literals of a page raw when the encoder finds no
+// match in it, at its default level, so a column of numbers without
+// repeats (random 17-bit integers in INT32, say) is stored at its full
+// size, where the reference zstd library, and so DuckDB, entropy-codes
+// them to about two thirds.
+package pqwrite

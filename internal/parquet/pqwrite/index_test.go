@@ -1,0 +1,127 @@
+package pqwrite
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"math"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// TestWriterPageIndex checks every chunk's column and offset index, as
+// parquet-go reads them, against the pages parquet-go decodes: page
+// offsets, first rows, null counts and bounds in the column's order.
+func TestWriterPageIndex(t *testing.T) {
+	data := writeFile(t, testGroups(), testOptions()...)
+	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for g, rg := range f.RowGroups() {
+		for c, cc := range rg.ColumnChunks() {
+			checkChunkIndex(t, g, c, cc, rg.NumRows())
+		}
+	}
+}
+
+func checkChunkIndex(t *testing.T, g, c int, cc parquet.ColumnChunk, rows int64) {
+	t.Helper()
+	ci, err := cc.ColumnIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	oi, err := cc.OffsetIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ := cc.Type()
+	pages := cc.Pages()
+	defer pages.Close()
+	row := int64(0)
+	i := 0
+	for ; ; i++ {
+		p, err := pages.ReadPage()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i >= oi.NumPages() || i >= ci.NumPages() {
+			t.Fatalf("rg %d col %d: page %d beyond the page index", g, c, i)
+		}
+		if oi.FirstRowIndex(i) != row {
+			t.Errorf("rg %d col %d page %d: first row %d, want %d", g, c, i, oi.FirstRowIndex(i), row)
+		}
+		row += p.NumRows()
+		if ci.NullCount(i) != p.NumNulls() {
+			t.Errorf("rg %d col %d page %d: null count %d, want %d", g, c, i, ci.NullCount(i), p.NumNulls())
+		}
+		lo, hi, ok := p.Bounds()
+		if ci.NullPage(i) == ok {
+			t.Errorf("rg %d col %d page %d: null page %v with bounds %v", g, c, i, ci.NullPage(i), ok)
+		}
+		if ok && (typ.Compare(lo, ci.MinValue(i)) != 0 || typ.Compare(hi, ci.MaxValue(i)) != 0) {
+			t.Errorf("rg %d col %d page %d: bounds [%v, %v], want [%v, %v]",
+				g, c, i, ci.MinValue(i), ci.MaxValue(i), lo, hi)
+		}
+		parquet.Release(p)
+	}
+	if i != oi.NumPages() || row != rows {
+		t.Errorf("rg %d col %d: %d pages of %d rows, want %d pages of %d rows", g, c, i, row, oi.NumPages(), rows)
+	}
+}
+
+// TestWriterStatistics checks chunk statistics where the order matters:
+// unsigned integers above the signed maximum, and NaNs among floats.
+func TestWriterStatistics(t *testing.T) {
+	schema := parquet.NewSchema("t", parquet.Group{
+		"u": parquet.Uint(64),
+		"i": parquet.Int(32),
+		"f": parquet.Leaf(parquet.FloatType),
+		"d": parquet.Leaf(parquet.DoubleType),
+		"n": parquet.Leaf(parquet.DoubleType), // all NaN
+	})
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nan := math.NaN()
+	cols := w.NewColumns() // leaves in name order: d, f, i, n, u
+	cols[0].Double = []float64{nan, 2, -1, nan}
+	cols[1].Float = []float32{3, float32(nan), -7, 1}
+	cols[2].Int32 = []int32{-5, 9, 0, -2}
+	cols[3].Double = []float64{nan, nan, nan, nan}
+	cols[4].Int64 = []int64{1, -1, 5, math.MaxInt64} // -1 is the greatest uint64
+	if err := w.WriteRowGroup(context.Background(), cols); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := parquet.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ min, max parquet.Value }{
+		{parquet.DoubleValue(-1), parquet.DoubleValue(2)},
+		{parquet.FloatValue(-7), parquet.FloatValue(3)},
+		{parquet.Int32Value(-5), parquet.Int32Value(9)},
+		{parquet.DoubleValue(nan), parquet.DoubleValue(nan)},
+		{parquet.Int64Value(1), parquet.Int64Value(-1)},
+	}
+	for i, cc := range f.RowGroups()[0].ColumnChunks() {
+		st := f.Metadata().RowGroups[0].Columns[i].MetaData.Statistics
+		gotMin, gotMax := st.MinValue, st.MaxValue
+		wantMin := want[i].min.AppendBytes(nil)
+		wantMax := want[i].max.AppendBytes(nil)
+		if !bytes.Equal(gotMin, wantMin) || !bytes.Equal(gotMax, wantMax) {
+			t.Errorf("column %d (%v): bounds [% x, % x], want [% x, % x]", i, cc.Type(), gotMin, gotMax, wantMin, wantMax)
+		}
+		checkChunkIndex(t, 0, i, cc, 4)
+	}
+}

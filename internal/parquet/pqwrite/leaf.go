@@ -1,0 +1,97 @@
+package pqwrite
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// Leaf describes one leaf column of the schema a [Writer] writes: what its
+// [Column] must hold.
+type Leaf struct {
+	Index              int          // position among the leaf columns: the column chunk index in a row group
+	Path               []string     // names from the root (excluded) to the leaf
+	Kind               parquet.Kind // physical type
+	MaxDefinitionLevel int          // 0 for a required leaf outside any optional or repeated group
+	MaxRepetitionLevel int          // 0 unless the leaf is inside a repeated field
+	// Unsigned is whether INT32 or INT64 values order as unsigned integers
+	// (logical type INT(n, false) or converted type UINT_n), which the
+	// statistics follow.
+	Unsigned bool
+}
+
+// PathString returns the path joined with dots.
+func (l *Leaf) PathString() string { return strings.Join(l.Path, ".") }
+
+// footerSchema is what a file's footer says of its schema.
+type footerSchema struct {
+	elements []format.SchemaElement
+	orders   []format.ColumnOrder
+	leaves   []Leaf
+}
+
+// schemaOf converts a schema to its footer form by writing an empty file
+// with parquet-go and reading its footer back. That costs one small write
+// per Writer, and gives, by construction, the schema elements (logical and
+// converted types, field IDs, repetition) and column orders that
+// parquet-go writes and reads, where a conversion of our own would have to
+// follow parquet-go's every rule for them.
+func schemaOf(schema *parquet.Schema) (*footerSchema, error) {
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[any](&buf, schema)
+	if err := w.Close(); err != nil {
+		return nil, fmt.Errorf("pqwrite: converting the schema: %w", err)
+	}
+	f, err := parquet.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		return nil, fmt.Errorf("pqwrite: converting the schema: %w", err)
+	}
+	md := f.Metadata()
+	fs := &footerSchema{elements: md.Schema}
+	var elems []*format.SchemaElement
+	for i := range md.Schema[1:] {
+		if e := &md.Schema[1+i]; e.NumChildren.V == 0 {
+			elems = append(elems, e)
+		}
+	}
+	cols := schema.Columns()
+	if len(cols) != len(elems) {
+		return nil, fmt.Errorf("pqwrite: %d leaf columns in the schema, %d in its footer", len(cols), len(elems))
+	}
+	for i, path := range cols {
+		lc, _ := schema.Lookup(path...)
+		l := Leaf{Index: i, Path: path, Kind: lc.Node.Type().Kind(),
+			MaxDefinitionLevel: lc.MaxDefinitionLevel, MaxRepetitionLevel: lc.MaxRepetitionLevel,
+			Unsigned: isUnsigned(elems[i])}
+		switch l.Kind {
+		case parquet.Boolean, parquet.Int32, parquet.Int64, parquet.Float, parquet.Double, parquet.ByteArray:
+		default:
+			return nil, fmt.Errorf("pqwrite: column %s: physical type %v is not supported", l.PathString(), l.Kind)
+		}
+		if l.MaxDefinitionLevel > 127 || l.MaxRepetitionLevel > 127 {
+			return nil, fmt.Errorf("pqwrite: column %s: nested too deep", l.PathString())
+		}
+		fs.leaves = append(fs.leaves, l)
+		fs.orders = append(fs.orders, format.ColumnOrder{Value: &format.TypeDefinedOrder{}})
+	}
+	if len(md.ColumnOrders) == len(cols) {
+		fs.orders = md.ColumnOrders
+	}
+	return fs, nil
+}
+
+// isUnsigned reports whether a leaf's integers order as unsigned.
+func isUnsigned(e *format.SchemaElement) bool {
+	if it, ok := e.LogicalType.Value.(*format.IntType); ok {
+		return !it.IsSigned
+	}
+	switch e.ConvertedType.V {
+	case deprecated.Uint8, deprecated.Uint16, deprecated.Uint32, deprecated.Uint64:
+		return e.ConvertedType.Valid
+	}
+	return false
+}

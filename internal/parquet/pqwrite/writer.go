@@ -86,7 +86,8 @@ func (w *Writer) NewColumns() []*Column {
 // (see [Concurrency]) and written in column order. The columns must hold
 // the same number of rows; a column that is not well formed is reported,
 // by its path, and nothing is written. WriteRowGroup does not keep the
-// columns: the caller may reset and refill them when it returns.
+// columns: the caller may reset and refill them when it returns. Columns
+// of no rows write nothing.
 func (w *Writer) WriteRowGroup(ctx context.Context, cols []*Column) error {
 	if w.err != nil {
 		return w.err
@@ -97,6 +98,9 @@ func (w *Writer) WriteRowGroup(ctx context.Context, cols []*Column) error {
 	rows, err := w.check(cols)
 	if err != nil {
 		return err // the columns are wrong; the file is still good
+	}
+	if rows == 0 {
+		return nil
 	}
 	chunks, err := w.encode(ctx, cols)
 	if err != nil {

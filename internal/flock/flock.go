@@ -1,9 +1,10 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-// Package flock takes the exclusive file locks with which a sink's run
-// holds its rank's output and its staging directory (package shards) and
-// with which the command's cleanup, and the next run, ask whether a run
-// still holds them.
+// Package flock takes the exclusive file locks with which a run holds
+// what it is writing: a sink's rank output, its staging directory, a
+// cache's temporary file. The command's cleanup and the next run ask,
+// by trying the lock, whether a run still holds them, and remove the
+// temporaries of runs that were killed (CreateTemp, RemoveStale).
 package flock
 
 import (

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/parquet/pqwrite"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -205,15 +206,21 @@ func (p *pqPlan[T]) newWriter(out io.Writer, fingerprint string, part []Partitio
 		opts = append(opts, parquet.PageBufferSize(p.cfg.pageSize))
 	}
 	if p.rec != nil {
-		if p.cfg.rowIDColumn != "" {
-			opts = append(opts, parquet.KeyValueMetadata(metaRowIDColumn, p.cfg.rowIDColumn))
-		}
-		opts = append(opts, p.schema)
 		var ids *rowIDEncoder
 		if p.cfg.rowIDColumn != "" {
 			ids = &rowIDEncoder{col: p.nCols}
 		}
-		w := newRecordWriter(p.rec, parquet.NewGenericWriter[any](out, opts...), ids)
+		if p.rec.own {
+			own, err := pqwrite.NewWriter(out, p.schema, p.ownOptions(fingerprint, part)...)
+			w := newRecordWriter(p.rec, own, nil, ids)
+			w.err = err
+			return any(w).(batchWriter[T])
+		}
+		if p.cfg.rowIDColumn != "" {
+			opts = append(opts, parquet.KeyValueMetadata(metaRowIDColumn, p.cfg.rowIDColumn))
+		}
+		opts = append(opts, p.schema)
+		w := newRecordWriter(p.rec, nil, parquet.NewGenericWriter[any](out, opts...), ids)
 		return any(w).(batchWriter[T])
 	}
 	if p.dec != nil {
@@ -227,6 +234,23 @@ func (p *pqPlan[T]) newWriter(out io.Writer, fingerprint string, part []Partitio
 	}
 	opts = append(opts, p.schema, parquet.KeyValueMetadata(metaRowIDColumn, p.cfg.rowIDColumn))
 	return &rowWriter[T]{w: parquet.NewGenericWriter[any](out, opts...), t: p.tSchema, ids: rowIDEncoder{col: p.nCols}}
+}
+
+// ownOptions are newWriter's options for rowflow's own writer: the same
+// footer as parquet-go's writer is given.
+func (p *pqPlan[T]) ownOptions(fingerprint string, part []PartitionValue) []pqwrite.Option {
+	opts := []pqwrite.Option{pqwrite.Codec(p.codec), pqwrite.CreatedBy(parquetCreatedBy),
+		pqwrite.KeyValue(metaFingerprint, fingerprint)}
+	for _, v := range part {
+		opts = append(opts, pqwrite.KeyValue(dataset.PartitionMeta+v.Column, v.Value))
+	}
+	if p.cfg.pageSize > 0 {
+		opts = append(opts, pqwrite.PageSize(p.cfg.pageSize))
+	}
+	if p.cfg.rowIDColumn != "" {
+		opts = append(opts, pqwrite.KeyValue(metaRowIDColumn, p.cfg.rowIDColumn))
+	}
+	return opts
 }
 
 // createdBy sets the created_by field of a file as it is.

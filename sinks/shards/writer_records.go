@@ -1,6 +1,7 @@
 package shards
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 	"github.com/rowflow/rowflow/internal/parquet/assemble"
 	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 	"github.com/rowflow/rowflow/internal/parquet/pqschema"
+	"github.com/rowflow/rowflow/internal/parquet/pqwrite"
 	"github.com/rowflow/rowflow/internal/textnum"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sources"
@@ -70,6 +72,7 @@ type recordPlan struct {
 	cols   []pqschema.Column
 	index  map[string]int // column name → position
 	shreds []shredder     // per column
+	own    bool           // rowflow's writer writes the schema (else parquet-go's)
 }
 
 // newRecordPlan checks the schema and the options. It never panics: a
@@ -127,6 +130,7 @@ func newRecordPlan(dir string, schema *parquet.Schema, opts []ParquetOption) (p 
 		}
 		p.check = recordPartitionCheck(p.parts)
 	}
+	rp.own = pqwrite.Check(p.schema) == nil
 	w := p.newWriter(io.Discard, "", nil)
 	if err := w.close(); err != nil {
 		return nil, fmt.Errorf("shards: %s: %w", what, err)
@@ -137,14 +141,23 @@ func newRecordPlan(dir string, schema *parquet.Schema, opts []ParquetOption) (p 
 // recordWriter writes records column by column. Each record is
 // converted once, each value straight into the pending values of its
 // column; a batch of writeBatchRows rows, counted from the start of the
-// row group, goes to parquet-go's column writers when it is full or the
-// row group ends, in pieces of pieceRows rows. Where pages end thus
-// depends on the rows alone, not on how the stream was cut into chunks,
-// and the bytes are those parquet-go's own WriteRows writes.
+// row group, goes to the file writer's columns when it is full or the
+// row group ends. The file writer is rowflow's own (internal/parquet/pqwrite),
+// whose typed columns the batch is copied into, one goroutine per
+// column, and which encodes a row group's column chunks when it ends; or,
+// for a schema with columns it does not write (FIXED_LEN_BYTE_ARRAY,
+// INT96), parquet-go's, whose column writers take the batch in pieces of
+// pieceRows rows. Either way, where pages end depends on the rows alone,
+// not on how the stream was cut into chunks.
 type recordWriter struct {
 	rp  *recordPlan
-	w   *parquet.GenericWriter[any]
-	ids *rowIDEncoder // nil: no row-ID columns
+	w   *parquet.GenericWriter[any] // parquet-go's writer, or nil
+	own *pqwrite.Writer             // rowflow's, or nil
+	// typed are own's columns of the row group being written, and
+	// leaves what they hold.
+	typed  []*pqwrite.Column
+	leaves []pqwrite.Leaf
+	ids    *rowIDEncoder // nil: no row-ID columns
 	// pendIDs are the pending rows' IDs, encoded by push: the encoding
 	// learns from a batch of rows, and push's batches are those of
 	// writeBatchRows rows from the row group's start, whatever the chunks.
@@ -168,8 +181,13 @@ type recordWriter struct {
 // number parquet-go's WriteRows gives its column writers at a time.
 const pieceRows = 64
 
-func newRecordWriter(rp *recordPlan, w *parquet.GenericWriter[any], ids *rowIDEncoder) *recordWriter {
-	r := &recordWriter{rp: rp, w: w, ids: ids}
+// newRecordWriter returns the writer of records with rp to own, or, if
+// own is nil, to w.
+func newRecordWriter(rp *recordPlan, own *pqwrite.Writer, w *parquet.GenericWriter[any], ids *rowIDEncoder) *recordWriter {
+	r := &recordWriter{rp: rp, own: own, w: w, ids: ids}
+	if own != nil {
+		r.typed, r.leaves = own.NewColumns(), own.Leaves()
+	}
 	nc := len(rp.cols)
 	if ids != nil {
 		nc += len(rowIDNames(""))
@@ -275,9 +293,18 @@ func (r *recordWriter) push() error {
 		}
 		r.pendIDs = r.pendIDs[:0]
 	}
-	cws := r.w.ColumnWriters()
+	var cws []*parquet.ColumnWriter
+	if r.w != nil {
+		cws = r.w.ColumnWriters()
+	}
+	push := func(j int) error {
+		if r.own != nil {
+			return r.typeColumn(j)
+		}
+		return r.pushColumn(cws[j], j)
+	}
 	if len(r.cols) == 1 {
-		err := r.pushColumn(cws[0], 0)
+		err := push(0)
 		r.rows = 0
 		return err
 	}
@@ -292,16 +319,16 @@ func (r *recordWriter) push() error {
 					r.errs[j] = &flow.PanicError{Value: p, Stack: debug.Stack()}
 				}
 			}()
-			r.errs[j] = r.pushColumn(cws[j], j)
+			r.errs[j] = push(j)
 		})
 	}
-	r.errs[0] = r.pushColumn(cws[0], 0)
+	r.errs[0] = push(0)
 	wg.Wait()
 	r.rows = 0
 	for j, err := range r.errs {
 		if err != nil {
 			clear(r.errs)
-			return fmt.Errorf("column %q: %w", r.w.Schema().Columns()[j][0], err)
+			return fmt.Errorf("column %q: %w", r.columnName(j), err)
 		}
 	}
 	return nil
@@ -329,6 +356,63 @@ func (r *recordWriter) pushColumn(cw *parquet.ColumnWriter, j int) error {
 	return nil
 }
 
+// typeColumn copies the pending values of column j into its typed
+// column, and empties them.
+func (r *recordWriter) typeColumn(j int) error {
+	vals, c, l := r.cols[j], r.typed[j], &r.leaves[j]
+	for _, v := range vals {
+		if l.MaxRepetitionLevel > 0 {
+			c.RepLevels = append(c.RepLevels, byte(v.RepetitionLevel()))
+		}
+		if l.MaxDefinitionLevel > 0 {
+			d := v.DefinitionLevel()
+			c.DefLevels = append(c.DefLevels, byte(d))
+			if d < l.MaxDefinitionLevel {
+				continue // a null, or an empty or null list
+			}
+		}
+		switch l.Kind {
+		case parquet.Boolean:
+			c.Boolean = append(c.Boolean, v.Boolean())
+		case parquet.Int32:
+			c.Int32 = append(c.Int32, v.Int32())
+		case parquet.Int64:
+			c.Int64 = append(c.Int64, v.Int64())
+		case parquet.Float:
+			c.Float = append(c.Float, v.Float())
+		case parquet.Double:
+			c.Double = append(c.Double, v.Double())
+		case parquet.ByteArray:
+			c.AppendBytes(v.ByteArray())
+		default:
+			return fmt.Errorf("a %v value in a column of rowflow's writer", l.Kind)
+		}
+	}
+	clear(vals) // drop references to the values' memory
+	r.cols[j] = vals[:0]
+	if r.starts[j] != nil {
+		r.starts[j] = r.starts[j][:1]
+	}
+	return nil
+}
+
+// columnName returns the name of column j of the file.
+func (r *recordWriter) columnName(j int) string {
+	if r.own != nil {
+		return r.leaves[j].Path[0]
+	}
+	return r.w.Schema().Columns()[j][0]
+}
+
+// endRowGroup writes the row group that own's columns hold.
+func (r *recordWriter) endRowGroup() error {
+	err := r.own.WriteRowGroup(context.Background(), r.typed)
+	for _, c := range r.typed {
+		c.Reset()
+	}
+	return err
+}
+
 func (r *recordWriter) flush() error {
 	if r.err != nil {
 		return r.err
@@ -336,10 +420,18 @@ func (r *recordWriter) flush() error {
 	if err := r.push(); err != nil {
 		return err
 	}
+	if r.own != nil {
+		return r.endRowGroup()
+	}
 	return r.w.Flush()
 }
 
-func (r *recordWriter) size() int64 { return r.w.Size() }
+func (r *recordWriter) size() int64 {
+	if r.own != nil {
+		return r.own.Size()
+	}
+	return r.w.Size()
+}
 
 func (r *recordWriter) close() error {
 	if r.err != nil {
@@ -347,6 +439,12 @@ func (r *recordWriter) close() error {
 	}
 	if err := r.push(); err != nil {
 		return err
+	}
+	if r.own != nil {
+		if err := r.endRowGroup(); err != nil {
+			return err
+		}
+		return r.own.Close()
 	}
 	return r.w.Close()
 }

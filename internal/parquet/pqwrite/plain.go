@@ -11,6 +11,9 @@ import (
 // appendPlain appends values [from, to) of c, of physical type k, to dst in
 // the PLAIN encoding.
 func appendPlain(dst []byte, c *Column, k parquet.Kind, from, to int) []byte {
+	if from == to {
+		return dst // a page of nulls; a BYTE_ARRAY column of none has no Offsets
+	}
 	le := binary.LittleEndian
 	switch k {
 	case parquet.Boolean:

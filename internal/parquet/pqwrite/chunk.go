@@ -63,13 +63,9 @@ func (e *chunkEncoder) encode(c *Column) (*chunk, error) {
 		nulls += pageNulls
 		ch.offIndex.PageLocations = append(ch.offIndex.PageLocations, format.PageLocation{
 			Offset: offset, CompressedPageSize: int32(int64(len(e.data)) - offset), FirstRowIndex: p.firstRow})
-		ci := &ch.colIndex
-		ci.NullPages = append(ci.NullPages, !b.ok)
-		ci.MinValues = append(ci.MinValues, nonNil(b.min))
-		ci.MaxValues = append(ci.MaxValues, nonNil(b.max))
-		ci.NullCounts = append(ci.NullCounts, pageNulls)
+		addPage(&ch.colIndex, l, b, pageNulls)
 	}
-	ch.colIndex.BoundaryOrder = format.Unordered
+	ch.colIndex.BoundaryOrder = boundaryOrder(&ch.colIndex, l)
 	ch.data = e.data
 	ch.meta = format.ColumnMetaData{
 		Type:                  format.Type(l.Kind),

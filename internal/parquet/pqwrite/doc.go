@@ -26,9 +26,11 @@
 // # Scope
 //
 // Data pages are v1, with RLE/bit-packed levels and PLAIN values;
-// dictionary and delta encodings, FIXED_LEN_BYTE_ARRAY and INT96 columns,
-// bloom filters and the truncation of long byte array bounds in the column
-// index are not written yet.
+// dictionary and delta encodings, FIXED_LEN_BYTE_ARRAY and INT96 columns
+// and bloom filters are not written yet. Byte array bounds in the column
+// index are truncated to 16 bytes, as parquet-go truncates them by default
+// (but a maximum whose prefix is all 0xFF bytes is kept whole, where
+// parquet-go would store a bound below it).
 //
 // # Determinism
 //

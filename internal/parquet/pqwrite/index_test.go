@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"testing"
@@ -64,7 +65,9 @@ func checkChunkIndex(t *testing.T, g, c int, cc parquet.ColumnChunk, rows int64)
 		if ci.NullPage(i) == ok {
 			t.Errorf("rg %d col %d page %d: null page %v with bounds %v", g, c, i, ci.NullPage(i), ok)
 		}
-		if ok && (typ.Compare(lo, ci.MinValue(i)) != 0 || typ.Compare(hi, ci.MaxValue(i)) != 0) {
+		if ok && typ.Kind() == parquet.ByteArray {
+			checkTruncated(t, lo.ByteArray(), hi.ByteArray(), ci.MinValue(i).ByteArray(), ci.MaxValue(i).ByteArray())
+		} else if ok && (typ.Compare(lo, ci.MinValue(i)) != 0 || typ.Compare(hi, ci.MaxValue(i)) != 0) {
 			t.Errorf("rg %d col %d page %d: bounds [%v, %v], want [%v, %v]",
 				g, c, i, ci.MinValue(i), ci.MaxValue(i), lo, hi)
 		}
@@ -72,6 +75,71 @@ func checkChunkIndex(t *testing.T, g, c int, cc parquet.ColumnChunk, rows int64)
 	}
 	if i != oi.NumPages() || row != rows {
 		t.Errorf("rg %d col %d: %d pages of %d rows, want %d pages of %d rows", g, c, i, row, oi.NumPages(), rows)
+	}
+}
+
+// checkTruncated checks byte array bounds of the column index against a
+// page's: they bound it, the minimum is its prefix, and they are at most
+// indexSizeLimit long unless the maximum's prefix is all 0xFF.
+func checkTruncated(t *testing.T, lo, hi, ciMin, ciMax []byte) {
+	t.Helper()
+	if !bytes.HasPrefix(lo, ciMin) || len(ciMin) != min(len(lo), indexSizeLimit) {
+		t.Errorf("index minimum %q for page minimum %q", ciMin, lo)
+	}
+	allFF := len(hi) > indexSizeLimit && bytes.Count(hi[:indexSizeLimit], []byte{0xFF}) == indexSizeLimit
+	if bytes.Compare(ciMax, hi) < 0 || len(ciMax) > indexSizeLimit && !allFF || allFF && !bytes.Equal(ciMax, hi) {
+		t.Errorf("index maximum %q for page maximum %q", ciMax, hi)
+	}
+}
+
+// TestWriterIndexTruncates checks the column index of long strings, and
+// its boundary order.
+func TestWriterIndexTruncates(t *testing.T) {
+	schema := parquet.NewSchema("t", parquet.Group{
+		"asc":  parquet.String(),
+		"desc": parquet.String(),
+		"ff":   parquet.Leaf(parquet.ByteArrayType),
+		"mix":  parquet.Int(64),
+	})
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, schema, PageSize(64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols := w.NewColumns()
+	const n = 200
+	for i := range n {
+		cols[0].AppendString(fmt.Sprintf("%08d-ascending-and-long", i))
+		cols[1].AppendString(fmt.Sprintf("%08d-descending-and-long", n-i))
+		cols[2].AppendBytes(append(bytes.Repeat([]byte{0xFF}, 20), byte(i)))
+		cols[3].Int64 = append(cols[3].Int64, int64(i*37%101))
+	}
+	if err := w.WriteRowGroup(context.Background(), cols); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := parquet.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOrder := []string{"asc", "desc", "asc", "unordered"}
+	for c, cc := range f.RowGroups()[0].ColumnChunks() {
+		checkChunkIndex(t, 0, c, cc, n)
+		ci, _ := cc.ColumnIndex()
+		if ci.NumPages() < 10 {
+			t.Errorf("column %d: %d pages, want many", c, ci.NumPages())
+		}
+		order := "unordered"
+		if ci.IsAscending() {
+			order = "asc"
+		} else if ci.IsDescending() {
+			order = "desc"
+		}
+		if order != wantOrder[c] {
+			t.Errorf("column %d: boundary order %s, want %s", c, order, wantOrder[c])
+		}
 	}
 }
 

@@ -258,3 +258,44 @@ func TestWriterSameBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterPageSizes writes pages from one row each to one per chunk, and
+// reads row ranges back with pqcol, which finds their pages by the offset
+// index.
+func TestWriterPageSizes(t *testing.T) {
+	rows := testRows(500, 7)
+	for _, size := range []int{1, 7, 100, 1 << 20} {
+		data := writeFile(t, [][]testRow{rows}, PageSize(size))
+		r, err := pqcol.Open("t.parquet", bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]*Column, 8)
+		for i := range want {
+			want[i] = new(Column)
+		}
+		var got pqcol.Column
+		for _, span := range [][2]int{{0, 500}, {0, 1}, {123, 124}, {250, 420}, {499, 500}} {
+			shred(t, want, rows[span[0]:span[1]])
+			for c, w := range want {
+				err := r.ReadColumnRange(context.Background(), 0, c, int64(span[0]), int64(span[1]), &got)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got.Int64, w.Int64) || !slices.Equal(got.Int32, w.Int32) ||
+					!slices.Equal(got.Double, w.Double) || !slices.Equal(got.Float, w.Float) ||
+					!slices.Equal(got.Boolean, w.Boolean) || !bytes.Equal(got.Bytes, w.Bytes) ||
+					!bytes.Equal(got.DefLevels, w.DefLevels) || !bytes.Equal(got.RepLevels, w.RepLevels) {
+					t.Fatalf("page size %d, rows %v, column %s: read back differs", size, span, got.Leaf.PathString())
+				}
+			}
+		}
+		oi, err := r.OffsetIndex(context.Background(), 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if size == 1 && len(oi.PageLocations) != 500 || size == 1<<20 && len(oi.PageLocations) != 1 {
+			t.Errorf("page size %d: %d pages", size, len(oi.PageLocations))
+		}
+	}
+}

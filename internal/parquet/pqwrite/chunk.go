@@ -93,9 +93,9 @@ func nonNil(b []byte) []byte {
 // encodings lists the encodings the chunk's pages use.
 func (e *chunkEncoder) encodings() []format.Encoding {
 	if e.leaf.MaxDefinitionLevel > 0 || e.leaf.MaxRepetitionLevel > 0 {
-		return []format.Encoding{format.Plain, format.RLE}
+		return []format.Encoding{e.leaf.Encoding, format.RLE}
 	}
-	return []format.Encoding{format.Plain}
+	return []format.Encoding{e.leaf.Encoding}
 }
 
 func (e *chunkEncoder) codecID() format.CompressionCodec {
@@ -166,7 +166,13 @@ func (e *chunkEncoder) writePage(c *Column, p page, b bounds, nulls int64) (int6
 			return 0, err
 		}
 	}
-	raw = appendPlain(raw, c, l.Kind, p.v0, p.v1)
+	if l.Encoding == format.DeltaBinaryPacked {
+		if raw, err = appendDelta(raw, c, l.Kind, p.v0, p.v1); err != nil {
+			return 0, err
+		}
+	} else {
+		raw = appendPlain(raw, c, l.Kind, p.v0, p.v1)
+	}
 	e.raw = raw
 	if len(raw) > math.MaxInt32 {
 		return 0, fmt.Errorf("a page of %d bytes, more than a page holds", len(raw))
@@ -188,7 +194,7 @@ func (e *chunkEncoder) writePage(c *Column, p page, b bounds, nulls int64) (int6
 		CompressedPageSize:   int32(len(body)),
 		DataPageHeader: thrift.New(format.DataPageHeader{
 			NumValues:               int32(p.e1 - p.e0),
-			Encoding:                format.Plain,
+			Encoding:                l.Encoding,
 			DefinitionLevelEncoding: format.RLE,
 			RepetitionLevelEncoding: format.RLE,
 			Statistics:              stats,

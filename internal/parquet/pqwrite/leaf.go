@@ -22,6 +22,11 @@ type Leaf struct {
 	// (logical type INT(n, false) or converted type UINT_n), which the
 	// statistics follow.
 	Unsigned bool
+	// Encoding is the encoding of the values: PLAIN, or DELTA_BINARY_PACKED
+	// for an INT32 or INT64 leaf whose schema node asks for it (as
+	// parquet.Encoded(node, &parquet.DeltaBinaryPacked) does). Other
+	// encodings a node asks for are not written: its values are PLAIN.
+	Encoding format.Encoding
 }
 
 // PathString returns the path joined with dots.
@@ -66,7 +71,11 @@ func schemaOf(schema *parquet.Schema) (*footerSchema, error) {
 		lc, _ := schema.Lookup(path...)
 		l := Leaf{Index: i, Path: path, Kind: lc.Node.Type().Kind(),
 			MaxDefinitionLevel: lc.MaxDefinitionLevel, MaxRepetitionLevel: lc.MaxRepetitionLevel,
-			Unsigned: isUnsigned(elems[i])}
+			Unsigned: isUnsigned(elems[i]), Encoding: format.Plain}
+		if enc := lc.Node.Encoding(); enc != nil && enc.Encoding() == format.DeltaBinaryPacked &&
+			(l.Kind == parquet.Int32 || l.Kind == parquet.Int64) {
+			l.Encoding = format.DeltaBinaryPacked
+		}
 		switch l.Kind {
 		case parquet.Boolean, parquet.Int32, parquet.Int64, parquet.Float, parquet.Double, parquet.ByteArray:
 		default:

@@ -2,8 +2,11 @@ package pqwrite
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"slices"
+
+	"github.com/parquet-go/parquet-go/encoding/delta"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -77,4 +80,25 @@ func plainSize(c *Column, k parquet.Kind, i int) int {
 		return 4 + int(c.Offsets[i+1]-c.Offsets[i])
 	}
 	return 1
+}
+
+// deltaEncoding is parquet-go's DELTA_BINARY_PACKED encoder, which keeps
+// no state between calls.
+var deltaEncoding delta.BinaryPackedEncoding
+
+// appendDelta appends values [from, to) of c, an INT32 or INT64 column,
+// DELTA_BINARY_PACKED.
+func appendDelta(dst []byte, c *Column, k parquet.Kind, from, to int) ([]byte, error) {
+	var enc []byte
+	var err error
+	n := len(dst)
+	if k == parquet.Int32 {
+		enc, err = deltaEncoding.EncodeInt32(dst[n:], c.Int32[from:to])
+	} else {
+		enc, err = deltaEncoding.EncodeInt64(dst[n:], c.Int64[from:to])
+	}
+	if err != nil {
+		return dst, fmt.Errorf("encoding values DELTA_BINARY_PACKED: %w", err)
+	}
+	return append(dst, enc...), nil
 }

@@ -125,14 +125,12 @@ func (e *rowIDEncoder) appendTo(row parquet.Row, k int) parquet.Row {
 		parquet.Int64Value(int64(t.Ord)).Level(0, 0, e.col+2))
 }
 
-// appendColumns appends the row-ID values of row k of the batch to the
-// row-ID columns of cols, which holds pending values per column of the
-// file.
-func (e *rowIDEncoder) appendColumns(cols [][]parquet.Value, k int) {
+// appendColumns puts the row-ID values of row k of the batch to the
+// row-ID columns of outs, one per column of the file.
+func (e *rowIDEncoder) appendColumns(outs []colOut, k int) {
 	t := e.triples[k]
 	for j, v := range [...]uint64{t.Key1, t.Key2, t.Ord} {
-		c := e.col + j
-		cols[c] = append(cols[c], parquet.Int64Value(int64(v)).Level(0, 0, c))
+		outs[e.col+j].put(parquet.Int64Value(int64(v)), 0, 0)
 	}
 }
 

@@ -99,7 +99,7 @@ func newRecordPlan(dir string, schema *parquet.Schema, opts []ParquetOption) (p 
 		return nil, fmt.Errorf("shards: %s: the schema has no columns", what)
 	}
 	for i, c := range rp.cols {
-		sh, err := newShredder(c.Node, 0, i)
+		sh, err := newShredder(c.Node, 0)
 		if err != nil {
 			return nil, fmt.Errorf("shards: %s: column %q: %w", what, c.Name, err)
 		}
@@ -163,10 +163,11 @@ type recordWriter struct {
 	// writeBatchRows rows from the row group's start, whatever the chunks.
 	pendIDs []rowid.ID
 	err     error
-	rows    int               // rows pending
-	cols    [][]parquet.Value // pending values, per column of the file
-	// starts holds, for each column that is a list, the index in its
-	// pending values of each pending row's first value (and of the end).
+	rows    int      // rows pending
+	outs    []colOut // per column of the file
+	// starts holds, for each column that is a list written by parquet-go,
+	// the index in its pending values of each pending row's first value
+	// (and of the end).
 	starts [][]int32
 	vals   []any // the current record's value per column of the plan
 	// names are the names of the last record whose names were looked up,
@@ -192,10 +193,15 @@ func newRecordWriter(rp *recordPlan, own *pqwrite.Writer, w *parquet.GenericWrit
 	if ids != nil {
 		nc += len(rowIDNames(""))
 	}
-	r.cols = make([][]parquet.Value, nc)
+	r.outs = make([]colOut, nc)
 	r.starts = make([][]int32, nc)
-	for j, c := range rp.cols {
-		if !c.Node.Leaf() || c.Node.Repeated() {
+	for j := range r.outs {
+		o := &r.outs[j]
+		o.col = j
+		if own != nil {
+			l := &r.leaves[j]
+			o.c, o.kind, o.maxRep, o.maxDef = r.typed[j], l.Kind, l.MaxRepetitionLevel, l.MaxDefinitionLevel
+		} else if j < len(rp.cols) && (!rp.cols[j].Node.Leaf() || rp.cols[j].Node.Repeated()) {
 			r.starts[j] = []int32{0}
 		}
 	}
@@ -244,13 +250,11 @@ func (r *recordWriter) add(rec *sources.Record) error {
 		}
 	}
 	for j, v := range r.vals {
-		col, err := rp.shreds[j](v, 0, 0, r.cols[j])
-		if err != nil {
+		if err := rp.shreds[j](v, 0, 0, &r.outs[j]); err != nil {
 			return fmt.Errorf("column %q: %w", rp.cols[j].Name, err)
 		}
-		r.cols[j] = col
 		if r.starts[j] != nil {
-			r.starts[j] = append(r.starts[j], int32(len(col)))
+			r.starts[j] = append(r.starts[j], int32(len(r.outs[j].vals)))
 		}
 	}
 	return nil
@@ -289,30 +293,26 @@ func (r *recordWriter) push() error {
 	if r.ids != nil {
 		r.ids.encode(flow.ListIDs(r.pendIDs))
 		for k := range r.pendIDs {
-			r.ids.appendColumns(r.cols, k)
+			r.ids.appendColumns(r.outs, k)
 		}
 		r.pendIDs = r.pendIDs[:0]
 	}
-	var cws []*parquet.ColumnWriter
-	if r.w != nil {
-		cws = r.w.ColumnWriters()
+	if r.own != nil {
+		r.rows = 0 // the values are in own's columns
+		return nil
 	}
-	push := func(j int) error {
-		if r.own != nil {
-			return r.typeColumn(j)
-		}
-		return r.pushColumn(cws[j], j)
-	}
-	if len(r.cols) == 1 {
+	cws := r.w.ColumnWriters()
+	push := func(j int) error { return r.pushColumn(cws[j], j) }
+	if len(r.outs) == 1 {
 		err := push(0)
 		r.rows = 0
 		return err
 	}
 	if r.errs == nil {
-		r.errs = make([]error, len(r.cols))
+		r.errs = make([]error, len(r.outs))
 	}
 	var wg sync.WaitGroup
-	for j := 1; j < len(r.cols); j++ {
+	for j := 1; j < len(r.outs); j++ {
 		wg.Go(func() {
 			defer func() {
 				if p := recover(); p != nil {
@@ -337,7 +337,7 @@ func (r *recordWriter) push() error {
 // pushColumn writes the pending values of column j with its writer cw,
 // in pieces of pieceRows rows, and empties them.
 func (r *recordWriter) pushColumn(cw *parquet.ColumnWriter, j int) error {
-	vals, starts := r.cols[j], r.starts[j]
+	vals, starts := r.outs[j].vals, r.starts[j]
 	for lo := 0; lo < r.rows; lo += pieceRows {
 		hi := min(lo+pieceRows, r.rows)
 		piece := vals[lo:hi]
@@ -349,51 +349,55 @@ func (r *recordWriter) pushColumn(cw *parquet.ColumnWriter, j int) error {
 		}
 	}
 	clear(vals) // drop references to the values' memory
-	r.cols[j] = vals[:0]
+	r.outs[j].vals = vals[:0]
 	if starts != nil {
 		r.starts[j] = starts[:1]
 	}
 	return nil
 }
 
-// typeColumn copies the pending values of column j into its typed
-// column, and empties them.
-func (r *recordWriter) typeColumn(j int) error {
-	vals, c, l := r.cols[j], r.typed[j], &r.leaves[j]
-	for _, v := range vals {
-		if l.MaxRepetitionLevel > 0 {
-			c.RepLevels = append(c.RepLevels, byte(v.RepetitionLevel()))
-		}
-		if l.MaxDefinitionLevel > 0 {
-			d := v.DefinitionLevel()
-			c.DefLevels = append(c.DefLevels, byte(d))
-			if d < l.MaxDefinitionLevel {
-				continue // a null, or an empty or null list
-			}
-		}
-		switch l.Kind {
-		case parquet.Boolean:
-			c.Boolean = append(c.Boolean, v.Boolean())
-		case parquet.Int32:
-			c.Int32 = append(c.Int32, v.Int32())
-		case parquet.Int64:
-			c.Int64 = append(c.Int64, v.Int64())
-		case parquet.Float:
-			c.Float = append(c.Float, v.Float())
-		case parquet.Double:
-			c.Double = append(c.Double, v.Double())
-		case parquet.ByteArray:
-			c.AppendBytes(v.ByteArray())
-		default:
-			return fmt.Errorf("a %v value in a column of rowflow's writer", l.Kind)
+// colOut is where a shredder puts the leaf values of one column of the
+// file: the typed column of rowflow's writer, or, for parquet-go's, the
+// pending values.
+type colOut struct {
+	col            int             // the column's index in the file
+	c              *pqwrite.Column // rowflow's writer; nil for parquet-go's
+	kind           parquet.Kind
+	maxRep, maxDef int
+	vals           []parquet.Value // parquet-go's writer: pending values
+}
+
+// put puts a leaf value, or a null (an empty or null list) when def is
+// below the leaf's maximum definition level, with its levels.
+func (o *colOut) put(pv parquet.Value, rep, def int) {
+	c := o.c
+	if c == nil {
+		o.vals = append(o.vals, pv.Level(rep, def, o.col))
+		return
+	}
+	if o.maxRep > 0 {
+		c.RepLevels = append(c.RepLevels, byte(rep))
+	}
+	if o.maxDef > 0 {
+		c.DefLevels = append(c.DefLevels, byte(def))
+		if def < o.maxDef {
+			return
 		}
 	}
-	clear(vals) // drop references to the values' memory
-	r.cols[j] = vals[:0]
-	if r.starts[j] != nil {
-		r.starts[j] = r.starts[j][:1]
+	switch o.kind {
+	case parquet.Boolean:
+		c.Boolean = append(c.Boolean, pv.Boolean())
+	case parquet.Int32:
+		c.Int32 = append(c.Int32, pv.Int32())
+	case parquet.Int64:
+		c.Int64 = append(c.Int64, pv.Int64())
+	case parquet.Float:
+		c.Float = append(c.Float, pv.Float())
+	case parquet.Double:
+		c.Double = append(c.Double, pv.Double())
+	case parquet.ByteArray:
+		c.AppendBytes(pv.ByteArray())
 	}
-	return nil
 }
 
 // columnName returns the name of column j of the file.
@@ -427,10 +431,13 @@ func (r *recordWriter) flush() error {
 }
 
 func (r *recordWriter) size() int64 {
-	if r.own != nil {
+	switch {
+	case r.own != nil:
 		return r.own.Size()
+	case r.w != nil:
+		return r.w.Size()
 	}
-	return r.w.Size()
+	return 0 // the writer could not be made: r.err says why
 }
 
 func (r *recordWriter) close() error {
@@ -473,24 +480,24 @@ func isList(n parquet.Node) bool {
 	return ok && !n.Leaf() && len(n.Fields()) == 1 && n.Fields()[0].Repeated() && len(n.Fields()[0].Fields()) == 1
 }
 
-// shredder appends the leaf values of v, a value of one node, to row with
+// shredder puts the leaf values of v, a value of one node, to o with
 // their repetition and definition levels (Dremel striping): rep is the
 // level of the first value, def the definition level of the node's parent.
 // (parquet-go's Schema.Deconstruct gets the levels of lists of lists held
 // as []any wrong, so records are striped here.)
-type shredder func(v any, rep, def int, row parquet.Row) (parquet.Row, error)
+type shredder func(v any, rep, def int, o *colOut) error
 
 // newShredder returns the shredder of node n of column col, under reps
 // repeated fields.
-func newShredder(n parquet.Node, reps, col int) (shredder, error) {
+func newShredder(n parquet.Node, reps int) (shredder, error) {
 	var inner shredder // v is not nil; def counts n itself
 	switch {
 	case isList(n):
-		elem, err := newShredder(n.Fields()[0].Fields()[0], reps+1, col)
+		elem, err := newShredder(n.Fields()[0].Fields()[0], reps+1)
 		if err != nil {
 			return nil, err
 		}
-		inner = listShredder(elem, reps, col)
+		inner = listShredder(elem, reps)
 	case !n.Leaf():
 		return nil, errors.New("a group that is not a LIST; records write leaves and lists of leaves")
 	case n.Repeated(): // a list of required leaves, empty when nil
@@ -498,27 +505,34 @@ func newShredder(n parquet.Node, reps, col int) (shredder, error) {
 		if err != nil {
 			return nil, err
 		}
-		elems := listShredder(func(x any, rep, def int, row parquet.Row) (parquet.Row, error) {
+		elems := listShredder(func(x any, rep, def int, o *colOut) error {
 			if x == nil {
-				return row, errors.New("null in a repeated column")
+				return errors.New("null in a repeated column")
 			}
 			pv, err := leaf(x)
-			return append(row, pv.Level(rep, def, col)), err
-		}, reps, col)
-		return func(v any, rep, def int, row parquet.Row) (parquet.Row, error) {
-			if v == nil {
-				return append(row, parquet.NullValue().Level(rep, def, col)), nil
+			if err == nil {
+				o.put(pv, rep, def)
 			}
-			return elems(v, rep, def, row)
+			return err
+		}, reps)
+		return func(v any, rep, def int, o *colOut) error {
+			if v == nil {
+				o.put(parquet.NullValue(), rep, def)
+				return nil
+			}
+			return elems(v, rep, def, o)
 		}, nil
 	default:
 		leaf, err := leafConverter(n.Type())
 		if err != nil {
 			return nil, err
 		}
-		inner = func(v any, rep, def int, row parquet.Row) (parquet.Row, error) {
+		inner = func(v any, rep, def int, o *colOut) error {
 			pv, err := leaf(v)
-			return append(row, pv.Level(rep, def, col)), err
+			if err == nil {
+				o.put(pv, rep, def)
+			}
+			return err
 		}
 	}
 	leaf, optional := n.Leaf(), n.Optional()
@@ -537,10 +551,11 @@ func newShredder(n parquet.Node, reps, col int) (shredder, error) {
 	if optional {
 		present = 1
 	}
-	return func(v any, rep, def int, row parquet.Row) (parquet.Row, error) {
+	return func(v any, rep, def int, o *colOut) error {
 		if fast != nil && v != nil {
 			if pv, ok := fast(v); ok {
-				return append(row, pv.Level(rep, def+present, col)), nil
+				o.put(pv, rep, def+present)
+				return nil
 			}
 		}
 		if s, ok := v.(string); ok && s == "" && leaf && !text {
@@ -548,15 +563,14 @@ func newShredder(n parquet.Node, reps, col int) (shredder, error) {
 		}
 		switch {
 		case v != nil && optional:
-			return inner(v, rep, def+1, row)
+			return inner(v, rep, def+1, o)
 		case v != nil:
-			return inner(v, rep, def, row)
-		case optional:
-			return append(row, parquet.NullValue().Level(rep, def, col)), nil
-		case !leaf: // a required list: empty
-			return append(row, parquet.NullValue().Level(rep, def, col)), nil
+			return inner(v, rep, def, o)
+		case optional, !leaf: // null; a required list is empty
+			o.put(parquet.NullValue(), rep, def)
+			return nil
 		}
-		return row, errors.New("null in a required column")
+		return errors.New("null in a required column")
 	}, nil
 }
 
@@ -662,18 +676,18 @@ func numberText(v any) (string, bool) {
 // null, and any other string must hold a JSON array, which is decoded as
 // sources/text.JSONLRecords decodes a line's lists (numbers as json.Number).
 func textList(sh shredder) shredder {
-	return func(v any, rep, def int, row parquet.Row) (parquet.Row, error) {
+	return func(v any, rep, def int, o *colOut) error {
 		if s, ok := v.(string); ok {
 			v = nil
 			if s != "" {
 				l, err := decodeList(s)
 				if err != nil {
-					return row, err
+					return err
 				}
 				v = l
 			}
 		}
-		return sh(v, rep, def, row)
+		return sh(v, rep, def, o)
 	}
 }
 
@@ -718,26 +732,26 @@ func jsonKind(v any) string {
 // whose elements elem shreds, under reps repeated fields: an empty list is
 // a null at the list's level, and elements after the first repeat at the
 // list's own repetition level.
-func listShredder(elem shredder, reps, col int) shredder {
-	return func(v any, rep, def int, row parquet.Row) (parquet.Row, error) {
+func listShredder(elem shredder, reps int) shredder {
+	return func(v any, rep, def int, o *colOut) error {
 		l, ok := v.([]any)
 		if !ok {
-			return row, fmt.Errorf("%T is not a list ([]any)", v)
+			return fmt.Errorf("%T is not a list ([]any)", v)
 		}
 		if len(l) == 0 {
-			return append(row, parquet.NullValue().Level(rep, def, col)), nil
+			o.put(parquet.NullValue(), rep, def)
+			return nil
 		}
 		for i, x := range l {
 			r := rep
 			if i > 0 {
 				r = reps + 1
 			}
-			var err error
-			if row, err = elem(x, r, def+1, row); err != nil {
-				return row, fmt.Errorf("element %d: %w", i, err)
+			if err := elem(x, r, def+1, o); err != nil {
+				return fmt.Errorf("element %d: %w", i, err)
 			}
 		}
-		return row, nil
+		return nil
 	}
 }
 

@@ -210,18 +210,8 @@ func (p *pqPlan[T]) newWriter(out io.Writer, fingerprint string, part []Partitio
 		if p.cfg.rowIDColumn != "" {
 			ids = &rowIDEncoder{col: p.nCols}
 		}
-		if p.rec.own {
-			own, err := pqwrite.NewWriter(out, p.schema, p.ownOptions(fingerprint, part)...)
-			w := newRecordWriter(p.rec, own, nil, ids)
-			w.err = err
-			return any(w).(batchWriter[T])
-		}
-		if p.cfg.rowIDColumn != "" {
-			opts = append(opts, parquet.KeyValueMetadata(metaRowIDColumn, p.cfg.rowIDColumn))
-		}
-		opts = append(opts, p.schema)
-		w := newRecordWriter(p.rec, nil, parquet.NewGenericWriter[any](out, opts...), ids)
-		return any(w).(batchWriter[T])
+		w, err := pqwrite.NewWriter(out, p.schema, p.ownOptions(fingerprint, part)...)
+		return any(newRecordWriter(p.rec, w, err, ids)).(batchWriter[T])
 	}
 	if p.dec != nil {
 		if p.cfg.rowIDColumn != "" {

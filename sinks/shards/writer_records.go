@@ -2,17 +2,16 @@ package shards
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"reflect"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
@@ -72,7 +71,6 @@ type recordPlan struct {
 	cols   []pqschema.Column
 	index  map[string]int // column name → position
 	shreds []shredder     // per column
-	own    bool           // rowflow's writer writes the schema (else parquet-go's)
 }
 
 // newRecordPlan checks the schema and the options. It never panics: a
@@ -130,7 +128,6 @@ func newRecordPlan(dir string, schema *parquet.Schema, opts []ParquetOption) (p 
 		}
 		p.check = recordPartitionCheck(p.parts)
 	}
-	rp.own = pqwrite.Check(p.schema) == nil
 	w := p.newWriter(io.Discard, "", nil)
 	if err := w.close(); err != nil {
 		return nil, fmt.Errorf("shards: %s: %w", what, err)
@@ -138,72 +135,45 @@ func newRecordPlan(dir string, schema *parquet.Schema, opts []ParquetOption) (p 
 	return p, nil
 }
 
-// recordWriter writes records column by column. Each record is
-// converted once, each value straight into the pending values of its
-// column; a batch of writeBatchRows rows, counted from the start of the
-// row group, goes to the file writer's columns when it is full or the
-// row group ends. The file writer is rowflow's own (internal/parquet/pqwrite),
-// whose typed columns the batch is copied into, one goroutine per
-// column, and which encodes a row group's column chunks when it ends; or,
-// for a schema with columns it does not write (FIXED_LEN_BYTE_ARRAY,
-// INT96), parquet-go's, whose column writers take the batch in pieces of
-// pieceRows rows. Either way, where pages end depends on the rows alone,
-// not on how the stream was cut into chunks.
+// recordWriter writes records column by column with rowflow's own
+// Parquet writer (internal/parquet/pqwrite). Each record is converted
+// once, each value straight into the typed column of its leaf; the row
+// IDs of a batch of writeBatchRows rows, counted from the start of the
+// row group, are encoded when the batch is full or the row group ends;
+// and the writer encodes a row group's column chunks, concurrently, when
+// it ends. Where pages end depends on the rows alone, not on how the
+// stream was cut into chunks.
 type recordWriter struct {
 	rp  *recordPlan
-	w   *parquet.GenericWriter[any] // parquet-go's writer, or nil
-	own *pqwrite.Writer             // rowflow's, or nil
-	// typed are own's columns of the row group being written, and
-	// leaves what they hold.
-	typed  []*pqwrite.Column
-	leaves []pqwrite.Leaf
-	ids    *rowIDEncoder // nil: no row-ID columns
+	w   *pqwrite.Writer
+	ids *rowIDEncoder // nil: no row-ID columns
 	// pendIDs are the pending rows' IDs, encoded by push: the encoding
 	// learns from a batch of rows, and push's batches are those of
 	// writeBatchRows rows from the row group's start, whatever the chunks.
 	pendIDs []rowid.ID
 	err     error
-	rows    int      // rows pending
-	outs    []colOut // per column of the file
-	// starts holds, for each column that is a list written by parquet-go,
-	// the index in its pending values of each pending row's first value
-	// (and of the end).
-	starts [][]int32
-	vals   []any // the current record's value per column of the plan
+	rows    int               // rows whose IDs are pending
+	typed   []*pqwrite.Column // the row group's columns, per column of the file
+	outs    []colOut          // where the shredders put them
+	vals    []any             // the current record's value per column of the plan
 	// names are the names of the last record whose names were looked up,
 	// and perm where each of them goes: a column of the plan, or -1 for a
 	// name the record held before.
 	names []string
 	perm  []int
-	errs  []error // per column, of push
 }
 
-// pieceRows is the number of rows of a call to a column writer: the
-// number parquet-go's WriteRows gives its column writers at a time.
-const pieceRows = 64
-
-// newRecordWriter returns the writer of records with rp to own, or, if
-// own is nil, to w.
-func newRecordWriter(rp *recordPlan, own *pqwrite.Writer, w *parquet.GenericWriter[any], ids *rowIDEncoder) *recordWriter {
-	r := &recordWriter{rp: rp, own: own, w: w, ids: ids}
-	if own != nil {
-		r.typed, r.leaves = own.NewColumns(), own.Leaves()
+// newRecordWriter returns the writer of records with rp to w, or one
+// that fails with err if w could not be made.
+func newRecordWriter(rp *recordPlan, w *pqwrite.Writer, err error, ids *rowIDEncoder) *recordWriter {
+	r := &recordWriter{rp: rp, w: w, err: err, ids: ids}
+	if err != nil {
+		return r
 	}
-	nc := len(rp.cols)
-	if ids != nil {
-		nc += len(rowIDNames(""))
-	}
-	r.outs = make([]colOut, nc)
-	r.starts = make([][]int32, nc)
-	for j := range r.outs {
-		o := &r.outs[j]
-		o.col = j
-		if own != nil {
-			l := &r.leaves[j]
-			o.c, o.kind, o.maxRep, o.maxDef = r.typed[j], l.Kind, l.MaxRepetitionLevel, l.MaxDefinitionLevel
-		} else if j < len(rp.cols) && (!rp.cols[j].Node.Leaf() || rp.cols[j].Node.Repeated()) {
-			r.starts[j] = []int32{0}
-		}
+	r.typed = w.NewColumns()
+	r.outs = make([]colOut, len(r.typed))
+	for j, l := range w.Leaves() {
+		r.outs[j] = colOut{c: r.typed[j], kind: l.Kind, maxRep: l.MaxRepetitionLevel, maxDef: l.MaxDefinitionLevel}
 	}
 	r.vals = make([]any, len(rp.cols))
 	return r
@@ -224,10 +194,7 @@ func (r *recordWriter) write(recs []sources.Record, ids flow.IDs) error {
 			r.pendIDs = append(r.pendIDs, ids.At(k))
 		}
 		if r.rows++; r.rows == writeBatchRows {
-			if err := r.push(); err != nil {
-				r.err = err
-				return err
-			}
+			r.push()
 		}
 	}
 	return nil
@@ -252,9 +219,6 @@ func (r *recordWriter) add(rec *sources.Record) error {
 	for j, v := range r.vals {
 		if err := rp.shreds[j](v, 0, 0, &r.outs[j]); err != nil {
 			return fmt.Errorf("column %q: %w", rp.cols[j].Name, err)
-		}
-		if r.starts[j] != nil {
-			r.starts[j] = append(r.starts[j], int32(len(r.outs[j].vals)))
 		}
 	}
 	return nil
@@ -282,99 +246,30 @@ func (r *recordWriter) lookUp(names []string) error {
 	return nil
 }
 
-// push writes the pending rows to the column writers, and empties them.
-// The columns are written concurrently, one goroutine each, joined before
-// push returns: a column writer encodes and compresses its own pages, so
-// its bytes do not depend on the others, nor on the order they run in.
-func (r *recordWriter) push() error {
-	if r.rows == 0 {
-		return nil
-	}
-	if r.ids != nil {
+// push encodes the pending rows' IDs into the row-ID columns.
+func (r *recordWriter) push() {
+	if r.ids != nil && len(r.pendIDs) > 0 {
 		r.ids.encode(flow.ListIDs(r.pendIDs))
 		for k := range r.pendIDs {
 			r.ids.appendColumns(r.outs, k)
 		}
 		r.pendIDs = r.pendIDs[:0]
 	}
-	if r.own != nil {
-		r.rows = 0 // the values are in own's columns
-		return nil
-	}
-	cws := r.w.ColumnWriters()
-	push := func(j int) error { return r.pushColumn(cws[j], j) }
-	if len(r.outs) == 1 {
-		err := push(0)
-		r.rows = 0
-		return err
-	}
-	if r.errs == nil {
-		r.errs = make([]error, len(r.outs))
-	}
-	var wg sync.WaitGroup
-	for j := 1; j < len(r.outs); j++ {
-		wg.Go(func() {
-			defer func() {
-				if p := recover(); p != nil {
-					r.errs[j] = &flow.PanicError{Value: p, Stack: debug.Stack()}
-				}
-			}()
-			r.errs[j] = push(j)
-		})
-	}
-	r.errs[0] = push(0)
-	wg.Wait()
 	r.rows = 0
-	for j, err := range r.errs {
-		if err != nil {
-			clear(r.errs)
-			return fmt.Errorf("column %q: %w", r.columnName(j), err)
-		}
-	}
-	return nil
-}
-
-// pushColumn writes the pending values of column j with its writer cw,
-// in pieces of pieceRows rows, and empties them.
-func (r *recordWriter) pushColumn(cw *parquet.ColumnWriter, j int) error {
-	vals, starts := r.outs[j].vals, r.starts[j]
-	for lo := 0; lo < r.rows; lo += pieceRows {
-		hi := min(lo+pieceRows, r.rows)
-		piece := vals[lo:hi]
-		if starts != nil {
-			piece = vals[starts[lo]:starts[hi]]
-		}
-		if _, err := cw.WriteRowValues(piece); err != nil {
-			return err
-		}
-	}
-	clear(vals) // drop references to the values' memory
-	r.outs[j].vals = vals[:0]
-	if starts != nil {
-		r.starts[j] = starts[:1]
-	}
-	return nil
 }
 
 // colOut is where a shredder puts the leaf values of one column of the
-// file: the typed column of rowflow's writer, or, for parquet-go's, the
-// pending values.
+// file: its typed column.
 type colOut struct {
-	col            int             // the column's index in the file
-	c              *pqwrite.Column // rowflow's writer; nil for parquet-go's
+	c              *pqwrite.Column
 	kind           parquet.Kind
 	maxRep, maxDef int
-	vals           []parquet.Value // parquet-go's writer: pending values
 }
 
 // put puts a leaf value, or a null (an empty or null list) when def is
 // below the leaf's maximum definition level, with its levels.
 func (o *colOut) put(pv parquet.Value, rep, def int) {
 	c := o.c
-	if c == nil {
-		o.vals = append(o.vals, pv.Level(rep, def, o.col))
-		return
-	}
 	if o.maxRep > 0 {
 		c.RepLevels = append(c.RepLevels, byte(rep))
 	}
@@ -397,20 +292,19 @@ func (o *colOut) put(pv parquet.Value, rep, def int) {
 		c.Double = append(c.Double, pv.Double())
 	case parquet.ByteArray:
 		c.AppendBytes(pv.ByteArray())
+	case parquet.FixedLenByteArray:
+		c.Bytes = append(c.Bytes, pv.ByteArray()...)
+	case parquet.Int96:
+		for _, w := range pv.Int96() {
+			c.Bytes = binary.LittleEndian.AppendUint32(c.Bytes, w)
+		}
 	}
 }
 
-// columnName returns the name of column j of the file.
-func (r *recordWriter) columnName(j int) string {
-	if r.own != nil {
-		return r.leaves[j].Path[0]
-	}
-	return r.w.Schema().Columns()[j][0]
-}
-
-// endRowGroup writes the row group that own's columns hold.
+// endRowGroup writes the row group that the columns hold.
 func (r *recordWriter) endRowGroup() error {
-	err := r.own.WriteRowGroup(context.Background(), r.typed)
+	r.push()
+	err := r.w.WriteRowGroup(context.Background(), r.typed)
 	for _, c := range r.typed {
 		c.Reset()
 	}
@@ -421,37 +315,22 @@ func (r *recordWriter) flush() error {
 	if r.err != nil {
 		return r.err
 	}
-	if err := r.push(); err != nil {
-		return err
-	}
-	if r.own != nil {
-		return r.endRowGroup()
-	}
-	return r.w.Flush()
+	return r.endRowGroup()
 }
 
 func (r *recordWriter) size() int64 {
-	switch {
-	case r.own != nil:
-		return r.own.Size()
-	case r.w != nil:
-		return r.w.Size()
+	if r.w == nil {
+		return 0 // the writer could not be made: r.err says why
 	}
-	return 0 // the writer could not be made: r.err says why
+	return r.w.Size()
 }
 
 func (r *recordWriter) close() error {
 	if r.err != nil {
 		return r.err
 	}
-	if err := r.push(); err != nil {
+	if err := r.endRowGroup(); err != nil {
 		return err
-	}
-	if r.own != nil {
-		if err := r.endRowGroup(); err != nil {
-			return err
-		}
-		return r.own.Close()
 	}
 	return r.w.Close()
 }

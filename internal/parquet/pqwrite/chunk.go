@@ -125,7 +125,7 @@ func (e *chunkEncoder) pages(c *Column) func(yield func(page) bool) {
 			}
 			p.e1 = i + 1
 			if l.MaxDefinitionLevel == 0 || int(c.DefLevels[i]) == l.MaxDefinitionLevel {
-				size += plainSize(c, l.Kind, p.v1)
+				size += plainSize(c, l, p.v1)
 				p.v1++
 			}
 			levels += levelBits // as bit-packed: an upper bound of the RLE
@@ -171,7 +171,7 @@ func (e *chunkEncoder) writePage(c *Column, p page, b bounds, nulls int64) (int6
 			return 0, err
 		}
 	} else {
-		raw = appendPlain(raw, c, l.Kind, p.v0, p.v1)
+		raw = appendPlain(raw, c, l, p.v0, p.v1)
 	}
 	e.raw = raw
 	if len(raw) > math.MaxInt32 {

@@ -17,7 +17,7 @@ func addPage(ci *format.ColumnIndex, l *Leaf, b bounds, nulls int64) {
 	ci.NullPages = append(ci.NullPages, !b.ok)
 	ci.NullCounts = append(ci.NullCounts, nulls)
 	lo, hi := nonNil(b.min), nonNil(b.max)
-	if l.Kind == parquet.ByteArray {
+	if l.Kind == parquet.ByteArray && !l.Decimal {
 		lo, hi = truncateMin(lo), truncateMax(hi)
 	}
 	ci.MinValues = append(ci.MinValues, lo)

@@ -20,6 +20,9 @@ import (
 //   - BYTE_ARRAY: value i is Bytes[Offsets[i]:Offsets[i+1]]; Offsets has
 //     one element more than there are values and starts at 0.
 //     [Column.AppendBytes] and [Column.AppendString] keep it so.
+//   - FIXED_LEN_BYTE_ARRAY and INT96: value i is Bytes[i*w:(i+1)*w], w
+//     the leaf's Width (12 for INT96, its three little-endian 32-bit
+//     words, least significant first); Offsets stays empty.
 //
 // DefLevels holds one definition level per level entry when the leaf's
 // MaxDefinitionLevel is above 0 and RepLevels one repetition level per
@@ -68,8 +71,8 @@ func (c *Column) Reset() {
 }
 
 // numValues returns the number of values held for a physical type.
-func (c *Column) numValues(k parquet.Kind) int {
-	switch k {
+func (c *Column) numValues(l *Leaf) int {
+	switch l.Kind {
 	case parquet.Boolean:
 		return len(c.Boolean)
 	case parquet.Int32:
@@ -82,6 +85,8 @@ func (c *Column) numValues(k parquet.Kind) int {
 		return len(c.Double)
 	case parquet.ByteArray:
 		return max(len(c.Offsets)-1, 0)
+	case parquet.FixedLenByteArray, parquet.Int96:
+		return len(c.Bytes) / l.Width
 	}
 	return 0
 }
@@ -91,7 +96,7 @@ func (c *Column) numEntries(l *Leaf) int {
 	if l.MaxDefinitionLevel > 0 {
 		return len(c.DefLevels)
 	}
-	return c.numValues(l.Kind)
+	return c.numValues(l)
 }
 
 // numRows returns the number of rows held.
@@ -114,12 +119,17 @@ func (c *Column) check(l *Leaf) error {
 	if k := c.strayKind(l.Kind); k >= 0 {
 		return fmt.Errorf("%v values in a column of physical type %v", k, l.Kind)
 	}
-	if l.Kind == parquet.ByteArray {
+	switch l.Kind {
+	case parquet.ByteArray:
 		if err := c.checkOffsets(); err != nil {
 			return err
 		}
+	case parquet.FixedLenByteArray, parquet.Int96:
+		if len(c.Offsets) > 0 || len(c.Bytes)%l.Width != 0 {
+			return fmt.Errorf("%d bytes and %d offsets for values of %d bytes", len(c.Bytes), len(c.Offsets), l.Width)
+		}
 	}
-	n := c.numValues(l.Kind)
+	n := c.numValues(l)
 	if l.MaxDefinitionLevel == 0 && len(c.DefLevels) > 0 {
 		return fmt.Errorf("%d definition levels in a required column", len(c.DefLevels))
 	}
@@ -168,8 +178,9 @@ func (c *Column) strayKind(k parquet.Kind) parquet.Kind {
 		{parquet.Int64, len(c.Int64)}, {parquet.Float, len(c.Float)},
 		{parquet.Double, len(c.Double)}, {parquet.ByteArray, len(c.Bytes) + len(c.Offsets)},
 	}
+	bytesKind := k == parquet.ByteArray || k == parquet.FixedLenByteArray || k == parquet.Int96
 	for _, h := range held {
-		if h.kind != k && h.n > 0 {
+		if h.kind != k && h.n > 0 && !(h.kind == parquet.ByteArray && bytesKind) {
 			return h.kind
 		}
 	}

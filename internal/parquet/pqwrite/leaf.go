@@ -22,6 +22,13 @@ type Leaf struct {
 	// (logical type INT(n, false) or converted type UINT_n), which the
 	// statistics follow.
 	Unsigned bool
+	// Width is the length of a value of a FIXED_LEN_BYTE_ARRAY leaf, 12
+	// for INT96, 0 otherwise.
+	Width int
+	// Decimal is whether a BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY leaf holds
+	// DECIMALs: big-endian two's complement integers, which order as
+	// signed numbers, where other byte arrays order as unsigned bytes.
+	Decimal bool
 	// Encoding is the encoding of the values: PLAIN, or DELTA_BINARY_PACKED
 	// for an INT32 or INT64 leaf whose schema node asks for it (as
 	// parquet.Encoded(node, &parquet.DeltaBinaryPacked) does). Other
@@ -78,9 +85,16 @@ func schemaOf(schema *parquet.Schema) (*footerSchema, error) {
 		}
 		switch l.Kind {
 		case parquet.Boolean, parquet.Int32, parquet.Int64, parquet.Float, parquet.Double, parquet.ByteArray:
+		case parquet.FixedLenByteArray:
+			if l.Width = lc.Node.Type().Length(); l.Width <= 0 {
+				return nil, fmt.Errorf("pqwrite: column %s: FIXED_LEN_BYTE_ARRAY of length %d", l.PathString(), l.Width)
+			}
+		case parquet.Int96:
+			l.Width = 12
 		default:
 			return nil, fmt.Errorf("pqwrite: column %s: physical type %v is not supported", l.PathString(), l.Kind)
 		}
+		l.Decimal = (l.Kind == parquet.ByteArray || l.Kind == parquet.FixedLenByteArray) && isDecimal(elems[i])
 		if l.MaxDefinitionLevel > 127 || l.MaxRepetitionLevel > 127 {
 			return nil, fmt.Errorf("pqwrite: column %s: nested too deep", l.PathString())
 		}
@@ -91,6 +105,12 @@ func schemaOf(schema *parquet.Schema) (*footerSchema, error) {
 		fs.orders = md.ColumnOrders
 	}
 	return fs, nil
+}
+
+// isDecimal reports whether a leaf holds DECIMALs.
+func isDecimal(e *format.SchemaElement) bool {
+	_, ok := e.LogicalType.Value.(*format.DecimalType)
+	return ok || (e.ConvertedType.Valid && e.ConvertedType.V == deprecated.Decimal)
 }
 
 // isUnsigned reports whether a leaf's integers order as unsigned.

@@ -13,12 +13,12 @@ import (
 
 // appendPlain appends values [from, to) of c, of physical type k, to dst in
 // the PLAIN encoding.
-func appendPlain(dst []byte, c *Column, k parquet.Kind, from, to int) []byte {
+func appendPlain(dst []byte, c *Column, l *Leaf, from, to int) []byte {
 	if from == to {
 		return dst // a page of nulls; a BYTE_ARRAY column of none has no Offsets
 	}
 	le := binary.LittleEndian
-	switch k {
+	switch l.Kind {
 	case parquet.Boolean:
 		return appendBits(dst, c.Boolean[from:to])
 	case parquet.Int32:
@@ -49,6 +49,8 @@ func appendPlain(dst []byte, c *Column, k parquet.Kind, from, to int) []byte {
 			dst = le.AppendUint32(dst, uint32(len(v)))
 			dst = append(dst, v...)
 		}
+	case parquet.FixedLenByteArray, parquet.Int96:
+		dst = append(dst, c.Bytes[from*l.Width:to*l.Width]...)
 	}
 	return dst
 }
@@ -70,14 +72,16 @@ func appendBits(dst []byte, bs []bool) []byte {
 
 // plainSize returns the size in bytes of value i of c in the PLAIN
 // encoding; booleans count one byte, as an upper bound.
-func plainSize(c *Column, k parquet.Kind, i int) int {
-	switch k {
+func plainSize(c *Column, l *Leaf, i int) int {
+	switch l.Kind {
 	case parquet.Int32, parquet.Float:
 		return 4
 	case parquet.Int64, parquet.Double:
 		return 8
 	case parquet.ByteArray:
 		return 4 + int(c.Offsets[i+1]-c.Offsets[i])
+	case parquet.FixedLenByteArray, parquet.Int96:
+		return l.Width
 	}
 	return 1
 }

@@ -52,18 +52,18 @@ func boundsOf(c *Column, l *Leaf, from, to int) bounds {
 	case parquet.Double:
 		lo, hi := floatMinMax(c.Double[from:to])
 		b.min, b.max = le.AppendUint64(nil, math.Float64bits(lo)), le.AppendUint64(nil, math.Float64bits(hi))
-	case parquet.ByteArray:
-		lo, hi := from, from
+	case parquet.ByteArray, parquet.FixedLenByteArray, parquet.Int96:
+		lo, hi := byteValue(c, l, from), byteValue(c, l, from)
 		for i := from + 1; i < to; i++ {
-			v := c.Bytes[c.Offsets[i]:c.Offsets[i+1]]
-			if bytes.Compare(v, byteValue(c, lo)) < 0 {
-				lo = i
+			v := byteValue(c, l, i)
+			if compareEncoded(v, lo, l) < 0 {
+				lo = v
 			}
-			if bytes.Compare(v, byteValue(c, hi)) > 0 {
-				hi = i
+			if compareEncoded(v, hi, l) > 0 {
+				hi = v
 			}
 		}
-		b.min, b.max = bytes.Clone(byteValue(c, lo)), bytes.Clone(byteValue(c, hi))
+		b.min, b.max = bytes.Clone(lo), bytes.Clone(hi)
 		if b.min == nil {
 			b.min = []byte{}
 		}
@@ -93,7 +93,13 @@ func (b *bounds) merge(o bounds, l *Leaf) {
 	}
 }
 
-func byteValue(c *Column, i int) []byte { return c.Bytes[c.Offsets[i]:c.Offsets[i+1]] }
+// byteValue returns value i of c, a column of byte arrays of leaf l.
+func byteValue(c *Column, l *Leaf, i int) []byte {
+	if l.Width > 0 {
+		return c.Bytes[i*l.Width : (i+1)*l.Width]
+	}
+	return c.Bytes[c.Offsets[i]:c.Offsets[i+1]]
+}
 
 func boolByte(v bool) byte {
 	if v {
@@ -168,6 +174,52 @@ func compareEncoded(a, b []byte, l *Leaf) int {
 		return cmp.Compare(math.Float32frombits(le.Uint32(a)), math.Float32frombits(le.Uint32(b)))
 	case parquet.Double:
 		return cmp.Compare(math.Float64frombits(le.Uint64(a)), math.Float64frombits(le.Uint64(b)))
+	case parquet.Int96:
+		// As parquet-go orders them: a signed 96-bit integer (the
+		// format leaves INT96's order undefined, and readers ignore it).
+		if c := cmp.Compare(int32(le.Uint32(a[8:])), int32(le.Uint32(b[8:]))); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(le.Uint32(a[4:]), le.Uint32(b[4:])); c != 0 {
+			return c
+		}
+		return cmp.Compare(le.Uint32(a), le.Uint32(b))
 	}
-	return bytes.Compare(a, b) // BOOLEAN and BYTE_ARRAY
+	if l.Decimal {
+		return compareTwosComplement(a, b)
+	}
+	return bytes.Compare(a, b) // BOOLEAN, BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY
+}
+
+// compareTwosComplement compares two big-endian two's complement
+// integers, of any lengths (DECIMALs in byte arrays). The empty one is 0.
+func compareTwosComplement(a, b []byte) int {
+	neg := func(v []byte) bool { return len(v) > 0 && v[0]&0x80 != 0 }
+	na, nb := neg(a), neg(b)
+	switch {
+	case na && !nb:
+		return -1
+	case !na && nb:
+		return 1
+	}
+	// Same sign: extend the shorter to the longer's length with its sign
+	// byte, then the bytes order as unsigned.
+	ext := byte(0)
+	if na {
+		ext = 0xFF
+	}
+	n := max(len(a), len(b))
+	for i := range n {
+		x, y := ext, ext
+		if j := i - (n - len(a)); j >= 0 {
+			x = a[j]
+		}
+		if j := i - (n - len(b)); j >= 0 {
+			y = b[j]
+		}
+		if x != y {
+			return cmp.Compare(x, y)
+		}
+	}
+	return 0
 }

@@ -67,13 +67,6 @@ func NewWriter(w io.Writer, schema *parquet.Schema, options ...Option) (*Writer,
 	return wr, nil
 }
 
-// Check returns the error NewWriter would return for schema, with the
-// default options: nil if a Writer writes its columns.
-func Check(schema *parquet.Schema) error {
-	_, err := schemaOf(schema)
-	return err
-}
-
 // Size returns the number of bytes written so far: the row groups, once
 // WriteRowGroup has returned, and the footer once Close has.
 func (w *Writer) Size() int64 { return w.offset }

@@ -25,12 +25,21 @@
 //
 // # Scope
 //
-// Data pages are v1, with RLE/bit-packed levels and PLAIN values;
-// dictionary and delta encodings, FIXED_LEN_BYTE_ARRAY and INT96 columns
-// and bloom filters are not written yet. Byte array bounds in the column
-// index are truncated to 16 bytes, as parquet-go truncates them by default
-// (but a maximum whose prefix is all 0xFF bytes is kept whole, where
-// parquet-go would store a bound below it).
+// Every physical type is written. Data pages are v1, with RLE/bit-packed
+// levels and PLAIN values, or DELTA_BINARY_PACKED for an integer leaf
+// whose schema node asks for it (the sinks' row-ID columns); dictionary
+// encoding and bloom filters are not written. Byte array bounds in the
+// column index are truncated to 16 bytes, as parquet-go truncates them by
+// default (but a maximum whose prefix is all 0xFF bytes is kept whole,
+// where parquet-go would store a bound below it). DECIMALs in byte arrays
+// are ordered as signed integers, as the format says (parquet-go orders
+// them as unsigned bytes), and their bounds are kept whole.
+//
+// # Users
+//
+// sinks/shards.ParquetRecords writes with it: its shredders put each
+// record's values straight into the typed columns. The struct sinks still
+// write with parquet-go's GenericWriter.
 //
 // # Determinism
 //

@@ -2,7 +2,6 @@ package pqwrite
 
 import (
 	"bytes"
-	"context"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -35,16 +34,7 @@ func TestWriterDeltaBinaryPacked(t *testing.T) {
 		}
 		cols[2].Int64 = append(cols[2].Int64, int64(i))
 	}
-	if err := w.WriteRowGroup(context.Background(), cols); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := parquet.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := writeOpen(t, w, &buf, cols)
 	want := []format.Encoding{format.DeltaBinaryPacked, format.DeltaBinaryPacked, format.Plain}
 	for j, cc := range f.Metadata().RowGroups[0].Columns {
 		if got := cc.MetaData.Encoding[0]; got != want[j] {

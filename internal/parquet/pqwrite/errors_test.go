@@ -43,16 +43,7 @@ func TestWriterRejectsBadColumns(t *testing.T) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}
 			shred(t, cols, rows)
-			if err := w.WriteRowGroup(context.Background(), cols); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			f, err := parquet.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := writeOpen(t, w, &buf, cols)
 			if f.NumRows() != 10 {
 				t.Fatalf("%d rows, want 10", f.NumRows())
 			}

@@ -2,7 +2,6 @@ package pqwrite
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"testing"
 
@@ -54,16 +53,7 @@ func TestWriterFixedAndDecimals(t *testing.T) {
 		cols[3].Bytes = binary.LittleEndian.AppendUint32(cols[3].Bytes, 7)
 		cols[3].Bytes = binary.LittleEndian.AppendUint32(cols[3].Bytes, uint32(int32(d>>40)))
 	}
-	if err := w.WriteRowGroup(context.Background(), cols); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := parquet.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := writeOpen(t, w, &buf, cols)
 	rows := make([]parquet.Row, len(decs))
 	r := f.RowGroups()[0].Rows()
 	defer r.Close()

@@ -2,7 +2,6 @@ package pqwrite
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -114,16 +113,7 @@ func TestWriterIndexTruncates(t *testing.T) {
 		cols[2].AppendBytes(append(bytes.Repeat([]byte{0xFF}, 20), byte(i)))
 		cols[3].Int64 = append(cols[3].Int64, int64(i*37%101))
 	}
-	if err := w.WriteRowGroup(context.Background(), cols); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := parquet.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := writeOpen(t, w, &buf, cols)
 	wantOrder := []string{"asc", "desc", "asc", "unordered"}
 	for c, cc := range f.RowGroups()[0].ColumnChunks() {
 		checkChunkIndex(t, 0, c, cc, n)
@@ -165,16 +155,7 @@ func TestWriterStatistics(t *testing.T) {
 	cols[2].Int32 = []int32{-5, 9, 0, -2}
 	cols[3].Double = []float64{nan, nan, nan, nan}
 	cols[4].Int64 = []int64{1, -1, 5, math.MaxInt64} // -1 is the greatest uint64
-	if err := w.WriteRowGroup(context.Background(), cols); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := parquet.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := writeOpen(t, w, &buf, cols)
 	want := []struct{ min, max parquet.Value }{
 		{parquet.DoubleValue(-1), parquet.DoubleValue(2)},
 		{parquet.FloatValue(-7), parquet.FloatValue(3)},

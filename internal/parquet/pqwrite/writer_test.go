@@ -133,6 +133,23 @@ func writeFile(t testing.TB, groups [][]testRow, options ...Option) []byte {
 	return buf.Bytes()
 }
 
+// writeOpen writes cols as one more row group of w, closes w, and opens
+// the file that buf, w's output, then holds with parquet-go.
+func writeOpen(t testing.TB, w *Writer, buf *bytes.Buffer, cols []*Column) *parquet.File {
+	t.Helper()
+	if err := w.WriteRowGroup(context.Background(), cols); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := parquet.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 // testGroups returns three row groups of different sizes.
 func testGroups() [][]testRow {
 	return [][]testRow{testRows(3000, 0), testRows(1, 3000), testRows(2500, 3001)}

@@ -44,7 +44,8 @@ type Manifest struct {
 	// Writers is the number of writers set with [Writers].
 	Writers int `json:"writers"`
 	// Codec is the compression codec: zstd, snappy, gzip, lz4 or none;
-	// CodecLevel the zstd encoder level (fastest, default, better, best).
+	// CodecLevel the zstd encoder level (fastest, default, better, best,
+	// or auto: see [ZstdLevel]).
 	Codec      string `json:"codec"`
 	CodecLevel string `json:"codec_level,omitempty"`
 	// RowGroupRows is the number of rows of a full row group.

@@ -139,7 +139,13 @@ func Codec(name string) ParquetOption {
 // ZstdLevel sets the zstd compression level, on zstd's scale of 1 to 22.
 // klauspost/compress has four encoder levels, and the level maps to the
 // nearest: 1–2 fastest, 3–5 default, 6–9 better, 10–22 best. The default is
-// 3. It is an error with a codec other than zstd.
+// 3, except for [ParquetRecords], which by default compresses each column
+// chunk at the fastest level or at 3, whichever pays on the chunk's first
+// page (3 when it saves more than 2% of the bytes): on text with repeats
+// level 3 saves about 8%, where on numbers, hashes and other dense values
+// the two come within 1% of each other, and the fastest level takes about
+// half the time. The manifest records that choice as the level "auto". It
+// is an error with a codec other than zstd.
 func ZstdLevel(level int) ParquetOption {
 	return parquetOption(func(c *parquetConfig) error {
 		if level < 1 || level > 22 {

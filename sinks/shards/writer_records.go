@@ -114,6 +114,9 @@ func newRecordPlan(dir string, schema *parquet.Schema, opts []ParquetOption) (p 
 	}
 	p = &pqPlan[sources.Record]{dir: dir, cfg: cfg, what: what, format: "parquet", ext: ".parquet", rec: rp}
 	p.codec, p.level = cfg.codec()
+	if cfg.codecName == "zstd" && cfg.zstdLevel == 0 {
+		p.codec, p.level = pqwrite.NewAdaptiveZstd(), "auto"
+	}
 	p.tSchema = pqschema.New(schema.Name(), rp.cols...)
 	p.schema = p.tSchema
 	p.nCols = len(p.tSchema.Columns())

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/encoding/rle"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
@@ -28,10 +30,12 @@ type chunkEncoder struct {
 	codec    compress.Codec // nil: UNCOMPRESSED
 	pageSize int
 	proto    thrift.CompactProtocol
-	raw      []byte // the page being built, uncompressed
-	levels   []byte // RLE scratch
-	packed   []byte // compressed scratch
-	data     []byte // the chunk being built
+	raw      []byte            // the page being built, uncompressed
+	levels   []byte            // RLE scratch
+	packed   []byte            // compressed scratch
+	other    []byte            // an adaptive Zstd's first page at the level not chosen
+	level    zstd.EncoderLevel // an adaptive Zstd's level for the chunk; 0 until its first page
+	data     []byte            // the chunk being built
 }
 
 // page is a data page's span: level entries [e0, e1), values [v0, v1),
@@ -46,6 +50,7 @@ type page struct {
 func (e *chunkEncoder) encode(c *Column) (*chunk, error) {
 	l := e.leaf
 	e.data = e.data[:0]
+	e.level = 0
 	ch := &chunk{}
 	var all bounds
 	nulls := int64(0)
@@ -178,7 +183,19 @@ func (e *chunkEncoder) writePage(c *Column, p page, b bounds, nulls int64) (int6
 		return 0, fmt.Errorf("a page of %d bytes, more than a page holds", len(raw))
 	}
 	body := raw
-	if e.codec != nil {
+	z, _ := e.codec.(*Zstd)
+	switch {
+	case z != nil && z.adaptive && e.level == 0:
+		if e.level, e.packed, e.other, err = z.chunkLevel(e.packed, e.other, raw); err != nil {
+			return 0, fmt.Errorf("compressing a page: %w", err)
+		}
+		body = e.packed
+	case z != nil && z.adaptive:
+		if e.packed, err = z.encode(e.level, e.packed[:0], raw); err != nil {
+			return 0, fmt.Errorf("compressing a page: %w", err)
+		}
+		body = e.packed
+	case e.codec != nil:
 		if e.packed, err = e.codec.Encode(e.packed[:0], raw); err != nil {
 			return 0, fmt.Errorf("compressing a page: %w", err)
 		}

@@ -19,7 +19,8 @@ import (
 // encoder per column that a writer compresses at a time.
 type Zstd struct {
 	level    zstd.EncoderLevel
-	encoders sync.Pool
+	adaptive bool
+	encoders [zstd.SpeedBestCompression + 1]sync.Pool // per level
 	dec      pqzstd.Codec
 }
 
@@ -39,14 +40,49 @@ func (z *Zstd) String() string { return "ZSTD" }
 // CompressionCodec returns format.Zstd.
 func (z *Zstd) CompressionCodec() format.CompressionCodec { return format.Zstd }
 
+// NewAdaptiveZstd returns the codec that, in a Writer, compresses each
+// column chunk at the fastest level or the default one, whichever pays
+// on the chunk's first page (see chunkLevel). Elsewhere, through Encode,
+// it compresses at the default level.
+func NewAdaptiveZstd() *Zstd {
+	return &Zstd{level: zstd.SpeedDefault, adaptive: true}
+}
+
+// adaptiveGain is the part of the fastest level's output, 1/adaptiveGain,
+// that the default level must save on a chunk's first page to be used
+// for the chunk.
+const adaptiveGain = 50
+
+// chunkLevel compresses src, the first page of a column chunk, at the
+// fastest and the default levels, and returns the level that pays, with
+// src compressed at it into dst[:0]. scratch is a buffer for the other.
+func (z *Zstd) chunkLevel(dst, scratch, src []byte) (zstd.EncoderLevel, []byte, []byte, error) {
+	fast, err := z.encode(zstd.SpeedFastest, dst, src)
+	if err != nil {
+		return 0, dst, scratch, err
+	}
+	def, err := z.encode(zstd.SpeedDefault, scratch, src)
+	if err != nil {
+		return 0, fast, scratch, err
+	}
+	if (len(fast)-len(def))*adaptiveGain > len(fast) {
+		return zstd.SpeedDefault, def, fast, nil
+	}
+	return zstd.SpeedFastest, fast, def, nil
+}
+
 // Encode appends the compressed src to dst[:0].
-func (z *Zstd) Encode(dst, src []byte) ([]byte, error) {
-	e, _ := z.encoders.Get().(*zstd.Encoder)
+func (z *Zstd) Encode(dst, src []byte) ([]byte, error) { return z.encode(z.level, dst, src) }
+
+// encode appends src compressed at level to dst[:0].
+func (z *Zstd) encode(level zstd.EncoderLevel, dst, src []byte) ([]byte, error) {
+	pool := &z.encoders[level]
+	e, _ := pool.Get().(*zstd.Encoder)
 	if e == nil {
 		var err error
 		e, err = zstd.NewWriter(nil,
 			zstd.WithEncoderConcurrency(1),
-			zstd.WithEncoderLevel(z.level),
+			zstd.WithEncoderLevel(level),
 			zstd.WithAllLitEntropyCompression(true),
 			zstd.WithZeroFrames(true),
 			zstd.WithEncoderCRC(false),
@@ -57,7 +93,7 @@ func (z *Zstd) Encode(dst, src []byte) ([]byte, error) {
 		}
 	}
 	dst = e.EncodeAll(src, dst[:0])
-	z.encoders.Put(e)
+	pool.Put(e)
 	return dst, nil
 }
 

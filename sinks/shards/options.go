@@ -140,8 +140,8 @@ func Codec(name string) ParquetOption {
 // klauspost/compress has four encoder levels, and the level maps to the
 // nearest: 1–2 fastest, 3–5 default, 6–9 better, 10–22 best. The default is
 // 3, except for [ParquetRecords], which by default compresses each column
-// chunk at the fastest level or at 3, whichever pays on the chunk's first
-// page (3 when it saves more than 2% of the bytes): on text with repeats
+// of a file at the fastest level or at 3, whichever pays on the column's
+// first page (3 when it saves more than 2% of the bytes): on text with repeats
 // level 3 saves about 8%, where on numbers, hashes and other dense values
 // the two come within 1% of each other, and the fastest level takes about
 // half the time. The manifest records that choice as the level "auto". It

@@ -61,11 +61,11 @@ func chunkSizes(t *testing.T, b []byte) []int64 {
 	return out
 }
 
-// TestAdaptiveZstdChoosesPerChunk: the adaptive codec compresses the
+// TestAdaptiveZstdChoosesPerColumn: the adaptive codec compresses the
 // names' chunks as the default level does and the integers' as the
-// fastest level does, byte for byte the same whatever the concurrency,
-// and the file reads back.
-func TestAdaptiveZstdChoosesPerChunk(t *testing.T) {
+// fastest level does, in every row group, byte for byte the same whatever
+// the concurrency, and the file reads back.
+func TestAdaptiveZstdChoosesPerColumn(t *testing.T) {
 	got := adaptiveFile(t, NewAdaptiveZstd(), 1)
 	def := chunkSizes(t, adaptiveFile(t, NewZstd(zstd.SpeedDefault), 1))
 	fast := chunkSizes(t, adaptiveFile(t, NewZstd(zstd.SpeedFastest), 1))

@@ -34,7 +34,7 @@ type chunkEncoder struct {
 	levels   []byte            // RLE scratch
 	packed   []byte            // compressed scratch
 	other    []byte            // an adaptive Zstd's first page at the level not chosen
-	level    zstd.EncoderLevel // an adaptive Zstd's level for the chunk; 0 until its first page
+	level    zstd.EncoderLevel // an adaptive Zstd's level for the column; 0 until its first page
 	data     []byte            // the chunk being built
 }
 
@@ -50,7 +50,6 @@ type page struct {
 func (e *chunkEncoder) encode(c *Column) (*chunk, error) {
 	l := e.leaf
 	e.data = e.data[:0]
-	e.level = 0
 	ch := &chunk{}
 	var all bounds
 	nulls := int64(0)

@@ -57,13 +57,15 @@
 // size, where the reference zstd library, and so DuckDB, entropy-codes
 // them to about two thirds.
 //
-// [NewAdaptiveZstd] chooses the level per column chunk: the chunk's first
-// page is compressed at the fastest level and at the default one, and the
-// chunk goes on at the default level only if it saved more than 2% there.
+// [NewAdaptiveZstd] chooses the level per column of a file: the column's
+// first page is compressed at the fastest level and at the default one,
+// and the column goes on at the default level only if it saved more than
+// 2% there. (Choosing per column chunk cost more than it saved where row
+// groups hold few pages.)
 // On a page of text made of repeated words the default level saves about
 // 8%; on numbers, hashes and other dense values the two are within 1%,
 // or the fastest level wins, and it takes about half the time. A probe of
 // a page's first 16 KiB, tried first, chose badly: on random hex text the
 // default level wins by 3% on 16 KiB and loses by 0.8% on 256 KiB. The
-// choice depends on the chunk's data alone.
+// choice depends on the file's data alone.
 package pqwrite

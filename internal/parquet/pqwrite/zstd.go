@@ -41,19 +41,19 @@ func (z *Zstd) String() string { return "ZSTD" }
 func (z *Zstd) CompressionCodec() format.CompressionCodec { return format.Zstd }
 
 // NewAdaptiveZstd returns the codec that, in a Writer, compresses each
-// column chunk at the fastest level or the default one, whichever pays
-// on the chunk's first page (see chunkLevel). Elsewhere, through Encode,
-// it compresses at the default level.
+// column at the fastest level or the default one, whichever pays on the
+// column's first page (see chunkLevel). Elsewhere, through Encode, it
+// compresses at the default level.
 func NewAdaptiveZstd() *Zstd {
 	return &Zstd{level: zstd.SpeedDefault, adaptive: true}
 }
 
 // adaptiveGain is the part of the fastest level's output, 1/adaptiveGain,
-// that the default level must save on a chunk's first page to be used
-// for the chunk.
+// that the default level must save on a column's first page to be used
+// for the column.
 const adaptiveGain = 50
 
-// chunkLevel compresses src, the first page of a column chunk, at the
+// chunkLevel compresses src, the first page of a column, at the
 // fastest and the default levels, and returns the level that pays, with
 // src compressed at it into dst[:0]. scratch is a buffer for the other.
 func (z *Zstd) chunkLevel(dst, scratch, src []byte) (zstd.EncoderLevel, []byte, []byte, error) {

@@ -361,7 +361,7 @@ func (f csvStructs[T]) read(ctx context.Context, part *textPart, out *rowBuffer[
 				continue
 			}
 			if borrowed && fd.keeps {
-				s = out.mem.string(s)
+				s = out.mem.String(s)
 			}
 			if err := fd.parse(unsafe.Add(p, fd.off), s); err != nil {
 				out.drop()
@@ -394,13 +394,13 @@ func (csvRecords) read(ctx context.Context, part *textPart, out *rowBuffer[sourc
 	null := part.cfg.null
 	return c.each(ctx, func(rec []string, off int64, borrowed bool) error {
 		v := out.next(&init, part.from+off)
-		v.Names, v.Values = names, out.mem.values(len(names))
+		v.Names, v.Values = names, out.mem.Values(len(names))
 		for i, s := range rec {
 			if s != null {
 				if borrowed {
-					s = out.mem.string(s)
+					s = out.mem.String(s)
 				}
-				v.Values[i] = out.mem.box(s)
+				v.Values[i] = out.mem.BoxString(s)
 			}
 		}
 		for i, f := range part.file.Partition {

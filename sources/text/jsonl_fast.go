@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/rowflow/rowflow/internal/chunkmem"
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/internal/textnum"
 	"github.com/rowflow/rowflow/sources"
@@ -28,7 +29,7 @@ import (
 // once, tells which key is which field), or into a record's values;
 // integers and floats by the CSV reader's in-line parsers (which agree
 // with strconv bit for bit) or strconv, the text that a value keeps in
-// the chunk's memory (chunkMemory), shared by many rows.
+// the chunk's memory (internal/chunkmem), shared by many rows.
 //
 // A value of another type (a nested struct, a slice, a map, a type that
 // decodes itself with json.Unmarshaler or encoding.TextUnmarshaler but
@@ -223,7 +224,7 @@ type jsonScan struct {
 // decode decodes the JSON object b into the struct at v and reports
 // whether it did: if not, v is to be decoded again by encoding/json from
 // what it held. need tells which fields' keys the line must have.
-func (p *jsonPlan) decode(s *jsonScan, b []byte, v unsafe.Pointer, mem *chunkMemory, need []bool) bool {
+func (p *jsonPlan) decode(s *jsonScan, b []byte, v unsafe.Pointer, mem *chunkmem.Memory, need []bool) bool {
 	if len(s.seen) != len(p.fields) {
 		s.seen = make([]bool, len(p.fields))
 	}
@@ -289,7 +290,7 @@ func (s *jsonScan) members(b []byte, value func(key []byte, i int) (int, bool)) 
 
 // record decodes the JSON object b into r, keys in order, then the Hive
 // columns, as decodeObject does, and reports whether it did.
-func (s *jsonScan) record(b []byte, r *sources.Record, hive dataset.Partition, mem *chunkMemory) bool {
+func (s *jsonScan) record(b []byte, r *sources.Record, hive dataset.Partition, mem *chunkmem.Memory) bool {
 	s.vals = s.vals[:0]
 	// While the keys are the last record's, in order, none is there
 	// twice; from the first that is not, each is compared with those
@@ -308,7 +309,7 @@ func (s *jsonScan) record(b []byte, r *sources.Record, hive dataset.Partition, m
 			if !ok {
 				return 0, false
 			}
-			s.vals = append(s.vals, mem.box(mem.string(bytesString(str))))
+			s.vals = append(s.vals, mem.BoxString(mem.String(bytesString(str))))
 			return j, true
 		case c == 't':
 			v = true
@@ -334,7 +335,7 @@ func (s *jsonScan) record(b []byte, r *sources.Record, hive dataset.Partition, m
 			if !ok {
 				return 0, false
 			}
-			s.vals = append(s.vals, mem.boxNumber(mem.string(bytesString(b[i:j]))))
+			s.vals = append(s.vals, mem.BoxStringAs(mem.String(bytesString(b[i:j])), json.Number("")))
 			return j, true
 		}
 		s.vals = append(s.vals, v)
@@ -346,7 +347,7 @@ func (s *jsonScan) record(b []byte, r *sources.Record, hive dataset.Partition, m
 	if !s.sameNames(hive) {
 		names := make([]string, 0, len(s.keys)+len(hive))
 		for _, k := range s.keys {
-			names = append(names, mem.string(bytesString(k)))
+			names = append(names, mem.String(bytesString(k)))
 		}
 		for _, f := range hive {
 			names = append(names, f.Name)
@@ -357,7 +358,7 @@ func (s *jsonScan) record(b []byte, r *sources.Record, hive dataset.Partition, m
 		r.Names, r.Values = nil, nil // as decodeObject leaves them
 		return true
 	}
-	r.Names, r.Values = s.names, mem.values(len(s.names))
+	r.Names, r.Values = s.names, mem.Values(len(s.names))
 	copy(r.Values, s.vals)
 	for k, f := range hive {
 		r.Values[len(s.vals)+k] = f.RecordValue()
@@ -483,7 +484,7 @@ func foldEqual(s string, b []byte) bool {
 
 // decode decodes the value at b[i] into the field of the struct at base
 // and returns the index after it.
-func (f *jsonField) decode(s *jsonScan, b []byte, i int, base unsafe.Pointer, mem *chunkMemory) (int, bool) {
+func (f *jsonField) decode(s *jsonScan, b []byte, i int, base unsafe.Pointer, mem *chunkmem.Memory) (int, bool) {
 	p := unsafe.Add(base, f.off)
 	c := b[i]
 	if f.kind == jsonOther {
@@ -527,7 +528,7 @@ func (f *jsonField) decode(s *jsonScan, b []byte, i int, base unsafe.Pointer, me
 		if !ok {
 			return 0, false
 		}
-		*(*string)(p) = mem.string(bytesString(str))
+		*(*string)(p) = mem.String(bytesString(str))
 		return j, true
 	case jsonBool:
 		j, ok := literal(b, i)
@@ -863,17 +864,3 @@ func hex4(b []byte, i int) rune {
 func bytesString(b []byte) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
-
-// boxNumber returns s as a json.Number in an any, its header in the
-// strings block, as box does for a string (json.Number is a string).
-func (m *chunkMemory) boxNumber(s string) any {
-	v := m.box(s)
-	(*eface)(unsafe.Pointer(&v)).typ = numberAny
-	return v
-}
-
-// numberAny is the type word of an any that holds a json.Number.
-var numberAny = func() unsafe.Pointer {
-	var v any = json.Number("0")
-	return (*eface)(unsafe.Pointer(&v)).typ
-}()

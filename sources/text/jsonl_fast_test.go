@@ -16,6 +16,7 @@ import (
 	"unsafe"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/chunkmem"
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/sources"
 )
@@ -224,7 +225,7 @@ func fastCaseWith(t testing.TB, line []byte, scans *[4]jsonScan) (took int) {
 	if f.plan == nil {
 		t.Fatal("no plan for jsonRow")
 	}
-	var mem chunkMemory
+	var mem chunkmem.Memory
 	var keys keyScan
 	for w, required := range []bool{true, false} {
 		scan := &scans[w]
@@ -329,7 +330,7 @@ func TestJSONLFastPathCases(t *testing.T) {
 	}
 	var row jsonRow
 	var scan jsonScan
-	var mem chunkMemory
+	var mem chunkmem.Memory
 	plan := jsonPlanOf(reflect.TypeFor[jsonRow]())
 	if !plan.decode(&scan, []byte(take[1]), unsafe.Pointer(&row), &mem, nil) {
 		t.Fatalf("%s: not taken", take[1])

@@ -8,12 +8,11 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"strings"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/chunkmem"
 	"github.com/rowflow/rowflow/internal/codec"
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/internal/datasource"
@@ -373,85 +372,8 @@ type rowBuffer[T any] struct {
 	size  int
 	vals  []T
 	ids   []rowid.ID
-	mem   chunkMemory // what the values keep
+	mem   chunkmem.Memory // what the values keep
 }
-
-// chunkMemory gives the values a part reads the memory they keep, in
-// blocks that many rows share rather than an allocation per row or
-// field: the text a string keeps (the read buffer it was split in is
-// reused), the []any of a record's values, and the string header a value
-// of type any points to. A block is never written again where a part of
-// it was handed out, so the values of a chunk sent on stay as they were
-// whatever the part reads next, and belong to the chunk's receiver as
-// values allocated one by one would; a value kept after its chunk keeps
-// its blocks (a few KiB) alive.
-type chunkMemory struct {
-	text []byte
-	vals []any
-	strs []string
-}
-
-// Block sizes of chunkMemory: about 16 KiB each.
-const (
-	textBlock = 16 << 10
-	anyBlock  = 1 << 10
-)
-
-// string returns a copy of s in the text block. A string of more than a
-// quarter of a block gets an allocation of its own.
-func (m *chunkMemory) string(s string) string {
-	switch {
-	case len(s) == 0:
-		return ""
-	case len(s) > textBlock/4:
-		return strings.Clone(s)
-	case len(s) > cap(m.text)-len(m.text):
-		m.text = make([]byte, 0, textBlock)
-	}
-	n := len(m.text)
-	m.text = append(m.text, s...)
-	return unsafe.String(&m.text[n], len(s))
-}
-
-// values returns n values, nil, of the values block: a slice whose
-// capacity is n, so that an append to it copies rather than write over
-// the next record's.
-func (m *chunkMemory) values(n int) []any {
-	if n > cap(m.vals)-len(m.vals) {
-		m.vals = make([]any, 0, max(anyBlock, n))
-	}
-	k := len(m.vals)
-	m.vals = m.vals[:k+n]
-	return m.vals[k : k+n : k+n]
-}
-
-// box returns s as an any, its header in the strings block: converting
-// a string to an any allocates the header on its own, which for a record
-// of short fields costs as much as reading it. The any is what the
-// conversion makes, a pointer to a string header beside its type, and the
-// header is never written again.
-func (m *chunkMemory) box(s string) any {
-	if len(m.strs) == cap(m.strs) {
-		m.strs = make([]string, 0, anyBlock)
-	}
-	m.strs = append(m.strs, s)
-	var v any
-	e := (*eface)(unsafe.Pointer(&v))
-	e.typ, e.data = stringType, unsafe.Pointer(&m.strs[len(m.strs)-1])
-	return v
-}
-
-// eface is the layout of an any: its dynamic type and a pointer to its
-// value.
-type eface struct {
-	typ, data unsafe.Pointer
-}
-
-// stringType is the type word of an any that holds a string.
-var stringType = func() unsafe.Pointer {
-	var v any = "string"
-	return (*eface)(unsafe.Pointer(&v)).typ
-}()
 
 // next returns a slot for the value of the record at byte offset ord,
 // holding a copy of init; drop takes it back.

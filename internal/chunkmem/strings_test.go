@@ -1,4 +1,4 @@
-package text
+package chunkmem
 
 import (
 	"encoding/json"
@@ -9,13 +9,13 @@ import (
 	"unsafe"
 )
 
-// TestChunkMemory: the strings chunkMemory copies do not change when
+// TestStringsAndValues: the strings Memory copies do not change when
 // what they were copied from does, nor when more is copied after them,
 // into the same block or a new one; a boxed string is an any like the
 // one a conversion makes (equal, of type string, read by reflect, fmt and
 // encoding/json); and a slice of values has room for no more than asked.
-func TestChunkMemory(t *testing.T) {
-	var m chunkMemory
+func TestStringsAndValues(t *testing.T) {
+	var m Memory
 	src := []byte("abcdef")
 	var got, want []string
 	var boxed []any
@@ -26,12 +26,12 @@ func TestChunkMemory(t *testing.T) {
 		}
 		text := strings.Repeat(fmt.Sprint(i%10), n)
 		src = append(src[:0], text...)
-		s := m.string(unsafe.String(unsafe.SliceData(src), len(src))) // borrowed, as the fast path's fields are
+		s := m.String(unsafe.String(unsafe.SliceData(src), len(src))) // borrowed, as the text sources' fields are
 		for k := range src {
 			src[k] = '#' // the next read's bytes, in the same buffer
 		}
 		got, want = append(got, s), append(want, text)
-		boxed = append(boxed, m.box(s))
+		boxed = append(boxed, m.BoxString(s))
 	}
 	for i := range got {
 		if got[i] != want[i] {
@@ -45,7 +45,7 @@ func TestChunkMemory(t *testing.T) {
 			t.Fatalf("boxed %d as JSON: %s", i, js)
 		}
 	}
-	a, b := m.values(3), m.values(2)
+	a, b := m.Values(3), m.Values(2)
 	if len(a) != 3 || cap(a) != 3 || len(b) != 2 || cap(b) != 2 {
 		t.Fatalf("values: len %d cap %d, len %d cap %d", len(a), cap(a), len(b), cap(b))
 	}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"unsafe"
 
 	pq "github.com/parquet-go/parquet-go"
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/chunkmem"
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/internal/parquet/assemble"
 	"github.com/rowflow/rowflow/internal/parquet/pqcol"
@@ -124,8 +126,10 @@ func (p *recordsPlan) newReader() fragmentReader[sources.Record] {
 
 type recordsReader struct {
 	p    *recordsPlan
-	cols []pqcol.Column // the span's columns, during emit
-	curs []fillCursor   // per column, during emit
+	cols []pqcol.Column  // the span's columns, during emit
+	curs []fillCursor    // per column, during emit
+	mem  chunkmem.Memory // what the records' values keep
+	tmp  [][]any         // the lists being built, per depth
 }
 
 func (r *recordsReader) emit(ctx context.Context, sp span, cols *columnSet, last bool, out flow.Emitter[sources.Record]) (bool, error) {
@@ -152,6 +156,13 @@ func (r *recordsReader) emitRows(ctx context.Context, sp span, cols *columnSet, 
 	for j := range r.cols {
 		r.curs[j] = r.cursor(j)
 	}
+	defer func() {
+		for j := range r.curs { // keep the assemblers' buffers for the next span
+			if t := r.curs[j].as.tmp; cap(t) > cap(r.tmp) {
+				r.tmp = t
+			}
+		}
+	}()
 	names := r.p.names
 	k := len(r.cols)
 	for lo := 0; lo < m; lo += sp.chunk {
@@ -205,7 +216,7 @@ func (r *recordsReader) cursor(j int) fillCursor {
 	cur := fillCursor{}
 	if leaf.MaxRepetitionLevel > 0 {
 		cur.as = assembler{reps: c.RepLevels, defs: c.DefLevels, repDef: r.p.repDef[j], maxDef: leaf.MaxDefinitionLevel,
-			get: valueGetter(c, r.p.str[j], assemble.Unsigned(leaf)), n: c.Len()}
+			get: valueGetter(c, r.p.str[j], assemble.Unsigned(leaf), &r.mem), n: c.Len(), mem: &r.mem, tmp: r.tmp[:0]}
 	}
 	return cur
 }
@@ -249,7 +260,7 @@ func (r *recordsReader) fill(recs []sources.Record, j int, cur *fillCursor, n in
 		if len(c.DefLevels) < n {
 			return short()
 		}
-		get := valueGetter(c, r.p.str[j], assemble.Unsigned(leaf))
+		get := valueGetter(c, r.p.str[j], assemble.Unsigned(leaf), &r.mem)
 		for ; k < len(recs) && cur.i < n; cur.i++ {
 			use := keep == nil || keep[cur.i]
 			if int(c.DefLevels[cur.i]) == maxDef {
@@ -269,7 +280,7 @@ func (r *recordsReader) fill(recs []sources.Record, j int, cur *fillCursor, n in
 		if c.Len() < n {
 			return short()
 		}
-		get := valueGetter(c, r.p.str[j], assemble.Unsigned(leaf))
+		get := valueGetter(c, r.p.str[j], assemble.Unsigned(leaf), &r.mem)
 		for ; k < len(recs) && cur.i < n; cur.i++ {
 			if keep == nil || keep[cur.i] {
 				recs[k].Values[at] = get(cur.i)
@@ -293,6 +304,10 @@ type assembler struct {
 	n          int  // number of values
 	l, v       int  // the next level entry and value
 	use        bool // build the values (else only walk the levels)
+	// The lists are built in tmp, a buffer per depth, then copied into
+	// mem, which many lists share.
+	mem *chunkmem.Memory
+	tmp [][]any
 }
 
 // list returns the list at depth j that starts at entry a.l, and moves
@@ -308,7 +323,10 @@ func (a *assembler) list(j int) (any, error) {
 		}
 		return nil, nil
 	}
-	var list []any
+	if len(a.tmp) <= j {
+		a.tmp = append(a.tmp, make([][]any, j+1-len(a.tmp))...)
+	}
+	list := a.tmp[j][:0]
 	for {
 		var x any
 		if j == len(a.repDef)-1 {
@@ -339,29 +357,37 @@ func (a *assembler) list(j int) (any, error) {
 			break
 		}
 	}
-	return list, nil
+	a.tmp[j] = list
+	if !a.use {
+		return nil, nil
+	}
+	out := a.mem.Values(len(list))
+	copy(out, list)
+	clear(list) // drop references to the values
+	return out, nil
 }
 
 // valueGetter returns value v of c as a record value: the natural Go kind
-// of the column's type (see internal/parquet/assemble).
-func valueGetter(c *pqcol.Column, str, unsigned bool) func(v int) any {
+// of the column's type (see internal/parquet/assemble). Strings and the
+// values that an any cannot hold in itself are kept in mem.
+func valueGetter(c *pqcol.Column, str, unsigned bool, mem *chunkmem.Memory) func(v int) any {
 	switch c.Leaf.Kind {
 	case pq.Boolean:
 		return func(v int) any { return c.Boolean[v] }
 	case pq.Int32:
 		if unsigned {
-			return func(v int) any { return uint32(c.Int32[v]) }
+			return func(v int) any { return mem.BoxUint32(uint32(c.Int32[v])) }
 		}
-		return func(v int) any { return c.Int32[v] }
+		return func(v int) any { return mem.BoxInt32(c.Int32[v]) }
 	case pq.Int64:
 		if unsigned {
-			return func(v int) any { return uint64(c.Int64[v]) }
+			return func(v int) any { return mem.BoxUint64(uint64(c.Int64[v])) }
 		}
-		return func(v int) any { return c.Int64[v] }
+		return func(v int) any { return mem.BoxInt64(c.Int64[v]) }
 	case pq.Float:
-		return func(v int) any { return c.Float[v] }
+		return func(v int) any { return mem.BoxFloat32(c.Float[v]) }
 	case pq.Double:
-		return func(v int) any { return c.Double[v] }
+		return func(v int) any { return mem.BoxFloat64(c.Double[v]) }
 	case pq.Int96:
 		return func(v int) any {
 			var b [12]byte
@@ -372,7 +398,10 @@ func valueGetter(c *pqcol.Column, str, unsigned bool) func(v int) any {
 		}
 	case pq.ByteArray:
 		if str {
-			return func(v int) any { return string(c.ByteArray(v)) }
+			return func(v int) any {
+				b := c.ByteArray(v)
+				return mem.BoxString(mem.String(unsafe.String(unsafe.SliceData(b), len(b))))
+			}
 		}
 		return func(v int) any { return append([]byte(nil), c.ByteArray(v)...) }
 	case pq.FixedLenByteArray:

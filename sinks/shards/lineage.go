@@ -130,7 +130,8 @@ func (e *rowIDEncoder) appendTo(row parquet.Row, k int) parquet.Row {
 func (e *rowIDEncoder) appendColumns(outs []colOut, k int) {
 	t := e.triples[k]
 	for j, v := range [...]uint64{t.Key1, t.Key2, t.Ord} {
-		outs[e.col+j].put(parquet.Int64Value(int64(v)), 0, 0)
+		c := outs[e.col+j].c // a required INT64
+		c.Int64 = append(c.Int64, int64(v))
 	}
 }
 

@@ -269,6 +269,16 @@ type colOut struct {
 	maxRep, maxDef int
 }
 
+// levels appends the levels of an entry that holds a value.
+func (o *colOut) levels(rep, def int) {
+	if o.maxRep > 0 {
+		o.c.RepLevels = append(o.c.RepLevels, byte(rep))
+	}
+	if o.maxDef > 0 {
+		o.c.DefLevels = append(o.c.DefLevels, byte(def))
+	}
+}
+
 // put puts a leaf value, or a null (an empty or null list) when def is
 // below the leaf's maximum definition level, with its levels.
 func (o *colOut) put(pv parquet.Value, rep, def int) {
@@ -419,7 +429,7 @@ func newShredder(n parquet.Node, reps int) (shredder, error) {
 	}
 	leaf, optional := n.Leaf(), n.Optional()
 	text := false
-	var fast func(v any) (parquet.Value, bool)
+	var fast func(v any, rep, def int, o *colOut) bool
 	if leaf {
 		k := n.Type().Kind()
 		decimal := false
@@ -434,11 +444,8 @@ func newShredder(n parquet.Node, reps int) (shredder, error) {
 		present = 1
 	}
 	return func(v any, rep, def int, o *colOut) error {
-		if fast != nil && v != nil {
-			if pv, ok := fast(v); ok {
-				o.put(pv, rep, def+present)
-				return nil
-			}
+		if fast != nil && v != nil && fast(v, rep, def+present, o) {
+			return nil
 		}
 		if s, ok := v.(string); ok && s == "" && leaf && !text {
 			v = nil // an empty CSV field
@@ -456,12 +463,13 @@ func newShredder(n parquet.Node, reps int) (shredder, error) {
 	}, nil
 }
 
-// fastLeaf returns the converter of the common values of a leaf of type
-// t, a physical type, a STRING or a signed integer as wide, or nil: text (a CSV
-// field, a JSON number), and the Go type a Parquet record holds for it.
-// It converts as leafConverter does, and leaves to it, with false, what
-// it does not take: another type, a null, text that does not parse.
-func fastLeaf(t parquet.Type) func(v any) (parquet.Value, bool) {
+// fastLeaf returns the function that puts the common values of a leaf of
+// type t, a physical type, a STRING or a signed integer as wide, straight
+// into a column, or nil: text (a CSV field, a JSON number), and the Go
+// type a Parquet record holds for it. It converts as leafConverter does,
+// and leaves to it, with false and nothing put, what it does not take:
+// another type, a null, text that does not parse.
+func fastLeaf(t parquet.Type) func(v any, rep, def int, o *colOut) bool {
 	if lt := t.LogicalType(); lt != nil {
 		switch l := lt.Value.(type) {
 		case *pqformat.StringType:
@@ -475,53 +483,79 @@ func fastLeaf(t parquet.Type) func(v any) (parquet.Value, bool) {
 	}
 	switch t.Kind() {
 	case parquet.Boolean:
-		return func(v any) (parquet.Value, bool) {
+		return func(v any, rep, def int, o *colOut) bool {
+			var b bool
 			switch x := v.(type) {
 			case bool:
-				return parquet.BooleanValue(x), true
+				b = x
 			case string:
-				b, err := strconv.ParseBool(x)
-				return parquet.BooleanValue(b), err == nil
+				var err error
+				if b, err = strconv.ParseBool(x); err != nil {
+					return false
+				}
+			default:
+				return false
 			}
-			return parquet.Value{}, false
+			o.levels(rep, def)
+			o.c.Boolean = append(o.c.Boolean, b)
+			return true
 		}
 	case parquet.Int32:
-		return func(v any) (parquet.Value, bool) {
-			if x, ok := v.(int32); ok {
-				return parquet.Int32Value(x), true
+		return func(v any, rep, def int, o *colOut) bool {
+			x, ok := v.(int32)
+			if !ok {
+				i, ok := fastInt(v)
+				if !ok || i != int64(int32(i)) {
+					return false
+				}
+				x = int32(i)
 			}
-			i, ok := fastInt(v)
-			return parquet.Int32Value(int32(i)), ok && i == int64(int32(i))
+			o.levels(rep, def)
+			o.c.Int32 = append(o.c.Int32, x)
+			return true
 		}
 	case parquet.Int64:
-		return func(v any) (parquet.Value, bool) {
+		return func(v any, rep, def int, o *colOut) bool {
 			i, ok := fastInt(v)
-			return parquet.Int64Value(i), ok
+			if !ok {
+				return false
+			}
+			o.levels(rep, def)
+			o.c.Int64 = append(o.c.Int64, i)
+			return true
 		}
 	case parquet.Double:
-		return func(v any) (parquet.Value, bool) {
-			if x, ok := v.(float64); ok {
-				return parquet.DoubleValue(x), true
-			}
-			s, ok := numberText(v)
+		return func(v any, rep, def int, o *colOut) bool {
+			f, ok := v.(float64)
 			if !ok {
-				return parquet.Value{}, false
+				s, ok := numberText(v)
+				if !ok {
+					return false
+				}
+				if f, ok = textnum.Float(s); !ok {
+					var err error
+					if f, err = strconv.ParseFloat(s, 64); err != nil {
+						return false
+					}
+				}
 			}
-			if f, ok := textnum.Float(s); ok {
-				return parquet.DoubleValue(f), true
-			}
-			f, err := strconv.ParseFloat(s, 64)
-			return parquet.DoubleValue(f), err == nil
+			o.levels(rep, def)
+			o.c.Double = append(o.c.Double, f)
+			return true
 		}
 	case parquet.ByteArray:
-		return func(v any) (parquet.Value, bool) {
+		return func(v any, rep, def int, o *colOut) bool {
 			switch x := v.(type) {
 			case string:
-				return parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(x), len(x))), true
+				o.levels(rep, def)
+				o.c.AppendString(x)
 			case []byte:
-				return parquet.ByteArrayValue(x), true
+				o.levels(rep, def)
+				o.c.AppendBytes(x)
+			default:
+				return false
 			}
-			return parquet.Value{}, false
+			return true
 		}
 	}
 	return nil

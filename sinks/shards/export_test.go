@@ -63,3 +63,12 @@ const (
 	DefaultRowGroupRows = defaultRowGroupRows
 	MaxPageBytes        = maxPageBytes
 )
+
+// SetRecordGroupBytes sets the bytes of byte arrays at which a record
+// writer ends a row group (see recordGroupBytes) and returns a function
+// that restores the previous value.
+func SetRecordGroupBytes(n int) (restore func()) {
+	old := recordGroupBytes
+	recordGroupBytes = n
+	return func() { recordGroupBytes = old }
+}

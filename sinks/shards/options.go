@@ -109,8 +109,10 @@ func BytesPerFile(n int64) Option {
 
 // RowGroupRows sets the number of rows of a row group (default
 // 65536). The last row group of a file may be shorter. A
-// writer buffers one row group's encoded pages in memory. n must be at
-// least 1.
+// writer buffers one row group's encoded pages in memory; [ParquetRecords]
+// buffers its values, unencoded, and also ends a row group once its byte
+// arrays (strings, bytes) take 128 MiB, so that rows of large values do
+// not hold many times that. n must be at least 1.
 func RowGroupRows(n int) ParquetOption {
 	return parquetOption(optcheck.AtLeast("shards", "RowGroupRows", n, 1, func(c *parquetConfig, v int) { c.rowGroupRows = int64(v) }))
 }

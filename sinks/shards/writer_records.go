@@ -153,12 +153,13 @@ type recordWriter struct {
 	// pendIDs are the pending rows' IDs, encoded by push: the encoding
 	// learns from a batch of rows, and push's batches are those of
 	// writeBatchRows rows from the row group's start, whatever the chunks.
-	pendIDs []rowid.ID
-	err     error
-	rows    int               // rows whose IDs are pending
-	typed   []*pqwrite.Column // the row group's columns, per column of the file
-	outs    []colOut          // where the shredders put them
-	vals    []any             // the current record's value per column of the plan
+	pendIDs  []rowid.ID
+	err      error
+	rows     int               // rows whose IDs are pending
+	typed    []*pqwrite.Column // the row group's columns, per column of the file
+	outs     []colOut          // where the shredders put them
+	byteCols []int             // the columns of byte arrays
+	vals     []any             // the current record's value per column of the plan
 	// names are the names of the last record whose names were looked up,
 	// and perm where each of them goes: a column of the plan, or -1 for a
 	// name the record held before.
@@ -177,6 +178,9 @@ func newRecordWriter(rp *recordPlan, w *pqwrite.Writer, err error, ids *rowIDEnc
 	r.outs = make([]colOut, len(r.typed))
 	for j, l := range w.Leaves() {
 		r.outs[j] = colOut{c: r.typed[j], kind: l.Kind, maxRep: l.MaxRepetitionLevel, maxDef: l.MaxDefinitionLevel}
+		if l.Kind == parquet.ByteArray || l.Kind == parquet.FixedLenByteArray {
+			r.byteCols = append(r.byteCols, j)
+		}
 	}
 	r.vals = make([]any, len(rp.cols))
 	return r
@@ -199,8 +203,30 @@ func (r *recordWriter) write(recs []sources.Record, ids flow.IDs) error {
 		if r.rows++; r.rows == writeBatchRows {
 			r.push()
 		}
+		if r.heldBytes() >= recordGroupBytes {
+			if err := r.endRowGroup(); err != nil {
+				r.err = err
+				return err
+			}
+		}
 	}
 	return nil
+}
+
+// recordGroupBytes is the most bytes of variable-length values (byte
+// arrays) that a record writer's columns hold before it ends the row
+// group, whatever RowGroupRows says: the columns hold a row group's values
+// unencoded until it ends, and rows of large values would otherwise hold
+// many times that. A variable, so that a test can make it small.
+var recordGroupBytes = 128 << 20
+
+// heldBytes returns the bytes of the byte arrays that the columns hold.
+func (r *recordWriter) heldBytes() int {
+	n := 0
+	for _, j := range r.byteCols {
+		n += len(r.typed[j].Bytes)
+	}
+	return n
 }
 
 // add appends the values of rec to the pending columns. A column that rec

@@ -648,3 +648,69 @@ func TestRecordShardsZstdLiterals(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordShardsRowGroupsByBytes: a record writer ends a row group once
+// its columns hold the bytes of byte arrays that recordGroupBytes says
+// (64 KiB here, 128 MiB by default), whatever RowGroupRows says, so that
+// rows of large values do not hold a whole row group of them unencoded;
+// the rows read back, and the files are the same at every parallelism.
+func TestRecordShardsRowGroupsByBytes(t *testing.T) {
+	defer shards.SetRecordGroupBytes(64 << 10)()
+	const n = 600
+	recs := make([]sources.Record, n)
+	for i := range recs {
+		// 100 to 1,100 bytes a row: about 360 KiB in all.
+		recs[i] = sources.Record{Names: []string{"id", "text"},
+			Values: []any{int64(i), strings.Repeat(strconv.Itoa(i%10), 100+(i*7919)%1000)}}
+	}
+	schema := pq.NewSchema("r", pq.Group{"id": pq.Int(64), "text": pq.String()})
+	var ref map[string][]byte
+	for _, p := range []int{1, 3} {
+		out := filepath.Join(t.TempDir(), "out")
+		err := flow.From(sources.Slice(recs, sources.PartitionItems(100), sources.ChunkSize(37))).
+			Via(operators.Map(func(r sources.Record) (sources.Record, error) { return r, nil })).Parallel(p).
+			To(shards.ParquetRecords(out, schema, shards.RowGroupRows(100000))).Run(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := readTree(t, out)
+		if ref != nil {
+			if !maps.EqualFunc(got, ref, bytes.Equal) {
+				t.Errorf("Parallel(%d): the files differ from Parallel(1)'s", p)
+			}
+			continue
+		}
+		ref = got
+		var groups, rows int
+		for name, b := range got {
+			if filepath.Ext(name) != ".parquet" {
+				continue
+			}
+			f, err := pq.OpenFile(bytes.NewReader(b), int64(len(b)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, rg := range f.Metadata().RowGroups {
+				groups++
+				rows += int(rg.NumRows)
+				// At most 64 KiB, one more row, a 4-byte length per value
+				// and the pages' headers.
+				if size, most := rg.Columns[1].MetaData.TotalUncompressedSize, int64(64<<10+1100+4*rg.NumRows+1024); size > most {
+					t.Errorf("%s: a row group's text takes %d bytes unencoded, want at most %d", name, size, most)
+				}
+			}
+		}
+		if rows != n || groups < 5 {
+			t.Fatalf("%d rows in %d row groups, want %d rows in at least 5", rows, groups, n)
+		}
+		back := testutil.Items[sources.Record](t, flow.From(parquet.Records(out)))
+		slices.SortFunc(back, func(a, b flow.Item[sources.Record]) int {
+			return cmp.Compare(a.Value.Values[0].(int64), b.Value.Values[0].(int64))
+		})
+		for i, it := range back {
+			if !reflect.DeepEqual(it.Value.Values, recs[i].Values) {
+				t.Fatalf("row %d read back as %v", i, it.Value.Values)
+			}
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 // chunk is one encoded column chunk: its bytes, with offsets relative to
 // its start, until the Writer places it in the file.
 type chunk struct {
+	dict     bool // data starts with a dictionary page
 	data     []byte
 	meta     format.ColumnMetaData // DataPageOffset relative to the chunk
 	colIndex format.ColumnIndex
@@ -36,6 +37,9 @@ type chunkEncoder struct {
 	other    []byte            // an adaptive Zstd's first page at the level not chosen
 	level    zstd.EncoderLevel // an adaptive Zstd's level for the column; 0 until its first page
 	data     []byte            // the chunk being built
+	tmp      []byte            // the chunk, moved to put its dictionary page first
+	dict     dictEncoder
+	encs     uint64 // the encodings of the chunk's pages, as bits 1<<format.Encoding
 }
 
 // page is a data page's span: level entries [e0, e1), values [v0, v1),
@@ -50,6 +54,8 @@ type page struct {
 func (e *chunkEncoder) encode(c *Column) (*chunk, error) {
 	l := e.leaf
 	e.data = e.data[:0]
+	e.dict.reset(c, l)
+	e.encs = 0
 	ch := &chunk{}
 	var all bounds
 	nulls := int64(0)
@@ -70,6 +76,25 @@ func (e *chunkEncoder) encode(c *Column) (*chunk, error) {
 		addPage(&ch.colIndex, l, b, pageNulls)
 	}
 	ch.colIndex.BoundaryOrder = boundaryOrder(&ch.colIndex, l)
+	dataStart := int64(0)
+	if e.dict.used {
+		// The dictionary page is complete once the data pages are: it is
+		// written after them, and moved to the chunk's front.
+		start := len(e.data)
+		n, err := e.dict.appendPage(e)
+		if err != nil {
+			return nil, err
+		}
+		uncompressed += n
+		e.tmp = append(append(e.tmp[:0], e.data[start:]...), e.data[:start]...)
+		e.data, e.tmp = e.tmp, e.data
+		dataStart = int64(len(e.data) - start)
+		for j := range ch.offIndex.PageLocations {
+			ch.offIndex.PageLocations[j].Offset += dataStart
+		}
+		ch.dict = true
+		e.encs |= 1 << format.Plain
+	}
 	ch.data = e.data
 	ch.meta = format.ColumnMetaData{
 		Type:                  format.Type(l.Kind),
@@ -80,6 +105,7 @@ func (e *chunkEncoder) encode(c *Column) (*chunk, error) {
 		TotalUncompressedSize: uncompressed,
 		TotalCompressedSize:   int64(len(e.data)),
 		Statistics:            format.Statistics{NullCount: nulls},
+		DataPageOffset:        dataStart,
 	}
 	if all.ok {
 		ch.meta.Statistics.MinValue, ch.meta.Statistics.MaxValue = all.min, all.max
@@ -96,10 +122,19 @@ func nonNil(b []byte) []byte {
 
 // encodings lists the encodings the chunk's pages use.
 func (e *chunkEncoder) encodings() []format.Encoding {
-	if e.leaf.MaxDefinitionLevel > 0 || e.leaf.MaxRepetitionLevel > 0 {
-		return []format.Encoding{e.leaf.Encoding, format.RLE}
+	var out []format.Encoding
+	for _, enc := range []format.Encoding{format.Plain, format.DeltaBinaryPacked, format.RLEDictionary} {
+		if e.encs&(1<<enc) != 0 {
+			out = append(out, enc)
+		}
 	}
-	return []format.Encoding{e.leaf.Encoding}
+	if e.leaf.MaxDefinitionLevel > 0 || e.leaf.MaxRepetitionLevel > 0 {
+		out = append(out, format.RLE)
+	}
+	if len(out) == 0 {
+		out = append(out, e.leaf.Encoding) // a chunk of no pages
+	}
+	return out
 }
 
 func (e *chunkEncoder) codecID() format.CompressionCodec {
@@ -170,35 +205,25 @@ func (e *chunkEncoder) writePage(c *Column, p page, b bounds, nulls int64) (int6
 			return 0, err
 		}
 	}
-	if l.Encoding == format.DeltaBinaryPacked {
+	enc := l.Encoding
+	switch {
+	case e.dict.use(p.v0, p.v1):
+		enc = format.RLEDictionary
+		if raw, err = e.dict.appendIndexes(raw, c, p.v0, p.v1); err != nil {
+			return 0, err
+		}
+	case enc == format.DeltaBinaryPacked:
 		if raw, err = appendDelta(raw, c, l.Kind, p.v0, p.v1); err != nil {
 			return 0, err
 		}
-	} else {
+	default:
+		enc = format.Plain
 		raw = appendPlain(raw, c, l, p.v0, p.v1)
 	}
 	e.raw = raw
-	if len(raw) > math.MaxInt32 {
-		return 0, fmt.Errorf("a page of %d bytes, more than a page holds", len(raw))
-	}
-	body := raw
-	z, _ := e.codec.(*Zstd)
-	switch {
-	case z != nil && z.adaptive && e.level == 0:
-		if e.level, e.packed, e.other, err = z.chunkLevel(e.packed, e.other, raw); err != nil {
-			return 0, fmt.Errorf("compressing a page: %w", err)
-		}
-		body = e.packed
-	case z != nil && z.adaptive:
-		if e.packed, err = z.encode(e.level, e.packed[:0], raw); err != nil {
-			return 0, fmt.Errorf("compressing a page: %w", err)
-		}
-		body = e.packed
-	case e.codec != nil:
-		if e.packed, err = e.codec.Encode(e.packed[:0], raw); err != nil {
-			return 0, fmt.Errorf("compressing a page: %w", err)
-		}
-		body = e.packed
+	body, err := e.compress(raw)
+	if err != nil {
+		return 0, err
 	}
 	stats := format.Statistics{NullCount: nulls}
 	if b.ok {
@@ -210,19 +235,55 @@ func (e *chunkEncoder) writePage(c *Column, p page, b bounds, nulls int64) (int6
 		CompressedPageSize:   int32(len(body)),
 		DataPageHeader: thrift.New(format.DataPageHeader{
 			NumValues:               int32(p.e1 - p.e0),
-			Encoding:                l.Encoding,
+			Encoding:                enc,
 			DefinitionLevelEncoding: format.RLE,
 			RepetitionLevelEncoding: format.RLE,
 			Statistics:              stats,
 		}),
 	}
-	header, err := thrift.Marshal(&e.proto, &h)
+	e.encs |= 1 << enc
+	return e.appendPage(&h, body, len(raw))
+}
+
+// appendPage appends a page, its header h and its body, to e.data, and
+// returns its size uncompressed (raw bytes of body), header included.
+func (e *chunkEncoder) appendPage(h *format.PageHeader, body []byte, raw int) (int64, error) {
+	header, err := thrift.Marshal(&e.proto, h)
 	if err != nil {
 		return 0, fmt.Errorf("encoding a page header: %w", err)
 	}
 	e.data = append(e.data, header...)
 	e.data = append(e.data, body...)
-	return int64(len(header) + len(raw)), nil
+	return int64(len(header) + raw), nil
+}
+
+// compress returns raw, a page's bytes, compressed with e's codec: in
+// e.packed, or raw itself without a codec.
+func (e *chunkEncoder) compress(raw []byte) ([]byte, error) {
+	if len(raw) > math.MaxInt32 {
+		return nil, fmt.Errorf("a page of %d bytes, more than a page holds", len(raw))
+	}
+	var err error
+	body := raw
+	z, _ := e.codec.(*Zstd)
+	switch {
+	case z != nil && z.adaptive && e.level == 0:
+		if e.level, e.packed, e.other, err = z.chunkLevel(e.packed, e.other, raw); err != nil {
+			return nil, fmt.Errorf("compressing a page: %w", err)
+		}
+		body = e.packed
+	case z != nil && z.adaptive:
+		if e.packed, err = z.encode(e.level, e.packed[:0], raw); err != nil {
+			return nil, fmt.Errorf("compressing a page: %w", err)
+		}
+		body = e.packed
+	case e.codec != nil:
+		if e.packed, err = e.codec.Encode(e.packed[:0], raw); err != nil {
+			return nil, fmt.Errorf("compressing a page: %w", err)
+		}
+		body = e.packed
+	}
+	return body, nil
 }
 
 // appendLevels appends levels in the RLE/bit-packed hybrid, behind their

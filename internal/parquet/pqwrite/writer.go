@@ -116,7 +116,10 @@ func (w *Writer) WriteRowGroup(ctx context.Context, cols []*Column) error {
 		if err := w.write(ch.data); err != nil {
 			return err
 		}
-		ch.meta.DataPageOffset = start
+		ch.meta.DataPageOffset += start
+		if ch.dict {
+			ch.meta.DictionaryPageOffset = start
+		}
 		for j := range ch.offIndex.PageLocations {
 			ch.offIndex.PageLocations[j].Offset += start
 		}

@@ -98,6 +98,17 @@ func boolInt(b bool) int {
 	return 0
 }
 
+// closeFile ends the file that w writes to out, and closes out.
+func closeFile(t *testing.T, w *pqwrite.Writer, out *os.File) {
+	t.Helper()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // renderPqw renders a row as DuckDB's values render with %v.
 func renderPqw(r pqwRow) string {
 	name, f, tags := "<nil>", "<nil>", "<nil>"
@@ -148,12 +159,7 @@ func TestDuckDBReadsPqwrite(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeFile(t, w, out)
 
 	res, err := db.Query(`SELECT id, name, ints, tags, u, f, b FROM read_parquet('` + path + `')`)
 	if err != nil {
@@ -248,12 +254,7 @@ func TestDuckDBFiltersPqwriteDecimals(t *testing.T) {
 	if err := w.WriteRowGroup(t.Context(), cols); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeFile(t, w, out)
 	for _, q := range []struct {
 		where string
 		want  int

@@ -57,17 +57,13 @@ func TestWriterDictionary(t *testing.T) {
 			cols[1].AppendString(name(i))
 			cols[2].AppendString(grow(i))
 		}
-		if err := w.WriteRowGroup(context.Background(), cols); err != nil {
-			t.Fatal(err)
+		if g == 0 {
+			if err := w.WriteRowGroup(context.Background(), cols); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := parquet.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := writeOpen(t, w, &buf, cols)
 	for g, rg := range f.Metadata().RowGroups {
 		want := [][]format.Encoding{
 			{format.Plain, format.RLEDictionary, format.RLE},

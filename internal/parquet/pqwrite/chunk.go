@@ -39,7 +39,9 @@ type chunkEncoder struct {
 	data     []byte            // the chunk being built
 	tmp      []byte            // the chunk, moved to put its dictionary page first
 	dict     dictEncoder
-	encs     uint64 // the encodings of the chunk's pages, as bits 1<<format.Encoding
+	delta    deltaChoice     // for an integer column of the file
+	values   format.Encoding // the chunk's values' encoding, but for dictionary pages
+	encs     uint64          // the encodings of the chunk's pages, as bits 1<<format.Encoding
 }
 
 // page is a data page's span: level entries [e0, e1), values [v0, v1),
@@ -55,6 +57,10 @@ func (e *chunkEncoder) encode(c *Column) (*chunk, error) {
 	l := e.leaf
 	e.data = e.data[:0]
 	e.dict.reset(c, l)
+	var err error
+	if e.values, err = e.delta.encoding(c, l); err != nil {
+		return nil, err
+	}
 	e.encs = 0
 	ch := &chunk{}
 	var all bounds
@@ -205,7 +211,7 @@ func (e *chunkEncoder) writePage(c *Column, p page, b bounds, nulls int64) (int6
 			return 0, err
 		}
 	}
-	enc := l.Encoding
+	enc := e.values
 	switch {
 	case e.dict.use(p.v0, p.v1):
 		enc = format.RLEDictionary

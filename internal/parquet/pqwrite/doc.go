@@ -26,11 +26,12 @@
 // # Scope
 //
 // Every physical type is written. Data pages are v1, with RLE/bit-packed
-// levels and PLAIN values, DELTA_BINARY_PACKED for an integer leaf whose
-// schema node asks for it (the sinks' row-ID columns), or RLE_DICTIONARY
-// indexes for a BYTE_ARRAY column whose first values repeat (see
-// dict.go: decided per column of a file, with a fallback to PLAIN once a
-// chunk's dictionary takes 1 MiB). Bloom filters are not written. Byte array bounds in the
+// levels and PLAIN values; DELTA_BINARY_PACKED for an integer leaf whose
+// schema node asks for it (the sinks' row-ID columns) or whose first
+// values are close (see delta.go); or RLE_DICTIONARY indexes for a
+// BYTE_ARRAY column whose first values repeat (see dict.go), with a
+// fallback to PLAIN once a chunk's dictionary takes 1 MiB. Both are
+// decided per column of a file. Bloom filters are not written. Byte array bounds in the
 // column index are truncated to 16 bytes, as parquet-go truncates them by
 // default (but a maximum whose prefix is all 0xFF bytes is kept whole,
 // where parquet-go would store a bound below it). DECIMALs in byte arrays

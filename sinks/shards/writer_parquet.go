@@ -194,53 +194,51 @@ func (p *pqPlan[T]) newWriter(out io.Writer, fingerprint string, part []Partitio
 	if p.text != nil {
 		return p.text.newWriter(out)
 	}
-	opts := []parquet.WriterOption{
-		parquet.Compression(p.codec),
-		createdBy(parquetCreatedBy),
-		parquet.KeyValueMetadata(metaFingerprint, fingerprint),
-	}
-	for _, v := range part {
-		opts = append(opts, parquet.KeyValueMetadata(dataset.PartitionMeta+v.Column, v.Value))
-	}
-	if p.cfg.pageSize > 0 {
-		opts = append(opts, parquet.PageBufferSize(p.cfg.pageSize))
-	}
+	kvs := p.keyValues(fingerprint, part)
 	if p.rec != nil {
 		var ids *rowIDEncoder
 		if p.cfg.rowIDColumn != "" {
 			ids = &rowIDEncoder{col: p.nCols}
 		}
-		w, err := pqwrite.NewWriter(out, p.schema, p.ownOptions(fingerprint, part)...)
+		opts := []pqwrite.Option{pqwrite.Codec(p.codec), pqwrite.CreatedBy(parquetCreatedBy)}
+		if p.cfg.pageSize > 0 {
+			opts = append(opts, pqwrite.PageSize(p.cfg.pageSize))
+		}
+		for _, kv := range kvs {
+			opts = append(opts, pqwrite.KeyValue(kv[0], kv[1]))
+		}
+		w, err := pqwrite.NewWriter(out, p.schema, opts...)
 		return any(newRecordWriter(p.rec, w, err, ids)).(batchWriter[T])
 	}
-	if p.dec != nil {
-		if p.cfg.rowIDColumn != "" {
-			opts = append(opts, parquet.KeyValueMetadata(metaRowIDColumn, p.cfg.rowIDColumn))
-		}
-		return newDecimalWriter(p, out, opts)
+	opts := []parquet.WriterOption{parquet.Compression(p.codec), createdBy(parquetCreatedBy)}
+	if p.cfg.pageSize > 0 {
+		opts = append(opts, parquet.PageBufferSize(p.cfg.pageSize))
 	}
-	if p.cfg.rowIDColumn == "" {
+	for _, kv := range kvs {
+		opts = append(opts, parquet.KeyValueMetadata(kv[0], kv[1]))
+	}
+	switch {
+	case p.dec != nil:
+		return newDecimalWriter(p, out, opts)
+	case p.cfg.rowIDColumn == "":
 		return typedWriter[T]{parquet.NewGenericWriter[T](out, opts...)}
 	}
-	opts = append(opts, p.schema, parquet.KeyValueMetadata(metaRowIDColumn, p.cfg.rowIDColumn))
+	opts = append(opts, p.schema)
 	return &rowWriter[T]{w: parquet.NewGenericWriter[any](out, opts...), t: p.tSchema, ids: rowIDEncoder{col: p.nCols}}
 }
 
-// ownOptions are newWriter's options for rowflow's own writer: the same
-// footer as parquet-go's writer is given.
-func (p *pqPlan[T]) ownOptions(fingerprint string, part []PartitionValue) []pqwrite.Option {
-	opts := []pqwrite.Option{pqwrite.Codec(p.codec), pqwrite.CreatedBy(parquetCreatedBy),
-		pqwrite.KeyValue(metaFingerprint, fingerprint)}
+// keyValues returns the key-value metadata of a file's footer, in order:
+// the pipeline's fingerprint, the partition's values, and the name of the
+// row-ID columns, if any.
+func (p *pqPlan[T]) keyValues(fingerprint string, part []PartitionValue) [][2]string {
+	kvs := [][2]string{{metaFingerprint, fingerprint}}
 	for _, v := range part {
-		opts = append(opts, pqwrite.KeyValue(dataset.PartitionMeta+v.Column, v.Value))
-	}
-	if p.cfg.pageSize > 0 {
-		opts = append(opts, pqwrite.PageSize(p.cfg.pageSize))
+		kvs = append(kvs, [2]string{dataset.PartitionMeta + v.Column, v.Value})
 	}
 	if p.cfg.rowIDColumn != "" {
-		opts = append(opts, pqwrite.KeyValue(metaRowIDColumn, p.cfg.rowIDColumn))
+		kvs = append(kvs, [2]string{metaRowIDColumn, p.cfg.rowIDColumn})
 	}
-	return opts
+	return kvs
 }
 
 // createdBy sets the created_by field of a file as it is.

@@ -155,7 +155,6 @@ type recordWriter struct {
 	// writeBatchRows rows from the row group's start, whatever the chunks.
 	pendIDs  []rowid.ID
 	err      error
-	rows     int               // rows whose IDs are pending
 	typed    []*pqwrite.Column // the row group's columns, per column of the file
 	outs     []colOut          // where the shredders put them
 	byteCols []int             // the columns of byte arrays
@@ -198,10 +197,9 @@ func (r *recordWriter) write(recs []sources.Record, ids flow.IDs) error {
 			return &rowFailed{k: k, err: err}
 		}
 		if r.ids != nil {
-			r.pendIDs = append(r.pendIDs, ids.At(k))
-		}
-		if r.rows++; r.rows == writeBatchRows {
-			r.push()
+			if r.pendIDs = append(r.pendIDs, ids.At(k)); len(r.pendIDs) == writeBatchRows {
+				r.push()
+			}
 		}
 		if r.heldBytes() >= recordGroupBytes {
 			if err := r.endRowGroup(); err != nil {
@@ -277,14 +275,14 @@ func (r *recordWriter) lookUp(names []string) error {
 
 // push encodes the pending rows' IDs into the row-ID columns.
 func (r *recordWriter) push() {
-	if r.ids != nil && len(r.pendIDs) > 0 {
-		r.ids.encode(flow.ListIDs(r.pendIDs))
-		for k := range r.pendIDs {
-			r.ids.appendColumns(r.outs, k)
-		}
-		r.pendIDs = r.pendIDs[:0]
+	if len(r.pendIDs) == 0 {
+		return
 	}
-	r.rows = 0
+	r.ids.encode(flow.ListIDs(r.pendIDs))
+	for k := range r.pendIDs {
+		r.ids.appendColumns(r.outs, k)
+	}
+	r.pendIDs = r.pendIDs[:0]
 }
 
 // colOut is where a shredder puts the leaf values of one column of the
@@ -308,16 +306,11 @@ func (o *colOut) levels(rep, def int) {
 // put puts a leaf value, or a null (an empty or null list) when def is
 // below the leaf's maximum definition level, with its levels.
 func (o *colOut) put(pv parquet.Value, rep, def int) {
+	o.levels(rep, def)
+	if def < o.maxDef {
+		return
+	}
 	c := o.c
-	if o.maxRep > 0 {
-		c.RepLevels = append(c.RepLevels, byte(rep))
-	}
-	if o.maxDef > 0 {
-		c.DefLevels = append(c.DefLevels, byte(def))
-		if def < o.maxDef {
-			return
-		}
-	}
 	switch o.kind {
 	case parquet.Boolean:
 		c.Boolean = append(c.Boolean, pv.Boolean())

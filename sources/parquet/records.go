@@ -156,13 +156,6 @@ func (r *recordsReader) emitRows(ctx context.Context, sp span, cols *columnSet, 
 	for j := range r.cols {
 		r.curs[j] = r.cursor(j)
 	}
-	defer func() {
-		for j := range r.curs { // keep the assemblers' buffers for the next span
-			if t := r.curs[j].as.tmp; cap(t) > cap(r.tmp) {
-				r.tmp = t
-			}
-		}
-	}()
 	names := r.p.names
 	k := len(r.cols)
 	for lo := 0; lo < m; lo += sp.chunk {
@@ -216,7 +209,7 @@ func (r *recordsReader) cursor(j int) fillCursor {
 	cur := fillCursor{}
 	if leaf.MaxRepetitionLevel > 0 {
 		cur.as = assembler{reps: c.RepLevels, defs: c.DefLevels, repDef: r.p.repDef[j], maxDef: leaf.MaxDefinitionLevel,
-			get: valueGetter(c, r.p.str[j], assemble.Unsigned(leaf), &r.mem), n: c.Len(), mem: &r.mem, tmp: r.tmp[:0]}
+			get: valueGetter(c, r.p.str[j], assemble.Unsigned(leaf), &r.mem), n: c.Len(), mem: &r.mem, tmp: &r.tmp}
 	}
 	return cur
 }
@@ -304,10 +297,11 @@ type assembler struct {
 	n          int  // number of values
 	l, v       int  // the next level entry and value
 	use        bool // build the values (else only walk the levels)
-	// The lists are built in tmp, a buffer per depth, then copied into
+	// The lists are built in *tmp, a buffer per depth that the reader's
+	// columns share (they are filled one after another), then copied into
 	// mem, which many lists share.
 	mem *chunkmem.Memory
-	tmp [][]any
+	tmp *[][]any
 }
 
 // list returns the list at depth j that starts at entry a.l, and moves
@@ -323,10 +317,10 @@ func (a *assembler) list(j int) (any, error) {
 		}
 		return nil, nil
 	}
-	if len(a.tmp) <= j {
-		a.tmp = append(a.tmp, make([][]any, j+1-len(a.tmp))...)
+	if len(*a.tmp) <= j {
+		*a.tmp = append(*a.tmp, make([][]any, j+1-len(*a.tmp))...)
 	}
-	list := a.tmp[j][:0]
+	list := (*a.tmp)[j][:0]
 	for {
 		var x any
 		if j == len(a.repDef)-1 {
@@ -357,7 +351,7 @@ func (a *assembler) list(j int) (any, error) {
 			break
 		}
 	}
-	a.tmp[j] = list
+	(*a.tmp)[j] = list // a deeper list may have grown *a.tmp: index it again
 	if !a.use {
 		return nil, nil
 	}

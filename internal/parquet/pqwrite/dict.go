@@ -47,15 +47,19 @@ func (d *dictEncoder) reset(c *Column, l *Leaf) {
 	if d.mode != 0 {
 		return
 	}
-	d.mode = -1
-	n := min(c.numValues(l), dictSample)
-	if l.Kind != parquet.ByteArray || l.Encoding != format.Plain || n < dictSample/4 {
-		if n > 0 || l.Kind != parquet.ByteArray {
-			return // decided: PLAIN
-		}
-		d.mode = 0 // no values yet: the next chunk decides
+	if l.Kind != parquet.ByteArray || l.Encoding != format.Plain {
+		d.mode = -1
 		return
 	}
+	n := min(c.numValues(l), dictSample)
+	switch {
+	case n == 0:
+		return // no values yet: the next chunk decides
+	case n < dictSample/4:
+		d.mode = -1 // too few to tell: PLAIN
+		return
+	}
+	d.mode = -1
 	seen := make(map[string]struct{}, n/dictRepeats+1)
 	for i := range n {
 		seen[string(byteValue(c, l, i))] = struct{}{}

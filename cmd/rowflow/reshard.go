@@ -168,16 +168,12 @@ func (in input) sink(ctx context.Context, path, out, outFormat, schema, compress
 		if schema != "" {
 			return flow.Sink{}, fmt.Errorf("%w: -schema is for Parquet output", errUsage)
 		}
-		topts := []shards.TextOption{shards.Compression(compression)}
-		for _, o := range opts {
-			topts = append(topts, o)
-		}
-		return shards.JSONL[sources.Record](out, topts...), nil
+		return shards.JSONL[sources.Record](out, append(opts, shards.Compression(compression))...), nil
 	case "parquet":
 	default:
 		return flow.Sink{}, fmt.Errorf("%w: -format %q: want parquet or jsonl", errUsage, outFormat)
 	}
-	popts := []shards.ParquetOption{shards.Codec(compression)}
+	popts := []shards.ParquetOption{shards.Compression(compression)}
 	for _, o := range opts {
 		popts = append(popts, o)
 	}
@@ -216,7 +212,7 @@ func (in input) sink(ctx context.Context, path, out, outFormat, schema, compress
 	return shards.ParquetRecords(out, s, popts...), nil
 }
 
-// parquetCodecs are the compressions of Parquet output (see shards.Codec).
+// parquetCodecs are the compressions of Parquet output (see shards.Compression).
 var parquetCodecs = []string{"zstd", "snappy", "gzip", "lz4", "none"}
 
 // checkCompression checks that -format names an output format and

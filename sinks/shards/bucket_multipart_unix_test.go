@@ -31,7 +31,7 @@ func bigShardJob(dir string) error {
 		rows[i] = pqRow{ID: int64(i), Text: string(buf)}
 	}
 	return pqPipeline(rows, 1, sources.PartitionItems(1000), sources.ChunkSize(250)).
-		To(shards.Parquet[pqRow](dir, shards.RowsPerFile(18000), shards.Codec("snappy"))).Run(context.Background())
+		To(shards.Parquet[pqRow](dir, shards.RowsPerFile(18000), shards.Compression("snappy"))).Run(context.Background())
 }
 
 // TestKilledMultipartUpload: a sink's run into a bucket, killed (SIGKILL,

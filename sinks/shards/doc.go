@@ -1,12 +1,12 @@
 // Package shards writes a pipeline's output as a sharded dataset in a
 // directory, and commits it: the sinks [Parquet], [ParquetRecords],
-// [JSONL] and [CSV], each a [flow.Sink] to end a pipeline with
+// [ParquetColumns], [JSONL] and [CSV], each a [flow.Sink] to end a pipeline with
 // [flow.Pipeline.To], the manifests they write, and [Commit], which checks
 // that the ranks of a job wrote one complete dataset.
 //
 // The writers are one package because they share everything but the
 // encoding of a file: one option set ([Option], taken by every shard sink,
-// beside [ParquetOption] and [TextOption], the options of one encoding),
+// beside [ParquetOption], the options of the Parquet encoding),
 // one manifest ([Manifest]) and one commit protocol, which [Commit] and
 // [VerifyManifest] check whatever the format of the files.
 //

@@ -28,7 +28,7 @@ func TestShardSettingsInFingerprint(t *testing.T) {
 	}
 	for name, other := range map[string]string{
 		"rows per file": fp("out", shards.RowsPerFile(20)),
-		"codec":         fp("out", shards.RowsPerFile(10), shards.Codec("gzip")),
+		"codec":         fp("out", shards.RowsPerFile(10), shards.Compression("gzip")),
 		"row groups":    fp("out", shards.RowsPerFile(10), shards.RowGroupRows(5)),
 		"row ID column": fp("out", shards.RowsPerFile(10), shards.RowIDColumn("rid")),
 	} {

@@ -2,6 +2,7 @@ package shards
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rowflow/rowflow/internal/codec"
@@ -25,19 +26,15 @@ type parquetOption func(*parquetConfig) error
 
 func (o parquetOption) applyParquet(c *parquetConfig) error { return o(c) }
 
-// TextOption configures [JSONL] and [CSV], checked as a
-// ParquetOption is. A nil TextOption is an error.
-type TextOption interface {
-	applyText(*parquetConfig) error
-}
-
-// Option configures every shard sink: [Parquet], [JSONL] and
-// [CSV]. The options that are not about the encoding of a file
-// (its size, the writers, the row-ID column, partitioning,
-// Overwrite, Continue) are Options.
+// Option configures every shard sink: the Parquet sinks, which take
+// every Option as a ParquetOption, and [JSONL] and [CSV], which take
+// Options only. The options that are not about the Parquet encoding (the
+// files' size and compression, the writers, the row-ID column,
+// partitioning, Overwrite, Continue) are Options. A nil Option is an
+// error.
 type Option interface {
 	ParquetOption
-	TextOption
+	applyText(*parquetConfig) error
 }
 
 // shardOption is an option of every shard sink.
@@ -51,9 +48,10 @@ type parquetConfig struct {
 	rowsPerFile  int64 // 0: unlimited
 	bytesPerFile int64 // 0: unlimited
 	rowGroupRows int64
-	pageSize     int // 0: parquet-go's default
-	codecName    string
-	textCodec    codec.Codec // JSONL, CSV
+	pageSize     int         // 0: parquet-go's default
+	compression  *string     // as Compression gives it; nil: the format's default
+	codecName    string      // Parquet's, from compression
+	textCodec    codec.Codec // JSONL, CSV, from compression
 	zstdLevel    int         // 0: not set
 	writers      int
 	rowIDColumn  string
@@ -124,19 +122,23 @@ func PageSize(n int) ParquetOption {
 	return parquetOption(optcheck.Between("shards", "PageSize", n, 1, maxPageBytes, func(c *parquetConfig, v int) { c.pageSize = v }))
 }
 
-// Codec sets the compression codec of every column: "zstd" (the default,
-// klauspost/compress's encoder), "snappy", "gzip", "lz4" (Parquet's
-// LZ4_RAW) or "none".
-func Codec(name string) ParquetOption {
-	return parquetOption(func(c *parquetConfig) error {
-		switch name {
-		case "zstd", "snappy", "gzip", "lz4", "none":
-			c.codecName = name
-			return nil
-		}
-		return fmt.Errorf("shards: Codec(%q): want one of zstd, snappy, gzip, lz4, none", name)
+// Compression sets the compression of the files. Parquet files
+// ([Parquet], [ParquetRecords], [ParquetColumns]) compress every column
+// with "zstd" (the default, klauspost/compress's encoder), "snappy",
+// "gzip", "lz4" (Parquet's LZ4_RAW) or "none". [JSONL] and [CSV] files
+// are compressed whole with "gzip", "zstd", "s2" (from
+// github.com/klauspost/compress) or "none" (the default), and their
+// extension says which (.gz, .zst, .s2), as the sources expect. Another
+// name is an error when the sink is built.
+func Compression(name string) Option {
+	return shardOption(func(c *parquetConfig) error {
+		c.compression = &name
+		return nil
 	})
 }
+
+// parquetCodecs are the names of the Parquet compressions.
+var parquetCodecs = []string{"zstd", "snappy", "gzip", "lz4", "none"}
 
 // ZstdLevel sets the zstd compression level, on zstd's scale of 1 to 22.
 // klauspost/compress has four encoder levels, and the level maps to the
@@ -295,8 +297,14 @@ func buildParquetConfig(opts []ParquetOption) (parquetConfig, error) {
 	if err := checkContinue(&c); err != nil {
 		return c, err
 	}
+	if name := c.compression; name != nil {
+		if !slices.Contains(parquetCodecs, *name) {
+			return c, fmt.Errorf("shards: Compression(%q): want one of %s for Parquet", *name, strings.Join(parquetCodecs, ", "))
+		}
+		c.codecName = *name
+	}
 	if c.zstdLevel != 0 && c.codecName != "zstd" {
-		return c, fmt.Errorf("shards: ZstdLevel(%d) with Codec(%q): the level is for zstd only", c.zstdLevel, c.codecName)
+		return c, fmt.Errorf("shards: ZstdLevel(%d) with Compression(%q): the level is for zstd only", c.zstdLevel, c.codecName)
 	}
 	return c, nil
 }

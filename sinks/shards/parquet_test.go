@@ -459,7 +459,7 @@ func TestParquetShardsCodecs(t *testing.T) {
 	sizes := map[string]int64{}
 	for _, name := range []string{"none", "zstd", "snappy", "gzip", "lz4"} {
 		dir := t.TempDir()
-		err := pqPipeline(rows, 1).To(shards.Parquet[pqRow](dir, shards.Codec(name), shards.PageSize(8192))).Run(ctx)
+		err := pqPipeline(rows, 1).To(shards.Parquet[pqRow](dir, shards.Compression(name), shards.PageSize(8192))).Run(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -688,9 +688,9 @@ func TestParquetShardsBadOptions(t *testing.T) {
 		{"bytes", shards.Parquet[pqRow]("d", shards.BytesPerFile(-1)), "BytesPerFile(-1)"},
 		{"group", shards.Parquet[pqRow]("d", shards.RowGroupRows(0)), "RowGroupRows(0)"},
 		{"page", shards.Parquet[pqRow]("d", shards.PageSize(0)), "PageSize(0)"},
-		{"codec", shards.Parquet[pqRow]("d", shards.Codec("brotli")), `Codec("brotli")`},
+		{"codec", shards.Parquet[pqRow]("d", shards.Compression("brotli")), `Compression("brotli")`},
 		{"level", shards.Parquet[pqRow]("d", shards.ZstdLevel(23)), "ZstdLevel(23)"},
-		{"level codec", shards.Parquet[pqRow]("d", shards.ZstdLevel(5), shards.Codec("gzip")), "zstd only"},
+		{"level codec", shards.Parquet[pqRow]("d", shards.ZstdLevel(5), shards.Compression("gzip")), "zstd only"},
 		{"writers", shards.Parquet[pqRow]("d", shards.Writers(0)), "Writers(0)"},
 		{"rowid", shards.Parquet[pqRow]("d", shards.RowIDColumn("")), "RowIDColumn"},
 		{"rowid clash", shards.Parquet[clash]("d", shards.RowIDColumn("rid")), `already has a column "rid_ord"`},

@@ -107,7 +107,7 @@ func (c *parquetConsumer[T]) Consume(ctx context.Context, ch flow.Chunk[T]) erro
 		c.err = c.open(ctx)
 	}
 	if c.err != nil {
-		ch.Release()
+		c.sink.plan.drop(&ch)
 		return c.err
 	}
 	defer c.run.out.watch(ctx)()
@@ -117,7 +117,7 @@ func (c *parquetConsumer[T]) Consume(ctx context.Context, ch flow.Chunk[T]) erro
 	}
 	if len(c.writers) == 1 {
 		err := c.consumeOne(&ch)
-		ch.Release()
+		c.sink.plan.drop(&ch)
 		c.err = err
 		return err
 	}
@@ -126,7 +126,7 @@ func (c *parquetConsumer[T]) Consume(ctx context.Context, ch flow.Chunk[T]) erro
 		return nil
 	}
 	if c.pool == nil {
-		c.pool = startWriterPool(ctx, c.sink.plan.what, c.writers)
+		c.pool = startWriterPool(ctx, c.sink.plan, c.writers)
 	}
 	if err := c.pool.send(ctx, to, ch); err != nil {
 		c.err = err
@@ -255,17 +255,18 @@ const writerQueue = 32
 // it. Sends to a goroutine select on the Consume context, and on the pool
 // failing.
 type writerPool[T any] struct {
-	ins []chan flow.Chunk[T]
-	ctx context.Context
-	g   *firsterr.Group
+	plan *pqPlan[T]
+	ins  []chan flow.Chunk[T]
+	ctx  context.Context
+	g    *firsterr.Group
 }
 
 var errAborted = errors.New("shards: the run was aborted")
 
-func startWriterPool[T any](ctx context.Context, what string, writers []*writer[T]) *writerPool[T] {
-	p := &writerPool[T]{}
+func startWriterPool[T any](ctx context.Context, plan *pqPlan[T], writers []*writer[T]) *writerPool[T] {
+	p := &writerPool[T]{plan: plan}
 	p.g, p.ctx = firsterr.New(context.WithoutCancel(ctx), func(v any) error {
-		return fmt.Errorf("shards: %s: %w", what, &flow.PanicError{Value: v, Stack: debug.Stack()})
+		return fmt.Errorf("shards: %s: %w", plan.what, &flow.PanicError{Value: v, Stack: debug.Stack()})
 	})
 	for _, s := range writers {
 		in := make(chan flow.Chunk[T], writerQueue)
@@ -285,7 +286,7 @@ func (p *writerPool[T]) work(s *writer[T], in <-chan flow.Chunk[T]) error {
 				return s.finish()
 			}
 			err := s.consume(&c)
-			c.Release()
+			p.plan.drop(&c)
 			if err != nil {
 				return err
 			}
@@ -301,10 +302,10 @@ func (p *writerPool[T]) send(ctx context.Context, to int, c flow.Chunk[T]) error
 	case p.ins[to] <- c:
 		return nil
 	case <-ctx.Done():
-		c.Release()
+		p.plan.drop(&c)
 		return ctx.Err()
 	case <-p.g.Failed():
-		c.Release()
+		p.plan.drop(&c)
 		return p.g.Err()
 	}
 }
@@ -326,7 +327,7 @@ func (p *writerPool[T]) close(commit bool) error {
 			close(in)
 		}
 		for c := range in {
-			c.Release()
+			p.plan.drop(&c)
 		}
 	}
 	return err

@@ -37,7 +37,7 @@ const (
 // [Manifest] with the crash-safe protocol.
 //
 // Options: [RowsPerFile], [BytesPerFile], [RowGroupRows], [PageSize],
-// [Codec], [ZstdLevel], [Writers], [RowIDColumn], [PartitionBy],
+// [Compression], [ZstdLevel], [Writers], [RowIDColumn], [PartitionBy],
 // [MaxOpenPartitions], [Overwrite], [Continue].
 //
 // A decimal.Decimal field (github.com/shopspring/decimal), or a
@@ -55,7 +55,7 @@ const (
 // two decimals, zstd); a decimal field without the option, or inside a
 // slice, map or nested struct, is refused when the sink is built.
 //
-// Files are compressed with zstd unless [Codec] says otherwise, and
+// Files are compressed with zstd unless [Compression] says otherwise, and
 // carry the pipeline's fingerprint ([flow.Env]) in their key-value
 // metadata as rowflow.fingerprint.
 //
@@ -102,7 +102,10 @@ type pqPlan[T any] struct {
 	format string       // "parquet", "jsonl" or "csv"
 	ext    string       // the data files' extension
 	text   *textPlan[T] // for jsonl and csv
-	rec    *recordPlan  // for records (T is sources.Record)
+	rec    *recordPlan  // for records (T is sources.Record) and column batches (batchRow)
+	// release, when set, is called with the values of each chunk once
+	// they are written, or dropped: the batches of batchRows.
+	release func(vals []T)
 	// check, when set, reports the first value of a chunk that cannot be
 	// written, before the chunk is cut into the writer's batches: its
 	// error then names the value's own partition and row ID.
@@ -173,6 +176,14 @@ func newPQPlan[T any](dir string, opts []ParquetOption) (p *pqPlan[T], err error
 	return p, nil
 }
 
+// drop recycles c, whose values have been written or will not be.
+func (p *pqPlan[T]) drop(c *flow.Chunk[T]) {
+	if p != nil && p.release != nil {
+		p.release(c.Values)
+	}
+	c.Release()
+}
+
 // batchWriter writes one Parquet file.
 type batchWriter[T any] interface {
 	// write writes vals, whose row IDs are ids, to the current row group.
@@ -208,7 +219,11 @@ func (p *pqPlan[T]) newWriter(out io.Writer, fingerprint string, part []Partitio
 			opts = append(opts, pqwrite.KeyValue(kv[0], kv[1]))
 		}
 		w, err := pqwrite.NewWriter(out, p.schema, opts...)
-		return any(newRecordWriter(p.rec, w, err, ids)).(batchWriter[T])
+		rw := newRecordWriter(p.rec, w, err, ids)
+		if _, ok := any(*new(T)).(batchRow); ok {
+			return any(&columnWriter{recordWriter: rw}).(batchWriter[T])
+		}
+		return any(rw).(batchWriter[T])
 	}
 	opts := []parquet.WriterOption{parquet.Compression(p.codec), createdBy(parquetCreatedBy)}
 	if p.cfg.pageSize > 0 {

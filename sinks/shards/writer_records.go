@@ -62,7 +62,7 @@ import (
 // A schema with columns of another kind (a group that is not a LIST, a
 // MAP) is refused when the sink is built, as is a nil schema.
 func ParquetRecords(dir string, schema *parquet.Schema, opts ...ParquetOption) flow.Sink {
-	plan, err := newRecordPlan(dir, schema, opts)
+	plan, err := newRecordPlan[sources.Record](dir, "ParquetRecords", schema, opts)
 	return newShardSink[sources.Record](dir, plan, err)
 }
 
@@ -73,18 +73,20 @@ type recordPlan struct {
 	shreds []shredder     // per column
 }
 
-// newRecordPlan checks the schema and the options. It never panics: a
-// panic of parquet-go on a strange schema becomes the error.
-func newRecordPlan(dir string, schema *parquet.Schema, opts []ParquetOption) (p *pqPlan[sources.Record], err error) {
+// newRecordPlan checks the schema and the options of the sink called
+// sink, of records (T is sources.Record) or of column batches (T is
+// batchRow). It never panics: a panic of parquet-go on a strange schema
+// becomes the error.
+func newRecordPlan[T any](dir, sink string, schema *parquet.Schema, opts []ParquetOption) (p *pqPlan[T], err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			p, err = nil, fmt.Errorf("shards: ParquetRecords(%q): %v", dir, r)
+			p, err = nil, fmt.Errorf("shards: %s(%q): %v", sink, dir, r)
 		}
 	}()
 	if dir == "" {
-		return nil, errors.New("shards: ParquetRecords: empty directory name")
+		return nil, fmt.Errorf("shards: %s: empty directory name", sink)
 	}
-	what := fmt.Sprintf("ParquetRecords(%q)", dir)
+	what := fmt.Sprintf("%s(%q)", sink, dir)
 	if schema == nil {
 		return nil, fmt.Errorf("shards: %s: nil schema", what)
 	}
@@ -112,7 +114,7 @@ func newRecordPlan(dir string, schema *parquet.Schema, opts []ParquetOption) (p 
 		}
 		rp.shreds = append(rp.shreds, sh)
 	}
-	p = &pqPlan[sources.Record]{dir: dir, cfg: cfg, what: what, format: "parquet", ext: ".parquet", rec: rp}
+	p = &pqPlan[T]{dir: dir, cfg: cfg, what: what, format: "parquet", ext: ".parquet", rec: rp}
 	p.codec, p.level = cfg.codec()
 	if cfg.codecName == "zstd" && cfg.zstdLevel == 0 {
 		p.codec, p.level = pqwrite.NewAdaptiveZstd(), "auto"
@@ -129,7 +131,8 @@ func newRecordPlan(dir string, schema *parquet.Schema, opts []ParquetOption) (p 
 		if p.parts, err = recordPartitionColumns(rp, cfg.partitionBy); err != nil {
 			return nil, fmt.Errorf("shards: %s: %w", what, err)
 		}
-		p.check = recordPartitionCheck(p.parts)
+		check := recordPartitionCheck(p.parts)
+		p.check, _ = any(check).(func([]T) (int, error))
 	}
 	w := p.newWriter(io.Discard, "", nil)
 	if err := w.close(); err != nil {

@@ -42,7 +42,7 @@ import (
 //
 // sources/text.JSONL[T] reads the files back, field for field, the three
 // strings into float fields included.
-func JSONL[T any](dir string, opts ...TextOption) flow.Sink {
+func JSONL[T any](dir string, opts ...Option) flow.Sink {
 	plan, err := newTextPlan[T]("JSONL", "jsonl", dir, opts)
 	return newShardSink[T](dir, plan, err)
 }
@@ -60,29 +60,10 @@ func JSONL[T any](dir string, opts ...TextOption) flow.Sink {
 // field. A field of another type (a struct, a slice, a map) is an error
 // when the sink is built.
 // Everything else is as for [JSONL].
-func CSV[T any](dir string, opts ...TextOption) flow.Sink {
+func CSV[T any](dir string, opts ...Option) flow.Sink {
 	plan, err := newTextPlan[T]("CSV", "csv", dir, opts)
 	return newShardSink[T](dir, plan, err)
 }
-
-// Compression compresses the files of [JSONL] and [CSV]:
-// "gzip", "zstd", "s2" (from github.com/klauspost/compress) or "none"
-// (the default). The extension of the files says which (.gz, .zst, .s2),
-// as the sources expect.
-func Compression(name string) TextOption {
-	return textOption(func(c *parquetConfig) error {
-		k, err := codec.Parse(name)
-		if err != nil {
-			return fmt.Errorf("shards: Compression(%q): %w", name, err)
-		}
-		c.textCodec = k
-		return nil
-	})
-}
-
-type textOption func(*parquetConfig) error
-
-func (o textOption) applyText(c *parquetConfig) error { return o(c) }
 
 // textPlan is how a text sink encodes one file.
 type textPlan[T any] struct {
@@ -103,7 +84,7 @@ type textColumn struct {
 	format func(dst []byte, p unsafe.Pointer) []byte
 }
 
-func newTextPlan[T any](kind, format, dir string, opts []TextOption) (*pqPlan[T], error) {
+func newTextPlan[T any](kind, format, dir string, opts []Option) (*pqPlan[T], error) {
 	what := fmt.Sprintf("%s(%q)", kind, dir)
 	if dir == "" {
 		return nil, fmt.Errorf("shards: %s: empty directory name", kind)
@@ -111,11 +92,18 @@ func newTextPlan[T any](kind, format, dir string, opts []TextOption) (*pqPlan[T]
 	cfg := parquetDefaults()
 	for _, o := range opts {
 		if o == nil {
-			return nil, fmt.Errorf("shards: %s: nil TextOption", what)
+			return nil, fmt.Errorf("shards: %s: nil Option", what)
 		}
 		if err := o.applyText(&cfg); err != nil {
 			return nil, err
 		}
+	}
+	if name := cfg.compression; name != nil {
+		k, err := codec.Parse(*name)
+		if err != nil {
+			return nil, fmt.Errorf("shards: Compression(%q): %w", *name, err)
+		}
+		cfg.textCodec = k
 	}
 	if err := checkContinue(&cfg); err != nil {
 		return nil, err

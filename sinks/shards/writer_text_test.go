@@ -54,7 +54,7 @@ func notes(n int) []note {
 	return out
 }
 
-func writeText(t *testing.T, format string, par int, opts ...shards.TextOption) string {
+func writeText(t *testing.T, format string, par int, opts ...shards.Option) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "out")
 	p := flow.From(sources.Slice(notes(3000), sources.PartitionItems(250))).
@@ -74,7 +74,7 @@ func TestTextShardsRoundTrip(t *testing.T) {
 	for _, format := range []string{"jsonl", "csv"} {
 		for _, comp := range []string{"none", "gzip", "zstd", "s2"} {
 			t.Run(format+"/"+comp, func(t *testing.T) {
-				opts := []shards.TextOption{shards.RowsPerFile(700), shards.Writers(3), shards.Compression(comp)}
+				opts := []shards.Option{shards.RowsPerFile(700), shards.Writers(3), shards.Compression(comp)}
 				dir := writeText(t, format, 1, opts...)
 				got4 := readTree(t, writeText(t, format, 4, opts...))
 				got1 := readTree(t, dir)
@@ -284,7 +284,7 @@ func TestJSONLShardsEncodingError(t *testing.T) {
 	vals[7].A = math.NaN()
 	src := sources.Slice(vals, sources.PartitionItems(4))
 	items := testutil.Items[byName](t, flow.From(src))
-	for _, opts := range [][]shards.TextOption{nil, {shards.RowIDColumn("rid")}} {
+	for _, opts := range [][]shards.Option{nil, {shards.RowIDColumn("rid")}} {
 		out := filepath.Join(t.TempDir(), "out")
 		err := flow.From(src).To(shards.JSONL[byName](out, opts...)).Run(t.Context())
 		var se *flow.StageError

@@ -97,6 +97,14 @@ type Column struct {
 	TypeLength         int
 	MaxDefinitionLevel int
 	MaxRepetitionLevel int
+	// RepeatedLevels holds, for each repeated field on the column's path
+	// (outermost first, one per repetition level), the definition level
+	// from which that field has an element. An entry whose definition
+	// level is lower than RepeatedLevels[r] has no element at depth r: the
+	// list there is empty if the level is RepeatedLevels[r]-1, and null
+	// (an optional field above it is not defined) if lower. An entry
+	// between the last repeated level and the maximum is a null element.
+	RepeatedLevels []int
 	// Unsigned says that Int32 or Int64 hold the bits of unsigned integers
 	// (an INT32 or INT64 column whose logical type is unsigned): read them
 	// with uint32() or uint64().
@@ -221,7 +229,7 @@ func (r *columnsReader) emit(ctx context.Context, sp span, cols *columnSet, last
 	for i := range cols.set {
 		c, leaf := &cols.set[i], &r.p.info[i]
 		b.Columns[i] = Column{Name: r.p.names[i], Node: leaf.Node, Kind: leaf.Kind, TypeLength: leaf.TypeLength,
-			MaxDefinitionLevel: leaf.MaxDefinitionLevel, MaxRepetitionLevel: leaf.MaxRepetitionLevel, Unsigned: assemble.Unsigned(leaf),
+			MaxDefinitionLevel: leaf.MaxDefinitionLevel, MaxRepetitionLevel: leaf.MaxRepetitionLevel, RepeatedLevels: leaf.RepeatedLevels, Unsigned: assemble.Unsigned(leaf),
 			Boolean: c.Boolean, Int32: c.Int32, Int64: c.Int64, Float: c.Float, Double: c.Double,
 			Bytes: c.Bytes, Offsets: c.Offsets, DefLevels: c.DefLevels, RepLevels: c.RepLevels, src: c}
 		if leaf.Kind == pq.Int96 {

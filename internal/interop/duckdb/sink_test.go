@@ -95,7 +95,7 @@ func TestDuckDBReadsShards(t *testing.T) {
 		dir := t.TempDir()
 		rows := sinkRows(5000)
 		p := flow.From(sources.Slice(rows)).To(shards.Parquet[sinkRow](dir,
-			shards.RowsPerFile(2000), shards.RowGroupRows(300), shards.Codec(codec)))
+			shards.RowsPerFile(2000), shards.RowGroupRows(300), shards.Compression(codec)))
 		if err := p.Run(t.Context()); err != nil {
 			t.Fatal(err)
 		}

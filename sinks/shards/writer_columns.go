@@ -1,0 +1,424 @@
+package shards
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/parquet/pqwrite"
+	"github.com/rowflow/rowflow/internal/slicepool"
+	"github.com/rowflow/rowflow/rowid"
+	sparquet "github.com/rowflow/rowflow/sources/parquet"
+)
+
+// ParquetColumns returns a sink that writes column batches
+// ([sparquet.ReadColumns]) as sharded Parquet files in dir, with the
+// columns of schema: the files that [ParquetRecords] writes from the same
+// rows, without making a record of each row. Each leaf of a batch is
+// copied, a run of rows at a time, into the leaf of the file that has its
+// dotted path; the Hive partition values of a batch
+// ([sparquet.ColumnBatch].Partition) fill the columns of their names.
+// Rows that the source's RowFilter does not keep are not written; each
+// row's ID is the batch's [sparquet.ColumnBatch.RowID]; and each batch is
+// released once its rows are written.
+//
+// The schema is the one [sparquet.RecordSchema] gives for the dataset
+// read, or any whose leaves match the batches': a leaf takes the batch
+// column of its dotted path, which must have the same physical type (and
+// length) and the same repetition levels; outside lists, a value is a
+// value and anything else a null, whatever the definition levels, and
+// inside lists the definition levels must be the same too. A leaf that
+// neither a batch column nor a Hive partition value fills is null (and
+// an error if it is required), as is a Hive column of the empty value. A
+// batch column that the schema does not have, and every other mismatch,
+// fail the run with an error that names the column, the file read and
+// its row group.
+//
+// Everything else is [ParquetRecords]': the options, file sizes,
+// writers, ranks, the crash-safe commit, the manifest and determinism.
+// [PartitionBy] and [Continue] are not supported: a sink that takes
+// batches cuts files by rows but partitions and resumes by batches.
+func ParquetColumns(dir string, schema *parquet.Schema, opts ...ParquetOption) flow.Sink {
+	plan, err := newRecordPlan[batchRow](dir, "ParquetColumns", schema, opts)
+	if err == nil && (len(plan.cfg.partitionBy) > 0 || plan.cfg.continuing) {
+		plan, err = nil, fmt.Errorf("shards: %s: PartitionBy and Continue are not supported; write records (ParquetRecords) for them", plan.what)
+	}
+	if plan != nil {
+		plan.release = releaseRows
+	}
+	return flow.NewSink[*sparquet.ColumnBatch](columnsSink{&parquetSink[batchRow]{dir: dir, plan: plan, err: err}})
+}
+
+// batchRow is row i of a column batch: the writers of ParquetColumns take
+// rows, so that files, row groups and row counts are cut by rows as for
+// every other shard sink.
+type batchRow struct {
+	b *sparquet.ColumnBatch
+	i int
+}
+
+// columnsSink is the stage of ParquetColumns: the shard sink of the
+// batches' rows.
+type columnsSink struct{ rows *parquetSink[batchRow] }
+
+func (s columnsSink) Info() flow.Info { return s.rows.Info() }
+func (s columnsSink) Err() error      { return s.rows.Err() }
+
+func (s columnsSink) NewConsumer(env flow.Env) flow.Consumer[*sparquet.ColumnBatch] {
+	return &columnsConsumer{rows: s.rows.NewConsumer(env)}
+}
+
+// columnsConsumer turns each chunk of batches into the chunk of their
+// kept rows, with the same partition and end, for the consumer of rows.
+type columnsConsumer struct {
+	rows flow.Consumer[batchRow]
+}
+
+func (c *columnsConsumer) Consume(ctx context.Context, ch flow.Chunk[*sparquet.ColumnBatch]) error {
+	n := 0
+	for _, b := range ch.Values {
+		n += b.NumRows
+	}
+	rows := flow.Chunk[batchRow]{Part: ch.Part, End: ch.End, Values: slicepool.Alloc[batchRow](n)}
+	ids := slicepool.Alloc[rowid.ID](n)
+	for _, b := range ch.Values {
+		kept := len(rows.Values)
+		for i := range b.NumRows {
+			if b.Kept(i) {
+				rows.Values = append(rows.Values, batchRow{b, i})
+				ids = append(ids, b.RowID(i))
+			}
+		}
+		if len(rows.Values) == kept { // no row to write: the batch is done
+			b.Release()
+		}
+	}
+	rows.IDs = flow.ListIDs(ids)
+	ch.Release()
+	return c.rows.Consume(ctx, rows)
+}
+
+func (c *columnsConsumer) Close(err error) error { return c.rows.Close(err) }
+
+// releaseRows releases the batches of rows, the rows of a chunk that has
+// been written or dropped. The rows of a batch are consecutive.
+func releaseRows(rows []batchRow) {
+	var last *sparquet.ColumnBatch
+	for _, r := range rows {
+		if r.b != last {
+			last = r.b
+			last.Release()
+		}
+	}
+}
+
+// columnWriter writes rows of column batches with the record writer's
+// typed columns, row-ID columns and row groups, copying each leaf's
+// values and levels a run of rows at a time.
+type columnWriter struct {
+	*recordWriter
+	// sig is the columns of the batches that from was worked out for.
+	sig  columnsSig
+	from []columnSource // per leaf of the file other than the row IDs
+	// at is where the last run of rows of each leaf ended, so that the
+	// next run of the same batch goes on from there.
+	at []levelCursor
+}
+
+// columnSource is where one leaf of the file takes its values: batch
+// column col (if at least 0), a Hive partition value, or nulls.
+type columnSource struct {
+	col  int
+	part string
+	// defs maps the column's definition levels to the leaf's; nil when
+	// they are the same.
+	defs []byte
+}
+
+// levelCursor is the start of a row of a column of batch b: its level
+// entry, and the values before it.
+type levelCursor struct {
+	b                  *sparquet.ColumnBatch
+	row, entry, values int
+}
+
+// columnsSig is what a columnWriter's matching depends on: the batch's
+// columns, their types and levels, and its partition values.
+type columnsSig struct {
+	cols []sparquet.Column // without values
+	part map[string]string
+}
+
+func (s *columnsSig) same(b *sparquet.ColumnBatch) bool {
+	if s.cols == nil || len(s.cols) != len(b.Columns) || !maps.Equal(s.part, b.Partition) {
+		return false
+	}
+	for k := range s.cols {
+		x, y := &s.cols[k], &b.Columns[k]
+		if x.Name != y.Name || x.Kind != y.Kind || x.TypeLength != y.TypeLength ||
+			x.MaxDefinitionLevel != y.MaxDefinitionLevel || !slices.Equal(x.RepeatedLevels, y.RepeatedLevels) {
+			return false
+		}
+	}
+	return true
+}
+
+// write copies rows to the columns, each run of consecutive rows of a
+// batch at once.
+func (w *columnWriter) write(rows []batchRow, ids flow.IDs) error {
+	if w.err != nil {
+		return w.err
+	}
+	for k := 0; k < len(rows); {
+		b, first := rows[k].b, rows[k].i
+		end := k + 1
+		for end < len(rows) && rows[end].b == b && rows[end].i == first+end-k {
+			end++
+		}
+		if err := w.copyRows(b, first, first+end-k); err != nil {
+			w.err = err
+			return &rowFailed{k: k, err: err}
+		}
+		if w.ids != nil {
+			for j := k; j < end; j++ {
+				if w.pendIDs = append(w.pendIDs, ids.At(j)); len(w.pendIDs) == writeBatchRows {
+					w.push()
+				}
+			}
+		}
+		k = end
+		if w.heldBytes() >= recordGroupBytes {
+			if err := w.endRowGroup(); err != nil {
+				w.err = err
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// copyRows appends rows [from, to) of b to the columns.
+func (w *columnWriter) copyRows(b *sparquet.ColumnBatch, from, to int) error {
+	if !w.sig.same(b) {
+		if err := w.match(b); err != nil {
+			return fmt.Errorf("%s row group %d: %w", b.File, b.RowGroup, err)
+		}
+	}
+	for j, src := range w.from {
+		o := &w.outs[j]
+		switch {
+		case src.col >= 0:
+			w.copyColumn(j, &b.Columns[src.col], src.defs, b, from, to)
+		case src.part != "":
+			for range to - from {
+				o.levels(0, o.maxDef)
+				o.c.AppendString(src.part)
+			}
+		default:
+			for range to - from {
+				o.levels(0, 0)
+			}
+		}
+	}
+	return nil
+}
+
+// match works out where each leaf of the file takes its values from in
+// batches with b's columns, which it checks against the leaves.
+func (w *columnWriter) match(b *sparquet.ColumnBatch) error {
+	leaves := w.w.Leaves()
+	if w.ids != nil {
+		leaves = leaves[:w.ids.col]
+	}
+	from := make([]columnSource, len(leaves))
+	for j := range from {
+		from[j] = columnSource{col: -1}
+	}
+	for k := range b.Columns {
+		c := &b.Columns[k]
+		j, ok := w.rp.index[c.Name] // the leaf of the column that a record's value of that name goes to
+		if !ok {
+			return fmt.Errorf("the batch's column %q is not in the schema", c.Name)
+		}
+		defs, err := checkLeaf(&leaves[j], w.rp.cols[j].Node, c)
+		if err != nil {
+			return fmt.Errorf("column %q: %w", c.Name, err)
+		}
+		from[j] = columnSource{col: k, defs: defs}
+	}
+	for j := range leaves {
+		if from[j].col >= 0 {
+			continue
+		}
+		from[j].part = b.Partition[w.rp.cols[j].Name]
+		if from[j].part == "" && leaves[j].MaxDefinitionLevel == 0 {
+			return fmt.Errorf("column %q is required, and the batch has no value for it", w.rp.cols[j].Name)
+		}
+	}
+	w.from, w.at = from, make([]levelCursor, len(leaves))
+	w.sig = columnsSig{cols: make([]sparquet.Column, len(b.Columns)), part: maps.Clone(b.Partition)}
+	for k, c := range b.Columns {
+		w.sig.cols[k] = sparquet.Column{Name: c.Name, Kind: c.Kind, TypeLength: c.TypeLength,
+			MaxDefinitionLevel: c.MaxDefinitionLevel, RepeatedLevels: c.RepeatedLevels}
+	}
+	return nil
+}
+
+// checkLeaf reports whether batch column c can fill leaf l, the leaf of
+// the top-level column n, and returns how c's definition levels map to
+// l's (nil: the same).
+func checkLeaf(l *pqwrite.Leaf, n parquet.Node, c *sparquet.Column) ([]byte, error) {
+	switch {
+	case c.Kind != l.Kind:
+		return nil, fmt.Errorf("the batch's values are %v, the schema's %v", c.Kind, l.Kind)
+	case c.Kind == parquet.FixedLenByteArray && c.TypeLength != l.Width:
+		return nil, fmt.Errorf("the batch's values are %d bytes long, the schema's %d", c.TypeLength, l.Width)
+	case c.MaxRepetitionLevel != l.MaxRepetitionLevel:
+		return nil, fmt.Errorf("the batch's values are in %d nested lists, the schema's in %d", c.MaxRepetitionLevel, l.MaxRepetitionLevel)
+	}
+	return defMap(c.MaxDefinitionLevel, c.RepeatedLevels, l.MaxDefinitionLevel, repeatedLevels(n))
+}
+
+// repeatedLevels returns the RepeatedLevels (see sources/parquet.Column)
+// of the leaf of n, a column with one leaf.
+func repeatedLevels(n parquet.Node) []int {
+	var reps []int
+	def := 0
+	for {
+		switch {
+		case n.Repeated():
+			def++
+			reps = append(reps, def)
+		case n.Optional():
+			def++
+		}
+		if n.Leaf() {
+			return reps
+		}
+		n = n.Fields()[0]
+	}
+}
+
+// defMap returns how the definition levels of a column (up to from, its
+// repeated fields defined from the levels fromReps) map to those of a
+// leaf with as many repeated fields (up to to, toReps): what each level
+// says, a value, a null element, or an empty or null list at some depth,
+// said in the leaf's levels. It returns nil if the levels are the same,
+// and an error if the leaf cannot say what a level says: a null where
+// it is required.
+func defMap(from int, fromReps []int, to int, toReps []int) ([]byte, error) {
+	if from == to && slices.Equal(fromReps, toReps) {
+		return nil, nil
+	}
+	m := make([]byte, from+1)
+	m[from] = byte(to)
+	for d := range from {
+		r := 0 // the lists that have an element at level d
+		for r < len(fromReps) && fromReps[r] <= d {
+			r++
+		}
+		above := 0 // the leaf's level where list r, or the element, is null
+		if r > 0 {
+			above = toReps[r-1]
+		}
+		switch {
+		case r < len(fromReps) && d == fromReps[r]-1: // list r is empty
+			m[d] = byte(toReps[r] - 1)
+		case r < len(fromReps) && above == toReps[r]-1, r == len(fromReps) && above == to:
+			return nil, fmt.Errorf("the batch's column holds nulls at depth %d, where the schema's is required", r)
+		default: // list r is null, or the element
+			m[d] = byte(above)
+		}
+	}
+	return m, nil
+}
+
+// copyColumn appends rows [from, to) of batch column c to leaf j.
+func (w *columnWriter) copyColumn(j int, c *sparquet.Column, defs []byte, b *sparquet.ColumnBatch, from, to int) {
+	cur := &w.at[j]
+	if cur.b != b || cur.row > from {
+		*cur = levelCursor{b: b}
+	}
+	advance(c, cur, from)
+	e0, v0 := cur.entry, cur.values
+	advance(c, cur, to)
+	e1, v1 := cur.entry, cur.values
+	o := &w.outs[j]
+	dst := o.c
+	if o.maxRep > 0 {
+		dst.RepLevels = append(dst.RepLevels, c.RepLevels[e0:e1]...)
+	}
+	switch {
+	case o.maxDef == 0:
+	case defs == nil:
+		dst.DefLevels = append(dst.DefLevels, c.DefLevels[e0:e1]...)
+	case c.MaxDefinitionLevel == 0: // every entry holds a value
+		for range e1 - e0 {
+			dst.DefLevels = append(dst.DefLevels, defs[0])
+		}
+	default:
+		for _, d := range c.DefLevels[e0:e1] {
+			dst.DefLevels = append(dst.DefLevels, defs[d])
+		}
+	}
+	copyValues(dst, c, v0, v1)
+}
+
+// advance moves cur forward to the start of row in c.
+func advance(c *sparquet.Column, cur *levelCursor, row int) {
+	if c.MaxDefinitionLevel == 0 { // required, so not repeated: one value a row
+		cur.row, cur.entry, cur.values = row, row, row
+		return
+	}
+	top := byte(c.MaxDefinitionLevel)
+	n := len(c.DefLevels)
+	for cur.row < row && cur.entry < n {
+		for { // the entries of row cur.row
+			if c.DefLevels[cur.entry] == top {
+				cur.values++
+			}
+			cur.entry++
+			if cur.entry == n || c.MaxRepetitionLevel == 0 || c.RepLevels[cur.entry] == 0 {
+				break
+			}
+		}
+		cur.row++
+	}
+}
+
+// copyValues appends values [v0, v1) of c to dst.
+func copyValues(dst *pqwrite.Column, c *sparquet.Column, v0, v1 int) {
+	if v0 == v1 {
+		return
+	}
+	switch c.Kind {
+	case parquet.Boolean:
+		dst.Boolean = append(dst.Boolean, c.Boolean[v0:v1]...)
+	case parquet.Int32:
+		dst.Int32 = append(dst.Int32, c.Int32[v0:v1]...)
+	case parquet.Int64:
+		dst.Int64 = append(dst.Int64, c.Int64[v0:v1]...)
+	case parquet.Float:
+		dst.Float = append(dst.Float, c.Float[v0:v1]...)
+	case parquet.Double:
+		dst.Double = append(dst.Double, c.Double[v0:v1]...)
+	case parquet.ByteArray:
+		if len(dst.Offsets) == 0 {
+			dst.Offsets = append(dst.Offsets, 0)
+		}
+		lo, hi := c.Offsets[v0], c.Offsets[v1]
+		shift := uint32(len(dst.Bytes)) - lo // modulo 2³²: adds len(dst.Bytes), takes lo
+		dst.Bytes = append(dst.Bytes, c.Bytes[lo:hi]...)
+		for _, off := range c.Offsets[v0+1 : v1+1] {
+			dst.Offsets = append(dst.Offsets, off+shift)
+		}
+	case parquet.FixedLenByteArray:
+		dst.Bytes = append(dst.Bytes, c.Bytes[v0*c.TypeLength:v1*c.TypeLength]...)
+	case parquet.Int96:
+		dst.Bytes = append(dst.Bytes, c.Bytes[v0*12:v1*12]...)
+	}
+}

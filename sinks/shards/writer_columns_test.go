@@ -1,0 +1,195 @@
+package shards_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	pq "github.com/parquet-go/parquet-go"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/testutil"
+	"github.com/rowflow/rowflow/sinks/shards"
+	"github.com/rowflow/rowflow/sources"
+	sparquet "github.com/rowflow/rowflow/sources/parquet"
+)
+
+// columnsOpts are the sink options of the comparisons of ParquetColumns
+// with ParquetRecords: small row groups, pages and files, so that every
+// cut falls inside a batch.
+func columnsOpts(writers int) []shards.ParquetOption {
+	return []shards.ParquetOption{shards.RowIDColumn("rid"), shards.Writers(writers),
+		shards.RowGroupRows(700), shards.PageSize(4096), shards.RowsPerFile(1500)}
+}
+
+// sameFiles fails t unless the data files of the outputs a and b are
+// the same bytes, their pipelines' fingerprints aside (the sources
+// differ, so the fingerprints do).
+func sameFiles(t *testing.T, name, a, b string) {
+	t.Helper()
+	ma, err := shards.ReadManifest(a, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mb, err := shards.ReadManifest(b, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ma.Rows != mb.Rows || len(ma.Files) != len(mb.Files) {
+		t.Fatalf("%s: records wrote %d rows in %d files, columns %d in %d", name, ma.Rows, len(ma.Files), mb.Rows, len(mb.Files))
+	}
+	fa, fb := readTree(t, a), readTree(t, b)
+	for path, want := range fa {
+		if !strings.HasSuffix(path, ".parquet") {
+			continue
+		}
+		got := bytes.ReplaceAll(fb[path], []byte(mb.Fingerprint), []byte(ma.Fingerprint))
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s: %s differs: %d bytes from columns, %d from records", name, path, len(got), len(want))
+		}
+	}
+}
+
+// TestParquetColumnsWritesWhatRecordsWrite reshards the Parquet files of
+// parquet-go's testdata, written by other implementations, once as
+// records and once as column batches, with one and two writers: the
+// files are the same bytes, lists of every nesting and nulls at every
+// depth included (RecordSchema makes every list and element optional).
+func TestParquetColumnsWritesWhatRecordsWrite(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(testutil.ParquetGoTestdata(t), "*.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := 0
+	for _, file := range files {
+		name := filepath.Base(file)
+		schema, err := sparquet.RecordSchema(file)
+		if err != nil {
+			continue // not readable as records
+		}
+		for _, writers := range []int{1, 2} {
+			recs, cols := filepath.Join(t.TempDir(), "r"), filepath.Join(t.TempDir(), "c")
+			if err := flow.From(sparquet.Records(file)).To(shards.ParquetRecords(recs, schema, columnsOpts(writers)...)).Run(t.Context()); err != nil {
+				break // records cannot write it either
+			}
+			err := flow.From(sparquet.ReadColumns(file)).To(shards.ParquetColumns(cols, schema, columnsOpts(writers)...)).Run(t.Context())
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			sameFiles(t, name, recs, cols)
+			same++
+		}
+	}
+	if same < 80 {
+		t.Fatalf("only %d outputs compared", same)
+	}
+}
+
+// TestParquetColumnsSameAtAnyParallelism writes a dataset of several
+// files, with nulls, lists, a Hive column and a row filter, as column
+// batches at parallelism 1, 2 and 4 and as records: the same bytes each
+// time.
+func TestParquetColumnsSameAtAnyParallelism(t *testing.T) {
+	type row struct {
+		ID    int64    `parquet:"id"`
+		Name  *string  `parquet:"name,optional"`
+		Score float64  `parquet:"score"`
+		Tags  []string `parquet:"tags,list"`
+	}
+	root := t.TempDir()
+	for f := range 3 {
+		rows := make([]row, 2000+f*333)
+		for i := range rows {
+			rows[i] = row{ID: int64(f*10000 + i), Score: float64(i) / 4}
+			if i%7 != 0 {
+				s := strings.Repeat("n", i%13)
+				rows[i].Name = &s
+			}
+			rows[i].Tags = strings.Fields(strings.Repeat("t ", i%4))
+		}
+		dir := filepath.Join(root, "lang="+string(rune('a'+f)))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := pq.WriteFile(filepath.Join(dir, "data.parquet"), rows, pq.MaxRowsPerRowGroup(900)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	where := sparquet.RowFilter(sources.Or(sources.Lt("score", 300.0), sources.Gt("id", int64(12000))))
+	schema, err := sparquet.RecordSchema(root, where)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := filepath.Join(t.TempDir(), "r")
+	if err := flow.From(sparquet.Records(root, where)).To(shards.ParquetRecords(recs, schema, columnsOpts(2)...)).Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	m, err := shards.ReadManifest(recs, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(1200 + 1200 + 332 + 2666); m.Rows != want { // score < 300 in each file, id > 12000 in the second and the third
+		t.Fatalf("records wrote %d rows, want %d", m.Rows, want)
+	}
+	for _, par := range []int{1, 2, 4} {
+		cols := filepath.Join(t.TempDir(), "c")
+		err := flow.From(sparquet.ReadColumns(root, where)).Parallel(par).To(shards.ParquetColumns(cols, schema, columnsOpts(2)...)).Run(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameFiles(t, "parallel "+string(rune('0'+par)), recs, cols)
+	}
+}
+
+// TestParquetColumnsRefuses checks the errors of batches that do not fit
+// the schema, and of the options the sink does not take.
+func TestParquetColumnsRefuses(t *testing.T) {
+	type in struct {
+		ID   int64   `parquet:"id"`
+		Name *string `parquet:"name,optional"`
+	}
+	file := filepath.Join(t.TempDir(), "in.parquet")
+	if err := pq.WriteFile(file, []in{{ID: 1}, {ID: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	type wrongType struct {
+		ID   int32   `parquet:"id"`
+		Name *string `parquet:"name,optional"`
+	}
+	type requiredName struct {
+		ID   int64  `parquet:"id"`
+		Name string `parquet:"name"`
+	}
+	type fewer struct {
+		ID int64 `parquet:"id"`
+	}
+	type required struct {
+		ID   int64   `parquet:"id"`
+		Name *string `parquet:"name,optional"`
+		More string  `parquet:"more"`
+	}
+	for _, c := range []struct {
+		schema *pq.Schema
+		opts   []shards.ParquetOption
+		want   string
+	}{
+		{pq.SchemaOf(wrongType{}), nil, `in.parquet row group 0: column "id": the batch's values are INT64, the schema's INT32`},
+		{pq.SchemaOf(requiredName{}), nil, `in.parquet row group 0: column "name": the batch's column holds nulls at depth 0, where the schema's is required`},
+		{pq.SchemaOf(fewer{}), nil, `in.parquet row group 0: the batch's column "name" is not in the schema`},
+		{pq.SchemaOf(required{}), nil, `in.parquet row group 0: column "more" is required, and the batch has no value for it`},
+		{pq.SchemaOf(in{}), []shards.ParquetOption{shards.PartitionBy("name")}, "PartitionBy and Continue are not supported"},
+		{pq.SchemaOf(in{}), []shards.ParquetOption{shards.Continue()}, "PartitionBy and Continue are not supported"},
+		{nil, nil, "nil schema"},
+	} {
+		out := filepath.Join(t.TempDir(), "out")
+		err := flow.From(sparquet.ReadColumns(file)).To(shards.ParquetColumns(out, c.schema, c.opts...)).Run(t.Context())
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("got %v, want an error with %q", err, c.want)
+		}
+		if _, err := os.Stat(filepath.Join(out, shards.ManifestName(0))); err == nil {
+			t.Fatalf("%q: the failed run committed", c.want)
+		}
+	}
+}

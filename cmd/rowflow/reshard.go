@@ -113,6 +113,15 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := in.rowflowOutput(ctx, fs.Arg(0), *rowID, !given["partition-by"]); err != nil {
 		return err
 	}
+	// A Parquet input written as it is goes as column batches, which
+	// ParquetColumns writes into the files that records would give,
+	// without making a record of each row. Partitions, kept row IDs, an
+	// output schema, per-row progress and -columns (which names a list by
+	// its column, where column batches name leaves) need records.
+	if f, err := format(fs.Arg(0)); err == nil && f == "parquet" && *outFormat == "parquet" && *schema == "" && in.columns == "" &&
+		in.ids == "" && *partitionBy == "" && (len(in.hive) == 0 || given["partition-by"]) && *every == 0 {
+		in.batches = true
+	}
 	p, err := in.pipeline(fs.Arg(0))
 	if err != nil {
 		return err
@@ -208,6 +217,9 @@ func (in input) sink(ctx context.Context, path, out, outFormat, schema, compress
 	}
 	if in.ids != "" {
 		s = withoutColumns(s, rowIDNames(in.ids)...)
+	}
+	if in.batches {
+		return shards.ParquetColumns(out, s, popts...), nil
 	}
 	return shards.ParquetRecords(out, s, popts...), nil
 }

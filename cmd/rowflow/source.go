@@ -36,6 +36,10 @@ type input struct {
 	// hive lists the Hive partition columns of a Parquet input that the
 	// output keeps.
 	hive []string
+	// batches makes pipeline read a Parquet input as column batches
+	// (sources/parquet.ReadColumns) rather than records, for
+	// shards.ParquetColumns.
+	batches bool
 }
 
 // dataFormats are the formats the command reads, each with the file
@@ -126,11 +130,26 @@ func discoveredFormat(path string) (string, error) {
 // pipeline returns the records of the dataset at path, read with in's
 // options; in's seed is the pipeline's, which seeds the shuffle.
 func (in input) pipeline(path string) (*flow.Pipeline, error) {
-	src, f, err := in.source(path)
-	if err != nil {
-		return nil, err
+	var p *flow.Pipeline
+	f := "parquet"
+	if in.batches {
+		pq, ds, err := in.options(f)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range ds {
+			pq = append(pq, o)
+		}
+		p = flow.From(parquet.ReadColumns(path, pq...))
+	} else {
+		var src flow.Source[sources.Record]
+		var err error
+		if src, f, err = in.source(path); err != nil {
+			return nil, err
+		}
+		p = flow.From(src)
 	}
-	p := flow.From(src).Parallel(max(in.parallel, 1))
+	p = p.Parallel(max(in.parallel, 1))
 	if in.window > 0 {
 		p = p.WithSeed(in.seed)
 	}

@@ -1,0 +1,77 @@
+package main_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	pq "github.com/parquet-go/parquet-go"
+
+	"github.com/rowflow/rowflow/sinks/shards"
+)
+
+// TestReshardBatchesAsRecords: reshard moves a Parquet input as column
+// batches unless it needs records; -progress-every needs records, so a
+// run with it writes through records. With filters, renames,
+// writers and file sizes, the two write the same files, their
+// pipelines' fingerprints aside.
+func TestReshardBatchesAsRecords(t *testing.T) {
+	type row struct {
+		ID    int64    `parquet:"id"`
+		Name  *string  `parquet:"name,optional"`
+		Score float64  `parquet:"score"`
+		Tags  []string `parquet:"tags,list"`
+	}
+	in := t.TempDir()
+	for f := range 2 {
+		rows := make([]row, 3000)
+		for i := range rows {
+			rows[i] = row{ID: int64(f*5000 + i), Score: float64(i%100) / 10, Tags: strings.Fields(strings.Repeat("t ", i%3))}
+			if i%5 != 0 {
+				s := fmt.Sprint("n", i%17)
+				rows[i].Name = &s
+			}
+		}
+		if err := pq.WriteFile(filepath.Join(in, fmt.Sprintf("f%d.parquet", f)), rows, pq.MaxRowsPerRowGroup(1000)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{
+		nil,
+		{"-filter", "score < 2.5 or id > 6000"},
+		{"-rename", "name=label", "-writers", "2", "-rows-per-file", "700"},
+		{"-row-id-column", "", "-compression", "snappy", "-shuffle-window", "3", "-seed", "5"},
+	} {
+		cols, recs := filepath.Join(t.TempDir(), "c"), filepath.Join(t.TempDir(), "r")
+		must(t, nil, append([]string{"reshard", "-out", cols}, append(args, in)...)...)
+		must(t, nil, append([]string{"reshard", "-out", recs, "-progress-every", "1000000000"}, append(args, in)...)...)
+		mc, err := shards.ReadManifest(cols, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mr, err := shards.ReadManifest(recs, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mc.Fingerprint == mr.Fingerprint || mc.Rows != mr.Rows || mc.Rows == 0 || len(mc.Files) != len(mr.Files) {
+			t.Fatalf("%q: batches wrote %d rows in %d files (fingerprint %s), records %d in %d (%s)",
+				args, mc.Rows, len(mc.Files), mc.Fingerprint, mr.Rows, len(mr.Files), mr.Fingerprint)
+		}
+		for _, f := range mr.Files {
+			want, err := os.ReadFile(filepath.Join(recs, f.Path))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(filepath.Join(cols, f.Path))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got = bytes.ReplaceAll(got, []byte(mc.Fingerprint), []byte(mr.Fingerprint)); !bytes.Equal(got, want) {
+				t.Fatalf("%q: %s differs", args, f.Path)
+			}
+		}
+	}
+}

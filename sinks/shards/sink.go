@@ -268,8 +268,12 @@ func startWriterPool[T any](ctx context.Context, plan *pqPlan[T], writers []*wri
 	p.g, p.ctx = firsterr.New(context.WithoutCancel(ctx), func(v any) error {
 		return fmt.Errorf("shards: %s: %w", plan.what, &flow.PanicError{Value: v, Stack: debug.Stack()})
 	})
+	queue := writerQueue
+	if plan.unqueued {
+		queue = 0
+	}
 	for _, s := range writers {
-		in := make(chan flow.Chunk[T], writerQueue)
+		in := make(chan flow.Chunk[T], queue)
 		p.ins = append(p.ins, in)
 		p.g.Go(func() error { return p.work(s, in) })
 	}

@@ -106,6 +106,10 @@ type pqPlan[T any] struct {
 	// release, when set, is called with the values of each chunk once
 	// they are written, or dropped: the batches of batchRows.
 	release func(vals []T)
+	// unqueued hands chunks to the writers of Writers(n > 1) without
+	// writerQueue's queue: for chunks that are whole partitions, many
+	// times the sources' default chunk.
+	unqueued bool
 	// check, when set, reports the first value of a chunk that cannot be
 	// written, before the chunk is cut into the writer's batches: its
 	// error then names the value's own partition and row ID.

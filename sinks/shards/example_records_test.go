@@ -48,3 +48,43 @@ func ExampleParquetRecords() {
 	// [lang score user] [de <nil> 2]
 	// [lang score user] [fr 0.25 3]
 }
+
+// A Parquet dataset copied, filtered, with each row's ID, as column
+// batches: no record is made of a row.
+func ExampleParquetColumns() {
+	dir, err := os.MkdirTemp("", "example-")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	type event struct {
+		User  int64    `parquet:"user"`
+		Score *float64 `parquet:"score,optional"`
+		Tags  []string `parquet:"tags,list"`
+	}
+	half := 0.5
+	in := filepath.Join(dir, "events.parquet")
+	pq.WriteFile(in, []event{{1, &half, []string{"a"}}, {2, nil, nil}, {3, &half, []string{"b", "c"}}})
+
+	where := parquet.RowFilter(sources.Ne("user", int64(2)))
+	schema, err := parquet.RecordSchema(in, where)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	out := filepath.Join(dir, "out")
+	err = flow.From(parquet.ReadColumns(in, where)).
+		To(shards.ParquetColumns(out, schema, shards.RowIDColumn("row_id"))).Run(context.Background())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var recs []sources.Record
+	flow.From(parquet.Records(out)).To(sinks.CollectValues(&recs)).Run(context.Background())
+	for _, r := range recs {
+		fmt.Println(r.Names[:3], r.Values[:3])
+	}
+	// Output:
+	// [user score tags.list.element] [1 0.5 [a]]
+	// [user score tags.list.element] [3 0.5 [b c]]
+}

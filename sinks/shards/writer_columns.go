@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/parquet/pqschema"
 	"github.com/rowflow/rowflow/internal/parquet/pqwrite"
 	"github.com/rowflow/rowflow/internal/slicepool"
 	"github.com/rowflow/rowflow/rowid"
@@ -137,6 +139,11 @@ type columnSource struct {
 	// defs maps the column's definition levels to the leaf's; nil when
 	// they are the same.
 	defs []byte
+	// parse, for text that the leaf does not hold as it is, puts each
+	// value through the column's shredder, as ParquetRecords puts a
+	// string, with text (textLeaf) as its fast path where it has one.
+	parse bool
+	text  func(s string, rep, def int, o *colOut) bool
 }
 
 // levelCursor is the start of a row of a column of batch b: its level
@@ -159,7 +166,7 @@ func (s *columnsSig) same(b *sparquet.ColumnBatch) bool {
 	}
 	for k := range s.cols {
 		x, y := &s.cols[k], &b.Columns[k]
-		if x.Name != y.Name || x.Kind != y.Kind || x.TypeLength != y.TypeLength ||
+		if x.Name != y.Name || x.Kind != y.Kind || x.TypeLength != y.TypeLength || isText(x) != isText(y) ||
 			x.MaxDefinitionLevel != y.MaxDefinitionLevel || !slices.Equal(x.RepeatedLevels, y.RepeatedLevels) {
 			return false
 		}
@@ -179,9 +186,9 @@ func (w *columnWriter) write(rows []batchRow, ids flow.IDs) error {
 		for end < len(rows) && rows[end].b == b && rows[end].i == first+end-k {
 			end++
 		}
-		if err := w.copyRows(b, first, first+end-k); err != nil {
+		if at, err := w.copyRows(b, first, first+end-k); err != nil {
 			w.err = err
-			return &rowFailed{k: k, err: err}
+			return &rowFailed{k: k + at - first, err: err}
 		}
 		if w.ids != nil {
 			for j := k; j < end; j++ {
@@ -201,16 +208,21 @@ func (w *columnWriter) write(rows []batchRow, ids flow.IDs) error {
 	return nil
 }
 
-// copyRows appends rows [from, to) of b to the columns.
-func (w *columnWriter) copyRows(b *sparquet.ColumnBatch, from, to int) error {
+// copyRows appends rows [from, to) of b to the columns. If a row cannot
+// be written, it returns the row and the error.
+func (w *columnWriter) copyRows(b *sparquet.ColumnBatch, from, to int) (int, error) {
 	if !w.sig.same(b) {
 		if err := w.match(b); err != nil {
-			return fmt.Errorf("%s row group %d: %w", b.File, b.RowGroup, err)
+			return from, fmt.Errorf("%s row group %d: %w", b.File, b.RowGroup, err)
 		}
 	}
 	for j, src := range w.from {
 		o := &w.outs[j]
 		switch {
+		case src.parse:
+			if at, err := w.parseColumn(j, &b.Columns[src.col], src.text, b, from, to); err != nil {
+				return at, fmt.Errorf("column %q: %w", w.rp.cols[j].Name, err)
+			}
 		case src.col >= 0:
 			w.copyColumn(j, &b.Columns[src.col], src.defs, b, from, to)
 		case src.part != "":
@@ -224,7 +236,7 @@ func (w *columnWriter) copyRows(b *sparquet.ColumnBatch, from, to int) error {
 			}
 		}
 	}
-	return nil
+	return 0, nil
 }
 
 // match works out where each leaf of the file takes its values from in
@@ -244,11 +256,19 @@ func (w *columnWriter) match(b *sparquet.ColumnBatch) error {
 		if !ok {
 			return fmt.Errorf("the batch's column %q is not in the schema", c.Name)
 		}
-		defs, err := checkLeaf(&leaves[j], w.rp.cols[j].Node, c)
-		if err != nil {
+		l := &leaves[j]
+		defs, err := checkLeaf(l, w.rp.cols[j].Node, c)
+		switch text := isText(c); {
+		case text && (err != nil || l.Kind != parquet.ByteArray || l.Decimal):
+			from[j] = columnSource{col: k, parse: true}
+			if l.MaxRepetitionLevel == 0 {
+				from[j].text = textLeaf(w.rp.cols[j].Node.Type())
+			}
+		case err != nil:
 			return fmt.Errorf("column %q: %w", c.Name, err)
+		default:
+			from[j] = columnSource{col: k, defs: defs}
 		}
-		from[j] = columnSource{col: k, defs: defs}
 	}
 	for j := range leaves {
 		if from[j].col >= 0 {
@@ -263,7 +283,7 @@ func (w *columnWriter) match(b *sparquet.ColumnBatch) error {
 	w.sig = columnsSig{cols: make([]sparquet.Column, len(b.Columns)), part: maps.Clone(b.Partition)}
 	for k, c := range b.Columns {
 		w.sig.cols[k] = sparquet.Column{Name: c.Name, Kind: c.Kind, TypeLength: c.TypeLength,
-			MaxDefinitionLevel: c.MaxDefinitionLevel, RepeatedLevels: c.RepeatedLevels}
+			Node: c.Node, MaxDefinitionLevel: c.MaxDefinitionLevel, MaxRepetitionLevel: c.MaxRepetitionLevel, RepeatedLevels: c.RepeatedLevels}
 	}
 	return nil
 }
@@ -335,6 +355,46 @@ func defMap(from int, fromReps []int, to int, toReps []int) ([]byte, error) {
 		}
 	}
 	return m, nil
+}
+
+// isText reports whether c holds text outside lists: a STRING (or
+// ENUM, JSON) column, as records hold strings.
+func isText(c *sparquet.Column) bool {
+	return c.Kind == parquet.ByteArray && c.MaxRepetitionLevel == 0 && c.Node != nil && pqschema.IsText(c.Node.Type())
+}
+
+// parseColumn puts rows [from, to) of c, a text column, into leaf j
+// through the column's shredder, with text as its fast path if not nil.
+// If a row cannot be written, it returns the row and the error.
+func (w *columnWriter) parseColumn(j int, c *sparquet.Column, text func(s string, rep, def int, o *colOut) bool, b *sparquet.ColumnBatch, from, to int) (int, error) {
+	cur := &w.at[j]
+	if cur.b != b || cur.row > from {
+		*cur = levelCursor{b: b}
+	}
+	advance(c, cur, from)
+	v := cur.values
+	o, shred := &w.outs[j], w.rp.shreds[j]
+	for r := from; r < to; r++ {
+		if c.MaxDefinitionLevel > 0 && int(c.DefLevels[r]) < c.MaxDefinitionLevel {
+			if err := shred(nil, 0, 0, o); err != nil {
+				return r, err
+			}
+			continue
+		}
+		s := ""
+		if lo, hi := c.Offsets[v], c.Offsets[v+1]; hi > lo {
+			s = unsafe.String(&c.Bytes[lo], hi-lo) // the shredders copy what they keep
+		}
+		v++
+		if text != nil && text(s, 0, o.maxDef, o) {
+			continue
+		}
+		if err := shred(s, 0, 0, o); err != nil {
+			return r, err
+		}
+	}
+	cur.row, cur.entry, cur.values = to, to, v
+	return 0, nil
 }
 
 // copyColumn appends rows [from, to) of batch column c to leaf j.

@@ -2,6 +2,7 @@ package shards_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
 	sparquet "github.com/rowflow/rowflow/sources/parquet"
+	"github.com/rowflow/rowflow/sources/text"
 )
 
 // columnsOpts are the sink options of the comparisons of ParquetColumns
@@ -176,7 +178,8 @@ func TestParquetColumnsRefuses(t *testing.T) {
 		want   string
 	}{
 		{pq.SchemaOf(wrongType{}), nil, `in.parquet row group 0: column "id": the batch's values are INT64, the schema's INT32`},
-		{pq.SchemaOf(requiredName{}), nil, `in.parquet row group 0: column "name": the batch's column holds nulls at depth 0, where the schema's is required`},
+		{pq.SchemaOf(requiredName{}), nil, `(in.parquet, row 0): shards: ParquetColumns`},
+		{pq.SchemaOf(requiredName{}), nil, `part-00000-00000.parquet: column "name": null in a required column`},
 		{pq.SchemaOf(fewer{}), nil, `in.parquet row group 0: the batch's column "name" is not in the schema`},
 		{pq.SchemaOf(required{}), nil, `in.parquet row group 0: column "more" is required, and the batch has no value for it`},
 		{pq.SchemaOf(in{}), []shards.ParquetOption{shards.PartitionBy("name")}, "PartitionBy and Continue are not supported"},
@@ -191,5 +194,88 @@ func TestParquetColumnsRefuses(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(out, shards.ManifestName(0))); err == nil {
 			t.Fatalf("%q: the failed run committed", c.want)
 		}
+	}
+}
+
+// TestParquetColumnsFromCSV writes CSV files, Hive-partitioned, once as
+// records (text.CSVRecords, ParquetRecords) and once as column batches
+// (text.CSVColumns, ParquetColumns), with a schema of every kind of
+// conversion from text: integers, floats, booleans, strings, bytes,
+// decimals, timestamps, lists as JSON arrays, nulls and empty fields. The
+// files are the same bytes at every chunk size, parallelism and writer
+// count, and a field that does not parse fails both runs naming the same
+// row and column.
+func TestParquetColumnsFromCSV(t *testing.T) {
+	root := t.TempDir()
+	for f, lang := range []string{"en", "de"} {
+		var b strings.Builder
+		b.WriteString("id,small,score,name,ok,f32,ts,price,tags,blob\n")
+		for i := range 1500 + f*700 {
+			small, name, tags := fmt.Sprint(i%1000), fmt.Sprint("n", i%37), fmt.Sprintf("[%d,%d]", i, i%5)
+			switch i % 6 {
+			case 1:
+				small, name, tags = "", "", "[]"
+			case 2:
+				name, tags = "NA", ""
+			}
+			fmt.Fprintf(&b, "%d,%s,%d.25,%s,%v,%d.5,2024-01-0%dT10:00:00Z,%d.%02d,\"%s\",b%d\n",
+				f*10000+i, small, i, name, i%3 == 0, i%100, 1+i%9, i, i%100, tags, i%7)
+		}
+		dir := filepath.Join(root, "lang="+lang)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "data.csv"), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	schema := pq.NewSchema("csv", pq.Group{
+		"id":    pq.Int(64),
+		"small": pq.Optional(pq.Int(32)),
+		"score": pq.Optional(pq.Leaf(pq.DoubleType)),
+		"name":  pq.Optional(pq.String()),
+		"ok":    pq.Optional(pq.Leaf(pq.BooleanType)),
+		"f32":   pq.Optional(pq.Leaf(pq.FloatType)),
+		"ts":    pq.Optional(pq.Timestamp(pq.Millisecond)),
+		"price": pq.Optional(pq.Decimal(2, 9, pq.Int32Type)),
+		"tags":  pq.Optional(pq.List(pq.Optional(pq.Int(32)))),
+		"blob":  pq.Optional(pq.Leaf(pq.ByteArrayType)),
+		"lang":  pq.Optional(pq.String()),
+	})
+	for _, v := range []struct {
+		null          string
+		chunk, par, w int
+	}{{"", 1024, 1, 1}, {"NA", 1024, 2, 2}, {"", 333, 4, 2}, {"NA", 50, 1, 1}} {
+		topts := []text.CSVOption{text.NullString(v.null), sources.ChunkSize(v.chunk), text.PartitionBytes(20000)}
+		recs, cols := filepath.Join(t.TempDir(), "r"), filepath.Join(t.TempDir(), "c")
+		if err := flow.From(text.CSVRecords(root, topts...)).Parallel(v.par).To(shards.ParquetRecords(recs, schema, columnsOpts(v.w)...)).Run(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if err := flow.From(text.CSVColumns(root, topts...)).Parallel(v.par).To(shards.ParquetColumns(cols, schema, columnsOpts(v.w)...)).Run(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		sameFiles(t, fmt.Sprintf("%+v", v), recs, cols)
+	}
+
+	bad := filepath.Join(t.TempDir(), "bad.csv")
+	if err := os.WriteFile(bad, []byte("id,small\n1,2\n2,x3\n3,4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	small := pq.NewSchema("csv", pq.Group{"id": pq.Int(64), "small": pq.Optional(pq.Int(32))})
+	errRecs := flow.From(text.CSVRecords(bad)).To(shards.ParquetRecords(filepath.Join(t.TempDir(), "r"), small)).Run(t.Context())
+	errCols := flow.From(text.CSVColumns(bad)).To(shards.ParquetColumns(filepath.Join(t.TempDir(), "c"), small)).Run(t.Context())
+	// The same row, file and message; only the sinks' names differ.
+	where := func(err error) (string, string) {
+		if err == nil {
+			return "", ""
+		}
+		row, _, _ := strings.Cut(err.Error(), ": shards: ")
+		_, msg, _ := strings.Cut(err.Error(), "part-00000-00000.parquet: ")
+		return row, msg
+	}
+	rowR, msgR := where(errRecs)
+	rowC, msgC := where(errCols)
+	if rowC == "" || rowC != rowR || msgC != msgR || !strings.Contains(rowC, "(bad.csv, byte 13)") || !strings.HasPrefix(msgC, `column "small": cannot write string "x3"`) {
+		t.Fatalf("records: %v\ncolumns: %v", errRecs, errCols)
 	}
 }

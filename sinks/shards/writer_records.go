@@ -492,6 +492,100 @@ func newShredder(n parquet.Node, reps int) (shredder, error) {
 // and leaves to it, with false and nothing put, what it does not take:
 // another type, a null, text that does not parse.
 func fastLeaf(t parquet.Type) func(v any, rep, def int, o *colOut) bool {
+	text := textLeaf(t)
+	if text == nil {
+		return nil
+	}
+	switch t.Kind() {
+	case parquet.Boolean:
+		return func(v any, rep, def int, o *colOut) bool {
+			switch x := v.(type) {
+			case bool:
+				o.levels(rep, def)
+				o.c.Boolean = append(o.c.Boolean, x)
+				return true
+			case string:
+				return text(x, rep, def, o)
+			}
+			return false
+		}
+	case parquet.Int32:
+		return func(v any, rep, def int, o *colOut) bool {
+			switch x := v.(type) {
+			case int32:
+				o.levels(rep, def)
+				o.c.Int32 = append(o.c.Int32, x)
+				return true
+			case int64:
+				if x != int64(int32(x)) {
+					return false
+				}
+				o.levels(rep, def)
+				o.c.Int32 = append(o.c.Int32, int32(x))
+				return true
+			case string:
+				return text(x, rep, def, o)
+			case json.Number:
+				return text(string(x), rep, def, o)
+			}
+			return false
+		}
+	case parquet.Int64:
+		return func(v any, rep, def int, o *colOut) bool {
+			var i int64
+			switch x := v.(type) {
+			case int64:
+				i = x
+			case int32:
+				i = int64(x)
+			case string:
+				return text(x, rep, def, o)
+			case json.Number:
+				return text(string(x), rep, def, o)
+			default:
+				return false
+			}
+			o.levels(rep, def)
+			o.c.Int64 = append(o.c.Int64, i)
+			return true
+		}
+	case parquet.Double:
+		return func(v any, rep, def int, o *colOut) bool {
+			switch x := v.(type) {
+			case float64:
+				o.levels(rep, def)
+				o.c.Double = append(o.c.Double, x)
+				return true
+			case string:
+				return text(x, rep, def, o)
+			case json.Number:
+				return text(string(x), rep, def, o)
+			}
+			return false
+		}
+	case parquet.ByteArray:
+		return func(v any, rep, def int, o *colOut) bool {
+			switch x := v.(type) {
+			case string:
+				return text(x, rep, def, o)
+			case []byte:
+				o.levels(rep, def)
+				o.c.AppendBytes(x)
+				return true
+			}
+			return false
+		}
+	}
+	return nil
+}
+
+// textLeaf returns the function that puts text (a CSV field, the digits
+// of a JSON number, a STRING column's value) straight into a column of a
+// leaf of type t, a physical type, a STRING or a signed integer as wide,
+// or nil for other types: strconv's booleans, short decimal integers,
+// decimal floats, and any text for a STRING. It leaves, with false and
+// nothing put, what it does not take, to leafConverter.
+func textLeaf(t parquet.Type) func(s string, rep, def int, o *colOut) bool {
 	if lt := t.LogicalType(); lt != nil {
 		switch l := lt.Value.(type) {
 		case *pqformat.StringType:
@@ -505,17 +599,9 @@ func fastLeaf(t parquet.Type) func(v any, rep, def int, o *colOut) bool {
 	}
 	switch t.Kind() {
 	case parquet.Boolean:
-		return func(v any, rep, def int, o *colOut) bool {
-			var b bool
-			switch x := v.(type) {
-			case bool:
-				b = x
-			case string:
-				var err error
-				if b, err = strconv.ParseBool(x); err != nil {
-					return false
-				}
-			default:
+		return func(s string, rep, def int, o *colOut) bool {
+			b, err := strconv.ParseBool(s)
+			if err != nil {
 				return false
 			}
 			o.levels(rep, def)
@@ -523,22 +609,18 @@ func fastLeaf(t parquet.Type) func(v any, rep, def int, o *colOut) bool {
 			return true
 		}
 	case parquet.Int32:
-		return func(v any, rep, def int, o *colOut) bool {
-			x, ok := v.(int32)
-			if !ok {
-				i, ok := fastInt(v)
-				if !ok || i != int64(int32(i)) {
-					return false
-				}
-				x = int32(i)
+		return func(s string, rep, def int, o *colOut) bool {
+			i, ok := textnum.Int(s)
+			if !ok || i != int64(int32(i)) {
+				return false
 			}
 			o.levels(rep, def)
-			o.c.Int32 = append(o.c.Int32, x)
+			o.c.Int32 = append(o.c.Int32, int32(i))
 			return true
 		}
 	case parquet.Int64:
-		return func(v any, rep, def int, o *colOut) bool {
-			i, ok := fastInt(v)
+		return func(s string, rep, def int, o *colOut) bool {
+			i, ok := textnum.Int(s)
 			if !ok {
 				return false
 			}
@@ -547,18 +629,12 @@ func fastLeaf(t parquet.Type) func(v any, rep, def int, o *colOut) bool {
 			return true
 		}
 	case parquet.Double:
-		return func(v any, rep, def int, o *colOut) bool {
-			f, ok := v.(float64)
+		return func(s string, rep, def int, o *colOut) bool {
+			f, ok := textnum.Float(s)
 			if !ok {
-				s, ok := numberText(v)
-				if !ok {
+				var err error
+				if f, err = strconv.ParseFloat(s, 64); err != nil {
 					return false
-				}
-				if f, ok = textnum.Float(s); !ok {
-					var err error
-					if f, err = strconv.ParseFloat(s, 64); err != nil {
-						return false
-					}
 				}
 			}
 			o.levels(rep, def)
@@ -566,47 +642,13 @@ func fastLeaf(t parquet.Type) func(v any, rep, def int, o *colOut) bool {
 			return true
 		}
 	case parquet.ByteArray:
-		return func(v any, rep, def int, o *colOut) bool {
-			switch x := v.(type) {
-			case string:
-				o.levels(rep, def)
-				o.c.AppendString(x)
-			case []byte:
-				o.levels(rep, def)
-				o.c.AppendBytes(x)
-			default:
-				return false
-			}
+		return func(s string, rep, def int, o *colOut) bool {
+			o.levels(rep, def)
+			o.c.AppendString(s)
 			return true
 		}
 	}
 	return nil
-}
-
-// fastInt returns v, an int64, an int32 or the text of a short decimal
-// integer, as an int64, or false.
-func fastInt(v any) (int64, bool) {
-	switch x := v.(type) {
-	case int64:
-		return x, true
-	case int32:
-		return int64(x), true
-	}
-	if s, ok := numberText(v); ok {
-		return textnum.Int(s)
-	}
-	return 0, false
-}
-
-// numberText returns the text of v, a string or a json.Number, or false.
-func numberText(v any) (string, bool) {
-	switch x := v.(type) {
-	case string:
-		return x, true
-	case json.Number:
-		return string(x), true
-	}
-	return "", false
 }
 
 // textList returns the shredder of a list column that also takes the

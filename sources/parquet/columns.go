@@ -49,8 +49,20 @@ type ColumnBatch struct {
 	Keep []bool
 
 	fileID  rowid.ID
+	ids     flow.IDs         // the rows' IDs, for a batch of NewColumnBatch
 	bufs    *columnSet       // the buffers the columns are in
 	recycle func(*columnSet) // hands them back to the run
+}
+
+// NewColumnBatch returns a batch of the rows whose IDs are ids, one per
+// row, held in columns, which the batch takes: what another source (such
+// as sources/text.CSVColumns) gives to consumers of column batches, such
+// as shards.ParquetColumns. file names the rows' file in errors, and
+// partition holds its Hive partition values, as ReadColumns' batches do.
+// Each column must hold ids.Len() rows as [Column] says, with its Kind,
+// levels and RepeatedLevels set; Node may be nil. Release does nothing.
+func NewColumnBatch(file string, ids flow.IDs, columns []Column, partition map[string]string) *ColumnBatch {
+	return &ColumnBatch{File: file, NumRows: ids.Len(), Columns: columns, Partition: partition, ids: ids}
 }
 
 // Release hands the batch's buffers back to the source, which reuses them
@@ -66,6 +78,9 @@ func (b *ColumnBatch) Release() {
 
 // RowID returns the row ID of row i of the batch.
 func (b *ColumnBatch) RowID(i int) rowid.ID {
+	if b.ids.Len() > 0 {
+		return b.ids.At(i)
+	}
 	return rowid.Ordinal(uint64(b.FirstRow) + uint64(i)).Combine(b.fileID)
 }
 
@@ -121,16 +136,31 @@ type Column struct {
 
 	DefLevels []byte
 	RepLevels []byte
-
-	src *pqcol.Column // the decoded column the slices belong to
 }
 
 // Len returns the number of non-null values.
 func (c *Column) Len() int {
-	if c.src == nil {
-		return 0
+	switch c.Kind {
+	case pq.Boolean:
+		return len(c.Boolean)
+	case pq.Int32:
+		return len(c.Int32)
+	case pq.Int64:
+		return len(c.Int64)
+	case pq.Float:
+		return len(c.Float)
+	case pq.Double:
+		return len(c.Double)
+	case pq.ByteArray:
+		return max(len(c.Offsets)-1, 0)
+	case pq.FixedLenByteArray:
+		if c.TypeLength > 0 {
+			return len(c.Bytes) / c.TypeLength
+		}
+	case pq.Int96:
+		return len(c.Bytes) / 12
 	}
-	return c.src.Len()
+	return 0
 }
 
 type columnsFormat struct{}
@@ -231,7 +261,7 @@ func (r *columnsReader) emit(ctx context.Context, sp span, cols *columnSet, last
 		b.Columns[i] = Column{Name: r.p.names[i], Node: leaf.Node, Kind: leaf.Kind, TypeLength: leaf.TypeLength,
 			MaxDefinitionLevel: leaf.MaxDefinitionLevel, MaxRepetitionLevel: leaf.MaxRepetitionLevel, RepeatedLevels: leaf.RepeatedLevels, Unsigned: assemble.Unsigned(leaf),
 			Boolean: c.Boolean, Int32: c.Int32, Int64: c.Int64, Float: c.Float, Double: c.Double,
-			Bytes: c.Bytes, Offsets: c.Offsets, DefLevels: c.DefLevels, RepLevels: c.RepLevels, src: c}
+			Bytes: c.Bytes, Offsets: c.Offsets, DefLevels: c.DefLevels, RepLevels: c.RepLevels}
 		if leaf.Kind == pq.Int96 {
 			b.Columns[i].Bytes = int96Bytes(c)
 		}

@@ -113,12 +113,14 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := in.rowflowOutput(ctx, fs.Arg(0), *rowID, !given["partition-by"]); err != nil {
 		return err
 	}
-	// A Parquet input written as it is goes as column batches, which
-	// ParquetColumns writes into the files that records would give,
-	// without making a record of each row. Partitions, kept row IDs, an
-	// output schema, per-row progress and -columns (which names a list by
-	// its column, where column batches name leaves) need records.
-	if f, err := format(fs.Arg(0)); err == nil && f == "parquet" && *outFormat == "parquet" && *schema == "" && in.columns == "" &&
+	// A Parquet input written as it is, and a CSV input given a schema, go
+	// as column batches, which ParquetColumns writes into the files that
+	// records would give, without making a record of each row.
+	// Partitions, kept row IDs, per-row progress, -columns (which names a
+	// list by its column, where Parquet batches name leaves) and, for CSV,
+	// -rename (a projection of records) need records.
+	if f, err := format(fs.Arg(0)); err == nil && *outFormat == "parquet" && in.columns == "" &&
+		(f == "parquet" && *schema == "" || f == "csv" && *schema != "" && in.rename == "") &&
 		in.ids == "" && *partitionBy == "" && (len(in.hive) == 0 || given["partition-by"]) && *every == 0 {
 		in.batches = true
 	}
@@ -187,7 +189,9 @@ func (in input) sink(ctx context.Context, path, out, outFormat, schema, compress
 		popts = append(popts, o)
 	}
 	if schema == "auto" {
-		cols, err := inferSchema(ctx, in, path)
+		recs := in // inference reads records
+		recs.batches = false
+		cols, err := inferSchema(ctx, recs, path)
 		if err != nil {
 			return flow.Sink{}, err
 		}
@@ -197,6 +201,9 @@ func (in input) sink(ctx context.Context, path, out, outFormat, schema, compress
 		s, err := parseSchema(schema)
 		if err != nil {
 			return flow.Sink{}, fmt.Errorf("%w: -schema: %v", errUsage, err)
+		}
+		if in.batches {
+			return shards.ParquetColumns(out, s, popts...), nil
 		}
 		return shards.ParquetRecords(out, s, popts...), nil
 	}

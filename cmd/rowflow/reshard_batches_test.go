@@ -13,9 +13,9 @@ import (
 	"github.com/rowflow/rowflow/sinks/shards"
 )
 
-// TestReshardBatchesAsRecords: reshard moves a Parquet input as column
-// batches unless it needs records; -progress-every needs records, so a
-// run with it writes through records. With filters, renames,
+// TestReshardBatchesAsRecords: reshard moves a Parquet input, and a CSV
+// input with a schema, as column batches unless it needs records;
+// -progress-every needs records, so a run with it writes through records. With filters, renames,
 // writers and file sizes, the two write the same files, their
 // pipelines' fingerprints aside.
 func TestReshardBatchesAsRecords(t *testing.T) {
@@ -39,15 +39,32 @@ func TestReshardBatchesAsRecords(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	csv := filepath.Join(t.TempDir(), "in.csv")
+	var b strings.Builder
+	b.WriteString("id,score,name,tags,when\n")
+	for i := range 4000 {
+		fmt.Fprintf(&b, "%d,%d.5,n%d,\"[%d,%d]\",2024-03-%02d\n", i, i%300, i%11, i, i%7, 1+i%28)
+		if i%9 == 0 {
+			b.WriteString(",,,,\n") // a row of nulls
+		}
+	}
+	if err := os.WriteFile(csv, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, args := range [][]string{
+		{"-schema", "id:int64,score:float64,name:string,tags:[]int32,when:date", csv},
+		{"-schema", "auto", "-writers", "2", "-rows-per-file", "900", csv},
 		nil,
 		{"-filter", "score < 2.5 or id > 6000"},
 		{"-rename", "name=label", "-writers", "2", "-rows-per-file", "700"},
 		{"-row-id-column", "", "-compression", "snappy", "-shuffle-window", "3", "-seed", "5"},
 	} {
 		cols, recs := filepath.Join(t.TempDir(), "c"), filepath.Join(t.TempDir(), "r")
-		must(t, nil, append([]string{"reshard", "-out", cols}, append(args, in)...)...)
-		must(t, nil, append([]string{"reshard", "-out", recs, "-progress-every", "1000000000"}, append(args, in)...)...)
+		if len(args) == 0 || !strings.HasSuffix(args[len(args)-1], ".csv") {
+			args = append(args, in)
+		}
+		must(t, nil, append([]string{"reshard", "-out", cols}, args...)...)
+		must(t, nil, append([]string{"reshard", "-out", recs, "-progress-every", "1000000000"}, args...)...)
 		mc, err := shards.ReadManifest(cols, 0)
 		if err != nil {
 			t.Fatal(err)

@@ -131,8 +131,12 @@ func discoveredFormat(path string) (string, error) {
 // options; in's seed is the pipeline's, which seeds the shuffle.
 func (in input) pipeline(path string) (*flow.Pipeline, error) {
 	var p *flow.Pipeline
-	f := "parquet"
-	if in.batches {
+	f, err := format(path)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case in.batches && f == "parquet":
 		pq, ds, err := in.options(f)
 		if err != nil {
 			return nil, err
@@ -141,10 +145,15 @@ func (in input) pipeline(path string) (*flow.Pipeline, error) {
 			pq = append(pq, o)
 		}
 		p = flow.From(parquet.ReadColumns(path, pq...))
-	} else {
-		var src flow.Source[sources.Record]
-		var err error
-		if src, f, err = in.source(path); err != nil {
+	case in.batches && f == "csv":
+		opts, err := in.csvOptions()
+		if err != nil {
+			return nil, err
+		}
+		p = flow.From(text.CSVColumns(path, opts...))
+	default:
+		src, _, err := in.source(path)
+		if err != nil {
 			return nil, err
 		}
 		p = flow.From(src)
@@ -187,12 +196,9 @@ func (in input) source(path string) (flow.Source[sources.Record], string, error)
 		}
 		src = parquet.Records(path, pq...)
 	case "csv":
-		var opts []text.CSVOption
-		for _, o := range ds {
-			opts = append(opts, o)
-		}
-		if in.badLines != nil {
-			opts = append(opts, sources.SkipBad(in.badLines))
+		opts, err := in.csvOptions()
+		if err != nil {
+			return nil, "", err
 		}
 		src = text.CSVRecords(path, opts...)
 	default:
@@ -206,6 +212,22 @@ func (in input) source(path string) (flow.Source[sources.Record], string, error)
 		src = text.JSONLRecords(path, opts...)
 	}
 	return src, f, nil
+}
+
+// csvOptions returns the options of in for a CSV dataset.
+func (in input) csvOptions() ([]text.CSVOption, error) {
+	_, ds, err := in.options("csv")
+	if err != nil {
+		return nil, err
+	}
+	var opts []text.CSVOption
+	for _, o := range ds {
+		opts = append(opts, o)
+	}
+	if in.badLines != nil {
+		opts = append(opts, sources.SkipBad(in.badLines))
+	}
+	return opts, nil
 }
 
 // options returns the options of in for a dataset of format f: those

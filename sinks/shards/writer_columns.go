@@ -18,27 +18,32 @@ import (
 )
 
 // ParquetColumns returns a sink that writes column batches
-// ([sparquet.ReadColumns]) as sharded Parquet files in dir, with the
-// columns of schema: the files that [ParquetRecords] writes from the same
-// rows, without making a record of each row. Each leaf of a batch is
-// copied, a run of rows at a time, into the leaf of the file that has its
-// dotted path; the Hive partition values of a batch
-// ([sparquet.ColumnBatch].Partition) fill the columns of their names.
-// Rows that the source's RowFilter does not keep are not written; each
-// row's ID is the batch's [sparquet.ColumnBatch.RowID]; and each batch is
-// released once its rows are written.
+// ([sparquet.ReadColumns], sources/text.CSVColumns) as sharded Parquet
+// files in dir, with the columns of schema: the files that
+// [ParquetRecords] writes from the same rows (from sparquet.Records, or
+// sources/text.CSVRecords), without making a record of each row. Each
+// column of a batch goes, a run of rows at a time, to the column of the
+// file that a record's value of its name goes to; the Hive partition
+// values of a batch ([sparquet.ColumnBatch].Partition) fill the columns
+// of their names. Rows that the source's RowFilter does not keep are not
+// written; each row's ID is the batch's [sparquet.ColumnBatch.RowID];
+// and each batch is released once its rows are written.
 //
-// The schema is the one [sparquet.RecordSchema] gives for the dataset
-// read, or any whose leaves match the batches': a leaf takes the batch
-// column of its dotted path, which must have the same physical type (and
-// length) and the same repetition levels; outside lists, a value is a
-// value and anything else a null, whatever the definition levels, and
-// inside lists the definition levels must be the same too. A leaf that
-// neither a batch column nor a Hive partition value fills is null (and
-// an error if it is required), as is a Hive column of the empty value. A
-// batch column that the schema does not have, and every other mismatch,
-// fail the run with an error that names the column, the file read and
-// its row group.
+// A column whose values the file's leaf holds as they are is copied:
+// the same physical type (and length) and repetition levels; outside
+// lists, a value is a value and anything else a null, whatever the
+// definition levels, and inside lists the definition levels must mean
+// the same (as they do with the schema [sparquet.RecordSchema] gives
+// for the dataset read). A text column (STRING, ENUM or JSON, outside
+// lists) that the leaf does not hold as it is, such as CSV's fields for
+// a number, a date or a list, is converted value by value as
+// ParquetRecords converts the same strings, errors included. A leaf
+// that neither a batch column nor a Hive partition value fills is null
+// (and an error if it is required), as is a Hive column of the empty
+// value. A batch column that the schema does not have, and every other
+// mismatch, fail the run with an error that names the column, the file
+// read and its row group; a value that cannot be converted fails it
+// naming the row.
 //
 // Everything else is [ParquetRecords]': the options, file sizes,
 // writers, ranks, the crash-safe commit, the manifest and determinism.

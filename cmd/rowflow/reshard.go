@@ -148,7 +148,11 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	if *every > 0 {
 		p = p.Via(progressLines(os.Stderr, r.Rank, *every))
 	}
-	runCtx, pr := startProgress(ctx, "reshard", *bar, in.total(fs.Arg(0)))
+	unit := "rows"
+	if in.batches {
+		unit = "batches"
+	}
+	runCtx, pr := startProgress(ctx, "reshard", *bar, in.total(fs.Arg(0)), unit)
 	err = p.WithRank(r.Rank, r.World).To(sink).Run(runCtx)
 	var m *shards.Manifest
 	if err == nil {

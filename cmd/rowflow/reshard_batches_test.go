@@ -51,6 +51,12 @@ func TestReshardBatchesAsRecords(t *testing.T) {
 	if err := os.WriteFile(csv, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Progress lines count the batches as they go, and the rows at the end.
+	_, errOut, code := rowflow(t, nil, "reshard", "-progress", "-out", filepath.Join(t.TempDir(), "p"), in)
+	if lines := strings.Split(strings.TrimSpace(errOut), "\n"); code != 0 || !strings.Contains(errOut, " batches/s") ||
+		!strings.HasPrefix(lines[len(lines)-1], "reshard: 6000/6000 rows, ") || !strings.HasSuffix(lines[len(lines)-1], ", done") {
+		t.Fatalf("reshard -progress: exit %d, %q", code, errOut)
+	}
 	for _, args := range [][]string{
 		{"-schema", "id:int64,score:float64,name:string,tags:[]int32,when:date", csv},
 		{"-schema", "auto", "-writers", "2", "-rows-per-file", "900", csv},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
@@ -19,31 +20,33 @@ import (
 
 // ParquetColumns returns a sink that writes column batches
 // ([sparquet.ReadColumns], sources/text.CSVColumns) as sharded Parquet
-// files in dir, with the columns of schema: the files that
-// [ParquetRecords] writes from the same rows (from sparquet.Records, or
-// sources/text.CSVRecords), without making a record of each row. Each
-// column of a batch goes, a run of rows at a time, to the column of the
-// file that a record's value of its name goes to; the Hive partition
-// values of a batch ([sparquet.ColumnBatch].Partition) fill the columns
-// of their names. Rows that the source's RowFilter does not keep are not
-// written; each row's ID is the batch's [sparquet.ColumnBatch.RowID];
-// and each batch is released once its rows are written.
+// files in dir, with the columns of schema, without making a record of
+// each row. Each column of a batch goes, a run of rows at a time, to the
+// column of the file that a record's value of its name goes to; the Hive
+// partition values of a batch ([sparquet.ColumnBatch].Partition) fill
+// the columns of their names (a Hive column that the schema does not
+// have is an error, and a null value, absent from Partition, is null).
+// Rows that the source's RowFilter does not keep are not written; each
+// row's ID is the batch's [sparquet.ColumnBatch.RowID]; and each batch is
+// released once its rows are written.
 //
 // A column whose values the file's leaf holds as they are is copied:
-// the same physical type (and length) and repetition levels; outside
-// lists, a value is a value and anything else a null, whatever the
-// definition levels, and inside lists the definition levels must mean
-// the same (as they do with the schema [sparquet.RecordSchema] gives
-// for the dataset read). A text column (STRING, ENUM or JSON, outside
-// lists) that the leaf does not hold as it is, such as CSV's fields for
-// a number, a date or a list, is converted value by value as
-// ParquetRecords converts the same strings, errors included. A leaf
-// that neither a batch column nor a Hive partition value fills is null
-// (and an error if it is required), as is a Hive column of the empty
-// value. A batch column that the schema does not have, and every other
-// mismatch, fail the run with an error that names the column, the file
-// read and its row group; a value that cannot be converted fails it
-// naming the row.
+// the same physical type (and length), signedness and repetition levels;
+// outside lists, a value is a value and anything else a null, whatever
+// the definition levels, and inside lists the definition levels must
+// mean the same (as they do with the schema [sparquet.RecordSchema]
+// gives for the dataset read). A text column (STRING, ENUM or JSON,
+// outside lists) that the leaf does not hold as it is, such as CSV's
+// fields for a number, a date or a list, and a Hive value, are converted
+// value by value as ParquetRecords converts the same strings, errors
+// included. With such columns the files are those that [ParquetRecords]
+// writes from the same rows (sparquet.Records, sources/text.CSVRecords),
+// byte for byte, row groups included. Other conversions that records
+// make (an INT32 into an INT64 column, a nullable column into a required
+// one, unsigned into signed) are refused: a batch column that the schema
+// does not have, and every such mismatch, fail the run with an error
+// that names the column, the file read and its row group; a value that
+// cannot be converted fails it naming the row.
 //
 // Everything else is [ParquetRecords]': the options, file sizes,
 // writers, ranks, the crash-safe commit, the manifest and determinism.
@@ -134,19 +137,26 @@ type columnWriter struct {
 	// at is where the last run of rows of each leaf ended, so that the
 	// next run of the same batch goes on from there.
 	at []levelCursor
+	// marks, pendMark and atMark are the state before the current run
+	// (mark, undo).
+	marks    []colMark
+	pendMark int
+	atMark   []levelCursor
 }
 
 // columnSource is where one leaf of the file takes its values: batch
-// column col (if at least 0), a Hive partition value, or nulls.
+// column col (if at least 0), a Hive partition value (if hive), or nulls.
 type columnSource struct {
 	col  int
 	part string
+	hive bool
 	// defs maps the column's definition levels to the leaf's; nil when
 	// they are the same.
 	defs []byte
 	// parse, for text that the leaf does not hold as it is, puts each
-	// value through the column's shredder, as ParquetRecords puts a
-	// string, with text (textLeaf) as its fast path where it has one.
+	// value (and a Hive value, always) through the column's shredder, as
+	// ParquetRecords puts a string, with text (textLeaf) as its fast path
+	// where it has one.
 	parse bool
 	text  func(s string, rep, def int, o *colOut) bool
 }
@@ -171,7 +181,7 @@ func (s *columnsSig) same(b *sparquet.ColumnBatch) bool {
 	}
 	for k := range s.cols {
 		x, y := &s.cols[k], &b.Columns[k]
-		if x.Name != y.Name || x.Kind != y.Kind || x.TypeLength != y.TypeLength || isText(x) != isText(y) ||
+		if x.Name != y.Name || x.Kind != y.Kind || x.TypeLength != y.TypeLength || isText(x) != isText(y) || x.Unsigned != y.Unsigned ||
 			x.MaxDefinitionLevel != y.MaxDefinitionLevel || !slices.Equal(x.RepeatedLevels, y.RepeatedLevels) {
 			return false
 		}
@@ -180,7 +190,9 @@ func (s *columnsSig) same(b *sparquet.ColumnBatch) bool {
 }
 
 // write copies rows to the columns, each run of consecutive rows of a
-// batch at once.
+// batch at once. A row group ends after the row whose values take the
+// byte arrays held to recordGroupBytes, as for records: a run that gets
+// there is taken back and copied again a row at a time.
 func (w *columnWriter) write(rows []batchRow, ids flow.IDs) error {
 	if w.err != nil {
 		return w.err
@@ -191,34 +203,103 @@ func (w *columnWriter) write(rows []batchRow, ids flow.IDs) error {
 		for end < len(rows) && rows[end].b == b && rows[end].i == first+end-k {
 			end++
 		}
-		if at, err := w.copyRows(b, first, first+end-k); err != nil {
-			w.err = err
-			return &rowFailed{k: k + at - first, err: err}
+		w.mark()
+		if err := w.copyRun(rows, ids, k, end); err != nil {
+			return err
 		}
-		if w.ids != nil {
+		if end-k > 1 && w.heldBytes() >= recordGroupBytes {
+			w.undo()
 			for j := k; j < end; j++ {
-				if w.pendIDs = append(w.pendIDs, ids.At(j)); len(w.pendIDs) == writeBatchRows {
-					w.push()
+				if err := w.copyRun(rows, ids, j, j+1); err != nil {
+					return err
+				}
+				if err := w.endGroupIfFull(); err != nil {
+					return err
 				}
 			}
+		} else if err := w.endGroupIfFull(); err != nil {
+			return err
 		}
 		k = end
-		if w.heldBytes() >= recordGroupBytes {
-			if err := w.endRowGroup(); err != nil {
-				w.err = err
-				return err
-			}
+	}
+	return nil
+}
+
+// copyRun copies rows[k:end], consecutive rows of one batch, and queues
+// their IDs.
+func (w *columnWriter) copyRun(rows []batchRow, ids flow.IDs, k, end int) error {
+	first := rows[k].i
+	if at, err := w.copyRows(rows[k].b, first, first+end-k); err != nil {
+		w.err = err
+		return &rowFailed{k: k + at - first, err: err}
+	}
+	if w.ids != nil {
+		for j := k; j < end; j++ {
+			w.pendIDs = append(w.pendIDs, ids.At(j))
 		}
 	}
 	return nil
 }
+
+// endGroupIfFull encodes the queued IDs of whole batches of
+// writeBatchRows rows, and ends the row group if its byte arrays take
+// recordGroupBytes.
+func (w *columnWriter) endGroupIfFull() error {
+	if w.ids != nil && len(w.pendIDs) >= writeBatchRows {
+		n := len(w.pendIDs) / writeBatchRows * writeBatchRows
+		for i := 0; i < n; i += writeBatchRows {
+			batch := w.pendIDs[i : i+writeBatchRows]
+			w.ids.encode(flow.ListIDs(batch))
+			for k := range batch {
+				w.ids.appendColumns(w.outs, k)
+			}
+		}
+		w.pendIDs = w.pendIDs[:copy(w.pendIDs, w.pendIDs[n:])]
+	}
+	if w.heldBytes() < recordGroupBytes {
+		return nil
+	}
+	if err := w.endRowGroup(); err != nil {
+		w.err = err
+		return err
+	}
+	return nil
+}
+
+// mark records the lengths of the columns and the pending IDs, and the
+// cursors, for undo.
+func (w *columnWriter) mark() {
+	w.marks = w.marks[:0]
+	for _, c := range w.typed {
+		w.marks = append(w.marks, colMark{len(c.Boolean), len(c.Int32), len(c.Int64), len(c.Float), len(c.Double),
+			len(c.Bytes), len(c.Offsets), len(c.DefLevels), len(c.RepLevels)})
+	}
+	w.pendMark = len(w.pendIDs)
+	w.atMark = append(w.atMark[:0], w.at...)
+}
+
+// undo takes the columns, the pending IDs and the cursors back to the
+// last mark. The IDs queued since are not encoded yet: copyRun only
+// queues them.
+func (w *columnWriter) undo() {
+	for i, c := range w.typed {
+		m := w.marks[i]
+		c.Boolean, c.Int32, c.Int64, c.Float, c.Double = c.Boolean[:m[0]], c.Int32[:m[1]], c.Int64[:m[2]], c.Float[:m[3]], c.Double[:m[4]]
+		c.Bytes, c.Offsets, c.DefLevels, c.RepLevels = c.Bytes[:m[5]], c.Offsets[:m[6]], c.DefLevels[:m[7]], c.RepLevels[:m[8]]
+	}
+	w.pendIDs = w.pendIDs[:w.pendMark]
+	copy(w.at, w.atMark)
+}
+
+// colMark is the lengths of a column's slices.
+type colMark [9]int
 
 // copyRows appends rows [from, to) of b to the columns. If a row cannot
 // be written, it returns the row and the error.
 func (w *columnWriter) copyRows(b *sparquet.ColumnBatch, from, to int) (int, error) {
 	if !w.sig.same(b) {
 		if err := w.match(b); err != nil {
-			return from, fmt.Errorf("%s row group %d: %w", b.File, b.RowGroup, err)
+			return from, fmt.Errorf("%s: %w", where(b), err)
 		}
 	}
 	for j, src := range w.from {
@@ -230,10 +311,14 @@ func (w *columnWriter) copyRows(b *sparquet.ColumnBatch, from, to int) (int, err
 			}
 		case src.col >= 0:
 			w.copyColumn(j, &b.Columns[src.col], src.defs, b, from, to)
-		case src.part != "":
-			for range to - from {
-				o.levels(0, o.maxDef)
-				o.c.AppendString(src.part)
+		case src.hive:
+			for r := from; r < to; r++ {
+				if src.text != nil && src.text(src.part, 0, o.maxDef, o) {
+					continue
+				}
+				if err := w.rp.shreds[j](src.part, 0, 0, o); err != nil {
+					return r, fmt.Errorf("Hive column %q: %w", w.rp.cols[j].Name, err)
+				}
 			}
 		default:
 			for range to - from {
@@ -242,6 +327,14 @@ func (w *columnWriter) copyRows(b *sparquet.ColumnBatch, from, to int) (int, err
 		}
 	}
 	return 0, nil
+}
+
+// where names the file of b and, for a Parquet file, its row group.
+func where(b *sparquet.ColumnBatch) string {
+	if b.RowGroup < 0 {
+		return b.File
+	}
+	return fmt.Sprintf("%s row group %d", b.File, b.RowGroup)
 }
 
 // match works out where each leaf of the file takes its values from in
@@ -261,6 +354,9 @@ func (w *columnWriter) match(b *sparquet.ColumnBatch) error {
 		if !ok {
 			return fmt.Errorf("the batch's column %q is not in the schema", c.Name)
 		}
+		if from[j].col >= 0 {
+			continue // two columns of one name: the first, as a record's first value
+		}
 		l := &leaves[j]
 		defs, err := checkLeaf(l, w.rp.cols[j].Node, c)
 		switch text := isText(c); {
@@ -275,20 +371,29 @@ func (w *columnWriter) match(b *sparquet.ColumnBatch) error {
 			from[j] = columnSource{col: k, defs: defs}
 		}
 	}
+	for name := range b.Partition {
+		if _, ok := w.rp.index[name]; !ok {
+			return fmt.Errorf("the batch's Hive column %q is not in the schema", name)
+		}
+	}
 	for j := range leaves {
 		if from[j].col >= 0 {
 			continue
 		}
-		from[j].part = b.Partition[w.rp.cols[j].Name]
-		if from[j].part == "" && leaves[j].MaxDefinitionLevel == 0 {
-			return fmt.Errorf("column %q is required, and the batch has no value for it", w.rp.cols[j].Name)
+		name := w.rp.cols[j].Name
+		from[j].part, from[j].hive = b.Partition[name]
+		switch {
+		case from[j].hive && leaves[j].MaxRepetitionLevel == 0:
+			from[j].text = textLeaf(w.rp.cols[j].Node.Type())
+		case !from[j].hive && leaves[j].MaxDefinitionLevel == 0:
+			return fmt.Errorf("column %q is required, and the batch has no value for it", name)
 		}
 	}
 	w.from, w.at = from, make([]levelCursor, len(leaves))
 	w.sig = columnsSig{cols: make([]sparquet.Column, len(b.Columns)), part: maps.Clone(b.Partition)}
 	for k, c := range b.Columns {
 		w.sig.cols[k] = sparquet.Column{Name: c.Name, Kind: c.Kind, TypeLength: c.TypeLength,
-			Node: c.Node, MaxDefinitionLevel: c.MaxDefinitionLevel, MaxRepetitionLevel: c.MaxRepetitionLevel, RepeatedLevels: c.RepeatedLevels}
+			Node: c.Node, MaxDefinitionLevel: c.MaxDefinitionLevel, MaxRepetitionLevel: c.MaxRepetitionLevel, RepeatedLevels: c.RepeatedLevels, Unsigned: c.Unsigned}
 	}
 	return nil
 }
@@ -304,8 +409,17 @@ func checkLeaf(l *pqwrite.Leaf, n parquet.Node, c *sparquet.Column) ([]byte, err
 		return nil, fmt.Errorf("the batch's values are %d bytes long, the schema's %d", c.TypeLength, l.Width)
 	case c.MaxRepetitionLevel != l.MaxRepetitionLevel:
 		return nil, fmt.Errorf("the batch's values are in %d nested lists, the schema's in %d", c.MaxRepetitionLevel, l.MaxRepetitionLevel)
+	case (c.Kind == parquet.Int32 || c.Kind == parquet.Int64) && c.Unsigned != l.Unsigned:
+		return nil, fmt.Errorf("the batch's values are %s, the schema's %s", signedness(c.Unsigned), signedness(l.Unsigned))
 	}
 	return defMap(c.MaxDefinitionLevel, c.RepeatedLevels, l.MaxDefinitionLevel, repeatedLevels(n))
+}
+
+func signedness(unsigned bool) string {
+	if unsigned {
+		return "unsigned"
+	}
+	return "signed"
 }
 
 // repeatedLevels returns the RepeatedLevels (see sources/parquet.Column)
@@ -394,7 +508,9 @@ func (w *columnWriter) parseColumn(j int, c *sparquet.Column, text func(s string
 		if text != nil && text(s, 0, o.maxDef, o) {
 			continue
 		}
-		if err := shred(s, 0, 0, o); err != nil {
+		// A copy: an error may keep the text (strconv's errors do), and
+		// the batch's buffers go back to its source.
+		if err := shred(strings.Clone(s), 0, 0, o); err != nil {
 			return r, err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/testutil"
+	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
 	sparquet "github.com/rowflow/rowflow/sources/parquet"
@@ -277,5 +278,102 @@ func TestParquetColumnsFromCSV(t *testing.T) {
 	rowC, msgC := where(errCols)
 	if rowC == "" || rowC != rowR || msgC != msgR || !strings.Contains(rowC, "(bad.csv, byte 13)") || !strings.HasPrefix(msgC, `column "small": cannot write string "x3"`) {
 		t.Fatalf("records: %v\ncolumns: %v", errRecs, errCols)
+	}
+}
+
+// TestParquetColumnsRowGroupsByBytes: with row groups ended by the bytes
+// of their byte arrays, batches end them after the same row as records,
+// whatever the chunks (the batches are whole fragments of long strings
+// and lists).
+func TestParquetColumnsRowGroupsByBytes(t *testing.T) {
+	defer shards.SetRecordGroupBytes(20 << 10)()
+	type row struct {
+		ID   int64    `parquet:"id"`
+		Text string   `parquet:"text"`
+		Tags []string `parquet:"tags,list"`
+	}
+	rows := make([]row, 3000)
+	for i := range rows {
+		rows[i] = row{ID: int64(i), Text: strings.Repeat("x", i%97), Tags: strings.Fields(strings.Repeat("tag ", i%5))}
+	}
+	file := filepath.Join(t.TempDir(), "in.parquet")
+	if err := pq.WriteFile(file, rows, pq.MaxRowsPerRowGroup(2000)); err != nil {
+		t.Fatal(err)
+	}
+	schema, err := sparquet.RecordSchema(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []shards.ParquetOption{shards.RowIDColumn("rid")}
+	recs, cols := filepath.Join(t.TempDir(), "r"), filepath.Join(t.TempDir(), "c")
+	if err := flow.From(sparquet.Records(file)).To(shards.ParquetRecords(recs, schema, opts...)).Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := flow.From(sparquet.ReadColumns(file)).To(shards.ParquetColumns(cols, schema, opts...)).Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	sameFiles(t, "row groups by bytes", recs, cols)
+	f, err := pq.OpenFile(bytes.NewReader(readTree(t, cols)["part-00000-00000.parquet"]), int64(len(readTree(t, cols)["part-00000-00000.parquet"])))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.RowGroups()); n < 5 {
+		t.Fatalf("%d row groups: the bytes did not end any", n)
+	}
+}
+
+// TestParquetColumnsHiveValues: Hive values are converted to their
+// column's type as records convert them, a null one (the default
+// partition) is null and an empty one is "", and a Hive column that the
+// schema does not have fails the run, as do unsigned values for a
+// signed column.
+func TestParquetColumnsHiveValues(t *testing.T) {
+	root := t.TempDir()
+	for _, dir := range []string{"year=2024/k=a", "year=2025/k=__HIVE_DEFAULT_PARTITION__", "year=2026/k="} {
+		if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, dir, "d.csv"), []byte("id,n\n1,2\n3,4\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	schema := pq.NewSchema("csv", pq.Group{"id": pq.Int(64), "n": pq.Optional(pq.Uint(32)),
+		"year": pq.Optional(pq.Int(64)), "k": pq.Optional(pq.String())})
+	recs, cols := filepath.Join(t.TempDir(), "r"), filepath.Join(t.TempDir(), "c")
+	if err := flow.From(text.CSVRecords(root)).To(shards.ParquetRecords(recs, schema, columnsOpts(1)...)).Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := flow.From(text.CSVColumns(root)).To(shards.ParquetColumns(cols, schema, columnsOpts(1)...)).Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	sameFiles(t, "hive", recs, cols)
+	var got []sources.Record
+	if err := flow.From(sparquet.Records(cols)).To(sinks.CollectValues(&got)).Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"2024 a", "2024 a", "2025 <nil>", "2025 <nil>", "2026 ", "2026 "}
+	for i, r := range got {
+		year, _ := r.Get("year")
+		k, _ := r.Get("k")
+		if s := fmt.Sprint(year, " ", k); i >= len(want) || s != want[i] {
+			t.Fatalf("row %d: %s, want %q", i, s, want)
+		}
+	}
+
+	narrow := pq.NewSchema("csv", pq.Group{"id": pq.Int(64), "n": pq.Optional(pq.Int(32)), "k": pq.Optional(pq.String())})
+	err := flow.From(text.CSVColumns(root)).To(shards.ParquetColumns(filepath.Join(t.TempDir(), "o"), narrow)).Run(t.Context())
+	if err == nil || !strings.Contains(err.Error(), `year=2024/k=a/d.csv: the batch's Hive column "year" is not in the schema`) {
+		t.Fatalf("a Hive column the schema lacks: %v", err)
+	}
+	unsigned := filepath.Join(t.TempDir(), "u.parquet")
+	type u struct {
+		N uint32 `parquet:"n"`
+	}
+	if err := pq.WriteFile(unsigned, []u{{4000000000}}); err != nil {
+		t.Fatal(err)
+	}
+	err = flow.From(sparquet.ReadColumns(unsigned)).To(shards.ParquetColumns(filepath.Join(t.TempDir(), "o"), pq.NewSchema("s", pq.Group{"n": pq.Int(32)}))).Run(t.Context())
+	if err == nil || !strings.Contains(err.Error(), `u.parquet row group 0: column "n": the batch's values are unsigned, the schema's signed`) {
+		t.Fatalf("unsigned into signed: %v", err)
 	}
 }

@@ -35,12 +35,14 @@ func ReadColumns(root string, opts ...Option) flow.Source[*ColumnBatch] {
 // file, column by column. The batch owns its slices.
 type ColumnBatch struct {
 	File     string // path relative to the dataset root
-	RowGroup int
-	FirstRow int64 // the file ordinal of the batch's first row
+	RowGroup int    // -1 for a batch of NewColumnBatch
+	FirstRow int64  // the file ordinal of the batch's first row
 	NumRows  int
 	Columns  []Column
 	// Partition holds the file's Hive partition values, by their names
-	// after [Rename]: all of them, or those that [Columns] names.
+	// after [Rename]: all of them, or those that [Columns] names. A null
+	// value (Hive's default partition, __HIVE_DEFAULT_PARTITION__) is
+	// absent; an empty one is "".
 	Partition map[string]string
 	// Keep marks the rows that the source's [RowFilter] keeps: row i is
 	// kept when Keep[i] is true. It is nil when every row is kept (and
@@ -62,7 +64,7 @@ type ColumnBatch struct {
 // Each column must hold ids.Len() rows as [Column] says, with its Kind,
 // levels and RepeatedLevels set; Node may be nil. Release does nothing.
 func NewColumnBatch(file string, ids flow.IDs, columns []Column, partition map[string]string) *ColumnBatch {
-	return &ColumnBatch{File: file, NumRows: ids.Len(), Columns: columns, Partition: partition, ids: ids}
+	return &ColumnBatch{File: file, RowGroup: -1, NumRows: ids.Len(), Columns: columns, Partition: partition, ids: ids}
 }
 
 // Release hands the batch's buffers back to the source, which reuses them
@@ -253,7 +255,9 @@ func (r *columnsReader) emit(ctx context.Context, sp span, cols *columnSet, last
 	if len(r.p.hive) > 0 {
 		b.Partition = map[string]string{}
 		for _, f := range r.p.hive {
-			b.Partition[f.Name] = f.Value
+			if !f.Null {
+				b.Partition[f.Name] = f.Value
+			}
 		}
 	}
 	for i := range cols.set {

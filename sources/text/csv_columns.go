@@ -19,7 +19,7 @@ import (
 // partition; each column of the header is an optional STRING column
 // (BYTE_ARRAY) holding the fields' text, with a null where a field is
 // the [NullString]; the Hive partition values are in the batch's
-// Partition. Each row has the ID that CSVRecords gives its record. It
+// Partition, as in sources/parquet.ReadColumns' batches. Each row has the ID that CSVRecords gives its record. It
 // reads the files as [CSV] does and takes the same options.
 func CSVColumns(root string, opts ...CSVOption) flow.Source[*parquet.ColumnBatch] {
 	c, err := buildText("csv", opts, CSVOption.ApplyCSV)
@@ -41,7 +41,9 @@ func (csvColumns) read(ctx context.Context, part *textPart, out *rowBuffer[*parq
 	if len(part.file.Partition) > 0 {
 		hive = map[string]string{}
 		for _, f := range part.file.Partition {
-			hive[f.Name] = f.Value
+			if !f.Null {
+				hive[f.Name] = f.Value
+			}
 		}
 	}
 	null := part.cfg.null

@@ -73,8 +73,8 @@ func TestCSVColumnsHoldCSVRecords(t *testing.T) {
 					}
 				}
 				want, _ := rec.Value.Get("k")
-				if got, ok := b.Partition["k"]; !ok || (want == nil) != (got == "") || want != nil && want != got {
-					t.Fatalf("%+v: row %d: partition %q, records %#v", v, n, got, want)
+				if got, ok := b.Partition["k"]; ok != (want != nil) || ok && want != got {
+					t.Fatalf("%+v: row %d: partition %q (%v), records %#v", v, n, got, ok, want)
 				}
 				n++
 			}

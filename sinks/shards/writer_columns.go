@@ -317,7 +317,7 @@ func (w *columnWriter) copyRows(b *sparquet.ColumnBatch, from, to int) (int, err
 					continue
 				}
 				if err := w.rp.shreds[j](src.part, 0, 0, o); err != nil {
-					return r, fmt.Errorf("Hive column %q: %w", w.rp.cols[j].Name, err)
+					return r, fmt.Errorf("column %q (a Hive partition value): %w", w.rp.cols[j].Name, err)
 				}
 			}
 		default:

@@ -2,6 +2,8 @@ package shards_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/testutil"
+	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
@@ -375,5 +378,58 @@ func TestParquetColumnsHiveValues(t *testing.T) {
 	err = flow.From(sparquet.ReadColumns(unsigned)).To(shards.ParquetColumns(filepath.Join(t.TempDir(), "o"), pq.NewSchema("s", pq.Group{"n": pq.Int(32)}))).Run(t.Context())
 	if err == nil || !strings.Contains(err.Error(), `u.parquet row group 0: column "n": the batch's values are unsigned, the schema's signed`) {
 		t.Fatalf("unsigned into signed: %v", err)
+	}
+}
+
+// TestParquetColumnsFailsClean: a CSV field that does not parse, late in
+// the stream, fails a run of two writers and two workers; the run leaves
+// no goroutine and nothing in the output directory, and a run cancelled
+// in its middle leaves nothing either.
+func TestParquetColumnsFailsClean(t *testing.T) {
+	testutil.CheckGoroutines(t)
+	var b strings.Builder
+	b.WriteString("id,n\n")
+	for i := range 20000 {
+		n := fmt.Sprint(i % 100)
+		if i == 15000 {
+			n = "many"
+		}
+		fmt.Fprintf(&b, "%d,%s\n", i, n)
+	}
+	in := filepath.Join(t.TempDir(), "in.csv")
+	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	schema := pq.NewSchema("csv", pq.Group{"id": pq.Int(64), "n": pq.Optional(pq.Int(32))})
+	out := filepath.Join(t.TempDir(), "out")
+	src := text.CSVColumns(in, text.PartitionBytes(8000))
+	err := flow.From(src).Parallel(2).To(shards.ParquetColumns(out, schema, columnsOpts(2)...)).Run(t.Context())
+	if err == nil || !strings.Contains(err.Error(), `column "n": cannot write string "many"`) {
+		t.Fatalf("Run: %v", err)
+	}
+	left := func() []string { // the output's files, none if the run removed the directory it made
+		if _, err := os.Stat(out); errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return listTree(t, out)
+	}
+	if got := left(); len(got) != 0 {
+		t.Errorf("the failed run left %q", got)
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	seen := 0
+	stop := operators.Map(func(b *sparquet.ColumnBatch) (*sparquet.ColumnBatch, error) {
+		if seen++; seen == 10 {
+			cancel()
+		}
+		return b, nil
+	})
+	err = flow.From(text.CSVColumns(in, text.PartitionBytes(8000))).Via(stop).To(shards.ParquetColumns(out, schema, columnsOpts(2)...)).Run(ctx)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled run: %v", err)
+	}
+	if got := left(); len(got) != 0 {
+		t.Errorf("the cancelled run left %q", got)
 	}
 }

@@ -2,6 +2,7 @@ package text
 
 import (
 	"context"
+	"fmt"
 
 	pq "github.com/parquet-go/parquet-go"
 
@@ -16,11 +17,14 @@ import (
 // shards.ParquetColumns, which parses the text into a schema's types as
 // shards.ParquetRecords parses [CSVRecords]' strings, without a record
 // per row. A batch holds up to [sources.ChunkSize] records of one
-// partition; each column of the header is an optional STRING column
-// (BYTE_ARRAY) holding the fields' text, with a null where a field is
-// the [NullString]; the Hive partition values are in the batch's
-// Partition, as in sources/parquet.ReadColumns' batches. Each row has the ID that CSVRecords gives its record. It
-// reads the files as [CSV] does and takes the same options.
+// partition, and at most 1,048,576 fields; each column of the header is
+// an optional STRING column (BYTE_ARRAY) holding the fields' text, with
+// a null where a field is the [NullString]; the Hive partition values
+// are in the batch's Partition, as in sources/parquet.ReadColumns'
+// batches. Each row has the ID that CSVRecords gives its record. It
+// reads the files as [CSV] does and takes the same options; a header of
+// more than 65,536 columns is an error (CSVRecords reads up to
+// 1,048,576), since every batch holds a column for each.
 func CSVColumns(root string, opts ...CSVOption) flow.Source[*parquet.ColumnBatch] {
 	c, err := buildText("csv", opts, CSVOption.ApplyCSV)
 	return &textSource[*parquet.ColumnBatch]{root: root, cfg: c, err: err, format: csvColumns{}}
@@ -28,6 +32,13 @@ func CSVColumns(root string, opts ...CSVOption) flow.Source[*parquet.ColumnBatch
 
 // csvColumns reads CSV records into column batches.
 type csvColumns struct{}
+
+// Bounds of CSVColumns' batches: the columns of a header, and the fields
+// of a batch, which bound its rows for wide files.
+const (
+	maxBatchColumns = 1 << 16
+	maxBatchFields  = 1 << 20
+)
 
 func (csvColumns) files() dataset.Format { return csvFiles }
 func (csvColumns) quoted() bool          { return true }
@@ -37,6 +48,11 @@ func (csvColumns) read(ctx context.Context, part *textPart, out *rowBuffer[*parq
 	if err != nil {
 		return err
 	}
+	if len(c.names) > maxBatchColumns {
+		return fmt.Errorf("%s: the header has %d columns; column batches (CSVColumns) take at most %d, records (CSVRecords) more",
+			part.file.RelPath, len(c.names), maxBatchColumns)
+	}
+	rows := max(1, min(out.size, maxBatchFields/max(len(c.names), 1)))
 	var hive map[string]string
 	if len(part.file.Partition) > 0 {
 		hive = map[string]string{}
@@ -47,6 +63,7 @@ func (csvColumns) read(ctx context.Context, part *textPart, out *rowBuffer[*parq
 		}
 	}
 	null := part.cfg.null
+	text := pq.Optional(pq.String())
 	var cols []parquet.Column
 	var ids []rowid.ID
 	push := func() error {
@@ -61,10 +78,9 @@ func (csvColumns) read(ctx context.Context, part *textPart, out *rowBuffer[*parq
 		if cols == nil {
 			cols = make([]parquet.Column, len(c.names))
 			for i, name := range c.names {
-				cols[i] = parquet.Column{Name: name, Node: pq.Optional(pq.String()), Kind: pq.ByteArray, MaxDefinitionLevel: 1,
-					Offsets: make([]uint32, 1, out.size+1), DefLevels: make([]byte, 0, out.size)}
+				cols[i] = parquet.Column{Name: name, Node: text, Kind: pq.ByteArray, MaxDefinitionLevel: 1, Offsets: []uint32{0}}
 			}
-			ids = make([]rowid.ID, 0, out.size)
+			ids = make([]rowid.ID, 0, rows)
 		}
 		ids = append(ids, out.comb.Combine(rowid.Ordinal(uint64(part.from+off))))
 		for i, s := range rec {
@@ -77,7 +93,7 @@ func (csvColumns) read(ctx context.Context, part *textPart, out *rowBuffer[*parq
 			col.Bytes = append(col.Bytes, s...)
 			col.Offsets = append(col.Offsets, uint32(len(col.Bytes)))
 		}
-		if len(ids) == out.size {
+		if len(ids) == rows {
 			return push()
 		}
 		return nil

@@ -1,13 +1,17 @@
 package text_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/testutil"
+	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
 	"github.com/rowflow/rowflow/sources/parquet"
 	"github.com/rowflow/rowflow/sources/text"
@@ -88,4 +92,60 @@ func TestCSVColumnsHoldCSVRecords(t *testing.T) {
 			t.Fatalf("%+v: %d rows in batches, %d records", v, n, len(recs))
 		}
 	}
+}
+
+// TestCSVColumnsWideFiles: a header of 65,536 columns is read as batches
+// of a few rows, in bounded memory (measured in a child process), and a
+// header of more columns is refused with an error naming the file.
+func TestCSVColumnsWideFiles(t *testing.T) {
+	dir := t.TempDir()
+	header := func(n int) string {
+		names := make([]string, n)
+		for i := range names {
+			names[i] = fmt.Sprint("c", i)
+		}
+		return strings.Join(names, ",") + "\n"
+	}
+	wide := filepath.Join(dir, "wide")
+	if err := os.MkdirAll(wide, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	row := strings.Repeat(",", 1<<16-1) + "\n"
+	if err := os.WriteFile(filepath.Join(wide, "w.csv"), []byte(header(1<<16)+strings.Repeat(row, 300)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := testutil.RunChild(t, "TestHelperCSVColumnsWide", wide)
+	peak, _ := strconv.ParseInt(got["peak"], 10, 64)
+	t.Logf("peak RSS %.1f MiB, %s rows: %s", float64(peak)/(1<<20), got["rows"], got["err"])
+	if got["rows"] != "300" || got["err"] != "no error" || peak <= 0 || peak > 256<<20 {
+		t.Errorf("65,536 columns: %s rows, peak RSS %d bytes (want 300 rows in at most 256 MiB): %s", got["rows"], peak, got["err"])
+	}
+
+	wider := filepath.Join(dir, "wider.csv")
+	if err := os.WriteFile(wider, []byte(header(1<<16+1)+strings.Repeat(",", 1<<16)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	err := flow.From(text.CSVColumns(wider)).To(sinks.Count[*parquet.ColumnBatch](&n)).Run(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "wider.csv: the header has 65537 columns; column batches (CSVColumns) take at most 65536") {
+		t.Fatalf("65,537 columns: %v", err)
+	}
+}
+
+// TestHelperCSVColumnsWide is the child of TestCSVColumnsWideFiles: it
+// reports the rows of the batches.
+func TestHelperCSVColumnsWide(t *testing.T) {
+	dir := testutil.ChildArg(t)
+	if err := testutil.LimitAddressSpace(8 << 30); err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	err := flow.From(text.CSVColumns(dir)).To(sinks.ForEach(func(it flow.Item[*parquet.ColumnBatch]) error {
+		if it.Value.NumRows > 16 {
+			return fmt.Errorf("a batch of %d rows of 65,536 fields", it.Value.NumRows)
+		}
+		n += int64(it.Value.NumRows)
+		return nil
+	})).Run(context.Background())
+	testutil.ReportRun(t, n, err)
 }

@@ -57,8 +57,13 @@ func TestReshardBatchesAsRecords(t *testing.T) {
 		!strings.HasPrefix(lines[len(lines)-1], "reshard: 6000/6000 rows, ") || !strings.HasSuffix(lines[len(lines)-1], ", done") {
 		t.Fatalf("reshard -progress: exit %d, %q", code, errOut)
 	}
+	bad := filepath.Join(t.TempDir(), "bad.csv") // a record of too many fields, and one of a bad quote
+	if err := os.WriteFile(bad, []byte(b.String()+"1,2,3,4,5,6\n7,\"x,y,z,2024-01-01\n8,1.5,n,[],2024-01-02\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, args := range [][]string{
 		{"-schema", "id:int64,score:float64,name:string,tags:[]int32,when:date", csv},
+		{"-schema", "id:int64,score:float64,name:string,tags:[]int32,when:date", "-bad-lines", "skip", bad},
 		{"-schema", "auto", "-writers", "2", "-rows-per-file", "900", csv},
 		nil,
 		{"-filter", "score < 2.5 or id > 6000"},
@@ -66,7 +71,7 @@ func TestReshardBatchesAsRecords(t *testing.T) {
 		{"-row-id-column", "", "-compression", "snappy", "-shuffle-window", "3", "-seed", "5"},
 	} {
 		cols, recs := filepath.Join(t.TempDir(), "c"), filepath.Join(t.TempDir(), "r")
-		if len(args) == 0 || !strings.HasSuffix(args[len(args)-1], ".csv") {
+		if len(args) == 0 || !strings.HasSuffix(args[len(args)-1], ".csv") { // the Parquet input
 			args = append(args, in)
 		}
 		must(t, nil, append([]string{"reshard", "-out", cols}, args...)...)

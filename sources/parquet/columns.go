@@ -62,7 +62,10 @@ type ColumnBatch struct {
 // as shards.ParquetColumns. file names the rows' file in errors, and
 // partition holds its Hive partition values, as ReadColumns' batches do.
 // Each column must hold ids.Len() rows as [Column] says, with its Kind,
-// levels and RepeatedLevels set; Node may be nil. Release does nothing.
+// levels and RepeatedLevels set, and its Node where the logical type
+// matters: a BYTE_ARRAY column whose Node is a STRING holds text, which
+// shards.ParquetColumns converts to its column's type. Release does
+// nothing.
 func NewColumnBatch(file string, ids flow.IDs, columns []Column, partition map[string]string) *ColumnBatch {
 	return &ColumnBatch{File: file, RowGroup: -1, NumRows: ids.Len(), Columns: columns, Partition: partition, ids: ids}
 }

@@ -122,7 +122,7 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	if f, err := format(fs.Arg(0)); err == nil && *outFormat == "parquet" && in.columns == "" &&
 		(f == "parquet" && *schema == "" || f == "csv" && *schema != "" && in.rename == "") &&
 		in.ids == "" && *partitionBy == "" && (len(in.hive) == 0 || given["partition-by"]) && *every == 0 {
-		in.batches = true
+		in.batches = f
 	}
 	p, err := in.pipeline(fs.Arg(0))
 	if err != nil {
@@ -149,7 +149,7 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 		p = p.Via(progressLines(os.Stderr, r.Rank, *every))
 	}
 	unit := "rows"
-	if in.batches {
+	if in.batches != "" {
 		unit = "batches"
 	}
 	runCtx, pr := startProgress(ctx, "reshard", *bar, in.total(fs.Arg(0)), unit)
@@ -194,7 +194,7 @@ func (in input) sink(ctx context.Context, path, out, outFormat, schema, compress
 	}
 	if schema == "auto" {
 		recs := in // inference reads records
-		recs.batches = false
+		recs.batches = ""
 		cols, err := inferSchema(ctx, recs, path)
 		if err != nil {
 			return flow.Sink{}, err
@@ -206,7 +206,7 @@ func (in input) sink(ctx context.Context, path, out, outFormat, schema, compress
 		if err != nil {
 			return flow.Sink{}, fmt.Errorf("%w: -schema: %v", errUsage, err)
 		}
-		if in.batches {
+		if in.batches != "" {
 			return shards.ParquetColumns(out, s, popts...), nil
 		}
 		return shards.ParquetRecords(out, s, popts...), nil
@@ -229,7 +229,7 @@ func (in input) sink(ctx context.Context, path, out, outFormat, schema, compress
 	if in.ids != "" {
 		s = withoutColumns(s, rowIDNames(in.ids)...)
 	}
-	if in.batches {
+	if in.batches != "" {
 		return shards.ParquetColumns(out, s, popts...), nil
 	}
 	return shards.ParquetRecords(out, s, popts...), nil

@@ -36,10 +36,11 @@ type input struct {
 	// hive lists the Hive partition columns of a Parquet input that the
 	// output keeps.
 	hive []string
-	// batches makes pipeline read a Parquet input as column batches
-	// (sources/parquet.ReadColumns) rather than records, for
-	// shards.ParquetColumns.
-	batches bool
+	// batches, when not empty, is the input's format ("parquet" or
+	// "csv"), which pipeline then reads as column batches
+	// (sources/parquet.ReadColumns, sources/text.CSVColumns) rather than
+	// records, for shards.ParquetColumns.
+	batches string
 }
 
 // dataFormats are the formats the command reads, each with the file
@@ -131,12 +132,9 @@ func discoveredFormat(path string) (string, error) {
 // options; in's seed is the pipeline's, which seeds the shuffle.
 func (in input) pipeline(path string) (*flow.Pipeline, error) {
 	var p *flow.Pipeline
-	f, err := format(path)
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case in.batches && f == "parquet":
+	f := in.batches
+	switch f {
+	case "parquet":
 		pq, ds, err := in.options(f)
 		if err != nil {
 			return nil, err
@@ -145,15 +143,16 @@ func (in input) pipeline(path string) (*flow.Pipeline, error) {
 			pq = append(pq, o)
 		}
 		p = flow.From(parquet.ReadColumns(path, pq...))
-	case in.batches && f == "csv":
+	case "csv":
 		opts, err := in.csvOptions()
 		if err != nil {
 			return nil, err
 		}
 		p = flow.From(text.CSVColumns(path, opts...))
 	default:
-		src, _, err := in.source(path)
-		if err != nil {
+		var src flow.Source[sources.Record]
+		var err error
+		if src, f, err = in.source(path); err != nil {
 			return nil, err
 		}
 		p = flow.From(src)

@@ -37,8 +37,6 @@ const PartitionMeta = "rowflow.partition."
 // Partition is the list of Hive partition values of a file, in path order.
 type Partition []Field
 
-// Get returns the value of the named column and whether the partition has
-// it.
 // RecordValue returns the value of f in a record: nil for the default
 // partition (null), else its text.
 func (f Field) RecordValue() any {
@@ -48,6 +46,23 @@ func (f Field) RecordValue() any {
 	return f.Value
 }
 
+// Values returns the values of p by column name, the null ones left out,
+// as column batches hold them; nil if p has no column.
+func (p Partition) Values() map[string]string {
+	if len(p) == 0 {
+		return nil
+	}
+	m := make(map[string]string, len(p))
+	for _, f := range p {
+		if !f.Null {
+			m[f.Name] = f.Value
+		}
+	}
+	return m
+}
+
+// Get returns the value of the named column and whether the partition has
+// it.
 func (p Partition) Get(name string) (string, bool) {
 	for _, f := range p {
 		if f.Name == name {

@@ -131,15 +131,17 @@ func releaseRows(rows []batchRow) {
 // values and levels a run of rows at a time.
 type columnWriter struct {
 	*recordWriter
-	// sig is the columns of the batches that from was worked out for.
+	// sig is the columns of the batches that from was worked out for,
+	// and last the batch of the last run, whose columns are sig's.
 	sig  columnsSig
+	last *sparquet.ColumnBatch
 	from []columnSource // per leaf of the file other than the row IDs
 	// at is where the last run of rows of each leaf ended, so that the
 	// next run of the same batch goes on from there.
 	at []levelCursor
 	// marks, pendMark and atMark are the state before the current run
 	// (mark, undo).
-	marks    []colMark
+	marks    []pqwrite.Mark
 	pendMark int
 	atMark   []levelCursor
 }
@@ -203,11 +205,14 @@ func (w *columnWriter) write(rows []batchRow, ids flow.IDs) error {
 		for end < len(rows) && rows[end].b == b && rows[end].i == first+end-k {
 			end++
 		}
-		w.mark()
+		bounded := len(w.byteCols) > 0 // only byte arrays end a row group early
+		if bounded {
+			w.mark()
+		}
 		if err := w.copyRun(rows, ids, k, end); err != nil {
 			return err
 		}
-		if end-k > 1 && w.heldBytes() >= recordGroupBytes {
+		if bounded && end-k > 1 && w.heldBytes() >= recordGroupBytes {
 			w.undo()
 			for j := k; j < end; j++ {
 				if err := w.copyRun(rows, ids, j, j+1); err != nil {
@@ -271,8 +276,7 @@ func (w *columnWriter) endGroupIfFull() error {
 func (w *columnWriter) mark() {
 	w.marks = w.marks[:0]
 	for _, c := range w.typed {
-		w.marks = append(w.marks, colMark{len(c.Boolean), len(c.Int32), len(c.Int64), len(c.Float), len(c.Double),
-			len(c.Bytes), len(c.Offsets), len(c.DefLevels), len(c.RepLevels)})
+		w.marks = append(w.marks, c.Mark())
 	}
 	w.pendMark = len(w.pendIDs)
 	w.atMark = append(w.atMark[:0], w.at...)
@@ -283,25 +287,21 @@ func (w *columnWriter) mark() {
 // queues them.
 func (w *columnWriter) undo() {
 	for i, c := range w.typed {
-		m := w.marks[i]
-		c.Boolean, c.Int32, c.Int64, c.Float, c.Double = c.Boolean[:m[0]], c.Int32[:m[1]], c.Int64[:m[2]], c.Float[:m[3]], c.Double[:m[4]]
-		c.Bytes, c.Offsets, c.DefLevels, c.RepLevels = c.Bytes[:m[5]], c.Offsets[:m[6]], c.DefLevels[:m[7]], c.RepLevels[:m[8]]
+		c.Undo(w.marks[i])
 	}
 	w.pendIDs = w.pendIDs[:w.pendMark]
 	copy(w.at, w.atMark)
 }
 
-// colMark is the lengths of a column's slices.
-type colMark [9]int
-
 // copyRows appends rows [from, to) of b to the columns. If a row cannot
 // be written, it returns the row and the error.
 func (w *columnWriter) copyRows(b *sparquet.ColumnBatch, from, to int) (int, error) {
-	if !w.sig.same(b) {
+	if b != w.last && !w.sig.same(b) {
 		if err := w.match(b); err != nil {
 			return from, fmt.Errorf("%s: %w", where(b), err)
 		}
 	}
+	w.last = b
 	for j, src := range w.from {
 		o := &w.outs[j]
 		switch {
@@ -371,7 +371,7 @@ func (w *columnWriter) match(b *sparquet.ColumnBatch) error {
 			from[j] = columnSource{col: k, defs: defs}
 		}
 	}
-	for name := range b.Partition {
+	for _, name := range slices.Sorted(maps.Keys(b.Partition)) { // the same error every run
 		if _, ok := w.rp.index[name]; !ok {
 			return fmt.Errorf("the batch's Hive column %q is not in the schema", name)
 		}
@@ -508,10 +508,11 @@ func (w *columnWriter) parseColumn(j int, c *sparquet.Column, text func(s string
 		if text != nil && text(s, 0, o.maxDef, o) {
 			continue
 		}
-		// A copy: an error may keep the text (strconv's errors do), and
-		// the batch's buffers go back to its source.
-		if err := shred(strings.Clone(s), 0, 0, o); err != nil {
-			return r, err
+		if err := shred(s, 0, 0, o); err != nil {
+			// Again with a copy of the text, which the error may keep
+			// (strconv's do) after the batch's buffers go back to its
+			// source; the writer fails with it, whatever it holds.
+			return r, shred(strings.Clone(s), 0, 0, o)
 		}
 	}
 	cur.row, cur.entry, cur.values = to, to, v

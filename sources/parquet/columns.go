@@ -50,7 +50,7 @@ type ColumnBatch struct {
 	// the columns; [ColumnBatch.Kept] tests a row either way.
 	Keep []bool
 
-	fileID  rowid.ID
+	file    rowid.Combiner   // combines a row's ordinal with the file's ID
 	ids     flow.IDs         // the rows' IDs, for a batch of NewColumnBatch
 	bufs    *columnSet       // the buffers the columns are in
 	recycle func(*columnSet) // hands them back to the run
@@ -86,7 +86,7 @@ func (b *ColumnBatch) RowID(i int) rowid.ID {
 	if b.ids.Len() > 0 {
 		return b.ids.At(i)
 	}
-	return rowid.Ordinal(uint64(b.FirstRow) + uint64(i)).Combine(b.fileID)
+	return b.file.Combine(rowid.Ordinal(uint64(b.FirstRow) + uint64(i)))
 }
 
 // Kept reports whether row i is one the source's [RowFilter] keeps.
@@ -253,16 +253,9 @@ func (r *columnsReader) emit(ctx context.Context, sp span, cols *columnSet, last
 		return false, pushEnd(ctx, sp, last, out)
 	}
 	b := &ColumnBatch{File: sp.file, RowGroup: sp.rg, FirstRow: sp.first, NumRows: int(sp.to - sp.from),
-		Columns: make([]Column, len(cols.set)), Keep: slices.Clone(sp.keep), fileID: sp.id,
+		Columns: make([]Column, len(cols.set)), Keep: slices.Clone(sp.keep), file: rowid.NewCombiner(sp.id),
 		bufs: cols, recycle: sp.recycle}
-	if len(r.p.hive) > 0 {
-		b.Partition = map[string]string{}
-		for _, f := range r.p.hive {
-			if !f.Null {
-				b.Partition[f.Name] = f.Value
-			}
-		}
-	}
+	b.Partition = r.p.hive.Values()
 	for i := range cols.set {
 		c, leaf := &cols.set[i], &r.p.info[i]
 		b.Columns[i] = Column{Name: r.p.names[i], Node: leaf.Node, Kind: leaf.Kind, TypeLength: leaf.TypeLength,

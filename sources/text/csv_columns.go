@@ -53,15 +53,7 @@ func (csvColumns) read(ctx context.Context, part *textPart, out *rowBuffer[*parq
 			part.file.RelPath, len(c.names), maxBatchColumns)
 	}
 	rows := max(1, min(out.size, maxBatchFields/max(len(c.names), 1)))
-	var hive map[string]string
-	if len(part.file.Partition) > 0 {
-		hive = map[string]string{}
-		for _, f := range part.file.Partition {
-			if !f.Null {
-				hive[f.Name] = f.Value
-			}
-		}
-	}
+	hive := part.file.Partition.Values()
 	null := part.cfg.null
 	text := pq.Optional(pq.String())
 	var cols []parquet.Column

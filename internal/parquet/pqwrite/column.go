@@ -62,6 +62,23 @@ func (c *Column) AppendString(s string) {
 	c.Offsets = append(c.Offsets, uint32(len(c.Bytes)))
 }
 
+// Mark is the lengths of a Column's slices: a point that [Column.Undo]
+// takes the column back to.
+type Mark [9]int
+
+// Mark returns the column's lengths now.
+func (c *Column) Mark() Mark {
+	return Mark{len(c.Boolean), len(c.Int32), len(c.Int64), len(c.Float), len(c.Double),
+		len(c.Bytes), len(c.Offsets), len(c.DefLevels), len(c.RepLevels)}
+}
+
+// Undo drops what was appended since m, a Mark of the column taken
+// since its last Reset.
+func (c *Column) Undo(m Mark) {
+	c.Boolean, c.Int32, c.Int64, c.Float, c.Double = c.Boolean[:m[0]], c.Int32[:m[1]], c.Int64[:m[2]], c.Float[:m[3]], c.Double[:m[4]]
+	c.Bytes, c.Offsets, c.DefLevels, c.RepLevels = c.Bytes[:m[5]], c.Offsets[:m[6]], c.DefLevels[:m[7]], c.RepLevels[:m[8]]
+}
+
 // Reset empties the column and keeps its memory.
 func (c *Column) Reset() {
 	c.Boolean, c.Int32, c.Int64 = c.Boolean[:0], c.Int32[:0], c.Int64[:0]

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 )
 
@@ -89,6 +90,64 @@ func deltaStream(src []byte, n int) (count, size int, err error) {
 		}
 	}
 	return int(total), i, nil
+}
+
+// plainRange returns the bytes of values [skip, skip+keep) of a PLAIN
+// stream of n values of leaf's physical type, so that a read of part of a
+// page decodes (and holds) only the values it keeps: a page can hold a
+// whole row group (DuckDB writes one page per chunk) that several
+// fragments share. It reports false for other encodings, for booleans
+// (bit-packed) and for a stream that decoding all n values would refuse,
+// which is then decoded whole to give decoding's error.
+func plainRange(leaf *Leaf, enc format.Encoding, src []byte, n, skip, keep int) ([]byte, bool) {
+	if enc != format.Plain {
+		return nil, false
+	}
+	w := 0
+	switch leaf.Kind {
+	case parquet.Int32, parquet.Float:
+		w = 4
+	case parquet.Int64, parquet.Double:
+		w = 8
+	case parquet.Int96:
+		w = 12
+	case parquet.FixedLenByteArray:
+		w = leaf.TypeLength
+	case parquet.ByteArray:
+		return plainByteArrayRange(src, n, skip, skip+keep)
+	}
+	if w <= 0 || len(src)%w != 0 || len(src)/w < n {
+		return nil, false
+	}
+	return src[skip*w : (skip+keep)*w], true
+}
+
+// plainByteArrayRange returns the bytes of values [from, to) of a PLAIN
+// BYTE_ARRAY stream of n values, length prefixes included, if every one of
+// the n values lies within src (see plainByteArrays).
+func plainByteArrayRange(src []byte, n, from, to int) ([]byte, bool) {
+	i, lo, hi := 0, 0, 0
+	for k := range n {
+		if k == from {
+			lo = i
+		}
+		if k == to {
+			hi = i
+		}
+		if len(src)-i < 4 {
+			return nil, false
+		}
+		size := uint64(binary.LittleEndian.Uint32(src[i:]))
+		i += 4
+		if size > uint64(len(src)-i) {
+			return nil, false
+		}
+		i += int(size)
+	}
+	if to == n {
+		hi = i
+	}
+	return src[lo:hi], true
 }
 
 // plainByteArrays returns the prefix of a PLAIN BYTE_ARRAY stream that

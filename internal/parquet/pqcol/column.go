@@ -7,9 +7,11 @@ import (
 
 // Column holds the decoded values of one leaf column over a range of rows of
 // one row group. Read methods of [Reader] fill it; reading again reuses its
-// memory (values, levels and the decoder's scratch buffers), so a Column
-// that is read repeatedly stops allocating once its buffers have grown to
-// the largest range read.
+// memory (values and levels), so a Column that is read repeatedly stops
+// allocating once its buffers have grown to the largest range read. The
+// buffers a read needs only while it decodes (the pages, their levels,
+// the dictionary) are not kept in the Column: the Reader's reads share
+// them.
 //
 // Values are dense: only non-null values are stored, in order, in the one
 // slice that matches Leaf.Kind; the other slices are empty.
@@ -54,8 +56,6 @@ type Column struct {
 
 	DefLevels []byte
 	RepLevels []byte
-
-	dec decoder
 }
 
 // Len returns the number of (non-null) values held.

@@ -25,8 +25,8 @@ type scratch struct {
 	limit   int64  // MaxPageSize
 }
 
-// decoder decodes one column chunk at a time. It lives in a Column so that
-// its buffers are reused by the next read into that Column.
+// decoder decodes one column chunk at a time. A read borrows one from
+// decoders (see borrowDecoder) for as long as it decodes.
 type decoder struct {
 	cfg   config
 	leaf  *Leaf
@@ -45,12 +45,12 @@ type decoder struct {
 	page       page
 	dict       dictionary
 
-	bufs     *chunkBuffers // from pageBuffers, while a chunk is decoded
-	scratch  []byte        // decompressed page
-	src      bytes.Reader  // the compressed page, for streaming decoders
+	scratch  []byte       // decompressed page
+	src      bytes.Reader // the compressed page, for streaming decoders
 	tmp      scratch
 	rep, def []byte  // levels of the current page
 	idx      []int32 // dictionary indexes of the current page
+	part     values  // values of the current page, when a read keeps part of them
 
 	// Position. pageNum is -1 outside a page; pageRow is the row at which the
 	// current page starts, or -1 if unknown.
@@ -78,6 +78,7 @@ type request struct {
 	numRows   int64 // rows in the row group
 	numValues int64 // level entries in the chunk, per its metadata
 	col       *Column
+	dec       *decoder // borrowed for the read
 }
 
 func (d *decoder) init(cfg config, leaf *Leaf, codec format.CompressionCodec) {
@@ -514,12 +515,19 @@ func (d *decoder) appendValues(enc format.Encoding, values []byte, nonNull, skip
 	if err := d.charge(col, levelBytes+d.valueBytes(keep, values)); err != nil {
 		return err
 	}
-	base := s.length(d.leaf.Kind, d.leaf.TypeLength)
-	if err := decodeValues(d.leaf, enc, values, nonNull, s, &d.tmp); err != nil {
+	if skip == 0 && keep == nonNull {
+		return decodeValues(d.leaf, enc, values, nonNull, s, &d.tmp)
+	}
+	// Part of the page is kept: a page can hold a whole row group (DuckDB
+	// writes one page per chunk) that several reads share, and the Column
+	// holds only the values kept. PLAIN values are cut from the page
+	// before decoding; others are decoded into the decoder's buffers.
+	if kept, ok := plainRange(d.leaf, enc, values, nonNull, skip, keep); ok {
+		return decodeValues(d.leaf, enc, kept, keep, s, &d.tmp)
+	}
+	all := d.part.sink(d.leaf.Kind)
+	if err := decodeValues(d.leaf, enc, values, nonNull, all, &d.tmp); err != nil {
 		return err
 	}
-	if skip > 0 || keep < nonNull {
-		s.trim(d.leaf, base, skip, keep)
-	}
-	return nil
+	return s.appendRange(d.leaf, all, skip, keep)
 }

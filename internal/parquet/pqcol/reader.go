@@ -172,7 +172,8 @@ func (r *Reader) read(ctx context.Context, rg, column int, from, to int64, whole
 		return e
 	}
 	dst.reset(leaf, rg, from)
-	d := &dst.dec
+	d := borrowDecoder()
+	defer d.release()
 	defer func() {
 		if v := recover(); v != nil {
 			err = &PanicError{Value: v, Stack: debug.Stack()}
@@ -189,17 +190,15 @@ func (r *Reader) read(ctx context.Context, rg, column int, from, to int64, whole
 		return nil
 	}
 	return r.decode(ctx, rg, column, meta, &request{from: from, to: to, whole: whole, toEnd: to == meta.NumRows,
-		numRows: meta.NumRows, col: dst})
+		numRows: meta.NumRows, col: dst, dec: d})
 }
 
 // decode checks the column chunk's metadata, positions the decoder and runs
 // it.
 func (r *Reader) decode(ctx context.Context, rg, column int, meta *format.RowGroup, req *request) error {
-	d := &req.col.dec
+	d := req.dec
 	leaf := &r.leaves[column]
 	d.init(r.cfg, leaf, 0)
-	d.borrowBuffers()
-	defer d.returnBuffers()
 	if err := r.errs[column]; err != nil {
 		return err
 	}

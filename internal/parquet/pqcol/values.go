@@ -233,40 +233,59 @@ func decodeBooleans(enc format.Encoding, data []byte, n int, dst *[]bool, scratc
 	return nil
 }
 
-// trim keeps, of the values appended to s after the first base, only those
-// numbered [skip, skip+keep).
-func (s sink) trim(leaf *Leaf, base, skip, keep int) {
-	switch leaf.Kind {
-	case parquet.Boolean:
-		*s.boolean = cut(*s.boolean, base, skip, keep)
-	case parquet.Int32:
-		*s.int32 = cut(*s.int32, base, skip, keep)
-	case parquet.Int64:
-		*s.int64 = cut(*s.int64, base, skip, keep)
-	case parquet.Int96:
-		*s.int96 = cut(*s.int96, base, skip, keep)
-	case parquet.Float:
-		*s.float = cut(*s.float, base, skip, keep)
-	case parquet.Double:
-		*s.double = cut(*s.double, base, skip, keep)
-	case parquet.FixedLenByteArray:
-		w := leaf.TypeLength
-		*s.bytes = cut(*s.bytes, base*w, skip*w, keep*w)
-	case parquet.ByteArray:
-		offs, data := *s.offsets, *s.bytes
-		start, from, to := offs[base], offs[base+skip], offs[base+skip+keep]
-		copy(data[start:], data[from:to])
-		for i := range keep {
-			offs[base+1+i] = offs[base+skip+1+i] - (from - start)
-		}
-		*s.offsets = offs[:base+1+keep]
-		*s.bytes = data[:start+(to-from)]
-	}
+// values are typed buffers that a decoder decodes a page's values into
+// when a read keeps only part of them (see decoder.appendValues).
+type values struct {
+	boolean []bool
+	int32   []int32
+	int64   []int64
+	int96   []deprecated.Int96
+	float   []float32
+	double  []float64
+	bytes   []byte
+	offsets []uint32
 }
 
-func cut[T any](v []T, base, skip, keep int) []T {
-	if skip > 0 {
-		copy(v[base:], v[base+skip:base+skip+keep])
+// sink empties v and returns a sink over it for values of kind.
+func (v *values) sink(kind parquet.Kind) sink {
+	v.boolean, v.int32, v.int64, v.int96 = v.boolean[:0], v.int32[:0], v.int64[:0], v.int96[:0]
+	v.float, v.double, v.bytes, v.offsets = v.float[:0], v.double[:0], v.bytes[:0], v.offsets[:0]
+	if kind == parquet.ByteArray {
+		v.offsets = append(v.offsets, 0)
 	}
-	return v[:base+keep]
+	return sink{&v.boolean, &v.int32, &v.int64, &v.int96, &v.float, &v.double, &v.bytes, &v.offsets}
+}
+
+// appendRange appends values [skip, skip+keep) of src to s.
+func (s sink) appendRange(leaf *Leaf, src sink, skip, keep int) error {
+	switch leaf.Kind {
+	case parquet.Boolean:
+		*s.boolean = append(*s.boolean, (*src.boolean)[skip:skip+keep]...)
+	case parquet.Int32:
+		*s.int32 = append(*s.int32, (*src.int32)[skip:skip+keep]...)
+	case parquet.Int64:
+		*s.int64 = append(*s.int64, (*src.int64)[skip:skip+keep]...)
+	case parquet.Int96:
+		*s.int96 = append(*s.int96, (*src.int96)[skip:skip+keep]...)
+	case parquet.Float:
+		*s.float = append(*s.float, (*src.float)[skip:skip+keep]...)
+	case parquet.Double:
+		*s.double = append(*s.double, (*src.double)[skip:skip+keep]...)
+	case parquet.FixedLenByteArray:
+		w := leaf.TypeLength
+		*s.bytes = append(*s.bytes, (*src.bytes)[skip*w:(skip+keep)*w]...)
+	case parquet.ByteArray:
+		offs := (*src.offsets)[skip : skip+keep+1]
+		base := len(*s.bytes)
+		if int64(base)+int64(offs[keep]-offs[0]) > math.MaxUint32 {
+			return ErrTooLarge
+		}
+		*s.bytes = append(*s.bytes, (*src.bytes)[offs[0]:offs[keep]]...)
+		o := slices.Grow(*s.offsets, keep)
+		for _, v := range offs[1:] {
+			o = append(o, uint32(base)+v-offs[0])
+		}
+		*s.offsets = o
+	}
+	return nil
 }

@@ -68,37 +68,27 @@ func (w *window) bytes(off int64, n int) ([]byte, error) {
 	return w.buf[:n], nil
 }
 
-// pageBuffers holds the byte buffers of decoders between reads: a
-// decoder's window and decompressed page are needed only while it
-// decodes a column chunk, and a column chunk's one page can be many
-// megabytes (DuckDB writes one page per chunk), so a reader's columns
-// share them, through the pool, instead of each keeping its own for as
-// long as its Column lives.
-var pageBuffers sync.Pool // of *chunkBuffers
+// decoders holds decoders between reads. A decoder's buffers (the
+// chunk's window, the decompressed page, a page's levels and dictionary
+// indexes, the dictionary) are needed only while it decodes a column
+// chunk, and a chunk's one page can be many megabytes (DuckDB writes one
+// page per chunk), so a read borrows a decoder for one chunk rather than
+// each Column keeping one for as long as the Column lives: values, levels
+// and dictionary values are copied out of its buffers.
+var decoders sync.Pool // of *decoder
 
-// chunkBuffers are the buffers a decoder borrows for one column chunk.
-type chunkBuffers struct {
-	win, page []byte
-}
-
-// borrowBuffers gives d a window buffer and a decompression buffer
-// from pageBuffers for one column chunk.
-func (d *decoder) borrowBuffers() {
-	b, _ := pageBuffers.Get().(*chunkBuffers)
-	if b == nil {
-		b = new(chunkBuffers)
+// borrowDecoder returns a decoder from the pool, or a new one.
+func borrowDecoder() *decoder {
+	if d, _ := decoders.Get().(*decoder); d != nil {
+		return d
 	}
-	d.bufs = b
-	d.win.buf, d.scratch = b.win[:0], b.page
+	return new(decoder)
 }
 
-// returnBuffers hands d's buffers back to pageBuffers: no slice of
-// them is used after the chunk is decoded, since values, levels and
-// dictionaries are copied out of the pages.
-func (d *decoder) returnBuffers() {
-	b := d.bufs
-	b.win, b.page = d.win.buf, d.scratch
-	d.bufs, d.win.buf, d.scratch = nil, nil, nil
+// release hands d back to the pool, keeping its buffers and nothing of
+// the file it read.
+func (d *decoder) release() {
+	d.win.r, d.leaf = nil, nil
 	d.src.Reset(nil)
-	pageBuffers.Put(b)
+	decoders.Put(d)
 }

@@ -419,24 +419,33 @@ func (d *decoder) selectLevels(n int, req *request) (lo, hi int, rows int64) {
 		d.nextRow += started // the whole page is wanted
 		return 0, n, started
 	}
-	lo, hi = -1, n
-	row := firstRow
-	for i, r := range d.rep[:n] {
-		if r == 0 {
-			row = d.nextRow
+	// The k-th level 0 of the page (from 0) starts row first+k. Entries
+	// from the one starting row req.from (or the first, if the page's
+	// first row is wanted) to the one starting row req.to are wanted.
+	rep := d.rep[:n]
+	if n == 0 {
+		return 0, 0, 0
+	}
+	if firstRow >= req.to {
+		d.done = true
+		if rep[0] == 0 {
 			d.nextRow++
 		}
-		if row >= req.to {
-			hi = i
-			d.done = true
-			break
-		}
-		if lo < 0 && row >= req.from {
-			lo = i
+		return 0, 0, 0
+	}
+	lo, hi = 0, n
+	if firstRow < req.from {
+		if lo = nthEqual(rep, 0, int(req.from-first)); lo < 0 {
+			lo = n
 		}
 	}
-	if lo < 0 {
-		lo = hi
+	if end := nthEqual(rep, 0, int(req.to-first)); end >= 0 {
+		hi = end
+		lo = min(lo, hi)
+		d.done = true
+		d.nextRow = req.to + 1
+	} else {
+		d.nextRow += started
 	}
 	return lo, hi, int64(countEqual(d.rep[lo:hi], 0))
 }

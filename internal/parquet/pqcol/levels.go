@@ -93,3 +93,28 @@ func decodeLevels(dst []byte, enc format.Encoding, maxLevel, n int, src []byte, 
 func countEqual(levels []byte, v byte) int {
 	return bytes.Count(levels, []byte{v})
 }
+
+// nthEqual returns the index of the level of levels equal to v that k
+// (from 0) such levels precede, or -1 if levels holds k or fewer. It
+// counts a block at a time (bytes.Count is vectorised) and looks at single
+// levels only in the block that holds it.
+func nthEqual(levels []byte, v byte, k int) int {
+	const block = 256
+	i := 0
+	for ; i+block <= len(levels); i += block {
+		c := countEqual(levels[i:i+block], v)
+		if c > k {
+			break
+		}
+		k -= c
+	}
+	for ; i < len(levels); i++ {
+		if levels[i] == v {
+			if k == 0 {
+				return i
+			}
+			k--
+		}
+	}
+	return -1
+}

@@ -562,9 +562,13 @@ func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr data
 			sp.keep = keep
 		}
 		// MaxReadSize bounds the span's columns together: each read is
-		// charged what the columns before it hold.
+		// charged what the columns read before it hold.
 		var held int64
-		for i, leaf := range of.plan.leaves() {
+		leaves := of.plan.leaves()
+		first := firstColumn(sp, of.r.NumRows(sp.rg), len(leaves))
+		for k := range leaves {
+			i := (first + k) % len(leaves)
+			leaf := leaves[i]
 			if ahead != nil && of.filter == nil {
 				// While this column chunk is decoded, the next one (of
 				// this span, or the first of the next) is read.
@@ -587,6 +591,23 @@ func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr data
 		}
 	}
 	return nil
+}
+
+// firstColumn returns the column of its n that a read of span sp, of a row
+// group of rows rows, reads first: the read of a range that starts at a
+// fraction f of its row group starts at the column at fraction f of the
+// columns, and goes on in order, round to the one before. The reads of a
+// row group's ranges, which workers make at the same time, then start at
+// different columns: a page that holds rows of several ranges (DuckDB
+// writes one page per chunk) is decompressed once for them (pqcol shares
+// it), and they share that work instead of one waiting while another
+// does it all. The order is a function of the span, so every run reads,
+// charges MaxReadSize and fails in the same order.
+func firstColumn(sp span, rows int64, n int) int {
+	if sp.from <= 0 || rows <= 0 || n == 0 {
+		return 0
+	}
+	return min(int(float64(sp.from)/float64(rows)*float64(n)), n-1)
 }
 
 // chunkRanges returns the byte ranges of n column chunks that the reads

@@ -52,6 +52,9 @@ type decoder struct {
 	idx      []int32 // dictionary indexes of the current page
 	part     values  // values of the current page, when a read keeps part of them
 
+	reader uint64      // the id of the Reader whose chunk is decoded
+	shared *sharedPage // the current page, when it came from or went to shared
+
 	// Position. pageNum is -1 outside a page; pageRow is the row at which the
 	// current page starts, or -1 if unknown.
 	pageNum    int
@@ -232,12 +235,19 @@ func (d *decoder) dataPage(ctx context.Context, p *page, req *request) error {
 	}
 	var values []byte
 	var err error
+	taken := 0 // the entries of a page from shared that the read takes
+	defer func() {
+		if d.shared != nil {
+			shared.release(d.shared, taken)
+			d.shared = nil
+		}
+	}()
 	if h.Type == format.DataPageV2 {
 		var skip bool
 		if values, skip, err = d.pageV2(ctx, p, n, req); err != nil || skip {
 			return err
 		}
-	} else if values, err = d.pageV1(ctx, p, n); err != nil {
+	} else if values, err = d.pageV1(ctx, p, n, req); err != nil {
 		return err
 	} else if maxRep > 0 {
 		d.startsRow = n > 0 && d.rep[0] == 0
@@ -252,6 +262,7 @@ func (d *decoder) dataPage(ctx context.Context, p *page, req *request) error {
 	}
 	d.atBoundary = false
 	lo, hi, rows := d.selectLevels(n, req)
+	taken = hi - lo
 	d.levels += int64(n)
 	return d.appendPage(enc, values, n, lo, hi, rows, req.col)
 }
@@ -334,10 +345,14 @@ func (d *decoder) skipRows(rows int64, levels int) {
 
 // pageV1 decompresses a data page v1 and decodes its levels into d.rep and
 // d.def, returning the encoded values that follow.
-func (d *decoder) pageV1(ctx context.Context, p *page, n int) ([]byte, error) {
+func (d *decoder) pageV1(ctx context.Context, p *page, n int, req *request) ([]byte, error) {
 	h := &p.header
 	v := &h.DataPageHeader.V
-	data, err := d.decompress(ctx, p.body, int(h.UncompressedPageSize))
+	rows := int64(-1) // a repeated column's rows are in the levels
+	if d.leaf.MaxRepetitionLevel == 0 {
+		rows = int64(n)
+	}
+	data, err := d.pageData(ctx, p, p.body, int(h.UncompressedPageSize), n, d.sharesPage(p, rows, req), req)
 	if err != nil {
 		return nil, err
 	}
@@ -376,8 +391,12 @@ func (d *decoder) pageV2(ctx context.Context, p *page, n int, req *request) (val
 			return nil, false, err
 		}
 	}
+	rows := int64(n)
+	if d.leaf.MaxRepetitionLevel > 0 {
+		rows = int64(countEqual(d.rep[:n], 0))
+	}
 	if !req.whole && d.leaf.MaxRepetitionLevel > 0 {
-		if rows := int64(countEqual(d.rep[:n], 0)); d.nextRow+rows <= req.from {
+		if d.nextRow+rows <= req.from {
 			d.skipRows(rows, n)
 			if d.leaf.MaxDefinitionLevel > 0 && n > 0 {
 				// The next page's first entry may continue this page's
@@ -392,7 +411,7 @@ func (d *decoder) pageV2(ctx context.Context, p *page, n int, req *request) (val
 	if compressed && len(values) > 0 {
 		// An empty values section (a page of nulls) is not a compressed
 		// stream and is not handed to the codec.
-		values, err = d.decompress(ctx, values, int(h.UncompressedPageSize)-rl-dl)
+		values, err = d.pageData(ctx, p, values, int(h.UncompressedPageSize)-rl-dl, n, d.sharesPage(p, rows, req), req)
 	}
 	return values, false, err
 }

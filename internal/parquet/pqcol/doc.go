@@ -61,6 +61,15 @@
 // lie at least 64 KiB apart, and a Reader keeps a bounded number of them
 // (see learn.go). Reading stops at the page where the range ends.
 //
+// A page that holds rows outside the range is decompressed whole, but the
+// Column receives only the values of the range: PLAIN values are cut
+// from the page before decoding, others are decoded into the read's own
+// buffers and the range copied out. Those buffers, like the pages', are
+// borrowed for the read and shared by the reads that follow, so a Column
+// holds its values and levels and nothing else, however large the pages
+// it was read from (DuckDB writes one page per column chunk, which every
+// range of the row group reads).
+//
 // # Page indexes
 //
 // [Reader.OffsetIndex] and [Reader.ColumnIndex] return a column chunk's

@@ -1,6 +1,9 @@
 package pqcol
 
 import (
+	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -89,5 +92,151 @@ func TestPartialReadsOfOtherWriters(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// sharedOf returns the pages that shared holds for r, by offset.
+func sharedOf(r *Reader) map[int64]*sharedPage {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	out := map[int64]*sharedPage{}
+	for k, e := range shared.pages {
+		if k.reader == r.id {
+			out[k.offset] = e
+		}
+	}
+	return out
+}
+
+// writeOnePage writes rows of genRow in one row group whose column chunks
+// are one zstd page each, and returns the file's path.
+func writeOnePage(t *testing.T, rows int) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "onepage.parquet")
+	writeGenerated(t, path, genRows(rows, 9), parquet.PageBufferSize(64<<20), parquet.MaxRowsPerRowGroup(int64(rows)),
+		parquet.Compression(&parquet.Zstd))
+	return path
+}
+
+// TestPartialReadsSharePages reads a row group of one-page chunks in
+// thirds: the first third's read leaves each page for the others (one
+// entry per column), the second takes the same entries, and once the
+// third has taken the rest none is left.
+func TestPartialReadsSharePages(t *testing.T) {
+	r := openTest(t, writeOnePage(t, 3000), "onepage.parquet")
+	var col Column
+	read := func(from, to int64) {
+		t.Helper()
+		for c := range r.Leaves() {
+			if err := r.ReadColumnRange(t.Context(), 0, c, from, to, &col); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	read(0, 1000)
+	after1 := sharedOf(r)
+	if len(after1) != len(r.Leaves()) {
+		t.Fatalf("after the first third: %d pages shared, want one per column (%d)", len(after1), len(r.Leaves()))
+	}
+	read(1000, 2000)
+	after2 := sharedOf(r)
+	for off, e := range after1 {
+		if after2[off] != e || e.users != 0 || e.left <= 0 {
+			t.Fatalf("page at %d after the second third: %+v, want the first third's entry, unused, with entries left", off, after2[off])
+		}
+	}
+	read(2000, 3000)
+	if left := sharedOf(r); len(left) != 0 {
+		t.Fatalf("after the last third: %d pages still shared", len(left))
+	}
+}
+
+// TestSharedPagesConcurrently reads the halves and thirds of a row group
+// of one-page chunks from several goroutines at once, through one Reader,
+// many times: every read gives the rows of the whole chunk's read.
+func TestSharedPagesConcurrently(t *testing.T) {
+	r := openTest(t, writeOnePage(t, 3000), "onepage.parquet")
+	whole, err := readAll(t.Context(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 20 {
+		parts := splits(3000, 2+round%2)
+		errs := make(chan error, len(parts))
+		for _, s := range parts {
+			go func() {
+				var col Column
+				for c, leaf := range r.Leaves() {
+					if err := r.ReadColumnRange(t.Context(), 0, c, s[0], s[1], &col); err != nil {
+						errs <- err
+						return
+					}
+					if err := equalFlat(normalize(flatOf(&col)), sliceRows(whole[0][c], &leaf, s[0], s[1])); err != nil {
+						errs <- fmt.Errorf("%s, rows [%d, %d): %v", leaf.PathString(), s[0], s[1], err)
+						return
+					}
+				}
+				errs <- nil
+			}()
+		}
+		for range parts {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+	}
+	if left := sharedOf(r); len(left) != 0 {
+		t.Fatalf("%d pages still shared after every range was read", len(left))
+	}
+}
+
+// TestSharedPageCorrupt damages the one zstd page of a column chunk: reads
+// of its halves, at once and one after the other, each fail naming the
+// page, as a read of the whole chunk does, and leave nothing shared.
+func TestSharedPageCorrupt(t *testing.T) {
+	path := writeOnePage(t, 3000)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := openTest(t, path, "onepage.parquet")
+	c, ok := r.LookupLeaf("id")
+	if !ok {
+		t.Fatal("no column id")
+	}
+	cm := r.File().Metadata().RowGroups[0].Columns[c].MetaData
+	mid := cm.DataPageOffset + cm.TotalCompressedSize/2
+	for i := range int64(16) {
+		data[mid+i] ^= 0x5a
+	}
+	bad := filepath.Join(t.TempDir(), "bad.parquet")
+	if err := os.WriteFile(bad, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = openTest(t, bad, "bad.parquet", VerifyChecksums(false))
+	check := func(err error) {
+		t.Helper()
+		var e *Error
+		if !errors.Is(err, ErrCorrupt) || !errors.As(err, &e) || e.Column != "id" || e.Page != 0 {
+			t.Fatalf("got %v, want a corruption error naming column id, page 0", err)
+		}
+	}
+	var col Column
+	check(r.ReadColumn(t.Context(), 0, c, &col))
+	for range 10 {
+		errs := make(chan error, 2)
+		for _, s := range splits(3000, 2) {
+			go func() {
+				var col Column
+				errs <- r.ReadColumnRange(t.Context(), 0, c, s[0], s[1], &col)
+			}()
+		}
+		check(<-errs)
+		check(<-errs)
+	}
+	check(r.ReadColumnRange(t.Context(), 0, c, 0, 1500, &col))
+	check(r.ReadColumnRange(t.Context(), 0, c, 1500, 3000, &col))
+	if left := sharedOf(r); len(left) != 0 {
+		t.Fatalf("%d pages still shared after failed reads", len(left))
 	}
 }

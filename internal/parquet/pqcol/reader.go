@@ -17,6 +17,7 @@ import (
 // buffers. It holds no per-read state: one Reader may serve any number of
 // goroutines at once, each reading into its own Column.
 type Reader struct {
+	id     uint64 // the key of its pages in shared
 	name   string
 	file   *parquet.File
 	leaves []Leaf
@@ -77,7 +78,7 @@ func NewReader(name string, f *parquet.File, options ...Option) (*Reader, error)
 		return nil, err
 	}
 	chunks := len(f.Metadata().RowGroups) * len(leaves)
-	return &Reader{name: name, file: f, leaves: leaves, errs: errs, cfg: cfg,
+	return &Reader{id: readerIDs.Add(1), name: name, file: f, leaves: leaves, errs: errs, cfg: cfg,
 		indexes:    make([]atomic.Pointer[format.OffsetIndex], chunks),
 		colIndexes: make([]atomic.Pointer[format.ColumnIndex], chunks),
 		learned:    make([]atomic.Pointer[learned], chunks)}, nil
@@ -223,7 +224,7 @@ func (r *Reader) decode(ctx context.Context, rg, column int, meta *format.RowGro
 	if err != nil {
 		return err
 	}
-	d.codec = cm.Codec
+	d.codec, d.reader = cm.Codec, r.id
 	d.win.reset(r.file, start, end)
 	d.end, d.size = end, r.file.Size()
 	req.numValues = cm.NumValues

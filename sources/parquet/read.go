@@ -371,9 +371,7 @@ func (run *parquetRun[T]) evict() {
 		if victim < 0 {
 			return // every open file is in use
 		}
-		if f := run.files[victim].f; f != nil {
-			f.Close()
-		}
+		run.files[victim].close()
 		delete(run.files, victim)
 		run.open_--
 	}
@@ -461,11 +459,19 @@ func (run *parquetRun[T]) close() {
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	for _, of := range run.files {
-		if of.f != nil {
-			of.f.Close()
-		}
+		of.close()
 	}
 	run.files, run.open_ = nil, 0
+}
+
+// close closes the file and lets go of what its Reader holds.
+func (of *openFile[T]) close() {
+	if of.r != nil {
+		of.r.Close()
+	}
+	if of.f != nil {
+		of.f.Close()
+	}
 }
 
 // read pushes the rows of one fragment.

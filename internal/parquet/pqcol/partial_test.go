@@ -240,3 +240,23 @@ func TestSharedPageCorrupt(t *testing.T) {
 		t.Fatalf("%d pages still shared after failed reads", len(left))
 	}
 }
+
+// TestCloseDropsSharedPages reads the first half of a row group of
+// one-page chunks, which leaves each page for the second half's read, and
+// closes the Reader: nothing is left.
+func TestCloseDropsSharedPages(t *testing.T) {
+	r := openTest(t, writeOnePage(t, 2000), "onepage.parquet")
+	var col Column
+	for c := range r.Leaves() {
+		if err := r.ReadColumnRange(t.Context(), 0, c, 0, 1000, &col); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(sharedOf(r)); n != len(r.Leaves()) {
+		t.Fatalf("%d pages shared, want %d", n, len(r.Leaves()))
+	}
+	r.Close()
+	if n := len(sharedOf(r)); n != 0 {
+		t.Fatalf("%d pages shared after Close", n)
+	}
+}

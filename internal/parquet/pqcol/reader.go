@@ -84,6 +84,14 @@ func NewReader(name string, f *parquet.File, options ...Option) (*Reader, error)
 		learned:    make([]atomic.Pointer[learned], chunks)}, nil
 }
 
+// Close lets go of the pages that the Reader's reads of parts of row
+// groups left decompressed for each other (see "Row ranges" in the package
+// documentation): a Reader that is done with before all ranges of a row
+// group are read, as when a run fails or is cancelled, holds none. It
+// does not close the file, which the caller owns. The Reader must not be
+// read after Close.
+func (r *Reader) Close() { shared.drop(r.id) }
+
 // Name returns the name the file was given.
 func (r *Reader) Name() string { return r.name }
 

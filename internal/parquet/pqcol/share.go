@@ -2,6 +2,7 @@ package pqcol
 
 import (
 	"context"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 
@@ -33,8 +34,21 @@ var shared = pageShare{pages: map[pageKey]*sharedPage{}}
 // readerIDs numbers Readers, for the keys of shared.
 var readerIDs atomic.Uint64
 
-// sharedBuffers holds the buffers of pages that left shared, for the next.
-var sharedBuffers sync.Pool // of *[]byte
+// sharedBuffers holds the buffers of pages that left shared, for the
+// next, by size: class k holds buffers of 1<<k bytes, so that a page of
+// a few hundred kilobytes and one of several megabytes, which alternate
+// in a row group, do not take each other's buffer and drop it.
+var sharedBuffers [bits.UintSize]sync.Pool // of *[]byte
+
+// sharedBuffer returns an empty buffer of at least size bytes, its
+// capacity a power of two.
+func sharedBuffer(size int) []byte {
+	k := bits.Len(uint(size - 1))
+	if b, _ := sharedBuffers[k].Get().(*[]byte); b != nil {
+		return *b
+	}
+	return make([]byte, 0, 1<<k)
+}
 
 type pageKey struct {
 	reader uint64 // the Reader's id
@@ -47,10 +61,11 @@ type sharedPage struct {
 	size   int64         // the decompressed size, as the page header declares
 	done   chan struct{} // closed once data or failed is set
 	data   []byte
-	failed bool  // decompressing failed: each read decompresses it itself
-	left   int64 // level entries of the page that no read has taken yet
-	users  int   // reads using data; under pageShare.mu
-	gone   bool  // no longer in pages; under pageShare.mu
+	buf    []byte // the buffer data was decompressed into, from sharedBuffer
+	failed bool   // decompressing failed: each read decompresses it itself
+	left   int64  // level entries of the page that no read has taken yet
+	users  int    // reads using data; under pageShare.mu
+	gone   bool   // no longer in pages; under pageShare.mu
 }
 
 type pageShare struct {
@@ -119,16 +134,27 @@ func (s *pageShare) remove(e *sharedPage) {
 // recycle keeps e's buffer for another page once e has left and no read
 // uses it; under mu.
 func (s *pageShare) recycle(e *sharedPage) {
-	if e.gone && e.users == 0 && e.data != nil {
-		b := e.data[:0]
-		e.data = nil
-		sharedBuffers.Put(&b)
+	if e.gone && e.users == 0 && e.buf != nil {
+		b := e.buf[:0]
+		e.buf, e.data = nil, nil
+		sharedBuffers[bits.Len(uint(cap(b)))-1].Put(&b)
+	}
+}
+
+// drop removes the pages of the Reader with the given id.
+func (s *pageShare) drop(reader uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, e := range s.pages {
+		if k.reader == reader {
+			s.remove(e)
+		}
 	}
 }
 
 // fill sets the page of an entry that acquire made, or marks it failed
 // and removes it.
-func (s *pageShare) fill(e *sharedPage, data []byte, err error) {
+func (s *pageShare) fill(e *sharedPage, buf, data []byte, err error) {
 	s.mu.Lock()
 	if err != nil {
 		e.failed = true
@@ -136,7 +162,7 @@ func (s *pageShare) fill(e *sharedPage, data []byte, err error) {
 			s.remove(e)
 		}
 	} else {
-		e.data = data
+		e.buf, e.data = buf, data
 	}
 	s.mu.Unlock()
 	close(e.done)
@@ -183,14 +209,14 @@ func (d *decoder) pageData(ctx context.Context, p *page, src []byte, size, n int
 	}
 	// The page is decompressed into a buffer of its own, not the
 	// decoder's, which the next page reuses.
-	scratch := d.scratch
-	d.scratch = nil
-	if b, _ := sharedBuffers.Get().(*[]byte); b != nil {
-		d.scratch = *b
-	}
+	scratch, buf := d.scratch, sharedBuffer(size+1) // zstd decodes into one more byte
+	d.scratch = buf
 	data, err := d.decompress(ctx, src, size)
+	if cap(d.scratch) != cap(buf) {
+		buf = nil // the codec took a buffer of its own: not one of sharedBuffers'
+	}
 	d.scratch = scratch
-	shared.fill(e, data, err)
+	shared.fill(e, buf, data, err)
 	if err != nil {
 		shared.release(e, 0)
 		return nil, err

@@ -70,6 +70,13 @@
 // it was read from (DuckDB writes one page per column chunk, which every
 // range of the row group reads).
 //
+// Such a page is decompressed once for all the ranges that need it: the
+// first read leaves it, decompressed, for the reads of its other rows,
+// which wait for it if it is being decompressed (see share.go). A page
+// leaves once its rows are all read, when the pages left pass 64 MiB
+// (oldest first), or when its Reader is closed ([Reader.Close]). Values
+// and errors are those of a read that decompresses every page itself.
+//
 // # Page indexes
 //
 // [Reader.OffsetIndex] and [Reader.ColumnIndex] return a column chunk's

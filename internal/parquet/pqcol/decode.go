@@ -553,7 +553,8 @@ func (d *decoder) appendValues(enc format.Encoding, values []byte, nonNull, skip
 	if kept, ok := plainRange(d.leaf, enc, values, nonNull, skip, keep); ok {
 		return decodeValues(d.leaf, enc, kept, keep, s, &d.tmp)
 	}
-	all := d.part.sink(d.leaf.Kind)
+	d.part.reset()
+	all := d.part.sink()
 	if err := decodeValues(d.leaf, enc, values, nonNull, all, &d.tmp); err != nil {
 		return err
 	}

@@ -5,38 +5,19 @@ import (
 	"slices"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/format"
 )
 
 // dictionary holds the decoded dictionary page of a column chunk, in the
 // same typed layout as a Column's values.
 type dictionary struct {
-	loaded  bool
-	boolean []bool
-	int32   []int32
-	int64   []int64
-	int96   []deprecated.Int96
-	float   []float32
-	double  []float64
-	bytes   []byte
-	offsets []uint32
+	loaded bool
+	values
 }
 
 func (d *dictionary) reset() {
 	d.loaded = false
-	d.boolean = d.boolean[:0]
-	d.int32 = d.int32[:0]
-	d.int64 = d.int64[:0]
-	d.int96 = d.int96[:0]
-	d.float = d.float[:0]
-	d.double = d.double[:0]
-	d.bytes = d.bytes[:0]
-	d.offsets = append(d.offsets[:0], 0)
-}
-
-func (d *dictionary) sink() sink {
-	return sink{&d.boolean, &d.int32, &d.int64, &d.int96, &d.float, &d.double, &d.bytes, &d.offsets}
+	d.values.reset()
 }
 
 // load decodes a dictionary page's n PLAIN values.

@@ -30,28 +30,6 @@ func (c *Column) sink() sink {
 	return sink{&c.Boolean, &c.Int32, &c.Int64, &c.Int96, &c.Float, &c.Double, &c.Bytes, &c.Offsets}
 }
 
-// length returns how many values of kind the sink holds.
-func (s sink) length(kind parquet.Kind, width int) int {
-	switch kind {
-	case parquet.Boolean:
-		return len(*s.boolean)
-	case parquet.Int32:
-		return len(*s.int32)
-	case parquet.Int64:
-		return len(*s.int64)
-	case parquet.Int96:
-		return len(*s.int96)
-	case parquet.Float:
-		return len(*s.float)
-	case parquet.Double:
-		return len(*s.double)
-	case parquet.ByteArray:
-		return len(*s.offsets) - 1
-	default:
-		return len(*s.bytes) / width
-	}
-}
-
 // decodeValues decodes n values of leaf's physical type from data, encoded
 // with enc (not a dictionary encoding), and appends them to s. data may hold
 // more values than n (padding); the extra ones are dropped.
@@ -233,8 +211,9 @@ func decodeBooleans(enc format.Encoding, data []byte, n int, dst *[]bool, scratc
 	return nil
 }
 
-// values are typed buffers that a decoder decodes a page's values into
-// when a read keeps only part of them (see decoder.appendValues).
+// values are typed buffers of decoded values, in a Column's layout: a
+// dictionary's, and a page's when a read keeps only part of them (see
+// decoder.appendValues).
 type values struct {
 	boolean []bool
 	int32   []int32
@@ -246,13 +225,14 @@ type values struct {
 	offsets []uint32
 }
 
-// sink empties v and returns a sink over it for values of kind.
-func (v *values) sink(kind parquet.Kind) sink {
+// reset empties v.
+func (v *values) reset() {
 	v.boolean, v.int32, v.int64, v.int96 = v.boolean[:0], v.int32[:0], v.int64[:0], v.int96[:0]
-	v.float, v.double, v.bytes, v.offsets = v.float[:0], v.double[:0], v.bytes[:0], v.offsets[:0]
-	if kind == parquet.ByteArray {
-		v.offsets = append(v.offsets, 0)
-	}
+	v.float, v.double, v.bytes, v.offsets = v.float[:0], v.double[:0], v.bytes[:0], append(v.offsets[:0], 0)
+}
+
+// sink returns a sink over v.
+func (v *values) sink() sink {
 	return sink{&v.boolean, &v.int32, &v.int64, &v.int96, &v.float, &v.double, &v.bytes, &v.offsets}
 }
 

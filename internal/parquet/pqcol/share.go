@@ -2,6 +2,7 @@ package pqcol
 
 import (
 	"context"
+	"errors"
 	"math/bits"
 	"sync"
 	"sync/atomic"
@@ -180,6 +181,9 @@ func (s *pageShare) release(e *sharedPage, n int) {
 	s.recycle(e)
 }
 
+// errAbandoned marks a page whose decompression panicked.
+var errAbandoned = errors.New("pqcol: decompressing the page panicked")
+
 // pageData returns the decompressed form of src, the compressed part of
 // the data page p of n level entries, size bytes once decompressed. A read
 // of part of a row group looks the page up in shared first, and leaves it
@@ -211,7 +215,18 @@ func (d *decoder) pageData(ctx context.Context, p *page, src []byte, size, n int
 	// decoder's, which the next page reuses.
 	scratch, buf := d.scratch, sharedBuffer(size+1) // zstd decodes into one more byte
 	d.scratch = buf
+	filled := false
+	defer func() {
+		if !filled {
+			// Decompressing panicked (the read recovers it): the reads
+			// waiting for the page decompress it themselves.
+			d.scratch = scratch
+			shared.fill(e, nil, nil, errAbandoned)
+			shared.release(e, 0)
+		}
+	}()
 	data, err := d.decompress(ctx, src, size)
+	filled = true
 	if cap(d.scratch) != cap(buf) {
 		buf = nil // the codec took a buffer of its own: not one of sharedBuffers'
 	}

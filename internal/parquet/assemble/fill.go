@@ -1,6 +1,7 @@
 package assemble
 
 import (
+	"bytes"
 	"fmt"
 	"unsafe"
 
@@ -58,21 +59,27 @@ func (g numGetter[S, D]) list(off uintptr, maxDef, repDef int) fillFunc {
 		for i, v := range src[cur.val : cur.val+vals] {
 			arena[i] = D(v)
 		}
-		reps, defs := c.RepLevels, c.DefLevels
+		// With no null element, a row's entries are all elements, but for
+		// an empty or null list's one entry; rows start at repetition
+		// level 0.
+		reps, defs := c.RepLevels[:end], c.DefLevels
 		l, k := cur.lvl, 0
 		for r := range n {
-			start := k
-			for first := true; l < end && (first || reps[l] != 0); first = false {
-				if int(defs[l]) >= repDef {
-					k++
-				}
-				l++
+			next := end
+			if i := bytes.IndexByte(reps[l+1:], 0); i >= 0 {
+				next = l + 1 + i
+			}
+			m := next - l
+			if m == 1 && int(defs[l]) < repDef {
+				m = 0
 			}
 			var s []D
-			if k > start {
-				s = arena[start:k:k]
+			if m > 0 {
+				s = arena[k : k+m : k+m]
 			}
 			*at[[]D](base, r, stride, off) = s
+			k += m
+			l = next
 		}
 		cur.lvl, cur.val = end, cur.val+vals
 		return nil
@@ -80,26 +87,33 @@ func (g numGetter[S, D]) list(off uintptr, maxDef, repDef int) fillFunc {
 }
 
 // listExtent finds where n rows of a repeated column end, starting at
-// cur, and counts their elements and non-null values.
+// cur, and counts their elements and non-null values. Row r starts at the
+// r-th repetition level 0 from cur (found a block at a time, see
+// pqcol.NthLevel); the counts are of definition levels, by value.
 func listExtent(c *pqcol.Column, cur *cursor, n, maxDef, repDef int) (end, elems, vals int, err error) {
 	reps, defs := c.RepLevels, c.DefLevels
 	if len(defs) != len(reps) {
 		return 0, 0, 0, fmt.Errorf("%d definition levels but %d repetition levels", len(defs), len(reps))
 	}
-	end = cur.lvl
-	for r := range n {
-		if end >= len(reps) || reps[end] != 0 {
-			return 0, 0, 0, fmt.Errorf("row %d does not start at level entry %d", c.FirstRow+int64(r), end)
+	if n == 0 {
+		return cur.lvl, 0, 0, nil
+	}
+	if cur.lvl >= len(reps) || reps[cur.lvl] != 0 {
+		return 0, 0, 0, fmt.Errorf("row %d does not start at level entry %d", c.FirstRow, cur.lvl)
+	}
+	rest := reps[cur.lvl:]
+	if end = pqcol.NthLevel(rest, 0, n); end < 0 {
+		if rows := bytes.Count(rest, []byte{0}); rows < n {
+			return 0, 0, 0, fmt.Errorf("row %d does not start at level entry %d", c.FirstRow+int64(rows), len(reps))
 		}
-		for first := true; end < len(reps) && (first || reps[end] != 0); first = false {
-			if int(defs[end]) >= repDef {
-				elems++
-			}
-			if int(defs[end]) == maxDef {
-				vals++
-			}
-			end++
-		}
+		end = len(rest)
+	}
+	end += cur.lvl
+	d := defs[cur.lvl:end]
+	vals = bytes.Count(d, []byte{byte(maxDef)})
+	elems = vals
+	for k := repDef; k < maxDef; k++ {
+		elems += bytes.Count(d, []byte{byte(k)})
 	}
 	return end, elems, vals, nil
 }

@@ -454,11 +454,11 @@ func (d *decoder) selectLevels(n int, req *request) (lo, hi int, rows int64) {
 	}
 	lo, hi = 0, n
 	if firstRow < req.from {
-		if lo = nthEqual(rep, 0, int(req.from-first)); lo < 0 {
+		if lo = NthLevel(rep, 0, int(req.from-first)); lo < 0 {
 			lo = n
 		}
 	}
-	if end := nthEqual(rep, 0, int(req.to-first)); end >= 0 {
+	if end := NthLevel(rep, 0, int(req.to-first)); end >= 0 {
 		hi = end
 		lo = min(lo, hi)
 		d.done = true

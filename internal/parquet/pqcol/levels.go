@@ -94,11 +94,12 @@ func countEqual(levels []byte, v byte) int {
 	return bytes.Count(levels, []byte{v})
 }
 
-// nthEqual returns the index of the level of levels equal to v that k
-// (from 0) such levels precede, or -1 if levels holds k or fewer. It
-// counts a block at a time (bytes.Count is vectorised) and looks at single
-// levels only in the block that holds it.
-func nthEqual(levels []byte, v byte, k int) int {
+// NthLevel returns the index of the level of levels equal to v that k
+// (from 0) such levels precede, or -1 if levels holds k or fewer: with v
+// 0 in repetition levels, where row k starts. It counts a block at a time
+// (bytes.Count is vectorised) and looks at single levels only in the
+// block that holds the one sought.
+func NthLevel(levels []byte, v byte, k int) int {
 	const block = 256
 	i := 0
 	for ; i+block <= len(levels); i += block {

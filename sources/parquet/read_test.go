@@ -293,3 +293,69 @@ func TestParquetColumnBatchRelease(t *testing.T) {
 		}
 	}
 }
+
+// TestRangesReadAsWholeRowGroups reads the same files with row groups cut
+// into ranges (MaxRows(50): ranges of a third of a row group, whose
+// column chunks are one page each, so that the ranges share each page)
+// and whole, as records and as column batches, at parallelism 1, 2 and
+// 4: the same rows, IDs and values, in the same order.
+func TestRangesReadAsWholeRowGroups(t *testing.T) {
+	testutil.CheckGoroutines(t)
+	root, _ := hiveDataset(t)
+	records := func(n int, opts ...parquet.Option) []string {
+		var out []string
+		for _, it := range testutil.Items[sources.Record](t, flow.From(parquet.Records(root, opts...)).Parallel(n)) {
+			b, err := it.Value.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, it.ID.String()+" "+string(b))
+		}
+		return out
+	}
+	// A batch's columns, flattened per file and column: its values (byte
+	// arrays one by one) and levels, and its row IDs, in order.
+	batches := func(n int, opts ...parquet.Option) map[string][]string {
+		out := map[string][]string{}
+		for _, it := range testutil.Items[*parquet.ColumnBatch](t, flow.From(parquet.ReadColumns(root, opts...)).Parallel(n)) {
+			b := it.Value
+			for i := range b.NumRows {
+				out[b.File] = append(out[b.File], b.RowID(i).String())
+			}
+			for _, c := range b.Columns {
+				k := b.File + " " + c.Name
+				for _, v := range c.Int32 {
+					out[k] = append(out[k], fmt.Sprint(v))
+				}
+				for _, v := range c.Int64 {
+					out[k] = append(out[k], fmt.Sprint(v))
+				}
+				for _, v := range c.Double {
+					out[k] = append(out[k], fmt.Sprint(v))
+				}
+				for i := 0; i+1 < len(c.Offsets); i++ {
+					out[k] = append(out[k], string(c.Bytes[c.Offsets[i]:c.Offsets[i+1]]))
+				}
+				for _, l := range c.DefLevels {
+					out[k+" def"] = append(out[k+" def"], fmt.Sprint(l))
+				}
+				for _, l := range c.RepLevels {
+					out[k+" rep"] = append(out[k+" rep"], fmt.Sprint(l))
+				}
+			}
+		}
+		return out
+	}
+	wantRecords, wantBatches := records(1, parquet.MaxRows(1<<20)), batches(1, parquet.MaxRows(1<<20))
+	if len(wantRecords) < 1000 {
+		t.Fatalf("%d rows", len(wantRecords))
+	}
+	for _, n := range []int{1, 2, 4} {
+		if got := records(n, parquet.MaxRows(50)); !slices.Equal(got, wantRecords) {
+			t.Fatalf("records at parallelism %d differ from whole row groups' (%d rows against %d)", n, len(got), len(wantRecords))
+		}
+		if got := batches(n, parquet.MaxRows(50)); !reflect.DeepEqual(got, wantBatches) {
+			t.Fatalf("column batches at parallelism %d differ from whole row groups'", n)
+		}
+	}
+}

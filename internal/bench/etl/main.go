@@ -11,7 +11,8 @@
 //  3. the same Parquet into memory: rowflow's Parquet source into Go
 //     structs (the command internal/bench/etl/decode) against DuckDB's
 //     aggregate of every column (max(id), max(length(name)), sum(score),
-//     sum(len(tags)), sum(list_sum(tokens))), both decoding every value.
+//     sum(len(tags)), sum(list_sum(tokens))), both decoding every value,
+//     at one thread as well as at -threads.
 //
 // rowflow runs with lineage off (-row-id-column "") and on (the default
 // row_id columns). For each job and variant it prints the median wall
@@ -84,6 +85,8 @@ type job struct {
 	// decode: the job reads the input into memory and writes nothing
 	// (rowflow's side is the decode command, into structs).
 	decode bool
+	// threads, if not 0, is the job's threads instead of -threads.
+	threads int
 }
 
 // variant is one engine's run of a job.
@@ -151,8 +154,16 @@ func run(rows, rounds, threads int, jobNames []string, base string) error {
 					return err
 				}
 			}
-			jobs = append(jobs, job{name: "Parquet into structs", input: in, rowflowArgs: []string{in}, decode: true,
-				duckSQL: fmt.Sprintf("SELECT max(id), max(length(name)), sum(score), sum(len(tags)), sum(list_sum(tokens)) FROM read_parquet('%s')", in)})
+			// Decoding is measured at one thread too, the other
+			// figure.
+			decode := job{name: "Parquet into structs", input: in, rowflowArgs: []string{in}, decode: true,
+				duckSQL: fmt.Sprintf("SELECT max(id), max(length(name)), sum(score), sum(len(tags)), sum(list_sum(tokens)) FROM read_parquet('%s')", in)}
+			if threads > 1 {
+				one := decode
+				one.name, one.threads = "Parquet into structs, 1 thread", 1
+				jobs = append(jobs, one)
+			}
+			jobs = append(jobs, decode)
 		default:
 			return fmt.Errorf("no job %q (csv, parquet, decode)", name)
 		}
@@ -170,7 +181,11 @@ func run(rows, rounds, threads int, jobNames []string, base string) error {
 			return err
 		}
 		j.inBytes = st.Size()
-		vs := variants(j, rowflowBin, baseBin, duckBin, decodeBin, threads)
+		th := threads
+		if j.threads != 0 {
+			th = j.threads
+		}
+		vs := variants(j, rowflowBin, baseBin, duckBin, decodeBin, th)
 		res, err := measureAll(dir, vs, rounds, j.decode)
 		if err != nil {
 			return fmt.Errorf("%s: %w", j.name, err)

@@ -54,6 +54,7 @@ type decoder struct {
 
 	reader uint64      // the id of the Reader whose chunk is decoded
 	shared *sharedPage // the current page, when it came from or went to shared
+	late   bool        // shared is to go to shared if the levels say so
 
 	// Position. pageNum is -1 outside a page; pageRow is the row at which the
 	// current page starts, or -1 if unknown.
@@ -239,7 +240,7 @@ func (d *decoder) dataPage(ctx context.Context, p *page, req *request) error {
 	defer func() {
 		if d.shared != nil {
 			shared.release(d.shared, taken)
-			d.shared = nil
+			d.shared, d.late = nil, false
 		}
 	}()
 	if h.Type == format.DataPageV2 {
@@ -263,6 +264,9 @@ func (d *decoder) dataPage(ctx context.Context, p *page, req *request) error {
 	d.atBoundary = false
 	lo, hi, rows := d.selectLevels(n, req)
 	taken = hi - lo
+	if d.late && lo < hi && (lo > 0 || hi < n) {
+		shared.publish(d.shared, taken) // it holds rows of other reads too
+	}
 	d.levels += int64(n)
 	return d.appendPage(enc, values, n, lo, hi, rows, req.col)
 }
@@ -352,7 +356,7 @@ func (d *decoder) pageV1(ctx context.Context, p *page, n int, req *request) ([]b
 	if d.leaf.MaxRepetitionLevel == 0 {
 		rows = int64(n)
 	}
-	data, err := d.pageData(ctx, p, p.body, int(h.UncompressedPageSize), n, d.sharesPage(p, rows, req), req)
+	data, err := d.pageData(ctx, p, p.body, int(h.UncompressedPageSize), n, d.sharingOf(p, rows, req), req)
 	if err != nil {
 		return nil, err
 	}
@@ -411,7 +415,7 @@ func (d *decoder) pageV2(ctx context.Context, p *page, n int, req *request) (val
 	if compressed && len(values) > 0 {
 		// An empty values section (a page of nulls) is not a compressed
 		// stream and is not handed to the codec.
-		values, err = d.pageData(ctx, p, values, int(h.UncompressedPageSize)-rl-dl, n, d.sharesPage(p, rows, req), req)
+		values, err = d.pageData(ctx, p, values, int(h.UncompressedPageSize)-rl-dl, n, d.sharingOf(p, rows, req), req)
 	}
 	return values, false, err
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -110,11 +111,11 @@ func sharedOf(r *Reader) map[int64]*sharedPage {
 
 // writeOnePage writes rows of genRow in one row group whose column chunks
 // are one zstd page each, and returns the file's path.
-func writeOnePage(t *testing.T, rows int) string {
+func writeOnePage(t *testing.T, rows int, options ...parquet.WriterOption) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "onepage.parquet")
-	writeGenerated(t, path, genRows(rows, 9), parquet.PageBufferSize(64<<20), parquet.MaxRowsPerRowGroup(int64(rows)),
-		parquet.Compression(&parquet.Zstd))
+	writeGenerated(t, path, genRows(rows, 9), append([]parquet.WriterOption{parquet.PageBufferSize(64 << 20),
+		parquet.MaxRowsPerRowGroup(int64(rows)), parquet.Compression(&parquet.Zstd)}, options...)...)
 	return path
 }
 
@@ -152,21 +153,33 @@ func TestPartialReadsSharePages(t *testing.T) {
 }
 
 // TestSharedPagesConcurrently reads the halves and thirds of a row group
-// of one-page chunks from several goroutines at once, through one Reader,
-// many times: every read gives the rows of the whole chunk's read.
+// of one-page chunks (pages v1 and v2) from several goroutines at once,
+// through one Reader, many times, each goroutine starting at another
+// column as the Parquet source's workers do: every read gives the rows of
+// the whole chunk's read, and no page is left shared at the end.
 func TestSharedPagesConcurrently(t *testing.T) {
-	r := openTest(t, writeOnePage(t, 3000), "onepage.parquet")
+	for _, version := range []int{1, 2} {
+		t.Run(fmt.Sprintf("v%d", version), func(t *testing.T) {
+			sharedConcurrently(t, openTest(t, writeOnePage(t, 3000, parquet.DataPageVersion(version)), "onepage.parquet"))
+		})
+	}
+}
+
+func sharedConcurrently(t *testing.T, r *Reader) {
 	whole, err := readAll(t.Context(), r)
 	if err != nil {
 		t.Fatal(err)
 	}
+	leaves := r.Leaves()
 	for round := range 20 {
 		parts := splits(3000, 2+round%2)
 		errs := make(chan error, len(parts))
-		for _, s := range parts {
+		for i, s := range parts {
 			go func() {
 				var col Column
-				for c, leaf := range r.Leaves() {
+				for k := range leaves {
+					c := (k + i*len(leaves)/len(parts)) % len(leaves)
+					leaf := leaves[c]
 					if err := r.ReadColumnRange(t.Context(), 0, c, s[0], s[1], &col); err != nil {
 						errs <- err
 						return
@@ -258,5 +271,69 @@ func TestCloseDropsSharedPages(t *testing.T) {
 	r.Close()
 	if n := len(sharedOf(r)); n != 0 {
 		t.Fatalf("%d pages shared after Close", n)
+	}
+}
+
+// TestRangesLeaveNoPages reads every chunk of files of many pages without
+// a page index (pages v1 of repeated columns, whose rows only their levels
+// tell, and v2) in four ranges, first to last and last to first: each
+// read gives the rows of the whole chunk's, and once all ranges are read
+// no page is left shared: a page is left only for reads that need it.
+func TestRangesLeaveNoPages(t *testing.T) {
+	for name, path := range noIndexFiles(t) {
+		t.Run(name, func(t *testing.T) {
+			whole, err := readAll(t.Context(), openTest(t, path, "whole"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, backwards := range []bool{false, true} {
+				r := openTest(t, path, filepath.Base(path))
+				var col Column
+				for rg := range r.NumRowGroups() {
+					for c, leaf := range r.Leaves() {
+						parts := splits(r.NumRows(rg), 4)
+						if backwards {
+							slices.Reverse(parts)
+						}
+						for _, s := range parts {
+							if err := r.ReadColumnRange(t.Context(), rg, c, s[0], s[1], &col); err != nil {
+								t.Fatal(err)
+							}
+							if err := equalFlat(normalize(flatOf(&col)), sliceRows(whole[rg][c], &leaf, s[0], s[1])); err != nil {
+								t.Fatalf("row group %d, %s, rows [%d, %d): %v", rg, leaf.PathString(), s[0], s[1], err)
+							}
+						}
+					}
+				}
+				if left := sharedOf(r); len(left) != 0 {
+					t.Fatalf("backwards %v: %d pages left shared after every range was read", backwards, len(left))
+				}
+			}
+		})
+	}
+}
+
+// TestPublishAfterAnotherRead covers a page of n entries that two reads
+// decompress at once: one left it shared (as the chunk's last page), the
+// other decompressed its own and learned from the levels that it is
+// shared. Publishing the second takes its entries from the first's, which
+// leaves once the first has taken the rest.
+func TestPublishAfterAnotherRead(t *testing.T) {
+	s := pageShare{pages: map[pageKey]*sharedPage{}}
+	key := pageKey{reader: 1, offset: 4}
+	first, owner := s.acquire(key, 100, 10, true)
+	if !owner {
+		t.Fatal("the first read does not own the page")
+	}
+	s.fill(first, nil, make([]byte, 100), nil)
+	late := &sharedPage{key: key, size: 100, done: closed, left: 10, users: 1, gone: true}
+	s.publish(late, 6)
+	if s.pages[key] != first || first.left != 4 || !late.gone {
+		t.Fatalf("after the second read: %d pages, the first's entry has %d entries left; want the first's alone, 4 left", len(s.pages), first.left)
+	}
+	s.release(late, 6)
+	s.release(first, 4)
+	if len(s.pages) != 0 || s.held != 0 {
+		t.Fatalf("%d pages (%d bytes) left once both reads are done", len(s.pages), s.held)
 	}
 }

@@ -17,7 +17,10 @@ import (
 // page is decompressed once. The first read that needs it decompresses it
 // into a buffer of its own and leaves the buffer in shared; the reads of
 // its other rows take it from there, waiting for it while it is being
-// decompressed. A page leaves once reads have taken all its level entries,
+// decompressed. Where only the page's levels tell which rows it holds (a
+// page v1 of a repeated column, but a chunk's last), the read leaves it
+// once it has decoded them, and only if other reads need it (see
+// sharingOf). A page leaves once reads have taken all its level entries,
 // or, oldest first, when the pages held would pass sharedBytes; a read
 // that needs it after that decompresses it again. Its buffer is used again
 // for another page once it has left and no read uses it. The bytes are the
@@ -89,12 +92,18 @@ func (s *pageShare) acquire(key pageKey, size int64, entries int, add bool) (e *
 	if !add || size > sharedBytes {
 		return nil, false
 	}
-	for s.held+size > sharedBytes {
+	e = &sharedPage{key: key, size: size, done: make(chan struct{}), left: int64(entries), users: 1}
+	s.add(e)
+	return e, true
+}
+
+// add puts e in pages, making room for it; under mu.
+func (s *pageShare) add(e *sharedPage) {
+	for s.held+e.size > sharedBytes {
 		s.evictOldest()
 	}
-	e = &sharedPage{key: key, size: size, done: make(chan struct{}), left: int64(entries), users: 1}
-	s.pages[key] = e
-	s.held += size
+	s.pages[e.key] = e
+	s.held += e.size
 	if len(s.order) > 2*len(s.pages)+16 {
 		live := s.order[:0]
 		for _, o := range s.order {
@@ -106,7 +115,6 @@ func (s *pageShare) acquire(key pageKey, size int64, entries int, add bool) (e *
 		s.order = live
 	}
 	s.order = append(s.order, e)
-	return e, true
 }
 
 // evictOldest removes the page that came first; under mu. A page being
@@ -136,8 +144,15 @@ func (s *pageShare) remove(e *sharedPage) {
 // uses it; under mu.
 func (s *pageShare) recycle(e *sharedPage) {
 	if e.gone && e.users == 0 && e.buf != nil {
-		b := e.buf[:0]
+		putSharedBuffer(e.buf)
 		e.buf, e.data = nil, nil
+	}
+}
+
+// putSharedBuffer puts a buffer from sharedBuffer back; nil is ignored.
+func putSharedBuffer(b []byte) {
+	if b != nil {
+		b = b[:0]
 		sharedBuffers[bits.Len(uint(cap(b)))-1].Put(&b)
 	}
 }
@@ -169,6 +184,26 @@ func (s *pageShare) fill(e *sharedPage, buf, data []byte, err error) {
 	close(e.done)
 }
 
+// publish puts e, a page decompressed by a read that found out from its
+// levels that other reads need it too, and of which the read takes taken
+// level entries, in pages. If another read put the page there meanwhile,
+// the read's entries are taken from that one instead, so that it leaves
+// once the reads have taken all its entries.
+func (s *pageShare) publish(e *sharedPage, taken int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if o := s.pages[e.key]; o != nil {
+		if o.left -= int64(taken); o.left <= 0 {
+			s.remove(o)
+		}
+		return
+	}
+	if e.size <= sharedBytes {
+		s.add(e)
+		e.gone = false
+	}
+}
+
 // release records that a read is done with e, having taken n of its level
 // entries; e leaves once all are taken.
 func (s *pageShare) release(e *sharedPage, n int) {
@@ -184,19 +219,65 @@ func (s *pageShare) release(e *sharedPage, n int) {
 // errAbandoned marks a page whose decompression panicked.
 var errAbandoned = errors.New("pqcol: decompressing the page panicked")
 
+// sharing says whether a read leaves a page it decompresses for other
+// reads.
+type sharing int
+
+const (
+	shareNo    sharing = iota // no other read needs the page
+	shareNow                  // others need it: they wait while it is decompressed
+	shareLater                // only the page's levels tell (see dataPage)
+)
+
+// sharingOf says whether a read other than req may need the data page p,
+// as far as is known before its rows are: whether the page holds rows
+// before req.from, or rows from req.to on. rows is the number of rows the
+// page starts, or -1 where only its levels tell (a page v1 of a repeated
+// column). Such a page is shared at once if it is the chunk's last (which
+// holds the row group's last row) and rows follow the range, or the range
+// runs to the end and may start inside the page; otherwise it is left for
+// other reads once its levels show that it holds both rows of the range
+// and rows of others. A page that a read only passes through (to count
+// the rows before its range) is not left: the reads of its rows need it,
+// and the first of them to come leaves it for the others.
+func (d *decoder) sharingOf(p *page, rows int64, req *request) sharing {
+	switch {
+	case rows >= 0 && (d.nextRow < req.from || d.nextRow+rows > req.to):
+		return shareNow
+	case rows >= 0:
+		return shareNo
+	case p.end >= d.end && (req.to < req.numRows || req.from > 0 && d.nextRow <= req.from):
+		return shareNow
+	}
+	return shareLater
+}
+
 // pageData returns the decompressed form of src, the compressed part of
 // the data page p of n level entries, size bytes once decompressed. A read
-// of part of a row group looks the page up in shared first, and leaves it
-// there if another read may need it (share); d.shared is then the entry,
-// which the read releases once it is done with the page (see dataPage).
-func (d *decoder) pageData(ctx context.Context, p *page, src []byte, size, n int, share bool, req *request) ([]byte, error) {
+// of part of a row group looks the page up in shared first, and otherwise
+// leaves it there, as share says; d.shared is then the entry (not yet in
+// shared for shareLater), which the read releases once it is done with
+// the page (see dataPage).
+func (d *decoder) pageData(ctx context.Context, p *page, src []byte, size, n int, share sharing, req *request) ([]byte, error) {
 	if d.codec == format.Uncompressed || req.whole || req.from == 0 && req.toEnd {
 		return d.decompress(ctx, src, size)
 	}
-	e, owner := shared.acquire(pageKey{d.reader, p.offset}, int64(size), n, share)
+	e, owner := shared.acquire(pageKey{d.reader, p.offset}, int64(size), n, share == shareNow)
 	switch {
-	case e == nil:
+	case e == nil && share == shareNo:
 		return d.decompress(ctx, src, size)
+	case e == nil:
+		// Decompressed into a buffer that dataPage may leave in shared
+		// once the levels tell; until then no other read sees it.
+		e = &sharedPage{key: pageKey{d.reader, p.offset}, size: int64(size), done: closed, left: int64(n), users: 1, gone: true}
+		data, buf, err := d.decompressOwn(ctx, src, size)
+		if err != nil {
+			putSharedBuffer(buf)
+			return nil, err
+		}
+		e.buf, e.data = buf, data
+		d.shared, d.late = e, true
+		return data, nil
 	case !owner:
 		select {
 		case <-e.done:
@@ -211,26 +292,17 @@ func (d *decoder) pageData(ctx context.Context, p *page, src []byte, size, n int
 		d.shared = e
 		return e.data, nil
 	}
-	// The page is decompressed into a buffer of its own, not the
-	// decoder's, which the next page reuses.
-	scratch, buf := d.scratch, sharedBuffer(size+1) // zstd decodes into one more byte
-	d.scratch = buf
 	filled := false
 	defer func() {
 		if !filled {
 			// Decompressing panicked (the read recovers it): the reads
 			// waiting for the page decompress it themselves.
-			d.scratch = scratch
 			shared.fill(e, nil, nil, errAbandoned)
 			shared.release(e, 0)
 		}
 	}()
-	data, err := d.decompress(ctx, src, size)
+	data, buf, err := d.decompressOwn(ctx, src, size)
 	filled = true
-	if cap(d.scratch) != cap(buf) {
-		buf = nil // the codec took a buffer of its own: not one of sharedBuffers'
-	}
-	d.scratch = scratch
 	shared.fill(e, buf, data, err)
 	if err != nil {
 		shared.release(e, 0)
@@ -240,16 +312,22 @@ func (d *decoder) pageData(ctx context.Context, p *page, src []byte, size, n int
 	return data, nil
 }
 
-// sharesPage reports whether a read other than req may need the data page
-// p, as far as is known before its rows are: whether the page holds rows
-// before req.from, or rows from req.to on. rows is the number of rows the
-// page starts, or -1 where only its levels tell (a page v1 of a repeated
-// column): such a page is shared if the rows before it reach req.from (it
-// may continue, or be where the read of the rows before stops), or if it
-// is the chunk's last page and rows follow the range.
-func (d *decoder) sharesPage(p *page, rows int64, req *request) bool {
-	if rows < 0 {
-		return d.nextRow <= req.from && req.from > 0 || p.end >= d.end && req.to < req.numRows
+// closed is a closed channel: the done of a page that is decompressed
+// before it is shared.
+var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// decompressOwn decompresses src into a buffer of its own from
+// sharedBuffers, not the decoder's, which the next page reuses. buf is
+// that buffer, or nil if the codec took another; on error it is returned
+// for the caller to put back.
+func (d *decoder) decompressOwn(ctx context.Context, src []byte, size int) (data, buf []byte, err error) {
+	scratch := d.scratch
+	buf = sharedBuffer(size + 1) // zstd decodes into one more byte
+	d.scratch = buf
+	defer func() { d.scratch = scratch }()
+	data, err = d.decompress(ctx, src, size)
+	if cap(d.scratch) != cap(buf) {
+		buf = nil // the codec took a buffer of its own: not one of sharedBuffers'
 	}
-	return d.nextRow < req.from || d.nextRow+rows > req.to
+	return data, buf, err
 }

@@ -88,7 +88,7 @@ func borrowDecoder() *decoder {
 // release hands d back to the pool, keeping its buffers and nothing of
 // the file it read.
 func (d *decoder) release() {
-	d.win.r, d.leaf, d.shared = nil, nil, nil
+	d.win.r, d.leaf, d.shared, d.late = nil, nil, nil, false
 	d.src.Reset(nil)
 	decoders.Put(d)
 }

@@ -337,3 +337,24 @@ func TestPublishAfterAnotherRead(t *testing.T) {
 		t.Fatalf("%d pages (%d bytes) left once both reads are done", len(s.pages), s.held)
 	}
 }
+
+// TestBufferClass checks the size classes of shared page buffers: a class
+// holds n bytes and at most a quarter more (from 8 bytes on), larger n
+// never get a smaller class, and a buffer of a class's size goes back to
+// that class.
+func TestBufferClass(t *testing.T) {
+	prev := -1
+	for _, n := range []int{1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 100, 1000, 4095, 4096, 4097, 983072, 1 << 20, 1<<20 + 1, 8<<20 - 1, 256<<20 + 1} {
+		class, size := bufferClass(n)
+		if size < n || n >= 8 && size > n+n/4 || class < prev || class >= len(sharedBuffers) {
+			t.Fatalf("%d bytes: class %d of %d bytes (previous class %d)", n, class, size, prev)
+		}
+		if c, s := bufferClass(size); c != class || s != size {
+			t.Fatalf("a buffer of %d bytes goes to class %d (%d bytes), want %d", size, c, s, class)
+		}
+		prev = class
+	}
+	if b := sharedBuffer(1000, 1000); cap(b) != 1000 {
+		t.Fatalf("a buffer limited to its size has %d bytes", cap(b))
+	}
+}

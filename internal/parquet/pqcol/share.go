@@ -39,19 +39,35 @@ var shared = pageShare{pages: map[pageKey]*sharedPage{}}
 var readerIDs atomic.Uint64
 
 // sharedBuffers holds the buffers of pages that left shared, for the
-// next, by size: class k holds buffers of 1<<k bytes, so that a page of
-// a few hundred kilobytes and one of several megabytes, which alternate
-// in a row group, do not take each other's buffer and drop it.
-var sharedBuffers [bits.UintSize]sync.Pool // of *[]byte
+// next, by size class (see bufferClass), so that a page of a few hundred
+// kilobytes and one of several megabytes, which alternate in a row group,
+// do not take each other's buffer and drop it.
+var sharedBuffers [4 * bits.UintSize]sync.Pool // of *[]byte
 
-// sharedBuffer returns an empty buffer of at least size bytes, its
-// capacity a power of two.
-func sharedBuffer(size int) []byte {
-	k := bits.Len(uint(size - 1))
-	if b, _ := sharedBuffers[k].Get().(*[]byte); b != nil {
+// bufferClass returns the size class of a buffer for n > 0 bytes and the
+// class's size: n rounded up to a quarter of the power of two below it
+// (at most 25% more), or to a power of two below 8 bytes.
+func bufferClass(n int) (class, size int) {
+	k := bits.Len(uint(n - 1)) // 1<<(k-1) < n <= 1<<k
+	if k < 3 {
+		return 4*k + 3, 1 << k
+	}
+	low, q := 1<<(k-1), 1<<(k-3)
+	sub := (n - low + q - 1) / q // 1 to 4
+	return 4*k + sub - 1, low + sub*q
+}
+
+// sharedBuffer returns an empty buffer of at least size bytes: one of its
+// size class, or, where that would pass limit, of size bytes.
+func sharedBuffer(size int, limit int64) []byte {
+	class, n := bufferClass(size)
+	if int64(n) > limit {
+		return make([]byte, 0, size)
+	}
+	if b, _ := sharedBuffers[class].Get().(*[]byte); b != nil {
 		return *b
 	}
-	return make([]byte, 0, 1<<k)
+	return make([]byte, 0, n)
 }
 
 type pageKey struct {
@@ -99,7 +115,7 @@ func (s *pageShare) acquire(key pageKey, size int64, entries int, add bool) (e *
 
 // add puts e in pages, making room for it; under mu.
 func (s *pageShare) add(e *sharedPage) {
-	for s.held+e.size > sharedBytes {
+	for s.held+e.size > sharedBytes && len(s.order) > 0 {
 		s.evictOldest()
 	}
 	s.pages[e.key] = e
@@ -149,11 +165,12 @@ func (s *pageShare) recycle(e *sharedPage) {
 	}
 }
 
-// putSharedBuffer puts a buffer from sharedBuffer back; nil is ignored.
+// putSharedBuffer puts a buffer from sharedBuffer back, if it is of a
+// size class; others, and nil, are left to the collector.
 func putSharedBuffer(b []byte) {
-	if b != nil {
+	if class, n := bufferClass(max(cap(b), 1)); n == cap(b) {
 		b = b[:0]
-		sharedBuffers[bits.Len(uint(cap(b)))-1].Put(&b)
+		sharedBuffers[class].Put(&b)
 	}
 }
 
@@ -264,7 +281,7 @@ func (d *decoder) pageData(ctx context.Context, p *page, src []byte, size, n int
 	}
 	e, owner := shared.acquire(pageKey{d.reader, p.offset}, int64(size), n, share == shareNow)
 	switch {
-	case e == nil && share == shareNo:
+	case e == nil && (share == shareNo || int64(size) > sharedBytes):
 		return d.decompress(ctx, src, size)
 	case e == nil:
 		// Decompressed into a buffer that dataPage may leave in shared
@@ -322,7 +339,7 @@ var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c
 // for the caller to put back.
 func (d *decoder) decompressOwn(ctx context.Context, src []byte, size int) (data, buf []byte, err error) {
 	scratch := d.scratch
-	buf = sharedBuffer(size + 1) // zstd decodes into one more byte
+	buf = sharedBuffer(size+1, d.cfg.maxPageSize+1) // zstd decodes into one more byte
 	d.scratch = buf
 	defer func() { d.scratch = scratch }()
 	data, err = d.decompress(ctx, src, size)

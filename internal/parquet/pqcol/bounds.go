@@ -122,11 +122,32 @@ func plainRange(leaf *Leaf, enc format.Encoding, src []byte, n, skip, keep int) 
 	return src[skip*w : (skip+keep)*w], true
 }
 
+// plainByteArrays returns the prefix of a PLAIN BYTE_ARRAY stream that
+// holds its first n values, checking that each value's length prefix stays
+// within src. (parquet-go's decoder checks a value's length against the
+// whole input rather than what is left of it.)
+func plainByteArrays(src []byte, n int) ([]byte, error) {
+	_, _, end, err := plainByteArrayBounds(src, n, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	return src[:end], nil
+}
+
 // plainByteArrayRange returns the bytes of values [from, to) of a PLAIN
 // BYTE_ARRAY stream of n values, length prefixes included, if every one of
 // the n values lies within src (see plainByteArrays).
 func plainByteArrayRange(src []byte, n, from, to int) ([]byte, bool) {
-	i, lo, hi := 0, 0, 0
+	lo, hi, _, err := plainByteArrayBounds(src, n, from, to)
+	return src[lo:hi], err == nil
+}
+
+// plainByteArrayBounds walks the length prefixes of a PLAIN BYTE_ARRAY
+// stream of n values, checking that each value stays within src, and
+// returns where values from and to start (n: where the stream ends) and
+// where it ends.
+func plainByteArrayBounds(src []byte, n, from, to int) (lo, hi, end int, err error) {
+	i := 0
 	for k := range n {
 		if k == from {
 			lo = i
@@ -135,39 +156,22 @@ func plainByteArrayRange(src []byte, n, from, to int) ([]byte, bool) {
 			hi = i
 		}
 		if len(src)-i < 4 {
-			return nil, false
+			return 0, 0, 0, corruptf("PLAIN byte array %d of %d: %d bytes left, want a 4-byte length", k, n, len(src)-i)
 		}
 		size := uint64(binary.LittleEndian.Uint32(src[i:]))
 		i += 4
 		if size > uint64(len(src)-i) {
-			return nil, false
+			return 0, 0, 0, corruptf("PLAIN byte array %d of %d is %d bytes long, %d are left", k, n, size, len(src)-i)
 		}
 		i += int(size)
+	}
+	if from == n {
+		lo = i
 	}
 	if to == n {
 		hi = i
 	}
-	return src[lo:hi], true
-}
-
-// plainByteArrays returns the prefix of a PLAIN BYTE_ARRAY stream that
-// holds its first n values, checking that each value's length prefix stays
-// within src. (parquet-go's decoder checks a value's length against the
-// whole input rather than what is left of it.)
-func plainByteArrays(src []byte, n int) ([]byte, error) {
-	i := 0
-	for k := range n {
-		if len(src)-i < 4 {
-			return nil, corruptf("PLAIN byte array %d of %d: %d bytes left, want a 4-byte length", k, n, len(src)-i)
-		}
-		size := uint64(binary.LittleEndian.Uint32(src[i:]))
-		i += 4
-		if size > uint64(len(src)-i) {
-			return nil, corruptf("PLAIN byte array %d of %d is %d bytes long, %d are left", k, n, size, len(src)-i)
-		}
-		i += int(size)
-	}
-	return src[:i], nil
+	return lo, hi, i, nil
 }
 
 // deltaByteArraySize returns the bytes that the first n values of a

@@ -395,12 +395,9 @@ func (d *decoder) pageV2(ctx context.Context, p *page, n int, req *request) (val
 			return nil, false, err
 		}
 	}
-	rows := int64(n)
-	if d.leaf.MaxRepetitionLevel > 0 {
-		rows = int64(countEqual(d.rep[:n], 0))
-	}
+	rows := int64(n) // the rows the page starts, for a read of part of the row group
 	if !req.whole && d.leaf.MaxRepetitionLevel > 0 {
-		if d.nextRow+rows <= req.from {
+		if rows = int64(countEqual(d.rep[:n], 0)); d.nextRow+rows <= req.from {
 			d.skipRows(rows, n)
 			if d.leaf.MaxDefinitionLevel > 0 && n > 0 {
 				// The next page's first entry may continue this page's

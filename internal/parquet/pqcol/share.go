@@ -322,6 +322,7 @@ func (d *decoder) pageData(ctx context.Context, p *page, src []byte, size, n int
 	filled = true
 	shared.fill(e, buf, data, err)
 	if err != nil {
+		putSharedBuffer(buf)
 		shared.release(e, 0)
 		return nil, err
 	}

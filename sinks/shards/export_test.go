@@ -72,3 +72,19 @@ func SetRecordGroupBytes(n int) (restore func()) {
 	recordGroupBytes = n
 	return func() { recordGroupBytes = old }
 }
+
+// SetOwnStructWriter sets whether Parquet writes the structs that its
+// plan covers with rowflow's writer (ownStructWriter), and returns a
+// function that restores the previous setting.
+func SetOwnStructWriter(on bool) (restore func()) {
+	old := ownStructWriter
+	ownStructWriter = on
+	return func() { ownStructWriter = old }
+}
+
+// WritesOwnStructs reports whether Parquet[T] writes T with rowflow's
+// writer.
+func WritesOwnStructs[T any]() bool {
+	p, err := newPQPlan[T]("x", nil)
+	return err == nil && p.fields != nil
+}

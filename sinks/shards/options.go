@@ -143,7 +143,9 @@ var parquetCodecs = []string{"zstd", "snappy", "gzip", "lz4", "none"}
 // ZstdLevel sets the zstd compression level, on zstd's scale of 1 to 22.
 // klauspost/compress has four encoder levels, and the level maps to the
 // nearest: 1–2 fastest, 3–5 default, 6–9 better, 10–22 best. The default is
-// 3, except for [ParquetRecords], which by default compresses each column
+// 3, except where rowflow's own Parquet writer writes ([ParquetRecords],
+// [ParquetColumns], and [Parquet] for the structs that it covers), which
+// by default compresses each column
 // of a file at the fastest level or at 3, whichever pays on the column's
 // first page (3 when it saves more than 2% of the bytes): on text with repeats
 // level 3 saves about 8%, where on numbers, hashes and other dense values
@@ -192,20 +194,16 @@ func Writers(n int) Option {
 // ID is lost or changed; rows whose IDs share no key with other rows of
 // their batch (derived rows) cost 16 bytes, as two words of the ID would.
 // The three values of an ID depend on the rows written before it to the
-// same file (one ID can have other values in another file) and, for
-// structs, on the chunks the stream arrives in (which parallelism does not
-// change; [ParquetRecords] learns over batches counted from the row
-// group's start instead); ord is the row's ordinal only when the sink
-// could tell all its bits: read the ID with RowID, and compare IDs, not
-// the columns.
+// same file (one ID can have other values in another file), learnt over
+// batches of 1024 rows counted from the row group's start; ord is the
+// row's ordinal only when the sink could tell all its bits: read the ID
+// with RowID, and compare IDs, not the columns.
 //
 // In CSV and JSON Lines files it is two columns, name+"_hi" and name+"_lo",
 // the ID's Hi and Lo halves as decimal unsigned integers.
 //
-// Rows then go through parquet-go's dynamic row path (parquet.Row),
-// which costs more per row than the typed path used otherwise. It is an
-// error if T already has a column of one of the names. name must not be
-// empty.
+// It is an error if T already has a column of one of the names. name
+// must not be empty.
 func RowIDColumn(name string) Option {
 	return shardOption(func(c *parquetConfig) error {
 		if name == "" {
@@ -320,6 +318,16 @@ func checkContinue(c *parquetConfig) error {
 // codec returns the compression codec of c and the name of its level, if
 // it has one. zstd is internal/parquet/pqwrite's codec, for every
 // Parquet sink: parquet-go's leaves incompressible-looking literals raw.
+// ownCodec returns the codec of rowflow's own Parquet writer, and its
+// level's name: codec's, but for zstd at its default level, whose level
+// is chosen per column of a file (pqwrite.NewAdaptiveZstd).
+func (c *parquetConfig) ownCodec() (compress.Codec, string) {
+	if c.codecName == "zstd" && c.zstdLevel == 0 {
+		return pqwrite.NewAdaptiveZstd(), "auto"
+	}
+	return c.codec()
+}
+
 func (c *parquetConfig) codec() (compress.Codec, string) {
 	switch c.codecName {
 	case "snappy":

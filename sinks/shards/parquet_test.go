@@ -231,7 +231,7 @@ func TestParquetShardsRoundTrip(t *testing.T) {
 			t.Errorf("%s: %d rows, seq %d, writer %d; want %d rows, seq %d, writer 0", f.Path, f.Rows, f.Seq, f.Writer, want, i)
 		}
 	}
-	if m.Rows != 10_000 || m.Codec != "zstd" || m.CodecLevel != "default" || m.Rank != 0 || m.Writers != 1 || m.RowGroupRows != 1000 {
+	if m.Rows != 10_000 || m.Codec != "zstd" || m.CodecLevel != "auto" || m.Rank != 0 || m.Writers != 1 || m.RowGroupRows != 1000 {
 		t.Errorf("manifest %+v", m)
 	}
 	if !strings.Contains(m.Schema, "required binary text (STRING)") || !strings.Contains(m.Schema, "repeated int32 vec") {

@@ -249,7 +249,7 @@ func (r *rollingWriter[T]) fail(batch int64, id rowid.ID, err error) error {
 // rows are cut into calls: they are given vals as they are, so that a row
 // they cannot encode is one of vals (see rowFailed).
 func (r *rollingWriter[T]) add(vals []T, ids flow.IDs) error {
-	if r.s.run.plan.text != nil || r.s.run.plan.rec != nil {
+	if p := r.s.run.plan; p.text != nil || p.rec != nil || p.fields != nil {
 		return r.cur.w.write(vals, ids)
 	}
 	needIDs := r.s.run.plan.cfg.rowIDColumn != ""

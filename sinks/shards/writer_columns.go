@@ -246,31 +246,6 @@ func (w *columnWriter) copyRun(rows []batchRow, ids flow.IDs, k, end int) error 
 	return nil
 }
 
-// endGroupIfFull encodes the queued IDs of whole batches of
-// writeBatchRows rows, and ends the row group if its byte arrays take
-// recordGroupBytes.
-func (w *columnWriter) endGroupIfFull() error {
-	if w.ids != nil && len(w.pendIDs) >= writeBatchRows {
-		n := len(w.pendIDs) / writeBatchRows * writeBatchRows
-		for i := 0; i < n; i += writeBatchRows {
-			batch := w.pendIDs[i : i+writeBatchRows]
-			w.ids.encode(flow.ListIDs(batch))
-			for k := range batch {
-				w.ids.appendColumns(w.outs, k)
-			}
-		}
-		w.pendIDs = w.pendIDs[:copy(w.pendIDs, w.pendIDs[n:])]
-	}
-	if w.heldBytes() < recordGroupBytes {
-		return nil
-	}
-	if err := w.endRowGroup(); err != nil {
-		w.err = err
-		return err
-	}
-	return nil
-}
-
 // mark records the lengths of the columns and the pending IDs, and the
 // cursors, for undo.
 func (w *columnWriter) mark() {

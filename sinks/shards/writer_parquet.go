@@ -14,6 +14,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/parquet/pqschema"
 	"github.com/rowflow/rowflow/internal/parquet/pqwrite"
 	"github.com/rowflow/rowflow/rowid"
 )
@@ -49,11 +50,12 @@ const (
 // INT64 up to 18, a FIXED_LEN_BYTE_ARRAY beyond, as DuckDB and Spark
 // write them. A value with more decimal places than the scale (other
 // than zeros) or more digits than the precision fails the run, naming
-// the field and the row: it is never rounded. Decimals are written
-// through dynamic rows, as [RowIDColumn] is, at about three times the
-// typed path's cost per row (1 µs against 0.3 for a row of an int64 and
-// two decimals, zstd); a decimal field without the option, or inside a
-// slice, map or nested struct, is refused when the sink is built.
+// the field and the row: it is never rounded. A struct with decimals is
+// written through parquet-go's dynamic rows, at about three times the
+// cost per row of parquet-go's typed writer (1 µs against 0.3 for a row
+// of an int64 and two decimals, zstd); a decimal field without the
+// option, or inside a slice, map or nested struct, is refused when the
+// sink is built.
 //
 // Files are compressed with zstd unless [Compression] says otherwise, and
 // carry the pipeline's fingerprint ([flow.Env]) in their key-value
@@ -75,13 +77,28 @@ const (
 // With one writer, the sink runs in the goroutine that feeds it. With
 // [Writers](n), it starts n goroutines at its first chunk of values, one
 // per writer, each with its own Parquet writer, and joins them before it returns
-// from Close: none outlives the run. Values are handed to parquet-go's typed writer
-// (GenericWriter[T]) straight from the chunks, in batches of 1024 rows
-// aligned on the row group, and copied only where a chunk ends inside a
-// batch. A writer holds a row group of encoded pages in memory.
-// [RowIDColumn] goes through parquet-go's dynamic rows instead, which
-// costs more per row; its columns' values are worked out a batch at a
-// time (see there).
+// from Close: none outlives the run.
+//
+// Structs whose columns are each one field of a boolean, integer, float,
+// string, []byte, [N]byte or time.Time (in a timestamp adjusted to UTC),
+// required, optional (a pointer, or the optional tag) or repeated (a
+// slice, with or without the list tag), at any depth of embedded structs,
+// are written by rowflow's own Parquet writer, as [ParquetRecords] writes
+// records: each field's values are copied from the chunks straight into
+// typed column buffers, a field at a time, and a row group's column
+// chunks are encoded in parallel when it ends, with dictionaries and
+// delta encodings where they pay and zstd's level chosen per column (see
+// [ZstdLevel]). A writer holds a row group of values in memory. A
+// time.Time that its column's unit cannot hold (a zero time.Time in
+// nanoseconds) fails the run.
+//
+// Other structs (nested groups, maps, slices of pointers, decimals, a
+// column with compression of its own) are handed to parquet-go's typed
+// writer (GenericWriter[T]) in batches of 1024 rows aligned on the row
+// group, copied only where a chunk ends inside a batch; with
+// [RowIDColumn] or decimals they go through parquet-go's dynamic rows,
+// which cost more per row. Such a writer holds a row group of encoded
+// pages in memory.
 //
 // # Errors
 //
@@ -103,6 +120,7 @@ type pqPlan[T any] struct {
 	ext    string       // the data files' extension
 	text   *textPlan[T] // for jsonl and csv
 	rec    *recordPlan  // for records (T is sources.Record) and column batches (batchRow)
+	fields *structPlan  // for structs that rowflow's writer writes; nil: parquet-go's
 	// release, when set, is called with the values of each chunk once
 	// they are written, or dropped: the batches of batchRows.
 	release func(vals []T)
@@ -147,18 +165,28 @@ func newPQPlan[T any](dir string, opts []ParquetOption) (p *pqPlan[T], err error
 		return nil, fmt.Errorf("shards: Parquet[%v]: field %s is a time.Time with a date tag, which parquet-go (v0.32) writes as a wrong day; use a timestamp tag, or an int32 of days since 1970-01-01 with the date tag", t, f)
 	}
 	p = &pqPlan[T]{dir: dir, cfg: cfg, what: fmt.Sprintf("Parquet(%q)", dir), format: "parquet", ext: ".parquet"}
-	p.codec, p.level = cfg.codec()
 	var zero T
 	if p.dec, err = newDecimalPlan(t); err != nil {
 		return nil, err
 	}
 	p.tSchema = p.dec.schemaOr(zero)
+	p.codec, p.level = cfg.codec()
+	if p.dec == nil {
+		if p.fields = newStructPlan(t, p.tSchema); p.fields != nil {
+			p.codec, p.level = cfg.ownCodec()
+		}
+	}
 	p.schema = p.tSchema
 	p.nCols = len(p.tSchema.Columns())
-	if cfg.rowIDColumn != "" {
-		if p.schema, err = withRowIDColumns(p.dec.typeOr(t), p.tSchema, cfg.rowIDColumn); err != nil {
-			return nil, err
-		}
+	switch {
+	case cfg.rowIDColumn == "":
+	case p.fields != nil:
+		p.schema, err = withRecordRowIDColumns(p.tSchema.Name(), pqschema.Columns(p.tSchema), cfg.rowIDColumn)
+	default:
+		p.schema, err = withRowIDColumns(p.dec.typeOr(t), p.tSchema, cfg.rowIDColumn)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if len(cfg.partitionBy) > 0 {
 		if p.parts, err = partitionColumns(t, cfg.partitionBy); err != nil {
@@ -168,11 +196,14 @@ func newPQPlan[T any](dir string, opts []ParquetOption) (p *pqPlan[T], err error
 	if p.dec != nil {
 		p.check = alsoCheck(p.check, decimalCheck[T](p.dec))
 	}
-	// Write one row to nowhere, so that what parquet-go only reports when
-	// writing (no columns, two columns of one name) fails the build.
+	// Write a file to nowhere, so that what the writer only reports when
+	// writing (for parquet-go, when writing a row: no columns, two columns
+	// of one name) fails the build.
 	w := p.newWriter(io.Discard, "", nil)
-	if err := w.write([]T{zero}, flow.ListIDs(make([]rowid.ID, 1))); err != nil {
-		return nil, fmt.Errorf("shards: Parquet[%v]: %w", t, err)
+	if p.fields == nil {
+		if err := w.write([]T{zero}, flow.ListIDs(make([]rowid.ID, 1))); err != nil {
+			return nil, fmt.Errorf("shards: Parquet[%v]: %w", t, err)
+		}
 	}
 	if err := w.close(); err != nil {
 		return nil, fmt.Errorf("shards: Parquet[%v]: %w", t, err)
@@ -210,7 +241,7 @@ func (p *pqPlan[T]) newWriter(out io.Writer, fingerprint string, part []Partitio
 		return p.text.newWriter(out)
 	}
 	kvs := p.keyValues(fingerprint, part)
-	if p.rec != nil {
+	if p.rec != nil || p.fields != nil {
 		var ids *rowIDEncoder
 		if p.cfg.rowIDColumn != "" {
 			ids = &rowIDEncoder{col: p.nCols}
@@ -224,6 +255,9 @@ func (p *pqPlan[T]) newWriter(out io.Writer, fingerprint string, part []Partitio
 		}
 		w, err := pqwrite.NewWriter(out, p.schema, opts...)
 		rw := newRecordWriter(p.rec, w, err, ids)
+		if p.fields != nil {
+			return &structWriter[T]{recordWriter: rw, plan: p.fields}
+		}
 		if _, ok := any(*new(T)).(batchRow); ok {
 			return any(&columnWriter{recordWriter: rw}).(batchWriter[T])
 		}

@@ -115,10 +115,7 @@ func newRecordPlan[T any](dir, sink string, schema *parquet.Schema, opts []Parqu
 		rp.shreds = append(rp.shreds, sh)
 	}
 	p = &pqPlan[T]{dir: dir, cfg: cfg, what: what, format: "parquet", ext: ".parquet", rec: rp}
-	p.codec, p.level = cfg.codec()
-	if cfg.codecName == "zstd" && cfg.zstdLevel == 0 {
-		p.codec, p.level = pqwrite.NewAdaptiveZstd(), "auto"
-	}
+	p.codec, p.level = cfg.ownCodec()
 	p.tSchema = pqschema.New(schema.Name(), rp.cols...)
 	p.schema = p.tSchema
 	p.nCols = len(p.tSchema.Columns())
@@ -156,12 +153,15 @@ type recordWriter struct {
 	// pendIDs are the pending rows' IDs, encoded by push: the encoding
 	// learns from a batch of rows, and push's batches are those of
 	// writeBatchRows rows from the row group's start, whatever the chunks.
-	pendIDs  []rowid.ID
-	err      error
-	typed    []*pqwrite.Column // the row group's columns, per column of the file
-	outs     []colOut          // where the shredders put them
-	byteCols []int             // the columns of byte arrays
-	vals     []any             // the current record's value per column of the plan
+	pendIDs []rowid.ID
+	// groupRows is the number of rows of the current row group, for
+	// writers that count batches of writeBatchRows themselves.
+	groupRows int
+	err       error
+	typed     []*pqwrite.Column // the row group's columns, per column of the file
+	outs      []colOut          // where the shredders put them
+	byteCols  []int             // the columns of byte arrays
+	vals      []any             // the current record's value per column of the plan
 	// names are the names of the last record whose names were looked up,
 	// and perm where each of them goes: a column of the plan, or -1 for a
 	// name the record held before.
@@ -184,7 +184,9 @@ func newRecordWriter(rp *recordPlan, w *pqwrite.Writer, err error, ids *rowIDEnc
 			r.byteCols = append(r.byteCols, j)
 		}
 	}
-	r.vals = make([]any, len(rp.cols))
+	if rp != nil {
+		r.vals = make([]any, len(rp.cols))
+	}
 	return r
 }
 
@@ -200,16 +202,31 @@ func (r *recordWriter) write(recs []sources.Record, ids flow.IDs) error {
 			return &rowFailed{k: k, err: err}
 		}
 		if r.ids != nil {
-			if r.pendIDs = append(r.pendIDs, ids.At(k)); len(r.pendIDs) == writeBatchRows {
-				r.push()
-			}
+			r.pendIDs = append(r.pendIDs, ids.At(k))
 		}
-		if r.heldBytes() >= recordGroupBytes {
-			if err := r.endRowGroup(); err != nil {
-				r.err = err
-				return err
-			}
+		if err := r.endGroupIfFull(); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// endGroupIfFull encodes the pending IDs of whole batches of
+// writeBatchRows rows, and ends the row group if its byte arrays take
+// recordGroupBytes.
+func (r *recordWriter) endGroupIfFull() error {
+	if n := len(r.pendIDs) / writeBatchRows * writeBatchRows; n > 0 {
+		for i := 0; i < n; i += writeBatchRows {
+			r.encodeIDs(r.pendIDs[i : i+writeBatchRows])
+		}
+		r.pendIDs = r.pendIDs[:copy(r.pendIDs, r.pendIDs[n:])]
+	}
+	if r.heldBytes() < recordGroupBytes {
+		return nil
+	}
+	if err := r.endRowGroup(); err != nil {
+		r.err = err
+		return err
 	}
 	return nil
 }
@@ -278,14 +295,18 @@ func (r *recordWriter) lookUp(names []string) error {
 
 // push encodes the pending rows' IDs into the row-ID columns.
 func (r *recordWriter) push() {
-	if len(r.pendIDs) == 0 {
-		return
+	if len(r.pendIDs) > 0 {
+		r.encodeIDs(r.pendIDs)
+		r.pendIDs = r.pendIDs[:0]
 	}
-	r.ids.encode(flow.ListIDs(r.pendIDs))
-	for k := range r.pendIDs {
+}
+
+// encodeIDs encodes the IDs of a batch of rows into the row-ID columns.
+func (r *recordWriter) encodeIDs(batch []rowid.ID) {
+	r.ids.encode(flow.ListIDs(batch))
+	for k := range batch {
 		r.ids.appendColumns(r.outs, k)
 	}
-	r.pendIDs = r.pendIDs[:0]
 }
 
 // colOut is where a shredder puts the leaf values of one column of the
@@ -339,6 +360,7 @@ func (o *colOut) put(pv parquet.Value, rep, def int) {
 // endRowGroup writes the row group that the columns hold.
 func (r *recordWriter) endRowGroup() error {
 	r.push()
+	r.groupRows = 0
 	err := r.w.WriteRowGroup(context.Background(), r.typed)
 	for _, c := range r.typed {
 		c.Reset()

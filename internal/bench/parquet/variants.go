@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/rowflow/rowflow/sinks/shards"
 )
 
 // A variant is one way of doing one of the measured jobs. run does it once
@@ -36,6 +37,7 @@ const (
 	nameSink1      = "sink-1-writer"
 	nameSink2      = "sink-2-writers"
 	nameBare2      = "bare-writer-p2"
+	nameSinkIDs    = "sink-1-writer-row-ids"
 
 	nameSplit        = "rowflow-split"
 	nameSplitNoIndex = "rowflow-split-no-index"
@@ -75,6 +77,7 @@ func writeVariants(rows []Row) []variant {
 		v(nameBare, "parquet-go GenericWriter[Row], Write(all rows), one file, fsynced", writeBare(1)),
 		v(nameSink1, "sources.Slice → shards.Parquet[Row], one writer", writeSink(1)),
 		v(nameSink2, "as sink-1-writer, with Writers(2)", writeSink(2)),
+		v(nameSinkIDs, "as sink-1-writer, with the row IDs in columns (RowIDColumn), as an ETL job keeps them", writeSink(1, shards.RowIDColumn("row_id"))),
 		v(nameBare2, "2 bare writers on 2 goroutines, each writing half the rows to a file of its own: "+
 			"the speed-up the machine allows a parallel write", writeBare(2)),
 	}
@@ -103,5 +106,6 @@ var comparisons = []comparison{
 	{variant: nameBare},
 	{variant: nameSink1, base: nameBare, aim: 0.9},
 	{variant: nameSink2, base: nameBare, aim: 1.6},
+	{variant: nameSinkIDs, base: nameSink1},
 	{variant: nameBare2, base: nameBare},
 }

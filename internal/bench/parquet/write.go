@@ -64,12 +64,13 @@ func writeBareFile(path string, rows []Row) (n int64, err error) {
 	return int64(len(rows)), f.Sync()
 }
 
-// writeSink returns the writer that writes rows with rowflow's writer
-// writer on the given number of writers (zstd and row groups of
-// rowGroupRows rows, its defaults), fed by a slice source.
-func writeSink(writers int) writer {
+// writeSink returns the writer that writes rows with rowflow's sink on
+// the given number of writers (zstd and row groups of rowGroupRows rows,
+// its defaults) and the other options, fed by a slice source.
+func writeSink(writers int, opts ...shards.ParquetOption) writer {
 	return func(ctx context.Context, dir string, rows []Row) (int64, error) {
-		sink := shards.Parquet[Row](filepath.Join(dir, "out"), shards.Writers(writers), shards.RowGroupRows(rowGroupRows))
+		opts := append([]shards.ParquetOption{shards.Writers(writers), shards.RowGroupRows(rowGroupRows)}, opts...)
+		sink := shards.Parquet[Row](filepath.Join(dir, "out"), opts...)
 		if err := flow.From(sources.Slice(rows)).To(sink).Run(ctx); err != nil {
 			return 0, err
 		}

@@ -40,9 +40,12 @@
 //
 // # Users
 //
-// sinks/shards.ParquetRecords writes with it: its shredders put each
-// record's values straight into the typed columns. The struct sinks still
-// write with parquet-go's GenericWriter.
+// The sinks of sinks/shards write with it: ParquetRecords' shredders put
+// each record's values straight into the typed columns, ParquetColumns
+// copies column batches' values and levels, and Parquet copies each field
+// of a run of structs from their memory. Parquet's structs of other
+// shapes (nested groups, maps, decimals) are still written by parquet-go's
+// GenericWriter.
 //
 // # Determinism
 //

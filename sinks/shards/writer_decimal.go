@@ -103,10 +103,27 @@ func newDecimalPlan(t reflect.Type) (*decimalPlan, error) {
 	}
 	p.shadow = reflect.StructOf(fields)
 	p.schema = parquet.NewSchema(t.Name(), parquet.SchemaOf(reflect.New(p.shadow).Interface()))
-	cols := p.schema.Fields()
+	// The decimals' columns, found by the schema's own mapping of columns
+	// to fields: an embedded struct's fields come before the fields after
+	// it.
+	probe := reflect.New(p.shadow).Elem()
+	for _, c := range p.schema.Fields() {
+		v, ok := c.(fieldValuer)
+		if !ok || !c.Leaf() {
+			continue
+		}
+		off := v.Value(probe).UnsafeAddr() - probe.UnsafeAddr()
+		for i := range p.fields {
+			if f := &p.fields[i]; p.shadow.Field(f.dst).Offset == off {
+				f.typ = c.Type()
+			}
+		}
+	}
 	for i := range p.fields {
 		f := &p.fields[i]
-		f.typ = cols[f.dst].Type()
+		if f.typ == nil {
+			return nil, fmt.Errorf("shards: Parquet[%v]: field %s: parquet-go made no column of it", t, f.name)
+		}
 		if f.precision > 18 && f.typ.Length() != decimalSize(f.precision) {
 			return nil, fmt.Errorf("shards: Parquet[%v]: field %s: parquet-go made a column of %d bytes for DECIMAL(%d,%d), not %d", t, f.name, f.typ.Length(), f.precision, f.scale, decimalSize(f.precision))
 		}
@@ -129,6 +146,33 @@ func (p *decimalPlan) typeOr(t reflect.Type) reflect.Type {
 		return t
 	}
 	return p.shadow
+}
+
+// field returns where the field of the shadow struct at offset off, of
+// Go type gt, lies in t: its offset and Go type, and its decimal column
+// if it is one; ok is false if off is in none of the shadow's fields.
+func (p *decimalPlan) field(t reflect.Type, off uintptr, gt reflect.Type) (_ uintptr, _ reflect.Type, _ *decimalField, ok bool) {
+	for i := range p.shadow.NumField() {
+		sf := p.shadow.Field(i)
+		if off < sf.Offset || off >= sf.Offset+max(sf.Type.Size(), 1) {
+			continue
+		}
+		for k := range p.fields {
+			if f := &p.fields[k]; f.dst == i {
+				if f.ptr {
+					return f.off, reflect.PointerTo(decimalGoType), f, true
+				}
+				return f.off, decimalGoType, f, true
+			}
+		}
+		for _, c := range p.copies {
+			if c[1] == i {
+				// A field of an embedded struct lies as far into it in both.
+				return t.Field(c[0]).Offset + off - sf.Offset, gt, nil, true
+			}
+		}
+	}
+	return 0, nil, nil, false
 }
 
 // decimalTag returns the precision and scale of a decimal field's parquet
@@ -230,6 +274,35 @@ func (f *decimalField) unscaled64(d decimal.Decimal) (u int64, ok bool, err erro
 		return 0, true, f.tooWide(d)
 	}
 	return u, true, nil
+}
+
+// encode returns d's unscaled value in the column's physical type: the
+// integer of an INT32 or INT64 column, or, for a FIXED_LEN_BYTE_ARRAY,
+// b with the value's big-endian two's complement appended.
+func (f *decimalField) encode(d decimal.Decimal, b []byte) (int64, []byte, error) {
+	u, fast, err := f.unscaled64(d)
+	if err != nil {
+		return 0, b, err
+	}
+	if !fast {
+		big, err := f.unscaled(d)
+		if err != nil {
+			return 0, b, err
+		}
+		if f.typ.Kind() != parquet.FixedLenByteArray {
+			return big.Int64(), b, nil
+		}
+		v, err := decimalValue(big, f.typ)
+		return 0, append(b, v.ByteArray()...), err
+	}
+	if f.typ.Kind() == parquet.FixedLenByteArray {
+		n := len(b)
+		b = append(b, make([]byte, f.typ.Length())...)
+		for i := len(b) - 1; i >= n; i-- {
+			b[i], u = byte(u), u>>8 // the sign extended
+		}
+	}
+	return u, b, nil
 }
 
 // pow10i holds 10^0 … 10^18.
@@ -418,32 +491,18 @@ func (p *decimalPlan) convert(sv reflect.Value, v any) error {
 			dst.Set(reflect.New(dst.Type().Elem()))
 			dst = dst.Elem()
 		}
-		u, fast, err := f.unscaled64(d)
+		var buf []byte
+		if dst.Kind() == reflect.Array {
+			buf = dst.Bytes()[:0]
+		}
+		u, b, err := f.encode(d, buf)
 		switch {
 		case err != nil:
 			return err
-		case fast && dst.Kind() == reflect.Array:
-			// Big-endian two's complement, the sign extended.
-			b := dst.Bytes()
-			for i := len(b) - 1; i >= 0; i-- {
-				b[i], u = byte(u), u>>8
-			}
-		case fast:
-			dst.SetInt(u)
+		case dst.Kind() == reflect.Array:
+			copy(dst.Bytes(), b)
 		default:
-			big, err := f.unscaled(d)
-			if err != nil {
-				return err
-			}
-			if dst.Kind() != reflect.Array {
-				dst.SetInt(big.Int64())
-				break
-			}
-			b, err := decimalValue(big, f.typ)
-			if err != nil {
-				return err
-			}
-			copy(dst.Bytes(), b.ByteArray())
+			dst.SetInt(u)
 		}
 	}
 	return nil

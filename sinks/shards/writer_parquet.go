@@ -50,12 +50,9 @@ const (
 // INT64 up to 18, a FIXED_LEN_BYTE_ARRAY beyond, as DuckDB and Spark
 // write them. A value with more decimal places than the scale (other
 // than zeros) or more digits than the precision fails the run, naming
-// the field and the row: it is never rounded. A struct with decimals is
-// written through parquet-go's dynamic rows, at about three times the
-// cost per row of parquet-go's typed writer (1 µs against 0.3 for a row
-// of an int64 and two decimals, zstd); a decimal field without the
-// option, or inside a slice, map or nested struct, is refused when the
-// sink is built.
+// the field and the row: it is never rounded. A decimal field without
+// the option, or inside a slice, map or nested struct, is refused when
+// the sink is built.
 //
 // Files are compressed with zstd unless [Compression] says otherwise, and
 // carry the pipeline's fingerprint ([flow.Env]) in their key-value
@@ -80,10 +77,10 @@ const (
 // from Close: none outlives the run.
 //
 // Structs whose columns are each one field of a boolean, integer, float,
-// string, []byte, [N]byte or time.Time (in a timestamp adjusted to UTC),
-// required, optional (a pointer, or the optional tag) or repeated (a
-// slice, with or without the list tag), at any depth of embedded structs,
-// are written by rowflow's own Parquet writer, as [ParquetRecords] writes
+// string, []byte, [N]byte, time.Time (in a timestamp adjusted to UTC) or
+// decimal, required, optional (a pointer, or the optional tag) or
+// repeated (a slice, with or without the list tag), at any depth of
+// embedded structs, are written by rowflow's own Parquet writer, as [ParquetRecords] writes
 // records: each field's values are copied from the chunks straight into
 // typed column buffers, a field at a time, and a row group's column
 // chunks are encoded in parallel when it ends, with dictionaries and
@@ -92,13 +89,13 @@ const (
 // time.Time that its column's unit cannot hold (a zero time.Time in
 // nanoseconds) fails the run.
 //
-// Other structs (nested groups, maps, slices of pointers, decimals, a
-// column with compression of its own) are handed to parquet-go's typed
-// writer (GenericWriter[T]) in batches of 1024 rows aligned on the row
-// group, copied only where a chunk ends inside a batch; with
-// [RowIDColumn] or decimals they go through parquet-go's dynamic rows,
-// which cost more per row. Such a writer holds a row group of encoded
-// pages in memory.
+// Other structs (nested groups, maps, slices of pointers, a column with
+// compression of its own) are handed to parquet-go's typed writer
+// (GenericWriter[T]) in batches of 1024 rows aligned on the row group,
+// copied only where a chunk ends inside a batch; with [RowIDColumn] or
+// decimals they go through parquet-go's dynamic rows, at about four times
+// the cost per row (BenchmarkStructWriters). Such a writer holds a row
+// group of encoded pages in memory.
 //
 // # Errors
 //
@@ -171,10 +168,8 @@ func newPQPlan[T any](dir string, opts []ParquetOption) (p *pqPlan[T], err error
 	}
 	p.tSchema = p.dec.schemaOr(zero)
 	p.codec, p.level = cfg.codec()
-	if p.dec == nil {
-		if p.fields = newStructPlan(t, p.tSchema); p.fields != nil {
-			p.codec, p.level = cfg.ownCodec()
-		}
+	if p.fields = newStructPlan(t, p.tSchema, p.dec); p.fields != nil {
+		p.codec, p.level = cfg.ownCodec()
 	}
 	p.schema = p.tSchema
 	p.nCols = len(p.tSchema.Columns())
@@ -193,7 +188,10 @@ func newPQPlan[T any](dir string, opts []ParquetOption) (p *pqPlan[T], err error
 			return nil, err
 		}
 	}
-	if p.dec != nil {
+	if p.dec != nil && p.fields == nil {
+		// parquet-go's writer takes rows of several chunks at once: check
+		// each chunk first, so that an error names the row. Rowflow's
+		// writer fails on the row itself.
 		p.check = alsoCheck(p.check, decimalCheck[T](p.dec))
 	}
 	// Write a file to nowhere, so that what the writer only reports when

@@ -9,6 +9,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	pqformat "github.com/parquet-go/parquet-go/format"
+	"github.com/shopspring/decimal"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/parquet/pqschema"
@@ -23,9 +24,10 @@ import (
 //
 // It covers structs each of whose columns is one field (at any depth of
 // embedded structs) of one of these types: a boolean, an integer, a
-// float, a string, a []byte, a [N]byte, or a time.Time in a timestamp
-// column adjusted to UTC; each of them required, optional (a pointer to
-// one, or the optional tag, under which the zero value is null) or
+// float, a string, a []byte, a [N]byte, a time.Time in a timestamp
+// column adjusted to UTC, or a decimal.Decimal (a top-level field, see
+// decimalPlan); each of them required, optional (a pointer to one, or the
+// optional tag, under which the zero value is null; not for decimals) or
 // repeated (a slice of them, with or without the list tag). The columns
 // are those parquet-go derives from the type (parquet.SchemaOf), and so
 // are the values, but for a time.Time outside the range of its column's
@@ -33,9 +35,9 @@ import (
 // parquet-go wrote a wrapped-around number.
 //
 // A struct with any other column (a nested group, a map, a slice of
-// pointers, a decimal, a column with compression or a logical type of its
-// own) is written by parquet-go's GenericWriter, as it was before the
-// writer was rowflow's: newStructPlan returns nil for it.
+// pointers, a column with compression or a logical type of its own) is
+// written by parquet-go's GenericWriter, as it was before the writer was
+// rowflow's: newStructPlan returns nil for it.
 type structPlan struct {
 	fields []fieldWriter // per leaf column of the struct, in order
 }
@@ -65,6 +67,12 @@ const (
 // reports the index of the first it cannot convert.
 type valuesFunc func(c *pqwrite.Column, p unsafe.Pointer, stride uintptr, n int) (int, error)
 
+// fieldValuer is what parquet-go's fields of a struct's schema are: the
+// field of a struct value that holds a column.
+type fieldValuer interface {
+	Value(base reflect.Value) reflect.Value
+}
+
 // sliceHeader is the memory layout of a Go slice.
 type sliceHeader struct {
 	data     unsafe.Pointer
@@ -77,33 +85,39 @@ type sliceHeader struct {
 var ownStructWriter = true
 
 // newStructPlan returns the plan of struct type t, whose schema is
-// schema (parquet.SchemaOf of a value of t), or nil if it has a column
-// that the plan does not cover.
-func newStructPlan(t reflect.Type, schema *parquet.Schema) *structPlan {
+// schema, or nil if it has a column that the plan does not cover. The
+// schema is parquet.SchemaOf a value of t, or, for a struct with decimal
+// fields, of dec's shadow struct, whose fields are t's exported fields in
+// order, each decimal replaced by its unscaled value.
+func newStructPlan(t reflect.Type, schema *parquet.Schema, dec *decimalPlan) *structPlan {
 	if !ownStructWriter {
 		return nil
 	}
 	// Find each field in the memory of a zero struct, by the schema's own
 	// mapping of columns to fields (tags, embedded structs and all).
-	probe := reflect.New(t).Elem()
-	base := probe.UnsafeAddr()
+	probe := reflect.New(dec.typeOr(t)).Elem()
+	base, size := probe.UnsafeAddr(), probe.Type().Size()
 	p := &structPlan{}
 	for _, f := range schema.Fields() {
-		vf, ok := f.(interface {
-			Value(reflect.Value) reflect.Value
-		})
+		vf, ok := f.(fieldValuer)
 		if !ok {
 			return nil
 		}
 		v := vf.Value(probe)
-		if !v.CanAddr() || v.UnsafeAddr() < base || v.UnsafeAddr()+v.Type().Size() > base+t.Size() {
+		if !v.CanAddr() || v.UnsafeAddr() < base || v.UnsafeAddr()+v.Type().Size() > base+size {
 			return nil // behind an embedded pointer
 		}
-		fw, ok := newFieldWriter(f, v.Type())
+		offset, gt, df := v.UnsafeAddr()-base, v.Type(), (*decimalField)(nil)
+		if dec != nil {
+			if offset, gt, df, ok = dec.field(t, offset, gt); !ok {
+				return nil
+			}
+		}
+		fw, ok := newFieldWriter(f, gt, df)
 		if !ok {
 			return nil
 		}
-		fw.name, fw.offset = f.Name(), v.UnsafeAddr()-base
+		fw.name, fw.offset = f.Name(), offset
 		p.fields = append(p.fields, fw)
 	}
 	if len(p.fields) == 0 || len(p.fields) != len(schema.Columns()) {
@@ -113,8 +127,9 @@ func newStructPlan(t reflect.Type, schema *parquet.Schema) *structPlan {
 }
 
 // newFieldWriter returns the writer of a field of Go type gt whose
-// column's node is n, and false if the plan does not cover it.
-func newFieldWriter(n parquet.Node, gt reflect.Type) (fieldWriter, bool) {
+// column's node is n, and false if the plan does not cover it; dec is the
+// field's decimal column, if it is one.
+func newFieldWriter(n parquet.Node, gt reflect.Type, dec *decimalField) (fieldWriter, bool) {
 	fw := fieldWriter{shape: requiredField}
 	leaf := n
 	switch {
@@ -144,7 +159,12 @@ func newFieldWriter(n parquet.Node, gt reflect.Type) (fieldWriter, bool) {
 	if leaf.Compression() != nil {
 		return fw, false
 	}
-	fw.values = valuesOf(gt, leaf.Type())
+	switch {
+	case dec == nil:
+		fw.values = valuesOf(gt, leaf.Type())
+	case gt == decimalGoType && fw.shape != zeroNullField:
+		fw.values = decimalValues(dec)
+	}
 	return fw, fw.values != nil
 }
 
@@ -285,6 +305,28 @@ func fixedValues(size int) valuesFunc {
 	return func(c *pqwrite.Column, p unsafe.Pointer, stride uintptr, n int) (int, error) {
 		for k := range n {
 			c.Bytes = append(c.Bytes, unsafe.Slice((*byte)(unsafe.Add(p, uintptr(k)*stride)), size)...)
+		}
+		return 0, nil
+	}
+}
+
+// decimalValues returns the valuesFunc of decimal.Decimals in the
+// column of f.
+func decimalValues(f *decimalField) valuesFunc {
+	return func(c *pqwrite.Column, p unsafe.Pointer, stride uintptr, n int) (int, error) {
+		for k := range n {
+			u, b, err := f.encode(*(*decimal.Decimal)(unsafe.Add(p, uintptr(k)*stride)), c.Bytes)
+			if err != nil {
+				return k, err
+			}
+			switch f.typ.Kind() {
+			case parquet.Int32:
+				c.Int32 = append(c.Int32, int32(u))
+			case parquet.Int64:
+				c.Int64 = append(c.Int64, u)
+			default:
+				c.Bytes = b
+			}
 		}
 		return 0, nil
 	}

@@ -3,6 +3,7 @@ package shards_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/shopspring/decimal"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/operators"
@@ -123,35 +125,14 @@ func kindsRows(n int) []kindsRow {
 // TestStructWriterMatchesParquetGo writes structs of every type and shape
 // that rowflow's struct writer covers with it and with parquet-go's
 // GenericWriter, and reads both back with parquet-go: the same rows.
-// rowflow's files are the same at parallelism 1, 2 and 4.
 func TestStructWriterMatchesParquetGo(t *testing.T) {
-	if !shards.WritesOwnStructs[kindsRow]() {
-		t.Fatal("kindsRow is not written by rowflow's writer")
-	}
 	rows := kindsRows(5000)
-	write := func(own bool, par int) (string, []kindsRow, []parquet.Row) {
-		defer shards.SetOwnStructWriter(own)()
-		dir := filepath.Join(t.TempDir(), "out")
-		p := flow.From(sources.Slice(rows, sources.PartitionItems(700), sources.ChunkSize(333))).
-			Via(operators.Map(func(r kindsRow) (kindsRow, error) { return r, nil })).Parallel(par)
-		if err := p.To(shards.Parquet[kindsRow](dir, shards.RowGroupRows(2000), shards.RowIDColumn("rid"))).Run(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		m, err := shards.ReadManifest(dir, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return dir, concatFiles[kindsRow](t, dir, m), fileRows(t, dir, m)
-	}
-	ownDir, own, ownRows := write(true, 1)
-	_, theirs, theirRows := write(false, 1)
-	if len(own) != len(rows) || len(theirs) != len(rows) {
-		t.Fatalf("%d and %d rows, want %d", len(own), len(theirs), len(rows))
+	ownDir, theirDir := writeBothWays(t, rows)
+	own, theirs := readBack[kindsRow](t, ownDir), readBack[kindsRow](t, theirDir)
+	if len(own) != len(rows) {
+		t.Fatalf("%d rows, want %d", len(own), len(rows))
 	}
 	for i := range rows {
-		if !ownRows[i].Equal(theirRows[i]) {
-			t.Fatalf("row %d, values and levels:\nrowflow's   %v\nparquet-go's %v", i, ownRows[i], theirRows[i])
-		}
 		if !reflect.DeepEqual(own[i], theirs[i]) {
 			t.Fatalf("row %d:\nrowflow's   %+v\nparquet-go's %+v", i, own[i], theirs[i])
 		}
@@ -159,8 +140,79 @@ func TestStructWriterMatchesParquetGo(t *testing.T) {
 			t.Fatalf("row %d: read back %+v, wrote %+v", i, own[i], rows[i])
 		}
 	}
+}
+
+// decRow has decimals of each physical type, beside other fields.
+type decRow struct {
+	Embedded
+	ID    int64            `parquet:"id"`
+	Price decimal.Decimal  `parquet:"price,decimal(2:9)"`
+	Qty   decimal.Decimal  `parquet:"qty,decimal(3:18)"`
+	Big   decimal.Decimal  `parquet:"big,decimal(4:30)"`
+	Opt   *decimal.Decimal `parquet:"opt,decimal(2:20)"`
+	Note  *string          `parquet:"note"`
+}
+
+// TestStructWriterDecimals: structs with decimals, which parquet-go's
+// writer takes as rows of a shadow struct, give the same values and
+// levels through rowflow's writer.
+func TestStructWriterDecimals(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	rows := make([]decRow, 3000)
+	for i := range rows {
+		d := func(digits int, scale int32) decimal.Decimal {
+			v := decimal.NewFromInt(r.Int64N(1e18))
+			for range digits / 18 {
+				v = v.Mul(decimal.NewFromInt(1e18)).Add(decimal.NewFromInt(r.Int64N(1e18)))
+			}
+			v = v.Mod(decimal.New(1, int32(digits))).Shift(-scale)
+			if r.IntN(2) == 0 {
+				v = v.Neg()
+			}
+			return v
+		}
+		rows[i] = decRow{Embedded: Embedded{Tag: label(fmt.Sprint(i % 7))}, ID: int64(i),
+			Price: d(9, 2), Qty: d(18, 3), Big: d(30, 4)}
+		if i%3 != 0 {
+			o, note := d(20, 2), fmt.Sprint("note ", i)
+			rows[i].Opt, rows[i].Note = &o, &note
+		}
+	}
+	writeBothWays(t, rows)
+}
+
+// writeBothWays writes rows with rowflow's struct writer and with
+// parquet-go's, at parallelism 1, and checks that parquet-go reads the
+// same values and levels (row-ID columns included) from both, and that
+// rowflow's files are the same at parallelism 2 and 4. It returns the
+// directories that each wrote at parallelism 1.
+func writeBothWays[T any](t *testing.T, rows []T) (ownDir, theirDir string) {
+	t.Helper()
+	if !shards.WritesOwnStructs[T]() {
+		t.Fatalf("%T is not written by rowflow's writer", rows[0])
+	}
+	write := func(own bool, par int) string {
+		defer shards.SetOwnStructWriter(own)()
+		dir := filepath.Join(t.TempDir(), "out")
+		p := flow.From(sources.Slice(rows, sources.PartitionItems(700), sources.ChunkSize(333))).
+			Via(operators.Map(func(r T) (T, error) { return r, nil })).Parallel(par)
+		if err := p.To(shards.Parquet[T](dir, shards.RowGroupRows(2000), shards.RowIDColumn("rid"))).Run(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	ownDir, theirDir = write(true, 1), write(false, 1)
+	ownRows, theirRows := fileRows(t, ownDir), fileRows(t, theirDir)
+	if len(ownRows) != len(rows) || len(theirRows) != len(rows) {
+		t.Fatalf("%d and %d rows, want %d", len(ownRows), len(theirRows), len(rows))
+	}
+	for i := range rows {
+		if !ownRows[i].Equal(theirRows[i]) {
+			t.Fatalf("row %d, values and levels:\nrowflow's   %v\nparquet-go's %v", i, ownRows[i], theirRows[i])
+		}
+	}
 	for _, par := range []int{2, 4} {
-		dir, _, _ := write(true, par)
+		dir := write(true, par)
 		for _, name := range []string{"part-00000-00000.parquet", shards.ManifestName(0)} {
 			a, errA := os.ReadFile(filepath.Join(ownDir, name))
 			b, errB := os.ReadFile(filepath.Join(dir, name))
@@ -169,12 +221,28 @@ func TestStructWriterMatchesParquetGo(t *testing.T) {
 			}
 		}
 	}
+	return ownDir, theirDir
+}
+
+// readBack reads the rows of the files of dir's manifest with
+// parquet-go's GenericReader.
+func readBack[T any](t *testing.T, dir string) []T {
+	t.Helper()
+	m, err := shards.ReadManifest(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return concatFiles[T](t, dir, m)
 }
 
 // fileRows reads the rows of the manifest's files as parquet-go's rows:
 // values with their levels.
-func fileRows(t *testing.T, dir string, m *shards.Manifest) []parquet.Row {
+func fileRows(t *testing.T, dir string) []parquet.Row {
 	t.Helper()
+	m, err := shards.ReadManifest(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out []parquet.Row
 	for _, mf := range m.Files {
 		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(mf.Path)))

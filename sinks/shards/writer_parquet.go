@@ -76,26 +76,26 @@ const (
 // per writer, each with its own Parquet writer, and joins them before it returns
 // from Close: none outlives the run.
 //
-// Structs whose columns are each one field of a boolean, integer, float,
-// string, []byte, [N]byte, time.Time (in a timestamp adjusted to UTC) or
-// decimal, required, optional (a pointer, or the optional tag) or
-// repeated (a slice, with or without the list tag), at any depth of
-// embedded structs, are written by rowflow's own Parquet writer, as [ParquetRecords] writes
-// records: each field's values are copied from the chunks straight into
-// typed column buffers, a field at a time, and a row group's column
-// chunks are encoded in parallel when it ends, with dictionaries and
-// delta encodings where they pay and zstd's level chosen per column (see
-// [ZstdLevel]). A writer holds a row group of values in memory. A
-// time.Time that its column's unit cannot hold (a zero time.Time in
-// nanoseconds) fails the run.
+// Structs are written by rowflow's own Parquet writer, as [ParquetRecords]
+// writes records: each leaf column's values and levels are copied from
+// the chunks straight into typed column buffers, a column at a time over
+// up to 1024 rows, following the column's path through nested structs,
+// pointers (null when nil), optional fields (null when zero) and slices
+// (repeated fields and LISTs), and a row group's column chunks are
+// encoded in parallel when it ends, with dictionaries and delta encodings
+// where they pay and zstd's level chosen per column (see [ZstdLevel]). A
+// writer holds a row group of values in memory. A time.Time that its
+// column's unit cannot hold (a zero time.Time in nanoseconds) fails the
+// run.
 //
-// Other structs (nested groups, maps, slices of pointers, a column with
-// compression of its own) are handed to parquet-go's typed writer
-// (GenericWriter[T]) in batches of 1024 rows aligned on the row group,
-// copied only where a chunk ends inside a batch; with [RowIDColumn] or
-// decimals they go through parquet-go's dynamic rows, at about four times
-// the cost per row (BenchmarkStructWriters). Such a writer holds a row
-// group of encoded pages in memory.
+// Structs with a column that it does not cover (a map, an interface, a
+// list of pointers outside a LIST, a column with compression of its own)
+// are handed to parquet-go's typed writer (GenericWriter[T]) in batches
+// of 1024 rows aligned on the row group, copied only where a chunk ends
+// inside a batch; with [RowIDColumn] or decimals they go through
+// parquet-go's dynamic rows, at about four times the cost per row
+// (BenchmarkStructWriters). Such a writer holds a row group of encoded
+// pages in memory.
 //
 // # Errors
 //

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -18,49 +19,60 @@ import (
 
 // structPlan is how [Parquet] writes the structs of a type with rowflow's
 // own Parquet writer (internal/parquet/pqwrite), as ParquetRecords writes
-// records: each field of the struct is one leaf column, and the values of
-// a run of rows are copied from the structs' memory into the leaf's typed
-// column, a field at a time, with no per-value allocation or boxing.
+// records: each leaf column's values and levels are copied from the
+// structs' memory into its typed column, a leaf at a time over a run of
+// rows, with no per-value allocation or boxing.
 //
-// It covers structs each of whose columns is one field (at any depth of
-// embedded structs) of one of these types: a boolean, an integer, a
-// float, a string, a []byte, a [N]byte, a time.Time in a timestamp
-// column adjusted to UTC, or a decimal.Decimal (a top-level field, see
-// decimalPlan); each of them required, optional (a pointer to one, or the
-// optional tag, under which the zero value is null; not for decimals) or
-// repeated (a slice of them, with or without the list tag). The columns
-// are those parquet-go derives from the type (parquet.SchemaOf), and so
-// are the values, but for a time.Time outside the range of its column's
-// unit (a zero time.Time in nanoseconds), which fails the run where
-// parquet-go wrote a wrapped-around number.
+// A leaf's values are found by following its path from the struct: the
+// fields of nested structs (at fixed offsets), pointers (an optional
+// group or value: nil is null), the optional tag on a value (its zero
+// value is null) and slices (a repeated field or a LIST: each element is
+// a repetition), as Dremel's striping assigns definition and repetition
+// levels. The leaves are booleans, integers, floats, strings, []byte and
+// [N]byte, time.Time in a timestamp column adjusted to UTC, and
+// decimal.Decimal (a top-level field, see decimalPlan). The columns are
+// those parquet-go derives from the type (parquet.SchemaOf), and so are
+// the values and levels, but for a time.Time outside the range of its
+// column's unit (a zero time.Time in nanoseconds), which fails the run
+// where parquet-go wrote a wrapped-around number.
 //
-// A struct with any other column (a nested group, a map, a slice of
-// pointers, a column with compression or a logical type of its own) is
-// written by parquet-go's GenericWriter, as it was before the writer was
-// rowflow's: newStructPlan returns nil for it.
+// A struct with any other column (a map, an interface, a column with
+// compression or a logical type of its own) is written by parquet-go's
+// GenericWriter, as it was before the writer was rowflow's:
+// newStructPlan returns nil for it.
 type structPlan struct {
-	fields []fieldWriter // per leaf column of the struct, in order
+	leaves []leafWriter // per leaf column of the struct, in order
 }
 
-// fieldWriter appends the values of one field of a run of structs to the
-// typed column of its leaf.
-type fieldWriter struct {
-	name   string  // the column, for errors
-	offset uintptr // of the field in the struct
-	shape  fieldShape
-	size   uintptr    // of a repeated field's elements
-	values valuesFunc // appends the values of the field's Go type
+// leafWriter appends the values of one leaf column of a run of structs,
+// with their levels, to the leaf's typed column.
+type leafWriter struct {
+	name   string // the column's path, for errors
+	steps  []step // from a struct to the leaf's value; a flat leaf has none
+	offset uintptr
+	values valuesFunc // appends the values of the leaf's Go type
+	// maxRep and maxDef are the leaf's maximum levels: the column holds
+	// levels of each kind only where its maximum is above 0.
+	maxRep, maxDef int
+}
+
+// step is one step of a leaf's path from a struct to its value.
+type step struct {
+	kind   stepKind
+	offset uintptr // stepField: of the field in its struct
+	size   uintptr // stepSlice: of an element
+	rep    int     // stepSlice: the repetition level of its elements after the first
 	isZero func(p unsafe.Pointer) bool
 }
 
-// fieldShape is how a field's levels follow from its value.
-type fieldShape uint8
+// stepKind is what a step does.
+type stepKind uint8
 
 const (
-	requiredField fieldShape = iota // one value per row
-	pointerField                    // a pointer: nil is null
-	zeroNullField                   // optional tag: the zero value is null
-	repeatedField                   // a slice: any number of values per row
+	stepField   stepKind = iota // to a field of the struct
+	stepPointer                 // through a pointer: nil is null
+	stepZero                    // an optional value: its zero value is null
+	stepSlice                   // into each element of a slice: none is null (an empty list)
 )
 
 // valuesFunc appends the n values at p, p+stride, p+2·stride… to c, and
@@ -93,79 +105,150 @@ func newStructPlan(t reflect.Type, schema *parquet.Schema, dec *decimalPlan) *st
 	if !ownStructWriter {
 		return nil
 	}
-	// Find each field in the memory of a zero struct, by the schema's own
-	// mapping of columns to fields (tags, embedded structs and all).
-	probe := reflect.New(dec.typeOr(t)).Elem()
-	base, size := probe.UnsafeAddr(), probe.Type().Size()
 	p := &structPlan{}
-	for _, f := range schema.Fields() {
-		vf, ok := f.(fieldValuer)
-		if !ok {
-			return nil
+	b := planBuilder{schema: schema, plan: p}
+	ok := b.fields(schema.Fields(), dec.typeOr(t), nil, func(off uintptr, gt reflect.Type) (uintptr, reflect.Type, *decimalField, bool) {
+		if dec == nil {
+			return off, gt, nil, true
 		}
-		v := vf.Value(probe)
-		if !v.CanAddr() || v.UnsafeAddr() < base || v.UnsafeAddr()+v.Type().Size() > base+size {
-			return nil // behind an embedded pointer
-		}
-		offset, gt, df := v.UnsafeAddr()-base, v.Type(), (*decimalField)(nil)
-		if dec != nil {
-			if offset, gt, df, ok = dec.field(t, offset, gt); !ok {
-				return nil
-			}
-		}
-		fw, ok := newFieldWriter(f, gt, df)
-		if !ok {
-			return nil
-		}
-		fw.name, fw.offset = f.Name(), offset
-		p.fields = append(p.fields, fw)
-	}
-	if len(p.fields) == 0 || len(p.fields) != len(schema.Columns()) {
+		return dec.field(t, off, gt)
+	})
+	if !ok || len(p.leaves) == 0 || len(p.leaves) != len(schema.Columns()) {
 		return nil
 	}
 	return p
 }
 
-// newFieldWriter returns the writer of a field of Go type gt whose
-// column's node is n, and false if the plan does not cover it; dec is the
-// field's decimal column, if it is one.
-func newFieldWriter(n parquet.Node, gt reflect.Type, dec *decimalField) (fieldWriter, bool) {
-	fw := fieldWriter{shape: requiredField}
-	leaf := n
-	switch {
-	case isList(n) && n.Required():
-		leaf = n.Fields()[0].Fields()[0]
-		if !leaf.Leaf() || !leaf.Required() || gt.Kind() != reflect.Slice {
-			return fw, false
+// planBuilder builds a structPlan, leaf by leaf in the schema's order.
+type planBuilder struct {
+	schema *parquet.Schema
+	plan   *structPlan
+	path   []string
+}
+
+// fields adds the leaves of fields, the fields of a group whose Go type
+// is the struct type gt, reached by steps. where maps a field's offset
+// and type in gt to where it lies in the values written, and its decimal
+// column, if any: the same, but in a struct with decimals (see
+// decimalPlan.field).
+func (b *planBuilder) fields(fields []parquet.Field, gt reflect.Type, steps []step,
+	where func(off uintptr, gt reflect.Type) (uintptr, reflect.Type, *decimalField, bool)) bool {
+	if gt.Kind() != reflect.Struct || gt == reflect.TypeFor[time.Time]() {
+		return false
+	}
+	// Find each field in the memory of a zero struct, by the schema's own
+	// mapping of columns to fields (tags, embedded structs and all).
+	probe := reflect.New(gt).Elem()
+	base := probe.UnsafeAddr()
+	for _, f := range fields {
+		vf, ok := f.(fieldValuer)
+		if !ok {
+			return false
 		}
-		fw.shape = repeatedField
-	case !n.Leaf():
-		return fw, false
+		v := vf.Value(probe)
+		if !v.CanAddr() || v.UnsafeAddr() < base || v.UnsafeAddr()+v.Type().Size() > base+gt.Size() {
+			return false // behind an embedded pointer
+		}
+		off, ft, dec, ok := where(v.UnsafeAddr()-base, v.Type())
+		if !ok {
+			return false
+		}
+		b.path = append(b.path, f.Name())
+		ok = b.node(f, ft, append(slices.Clip(steps), step{kind: stepField, offset: off}), dec)
+		b.path = b.path[:len(b.path)-1]
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// node adds the leaves of node n, whose Go type is gt, reached by steps.
+func (b *planBuilder) node(n parquet.Node, gt reflect.Type, steps []step, dec *decimalField) bool {
+	switch {
+	case n.Optional() && gt.Kind() == reflect.Pointer:
+		steps, gt = append(steps, step{kind: stepPointer}), gt.Elem()
+	case n.Optional():
+		z := gt
+		steps = append(steps, step{kind: stepZero, isZero: func(p unsafe.Pointer) bool { return reflect.NewAt(z, p).Elem().IsZero() }})
 	case n.Repeated():
 		if gt.Kind() != reflect.Slice {
-			return fw, false
+			return false
 		}
-		fw.shape = repeatedField
-	case n.Optional() && gt.Kind() == reflect.Pointer:
-		fw.shape = pointerField
-	case n.Optional():
-		fw.shape = zeroNullField
-		fw.isZero = func(p unsafe.Pointer) bool { return reflect.NewAt(gt, p).Elem().IsZero() }
-	}
-	if fw.shape == repeatedField || fw.shape == pointerField {
-		gt = gt.Elem()
-		fw.size = gt.Size()
-	}
-	if leaf.Compression() != nil {
-		return fw, false
+		steps, gt = append(steps, step{kind: stepSlice, size: gt.Elem().Size(), rep: repeats(steps) + 1}), gt.Elem()
 	}
 	switch {
-	case dec == nil:
-		fw.values = valuesOf(gt, leaf.Type())
-	case gt == decimalGoType && fw.shape != zeroNullField:
-		fw.values = decimalValues(dec)
+	case n.Leaf():
+		return b.leaf(n, gt, steps, dec)
+	case isList(n):
+		// A LIST: its repeated group is the Go slice, its element the
+		// slice's element.
+		list := n.Fields()[0]
+		if gt.Kind() != reflect.Slice || !list.Repeated() {
+			return false
+		}
+		steps = append(steps, step{kind: stepSlice, size: gt.Elem().Size(), rep: repeats(steps) + 1})
+		b.path = append(b.path, list.Name(), list.Fields()[0].Name())
+		defer func() { b.path = b.path[:len(b.path)-2] }()
+		// The element node itself is not repeated: take its optionality.
+		elem := list.Fields()[0]
+		if elem.Repeated() {
+			return false
+		}
+		return b.node(elem, gt.Elem(), steps, nil)
+	case n.Type().LogicalType() != nil:
+		return false // a MAP, or another annotated group
 	}
-	return fw, fw.values != nil
+	return b.fields(n.Fields(), gt, steps, func(off uintptr, gt reflect.Type) (uintptr, reflect.Type, *decimalField, bool) {
+		return off, gt, nil, true
+	})
+}
+
+// leaf adds the leaf n, whose Go type is gt, reached by steps; dec is its
+// decimal column, if it is one.
+func (b *planBuilder) leaf(n parquet.Node, gt reflect.Type, steps []step, dec *decimalField) bool {
+	col, ok := b.schema.Lookup(b.path...)
+	if !ok || col.ColumnIndex != len(b.plan.leaves) || n.Compression() != nil {
+		return false
+	}
+	l := leafWriter{name: strings.Join(b.path, "."), maxRep: col.MaxRepetitionLevel, maxDef: col.MaxDefinitionLevel}
+	switch {
+	case dec == nil:
+		l.values = valuesOf(gt, n.Type())
+	case gt == decimalGoType && (len(steps) == 0 || steps[len(steps)-1].kind != stepZero):
+		l.values = decimalValues(dec)
+	}
+	defs := 0
+	for _, s := range steps {
+		if s.kind != stepField {
+			defs++
+		}
+	}
+	if l.values == nil || repeats(steps) != l.maxRep || defs != l.maxDef {
+		return false
+	}
+	// A leaf reached through fields alone is flat: its values lie at one
+	// offset of each struct.
+	if l.maxDef == 0 {
+		for _, s := range steps {
+			l.offset += s.offset
+		}
+	} else {
+		l.steps = steps
+	}
+	b.plan.leaves = append(b.plan.leaves, l)
+	return true
+}
+
+// repeats returns the number of slices on a path.
+func repeats(steps []step) int {
+	n := 0
+	for _, s := range steps {
+		if s.kind == stepSlice {
+			n++
+		}
+	}
+	return n
 }
 
 // valuesOf returns the valuesFunc of values of Go type gt in a leaf of
@@ -348,49 +431,79 @@ func timestamps(per int64) valuesFunc {
 	}
 }
 
-// write appends the field of the n structs at base, base+stride… to c,
-// with their levels, and reports the index of the first struct whose
-// value it cannot convert.
-func (f *fieldWriter) write(c *pqwrite.Column, base unsafe.Pointer, stride uintptr, n int) (int, error) {
-	p := unsafe.Add(base, f.offset)
-	switch f.shape {
-	case requiredField:
-		return f.values(c, p, stride, n)
-	case repeatedField:
-		for k := range n {
-			s := (*sliceHeader)(unsafe.Add(p, uintptr(k)*stride))
-			if s.len == 0 {
-				c.RepLevels, c.DefLevels = append(c.RepLevels, 0), append(c.DefLevels, 0)
-				continue
-			}
-			c.RepLevels = append(c.RepLevels, 0)
-			for range s.len - 1 {
-				c.RepLevels = append(c.RepLevels, 1)
-			}
-			for range s.len {
-				c.DefLevels = append(c.DefLevels, 1)
-			}
-			if _, err := f.values(c, s.data, f.size, s.len); err != nil {
-				return k, err
-			}
-		}
-		return 0, nil
+// write appends the leaf's values of the n structs at base,
+// base+stride… to c, with their levels, and reports the index of the
+// first struct whose value it cannot convert.
+func (l *leafWriter) write(c *pqwrite.Column, base unsafe.Pointer, stride uintptr, n int) (int, error) {
+	if l.steps == nil {
+		return l.values(c, unsafe.Add(base, l.offset), stride, n)
 	}
 	for k := range n {
-		v := unsafe.Add(p, uintptr(k)*stride)
-		if f.shape == pointerField {
-			v = *(*unsafe.Pointer)(v)
-		}
-		if v == nil || f.shape == zeroNullField && f.isZero(v) {
-			c.DefLevels = append(c.DefLevels, 0)
-			continue
-		}
-		c.DefLevels = append(c.DefLevels, 1)
-		if _, err := f.values(c, v, 0, 1); err != nil {
+		if err := l.walk(c, unsafe.Add(base, uintptr(k)*stride), 0, 0, 0); err != nil {
 			return k, err
 		}
 	}
 	return 0, nil
+}
+
+// walk follows the steps from step i at p, where the levels so far are
+// rep and def, to the leaf's values, and appends them or the null that
+// ends the path early.
+func (l *leafWriter) walk(c *pqwrite.Column, p unsafe.Pointer, i, rep, def int) error {
+	for ; i < len(l.steps); i++ {
+		s := &l.steps[i]
+		switch s.kind {
+		case stepField:
+			p = unsafe.Add(p, s.offset)
+			continue
+		case stepPointer:
+			if p = *(*unsafe.Pointer)(p); p == nil {
+				l.levels(c, rep, def)
+				return nil
+			}
+		case stepZero:
+			if s.isZero(p) {
+				l.levels(c, rep, def)
+				return nil
+			}
+		case stepSlice:
+			h := (*sliceHeader)(p)
+			if h.len == 0 {
+				l.levels(c, rep, def)
+				return nil
+			}
+			if i+1 == len(l.steps) {
+				// The elements are the leaf's values.
+				for range h.len {
+					l.levels(c, rep, def+1)
+					rep = s.rep
+				}
+				_, err := l.values(c, h.data, s.size, h.len)
+				return err
+			}
+			for k := range h.len {
+				if k > 0 {
+					rep = s.rep
+				}
+				if err := l.walk(c, unsafe.Add(h.data, uintptr(k)*s.size), i+1, rep, def+1); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		def++
+	}
+	l.levels(c, rep, def)
+	_, err := l.values(c, p, 0, 1)
+	return err
+}
+
+// levels appends the levels of an entry.
+func (l *leafWriter) levels(c *pqwrite.Column, rep, def int) {
+	if l.maxRep > 0 {
+		c.RepLevels = append(c.RepLevels, byte(rep))
+	}
+	c.DefLevels = append(c.DefLevels, byte(def))
 }
 
 // structWriter writes structs with the typed columns, row-ID columns and
@@ -413,8 +526,8 @@ func (w *structWriter[T]) write(vals []T, ids flow.IDs) error {
 	for first := 0; first < len(vals); {
 		n := min(len(vals)-first, writeBatchRows-r.groupRows%writeBatchRows)
 		at := unsafe.Add(base, uintptr(first)*stride)
-		for j := range w.plan.fields {
-			f := &w.plan.fields[j]
+		for j := range w.plan.leaves {
+			f := &w.plan.leaves[j]
 			if k, err := f.write(r.typed[j], at, stride, n); err != nil {
 				r.err = fmt.Errorf("column %q: %w", f.name, err)
 				return &rowFailed{k: first + k, err: r.err}

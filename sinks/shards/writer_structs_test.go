@@ -268,6 +268,77 @@ func fileRows(t *testing.T, dir string) []parquet.Row {
 	return out
 }
 
+type point struct {
+	X float64 `parquet:"x"`
+	Y float64 `parquet:"y"`
+}
+
+// nestedRow has groups and lists of every shape: required, optional and
+// repeated groups, lists of groups and of lists, and an optional list.
+// (parquet-go's dynamic rows cannot write a list of pointers, so it has
+// none.)
+type nestedRow struct {
+	ID      int64     `parquet:"id"`
+	At      point     `parquet:"at"`
+	Maybe   *point    `parquet:"maybe"`
+	Path    []point   `parquet:"path"`
+	Segs    []point   `parquet:"segs,list"`
+	Grid    [][]int32 `parquet:"grid,list"`
+	OptList []int64   `parquet:"opt_list,optional,list"`
+	Inner   struct {
+		A []string `parquet:"a"`
+		B *int32   `parquet:"b"`
+		C struct {
+			D []uint16 `parquet:"d,list"`
+		} `parquet:"c"`
+	} `parquet:"inner"`
+}
+
+// TestStructWriterNested: nested groups and lists, with nulls and empty
+// lists at every level, give the values and levels of parquet-go's
+// writer.
+func TestStructWriterNested(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	pt := func() point { return point{r.Float64(), r.Float64()} }
+	rows := make([]nestedRow, 4000)
+	for i := range rows {
+		n := &rows[i]
+		n.ID, n.At = int64(i), pt()
+		if r.IntN(3) > 0 {
+			p := pt()
+			n.Maybe = &p
+		}
+		for range r.IntN(4) {
+			n.Path = append(n.Path, pt())
+			n.Segs = append(n.Segs, pt())
+			var cell []int32
+			for range r.IntN(3) {
+				cell = append(cell, r.Int32())
+			}
+			n.Grid = append(n.Grid, cell)
+			n.Inner.A = append(n.Inner.A, fmt.Sprint(r.IntN(10)))
+			n.Inner.C.D = append(n.Inner.C.D, uint16(r.Uint32()))
+		}
+		switch r.IntN(3) {
+		case 0:
+			n.OptList = []int64{} // empty, not null
+		case 1:
+			n.OptList = []int64{r.Int64(), r.Int64()}
+		}
+		if r.IntN(2) == 0 {
+			b := r.Int32()
+			n.Inner.B = &b
+		}
+	}
+	ownDir, theirDir := writeBothWays(t, rows)
+	own, theirs := readBack[nestedRow](t, ownDir), readBack[nestedRow](t, theirDir)
+	for i := range rows {
+		if !reflect.DeepEqual(own[i], theirs[i]) {
+			t.Fatalf("row %d:\nrowflow's   %+v\nparquet-go's %+v", i, own[i], theirs[i])
+		}
+	}
+}
+
 // TestStructWriterCoverage: the types that parquet-go's writer keeps.
 func TestStructWriterCoverage(t *testing.T) {
 	type nested struct {
@@ -293,13 +364,14 @@ func TestStructWriterCoverage(t *testing.T) {
 	for name, got := range map[string]bool{
 		"pqRow":      shards.WritesOwnStructs[pqRow](),
 		"nested":     shards.WritesOwnStructs[nested](),
+		"nestedRow":  shards.WritesOwnStructs[nestedRow](),
 		"mapped":     shards.WritesOwnStructs[mapped](),
 		"pointers":   shards.WritesOwnStructs[pointers](),
 		"compressed": shards.WritesOwnStructs[compressed](),
 		"jsonText":   shards.WritesOwnStructs[jsonText](),
 		"local":      shards.WritesOwnStructs[local](),
 	} {
-		if want := name == "pqRow"; got != want {
+		if want := name == "pqRow" || name == "nested" || name == "nestedRow"; got != want {
 			t.Errorf("%s: written by rowflow's writer: %v, want %v", name, got, want)
 		}
 	}

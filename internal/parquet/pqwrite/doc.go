@@ -42,10 +42,9 @@
 //
 // The sinks of sinks/shards write with it: ParquetRecords' shredders put
 // each record's values straight into the typed columns, ParquetColumns
-// copies column batches' values and levels, and Parquet copies each field
-// of a run of structs from their memory. Parquet's structs of other
-// shapes (nested groups, maps, decimals) are still written by parquet-go's
-// GenericWriter.
+// copies column batches' values and levels, and Parquet copies each leaf
+// of a run of structs from their memory. Parquet's structs with maps or
+// interfaces are still written by parquet-go's GenericWriter.
 //
 // # Determinism
 //

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
+	"sync/atomic"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/firsterr"
@@ -245,6 +246,17 @@ func (c *parquetConsumer[T]) manifest() ([]doneFile, *Manifest) {
 // writer's partition while this one encodes.
 const writerQueue = 32
 
+// batchQueue is the number of column batches that may wait for a
+// writer's goroutine (ParquetColumns, whose chunks are batches of a few
+// thousand rows or of whole row groups), and queuedGroups how many row
+// groups of rows they may hold together: two, so that the router can
+// hand a writer the rest of its partition, and move on to the next
+// writer's, while the writer encodes a row group.
+const (
+	batchQueue   = 256
+	queuedGroups = 2
+)
+
 // writerPool runs each writer of a consumer in its own goroutine, in a
 // firsterr.Group: the first writer that fails cancels the others.
 //
@@ -259,6 +271,12 @@ type writerPool[T any] struct {
 	ins  []chan flow.Chunk[T]
 	ctx  context.Context
 	g    *firsterr.Group
+	// For plans whose chunks are column batches (batched): the rows
+	// queued for each writer, at most maxRows unless one chunk holds more,
+	// and a signal to the router that a writer took some.
+	queued  []atomic.Int64
+	taken   []chan struct{}
+	maxRows int64
 }
 
 var errAborted = errors.New("shards: the run was aborted")
@@ -269,28 +287,40 @@ func startWriterPool[T any](ctx context.Context, plan *pqPlan[T], writers []*wri
 		return fmt.Errorf("shards: %s: %w", plan.what, &flow.PanicError{Value: v, Stack: debug.Stack()})
 	})
 	queue := writerQueue
-	if plan.unqueued {
-		queue = 0
+	if plan.batched {
+		queue, p.maxRows = batchQueue, queuedGroups*plan.cfg.rowGroupRows
+		p.queued, p.taken = make([]atomic.Int64, len(writers)), make([]chan struct{}, len(writers))
+		for i := range p.taken {
+			p.taken[i] = make(chan struct{}, 1)
+		}
 	}
-	for _, s := range writers {
+	for i, s := range writers {
 		in := make(chan flow.Chunk[T], queue)
 		p.ins = append(p.ins, in)
-		p.g.Go(func() error { return p.work(s, in) })
+		p.g.Go(func() error { return p.work(i, s, in) })
 	}
 	return p
 }
 
 // work writes the chunks that come in, and finishes the writer's files
 // when the channel is closed.
-func (p *writerPool[T]) work(s *writer[T], in <-chan flow.Chunk[T]) error {
+func (p *writerPool[T]) work(i int, s *writer[T], in <-chan flow.Chunk[T]) error {
 	for {
 		select {
 		case c, ok := <-in:
 			if !ok {
 				return s.finish()
 			}
+			n := c.Len()
 			err := s.consume(&c)
 			p.plan.drop(&c)
+			if p.queued != nil {
+				p.queued[i].Add(-int64(n))
+				select {
+				case p.taken[i] <- struct{}{}:
+				default:
+				}
+			}
 			if err != nil {
 				return err
 			}
@@ -302,6 +332,21 @@ func (p *writerPool[T]) work(s *writer[T], in <-chan flow.Chunk[T]) error {
 
 // send hands c to the writer's goroutine.
 func (p *writerPool[T]) send(ctx context.Context, to int, c flow.Chunk[T]) error {
+	if p.queued != nil {
+		n := int64(c.Len())
+		for q := p.queued[to].Load(); q > 0 && q+n > p.maxRows; q = p.queued[to].Load() {
+			select {
+			case <-p.taken[to]:
+			case <-ctx.Done():
+				p.plan.drop(&c)
+				return ctx.Err()
+			case <-p.g.Failed():
+				p.plan.drop(&c)
+				return p.g.Err()
+			}
+		}
+		p.queued[to].Add(n)
+	}
 	select {
 	case p.ins[to] <- c:
 		return nil

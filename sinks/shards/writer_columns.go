@@ -58,7 +58,7 @@ func ParquetColumns(dir string, schema *parquet.Schema, opts ...ParquetOption) f
 		plan, err = nil, fmt.Errorf("shards: %s: PartitionBy and Continue are not supported; write records (ParquetRecords) for them", plan.what)
 	}
 	if plan != nil {
-		plan.release, plan.unqueued = releaseRows, true
+		plan.release, plan.batched = releaseRows, true
 	}
 	return flow.NewSink[*sparquet.ColumnBatch](columnsSink{&parquetSink[batchRow]{dir: dir, plan: plan, err: err}})
 }

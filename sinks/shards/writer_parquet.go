@@ -121,10 +121,11 @@ type pqPlan[T any] struct {
 	// release, when set, is called with the values of each chunk once
 	// they are written, or dropped: the batches of batchRows.
 	release func(vals []T)
-	// unqueued hands chunks to the writers of Writers(n > 1) without
-	// writerQueue's queue: for chunks that are whole partitions, many
+	// batched queues chunks for the writers of Writers(n > 1) by their
+	// rows (batchQueue, queuedGroups) rather than by writerQueue's count:
+	// for chunks of column batches, which may be whole partitions, many
 	// times the sources' default chunk.
-	unqueued bool
+	batched bool
 	// check, when set, reports the first value of a chunk that cannot be
 	// written, before the chunk is cut into the writer's batches: its
 	// error then names the value's own partition and row ID.

@@ -9,13 +9,16 @@
 //  2. Parquet, -rows rows × 5 columns (int64, string, float64, a list of
 //     strings, a list of int32; written by DuckDB, zstd) → Parquet;
 //  3. the same Parquet into memory: rowflow's Parquet source into Go
-//     structs (the command internal/bench/etl/decode) against DuckDB's
-//     aggregate of every column (max(id), max(length(name)), sum(score),
-//     sum(len(tags)), sum(list_sum(tokens))), both decoding every value,
-//     at one thread as well as at -threads.
+//     structs (the command internal/bench/etl/structs, decode) against
+//     DuckDB's aggregate of every column (max(id), max(length(name)),
+//     sum(score), sum(len(tags)), sum(list_sum(tokens))), both decoding
+//     every value, at one thread as well as at -threads.
 //
 // rowflow runs with lineage off (-row-id-column "") and on (the default
-// row_id columns). For each job and variant it prints the median wall
+// row_id columns). The first two jobs also run as a Go program that knows
+// its rows' types runs them with rowflow's library, lineage on: the input
+// read into structs (sources/text.CSV, sources/parquet.Read) and written
+// by sinks/shards.Parquet (internal/bench/etl/structs, write). For each job and variant it prints the median wall
 // time, CPU time (user + system, from the child's rusage), peak resident
 // memory and output bytes, and rowflow's figures divided by DuckDB's: a
 // ratio above 1 is rowflow slower or larger. With -base, the rowflow of
@@ -118,8 +121,8 @@ func run(rows, rounds, threads int, jobNames []string, base string) error {
 	if err := goBuild(filepath.Join(root, "internal", "interop", "duckdb"), duckBin, "./cmd/duckcopy"); err != nil {
 		return err
 	}
-	decodeBin := filepath.Join(dir, "decode")
-	if err := goBuild(root, decodeBin, "./internal/bench/etl/decode"); err != nil {
+	structsBin := filepath.Join(dir, "structs")
+	if err := goBuild(root, structsBin, "./internal/bench/etl/structs"); err != nil {
 		return err
 	}
 	baseBin := ""
@@ -185,7 +188,7 @@ func run(rows, rounds, threads int, jobNames []string, base string) error {
 		if j.threads != 0 {
 			th = j.threads
 		}
-		vs := variants(j, rowflowBin, baseBin, duckBin, decodeBin, th)
+		vs := variants(j, rowflowBin, baseBin, duckBin, structsBin, th)
 		res, err := measureAll(dir, vs, rounds, j.decode)
 		if err != nil {
 			return fmt.Errorf("%s: %w", j.name, err)
@@ -223,15 +226,16 @@ const parquetInput = `COPY (SELECT i AS id,
 	list_transform(range((hash(i * 13) % 32)::BIGINT), k -> (hash(i * 7 + k) % 1000000)::INTEGER) AS tokens
 FROM range($ROWS) t(i)) TO '$PATH' (FORMAT parquet, COMPRESSION zstd)`
 
-func variants(j job, rowflowBin, baseBin, duckBin, decodeBin string, threads int) []variant {
+func variants(j job, rowflowBin, baseBin, duckBin, structsBin string, threads int) []variant {
 	th := strconv.Itoa(threads)
+	structs := func(args ...string) *exec.Cmd {
+		cmd := exec.Command(structsBin, append([]string{args[0], "-parallel", th}, args[1:]...)...)
+		cmd.Env = append(os.Environ(), "GOMAXPROCS="+th)
+		return cmd
+	}
 	if j.decode {
 		return []variant{
-			{name: "rowflow structs", cmd: func(string) *exec.Cmd {
-				cmd := exec.Command(decodeBin, "-parallel", th, j.input)
-				cmd.Env = append(os.Environ(), "GOMAXPROCS="+th)
-				return cmd
-			}},
+			{name: "rowflow structs", cmd: func(string) *exec.Cmd { return structs("decode", j.input) }},
 			{name: "duckdb", cmd: func(string) *exec.Cmd { return exec.Command(duckBin, "-threads", th, j.duckSQL) }},
 		}
 	}
@@ -249,6 +253,7 @@ func variants(j job, rowflowBin, baseBin, duckBin, decodeBin string, threads int
 	vs := []variant{
 		{name: "rowflow, lineage off", cmd: rowflow(rowflowBin, false)},
 		{name: "rowflow, lineage on", cmd: rowflow(rowflowBin, true)},
+		{name: "rowflow Go structs, lineage on", cmd: func(out string) *exec.Cmd { return structs("write", j.input, out) }},
 		{name: "duckdb", cmd: func(out string) *exec.Cmd {
 			return exec.Command(duckBin, "-threads", th, fmt.Sprintf(j.duckSQL, filepath.Join(out, "out.parquet")))
 		}},

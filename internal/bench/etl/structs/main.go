@@ -1,10 +1,20 @@
-// Command decode reads a Parquet file of the ETL benchmark's Parquet input
-// (internal/bench/etl) into Go structs with rowflow's Parquet source and
-// prints aggregates of every column, as the benchmark's DuckDB query does,
-// so that both decode every value: the rowflow side of the benchmark's
+// Command structs is rowflow's side of the ETL benchmark's jobs
+// (internal/bench/etl) through Go structs, with rowflow's library rather
+// than its command:
+//
+//	structs decode -parallel 2 in.parquet
+//	structs write -parallel 2 in.csv|in.parquet OUT
+//
+// decode reads the benchmark's Parquet input into structs with rowflow's
+// Parquet source and prints aggregates of every column, as the
+// benchmark's DuckDB query does, so that both decode every value: the
 // "Parquet into structs" job.
 //
-//	decode -parallel 2 in.parquet
+// write reads the CSV input (sources/text.CSV) or the Parquet input
+// (sources/parquet.Read) into structs and writes them with
+// sinks/shards.Parquet, with the row IDs in row_id columns (lineage on)
+// and -parallel writers: the CSV → Parquet and Parquet → Parquet jobs as
+// a Go program that knows its rows' types writes them.
 package main
 
 import (
@@ -12,10 +22,13 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources/parquet"
+	"github.com/rowflow/rowflow/sources/text"
 )
 
 // row is a row of the benchmark's Parquet input.
@@ -23,17 +36,46 @@ type row struct {
 	ID     int64    `parquet:"id"`
 	Name   string   `parquet:"name"`
 	Score  float64  `parquet:"score"`
-	Tags   []string `parquet:"tags"`
-	Tokens []int32  `parquet:"tokens"`
+	Tags   []string `parquet:"tags,list"`
+	Tokens []int32  `parquet:"tokens,list"`
+}
+
+// csvRow is a row of the benchmark's CSV input.
+type csvRow struct {
+	ID    int64   `csv:"id" parquet:"id"`
+	Score float64 `csv:"score" parquet:"score"`
+	Name  string  `csv:"name" parquet:"name"`
+	Count int32   `csv:"count" parquet:"count"`
 }
 
 func main() {
-	parallel := flag.Int("parallel", 1, "the source's workers")
-	flag.Parse()
-	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: decode [-parallel N] FILE")
-		os.Exit(2)
+	if len(os.Args) < 2 {
+		usage()
 	}
+	flags := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
+	parallel := flags.Int("parallel", 1, "the source's workers (and, for write, the sink's writers)")
+	flags.Parse(os.Args[2:])
+	var err error
+	switch {
+	case os.Args[1] == "decode" && flags.NArg() == 1:
+		err = decode(flags.Arg(0), *parallel)
+	case os.Args[1] == "write" && flags.NArg() == 2:
+		err = write(flags.Arg(0), flags.Arg(1), *parallel)
+	default:
+		usage()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "structs:", err)
+		os.Exit(1)
+	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: structs decode [-parallel N] FILE\n       structs write [-parallel N] FILE.csv|FILE.parquet DIR")
+	os.Exit(2)
+}
+
+func decode(path string, parallel int) error {
 	var maxID, maxName, tags, tokens int64
 	var score float64
 	count := func(it flow.Item[row]) error {
@@ -46,10 +88,20 @@ func main() {
 		}
 		return nil
 	}
-	err := flow.From(parquet.Read[row](flag.Arg(0))).Parallel(*parallel).To(sinks.ForEach(count)).Run(context.Background())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "decode:", err)
-		os.Exit(1)
+	err := flow.From(parquet.Read[row](path)).Parallel(parallel).To(sinks.ForEach(count)).Run(context.Background())
+	if err == nil {
+		fmt.Println(maxID, maxName, score, tags, tokens)
 	}
-	fmt.Println(maxID, maxName, score, tags, tokens)
+	return err
+}
+
+func write(in, out string, parallel int) error {
+	opts := []shards.ParquetOption{shards.Writers(parallel), shards.RowIDColumn("row_id")}
+	var p *flow.Pipeline
+	if strings.HasSuffix(in, ".csv") {
+		p = flow.From(text.CSV[csvRow](in)).Parallel(parallel).To(shards.Parquet[csvRow](out, opts...))
+	} else {
+		p = flow.From(parquet.Read[row](in)).Parallel(parallel).To(shards.Parquet[row](out, opts...))
+	}
+	return p.Run(context.Background())
 }

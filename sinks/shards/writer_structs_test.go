@@ -127,7 +127,7 @@ func kindsRows(n int) []kindsRow {
 // GenericWriter, and reads both back with parquet-go: the same rows.
 func TestStructWriterMatchesParquetGo(t *testing.T) {
 	rows := kindsRows(5000)
-	ownDir, theirDir := writeBothWays(t, rows)
+	ownDir, theirDir := writeBothWays(t, rows, shards.RowIDColumn("rid"))
 	own, theirs := readBack[kindsRow](t, ownDir), readBack[kindsRow](t, theirDir)
 	if len(own) != len(rows) {
 		t.Fatalf("%d rows, want %d", len(own), len(rows))
@@ -178,15 +178,16 @@ func TestStructWriterDecimals(t *testing.T) {
 			rows[i].Opt, rows[i].Note = &o, &note
 		}
 	}
-	writeBothWays(t, rows)
+	writeBothWays(t, rows, shards.RowIDColumn("rid"))
 }
 
 // writeBothWays writes rows with rowflow's struct writer and with
 // parquet-go's, at parallelism 1, and checks that parquet-go reads the
 // same values and levels (row-ID columns included) from both, and that
-// rowflow's files are the same at parallelism 2 and 4. It returns the
-// directories that each wrote at parallelism 1.
-func writeBothWays[T any](t *testing.T, rows []T) (ownDir, theirDir string) {
+// rowflow's files are the same at parallelism 2 and 4. It writes with
+// RowGroupRows(2000) and opts, and returns the directories that each
+// wrote at parallelism 1.
+func writeBothWays[T any](t *testing.T, rows []T, opts ...shards.ParquetOption) (ownDir, theirDir string) {
 	t.Helper()
 	if !shards.WritesOwnStructs[T]() {
 		t.Fatalf("%T is not written by rowflow's writer", rows[0])
@@ -196,7 +197,8 @@ func writeBothWays[T any](t *testing.T, rows []T) (ownDir, theirDir string) {
 		dir := filepath.Join(t.TempDir(), "out")
 		p := flow.From(sources.Slice(rows, sources.PartitionItems(700), sources.ChunkSize(333))).
 			Via(operators.Map(func(r T) (T, error) { return r, nil })).Parallel(par)
-		if err := p.To(shards.Parquet[T](dir, shards.RowGroupRows(2000), shards.RowIDColumn("rid"))).Run(t.Context()); err != nil {
+		opts := append([]shards.ParquetOption{shards.RowGroupRows(2000)}, opts...)
+		if err := p.To(shards.Parquet[T](dir, opts...)).Run(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		return dir
@@ -330,12 +332,39 @@ func TestStructWriterNested(t *testing.T) {
 			n.Inner.B = &b
 		}
 	}
-	ownDir, theirDir := writeBothWays(t, rows)
+	ownDir, theirDir := writeBothWays(t, rows, shards.RowIDColumn("rid"))
 	own, theirs := readBack[nestedRow](t, ownDir), readBack[nestedRow](t, theirDir)
 	for i := range rows {
 		if !reflect.DeepEqual(own[i], theirs[i]) {
 			t.Fatalf("row %d:\nrowflow's   %+v\nparquet-go's %+v", i, own[i], theirs[i])
 		}
+	}
+}
+
+// TestStructWriterListOfPointers: a LIST of pointers (optional elements),
+// which parquet-go writes with its typed writer only (its dynamic rows,
+// taken with RowIDColumn, fail on it).
+func TestStructWriterListOfPointers(t *testing.T) {
+	type named struct {
+		ID    int64     `parquet:"id"`
+		Names []*string `parquet:"names,list"`
+	}
+	rows := make([]named, 3000)
+	for i := range rows {
+		rows[i].ID = int64(i)
+		for k := range i % 4 {
+			var s *string
+			if (i+k)%3 != 0 {
+				v := fmt.Sprint("n", i*k%50)
+				s = &v
+			}
+			rows[i].Names = append(rows[i].Names, s)
+		}
+	}
+	ownDir, theirDir := writeBothWays(t, rows)
+	own, theirs := readBack[named](t, ownDir), readBack[named](t, theirDir)
+	if !reflect.DeepEqual(own, theirs) || len(own) != len(rows) || !reflect.DeepEqual(own[7], rows[7]) {
+		t.Fatalf("read back %d and %d rows; row 7: %+v and %+v, wrote %+v", len(own), len(theirs), own[7], theirs[7], rows[7])
 	}
 }
 

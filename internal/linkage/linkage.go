@@ -29,3 +29,9 @@ var Pass func(p any, k int64) any
 // produces. Set by flow; operators' Cache and combinations check their
 // inputs with it.
 var OutType func(p any) reflect.Type
+
+// ReleaseWith makes the *sources/parquet.ColumnBatch b call f when it is
+// released (ColumnBatch.Release), for a batch that another source made
+// with NewColumnBatch from buffers it reuses. Set by sources/parquet;
+// sources/text's CSVColumns calls it.
+var ReleaseWith func(b any, f func())

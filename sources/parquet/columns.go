@@ -10,6 +10,7 @@ import (
 	pq "github.com/parquet-go/parquet-go"
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/linkage"
 	"github.com/rowflow/rowflow/internal/parquet/assemble"
 	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 	"github.com/rowflow/rowflow/rowid"
@@ -50,10 +51,9 @@ type ColumnBatch struct {
 	// the columns; [ColumnBatch.Kept] tests a row either way.
 	Keep []bool
 
-	file    rowid.Combiner   // combines a row's ordinal with the file's ID
-	ids     flow.IDs         // the rows' IDs, for a batch of NewColumnBatch
-	bufs    *columnSet       // the buffers the columns are in
-	recycle func(*columnSet) // hands them back to the run
+	file    rowid.Combiner // combines a row's ordinal with the file's ID
+	ids     flow.IDs       // the rows' IDs, for a batch of NewColumnBatch
+	release func()         // hands the buffers the columns are in back to their source
 }
 
 // NewColumnBatch returns a batch of the rows whose IDs are ids, one per
@@ -65,7 +65,7 @@ type ColumnBatch struct {
 // levels and RepeatedLevels set, and its Node where the logical type
 // matters: a BYTE_ARRAY column whose Node is a STRING holds text, which
 // shards.ParquetColumns converts to its column's type. Release does
-// nothing.
+// nothing, unless the source that made the batch reuses its buffers.
 func NewColumnBatch(file string, ids flow.IDs, columns []Column, partition map[string]string) *ColumnBatch {
 	return &ColumnBatch{File: file, RowGroup: -1, NumRows: ids.Len(), Columns: columns, Partition: partition, ids: ids}
 }
@@ -75,10 +75,14 @@ func NewColumnBatch(file string, ids flow.IDs, columns []Column, partition map[s
 // nothing. The batch and its columns must not be used afterwards. A batch
 // that is not released is simply garbage collected.
 func (b *ColumnBatch) Release() {
-	if b.bufs != nil && b.recycle != nil {
-		b.recycle(b.bufs)
+	if b.release != nil {
+		b.release()
 	}
-	b.bufs, b.recycle, b.Columns = nil, nil, nil
+	b.release, b.Columns = nil, nil
+}
+
+func init() {
+	linkage.ReleaseWith = func(b any, f func()) { b.(*ColumnBatch).release = f }
 }
 
 // RowID returns the row ID of row i of the batch.
@@ -254,7 +258,7 @@ func (r *columnsReader) emit(ctx context.Context, sp span, cols *columnSet, last
 	}
 	b := &ColumnBatch{File: sp.file, RowGroup: sp.rg, FirstRow: sp.first, NumRows: int(sp.to - sp.from),
 		Columns: make([]Column, len(cols.set)), Keep: slices.Clone(sp.keep), file: rowid.NewCombiner(sp.id),
-		bufs: cols, recycle: sp.recycle}
+		release: func() { sp.recycle(cols) }}
 	b.Partition = r.p.hive.Values()
 	for i := range cols.set {
 		c, leaf := &cols.set[i], &r.p.info[i]

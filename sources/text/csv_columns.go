@@ -3,11 +3,14 @@ package text
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sync"
 
 	pq "github.com/parquet-go/parquet-go"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/linkage"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sources/parquet"
 )
@@ -56,25 +59,22 @@ func (csvColumns) read(ctx context.Context, part *textPart, out *rowBuffer[*parq
 	hive := part.file.Partition.Values()
 	null := part.cfg.null
 	text := pq.Optional(pq.String())
-	var cols []parquet.Column
-	var ids []rowid.ID
+	var bufs *batchBufs
 	push := func() error {
-		if len(ids) == 0 {
+		if bufs == nil || len(bufs.ids) == 0 {
 			return nil
 		}
-		b := parquet.NewColumnBatch(part.file.RelPath, flow.ListIDs(ids), cols, hive)
-		cols, ids = nil, nil
+		b := parquet.NewColumnBatch(part.file.RelPath, flow.ListIDs(bufs.ids), bufs.cols, hive)
+		linkage.ReleaseWith(b, bufs.release)
+		bufs = nil
 		return out.out.Push(ctx, flow.Chunk[*parquet.ColumnBatch]{Part: out.batch, IDs: flow.ListIDs([]rowid.ID{b.RowID(0)}), Values: []*parquet.ColumnBatch{b}})
 	}
 	err = c.each(ctx, func(rec []string, off int64, _ bool) error {
-		if cols == nil {
-			cols = make([]parquet.Column, len(c.names))
-			for i, name := range c.names {
-				cols[i] = parquet.Column{Name: name, Node: text, Kind: pq.ByteArray, MaxDefinitionLevel: 1, Offsets: []uint32{0}}
-			}
-			ids = make([]rowid.ID, 0, rows)
+		if bufs == nil {
+			bufs = newBatchBufs(c.names, text, rows)
 		}
-		ids = append(ids, out.comb.Combine(rowid.Ordinal(uint64(part.from+off))))
+		cols := bufs.cols
+		bufs.ids = append(bufs.ids, out.comb.Combine(rowid.Ordinal(uint64(part.from+off))))
 		for i, s := range rec {
 			col := &cols[i]
 			if s == null {
@@ -85,7 +85,7 @@ func (csvColumns) read(ctx context.Context, part *textPart, out *rowBuffer[*parq
 			col.Bytes = append(col.Bytes, s...)
 			col.Offsets = append(col.Offsets, uint32(len(col.Bytes)))
 		}
-		if len(ids) == rows {
+		if len(bufs.ids) == rows {
 			return push()
 		}
 		return nil
@@ -95,3 +95,35 @@ func (csvColumns) read(ctx context.Context, part *textPart, out *rowBuffer[*parq
 	}
 	return push()
 }
+
+// batchBufs is the buffers of one of CSVColumns' batches: its columns and
+// its rows' IDs. A consumer that releases the batch hands them back for a
+// later batch, whose columns then grow no more than the longest batch's
+// did; the batches of one that does not are garbage collected.
+type batchBufs struct {
+	cols []parquet.Column
+	ids  []rowid.ID
+}
+
+// batchPool holds the buffers of released batches.
+var batchPool sync.Pool
+
+// newBatchBufs returns empty buffers for a batch of up to rows rows of
+// the columns names, each of type node.
+func newBatchBufs(names []string, node pq.Node, rows int) *batchBufs {
+	b, _ := batchPool.Get().(*batchBufs)
+	if b == nil {
+		b = &batchBufs{ids: make([]rowid.ID, 0, rows)}
+	}
+	b.cols = slices.Grow(b.cols[:0], len(names))[:len(names)]
+	for i, name := range names {
+		c := &b.cols[i]
+		*c = parquet.Column{Name: name, Node: node, Kind: pq.ByteArray, MaxDefinitionLevel: 1,
+			Bytes: c.Bytes[:0], Offsets: append(c.Offsets[:0], 0), DefLevels: c.DefLevels[:0]}
+	}
+	b.ids = b.ids[:0]
+	return b
+}
+
+// release hands the buffers back to batchPool.
+func (b *batchBufs) release() { batchPool.Put(b) }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/testutil"
@@ -20,7 +21,8 @@ import (
 // TestCSVColumnsHoldCSVRecords reads CSV files, with quoted fields
 // across lines, nulls and a Hive column, as column batches and as records, at
 // several chunk sizes and parallelisms: row for row the same IDs, the
-// same text, nulls in the same places, and batches of at most a chunk.
+// same text, nulls in the same places, and batches of at most a chunk,
+// also where a batch reuses the buffers of one released before it.
 func TestCSVColumnsHoldCSVRecords(t *testing.T) {
 	root := t.TempDir()
 	for f, part := range []string{"k=a", "k=__HIVE_DEFAULT_PARTITION__"} {
@@ -41,6 +43,7 @@ func TestCSVColumnsHoldCSVRecords(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	released, reused := map[uintptr]bool{}, false // the batches' buffers, by their address
 	for _, v := range []struct{ chunk, par int }{{1024, 1}, {100, 2}, {7, 4}} {
 		opts := []text.CSVOption{text.NullString("NA"), sources.ChunkSize(v.chunk), text.PartitionBytes(9000)}
 		var recs []flow.Item[sources.Record]
@@ -87,10 +90,19 @@ func TestCSVColumnsHoldCSVRecords(t *testing.T) {
 					t.Fatalf("%+v: column %s: Len %d, %d values", v, c.Name, c.Len(), vals[k])
 				}
 			}
+			// Released, the batch's buffers go to later batches: theirs
+			// must hold their own rows all the same.
+			at := uintptr(unsafe.Pointer(unsafe.SliceData(b.Columns[1].Offsets)))
+			reused = reused || released[at]
+			released[at] = true
+			b.Release()
 		}
 		if n != len(recs) || n != 2200 {
 			t.Fatalf("%+v: %d rows in batches, %d records", v, n, len(recs))
 		}
+	}
+	if !reused {
+		t.Fatalf("no batch took the buffers of one released before it (%d batches)", len(released))
 	}
 }
 

@@ -142,6 +142,9 @@ func TestWriterStatistics(t *testing.T) {
 		"f": parquet.Leaf(parquet.FloatType),
 		"d": parquet.Leaf(parquet.DoubleType),
 		"n": parquet.Leaf(parquet.DoubleType), // all NaN
+		"b": parquet.Leaf(parquet.BooleanType),
+		"j": parquet.Int(64),
+		"v": parquet.Uint(32),
 	})
 	var buf bytes.Buffer
 	w, err := NewWriter(&buf, schema)
@@ -149,19 +152,25 @@ func TestWriterStatistics(t *testing.T) {
 		t.Fatal(err)
 	}
 	nan := math.NaN()
-	cols := w.NewColumns() // leaves in name order: d, f, i, n, u
-	cols[0].Double = []float64{nan, 2, -1, nan}
-	cols[1].Float = []float32{3, float32(nan), -7, 1}
-	cols[2].Int32 = []int32{-5, 9, 0, -2}
-	cols[3].Double = []float64{nan, nan, nan, nan}
-	cols[4].Int64 = []int64{1, -1, 5, math.MaxInt64} // -1 is the greatest uint64
+	cols := w.NewColumns() // leaves in name order: b, d, f, i, j, n, u, v
+	cols[0].Boolean = []bool{true, false, true, true}
+	cols[1].Double = []float64{nan, 2, -1, nan}
+	cols[2].Float = []float32{3, float32(nan), -7, 1}
+	cols[3].Int32 = []int32{-5, 9, 0, -2}
+	cols[4].Int64 = []int64{math.MinInt64, 9, 0, -2}
+	cols[5].Double = []float64{nan, nan, nan, nan}
+	cols[6].Int64 = []int64{1, -1, 5, math.MaxInt64} // -1 is the greatest uint64
+	cols[7].Int32 = []int32{7, -3, 2, math.MaxInt32} // -3 is the greatest uint32
 	f := writeOpen(t, w, &buf, cols)
 	want := []struct{ min, max parquet.Value }{
+		{parquet.BooleanValue(false), parquet.BooleanValue(true)},
 		{parquet.DoubleValue(-1), parquet.DoubleValue(2)},
 		{parquet.FloatValue(-7), parquet.FloatValue(3)},
 		{parquet.Int32Value(-5), parquet.Int32Value(9)},
+		{parquet.Int64Value(math.MinInt64), parquet.Int64Value(9)},
 		{parquet.DoubleValue(nan), parquet.DoubleValue(nan)},
 		{parquet.Int64Value(1), parquet.Int64Value(-1)},
+		{parquet.Int32Value(2), parquet.Int32Value(-3)},
 	}
 	for i, cc := range f.RowGroups()[0].ColumnChunks() {
 		st := f.Metadata().RowGroups[0].Columns[i].MetaData.Statistics

@@ -5,6 +5,8 @@ import (
 	"cmp"
 	"encoding/binary"
 	"math"
+	"slices"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -30,22 +32,27 @@ func boundsOf(c *Column, l *Leaf, from, to int) bounds {
 	b.ok = true
 	switch l.Kind {
 	case parquet.Boolean:
-		lo, hi := minMax(c.Boolean[from:to], func(x, y bool) bool { return !x && y })
+		vs := c.Boolean[from:to]
+		lo, hi := !slices.Contains(vs, false), slices.Contains(vs, true)
 		b.min, b.max = []byte{boolByte(lo)}, []byte{boolByte(hi)}
 	case parquet.Int32:
-		less := func(x, y int32) bool { return x < y }
-		if l.Unsigned {
-			less = func(x, y int32) bool { return uint32(x) < uint32(y) }
+		var lo, hi uint32
+		if vs := c.Int32[from:to]; l.Unsigned {
+			lo, hi = intMinMax(unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(vs))), len(vs)))
+		} else {
+			l, h := intMinMax(vs)
+			lo, hi = uint32(l), uint32(h)
 		}
-		lo, hi := minMax(c.Int32[from:to], less)
-		b.min, b.max = le.AppendUint32(nil, uint32(lo)), le.AppendUint32(nil, uint32(hi))
+		b.min, b.max = le.AppendUint32(nil, lo), le.AppendUint32(nil, hi)
 	case parquet.Int64:
-		less := func(x, y int64) bool { return x < y }
-		if l.Unsigned {
-			less = func(x, y int64) bool { return uint64(x) < uint64(y) }
+		var lo, hi uint64
+		if vs := c.Int64[from:to]; l.Unsigned {
+			lo, hi = intMinMax(unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(vs))), len(vs)))
+		} else {
+			l, h := intMinMax(vs)
+			lo, hi = uint64(l), uint64(h)
 		}
-		lo, hi := minMax(c.Int64[from:to], less)
-		b.min, b.max = le.AppendUint64(nil, uint64(lo)), le.AppendUint64(nil, uint64(hi))
+		b.min, b.max = le.AppendUint64(nil, lo), le.AppendUint64(nil, hi)
 	case parquet.Float:
 		lo, hi := floatMinMax(c.Float[from:to])
 		b.min, b.max = le.AppendUint32(nil, math.Float32bits(lo)), le.AppendUint32(nil, math.Float32bits(hi))
@@ -108,16 +115,11 @@ func boolByte(v bool) byte {
 	return 0
 }
 
-// minMax returns the least and greatest of vs, which is not empty.
-func minMax[T any](vs []T, less func(x, y T) bool) (lo, hi T) {
+// intMinMax returns the least and greatest of vs, which is not empty.
+func intMinMax[T int32 | int64 | uint32 | uint64](vs []T) (lo, hi T) {
 	lo, hi = vs[0], vs[0]
 	for _, v := range vs[1:] {
-		if less(v, lo) {
-			lo = v
-		}
-		if less(hi, v) {
-			hi = v
-		}
+		lo, hi = min(lo, v), max(hi, v)
 	}
 	return lo, hi
 }

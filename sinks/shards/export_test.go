@@ -64,9 +64,9 @@ const (
 	MaxPageBytes        = maxPageBytes
 )
 
-// SetRecordGroupBytes sets the bytes of byte arrays at which a record
-// writer ends a row group (see recordGroupBytes) and returns a function
-// that restores the previous value.
+// SetRecordGroupBytes sets the bytes of values of variable size at which
+// rowflow's writer ends a row group (see recordGroupBytes) and returns a
+// function that restores the previous value.
 func SetRecordGroupBytes(n int) (restore func()) {
 	old := recordGroupBytes
 	recordGroupBytes = n

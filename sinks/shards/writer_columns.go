@@ -193,8 +193,8 @@ func (s *columnsSig) same(b *sparquet.ColumnBatch) bool {
 
 // write copies rows to the columns, each run of consecutive rows of a
 // batch at once. A row group ends after the row whose values take the
-// byte arrays held to recordGroupBytes, as for records: a run that gets
-// there is taken back and copied again a row at a time.
+// values of variable size held to recordGroupBytes, as for records: a run
+// that gets there is taken back and copied again a row at a time.
 func (w *columnWriter) write(rows []batchRow, ids flow.IDs) error {
 	if w.err != nil {
 		return w.err
@@ -205,7 +205,7 @@ func (w *columnWriter) write(rows []batchRow, ids flow.IDs) error {
 		for end < len(rows) && rows[end].b == b && rows[end].i == first+end-k {
 			end++
 		}
-		bounded := len(w.byteCols) > 0 // only byte arrays end a row group early
+		bounded := len(w.varCols) > 0 // only columns of variable size end a row group early
 		if bounded {
 			w.mark()
 		}

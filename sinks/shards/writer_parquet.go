@@ -84,9 +84,10 @@ const (
 // (repeated fields and LISTs), and a row group's column chunks are
 // encoded in parallel when it ends, with dictionaries and delta encodings
 // where they pay and zstd's level chosen per column (see [ZstdLevel]). A
-// writer holds a row group of values in memory. A time.Time that its
-// column's unit cannot hold (a zero time.Time in nanoseconds) fails the
-// run.
+// writer holds a row group of values in memory, and ends a row group
+// early, after a run of rows, once its byte arrays and lists take 128
+// MiB. A time.Time that its column's unit cannot hold (a zero time.Time
+// in nanoseconds) fails the run.
 //
 // Structs with a column that it does not cover (a map, an interface, a
 // list of pointers outside a LIST, a column with compression of its own)

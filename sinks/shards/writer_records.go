@@ -160,7 +160,7 @@ type recordWriter struct {
 	err       error
 	typed     []*pqwrite.Column // the row group's columns, per column of the file
 	outs      []colOut          // where the shredders put them
-	byteCols  []int             // the columns of byte arrays
+	varCols   []int             // the columns of variable size: byte arrays and repeated columns
 	vals      []any             // the current record's value per column of the plan
 	// names are the names of the last record whose names were looked up,
 	// and perm where each of them goes: a column of the plan, or -1 for a
@@ -180,8 +180,8 @@ func newRecordWriter(rp *recordPlan, w *pqwrite.Writer, err error, ids *rowIDEnc
 	r.outs = make([]colOut, len(r.typed))
 	for j, l := range w.Leaves() {
 		r.outs[j] = colOut{c: r.typed[j], kind: l.Kind, maxRep: l.MaxRepetitionLevel, maxDef: l.MaxDefinitionLevel}
-		if l.Kind == parquet.ByteArray || l.Kind == parquet.FixedLenByteArray {
-			r.byteCols = append(r.byteCols, j)
+		if l.Kind == parquet.ByteArray || l.Kind == parquet.FixedLenByteArray || l.MaxRepetitionLevel > 0 {
+			r.varCols = append(r.varCols, j)
 		}
 	}
 	if rp != nil {
@@ -231,18 +231,21 @@ func (r *recordWriter) endGroupIfFull() error {
 	return nil
 }
 
-// recordGroupBytes is the most bytes of variable-length values (byte
-// arrays) that a record writer's columns hold before it ends the row
-// group, whatever RowGroupRows says: the columns hold a row group's values
-// unencoded until it ends, and rows of large values would otherwise hold
-// many times that. A variable, so that a test can make it small.
+// recordGroupBytes is the most bytes of variable-size values (byte
+// arrays, and the values of repeated columns, such as lists of numbers)
+// that a writer's columns hold before it ends the row group, whatever
+// RowGroupRows says: the columns hold a row group's values unencoded
+// until it ends, and rows of large values would otherwise hold many times
+// that. A variable, so that a test can make it small.
 var recordGroupBytes = 128 << 20
 
-// heldBytes returns the bytes of the byte arrays that the columns hold.
+// heldBytes returns the bytes of the values that the columns of
+// variable size hold.
 func (r *recordWriter) heldBytes() int {
 	n := 0
-	for _, j := range r.byteCols {
-		n += len(r.typed[j].Bytes)
+	for _, j := range r.varCols {
+		c := r.typed[j]
+		n += len(c.Bytes) + len(c.Boolean) + 4*(len(c.Int32)+len(c.Float)) + 8*(len(c.Int64)+len(c.Double))
 	}
 	return n
 }

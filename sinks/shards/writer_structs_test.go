@@ -368,6 +368,60 @@ func TestStructWriterListOfPointers(t *testing.T) {
 	}
 }
 
+// TestStructWriterRowGroupsByBytes: rows of lists of numbers (say
+// embeddings) end a row group once its lists take recordGroupBytes (64
+// KiB here, 128 MiB by default), whatever RowGroupRows says, after the
+// run of up to 1024 rows that gets there; the files are the same at
+// every parallelism, and the rows read back.
+func TestStructWriterRowGroupsByBytes(t *testing.T) {
+	defer shards.SetRecordGroupBytes(64 << 10)()
+	type embedding struct {
+		ID  int64     `parquet:"id"`
+		Vec []float32 `parquet:"vec,list"`
+	}
+	rows := make([]embedding, 3000)
+	for i := range rows {
+		rows[i] = embedding{ID: int64(i), Vec: make([]float32, 16+i%48)} // 64 to 252 bytes
+		for k := range rows[i].Vec {
+			rows[i].Vec[k] = float32(i) + float32(k)/64
+		}
+	}
+	var first []byte
+	for _, par := range []int{1, 3} {
+		dir := filepath.Join(t.TempDir(), "out")
+		p := flow.From(sources.Slice(rows, sources.PartitionItems(500), sources.ChunkSize(100))).
+			Via(operators.Map(func(r embedding) (embedding, error) { return r, nil })).Parallel(par)
+		if err := p.To(shards.Parquet[embedding](dir, shards.RowGroupRows(100_000))).Run(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "part-00000-00000.parquet"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first != nil {
+			if !bytes.Equal(b, first) {
+				t.Fatalf("parallelism %d: the file differs from parallelism 1's", par)
+			}
+			continue
+		}
+		first = b
+		f := openParquet(t, b)
+		groups := f.Metadata().RowGroups
+		for _, rg := range groups {
+			// At most 64 KiB and a run of 1024 rows of 252 bytes.
+			if values := 4 * rg.Columns[1].MetaData.NumValues; values > 64<<10+1024*252 {
+				t.Errorf("a row group of %d rows holds %d bytes of lists", rg.NumRows, values)
+			}
+		}
+		if len(groups) < 3 {
+			t.Fatalf("%d row groups, want at least 3", len(groups))
+		}
+		if got := readBack[embedding](t, dir); !reflect.DeepEqual(got, rows) {
+			t.Fatalf("read back %d rows, not the rows written", len(got))
+		}
+	}
+}
+
 // TestStructWriterCoverage: the types that parquet-go's writer keeps.
 func TestStructWriterCoverage(t *testing.T) {
 	type nested struct {

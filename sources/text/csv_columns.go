@@ -3,7 +3,6 @@ package text
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 
 	pq "github.com/parquet-go/parquet-go"
@@ -117,7 +116,10 @@ func newBatchBufs(names []string, node pq.Node, rows int) *batchBufs {
 	if b == nil {
 		b = &batchBufs{ids: make([]rowid.ID, 0, rows)}
 	}
-	b.cols = slices.Grow(b.cols[:0], len(names))[:len(names)]
+	if cap(b.cols) < len(names) {
+		b.cols = make([]parquet.Column, len(names))
+	}
+	b.cols = b.cols[:len(names)]
 	for i, name := range names {
 		c := &b.cols[i]
 		*c = parquet.Column{Name: name, Node: node, Kind: pq.ByteArray, MaxDefinitionLevel: 1,

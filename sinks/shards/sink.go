@@ -330,32 +330,33 @@ func (p *writerPool[T]) work(i int, s *writer[T], in <-chan flow.Chunk[T]) error
 	}
 }
 
-// send hands c to the writer's goroutine.
+// send hands c to the writer's goroutine, once the writer's queue has
+// room for its rows.
 func (p *writerPool[T]) send(ctx context.Context, to int, c flow.Chunk[T]) error {
-	if p.queued != nil {
-		n := int64(c.Len())
-		for q := p.queued[to].Load(); q > 0 && q+n > p.maxRows; q = p.queued[to].Load() {
-			select {
-			case <-p.taken[to]:
-			case <-ctx.Done():
-				p.plan.drop(&c)
-				return ctx.Err()
-			case <-p.g.Failed():
-				p.plan.drop(&c)
-				return p.g.Err()
+	n := int64(c.Len())
+	for {
+		in, taken := p.ins[to], (<-chan struct{})(nil)
+		if p.queued != nil {
+			// Only this goroutine sends, so the rows queued can only fall
+			// between this test and the send.
+			if q := p.queued[to].Load(); q > 0 && q+n > p.maxRows {
+				in, taken = nil, p.taken[to]
 			}
 		}
-		p.queued[to].Add(n)
-	}
-	select {
-	case p.ins[to] <- c:
-		return nil
-	case <-ctx.Done():
-		p.plan.drop(&c)
-		return ctx.Err()
-	case <-p.g.Failed():
-		p.plan.drop(&c)
-		return p.g.Err()
+		select {
+		case in <- c:
+			if p.queued != nil {
+				p.queued[to].Add(n)
+			}
+			return nil
+		case <-taken:
+		case <-ctx.Done():
+			p.plan.drop(&c)
+			return ctx.Err()
+		case <-p.g.Failed():
+			p.plan.drop(&c)
+			return p.g.Err()
+		}
 	}
 }
 

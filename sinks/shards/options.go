@@ -315,9 +315,6 @@ func checkContinue(c *parquetConfig) error {
 	return nil
 }
 
-// codec returns the compression codec of c and the name of its level, if
-// it has one. zstd is internal/parquet/pqwrite's codec, for every
-// Parquet sink: parquet-go's leaves incompressible-looking literals raw.
 // ownCodec returns the codec of rowflow's own Parquet writer, and its
 // level's name: codec's, but for zstd at its default level, whose level
 // is chosen per column of a file (pqwrite.NewAdaptiveZstd).
@@ -328,6 +325,9 @@ func (c *parquetConfig) ownCodec() (compress.Codec, string) {
 	return c.codec()
 }
 
+// codec returns the compression codec of c and the name of its level, if
+// it has one. zstd is internal/parquet/pqwrite's codec, for every
+// Parquet sink: parquet-go's leaves incompressible-looking literals raw.
 func (c *parquetConfig) codec() (compress.Codec, string) {
 	switch c.codecName {
 	case "snappy":

@@ -108,11 +108,10 @@ func newDecimalPlan(t reflect.Type) (*decimalPlan, error) {
 	// it.
 	probe := reflect.New(p.shadow).Elem()
 	for _, c := range p.schema.Fields() {
-		v, ok := c.(fieldValuer)
+		off, _, ok := fieldOffset(c, probe)
 		if !ok || !c.Leaf() {
 			continue
 		}
-		off := v.Value(probe).UnsafeAddr() - probe.UnsafeAddr()
 		for i := range p.fields {
 			if f := &p.fields[i]; p.shadow.Field(f.dst).Offset == off {
 				f.typ = c.Type()

@@ -212,8 +212,8 @@ func (r *recordWriter) write(recs []sources.Record, ids flow.IDs) error {
 }
 
 // endGroupIfFull encodes the pending IDs of whole batches of
-// writeBatchRows rows, and ends the row group if its byte arrays take
-// recordGroupBytes.
+// writeBatchRows rows, and ends the row group if its values of variable
+// size take recordGroupBytes.
 func (r *recordWriter) endGroupIfFull() error {
 	if n := len(r.pendIDs) / writeBatchRows * writeBatchRows; n > 0 {
 		for i := 0; i < n; i += writeBatchRows {

@@ -85,6 +85,23 @@ type fieldValuer interface {
 	Value(base reflect.Value) reflect.Value
 }
 
+// fieldOffset returns the offset and Go type of the field of the struct
+// value probe (addressable, zero) that holds column f, found by the
+// schema's own mapping of columns to fields (tags, embedded structs and
+// all); ok is false if f does not say, or the field lies behind an
+// embedded pointer.
+func fieldOffset(f parquet.Field, probe reflect.Value) (off uintptr, t reflect.Type, ok bool) {
+	vf, ok := f.(fieldValuer)
+	if !ok {
+		return 0, nil, false
+	}
+	v, base := vf.Value(probe), probe.UnsafeAddr()
+	if !v.CanAddr() || v.UnsafeAddr() < base || v.UnsafeAddr()+v.Type().Size() > base+probe.Type().Size() {
+		return 0, nil, false
+	}
+	return v.UnsafeAddr() - base, v.Type(), true
+}
+
 // sliceHeader is the memory layout of a Go slice.
 type sliceHeader struct {
 	data     unsafe.Pointer
@@ -136,20 +153,13 @@ func (b *planBuilder) fields(fields []parquet.Field, gt reflect.Type, steps []st
 	if gt.Kind() != reflect.Struct || gt == reflect.TypeFor[time.Time]() {
 		return false
 	}
-	// Find each field in the memory of a zero struct, by the schema's own
-	// mapping of columns to fields (tags, embedded structs and all).
 	probe := reflect.New(gt).Elem()
-	base := probe.UnsafeAddr()
 	for _, f := range fields {
-		vf, ok := f.(fieldValuer)
+		off, ft, ok := fieldOffset(f, probe)
 		if !ok {
 			return false
 		}
-		v := vf.Value(probe)
-		if !v.CanAddr() || v.UnsafeAddr() < base || v.UnsafeAddr()+v.Type().Size() > base+gt.Size() {
-			return false // behind an embedded pointer
-		}
-		off, ft, dec, ok := where(v.UnsafeAddr()-base, v.Type())
+		off, ft, dec, ok := where(off, ft)
 		if !ok {
 			return false
 		}
@@ -288,14 +298,14 @@ func valuesOf(gt reflect.Type, pt parquet.Type) valuesFunc {
 		switch lt.(type) {
 		case nil, *pqformat.StringType, *pqformat.EnumType:
 			if k == parquet.ByteArray {
-				return byteArrays[string]
+				return stringValues
 			}
 		}
 	case reflect.Slice:
 		switch lt.(type) {
 		case nil, *pqformat.StringType:
 			if gt.Elem().Kind() == reflect.Uint8 && k == parquet.ByteArray {
-				return byteArrays[[]byte]
+				return byteSliceValues
 			}
 		}
 	case reflect.Array:
@@ -371,14 +381,16 @@ func boolValues(c *pqwrite.Column, p unsafe.Pointer, stride uintptr, n int) (int
 	return 0, nil
 }
 
-// byteArrays appends strings or byte slices to a BYTE_ARRAY column.
-func byteArrays[S ~string | ~[]byte](c *pqwrite.Column, p unsafe.Pointer, stride uintptr, n int) (int, error) {
-	if len(c.Offsets) == 0 {
-		c.Offsets = append(c.Offsets, 0)
-	}
+func stringValues(c *pqwrite.Column, p unsafe.Pointer, stride uintptr, n int) (int, error) {
 	for k := range n {
-		c.Bytes = append(c.Bytes, *(*S)(unsafe.Add(p, uintptr(k)*stride))...)
-		c.Offsets = append(c.Offsets, uint32(len(c.Bytes)))
+		c.AppendString(*(*string)(unsafe.Add(p, uintptr(k)*stride)))
+	}
+	return 0, nil
+}
+
+func byteSliceValues(c *pqwrite.Column, p unsafe.Pointer, stride uintptr, n int) (int, error) {
+	for k := range n {
+		c.AppendBytes(*(*[]byte)(unsafe.Add(p, uintptr(k)*stride)))
 	}
 	return 0, nil
 }
@@ -396,13 +408,14 @@ func fixedValues(size int) valuesFunc {
 // decimalValues returns the valuesFunc of decimal.Decimals in the
 // column of f.
 func decimalValues(f *decimalField) valuesFunc {
+	kind := f.typ.Kind()
 	return func(c *pqwrite.Column, p unsafe.Pointer, stride uintptr, n int) (int, error) {
 		for k := range n {
 			u, b, err := f.encode(*(*decimal.Decimal)(unsafe.Add(p, uintptr(k)*stride)), c.Bytes)
 			if err != nil {
 				return k, err
 			}
-			switch f.typ.Kind() {
+			switch kind {
 			case parquet.Int32:
 				c.Int32 = append(c.Int32, int32(u))
 			case parquet.Int64:
@@ -507,7 +520,7 @@ func (l *leafWriter) levels(c *pqwrite.Column, rep, def int) {
 }
 
 // structWriter writes structs with the typed columns, row-ID columns and
-// row groups of a record writer, field by field over runs of rows that
+// row groups of a record writer, leaf by leaf over runs of rows that
 // end where a batch of writeBatchRows rows from the row group's start
 // ends, so that the row IDs are encoded over the same batches as
 // ParquetRecords' and the bytes do not depend on how the stream was cut

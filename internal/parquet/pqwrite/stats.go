@@ -36,22 +36,10 @@ func boundsOf(c *Column, l *Leaf, from, to int) bounds {
 		lo, hi := !slices.Contains(vs, false), slices.Contains(vs, true)
 		b.min, b.max = []byte{boolByte(lo)}, []byte{boolByte(hi)}
 	case parquet.Int32:
-		var lo, hi uint32
-		if vs := c.Int32[from:to]; l.Unsigned {
-			lo, hi = intMinMax(unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(vs))), len(vs)))
-		} else {
-			l, h := intMinMax(vs)
-			lo, hi = uint32(l), uint32(h)
-		}
+		lo, hi := intBounds[int32, uint32](c.Int32[from:to], l.Unsigned)
 		b.min, b.max = le.AppendUint32(nil, lo), le.AppendUint32(nil, hi)
 	case parquet.Int64:
-		var lo, hi uint64
-		if vs := c.Int64[from:to]; l.Unsigned {
-			lo, hi = intMinMax(unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(vs))), len(vs)))
-		} else {
-			l, h := intMinMax(vs)
-			lo, hi = uint64(l), uint64(h)
-		}
+		lo, hi := intBounds[int64, uint64](c.Int64[from:to], l.Unsigned)
 		b.min, b.max = le.AppendUint64(nil, lo), le.AppendUint64(nil, hi)
 	case parquet.Float:
 		lo, hi := floatMinMax(c.Float[from:to])
@@ -113,6 +101,18 @@ func boolByte(v bool) byte {
 		return 1
 	}
 	return 0
+}
+
+// intBounds returns the least and greatest of vs, which is not empty, as
+// the bits of U: ordered as signed integers, or, if unsigned, as the
+// unsigned integers of the same bits (U is the unsigned type of S's
+// width).
+func intBounds[S int32 | int64, U uint32 | uint64](vs []S, unsigned bool) (lo, hi U) {
+	if unsigned {
+		return intMinMax(unsafe.Slice((*U)(unsafe.Pointer(unsafe.SliceData(vs))), len(vs)))
+	}
+	l, h := intMinMax(vs)
+	return U(l), U(h)
 }
 
 // intMinMax returns the least and greatest of vs, which is not empty.

@@ -157,3 +157,25 @@ func ReportRun(t testing.TB, rows int64, err error) {
 	}
 	Report("peak", peak, "rows", rows, "err", msg)
 }
+
+// raceMemory is how many times a plain build's memory a child built with
+// the race detector may take: its shadow memory and bookkeeping raise a
+// program's memory by 5–10× by Go's documentation, by 1.3–2.7× in
+// rowflow's children (whose memory is mostly buffers).
+const raceMemory = 4
+
+// CheckPeak fails t unless peak, a child's peak resident set size in
+// bytes as [ReportRun] reports it, is positive and at most bound bytes:
+// the bound of the work in a plain build, raised raceMemory times in a
+// build with the race detector, where the check still finds memory that
+// grows with the input.
+func CheckPeak(t testing.TB, peak string, bound int64) {
+	t.Helper()
+	n, err := strconv.ParseInt(peak, 10, 64)
+	if RaceEnabled {
+		bound *= raceMemory
+	}
+	if err != nil || n <= 0 || n > bound {
+		t.Errorf("peak RSS %q bytes, want at most %d MiB (race detector: %t)", peak, bound>>20, RaceEnabled)
+	}
+}

@@ -50,9 +50,7 @@ func TestAmplificationBounded(t *testing.T) {
 					t.Errorf("the error does not say %s: %s", want, got["err"])
 				}
 			}
-			if peak <= 0 || peak > 512<<20 {
-				t.Errorf("peak RSS %d bytes, want at most 512 MiB", peak)
-			}
+			testutil.CheckPeak(t, got["peak"], 512<<20)
 		})
 	}
 }

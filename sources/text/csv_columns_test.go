@@ -129,9 +129,10 @@ func TestCSVColumnsWideFiles(t *testing.T) {
 	got := testutil.RunChild(t, "TestHelperCSVColumnsWide", wide)
 	peak, _ := strconv.ParseInt(got["peak"], 10, 64)
 	t.Logf("peak RSS %.1f MiB, %s rows: %s", float64(peak)/(1<<20), got["rows"], got["err"])
-	if got["rows"] != "300" || got["err"] != "no error" || peak <= 0 || peak > 256<<20 {
-		t.Errorf("65,536 columns: %s rows, peak RSS %d bytes (want 300 rows in at most 256 MiB): %s", got["rows"], peak, got["err"])
+	if got["rows"] != "300" || got["err"] != "no error" {
+		t.Errorf("65,536 columns: %s rows (want 300): %s", got["rows"], got["err"])
 	}
+	testutil.CheckPeak(t, got["peak"], 256<<20)
 
 	wider := filepath.Join(dir, "wider.csv")
 	if err := os.WriteFile(wider, []byte(header(1<<16+1)+strings.Repeat(",", 1<<16)+"\n"), 0o644); err != nil {

@@ -139,9 +139,7 @@ func TestBadLineReportMemoryBounded(t *testing.T) {
 			if got["err"] != "no error" || got["listed"] == "0" || got["omitted"] == "0" {
 				t.Fatalf("child: %v", got)
 			}
-			if peak <= 0 || peak > 150<<20 {
-				t.Errorf("peak RSS %d bytes, want at most 150 MiB", peak)
-			}
+			testutil.CheckPeak(t, got["peak"], 150<<20)
 		})
 	}
 }

@@ -19,6 +19,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/rowflow/rowflow/internal/testutil"
 )
 
 func genFile(t testing.TB, rows int, options ...parquet.WriterOption) string {
@@ -135,7 +137,7 @@ func TestColumnReuse(t *testing.T) {
 		if col.Leaf.Kind == parquet.ByteArray && unsafe.SliceData(col.Bytes) != data {
 			t.Fatalf("%s: the byte buffer was reallocated", name)
 		}
-		if allocs > 8 && !raceEnabled {
+		if allocs > 8 && !testutil.RaceEnabled {
 			t.Fatalf("%s: %.0f allocations per read of %d rows", name, allocs, col.NumRows)
 		}
 		t.Logf("%s: %.0f allocations per read of %d rows", name, allocs, col.NumRows)

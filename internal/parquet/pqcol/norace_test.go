@@ -1,5 +1,0 @@
-//go:build !race
-
-package pqcol
-
-const raceEnabled = false

@@ -63,7 +63,7 @@ func main() {
 	rows := flag.Int("rows", 2_000_000, "rows of each input")
 	rounds := flag.Int("rounds", 5, "measured rounds")
 	threads := flag.Int("threads", 2, "threads of each engine: rowflow's -parallel, -writers and GOMAXPROCS, DuckDB's threads")
-	jobs := flag.String("jobs", "csv,parquet,decode", "the jobs to run: csv and parquet (to Parquet), decode (Parquet into Go structs against DuckDB's aggregate of every column)")
+	jobs := flag.String("jobs", "csv,parquet,decode", "the jobs to run: csv, jsonl and parquet (to Parquet), decode (Parquet into Go structs against DuckDB's aggregate of every column)")
 	base := flag.String("base", "", "another rowflow checkout (such as main's) whose rowflow runs beside this tree's, as \"base\"")
 	flag.Parse()
 	if err := run(*rows, *rounds, *threads, strings.Split(*jobs, ","), *base); err != nil {
@@ -143,6 +143,14 @@ func run(rows, rounds, threads int, jobNames []string, base string) error {
 			jobs = append(jobs, job{name: "CSV → Parquet", input: in,
 				rowflowArgs: []string{"-schema", csvSchema, in},
 				duckSQL:     fmt.Sprintf("COPY (SELECT * FROM read_csv('%s', header = true, columns = %s)) TO '%%s' (FORMAT parquet, COMPRESSION zstd)", in, csvColumns)})
+		case "jsonl":
+			in := filepath.Join(dir, "in.jsonl")
+			if err := writeJSONL(in, rows); err != nil {
+				return err
+			}
+			jobs = append(jobs, job{name: "JSON Lines → Parquet", input: in,
+				rowflowArgs: []string{"-schema", csvSchema, in},
+				duckSQL:     fmt.Sprintf("COPY (SELECT * FROM read_json('%s', format = 'newline_delimited', columns = %s)) TO '%%s' (FORMAT parquet, COMPRESSION zstd)", in, csvColumns)})
 		case "parquet":
 			in := filepath.Join(dir, "in.parquet")
 			if err := duck(duckBin, threads, strings.NewReplacer("$ROWS", strconv.Itoa(rows), "$PATH", in).Replace(parquetInput)); err != nil {
@@ -368,6 +376,17 @@ func parquetBytes(dir string) (int64, int, error) {
 // score with up to three decimals, a name of two words and a number, and
 // a count, from a seeded generator, so the same on every run.
 func writeCSV(path string, rows int) error {
+	return writeText(path, rows, false)
+}
+
+// writeJSONL writes the CSV input's rows as JSON Lines, one object per
+// row with the CSV's column names as keys.
+func writeJSONL(path string, rows int) error {
+	return writeText(path, rows, true)
+}
+
+// writeText writes rows rows of the text inputs, as CSV or JSON Lines.
+func writeText(path string, rows int, jsonl bool) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -375,19 +394,31 @@ func writeCSV(path string, rows int) error {
 	w := bufio.NewWriterSize(f, 1<<20)
 	words := []string{"amber", "basalt", "cedar", "delta", "ember", "fjord", "garnet", "harbor", "indigo", "juniper", "kelp", "lumen", "maple", "nimbus", "onyx", "pewter"}
 	rng := rand.New(rand.NewPCG(30, 2))
-	w.WriteString("id,score,name,count\n")
+	sep := [...]string{"", ",", ",", ","}
+	if jsonl {
+		sep = [...]string{`{"id":`, `,"score":`, `,"name":"`, `","count":`}
+	} else {
+		w.WriteString("id,score,name,count\n")
+	}
 	var b []byte
 	for i := range rows {
-		b = strconv.AppendInt(b[:0], int64(i)*7+rng.Int64N(7), 10)
-		b = append(b, ',')
+		b = b[:0]
+		if jsonl {
+			b = append(b, sep[0]...)
+		}
+		b = strconv.AppendInt(b, int64(i)*7+rng.Int64N(7), 10)
+		b = append(b, sep[1]...)
 		b = strconv.AppendFloat(b, float64(rng.IntN(1_000_000))/1000, 'f', -1, 64)
-		b = append(b, ',')
+		b = append(b, sep[2]...)
 		b = append(b, words[rng.IntN(len(words))]...)
 		b = append(b, '_')
 		b = append(b, words[rng.IntN(len(words))]...)
 		b = strconv.AppendInt(b, int64(rng.IntN(1000)), 10)
-		b = append(b, ',')
+		b = append(b, sep[3]...)
 		b = strconv.AppendInt(b, int64(rng.IntN(100_000)), 10)
+		if jsonl {
+			b = append(b, '}')
+		}
 		b = append(b, '\n')
 		w.Write(b)
 	}

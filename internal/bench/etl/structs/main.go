@@ -3,14 +3,15 @@
 // than its command:
 //
 //	structs decode -parallel 2 in.parquet
-//	structs write -parallel 2 in.csv|in.parquet OUT
+//	structs write -parallel 2 in.csv|in.jsonl|in.parquet OUT
 //
 // decode reads the benchmark's Parquet input into structs with rowflow's
 // Parquet source and prints aggregates of every column, as the
 // benchmark's DuckDB query does, so that both decode every value: the
 // "Parquet into structs" job.
 //
-// write reads the CSV input (sources/text.CSV) or the Parquet input
+// write reads the CSV input (sources/text.CSV), the JSON Lines input
+// (sources/text.JSONL) or the Parquet input
 // (sources/parquet.Read) into structs and writes them with
 // sinks/shards.Parquet, with the row IDs in row_id columns (lineage on)
 // and -parallel writers: the CSV → Parquet and Parquet → Parquet jobs as
@@ -40,12 +41,12 @@ type row struct {
 	Tokens []int32  `parquet:"tokens,list"`
 }
 
-// csvRow is a row of the benchmark's CSV input.
+// csvRow is a row of the benchmark's CSV and JSON Lines inputs.
 type csvRow struct {
-	ID    int64   `csv:"id" parquet:"id"`
-	Score float64 `csv:"score" parquet:"score"`
-	Name  string  `csv:"name" parquet:"name"`
-	Count int32   `csv:"count" parquet:"count"`
+	ID    int64   `csv:"id" json:"id" parquet:"id"`
+	Score float64 `csv:"score" json:"score" parquet:"score"`
+	Name  string  `csv:"name" json:"name" parquet:"name"`
+	Count int32   `csv:"count" json:"count" parquet:"count"`
 }
 
 func main() {
@@ -71,7 +72,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: structs decode [-parallel N] FILE\n       structs write [-parallel N] FILE.csv|FILE.parquet DIR")
+	fmt.Fprintln(os.Stderr, "usage: structs decode [-parallel N] FILE\n       structs write [-parallel N] FILE.csv|FILE.jsonl|FILE.parquet DIR")
 	os.Exit(2)
 }
 
@@ -98,9 +99,12 @@ func decode(path string, parallel int) error {
 func write(in, out string, parallel int) error {
 	opts := []shards.ParquetOption{shards.Writers(parallel), shards.RowIDColumn("row_id")}
 	var p *flow.Pipeline
-	if strings.HasSuffix(in, ".csv") {
+	switch {
+	case strings.HasSuffix(in, ".csv"):
 		p = flow.From(text.CSV[csvRow](in)).Parallel(parallel).To(shards.Parquet[csvRow](out, opts...))
-	} else {
+	case strings.HasSuffix(in, ".jsonl"):
+		p = flow.From(text.JSONL[csvRow](in)).Parallel(parallel).To(shards.Parquet[csvRow](out, opts...))
+	default:
 		p = flow.From(parquet.Read[row](in)).Parallel(parallel).To(shards.Parquet[row](out, opts...))
 	}
 	return p.Run(context.Background())

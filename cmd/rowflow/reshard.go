@@ -113,14 +113,15 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := in.rowflowOutput(ctx, fs.Arg(0), *rowID, !given["partition-by"]); err != nil {
 		return err
 	}
-	// A Parquet input written as it is, and a CSV input given a schema, go
-	// as column batches, which ParquetColumns writes into the files that
-	// records would give, without making a record of each row.
-	// Partitions, kept row IDs, per-row progress, -columns (which names a
-	// list by its column, where Parquet batches name leaves) and, for CSV,
-	// -rename (a projection of records) need records.
+	// A Parquet input written as it is, and a CSV or JSON Lines input
+	// given a schema, go as column batches, which ParquetColumns writes
+	// into the files that records would give, without making a record of
+	// each row. Partitions, kept row IDs, per-row progress, -columns
+	// (which names a list by its column, where Parquet batches name
+	// leaves) and, for text, -rename (a projection of records) need
+	// records.
 	if f, err := format(fs.Arg(0)); err == nil && *outFormat == "parquet" && in.columns == "" &&
-		(f == "parquet" && *schema == "" || f == "csv" && *schema != "" && in.rename == "") &&
+		(f == "parquet" && *schema == "" || f != "parquet" && *schema != "" && in.rename == "") &&
 		in.ids == "" && *partitionBy == "" && (len(in.hive) == 0 || given["partition-by"]) && *every == 0 {
 		in.batches = f
 	}

@@ -14,7 +14,8 @@ import (
 )
 
 // TestReshardBatchesAsRecords: reshard moves a Parquet input, and a CSV
-// input with a schema, as column batches unless it needs records;
+// or JSON Lines input with a schema, as column batches unless it needs
+// records;
 // -progress-every needs records, so a run with it writes through records. With filters, renames,
 // writers and file sizes, the two write the same files, their
 // pipelines' fingerprints aside.
@@ -57,6 +58,18 @@ func TestReshardBatchesAsRecords(t *testing.T) {
 		!strings.HasPrefix(lines[len(lines)-1], "reshard: 6000/6000 rows, ") || !strings.HasSuffix(lines[len(lines)-1], ", done") {
 		t.Fatalf("reshard -progress: exit %d, %q", code, errOut)
 	}
+	jsonl := filepath.Join(t.TempDir(), "in.jsonl")
+	var j strings.Builder
+	for i := range 4000 {
+		fmt.Fprintf(&j, `{"id":%d,"score":%d.5,"name":"n%d","tags":[%d,%d],"when":"2024-03-%02d"}`+"\n", i, i%300, i%11, i, i%7, 1+i%28)
+		if i%9 == 0 {
+			j.WriteString(`{"id":null,"tags":null}` + "\n") // a row of nulls
+		}
+	}
+	j.WriteString("{\"id\":1,\"name\":\"x\",\n") // a line that is not JSON
+	if err := os.WriteFile(jsonl, []byte(j.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	bad := filepath.Join(t.TempDir(), "bad.csv") // a record of too many fields, and one of a bad quote
 	if err := os.WriteFile(bad, []byte(b.String()+"1,2,3,4,5,6\n7,\"x,y,z,2024-01-01\n8,1.5,n,[],2024-01-02\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -65,13 +78,14 @@ func TestReshardBatchesAsRecords(t *testing.T) {
 		{"-schema", "id:int64,score:float64,name:string,tags:[]int32,when:date", csv},
 		{"-schema", "id:int64,score:float64,name:string,tags:[]int32,when:date", "-bad-lines", "skip", bad},
 		{"-schema", "auto", "-writers", "2", "-rows-per-file", "900", csv},
+		{"-schema", "id:int64,score:float64,name:string,tags:[]int32,when:date", "-bad-lines", "skip", "-writers", "2", jsonl},
 		nil,
 		{"-filter", "score < 2.5 or id > 6000"},
 		{"-rename", "name=label", "-writers", "2", "-rows-per-file", "700"},
 		{"-row-id-column", "", "-compression", "snappy", "-shuffle-window", "3", "-seed", "5"},
 	} {
 		cols, recs := filepath.Join(t.TempDir(), "c"), filepath.Join(t.TempDir(), "r")
-		if len(args) == 0 || !strings.HasSuffix(args[len(args)-1], ".csv") { // the Parquet input
+		if len(args) == 0 || !strings.HasSuffix(args[len(args)-1], ".csv") && !strings.HasSuffix(args[len(args)-1], ".jsonl") { // the Parquet input
 			args = append(args, in)
 		}
 		must(t, nil, append([]string{"reshard", "-out", cols}, args...)...)

@@ -36,10 +36,10 @@ type input struct {
 	// hive lists the Hive partition columns of a Parquet input that the
 	// output keeps.
 	hive []string
-	// batches, when not empty, is the input's format ("parquet" or
-	// "csv"), which pipeline then reads as column batches
-	// (sources/parquet.ReadColumns, sources/text.CSVColumns) rather than
-	// records, for shards.ParquetColumns.
+	// batches, when not empty, is the input's format ("parquet", "csv"
+	// or "jsonl"), which pipeline then reads as column batches
+	// (sources/parquet.ReadColumns, sources/text.CSVColumns,
+	// JSONLColumns) rather than records, for shards.ParquetColumns.
 	batches string
 }
 
@@ -144,11 +144,17 @@ func (in input) pipeline(path string) (*flow.Pipeline, error) {
 		}
 		p = flow.From(parquet.ReadColumns(path, pq...))
 	case "csv":
-		opts, err := in.csvOptions()
+		opts, err := textOptions[text.CSVOption](in, f)
 		if err != nil {
 			return nil, err
 		}
 		p = flow.From(text.CSVColumns(path, opts...))
+	case "jsonl":
+		opts, err := textOptions[text.JSONLOption](in, f)
+		if err != nil {
+			return nil, err
+		}
+		p = flow.From(text.JSONLColumns(path, opts...))
 	default:
 		var src flow.Source[sources.Record]
 		var err error
@@ -195,36 +201,35 @@ func (in input) source(path string) (flow.Source[sources.Record], string, error)
 		}
 		src = parquet.Records(path, pq...)
 	case "csv":
-		opts, err := in.csvOptions()
+		opts, err := textOptions[text.CSVOption](in, f)
 		if err != nil {
 			return nil, "", err
 		}
 		src = text.CSVRecords(path, opts...)
 	default:
-		var opts []text.JSONLOption
-		for _, o := range ds {
-			opts = append(opts, o)
-		}
-		if in.badLines != nil {
-			opts = append(opts, sources.SkipBad(in.badLines))
+		opts, err := textOptions[text.JSONLOption](in, f)
+		if err != nil {
+			return nil, "", err
 		}
 		src = text.JSONLRecords(path, opts...)
 	}
 	return src, f, nil
 }
 
-// csvOptions returns the options of in for a CSV dataset.
-func (in input) csvOptions() ([]text.CSVOption, error) {
-	_, ds, err := in.options("csv")
+// textOptions returns the options of in for a dataset of the text format
+// f as options of type O (text.CSVOption or text.JSONLOption), which
+// every sources.DatasetOption is.
+func textOptions[O any](in input, f string) ([]O, error) {
+	_, ds, err := in.options(f)
 	if err != nil {
 		return nil, err
 	}
-	var opts []text.CSVOption
+	var opts []O
 	for _, o := range ds {
-		opts = append(opts, o)
+		opts = append(opts, any(o).(O))
 	}
 	if in.badLines != nil {
-		opts = append(opts, sources.SkipBad(in.badLines))
+		opts = append(opts, any(sources.SkipBad(in.badLines)).(O))
 	}
 	return opts, nil
 }

@@ -35,3 +35,20 @@ var OutType func(p any) reflect.Type
 // with NewColumnBatch from buffers it reuses. Set by sources/parquet;
 // sources/text's CSVColumns calls it.
 var ReleaseWith func(b any, f func())
+
+// JSONColumn returns what a column of a sources/text.JSONLColumns batch
+// (c, a *sources/parquet.Column) knows beyond its text, for the column's
+// source to fill and shards.ParquetColumns to read: the JSON kind of each
+// of its values (empty if every value is a string), and the first row
+// whose line has the column's key (a null and a missing key are both
+// null in the column). Set by sources/parquet.
+var JSONColumn func(c any) (kinds *[]byte, first *int)
+
+// The JSON kinds of JSONColumn: what a value of a JSON Lines record was,
+// which its text in the column does not tell.
+const (
+	JSONString byte = iota // a string, its text the string itself
+	JSONNumber             // a number, its text as written
+	JSONBool               // true or false
+	JSONNested             // an array or an object, its text the JSON
+)

@@ -2,6 +2,7 @@ package shards
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/linkage"
 	"github.com/rowflow/rowflow/internal/parquet/pqschema"
 	"github.com/rowflow/rowflow/internal/parquet/pqwrite"
 	"github.com/rowflow/rowflow/internal/slicepool"
@@ -19,9 +21,9 @@ import (
 )
 
 // ParquetColumns returns a sink that writes column batches
-// ([sparquet.ReadColumns], sources/text.CSVColumns) as sharded Parquet
-// files in dir, with the columns of schema, without making a record of
-// each row. Each column of a batch goes, a run of rows at a time, to the
+// ([sparquet.ReadColumns], sources/text.CSVColumns and JSONLColumns) as
+// sharded Parquet files in dir, with the columns of schema, without
+// making a record of each row. Each column of a batch goes, a run of rows at a time, to the
 // column of the file that a record's value of its name goes to; the Hive
 // partition values of a batch ([sparquet.ColumnBatch].Partition) fill
 // the columns of their names (a Hive column that the schema does not
@@ -39,14 +41,19 @@ import (
 // outside lists) that the leaf does not hold as it is, such as CSV's
 // fields for a number, a date or a list, and a Hive value, are converted
 // value by value as ParquetRecords converts the same strings, errors
-// included. With such columns the files are those that [ParquetRecords]
-// writes from the same rows (sparquet.Records, sources/text.CSVRecords),
-// byte for byte, row groups included. Other conversions that records
-// make (an INT32 into an INT64 column, a nullable column into a required
-// one, unsigned into signed) are refused: a batch column that the schema
-// does not have, and every such mismatch, fail the run with an error
-// that names the column, the file read and its row group; a value that
-// cannot be converted fails it naming the row.
+// included; the values of JSONLColumns' columns as ParquetRecords
+// converts JSONLRecords' values (numbers, booleans, arrays and objects
+// as such, not as text). With such columns the files are those that
+// [ParquetRecords] writes from the same rows (sparquet.Records,
+// sources/text.CSVRecords, JSONLRecords), byte for byte, row groups
+// included. Other conversions that records make (an INT32 into an INT64
+// column, a nullable column into a required one, unsigned into signed)
+// are refused: a batch column that the schema does not have, and every
+// such mismatch, fail the run with an error that names the column, the
+// file read and its row group; a value that cannot be converted fails it
+// naming the row. In a batch of a text source, a column that the schema
+// does not have, and a required column the batch lacks, fail at the
+// first row that has the one or lacks the other, as records do.
 //
 // Everything else is [ParquetRecords]': the options, file sizes,
 // writers, ranks, the crash-safe commit, the manifest and determinism.
@@ -136,6 +143,10 @@ type columnWriter struct {
 	sig  columnsSig
 	last *sparquet.ColumnBatch
 	from []columnSource // per leaf of the file other than the row IDs
+	// unknown are the batch columns that the schema does not have, of a
+	// batch of a text source (NewColumnBatch): the first row with a
+	// value for one fails.
+	unknown []int
 	// at is where the last run of rows of each leaf ended, so that the
 	// next run of the same batch goes on from there.
 	at []levelCursor
@@ -161,6 +172,12 @@ type columnSource struct {
 	// where it has one.
 	parse bool
 	text  func(s string, rep, def int, o *colOut) bool
+	// numbers says that text takes a JSON number's text as the leaf's
+	// shredder takes the json.Number: for every leaf it has but BOOLEAN.
+	numbers bool
+	// missing marks a required leaf that a batch of a text source has no
+	// column for: its first row fails as a record without the value does.
+	missing bool
 }
 
 // levelCursor is the start of a row of a column of batch b: its level
@@ -277,11 +294,17 @@ func (w *columnWriter) copyRows(b *sparquet.ColumnBatch, from, to int) (int, err
 		}
 	}
 	w.last = b
+	for _, k := range w.unknown {
+		c := &b.Columns[k]
+		if _, first := linkage.JSONColumn(c); *first >= from && *first < to {
+			return *first, fmt.Errorf("the record's column %q is not in the schema", c.Name)
+		}
+	}
 	for j, src := range w.from {
 		o := &w.outs[j]
 		switch {
-		case src.parse:
-			if at, err := w.parseColumn(j, &b.Columns[src.col], src.text, b, from, to); err != nil {
+		case src.parse, src.col >= 0 && hasKinds(&b.Columns[src.col]):
+			if at, err := w.parseColumn(j, &b.Columns[src.col], src, b, from, to); err != nil {
 				return at, fmt.Errorf("column %q: %w", w.rp.cols[j].Name, err)
 			}
 		case src.col >= 0:
@@ -295,6 +318,8 @@ func (w *columnWriter) copyRows(b *sparquet.ColumnBatch, from, to int) (int, err
 					return r, fmt.Errorf("column %q (a Hive partition value): %w", w.rp.cols[j].Name, err)
 				}
 			}
+		case src.missing:
+			return from, fmt.Errorf("column %q: %w", w.rp.cols[j].Name, w.rp.shreds[j](nil, 0, 0, o))
 		default:
 			for range to - from {
 				o.levels(0, 0)
@@ -323,9 +348,14 @@ func (w *columnWriter) match(b *sparquet.ColumnBatch) error {
 	for j := range from {
 		from[j] = columnSource{col: -1}
 	}
+	var unknown []int
 	for k := range b.Columns {
 		c := &b.Columns[k]
 		j, ok := w.rp.index[c.Name] // the leaf of the column that a record's value of that name goes to
+		if !ok && b.RowGroup < 0 {
+			unknown = append(unknown, k) // as ParquetRecords fails a record of CSVRecords or JSONLRecords with it
+			continue
+		}
 		if !ok {
 			return fmt.Errorf("the batch's column %q is not in the schema", c.Name)
 		}
@@ -339,11 +369,18 @@ func (w *columnWriter) match(b *sparquet.ColumnBatch) error {
 			from[j] = columnSource{col: k, parse: true}
 			if l.MaxRepetitionLevel == 0 {
 				from[j].text = textLeaf(w.rp.cols[j].Node.Type())
+				from[j].numbers = from[j].text != nil && l.Kind != parquet.Boolean
 			}
 		case err != nil:
 			return fmt.Errorf("column %q: %w", c.Name, err)
 		default:
 			from[j] = columnSource{col: k, defs: defs}
+			if text {
+				// A column of JSON Lines with values other than
+				// strings goes through parseColumn (see copyRows).
+				from[j].text = textLeaf(w.rp.cols[j].Node.Type())
+				from[j].numbers = from[j].text != nil
+			}
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(b.Partition)) { // the same error every run
@@ -360,11 +397,13 @@ func (w *columnWriter) match(b *sparquet.ColumnBatch) error {
 		switch {
 		case from[j].hive && leaves[j].MaxRepetitionLevel == 0:
 			from[j].text = textLeaf(w.rp.cols[j].Node.Type())
+		case !from[j].hive && leaves[j].MaxDefinitionLevel == 0 && b.RowGroup < 0:
+			from[j].missing = true // as ParquetRecords fails a record of CSVRecords or JSONLRecords without it
 		case !from[j].hive && leaves[j].MaxDefinitionLevel == 0:
 			return fmt.Errorf("column %q is required, and the batch has no value for it", name)
 		}
 	}
-	w.from, w.at = from, make([]levelCursor, len(leaves))
+	w.from, w.unknown, w.at = from, unknown, make([]levelCursor, len(leaves))
 	w.sig = columnsSig{cols: make([]sparquet.Column, len(b.Columns)), part: maps.Clone(b.Partition)}
 	for k, c := range b.Columns {
 		w.sig.cols[k] = sparquet.Column{Name: c.Name, Kind: c.Kind, TypeLength: c.TypeLength,
@@ -458,16 +497,23 @@ func isText(c *sparquet.Column) bool {
 }
 
 // parseColumn puts rows [from, to) of c, a text column, into leaf j
-// through the column's shredder, with text as its fast path if not nil.
-// If a row cannot be written, it returns the row and the error.
-func (w *columnWriter) parseColumn(j int, c *sparquet.Column, text func(s string, rep, def int, o *colOut) bool, b *sparquet.ColumnBatch, from, to int) (int, error) {
+// through the column's shredder, with src.text as its fast path if not
+// nil. The values of a column of JSON Lines (sources/text.JSONLColumns)
+// go to the shredder as JSONLRecords' records hold them, by their JSON
+// kinds: a number's text as a json.Number (through src.text where that
+// is the same), true and false as bools, arrays and objects decoded as
+// JSONLRecords decodes them. If a row cannot be written, it returns the
+// row and the error.
+func (w *columnWriter) parseColumn(j int, c *sparquet.Column, src columnSource, b *sparquet.ColumnBatch, from, to int) (int, error) {
 	cur := &w.at[j]
 	if cur.b != b || cur.row > from {
 		*cur = levelCursor{b: b}
 	}
 	advance(c, cur, from)
 	v := cur.values
-	o, shred := &w.outs[j], w.rp.shreds[j]
+	o, shred, text := &w.outs[j], w.rp.shreds[j], src.text
+	pk, _ := linkage.JSONColumn(c)
+	kinds := *pk
 	for r := from; r < to; r++ {
 		if c.MaxDefinitionLevel > 0 && int(c.DefLevels[r]) < c.MaxDefinitionLevel {
 			if err := shred(nil, 0, 0, o); err != nil {
@@ -479,7 +525,20 @@ func (w *columnWriter) parseColumn(j int, c *sparquet.Column, text func(s string
 		if lo, hi := c.Offsets[v], c.Offsets[v+1]; hi > lo {
 			s = unsafe.String(&c.Bytes[lo], hi-lo) // the shredders copy what they keep
 		}
+		kind := linkage.JSONString
+		if len(kinds) > 0 {
+			kind = kinds[v]
+		}
 		v++
+		if kind != linkage.JSONString {
+			if kind == linkage.JSONNumber && src.numbers && text(s, 0, o.maxDef, o) {
+				continue
+			}
+			if err := shred(jsonValue(kind, strings.Clone(s)), 0, 0, o); err != nil {
+				return r, err
+			}
+			continue
+		}
 		if text != nil && text(s, 0, o.maxDef, o) {
 			continue
 		}
@@ -492,6 +551,33 @@ func (w *columnWriter) parseColumn(j int, c *sparquet.Column, text func(s string
 	}
 	cur.row, cur.entry, cur.values = to, to, v
 	return 0, nil
+}
+
+// hasKinds reports whether c is a column of JSON Lines that holds values
+// other than strings.
+func hasKinds(c *sparquet.Column) bool {
+	kinds, _ := linkage.JSONColumn(c)
+	return len(*kinds) > 0
+}
+
+// jsonValue returns the value of a JSON Lines record whose JSON kind is
+// kind and whose text in a column batch is s: a json.Number, a bool, or
+// an array or object decoded as sources/text.JSONLRecords decodes one
+// (numbers as json.Number).
+func jsonValue(kind byte, s string) any {
+	switch kind {
+	case linkage.JSONNumber:
+		return json.Number(s)
+	case linkage.JSONBool:
+		return s == "true"
+	}
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return s // not from JSONLColumns, whose arrays and objects are valid
+	}
+	return v
 }
 
 // copyColumn appends rows [from, to) of batch column c to leaf j.

@@ -58,8 +58,8 @@ type ColumnBatch struct {
 
 // NewColumnBatch returns a batch of the rows whose IDs are ids, one per
 // row, held in columns, which the batch takes: what another source (such
-// as sources/text.CSVColumns) gives to consumers of column batches, such
-// as shards.ParquetColumns. file names the rows' file in errors, and
+// as sources/text.CSVColumns and JSONLColumns) gives to consumers of
+// column batches, such as shards.ParquetColumns. file names the rows' file in errors, and
 // partition holds its Hive partition values, as ReadColumns' batches do.
 // Each column must hold ids.Len() rows as [Column] says, with its Kind,
 // levels and RepeatedLevels set, and its Node where the logical type
@@ -83,6 +83,7 @@ func (b *ColumnBatch) Release() {
 
 func init() {
 	linkage.ReleaseWith = func(b any, f func()) { b.(*ColumnBatch).release = f }
+	linkage.JSONColumn = func(c any) (*[]byte, *int) { col := c.(*Column); return &col.kinds, &col.first }
 }
 
 // RowID returns the row ID of row i of the batch.
@@ -145,6 +146,11 @@ type Column struct {
 
 	DefLevels []byte
 	RepLevels []byte
+
+	// kinds and first are what a column of a JSON Lines batch knows
+	// beyond its text (see linkage.JSONColumn).
+	kinds []byte
+	first int
 }
 
 // Len returns the number of non-null values.

@@ -1,12 +1,14 @@
 // Package text reads datasets of CSV and JSON Lines files, plain or
 // compressed: [CSV] and [JSONL] decode records into structs,
-// [CSVRecords] and [JSONLRecords] give [sources.Record]s. Each is a
-// [flow.Source] to start a pipeline with [flow.From].
+// [CSVRecords] and [JSONLRecords] give [sources.Record]s, and
+// [CSVColumns] and [JSONLColumns] column batches (for
+// shards.ParquetColumns). Each is a [flow.Source] to start a pipeline
+// with [flow.From].
 //
 // # Options
 //
-// [CSV] and [CSVRecords] take a [CSVOption], [JSONL] and [JSONLRecords] a
-// [JSONLOption]; an [Option] ([Compression], [PartitionBytes]) is both,
+// [CSV], [CSVRecords] and [CSVColumns] take a [CSVOption], [JSONL],
+// [JSONLRecords] and [JSONLColumns] a [JSONLOption]; an [Option] ([Compression], [PartitionBytes]) is both,
 // and so are the options of package sources that every source of files
 // takes (sources.Files, sources.ShuffleWindow, sources.Where,
 // sources.WholeFiles, sources.SkipBad, sources.ChunkSize, sources.Named).

@@ -128,13 +128,16 @@ func wallClock(t time.Time) time.Time {
 // instantValue returns tm as an INT64 count of units of per nanoseconds
 // since the Unix epoch, truncated toward the past.
 func instantValue(tm time.Time, per int64) (parquet.Value, error) {
-	sec, nsec := tm.Unix(), int64(tm.Nanosecond())
+	sec, sub := tm.Unix(), int64(tm.Nanosecond())/per
 	perSec := int64(1e9) / per
-	if sec > math.MaxInt64/perSec || sec < math.MinInt64/perSec {
+	// sec*perSec + sub within int64: below, the second before the
+	// first whole one (MinInt64/perSec truncates toward zero) holds
+	// the units from MinInt64 on.
+	low := math.MinInt64/perSec - 1
+	if sec > (math.MaxInt64-sub)/perSec || sec < low || sec == low && sub < math.MinInt64%perSec+perSec {
 		return parquet.Value{}, errors.New("out of the range of the column's unit")
 	}
-	n := sec*perSec + nsec/per
-	return parquet.Int64Value(n), nil
+	return parquet.Int64Value(sec*perSec + sub), nil
 }
 
 // dateOf returns the day of a date value (midnight UTC), with ok false

@@ -95,6 +95,14 @@ func fieldOffset(f parquet.Field, probe reflect.Value) (off uintptr, t reflect.T
 	if !ok {
 		return 0, nil, false
 	}
+	// Value allocates what a nil pointer or interface on the way to the
+	// field points to, and panics for an interface: such a field is
+	// not one the plan reaches at an offset.
+	defer func() {
+		if recover() != nil {
+			off, t, ok = 0, nil, false
+		}
+	}()
 	v, base := vf.Value(probe), probe.UnsafeAddr()
 	if !v.CanAddr() || v.UnsafeAddr() < base || v.UnsafeAddr()+v.Type().Size() > base+probe.Type().Size() {
 		return 0, nil, false
@@ -150,8 +158,8 @@ type planBuilder struct {
 // decimalPlan.field).
 func (b *planBuilder) fields(fields []parquet.Field, gt reflect.Type, steps []step,
 	where func(off uintptr, gt reflect.Type) (uintptr, reflect.Type, *decimalField, bool)) bool {
-	if gt.Kind() != reflect.Struct || gt == reflect.TypeFor[time.Time]() {
-		return false
+	if gt.Kind() != reflect.Struct || gt == reflect.TypeFor[time.Time]() || len(fields) == 0 {
+		return false // a group without leaves, such as struct{}, is parquet-go's
 	}
 	probe := reflect.New(gt).Elem()
 	for _, f := range fields {
@@ -178,6 +186,9 @@ func (b *planBuilder) node(n parquet.Node, gt reflect.Type, steps []step, dec *d
 	switch {
 	case n.Optional() && gt.Kind() == reflect.Pointer:
 		steps, gt = append(steps, step{kind: stepPointer}), gt.Elem()
+	case n.Optional() && gt == reflect.TypeFor[time.Time]():
+		// Zero as GenericWriter took it: the zero instant in any zone.
+		steps = append(steps, step{kind: stepZero, isZero: func(p unsafe.Pointer) bool { return (*time.Time)(p).IsZero() }})
 	case n.Optional():
 		z := gt
 		steps = append(steps, step{kind: stepZero, isZero: func(p unsafe.Pointer) bool { return reflect.NewAt(z, p).Elem().IsZero() }})

@@ -1,11 +1,12 @@
-// Command etl measures the two ETL jobs of issue 30 as whole processes,
+// Command etl measures ETL jobs as whole processes,
 // rowflow against DuckDB: `rowflow reshard` (built from this tree) and
 // DuckDB's COPY (the command internal/interop/duckdb/cmd/duckcopy, built
 // from that nested module, so that DuckDB's cgo stays out of rowflow's
 // go.mod), 2 threads each, zstd:
 //
 //  1. CSV, -rows rows × 4 columns (int64, float64, string, int32) →
-//     Parquet, with the schema given;
+//     Parquet, with the schema given, and the same rows as JSON Lines
+//     (-jobs jsonl, against DuckDB's read_json);
 //  2. Parquet, -rows rows × 5 columns (int64, string, float64, a list of
 //     strings, a list of int32; written by DuckDB, zstd) → Parquet;
 //  3. the same Parquet into memory: rowflow's Parquet source into Go

@@ -106,8 +106,8 @@ func (jsonlColumns) read(ctx context.Context, part *textPart, out *rowBuffer[*pa
 			}
 			cols := len(b.names)
 			if cols-len(b.bufs.cols) > maxBatchColumns {
-				return fmt.Errorf("%s:%d: a line of more than %d keys; column batches (JSONLColumns) take at most %d, records (JSONLRecords) more",
-					part.file.RelPath, n, maxBatchColumns, maxBatchColumns)
+				return part.broken(n, off, fmt.Errorf("a line of more than %d keys; column batches (JSONLColumns) take at most %d, records (JSONLRecords) more",
+					maxBatchColumns, maxBatchColumns))
 			}
 			if b.rows > 0 && (cols > maxBatchColumns || (b.rows+1)*cols > maxBatchFields) {
 				// The line goes to the next batch, where its keys have

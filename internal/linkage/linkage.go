@@ -38,13 +38,26 @@ var ReleaseWith func(b any, f func())
 
 // JSONColumn returns what a column of a sources/text.JSONLColumns batch
 // (c, a *sources/parquet.Column) knows beyond its text, for the column's
-// source to fill and shards.ParquetColumns to read: the JSON kind of each
-// of its values (empty if every value is a string), and the first row
-// whose line has the column's key (a null and a missing key are both
-// null in the column). Set by sources/parquet.
-var JSONColumn func(c any) (kinds *[]byte, first *int)
+// source to fill and shards.ParquetColumns to read. Set by
+// sources/parquet.
+var JSONColumn func(c any) *JSONInfo
 
-// The JSON kinds of JSONColumn: what a value of a JSON Lines record was,
+// JSONInfo is what a column of JSON Lines knows beyond its text; the
+// zero value is that of a column of another source.
+type JSONInfo struct {
+	// JSON marks a column of JSONLColumns.
+	JSON bool
+	// Kinds holds the JSON kind of each of the column's values; it is
+	// empty if every value is a string.
+	Kinds []byte
+	// First is the first row whose line has the column's key, and Nulls
+	// the rows, in order, whose line has it with a null: a null and a
+	// missing key are both null in the column.
+	First int
+	Nulls []int
+}
+
+// The JSON kinds of JSONInfo.Kinds: what a value of a JSON Lines record was,
 // which its text in the column does not tell.
 const (
 	JSONString byte = iota // a string, its text the string itself

@@ -53,7 +53,12 @@ import (
 // file read and its row group; a value that cannot be converted fails it
 // naming the row. In a batch of a text source, a column that the schema
 // does not have, and a required column the batch lacks, fail at the
-// first row that has the one or lacks the other, as records do.
+// first row that has the one or lacks the other, as records do. In a
+// batch of JSON Lines, each row takes for a column what its record
+// would: the value of whichever of the column's names its line has (a
+// LIST's name or its leaf's path), else the Hive value of the name, else
+// null; but a line that names a LIST both ways takes the batch's first
+// column of the two, where a record takes the line's first.
 //
 // Everything else is [ParquetRecords]': the options, file sizes,
 // writers, ranks, the crash-safe commit, the manifest and determinism.
@@ -143,6 +148,11 @@ type columnWriter struct {
 	sig  columnsSig
 	last *sparquet.ColumnBatch
 	from []columnSource // per leaf of the file other than the row IDs
+	// mergedCol is the column that merged made for leaf mergedLeaf of
+	// batch mergedFor.
+	mergedFor  *sparquet.ColumnBatch
+	mergedLeaf int
+	mergedCol  sparquet.Column
 	// unknown are the batch columns that the schema does not have, of a
 	// batch of a text source (NewColumnBatch): the first row with a
 	// value for one fails.
@@ -178,6 +188,11 @@ type columnSource struct {
 	// missing marks a required leaf that a batch of a text source has no
 	// column for: its first row fails as a record without the value does.
 	missing bool
+	// alts are the other columns of a batch of JSON Lines for the leaf,
+	// and hiveFill marks a leaf of such a batch that a Hive value of its
+	// name fills where the line has none of its keys (see merged).
+	alts     []int
+	hiveFill bool
 }
 
 // levelCursor is the start of a row of a column of batch b: its level
@@ -296,13 +311,17 @@ func (w *columnWriter) copyRows(b *sparquet.ColumnBatch, from, to int) (int, err
 	w.last = b
 	for _, k := range w.unknown {
 		c := &b.Columns[k]
-		if _, first := linkage.JSONColumn(c); *first >= from && *first < to {
-			return *first, fmt.Errorf("the record's column %q is not in the schema", c.Name)
+		if first := linkage.JSONColumn(c).First; first >= from && first < to {
+			return first, fmt.Errorf("the record's column %q is not in the schema", c.Name)
 		}
 	}
 	for j, src := range w.from {
 		o := &w.outs[j]
 		switch {
+		case len(src.alts) > 0 || src.hiveFill:
+			if at, err := w.parseColumn(j, w.merged(j, b), src, b, from, to); err != nil {
+				return at, fmt.Errorf("column %q: %w", w.rp.cols[j].Name, err)
+			}
 		case src.parse, src.col >= 0 && hasKinds(&b.Columns[src.col]):
 			if at, err := w.parseColumn(j, &b.Columns[src.col], src, b, from, to); err != nil {
 				return at, fmt.Errorf("column %q: %w", w.rp.cols[j].Name, err)
@@ -315,7 +334,7 @@ func (w *columnWriter) copyRows(b *sparquet.ColumnBatch, from, to int) (int, err
 					continue
 				}
 				if err := w.rp.shreds[j](src.part, 0, 0, o); err != nil {
-					return r, fmt.Errorf("column %q (a Hive partition value): %w", w.rp.cols[j].Name, err)
+					return r, fmt.Errorf("column %q: %w", w.rp.cols[j].Name, err) // as for records, whose value it is
 				}
 			}
 		case src.missing:
@@ -360,7 +379,15 @@ func (w *columnWriter) match(b *sparquet.ColumnBatch) error {
 			return fmt.Errorf("the batch's column %q is not in the schema", c.Name)
 		}
 		if from[j].col >= 0 {
-			continue // two columns of one name: the first, as a record's first value
+			// Two columns for one leaf: a LIST by its name and by its
+			// leaf's path, which records both take. In a batch of JSON
+			// Lines, whose lines name each key once, each row takes the
+			// one that has a value in it (see merged); elsewhere, as a
+			// record takes its first value of the names, the first.
+			if linkage.JSONColumn(c).JSON && linkage.JSONColumn(&b.Columns[from[j].col]).JSON {
+				from[j].alts = append(from[j].alts, k)
+			}
+			continue
 		}
 		l := &leaves[j]
 		defs, err := checkLeaf(l, w.rp.cols[j].Node, c)
@@ -390,6 +417,12 @@ func (w *columnWriter) match(b *sparquet.ColumnBatch) error {
 	}
 	for j := range leaves {
 		if from[j].col >= 0 {
+			// A line of JSON Lines without the key takes the Hive
+			// value, as a record, whose Hive values follow the line's.
+			v, ok := b.Partition[w.rp.cols[j].Name]
+			if ok && linkage.JSONColumn(&b.Columns[from[j].col]).JSON {
+				from[j].part, from[j].hiveFill = v, true
+			}
 			continue
 		}
 		name := w.rp.cols[j].Name
@@ -512,8 +545,7 @@ func (w *columnWriter) parseColumn(j int, c *sparquet.Column, src columnSource, 
 	advance(c, cur, from)
 	v := cur.values
 	o, shred, text := &w.outs[j], w.rp.shreds[j], src.text
-	pk, _ := linkage.JSONColumn(c)
-	kinds := *pk
+	kinds := linkage.JSONColumn(c).Kinds
 	for r := from; r < to; r++ {
 		if c.MaxDefinitionLevel > 0 && int(c.DefLevels[r]) < c.MaxDefinitionLevel {
 			if err := shred(nil, 0, 0, o); err != nil {
@@ -553,11 +585,73 @@ func (w *columnWriter) parseColumn(j int, c *sparquet.Column, src columnSource, 
 	return 0, nil
 }
 
+// merged returns the column of leaf j of batch b, of JSON Lines, that
+// holds in each row what a record of the row takes for the leaf: the
+// value (or null) of the one of the leaf's keys that the line has
+// (w.from[j]: col, then alts; a LIST by its name and by its leaf's
+// path), or, where it has none, the Hive value of the leaf's name, if
+// any (hiveFill), or null. A line with two of the keys is taken as if
+// it had the first column's, where a record takes the line's first. It
+// is made once per batch.
+func (w *columnWriter) merged(j int, b *sparquet.ColumnBatch) *sparquet.Column {
+	if w.mergedFor == b && w.mergedLeaf == j {
+		return &w.mergedCol
+	}
+	src := w.from[j]
+	cols := append([]int{src.col}, src.alts...)
+	at := make([]int, len(cols))    // the next value of each column
+	nulls := make([]int, len(cols)) // the next of each column's Nulls
+	first := &b.Columns[src.col]
+	m := sparquet.Column{Name: first.Name, Node: first.Node, Kind: first.Kind, MaxDefinitionLevel: 1, Offsets: []uint32{0}}
+	mk := &linkage.JSONColumn(&m).Kinds
+	value := func(c *sparquet.Column, v int, kind byte) {
+		m.DefLevels = append(m.DefLevels, 1)
+		m.Bytes = append(m.Bytes, c.Bytes[c.Offsets[v]:c.Offsets[v+1]]...)
+		m.Offsets = append(m.Offsets, uint32(len(m.Bytes)))
+		*mk = append(*mk, kind)
+	}
+	hive := sparquet.Column{Bytes: []byte(src.part), Offsets: []uint32{0, uint32(len(src.part))}}
+	for r := range b.NumRows {
+		taken := false
+		for i, k := range cols {
+			c := &b.Columns[k]
+			info := linkage.JSONColumn(c)
+			switch {
+			case c.DefLevels[r] == 1:
+				if !taken {
+					kind := linkage.JSONString
+					if len(info.Kinds) > 0 {
+						kind = info.Kinds[at[i]]
+					}
+					value(c, at[i], kind)
+				}
+				at[i]++
+			case nulls[i] < len(info.Nulls) && info.Nulls[nulls[i]] == r:
+				nulls[i]++
+				if !taken {
+					m.DefLevels = append(m.DefLevels, 0)
+				}
+			default:
+				continue
+			}
+			taken = true
+		}
+		switch {
+		case taken:
+		case src.hiveFill:
+			value(&hive, 0, linkage.JSONString)
+		default:
+			m.DefLevels = append(m.DefLevels, 0)
+		}
+	}
+	w.mergedFor, w.mergedLeaf, w.mergedCol = b, j, m
+	return &w.mergedCol
+}
+
 // hasKinds reports whether c is a column of JSON Lines that holds values
 // other than strings.
 func hasKinds(c *sparquet.Column) bool {
-	kinds, _ := linkage.JSONColumn(c)
-	return len(*kinds) > 0
+	return len(linkage.JSONColumn(c).Kinds) > 0
 }
 
 // jsonValue returns the value of a JSON Lines record whose JSON kind is

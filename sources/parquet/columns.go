@@ -83,7 +83,7 @@ func (b *ColumnBatch) Release() {
 
 func init() {
 	linkage.ReleaseWith = func(b any, f func()) { b.(*ColumnBatch).release = f }
-	linkage.JSONColumn = func(c any) (*[]byte, *int) { col := c.(*Column); return &col.kinds, &col.first }
+	linkage.JSONColumn = func(c any) *linkage.JSONInfo { return &c.(*Column).json }
 }
 
 // RowID returns the row ID of row i of the batch.
@@ -147,10 +147,9 @@ type Column struct {
 	DefLevels []byte
 	RepLevels []byte
 
-	// kinds and first are what a column of a JSON Lines batch knows
-	// beyond its text (see linkage.JSONColumn).
-	kinds []byte
-	first int
+	// json is what a column of a JSON Lines batch knows beyond its text
+	// (see linkage.JSONColumn).
+	json linkage.JSONInfo
 }
 
 // Len returns the number of non-null values.

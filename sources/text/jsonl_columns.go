@@ -50,7 +50,7 @@ func (jsonlColumns) quoted() bool          { return false }
 type jsonCell struct {
 	col  int
 	null bool
-	kind byte // a kind of linkage.JSONColumn
+	kind byte // a kind of linkage.JSONInfo.Kinds
 	text []byte
 }
 
@@ -243,12 +243,14 @@ func (b *jsonBatch) add() {
 		col := &b.bufs.cols[c.col]
 		if c.null {
 			col.DefLevels = append(col.DefLevels, 0)
+			info := linkage.JSONColumn(col)
+			info.Nulls = append(info.Nulls, b.rows)
 			continue
 		}
 		col.DefLevels = append(col.DefLevels, 1)
 		col.Bytes = append(col.Bytes, c.text...)
 		col.Offsets = append(col.Offsets, uint32(len(col.Bytes)))
-		if kinds, _ := linkage.JSONColumn(col); c.kind != linkage.JSONString || len(*kinds) > 0 {
+		if kinds := &linkage.JSONColumn(col).Kinds; c.kind != linkage.JSONString || len(*kinds) > 0 {
 			if len(*kinds) == 0 {
 				*kinds = append(*kinds, make([]byte, len(col.Offsets)-2)...) // the strings before it
 			}
@@ -269,12 +271,10 @@ func (b *jsonBatch) addColumn() {
 		cols = append(cols, parquet.Column{})
 	}
 	c := &cols[k]
-	kinds, _ := linkage.JSONColumn(c)
-	reuse := (*kinds)[:0]
+	old := *linkage.JSONColumn(c)
 	*c = parquet.Column{Name: b.names[k], Node: jsonText, Kind: pq.ByteArray, MaxDefinitionLevel: 1,
 		Bytes: c.Bytes[:0], Offsets: append(c.Offsets[:0], 0), DefLevels: c.DefLevels[:0]}
-	kinds, first := linkage.JSONColumn(c)
-	*kinds, *first = reuse, b.rows
+	*linkage.JSONColumn(c) = linkage.JSONInfo{JSON: true, Kinds: old.Kinds[:0], First: b.rows, Nulls: old.Nulls[:0]}
 	b.bufs.cols = cols
 }
 

@@ -172,6 +172,8 @@ func newPQPlan[T any](dir string, opts []ParquetOption) (p *pqPlan[T], err error
 	p.codec, p.level = cfg.codec()
 	if p.fields = newStructPlan(t, p.tSchema, p.dec); p.fields != nil {
 		p.codec, p.level = cfg.ownCodec()
+	} else if f, ok := hiddenTimeField(t); ok {
+		return nil, fmt.Errorf("shards: Parquet[%v]: field %s is a time.Time tagged optional in a struct behind a pointer or a slice, which parquet-go (v0.32), the writer of structs with maps, interfaces or compression of their own, writes as null; make it a *time.Time", t, f)
 	}
 	p.schema = p.tSchema
 	p.nCols = len(p.tSchema.Columns())
@@ -319,8 +321,24 @@ func (t typedWriter[T]) close() error { return t.w.Close() }
 // depth of structs, pointers and slices) that is a time.Time tagged date,
 // which parquet-go's writer gets wrong.
 func dateTimeField(t reflect.Type) (string, bool) {
+	return timeField(t, false, func(opts []string, _ bool) bool { return slices.Contains(opts, "date") })
+}
+
+// hiddenTimeField returns the path of a field of struct type t that is a
+// time.Time (not a pointer) tagged optional in a struct reached through a
+// pointer or a slice, which parquet-go's GenericWriter (v0.32) writes as
+// null whatever its value.
+func hiddenTimeField(t reflect.Type) (string, bool) {
+	return timeField(t, false, func(opts []string, behind bool) bool { return behind && slices.Contains(opts, "optional") })
+}
+
+// timeField returns the path of the first field of struct type t (at any
+// depth of structs, pointers and slices) that is a time.Time whose tag
+// options bad takes, told whether the field is a time.Time itself in a
+// struct behind a pointer or a slice (behind says so of t).
+func timeField(t reflect.Type, behind bool, bad func(opts []string, behind bool) bool) (string, bool) {
 	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
-		t = t.Elem()
+		t, behind = t.Elem(), true
 	}
 	if t.Kind() != reflect.Struct || t == reflect.TypeFor[time.Time]() {
 		return "", false
@@ -333,12 +351,12 @@ func dateTimeField(t reflect.Type) (string, bool) {
 		}
 		if ft == reflect.TypeFor[time.Time]() {
 			_, opts, _ := strings.Cut(f.Tag.Get("parquet"), ",")
-			if slices.Contains(strings.Split(opts, ","), "date") {
+			if bad(strings.Split(opts, ","), behind && f.Type == ft) {
 				return f.Name, true
 			}
 			continue
 		}
-		if name, ok := dateTimeField(f.Type); ok {
+		if name, ok := timeField(f.Type, behind, bad); ok {
 			return f.Name + "." + name, true
 		}
 	}

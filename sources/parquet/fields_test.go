@@ -2,6 +2,7 @@ package parquet_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -121,6 +122,47 @@ func TestParquetFieldErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want[name]) || !strings.Contains(err.Error(), "kinds.parquet") {
 			t.Errorf("%s: error %v, want one naming kinds.parquet and saying %q", name, err, want[name])
 		}
+	}
+}
+
+// TestParquetFieldOfGroup: a field named for a group of columns (a
+// nested struct written by another writer) fails naming the group and
+// the way to read its leaves, fields named by their dotted paths, which
+// read them.
+func TestParquetFieldOfGroup(t *testing.T) {
+	type inner struct {
+		A int64  `parquet:"a"`
+		B string `parquet:"b"`
+	}
+	type outer struct {
+		ID int64  `parquet:"id"`
+		P  *inner `parquet:"p"`
+	}
+	dir := t.TempDir()
+	testutil.WriteParquet(t, filepath.Join(dir, "nested.parquet"), []outer{{ID: 1, P: &inner{A: 2, B: "x"}}, {ID: 3}}, 2)
+	err := runErr[outer](dir)
+	if err == nil || !strings.Contains(err.Error(), `nested.parquet: field P of parquet_test.outer is for "p", a group of columns`) ||
+		!strings.Contains(err.Error(), "named by its dotted path (columns: id, p.a, p.b)") {
+		t.Fatalf("a field of a group: %v", err)
+	}
+	type flat struct {
+		ID int64   `parquet:"id"`
+		A  *int64  `parquet:"p.a"`
+		B  *string `parquet:"p.b"`
+	}
+	var got []string
+	for v, err := range flow.Values[flat](t.Context(), flow.From(parquet.Read[flat](dir))) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := fmt.Sprint(v.ID)
+		if v.A != nil {
+			s += fmt.Sprint(" ", *v.A, " ", *v.B)
+		}
+		got = append(got, s)
+	}
+	if strings.Join(got, ",") != "1 2 x,3" {
+		t.Fatalf("the leaves by their dotted paths: %q", got)
 	}
 }
 

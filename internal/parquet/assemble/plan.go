@@ -87,6 +87,10 @@ func NewPlan[T any](file string, leaves []pqcol.Leaf, root *parquet.Column, rena
 		if !ok {
 			li, ok = byPath[raw+".list.item"]
 		}
+		if !ok && groupOf(leaves, raw) {
+			return nil, fmt.Errorf("assemble: %s: field %s of %v is for %q, a group of columns: a field reads one leaf column (or a list of one), so give each leaf a field of its own, named by its dotted path (columns: %s)",
+				file, sf.Name, t, raw, columnList(leaves))
+		}
 		if !ok {
 			return nil, fmt.Errorf("assemble: %s has no column %q for field %s of %v (columns: %s)",
 				file, raw, sf.Name, t, columnList(leaves))
@@ -181,4 +185,15 @@ func repeatedDef(root *parquet.Column, path []string) (int, error) {
 		return 0, fmt.Errorf("%d levels of repetition; struct fields take one (read nested lists as records)", reps)
 	}
 	return repDef, nil
+}
+
+// groupOf reports whether name is the dotted path of a group of the
+// leaves: a prefix of some leaf's path.
+func groupOf(leaves []pqcol.Leaf, name string) bool {
+	for i := range leaves {
+		if strings.HasPrefix(leaves[i].PathString(), name+".") {
+			return true
+		}
+	}
+	return false
 }

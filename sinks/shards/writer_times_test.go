@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	pq "github.com/parquet-go/parquet-go"
-
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
@@ -38,14 +36,7 @@ func TestOptionalTimesBehindPointers(t *testing.T) {
 	if err := flow.From(sources.Slice(rows)).To(shards.Parquet[own](dir)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	m, err := shards.ReadManifest(dir, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := pq.ReadFile[own](filepath.Join(dir, m.Files[0].Path))
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := readBack[own](t, dir)
 	if len(got) != 2 || got[0].P == nil || !got[0].P.T.Equal(ts) || got[0].P.N != 2 || len(got[0].L) != 2 ||
 		!got[0].L[0].T.Equal(ts.Add(time.Hour)) || !got[0].L[1].T.IsZero() || got[0].L[1].N != 3 || got[1].P != nil {
 		t.Fatalf("read back %+v", got)
@@ -56,7 +47,7 @@ func TestOptionalTimesBehindPointers(t *testing.T) {
 		M  map[string]int64 `parquet:"m"`
 		P  *hiddenTime      `parquet:"p"`
 	}
-	err = flow.From(sources.Slice([]withMap{{ID: 1, P: &hiddenTime{T: ts}}})).To(shards.Parquet[withMap](filepath.Join(t.TempDir(), "map"))).Run(t.Context())
+	err := flow.From(sources.Slice([]withMap{{ID: 1, P: &hiddenTime{T: ts}}})).To(shards.Parquet[withMap](filepath.Join(t.TempDir(), "map"))).Run(t.Context())
 	if err == nil || !strings.Contains(err.Error(), "field P.T is a time.Time tagged optional in a struct behind a pointer or a slice") {
 		t.Fatalf("a type parquet-go would write with the time lost: %v", err)
 	}

@@ -46,59 +46,13 @@ func TestCSVColumnsHoldCSVRecords(t *testing.T) {
 	released, reused := map[uintptr]bool{}, false // the batches' buffers, by their address
 	for _, v := range []struct{ chunk, par int }{{1024, 1}, {100, 2}, {7, 4}} {
 		opts := []text.CSVOption{text.NullString("NA"), sources.ChunkSize(v.chunk), text.PartitionBytes(9000)}
-		var recs []flow.Item[sources.Record]
-		for it, err := range flow.Items[sources.Record](t.Context(), flow.From(text.CSVRecords(root, opts...)).Parallel(v.par)) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			recs = append(recs, it)
+		recs := readRecords(t, text.CSVRecords(root, opts...), v.par)
+		if len(recs) != 2200 {
+			t.Fatalf("%+v: %d records", v, len(recs))
 		}
-		n := 0
-		for it, err := range flow.Items[*parquet.ColumnBatch](t.Context(), flow.From(text.CSVColumns(root, opts...)).Parallel(v.par)) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			b := it.Value
-			if b.NumRows < 1 || b.NumRows > v.chunk || it.ID != b.RowID(0) || len(b.Columns) != 3 {
-				t.Fatalf("%+v: a batch of %d rows, %d columns, ID %v for %v", v, b.NumRows, len(b.Columns), it.ID, b.RowID(0))
-			}
-			vals := make([]int, len(b.Columns)) // the next value of each column
-			for i := range b.NumRows {
-				rec := recs[n]
-				if rec.ID != b.RowID(i) || rec.Part != it.Part {
-					t.Fatalf("%+v: row %d: ID %v in partition %d, records %v in %d", v, n, b.RowID(i), it.Part, rec.ID, rec.Part)
-				}
-				for k := range b.Columns {
-					c := &b.Columns[k]
-					var got any
-					if c.DefLevels[i] == 1 {
-						got = string(c.Bytes[c.Offsets[vals[k]]:c.Offsets[vals[k]+1]])
-						vals[k]++
-					}
-					if want, _ := rec.Value.Get(c.Name); got != want {
-						t.Fatalf("%+v: row %d, %s: %#v, records %#v", v, n, c.Name, got, want)
-					}
-				}
-				want, _ := rec.Value.Get("k")
-				if got, ok := b.Partition["k"]; ok != (want != nil) || ok && want != got {
-					t.Fatalf("%+v: row %d: partition %q (%v), records %#v", v, n, got, ok, want)
-				}
-				n++
-			}
-			for k := range b.Columns {
-				if c := &b.Columns[k]; c.Len() != vals[k] {
-					t.Fatalf("%+v: column %s: Len %d, %d values", v, c.Name, c.Len(), vals[k])
-				}
-			}
-			// Released, the batch's buffers go to later batches: theirs
-			// must hold their own rows all the same.
-			at := uintptr(unsafe.Pointer(unsafe.SliceData(b.Columns[1].Offsets)))
-			reused = reused || released[at]
-			released[at] = true
-			b.Release()
-		}
-		if n != len(recs) || n != 2200 {
-			t.Fatalf("%+v: %d rows in batches, %d records", v, n, len(recs))
+		same := func(s string, want any) bool { return want == any(s) }
+		if batchesHoldRecords(t, fmt.Sprintf("%+v", v), recs, text.CSVColumns(root, opts...), v.par, v.chunk, 3, same, released) {
+			reused = true
 		}
 	}
 	if !reused {
@@ -161,4 +115,93 @@ func TestHelperCSVColumnsWide(t *testing.T) {
 		return nil
 	})).Run(context.Background())
 	testutil.ReportRun(t, n, err)
+}
+
+// readRecords returns the items of src at parallelism par.
+func readRecords(t *testing.T, src flow.Source[sources.Record], par int) []flow.Item[sources.Record] {
+	t.Helper()
+	var recs []flow.Item[sources.Record]
+	for it, err := range flow.Items[sources.Record](t.Context(), flow.From(src).Parallel(par)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, it)
+	}
+	return recs
+}
+
+// batchesHoldRecords reads the column batches of src at parallelism par
+// and checks them row by row against recs, the records of the same
+// files: the same IDs and partitions, each non-null value the record's
+// value of the column's name (by same, given the value's text), a null
+// where the record has none, no value the record lacks (its Hive column
+// k aside, which is the batch's Partition), and batches of 1 to chunk
+// rows (of cols columns, unless 0). It releases each batch, and reports
+// whether one took the buffers of one released before it (by the
+// address of its first column's offsets, kept in released).
+func batchesHoldRecords(t *testing.T, label string, recs []flow.Item[sources.Record], src flow.Source[*parquet.ColumnBatch], par, chunk, cols int,
+	same func(text string, want any) bool, released map[uintptr]bool) (reused bool) {
+	t.Helper()
+	n := 0
+	for it, err := range flow.Items[*parquet.ColumnBatch](t.Context(), flow.From(src).Parallel(par)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := it.Value
+		if b.NumRows < 1 || b.NumRows > chunk || it.ID != b.RowID(0) || cols > 0 && len(b.Columns) != cols {
+			t.Fatalf("%s: a batch of %d rows, %d columns, ID %v for %v", label, b.NumRows, len(b.Columns), it.ID, b.RowID(0))
+		}
+		vals := make([]int, len(b.Columns)) // the next value of each column
+		for i := range b.NumRows {
+			rec := recs[n]
+			if rec.ID != b.RowID(i) || rec.Part != it.Part {
+				t.Fatalf("%s: row %d: ID %v in partition %d, records %v in %d", label, n, b.RowID(i), it.Part, rec.ID, rec.Part)
+			}
+			values := 0
+			for k := range b.Columns {
+				c := &b.Columns[k]
+				want, _ := rec.Value.Get(c.Name)
+				if c.DefLevels[i] == 0 {
+					if want != nil {
+						t.Fatalf("%s: row %d, %s: null, records %#v", label, n, c.Name, want)
+					}
+					continue
+				}
+				got := string(c.Bytes[c.Offsets[vals[k]]:c.Offsets[vals[k]+1]])
+				vals[k]++
+				values++
+				if !same(got, want) {
+					t.Fatalf("%s: row %d, %s: %q, records %#v", label, n, c.Name, got, want)
+				}
+			}
+			for k, name := range rec.Value.Names {
+				if name != "k" && rec.Value.Values[k] != nil {
+					values--
+				}
+			}
+			if values != 0 {
+				t.Fatalf("%s: row %d: the batch's values are not the record's %v", label, n, rec.Value)
+			}
+			want, _ := rec.Value.Get("k")
+			if got, ok := b.Partition["k"]; ok != (want != nil) || ok && want != got {
+				t.Fatalf("%s: row %d: partition %q (%v), records %#v", label, n, got, ok, want)
+			}
+			n++
+		}
+		for k := range b.Columns {
+			if c := &b.Columns[k]; c.Len() != vals[k] {
+				t.Fatalf("%s: column %s: Len %d, %d values", label, c.Name, c.Len(), vals[k])
+			}
+		}
+		// Released, the batch's buffers go to later batches: theirs
+		// must hold their own rows all the same.
+		at := uintptr(unsafe.Pointer(unsafe.SliceData(b.Columns[0].Offsets)))
+		reused = reused || released[at]
+		released[at] = true
+		b.Release()
+	}
+	if n != len(recs) {
+		t.Fatalf("%s: %d rows in batches, %d records", label, n, len(recs))
+	}
+	return reused
 }

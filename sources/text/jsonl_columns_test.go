@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/sinks"
@@ -54,66 +53,12 @@ func TestJSONLColumnsHoldJSONLRecords(t *testing.T) {
 	released, reused := map[uintptr]bool{}, false // the batches' buffers, by their address
 	for _, v := range []struct{ chunk, par int }{{1024, 1}, {100, 2}, {7, 4}} {
 		opts := []text.JSONLOption{sources.ChunkSize(v.chunk), text.PartitionBytes(9000)}
-		var recs []flow.Item[sources.Record]
-		for it, err := range flow.Items[sources.Record](t.Context(), flow.From(text.JSONLRecords(root, opts...)).Parallel(v.par)) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			recs = append(recs, it)
+		recs := readRecords(t, text.JSONLRecords(root, opts...), v.par)
+		if len(recs) != 2200 {
+			t.Fatalf("%+v: %d records", v, len(recs))
 		}
-		n := 0
-		for it, err := range flow.Items[*parquet.ColumnBatch](t.Context(), flow.From(text.JSONLColumns(root, opts...)).Parallel(v.par)) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			b := it.Value
-			if b.NumRows < 1 || b.NumRows > v.chunk || it.ID != b.RowID(0) {
-				t.Fatalf("%+v: a batch of %d rows, ID %v for %v", v, b.NumRows, it.ID, b.RowID(0))
-			}
-			vals := make([]int, len(b.Columns)) // the next value of each column
-			for i := range b.NumRows {
-				rec := recs[n]
-				if rec.ID != b.RowID(i) || rec.Part != it.Part {
-					t.Fatalf("%+v: row %d: ID %v in partition %d, records %v in %d", v, n, b.RowID(i), it.Part, rec.ID, rec.Part)
-				}
-				names := 0
-				for k := range b.Columns {
-					c := &b.Columns[k]
-					want, _ := rec.Value.Get(c.Name)
-					if c.DefLevels[i] == 0 {
-						if want != nil {
-							t.Fatalf("%+v: row %d, %s: null, records %#v", v, n, c.Name, want)
-						}
-						continue
-					}
-					got := string(c.Bytes[c.Offsets[vals[k]]:c.Offsets[vals[k]+1]])
-					vals[k]++
-					names++
-					if !sameJSONValue(got, want) {
-						t.Fatalf("%+v: row %d, %s: %q, records %#v", v, n, c.Name, got, want)
-					}
-				}
-				for k, name := range rec.Value.Names {
-					if name != "k" && rec.Value.Values[k] != nil {
-						names--
-					}
-				}
-				if names != 0 {
-					t.Fatalf("%+v: row %d: the batch's values are not the record's %v", v, n, rec.Value)
-				}
-				want, _ := rec.Value.Get("k")
-				if got, ok := b.Partition["k"]; ok != (want != nil) || ok && want != got {
-					t.Fatalf("%+v: row %d: partition %q (%v), records %#v", v, n, got, ok, want)
-				}
-				n++
-			}
-			at := uintptr(unsafe.Pointer(unsafe.SliceData(b.Columns[0].Offsets)))
-			reused = reused || released[at]
-			released[at] = true
-			b.Release()
-		}
-		if n != len(recs) || n != 2200 {
-			t.Fatalf("%+v: %d rows in batches, %d records", v, n, len(recs))
+		if batchesHoldRecords(t, fmt.Sprintf("%+v", v), recs, text.JSONLColumns(root, opts...), v.par, v.chunk, 0, sameJSONValue, released) {
+			reused = true
 		}
 	}
 	if !reused {

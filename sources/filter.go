@@ -96,7 +96,9 @@ func Gt[V Literal](col string, v V) Filter { return compare(filter.Gt, col, v) }
 // Ge keeps what has column col at least v.
 func Ge[V Literal](col string, v V) Filter { return compare(filter.Ge, col, v) }
 
-// In keeps what has column col equal to one of vs; with no vs, nothing.
+// In keeps what has column col equal to one of vs: it is Or of Eq with
+// each. With no vs it keeps nothing and is false everywhere, even where
+// col is null, so that Not(In(col)) keeps everything.
 func In[V Literal](col string, vs ...V) Filter {
 	vals := make([]filter.Value, len(vs))
 	for i, v := range vs {

@@ -101,6 +101,8 @@ var rowFilterCases = []struct {
 	{sources.And(), func(r Sorted) bool { return true }},
 	{sources.Or(), func(r Sorted) bool { return false }},
 	{sources.In[int64]("id"), func(r Sorted) bool { return false }},
+	{sources.Not(sources.In[int64]("opt")), func(r Sorted) bool { return true }},   // even where opt is null
+	{sources.Not(sources.In[float32]("f32")), func(r Sorted) bool { return true }}, // even where f32 is NaN
 	{sources.And(sources.Ge("id", 300), sources.Lt("id", 320), sources.Not(sources.In("id", 305, 306))),
 		func(r Sorted) bool { return r.ID >= 300 && r.ID < 320 && r.ID != 305 && r.ID != 306 }},
 }

@@ -92,6 +92,11 @@ func (p *Predicate) compile(e *filter.Expr, file File, r *pqcol.Reader) (pnode, 
 	if err != nil {
 		return pnode{}, fmt.Errorf("pqfilter: %s: column %q (%s): %w", file.Path, e.Col, assemble.TypeName(leaf), err)
 	}
+	if e.Op == filter.In && len(e.Vals) == 0 {
+		// In of no values is Or of no comparisons: false, even where the
+		// column is null, as for Hive values (filter.MatchText).
+		return pnode{op: filter.Or}, nil
+	}
 	col := slices.Index(p.leaves, leaf.Index)
 	if col < 0 {
 		col = len(p.leaves)

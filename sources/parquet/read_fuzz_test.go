@@ -652,6 +652,7 @@ func (c *readCase) check(t *testing.T) {
 			t.Fatalf("parallelism %d: %d items, want %d\n%s", par, len(got), len(want), c)
 		}
 	}
+	c.checkResume(t, root, opts, want)
 	if c.filter == nil {
 		return
 	}
@@ -1064,4 +1065,42 @@ func exact(x any) *big.Float {
 		return f.SetFloat64(x)
 	}
 	panic(fmt.Sprintf("exact: %T", x))
+}
+
+// checkResume takes a checkpoint after a random item of a run at the
+// case's parallelism, and checks that a run resumed from it at
+// parallelism 1 gives the items after it.
+func (c *readCase) checkResume(t *testing.T, root string, opts []parquet.Option, want []flow.Item[fuzzRow]) {
+	if len(want) == 0 {
+		return
+	}
+	k := 1 + int(c.seed%uint64(len(want)))
+	tr := new(flow.Tracker)
+	var ck flow.Checkpoint
+	n := 0
+	for _, err := range flow.Items[fuzzRow](t.Context(), flow.From(parquet.Read[fuzzRow](root, opts...)).Parallel(c.par).Checkpoints(tr)) {
+		if err != nil {
+			t.Fatalf("parallelism %d: %v\n%s", c.par, err, c)
+		}
+		if n++; n == k {
+			var err error
+			if ck, err = tr.Checkpoint(); err != nil {
+				t.Fatalf("checkpoint after item %d: %v\n%s", k, err, c)
+			}
+			break
+		}
+	}
+	i := k
+	for it, err := range flow.Items[fuzzRow](t.Context(), flow.From(parquet.Read[fuzzRow](root, opts...)).Resume(ck)) {
+		if err != nil {
+			t.Fatalf("resumed after item %d: %v\n%s", k, err, c)
+		}
+		if i >= len(want) || it.ID != want[i].ID || diff(it.Value, want[i].Value) != "" {
+			t.Fatalf("resumed after item %d of %d: item %d differs\n%s", k, len(want), i, c)
+		}
+		i++
+	}
+	if i != len(want) {
+		t.Fatalf("resumed after item %d: gave items up to %d, want %d\n%s", k, i, len(want), c)
+	}
 }

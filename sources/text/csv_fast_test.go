@@ -64,7 +64,6 @@ func TestCSVFastPathAgrees(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// quotedhdr's last column is named "o\nk", and is read as records only.
 	for name := range files {
 		for _, skip := range []bool{false, true} {
 			for _, pb := range []int64{40, 1 << 20} {
@@ -73,35 +72,9 @@ func TestCSVFastPathAgrees(t *testing.T) {
 						continue // which failing partition's error comes first is not fixed
 					}
 					t.Run(fmt.Sprintf("%s/skip=%v/bytes=%d/par=%d", name, skip, pb, par), func(t *testing.T) {
-						// read returns, for the typed source and the records,
-						// the items read before the run ended, and its error.
+						// quotedhdr's last column is named "o\nk", and is read as records only.
 						read := func(fast bool) ([2]csvRun, string) {
-							csvFastPath = fast
-							defer func() { csvFastPath = true }()
-							var rep sources.SkipReport
-							opts := []CSVOption{sources.Files(filepath.Join("lang=xx", name)), PartitionBytes(pb)}
-							if skip {
-								opts = append(opts, sources.SkipBad(&rep))
-							}
-							var runs [2]csvRun
-							if name != "quotedhdr.csv" {
-								for it, err := range flow.Items[fastRow](context.Background(), flow.From(CSV[fastRow](root, opts...)).Parallel(par)) {
-									if err != nil {
-										runs[0].err = err.Error()
-										break
-									}
-									v := it.Value
-									runs[0].items = append(runs[0].items, fmt.Sprintf("%d %s %d %q %v %v %q %q %v %q", it.Part, it.ID, v.ID, v.Name, v.Score, deref(v.Small), deref(v.Note), v.Raw, v.Ok, v.Lang))
-								}
-							}
-							for it, err := range flow.Items[sources.Record](context.Background(), flow.From(CSVRecords(root, opts...)).Parallel(par)) {
-								if err != nil {
-									runs[1].err = err.Error()
-									break
-								}
-								runs[1].items = append(runs[1].items, fmt.Sprintf("%d %s %q %q", it.Part, it.ID, it.Value.Names, it.Value.Values))
-							}
-							return runs, fmt.Sprint(rep)
+							return readCSVBoth(root, filepath.Join("lang=xx", name), fast, name != "quotedhdr.csv", skip, pb, par)
 						}
 						fastRuns, fastRep := read(true)
 						slowRuns, slowRep := read(false)
@@ -121,6 +94,38 @@ func TestCSVFastPathAgrees(t *testing.T) {
 			}
 		}
 	}
+}
+
+// readCSVBoth reads file, under root, as fastRow structs (if structs) and
+// as records, with the fast path on or off, and returns what each run
+// saw and the report of the lines skipped (if skip).
+func readCSVBoth(root, file string, fast, structs, skip bool, partBytes int64, par int, extra ...CSVOption) ([2]csvRun, string) {
+	csvFastPath = fast
+	defer func() { csvFastPath = true }()
+	var rep sources.SkipReport
+	opts := append([]CSVOption{sources.Files(file), PartitionBytes(partBytes)}, extra...)
+	if skip {
+		opts = append(opts, sources.SkipBad(&rep))
+	}
+	var runs [2]csvRun
+	if structs {
+		for it, err := range flow.Items[fastRow](context.Background(), flow.From(CSV[fastRow](root, opts...)).Parallel(par)) {
+			if err != nil {
+				runs[0].err = err.Error()
+				break
+			}
+			v := it.Value
+			runs[0].items = append(runs[0].items, fmt.Sprintf("%d %s %d %q %v %v %q %q %v %q", it.Part, it.ID, v.ID, v.Name, v.Score, deref(v.Small), deref(v.Note), v.Raw, v.Ok, v.Lang))
+		}
+	}
+	for it, err := range flow.Items[sources.Record](context.Background(), flow.From(CSVRecords(root, opts...)).Parallel(par)) {
+		if err != nil {
+			runs[1].err = err.Error()
+			break
+		}
+		runs[1].items = append(runs[1].items, fmt.Sprintf("%d %s %q %q", it.Part, it.ID, it.Value.Names, it.Value.Values))
+	}
+	return runs, fmt.Sprint(rep)
 }
 
 // csvRun is what a loop over a run saw: its items, one line each, and the

@@ -205,6 +205,7 @@ type rcol struct {
 	shape    rshape
 	encoding string // a parquet-go tag option, or ""
 	name     string // the column's name in the files
+	sorted   bool   // its values rise with the row
 	vals     []reflect.Value
 }
 
@@ -406,6 +407,7 @@ func newReadCase(seed uint64) *readCase {
 			col.encoding = pickOf(g, col.encodings()...)
 		}
 		sorted, nulls := g.chance(0.4), pickOf(g, 0, 0.1, 0.5, 1)
+		col.sorted = sorted
 		for i := range c.rows {
 			var v reflect.Value
 			switch col.shape {
@@ -728,11 +730,19 @@ func (g *rgen) filter(c *readCase, depth int) *fnode {
 		}
 		return n
 	}
-	var scalars []*rcol
+	// Mostly a sorted column, whose pages and row groups the statistics
+	// tell apart.
+	var scalars, sorted []*rcol
 	for _, col := range c.cols {
 		if col.scalar() {
 			scalars = append(scalars, col)
+			if col.sorted {
+				sorted = append(sorted, col)
+			}
 		}
+	}
+	if len(sorted) > 0 && g.chance(0.7) {
+		scalars = sorted
 	}
 	col := pickOf(g, scalars...)
 	n := &fnode{op: pickOf(g, "eq", "ne", "lt", "le", "gt", "ge", "in"), col: col}

@@ -23,13 +23,14 @@ var timestampLayouts = []struct {
 }
 
 // Timestamp parses s as a timestamp: with zone true when s carries one
-// (Z or ±hh[:mm], and then t is that instant in UTC), else t is the wall
-// clock s shows, as UTC. ok is false if s is not a timestamp.
+// (Z or ±hh[:mm], and then t is that instant at that offset, as
+// time.Parse gives it: UTC for Z), else t is the wall clock s shows, as
+// UTC. ok is false if s is not a timestamp.
 func Timestamp(s string) (t time.Time, zone, ok bool) {
 	s = strings.TrimSpace(s)
 	for _, l := range timestampLayouts {
 		if t, err := time.Parse(l.layout, s); err == nil {
-			return t.UTC(), l.zone, true
+			return t, l.zone, true
 		}
 	}
 	return time.Time{}, false, false

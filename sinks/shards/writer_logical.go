@@ -113,7 +113,7 @@ func timestampOf(v any, utc bool) (tm time.Time, ok bool, err error) {
 		case zone && !utc:
 			return time.Time{}, true, fmt.Errorf("%q has a time zone, but the column is a timestamp without one (give the type \", tz\" to store instants)", x)
 		}
-		return tm, true, nil
+		return tm.UTC(), true, nil
 	}
 	return time.Time{}, false, nil
 }

@@ -2,6 +2,7 @@ package shards
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -38,7 +39,9 @@ import (
 // "+Inf" or "-Inf", as is a float of a [sources.Record]'s value (in its
 // lists too), and the rest of the line is as encoding/json writes it.
 // Such a float in an interface field of T, or in a field of a struct that
-// embeds another, still fails the run, naming the row.
+// embeds another, still fails the run, naming the row. So does a string
+// that is not valid UTF-8, which JSON cannot hold either (encoding/json
+// would write U+FFFD for its bytes): a []byte field holds any bytes.
 //
 // sources/text.JSONL[T] reads the files back, field for field, the three
 // strings into float fields included.
@@ -58,7 +61,10 @@ func JSONL[T any](dir string, opts ...Option) flow.Sink {
 // bytes, a time.Time in RFC 3339 with its nanoseconds and zone offset, a
 // decimal.Decimal with its scale ("12.30"), and a nil pointer as an empty
 // field. A field of another type (a struct, a slice, a map) is an error
-// when the sink is built.
+// when the sink is built. What CSV cannot tell apart comes back as one:
+// a pointer to an empty string reads back nil, and a "\r\n" inside a
+// string as "\n" (encoding/csv's reader drops a carriage return before a
+// line feed, inside quotes too).
 // Everything else is as for [JSONL].
 func CSV[T any](dir string, opts ...Option) flow.Sink {
 	plan, err := newTextPlan[T]("CSV", "csv", dir, opts)
@@ -347,6 +353,9 @@ func (w *textWriter[T]) row(v *T, ids flow.IDs, k int) error {
 	if err != nil {
 		return err
 	}
+	if replacedUTF8(b) {
+		return errors.New("a string of the row is not valid UTF-8, which JSON cannot hold (encoding/json would write U+FFFD in its place); a []byte field holds any bytes, as base64")
+	}
 	if tp.idCol != "" {
 		if len(b) < 2 || b[len(b)-1] != '}' {
 			return errors.New("the value does not encode as a JSON object")
@@ -362,6 +371,28 @@ func (w *textWriter[T]) row(v *T, ids flow.IDs, k int) error {
 		return err
 	}
 	return w.buf.WriteByte('\n')
+}
+
+// replacedUTF8 reports whether encoding/json replaced a byte that is not
+// UTF-8 in the JSON b: it writes such a byte as the escape \ufffd, and
+// U+FFFD itself as its UTF-8 bytes. Text that holds a backslash and
+// "ufffd" is written with the backslash doubled, so \ufffd is a
+// replacement where an even number of backslashes precede it.
+func replacedUTF8(b []byte) bool {
+	for i := 0; ; i++ {
+		j := bytes.Index(b[i:], []byte(`\ufffd`))
+		if j < 0 {
+			return false
+		}
+		i += j
+		k := i
+		for k > 0 && b[k-1] == '\\' {
+			k--
+		}
+		if (i-k)%2 == 0 {
+			return true
+		}
+	}
 }
 
 // recordIDClash returns the check of records, whose columns are known

@@ -300,6 +300,37 @@ func TestJSONLShardsEncodingError(t *testing.T) {
 	}
 }
 
+// TestJSONLShardsInvalidUTF8: a string that is not UTF-8 fails the run,
+// naming its row, rather than be written with U+FFFD for its bytes; the
+// character U+FFFD and the text \ufffd are written and read back as
+// they are.
+func TestJSONLShardsInvalidUTF8(t *testing.T) {
+	type row struct {
+		ID   int    `json:"id"`
+		Text string `json:"text"`
+	}
+	good := []row{{0, "\ufffd"}, {1, `\ufffd`}, {2, `\\ufffd`}, {3, `a\`}, {4, "é"}}
+	out := filepath.Join(t.TempDir(), "out")
+	if err := flow.From(sources.Slice(good)).To(shards.JSONL[row](out)).Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var back []row
+	if err := flow.From(text.JSONL[row](out)).To(sinks.CollectValues(&back)).Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(back, good) {
+		t.Fatalf("read back %+v, want %+v", back, good)
+	}
+	bad := append(slices.Clone(good), row{5, "ok"}, row{6, "a\xffb"}, row{7, "c"})
+	src := sources.Slice(bad, sources.PartitionItems(3))
+	items := testutil.Items[row](t, flow.From(src))
+	err := flow.From(src).To(shards.JSONL[row](filepath.Join(t.TempDir(), "out"))).Run(t.Context())
+	var se *flow.StageError
+	if !errors.As(err, &se) || !se.HasID || se.ID != items[6].ID || !strings.Contains(err.Error(), "is not valid UTF-8") {
+		t.Fatalf("error %v, want one that names row %v and says the string is not UTF-8", err, items[6].ID)
+	}
+}
+
 // measure has floats at the depths where JSON Lines writes NaN and the
 // infinities as strings.
 type measure struct {

@@ -37,8 +37,9 @@ import (
 // with a [*LineError] naming the file and the column, as DuckDB's
 // read_csv does, rather than read one of the two. A field of T reads the column named by its csv
 // tag (or its Go name); a tag "-" leaves it out: strings, []byte, bool,
-// integers and floats (strconv syntax), time.Time (a timestamp or a
-// date), decimal.Decimal of github.com/shopspring/decimal (exact, as
+// integers and floats (strconv syntax), time.Time (a timestamp, at the
+// offset it states, as JSONL reads it, or in UTC if it states none; or a
+// date, at midnight UTC), decimal.Decimal of github.com/shopspring/decimal (exact, as
 // written: "12.30", "-0.001", "1e3"), and pointers to these, nil for
 // an empty field. A field named as a Hive partition column reads the
 // partition value instead. A field with no column in a file fails the

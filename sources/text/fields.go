@@ -204,8 +204,9 @@ func textSetter(t reflect.Type) (func(unsafe.Pointer, string) error, error) {
 }
 
 // setTime parses a timestamp (RFC 3339 or with a space for the T; with a
-// zone it is that instant, without it the wall clock as UTC) or a date
-// (midnight UTC) into a time.Time.
+// zone it is that instant at that offset, as encoding/json reads it,
+// without one the wall clock as UTC) or a date (midnight UTC) into a
+// time.Time.
 func setTime(p unsafe.Pointer, s string) error {
 	if t, _, ok := texttime.Timestamp(s); ok {
 		*(*time.Time)(p) = t

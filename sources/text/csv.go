@@ -30,7 +30,7 @@ import (
 //
 // Files are RFC 4180 CSV as encoding/csv reads it (quoted fields may
 // hold the delimiter, quotes doubled and newlines; \r\n ends lines
-// too). A UTF-8 byte order mark at the start of a file, which
+// too, and inside a quoted field reads as \n). A UTF-8 byte order mark at the start of a file, which
 // spreadsheet programs write, is skipped. The first record of each file
 // names its columns, unless [Header] gives the names; every record must
 // have as many fields. A header that names a column twice fails the run

@@ -115,10 +115,10 @@ type linkOut[In, Out any] link[In, Out]
 
 func (o *linkOut[In, Out]) Push(ctx context.Context, c Chunk[Out]) error {
 	if o.hist != nil {
-		part, n := c.Part, c.Len()
+		part, n, end := c.Part, c.Len(), c.End
 		err := o.send(ctx, c)
 		if err == nil {
-			o.tr.pushed(o.hist, part, n)
+			o.tr.pushed(o.hist, part, n, end)
 		}
 		return err
 	}

@@ -56,7 +56,8 @@ type history struct {
 
 type histEntry struct {
 	out, in Mark
-	state   any // nil: the stage's start
+	ended   bool // the chunk pushed ended partition out.Part
+	state   any  // nil: the stage's start
 }
 
 // begin starts following a run of the pipeline with fingerprint fp,
@@ -127,16 +128,16 @@ func (t *Tracker) sourceAt(h *history, part int64, state any) {
 	t.mu.Unlock()
 }
 
-// pushed records the stage's state after it pushed c. It runs in the
-// stage's goroutine.
-func (t *Tracker) pushed(h *history, part int64, n int) {
+// pushed records the stage's state after it pushed a chunk of n items of
+// partition part, which ended it if end. It runs in the stage's goroutine.
+func (t *Tracker) pushed(h *history, part int64, n int, end bool) {
 	if part != h.out.Part {
 		h.out = Mark{Part: part}
 	}
 	h.out.Row += int64(n)
 	state, in := h.proc.Checkpoint()
 	t.mu.Lock()
-	h.entries = append(h.entries, histEntry{out: h.out, in: in, state: state})
+	h.entries = append(h.entries, histEntry{out: h.out, in: in, ended: end, state: state})
 	if len(h.entries) > h.limit {
 		t.prune()
 		h.limit = max(64, 2*len(h.entries))
@@ -162,7 +163,11 @@ func (t *Tracker) delivered(part int64, n int) {
 // after it (or the consumer) needs its input from. Stages keep partition
 // numbers but may change row counts, so across other stages only the
 // start of the needed partition is compared; a stage that feeds the next
-// directly is resolved at the row. t.mu is held.
+// directly is resolved at the row. Input needed from row r of partition
+// p includes p's end, so an entry that ended p at row r is not at or
+// before it: resumed from there, the stage would not give p's end again,
+// and a stage after it that counts its input partitions (BlockShuffle)
+// would miss an empty one. t.mu is held.
 func (t *Tracker) resolve() []int {
 	idx := make([]int, len(t.stages))
 	need, from := t.pos, t.final // what is needed, and by the stage at from+1
@@ -173,7 +178,9 @@ func (t *Tracker) resolve() []int {
 			target = Mark{Part: need.Part}
 		}
 		es := h.entries
-		i := sort.Search(len(es), func(i int) bool { return target.before(es[i].out) }) - 1
+		i := sort.Search(len(es), func(i int) bool {
+			return target.before(es[i].out) || es[i].ended && es[i].out == target
+		}) - 1
 		i = max(i, 0) // entry 0 is where the stage started
 		idx[k] = i
 		need, from = es[i].in, h.pos-1

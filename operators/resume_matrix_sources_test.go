@@ -195,3 +195,19 @@ func TestResumeMatrixCursorSetPositions(t *testing.T) {
 		t.Error("a cursor set started at a position made by At")
 	}
 }
+
+// Two BlockShuffles in a row, the first fed partitions of one row, so
+// that some of its output partitions are empty: the second counts its
+// input partitions by their ends, and a checkpoint whose first stage was
+// taken after the end of an empty partition the second still needed
+// resumed it a partition off.
+func TestResumeMatrixEmptyPartitionsBetweenStatefulStages(t *testing.T) {
+	build := func(par int) *flow.Pipeline {
+		return flow.From(sources.Slice(matrixInts(60), sources.PartitionItems(1))).
+			Via(operators.Filter(func(v int64) bool { return v%5 != 3 })).Parallel(par).
+			Via(operators.BlockShuffle[int64](2)).
+			Via(operators.BlockShuffle[int64](3)).
+			Epochs(2).WithSeed(4)
+	}
+	matrixResume[int64](t, build, matrixOpts{stops: 4, chain: 2, min: 90})
+}

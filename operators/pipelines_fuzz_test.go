@@ -8,6 +8,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/operators"
+	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -19,9 +20,10 @@ import (
 // seed draws the source (a slice, a generator, an index shuffle of a
 // slice, or Concat, Interleave or Mix of slices, each with its partition
 // and chunk sizes), a chain of up to six stages of int64s (Map, Filter,
-// FlatMap, MapChunks, FilterChunks, Prefetch, Shuffle, BlockShuffle,
-// ReduceEvery, ReduceRuns, Take), the stages run in parallel, an optional
-// Batch at the end, the epochs and the seed.
+// FlatMap, MapChunks, FilterChunks, FilterMapChunks, SetIDs, Prefetch,
+// Shuffle, BlockShuffle, ReduceEvery, ReduceRuns, Take), the stages run
+// in parallel, an optional batcher at the end (Batch, BucketByLength,
+// BucketPool, TableBucket), the epochs and the seed.
 func FuzzPipelines(f *testing.F) {
 	for i := range 24 {
 		f.Add(uint64(i)*0x9e3779b97f4a7c15 + 11)
@@ -48,7 +50,7 @@ func FuzzPipelines(f *testing.F) {
 type randomPipeline struct {
 	desc  []string
 	items int // about how many items the source gives per epoch
-	batch int // the final Batch's size, or 0 for none
+	batch int // the final batcher's size (of Rows[int64]), or 0 for none
 	build func(par int) *flow.Pipeline
 }
 
@@ -136,7 +138,23 @@ func newRandomPipeline(seed uint64) *randomPipeline {
 	}
 	var stages []stage
 	for range r.IntN(7) {
-		switch r.IntN(11) {
+		switch r.IntN(13) {
+		case 11:
+			stages = append(stages, stage{"SetIDs", true, func() flow.Stage {
+				return operators.SetIDs(func(v int64) rowid.ID { return rowid.Ordinal(uint64(v)) })
+			}})
+		case 12:
+			stages = append(stages, stage{"FilterMapChunks", true, func() flow.Stage {
+				return operators.FilterMapChunks(func(in, out []int64, kept []uint32) ([]uint32, error) {
+					for i, v := range in {
+						if v%3 != 2 {
+							out[i] = -v
+							kept = append(kept, uint32(i))
+						}
+					}
+					return kept, nil
+				})
+			}})
 		case 0:
 			m := int64(pick(1, 3, 7))
 			stages = append(stages, stage{fmt.Sprintf("Map(*%d+1)", m), true, func() flow.Stage {
@@ -219,13 +237,41 @@ func newRandomPipeline(seed uint64) *randomPipeline {
 		}
 		p.desc = append(p.desc, name)
 	}
-	if r.IntN(3) == 0 {
+	// A batcher at the end, giving Rows[int64].
+	var batcher func() flow.Stage
+	length := func(v int64) int { return int((v%7 + 7) % 7) }
+	rem := []operators.Remainder{operators.KeepRemainder, operators.DropRemainder, operators.PadRemainder}[r.IntN(3)]
+	if r.IntN(2) == 0 {
 		p.batch = pick(1, 4, 9)
-		p.desc = append(p.desc, fmt.Sprintf("Batch(%d)", p.batch))
+		size := p.batch
+		switch r.IntN(4) {
+		case 0:
+			batcher = func() flow.Stage { return operators.Batch[int64](size, operators.LastBatch(rem)) }
+			p.desc = append(p.desc, fmt.Sprintf("Batch(%d, %v)", size, rem))
+		case 1:
+			budget := pick(0, 12)
+			batcher = func() flow.Stage {
+				opts := []operators.BucketOption{operators.Buckets([]int{2, 5}, []int{size, size + 1, 2})}
+				if budget > 0 {
+					opts = append(opts, operators.TokenBudget(budget))
+				}
+				return operators.BucketByLength(length, opts...)
+			}
+			p.desc = append(p.desc, fmt.Sprintf("BucketByLength(%d, budget %d)", size, budget))
+		case 2:
+			pool := pick(1, 3)
+			batcher = func() flow.Stage { return operators.BucketPool(size, pool, length, operators.LastBatch(rem)) }
+			p.desc = append(p.desc, fmt.Sprintf("BucketPool(%d, %d, %v)", size, pool, rem))
+		default:
+			lo, hi, target := 1+r.IntN(2), 2+r.IntN(3), pick(0, 10)
+			batcher = func() flow.Stage {
+				return operators.TableBucket[int64](size, operators.Tables(lo, max(lo, hi), target), operators.LastBatch(rem))
+			}
+			p.desc = append(p.desc, fmt.Sprintf("TableBucket(%d, Tables(%d, %d, %d), %v)", size, lo, max(lo, hi), target, rem))
+		}
 	}
 	epochs, wseed := int64(1+r.IntN(3)), r.Uint64()
 	p.desc = append(p.desc, fmt.Sprintf("Epochs(%d).WithSeed(%d)", epochs, wseed))
-	rem := []operators.Remainder{operators.KeepRemainder, operators.DropRemainder, operators.PadRemainder}[r.IntN(3)]
 	p.build = func(par int) *flow.Pipeline {
 		pl := flow.From(src())
 		if parallel[0] {
@@ -237,8 +283,8 @@ func newRandomPipeline(seed uint64) *randomPipeline {
 				pl = pl.Parallel(par)
 			}
 		}
-		if p.batch > 0 {
-			pl = pl.Via(operators.Batch[int64](p.batch, operators.LastBatch(rem)))
+		if batcher != nil {
+			pl = pl.Via(batcher())
 		}
 		return pl.Epochs(epochs).WithSeed(wseed)
 	}

@@ -2,6 +2,7 @@ package parquet_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"math/big"
@@ -18,6 +19,7 @@ import (
 	pq "github.com/parquet-go/parquet-go"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/parquet/pqwrite"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sources"
 	"github.com/rowflow/rowflow/sources/parquet"
@@ -223,8 +225,9 @@ type readCase struct {
 	pageBytes int
 	version   int
 	codec     string
-	maxRows   int64 // 0: the default
-	whole     bool  // sources.WholeFiles
+	writer    string // "parquet-go", or "rowflow" (internal/parquet/pqwrite, the sinks' writer)
+	maxRows   int64  // 0: the default
+	whole     bool   // sources.WholeFiles
 	chunk     int
 	par       int
 	filter    *fnode // nil: none
@@ -233,8 +236,8 @@ type readCase struct {
 // String describes the case, to reproduce and minimise a mismatch.
 func (c *readCase) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "seed %d: %d rows in files of %v; row groups of %d, pages of %d bytes, v%d, %s; MaxRows(%d) ChunkSize(%d) Parallel(%d) WholeFiles(%v)",
-		c.seed, c.rows, c.files, c.groupRows, c.pageBytes, c.version, c.codec, c.maxRows, c.chunk, c.par, c.whole)
+	fmt.Fprintf(&b, "seed %d: %d rows in files of %v written by %s; row groups of %d, pages of %d bytes, v%d, %s; MaxRows(%d) ChunkSize(%d) Parallel(%d) WholeFiles(%v)",
+		c.seed, c.rows, c.files, c.writer, c.groupRows, c.pageBytes, c.version, c.codec, c.maxRows, c.chunk, c.par, c.whole)
 	if c.filter != nil {
 		fmt.Fprintf(&b, "\nfilter: %v", c.filter.f)
 	}
@@ -433,6 +436,9 @@ func newReadCase(seed uint64) *readCase {
 	if g.chance(0.5) {
 		c.filter = g.filter(c, 2)
 	}
+	// Drawn last, so that the other draws of a seed stay those of the
+	// cases before there was a choice.
+	c.writer = pickOf(g, "parquet-go", "rowflow")
 	return c
 }
 
@@ -492,26 +498,15 @@ func (c *readCase) write(t *testing.T) (string, []string) {
 	t.Helper()
 	wt := c.writerType()
 	schema := pq.SchemaOf(reflect.New(wt).Interface())
-	codecs := map[string]pq.WriterOption{"uncompressed": pq.Compression(&pq.Uncompressed),
-		"snappy": pq.Compression(&pq.Snappy), "zstd": pq.Compression(&pq.Zstd), "gzip": pq.Compression(&pq.Gzip)}
 	root := t.TempDir()
 	var names []string
 	row := 0
 	for k, n := range c.files {
 		var buf bytes.Buffer
-		w := pq.NewWriter(&buf, schema, pq.MaxRowsPerRowGroup(c.groupRows), pq.PageBufferSize(c.pageBytes),
-			pq.DataPageVersion(c.version), codecs[c.codec])
-		for i := row; i < row+n; i++ {
-			v := reflect.New(wt)
-			for f, col := range c.cols {
-				v.Elem().Field(f).Set(col.vals[i])
-			}
-			if err := w.Write(v.Interface()); err != nil {
-				t.Fatalf("parquet-go: %v\n%s", err, c)
-			}
-		}
-		if err := w.Close(); err != nil {
-			t.Fatalf("parquet-go: %v\n%s", err, c)
+		if c.writer == "rowflow" {
+			c.writeRowflow(t, &buf, schema, wt, row, n)
+		} else {
+			c.writeParquetGo(t, &buf, schema, wt, row, n)
 		}
 		name := fmt.Sprintf("part-%d.parquet", k)
 		if err := os.WriteFile(filepath.Join(root, name), buf.Bytes(), 0o644); err != nil {
@@ -521,6 +516,92 @@ func (c *readCase) write(t *testing.T) (string, []string) {
 		row += n
 	}
 	return root, names
+}
+
+// row returns row i of the case as a value of wt, the writer's type.
+func (c *readCase) row(wt reflect.Type, i int) any {
+	v := reflect.New(wt)
+	for f, col := range c.cols {
+		v.Elem().Field(f).Set(col.vals[i])
+	}
+	return v.Interface()
+}
+
+// writeParquetGo writes rows [row, row+n) as a file with parquet-go.
+func (c *readCase) writeParquetGo(t *testing.T, buf *bytes.Buffer, schema *pq.Schema, wt reflect.Type, row, n int) {
+	t.Helper()
+	codecs := map[string]pq.WriterOption{"uncompressed": pq.Compression(&pq.Uncompressed),
+		"snappy": pq.Compression(&pq.Snappy), "zstd": pq.Compression(&pq.Zstd), "gzip": pq.Compression(&pq.Gzip)}
+	w := pq.NewWriter(buf, schema, pq.MaxRowsPerRowGroup(c.groupRows), pq.PageBufferSize(c.pageBytes),
+		pq.DataPageVersion(c.version), codecs[c.codec])
+	for i := row; i < row+n; i++ {
+		if err := w.Write(c.row(wt, i)); err != nil {
+			t.Fatalf("parquet-go: %v\n%s", err, c)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatalf("parquet-go: %v\n%s", err, c)
+	}
+}
+
+// writeRowflow writes rows [row, row+n) as a file with rowflow's writer,
+// as the sinks do (data pages v1 whatever the case's version; of the
+// encodings a column asks for, only DELTA_BINARY_PACKED), its columns
+// shredded by parquet-go's Deconstruct.
+func (c *readCase) writeRowflow(t *testing.T, buf *bytes.Buffer, schema *pq.Schema, wt reflect.Type, row, n int) {
+	t.Helper()
+	codecs := map[string]pqwrite.Option{"uncompressed": pqwrite.Codec(&pq.Uncompressed),
+		"snappy": pqwrite.Codec(&pq.Snappy), "zstd": pqwrite.Codec(pqwrite.NewAdaptiveZstd()), "gzip": pqwrite.Codec(&pq.Gzip)}
+	w, err := pqwrite.NewWriter(buf, schema, pqwrite.PageSize(c.pageBytes), codecs[c.codec])
+	if err != nil {
+		t.Fatalf("pqwrite: %v\n%s", err, c)
+	}
+	leaves, cols := w.Leaves(), w.NewColumns()
+	flush := func() {
+		if err := w.WriteRowGroup(context.Background(), cols); err != nil {
+			t.Fatalf("pqwrite: %v\n%s", err, c)
+		}
+		for _, col := range cols {
+			col.Reset()
+		}
+	}
+	var values pq.Row
+	for i := row; i < row+n; i++ {
+		values = schema.Deconstruct(values[:0], c.row(wt, i))
+		for _, v := range values {
+			col, l := cols[v.Column()], &leaves[v.Column()]
+			if l.MaxDefinitionLevel > 0 {
+				col.DefLevels = append(col.DefLevels, byte(v.DefinitionLevel()))
+			}
+			if l.MaxRepetitionLevel > 0 {
+				col.RepLevels = append(col.RepLevels, byte(v.RepetitionLevel()))
+			}
+			switch {
+			case v.IsNull():
+			case v.Kind() == pq.Boolean:
+				col.Boolean = append(col.Boolean, v.Boolean())
+			case v.Kind() == pq.Int32:
+				col.Int32 = append(col.Int32, v.Int32())
+			case v.Kind() == pq.Int64:
+				col.Int64 = append(col.Int64, v.Int64())
+			case v.Kind() == pq.Float:
+				col.Float = append(col.Float, v.Float())
+			case v.Kind() == pq.Double:
+				col.Double = append(col.Double, v.Double())
+			case v.Kind() == pq.ByteArray:
+				col.AppendBytes(v.ByteArray())
+			default: // FIXED_LEN_BYTE_ARRAY, INT96
+				col.Bytes = append(col.Bytes, v.Bytes()...)
+			}
+		}
+		if int64(i-row+1)%c.groupRows == 0 {
+			flush()
+		}
+	}
+	flush()
+	if err := w.Close(); err != nil {
+		t.Fatalf("pqwrite: %v\n%s", err, c)
+	}
 }
 
 // expected returns the items the case must read: the rows the filter

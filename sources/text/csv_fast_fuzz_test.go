@@ -1,12 +1,18 @@
 package text
 
 import (
+	"cmp"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/sources"
 )
 
 // FuzzCSVFastPath is TestCSVFastPathAgrees over generated files: a seed
@@ -56,7 +62,49 @@ func FuzzCSVFastPath(f *testing.F) {
 		if fastRep != slowRep {
 			t.Fatalf("%s\nreports differ: fast path %s, encoding/csv %s", c, fastRep, slowRep)
 		}
+		if fastRuns[1].err == "" {
+			checkCSVRanks(t, c, root, file, fastRuns[1].items, extra...)
+		}
 	})
+}
+
+// checkCSVRanks reads the case's file as c.world ranks of one run, as
+// records, and checks that the ranks' items, merged by partition number,
+// are one's items, the items of the run of one rank, IDs, values and
+// order. The partition numbers themselves may differ: a run of several
+// ranks cuts a small file into smaller byte ranges (see rankSplitBytes).
+func checkCSVRanks(t *testing.T, c *csvCase, root, file string, one []string, extra ...CSVOption) {
+	t.Helper()
+	type item struct {
+		part int64
+		line string
+	}
+	var union []item
+	for rank := range c.world {
+		opts := append([]CSVOption{sources.Files(file), PartitionBytes(c.partBytes)}, extra...)
+		var rep sources.SkipReport // each rank's own
+		if c.skip {
+			opts = append(opts, sources.SkipBad(&rep))
+		}
+		p := flow.From(CSVRecords(root, opts...)).Parallel(c.par).WithRank(rank, c.world)
+		for it, err := range flow.Items[sources.Record](context.Background(), p) {
+			if err != nil {
+				t.Fatalf("%s\nrank %d of %d: %v", c, rank, c.world, err)
+			}
+			union = append(union, item{it.Part, fmt.Sprintf("%s %q %q", it.ID, it.Value.Names, it.Value.Values)})
+		}
+	}
+	slices.SortStableFunc(union, func(a, b item) int { return cmp.Compare(a.part, b.part) })
+	got, want := make([]string, len(union)), make([]string, len(one))
+	for i, it := range union {
+		got[i] = it.line
+	}
+	for i, line := range one {
+		_, want[i], _ = strings.Cut(line, " ") // without the partition number
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%s\n%d ranks read:\n%s\none rank read:\n%s", c, c.world, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }
 
 // csvCase is a generated file and the options it is read with.
@@ -67,11 +115,12 @@ type csvCase struct {
 	partBytes int64
 	par       int
 	skip      bool
+	world     int // the ranks that read the file together
 }
 
 func (c *csvCase) String() string {
-	return fmt.Sprintf("Comma(%q) NullString(%q) PartitionBytes(%d) Parallel(%d) SkipBad(%v)\nfile: %q",
-		c.comma, c.null, c.partBytes, c.par, c.skip, c.text)
+	return fmt.Sprintf("Comma(%q) NullString(%q) PartitionBytes(%d) Parallel(%d) SkipBad(%v), %d ranks\nfile: %q",
+		c.comma, c.null, c.partBytes, c.par, c.skip, c.world, c.text)
 }
 
 // newCSVCase draws a case from seed, with raw spliced into its file.
@@ -188,6 +237,7 @@ func newCSVCase(seed uint64, raw []byte) *csvCase {
 		}
 	}
 	c.text = b.String()
+	c.world = 2 + r.IntN(3) // drawn last: a seed's other draws stay those of before
 	return c
 }
 

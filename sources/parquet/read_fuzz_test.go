@@ -2,6 +2,7 @@ package parquet_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -736,6 +737,7 @@ func (c *readCase) check(t *testing.T) {
 		}
 	}
 	c.checkResume(t, root, opts, want)
+	c.checkRanks(t, root, opts, want)
 	if c.filter == nil {
 		return
 	}
@@ -764,6 +766,32 @@ func (c *readCase) check(t *testing.T) {
 	}
 	if !slices.Equal(recs, ids) || !slices.Equal(cols, ids) {
 		t.Fatalf("Read kept %d rows, Records %d and ReadColumns %d, not the same\n%s", len(ids), len(recs), len(cols), c)
+	}
+}
+
+// checkRanks reads the files as 2 to 4 ranks of one run: their items,
+// merged by partition number, must be want, IDs, values and order.
+func (c *readCase) checkRanks(t *testing.T, root string, opts []parquet.Option, want []flow.Item[fuzzRow]) {
+	world := 2 + int(c.seed>>8%3)
+	var union []flow.Item[fuzzRow]
+	for rank := range world {
+		p := flow.From(parquet.Read[fuzzRow](root, opts...)).Parallel(c.par).WithRank(rank, world)
+		for it, err := range flow.Items[fuzzRow](t.Context(), p) {
+			if err != nil {
+				t.Fatalf("rank %d of %d: %v\n%s", rank, world, err, c)
+			}
+			union = append(union, it)
+		}
+	}
+	slices.SortStableFunc(union, func(a, b flow.Item[fuzzRow]) int { return cmp.Compare(a.Part, b.Part) })
+	for i := range min(len(union), len(want)) {
+		if union[i].ID != want[i].ID || diff(union[i].Value, want[i].Value) != "" {
+			t.Fatalf("%d ranks: item %d of the merged ranks is %v, want %v (%d items, want %d)\n%s",
+				world, i, union[i].ID, want[i].ID, len(union), len(want), c)
+		}
+	}
+	if len(union) != len(want) {
+		t.Fatalf("%d ranks: %d items together, want %d\n%s", world, len(union), len(want), c)
 	}
 }
 

@@ -2,7 +2,6 @@ package shards
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -179,7 +178,7 @@ func newRecordWriter(rp *recordPlan, w *pqwrite.Writer, err error, ids *rowIDEnc
 	r.typed = w.NewColumns()
 	r.outs = make([]colOut, len(r.typed))
 	for j, l := range w.Leaves() {
-		r.outs[j] = colOut{c: r.typed[j], kind: l.Kind, maxRep: l.MaxRepetitionLevel, maxDef: l.MaxDefinitionLevel}
+		r.outs[j] = colOut{c: r.typed[j], maxRep: l.MaxRepetitionLevel, maxDef: l.MaxDefinitionLevel}
 		if l.Kind == parquet.ByteArray || l.Kind == parquet.FixedLenByteArray || l.MaxRepetitionLevel > 0 {
 			r.varCols = append(r.varCols, j)
 		}
@@ -316,7 +315,6 @@ func (r *recordWriter) encodeIDs(batch []rowid.ID) {
 // file: its typed column.
 type colOut struct {
 	c              *pqwrite.Column
-	kind           parquet.Kind
 	maxRep, maxDef int
 }
 
@@ -337,27 +335,7 @@ func (o *colOut) put(pv parquet.Value, rep, def int) {
 	if def < o.maxDef {
 		return
 	}
-	c := o.c
-	switch o.kind {
-	case parquet.Boolean:
-		c.Boolean = append(c.Boolean, pv.Boolean())
-	case parquet.Int32:
-		c.Int32 = append(c.Int32, pv.Int32())
-	case parquet.Int64:
-		c.Int64 = append(c.Int64, pv.Int64())
-	case parquet.Float:
-		c.Float = append(c.Float, pv.Float())
-	case parquet.Double:
-		c.Double = append(c.Double, pv.Double())
-	case parquet.ByteArray:
-		c.AppendBytes(pv.ByteArray())
-	case parquet.FixedLenByteArray:
-		c.Bytes = append(c.Bytes, pv.ByteArray()...)
-	case parquet.Int96:
-		for _, w := range pv.Int96() {
-			c.Bytes = binary.LittleEndian.AppendUint32(c.Bytes, w)
-		}
-	}
+	o.c.AppendValue(pv)
 }
 
 // endRowGroup writes the row group that the columns hold.

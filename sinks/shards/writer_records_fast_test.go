@@ -17,7 +17,7 @@ import (
 // then failing t if fast put anything).
 func fastValue(t *testing.T, fast func(any, int, int, *colOut) bool, k parquet.Kind, v any) (parquet.Value, bool) {
 	c := new(pqwrite.Column)
-	if !fast(v, 0, 0, &colOut{c: c, kind: k}) {
+	if !fast(v, 0, 0, &colOut{c: c}) {
 		if len(c.Boolean)+len(c.Int32)+len(c.Int64)+len(c.Double)+len(c.Bytes)+len(c.Offsets) > 0 {
 			t.Errorf("%v ← %T %#v: not taken, but put", k, v, v)
 		}

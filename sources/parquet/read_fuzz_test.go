@@ -578,22 +578,8 @@ func (c *readCase) writeRowflow(t *testing.T, buf *bytes.Buffer, schema *pq.Sche
 			if l.MaxRepetitionLevel > 0 {
 				col.RepLevels = append(col.RepLevels, byte(v.RepetitionLevel()))
 			}
-			switch {
-			case v.IsNull():
-			case v.Kind() == pq.Boolean:
-				col.Boolean = append(col.Boolean, v.Boolean())
-			case v.Kind() == pq.Int32:
-				col.Int32 = append(col.Int32, v.Int32())
-			case v.Kind() == pq.Int64:
-				col.Int64 = append(col.Int64, v.Int64())
-			case v.Kind() == pq.Float:
-				col.Float = append(col.Float, v.Float())
-			case v.Kind() == pq.Double:
-				col.Double = append(col.Double, v.Double())
-			case v.Kind() == pq.ByteArray:
-				col.AppendBytes(v.ByteArray())
-			default: // FIXED_LEN_BYTE_ARRAY, INT96
-				col.Bytes = append(col.Bytes, v.Bytes()...)
+			if !v.IsNull() {
+				col.AppendValue(v)
 			}
 		}
 		if int64(i-row+1)%c.groupRows == 0 {

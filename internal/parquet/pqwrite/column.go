@@ -53,6 +53,27 @@ func (c *Column) AppendBytes(b []byte) {
 	c.Offsets = append(c.Offsets, uint32(len(c.Bytes)))
 }
 
+// AppendValue appends one value, not null, to the slice of its physical
+// type (v.Kind()): the value only, not its levels.
+func (c *Column) AppendValue(v parquet.Value) {
+	switch v.Kind() {
+	case parquet.Boolean:
+		c.Boolean = append(c.Boolean, v.Boolean())
+	case parquet.Int32:
+		c.Int32 = append(c.Int32, v.Int32())
+	case parquet.Int64:
+		c.Int64 = append(c.Int64, v.Int64())
+	case parquet.Float:
+		c.Float = append(c.Float, v.Float())
+	case parquet.Double:
+		c.Double = append(c.Double, v.Double())
+	case parquet.ByteArray:
+		c.AppendBytes(v.ByteArray())
+	case parquet.FixedLenByteArray, parquet.Int96:
+		c.Bytes = append(c.Bytes, v.Bytes()...) // INT96: its words, little-endian
+	}
+}
+
 // AppendString appends one BYTE_ARRAY value.
 func (c *Column) AppendString(s string) {
 	if len(c.Offsets) == 0 {

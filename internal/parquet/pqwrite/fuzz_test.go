@@ -345,22 +345,7 @@ func fill(c *Column, l *fuzzLeaf, rows [][]fuzzEntry) {
 			if e.def != sh.maxDef {
 				continue
 			}
-			switch l.kind {
-			case fkBool:
-				c.Boolean = append(c.Boolean, e.v.Boolean())
-			case fkInt32, fkUint32:
-				c.Int32 = append(c.Int32, e.v.Int32())
-			case fkInt64, fkUint64:
-				c.Int64 = append(c.Int64, e.v.Int64())
-			case fkFloat:
-				c.Float = append(c.Float, e.v.Float())
-			case fkDouble:
-				c.Double = append(c.Double, e.v.Double())
-			case fkString, fkBytes:
-				c.AppendBytes(e.v.ByteArray())
-			default: // fixed-length, INT96
-				c.Bytes = append(c.Bytes, e.v.Bytes()...)
-			}
+			c.AppendValue(e.v)
 		}
 	}
 }

@@ -64,8 +64,58 @@ func FuzzCSVFastPath(f *testing.F) {
 		}
 		if fastRuns[1].err == "" {
 			checkCSVRanks(t, c, root, file, fastRuns[1].items, extra...)
+			checkCSVResume(t, c, root, file, fastRuns[1].items, extra...)
 		}
 	})
+}
+
+// csvRecordsRun is the case's file read as records with the fast path.
+func csvRecordsRun(c *csvCase, root, file string, extra ...CSVOption) *flow.Pipeline {
+	opts := append([]CSVOption{sources.Files(file), PartitionBytes(c.partBytes)}, extra...)
+	if c.skip {
+		opts = append(opts, sources.SkipBad(new(sources.SkipReport)))
+	}
+	return flow.From(CSVRecords(root, opts...))
+}
+
+func recordLine(it flow.Item[sources.Record]) string {
+	return fmt.Sprintf("%d %s %q %q", it.Part, it.ID, it.Value.Names, it.Value.Values)
+}
+
+// checkCSVResume reads the case's file as records at its parallelism up
+// to a checkpoint after item k, k drawn from the file, and resumes from
+// it at parallelism 1: the items after the checkpoint must be one's after
+// item k.
+func checkCSVResume(t *testing.T, c *csvCase, root, file string, one []string, extra ...CSVOption) {
+	t.Helper()
+	if len(one) == 0 {
+		return
+	}
+	k := 1 + len(c.text)%len(one)
+	tr := new(flow.Tracker)
+	var ck flow.Checkpoint
+	n := 0
+	for _, err := range flow.Items[sources.Record](context.Background(), csvRecordsRun(c, root, file, extra...).Parallel(c.par).Checkpoints(tr)) {
+		if err != nil {
+			t.Fatalf("%s\nbefore the checkpoint: %v", c, err)
+		}
+		if n++; n == k {
+			if ck, err = tr.Checkpoint(); err != nil {
+				t.Fatalf("%s\ncheckpoint after item %d: %v", c, k, err)
+			}
+			break
+		}
+	}
+	var rest []string
+	for it, err := range flow.Items[sources.Record](context.Background(), csvRecordsRun(c, root, file, extra...).Resume(ck)) {
+		if err != nil {
+			t.Fatalf("%s\nresumed after item %d: %v", c, k, err)
+		}
+		rest = append(rest, recordLine(it))
+	}
+	if !slices.Equal(rest, one[k:]) {
+		t.Fatalf("%s\nresumed after item %d of %d:\n%s\nwant:\n%s", c, k, len(one), strings.Join(rest, "\n"), strings.Join(one[k:], "\n"))
+	}
 }
 
 // checkCSVRanks reads the case's file as c.world ranks of one run, as
@@ -81,12 +131,7 @@ func checkCSVRanks(t *testing.T, c *csvCase, root, file string, one []string, ex
 	}
 	var union []item
 	for rank := range c.world {
-		opts := append([]CSVOption{sources.Files(file), PartitionBytes(c.partBytes)}, extra...)
-		var rep sources.SkipReport // each rank's own
-		if c.skip {
-			opts = append(opts, sources.SkipBad(&rep))
-		}
-		p := flow.From(CSVRecords(root, opts...)).Parallel(c.par).WithRank(rank, c.world)
+		p := csvRecordsRun(c, root, file, extra...).Parallel(c.par).WithRank(rank, c.world)
 		for it, err := range flow.Items[sources.Record](context.Background(), p) {
 			if err != nil {
 				t.Fatalf("%s\nrank %d of %d: %v", c, rank, c.world, err)

@@ -123,7 +123,7 @@ func readCSVBoth(root, file string, fast, structs, skip bool, partBytes int64, p
 			runs[1].err = err.Error()
 			break
 		}
-		runs[1].items = append(runs[1].items, fmt.Sprintf("%d %s %q %q", it.Part, it.ID, it.Value.Names, it.Value.Values))
+		runs[1].items = append(runs[1].items, recordLine(it))
 	}
 	return runs, fmt.Sprint(rep)
 }

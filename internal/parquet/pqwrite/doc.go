@@ -15,7 +15,8 @@
 //
 // Page cutting, the PLAIN value encoding, statistics (bounds in the
 // column's order: unsigned integers where the logical type says so, NaNs
-// left out as parquet-go leaves them out), the column and offset indexes,
+// left out as parquet-go leaves them out, a zero minimum written -0.0
+// and a zero maximum +0.0 as the format asks), the column and offset indexes,
 // the chunk metadata and the file layout are this package's. parquet-go
 // supplies the footer's thrift structures (package format) and their
 // encoding (package thrift), the RLE/bit-packed level encoder (package

@@ -37,7 +37,8 @@ import (
 //     values written;
 //   - each chunk's statistics hold its null count and the least and
 //     greatest non-NaN values in parquet-go's order for the column's type
-//     (NaN only when every value is NaN), whole;
+//     (NaN only when every value is NaN; a zero minimum -0.0 and a zero
+//     maximum +0.0), whole;
 //   - the column and offset indexes agree with the pages (checkChunkIndex),
 //     and a boundary order they claim holds;
 //   - pqcol reads each chunk, and a random range of its rows, back as the
@@ -502,10 +503,23 @@ func checkStatistics(t *testing.T, where string, cc parquet.ColumnChunk, st form
 	default:
 		gotLo, gotHi := kind.Value(st.MinValue), kind.Value(st.MaxValue)
 		if len(st.MinValue) != len(lo.Bytes()) || len(st.MaxValue) != len(hi.Bytes()) ||
-			typ.Compare(gotLo, lo) != 0 || typ.Compare(gotHi, hi) != 0 {
+			typ.Compare(gotLo, lo) != 0 || typ.Compare(gotHi, hi) != 0 || !zeroSigns(gotLo, gotHi) {
 			t.Errorf("%s: statistics' bounds [% x, % x], want [% x, % x]", where, st.MinValue, st.MaxValue, lo.Bytes(), hi.Bytes())
 		}
 	}
+}
+
+// zeroSigns reports whether floating-point bounds that are zero have the
+// signs the format asks writers for: -0.0 as a minimum, +0.0 as a
+// maximum.
+func zeroSigns(lo, hi parquet.Value) bool {
+	switch lo.Kind() {
+	case parquet.Float:
+		return (lo.Float() != 0 || math.Signbit(float64(lo.Float()))) && (hi.Float() != 0 || !math.Signbit(float64(hi.Float())))
+	case parquet.Double:
+		return (lo.Double() != 0 || math.Signbit(lo.Double())) && (hi.Double() != 0 || !math.Signbit(hi.Double()))
+	}
+	return true
 }
 
 func isNaNValue(v parquet.Value) bool {
@@ -520,7 +534,7 @@ func isNaNValue(v parquet.Value) bool {
 
 // checkBoundaryOrder checks that a chunk's column index, when it says its
 // pages' bounds ascend or descend, is right about its pages that are not
-// all null.
+// all null, and that their zero bounds have the signs of zeroSigns.
 func checkBoundaryOrder(t *testing.T, where string, cc parquet.ColumnChunk) {
 	t.Helper()
 	ci, err := cc.ColumnIndex()
@@ -532,6 +546,9 @@ func checkBoundaryOrder(t *testing.T, where string, cc parquet.ColumnChunk) {
 	for i := range ci.NumPages() {
 		if ci.NullPage(i) {
 			continue
+		}
+		if !zeroSigns(ci.MinValue(i), ci.MaxValue(i)) {
+			t.Errorf("%s: page %d's bounds [%v, %v] in the column index", where, i, ci.MinValue(i), ci.MaxValue(i))
 		}
 		if prev >= 0 {
 			up := typ.Compare(ci.MinValue(prev), ci.MinValue(i)) <= 0 && typ.Compare(ci.MaxValue(prev), ci.MaxValue(i)) <= 0

@@ -125,7 +125,9 @@ func intMinMax[T int32 | int64 | uint32 | uint64](vs []T) (lo, hi T) {
 }
 
 // floatMinMax returns the least and greatest of vs, which is not empty,
-// leaving NaNs out unless all are NaN.
+// leaving NaNs out unless all are NaN. A zero bound is -0.0 as a minimum
+// and +0.0 as a maximum, whichever zeros vs holds, as the format asks of
+// writers, so that a reader can rely on the bounds' signs.
 func floatMinMax[T float32 | float64](vs []T) (lo, hi T) {
 	i := 0
 	for i < len(vs) && vs[i] != vs[i] {
@@ -142,6 +144,12 @@ func floatMinMax[T float32 | float64](vs []T) (lo, hi T) {
 		if v > hi {
 			hi = v
 		}
+	}
+	if lo == 0 {
+		lo = T(math.Copysign(0, -1))
+	}
+	if hi == 0 {
+		hi = 0
 	}
 	return lo, hi
 }

@@ -28,25 +28,25 @@ import (
 //
 // # Records and fields
 //
-// Files are RFC 4180 CSV as encoding/csv reads it (quoted fields may
-// hold the delimiter, quotes doubled and newlines; \r\n ends lines
-// too, and inside a quoted field reads as \n). A UTF-8 byte order mark at the start of a file, which
-// spreadsheet programs write, is skipped. The first record of each file
-// names its columns, unless [Header] gives the names; every record must
-// have as many fields. A header that names a column twice fails the run
-// with a [*LineError] naming the file and the column, as DuckDB's
-// read_csv does, rather than read one of the two. A field of T reads the column named by its csv
-// tag (or its Go name); a tag "-" leaves it out: strings, []byte, bool,
-// integers and floats (strconv syntax), time.Time (a timestamp, at the
-// offset it states, as JSONL reads it, or in UTC if it states none; or a
-// date, at midnight UTC), decimal.Decimal of github.com/shopspring/decimal (exact, as
-// written: "12.30", "-0.001", "1e3"), and pointers to these, nil for
-// an empty field. A field named as a Hive partition column reads the
-// partition value instead. A field with no column in a file fails the
-// run, naming the file. Columns no field reads are skipped. The text of
-// string fields is copied into blocks that the rows of a chunk share, not
-// one allocation per row: a value kept long after its chunk keeps a few
-// KiB with it.
+// Files are RFC 4180 CSV as encoding/csv reads it (quoted fields may hold
+// the delimiter, quotes doubled and newlines; \r\n ends lines too, and
+// inside a quoted field reads as \n). A UTF-8 byte order mark at the start
+// of a file, which spreadsheet programs write, is skipped. The first
+// record of each file names its columns, unless [Header] gives the names;
+// every record must have as many fields. A header that names a column
+// twice fails the run with a [*LineError] naming the file and the column,
+// as DuckDB's read_csv does, rather than read one of the two. A field of T
+// reads the column named by its csv tag (or its Go name); a tag "-" leaves
+// it out: strings, []byte, bool, integers and floats (strconv syntax),
+// time.Time (a timestamp, at the offset it states, as JSONL reads it, or
+// in UTC if it states none; or a date, at midnight UTC), decimal.Decimal
+// of github.com/shopspring/decimal (exact, as written: "12.30", "-0.001",
+// "1e3"), and pointers to these, nil for an empty field. A field named as
+// a Hive partition column reads the partition value instead. A field with
+// no column in a file fails the run, naming the file. Columns no field
+// reads are skipped. The text of string fields is copied into blocks that
+// the rows of a chunk share, not one allocation per row: a value kept long
+// after its chunk keeps a few KiB with it.
 //
 // # Partitions and row IDs
 //

@@ -163,20 +163,25 @@ func (e *evenSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2[
 		// EvenRanks is where this run divides its rows: src reads as one
 		// rank of one, so it does not divide them again.
 		env.Rank, env.World = 0, 1
-		var counts []int64
+		var counts []int64 // the partitions' row counts, if known
+		known := false     // (a source of no partitions knows them: none)
 		if rc, ok := e.src.(flow.RowCounter); ok {
 			var err error
-			if counts, err = rc.RowCounts(ctx, env); err != nil && e.policy != AllowUneven {
+			counts, err = rc.RowCounts(ctx, env)
+			switch {
+			case err != nil && e.policy != AllowUneven:
 				yield(flow.Partition[T]{}, fmt.Errorf("operators: EvenRanks(%v) needs the row total before reading: %w", e.policy, err))
 				return
-			} else if err != nil {
+			case err != nil:
 				counts = nil
+			default:
+				known = true
 			}
 		} else if e.policy != AllowUneven {
 			yield(flow.Partition[T]{}, fmt.Errorf("operators: EvenRanks(%v) needs the row total before reading, and source %q cannot count its rows (no RowCounts method)", e.policy, e.src.Info().Name))
 			return
 		}
-		limit, extra := e.plan(counts, rank, world)
+		limit, extra := e.plan(counts, known, rank, world)
 		i, first := 0, int64(0)
 		for part, err := range e.src.Partitions(ctx, env) {
 			if err != nil {
@@ -184,7 +189,7 @@ func (e *evenSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2[
 				return
 			}
 			s := share{first: first, limit: limit, extra: extra, count: -1, rank: rank, world: world}
-			if counts == nil {
+			if !known {
 				s.first = epoch.Partition(part.Part) // rotate per partition
 			} else {
 				if i >= len(counts) {
@@ -207,11 +212,12 @@ func (e *evenSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2[
 }
 
 // plan returns the stream positions this rank keeps below (limit) and the
-// extra row it repeats (-1 for none), and fills the account.
-func (e *evenSource[T]) plan(counts []int64, rank, world int64) (limit, extra int64) {
+// extra row it repeats (-1 for none), and fills the account. known says
+// whether the partitions' row counts are counts (none for no partitions).
+func (e *evenSource[T]) plan(counts []int64, known bool, rank, world int64) (limit, extra int64) {
 	limit, extra = 1<<63-1, -1
 	acct := EvenAccount{World: int(world), PerRank: -1}
-	if counts != nil {
+	if known {
 		acct.Known = true
 		for _, c := range counts {
 			acct.Total += c

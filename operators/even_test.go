@@ -2,6 +2,7 @@ package operators_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,8 +22,10 @@ func TestEvenRanks(t *testing.T) {
 		}
 	}
 	// Fewer rows than half the ranks: under PadUneven a row is repeated by
-	// several ranks, as the account says.
-	for _, c := range []struct{ rows, world int }{{1, 3}, {2, 5}, {3, 4}} {
+	// several ranks, as the account says. No rows at all: a total known to
+	// be 0 (the account once said unknown, the source having no
+	// partitions to count).
+	for _, c := range []struct{ rows, world int }{{1, 3}, {2, 5}, {3, 4}, {0, 2}} {
 		for _, policy := range []operators.Uneven{operators.DropUneven, operators.PadUneven} {
 			t.Run(fmt.Sprintf("%d rows %d ranks %v", c.rows, c.world, policy), func(t *testing.T) { checkEvenRanks(t, c.rows, c.world, policy) })
 		}
@@ -34,6 +37,12 @@ func TestEvenRanks(t *testing.T) {
 // same number of rows and batches (except under AllowUneven), and
 // together every row as many times as the account says.
 func checkEvenRanks(t *testing.T, rows, world int, policy operators.Uneven) {
+	checkEvenRanksOf(t, rows, 37, 16, world, policy)
+}
+
+// checkEvenRanksOf is checkEvenRanks over a source of partitions of
+// partition rows, in chunks of chunk.
+func checkEvenRanksOf(t *testing.T, rows, partition, chunk, world int, policy operators.Uneven) {
 	const size = 8
 	seen := map[rowid.ID]int{}
 	batches := map[int]int{}
@@ -41,7 +50,7 @@ func checkEvenRanks(t *testing.T, rows, world int, policy operators.Uneven) {
 		var acct operators.EvenAccount
 		// Runs that go on at once must not share the account.
 		withAccount := func(n int, acct *operators.EvenAccount) *flow.Pipeline {
-			return flow.From(operators.EvenRanks(source(int64(rows), 37, 16), policy, acct)).Parallel(n).WithRank(rank, world).
+			return flow.From(operators.EvenRanks(source(int64(rows), partition, chunk), policy, acct)).Parallel(n).WithRank(rank, world).
 				Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(n)
 		}
 		build := func(n int) *flow.Pipeline { return withAccount(n, nil) }
@@ -69,7 +78,7 @@ func checkEvenRanks(t *testing.T, rows, world int, policy operators.Uneven) {
 	}
 	// Coverage: row i appears once, except what the account says.
 	var acct operators.EvenAccount
-	collect[int64](t, flow.From(operators.EvenRanks(source(int64(rows), 37, 16), policy, &acct)).WithRank(0, world))
+	collect[int64](t, flow.From(operators.EvenRanks(source(int64(rows), partition, chunk), policy, &acct)).WithRank(0, world))
 	repeats := map[int64]int{}
 	for _, pos := range acct.Repeated {
 		repeats[pos]++
@@ -83,6 +92,25 @@ func checkEvenRanks(t *testing.T, rows, world int, policy operators.Uneven) {
 			t.Fatalf("row %d delivered %d times, want %d (account %+v)", i, got, want, acct)
 		}
 	}
+}
+
+// FuzzEvenRanks is checkEvenRanks over sources, worlds and policies drawn
+// from a seed: up to 300 rows in partitions of 1 to 50 rows and chunks
+// of 1 to 20, on 1 to 7 ranks.
+//
+// go test -run FuzzEvenRanks runs the seeds; go test -run '^$' -fuzz
+// FuzzEvenRanks explores.
+func FuzzEvenRanks(f *testing.F) {
+	for i := range 12 {
+		f.Add(uint64(i)*0x9e3779b97f4a7c15 + 5)
+	}
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		r := rand.New(rand.NewPCG(seed, seed>>1))
+		rows, partition, chunk, world := r.IntN(301), 1+r.IntN(50), 1+r.IntN(20), 1+r.IntN(7)
+		policy := []operators.Uneven{operators.DropUneven, operators.PadUneven, operators.AllowUneven}[r.IntN(3)]
+		t.Logf("%d rows, partitions of %d, chunks of %d, %d ranks, %v", rows, partition, chunk, world, policy)
+		checkEvenRanksOf(t, rows, partition, chunk, world, policy)
+	})
 }
 
 type pqRow struct {

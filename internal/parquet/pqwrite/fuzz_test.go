@@ -351,6 +351,10 @@ func fill(c *Column, l *fuzzLeaf, rows [][]fuzzEntry) {
 	}
 }
 
+// leaf returns the random leaf of a column's path: the leaf named by its
+// first element (the rest is a LIST's list.element).
+func (rf *randomFile) leaf(path []string) *fuzzLeaf { return rf.leaves[path[0]] }
+
 // write writes the file's row groups with opts and returns its bytes.
 func (rf *randomFile) write(t *testing.T, opts ...Option) []byte {
 	t.Helper()
@@ -363,7 +367,8 @@ func (rf *randomFile) write(t *testing.T, opts ...Option) []byte {
 	lo := 0
 	for _, n := range rf.groups {
 		for i, l := range w.Leaves() {
-			fill(cols[i], rf.leaves[l.PathString()[:2]], rf.leaves[l.PathString()[:2]].rows[lo:lo+n])
+			fl := rf.leaf(l.Path)
+			fill(cols[i], fl, fl.rows[lo:lo+n])
 		}
 		if err := w.WriteRowGroup(context.Background(), cols); err != nil {
 			t.Fatalf("%s: row group of %d rows: %v", rf.desc, n, err)
@@ -404,7 +409,7 @@ func checkRandomFile(t *testing.T, rf *randomFile) {
 			t.Fatalf("%s: row group %d has %d rows, want %d", rf.desc, g, rg.NumRows(), n)
 		}
 		for c, cc := range rg.ColumnChunks() {
-			l := rf.leaves[leaves[c].PathString()[:2]]
+			l := rf.leaf(leaves[c].Path)
 			where := fmt.Sprintf("%s: row group %d, leaf %s", rf.desc, g, l)
 			want := slices.Concat(l.rows[lo : lo+n]...)
 			checkPages(t, where, cc, want, fuzzShapes[l.shape].maxDef)

@@ -28,12 +28,7 @@ import (
 // of a run that fails.
 func skipTranscript(ctx context.Context, path string, size int64, par int) string {
 	var rep sources.SkipReport
-	var src flow.Source[sources.Record]
-	if strings.Contains(filepath.Base(path), ".jsonl") {
-		src = text.JSONLRecords(path, text.PartitionBytes(size), sources.SkipBad(&rep))
-	} else {
-		src = text.CSVRecords(path, text.PartitionBytes(size), sources.SkipBad(&rep))
-	}
+	src := damagedRecords(path, size, &rep)
 	var b strings.Builder
 	for it, e := range flow.Items[sources.Record](ctx, flow.From(src).Parallel(par)) {
 		if e != nil {
@@ -46,6 +41,60 @@ func skipTranscript(ctx context.Context, path string, size int64, par int) strin
 	}
 	fmt.Fprintf(&b, "omitted %d\n", rep.Omitted)
 	return b.String()
+}
+
+// damagedRecords is the records source of the damaged file at path,
+// skipping bad lines into rep.
+func damagedRecords(path string, size int64, rep *sources.SkipReport) flow.Source[sources.Record] {
+	if strings.Contains(filepath.Base(path), ".jsonl") {
+		return text.JSONLRecords(path, text.PartitionBytes(size), sources.SkipBad(rep))
+	}
+	return text.CSVRecords(path, text.PartitionBytes(size), sources.SkipBad(rep))
+}
+
+// checkResumeDamaged reads the damaged file at path split at size on par
+// workers up to a checkpoint after its k-th row (k from 1 to its rows,
+// drawn from seed), and resumes from the checkpoint on one: the rows
+// after it must be those after row k of the whole file read serially.
+func checkResumeDamaged(t *testing.T, path string, size int64, par int, seed uint64) {
+	t.Helper()
+	var all []string
+	for it, err := range flow.Items[sources.Record](t.Context(), flow.From(damagedRecords(path, 1<<40, new(sources.SkipReport)))) {
+		if err != nil {
+			return // a file that fails has no rows to resume after
+		}
+		all = append(all, fmt.Sprintf("%v %q %q", it.ID, it.Value.Names, it.Value.Values))
+	}
+	if len(all) == 0 {
+		return
+	}
+	k := 1 + int(seed%uint64(len(all)))
+	tr := new(flow.Tracker)
+	var ck flow.Checkpoint
+	n := 0
+	p := flow.From(damagedRecords(path, size, new(sources.SkipReport))).Parallel(par).Checkpoints(tr)
+	for _, err := range flow.Items[sources.Record](t.Context(), p) {
+		if err != nil {
+			t.Fatalf("PartitionBytes(%d) Parallel(%d), before the checkpoint: %v", size, par, err)
+		}
+		if n++; n == k {
+			if ck, err = tr.Checkpoint(); err != nil {
+				t.Fatalf("checkpoint after row %d: %v", k, err)
+			}
+			break
+		}
+	}
+	var rest []string
+	for it, err := range flow.Items[sources.Record](t.Context(), flow.From(damagedRecords(path, size, new(sources.SkipReport))).Resume(ck)) {
+		if err != nil {
+			t.Fatalf("PartitionBytes(%d), resumed after row %d: %v", size, k, err)
+		}
+		rest = append(rest, fmt.Sprintf("%v %q %q", it.ID, it.Value.Names, it.Value.Values))
+	}
+	if strings.Join(rest, "\n") != strings.Join(all[k:], "\n") {
+		t.Fatalf("PartitionBytes(%d) Parallel(%d), resumed after row %d of %d:\n%s\nwant:\n%s",
+			size, par, k, len(all), strings.Join(rest, "\n"), strings.Join(all[k:], "\n"))
+	}
 }
 
 // checkSplitEqualsSerial reads data as the file name in a new directory,

@@ -66,7 +66,8 @@ func slicesClone(b []byte) []byte { return append([]byte(nil), b...) }
 // FuzzTextSplitSkipBadLines: a damaged CSV or JSON Lines file read with
 // sources.SkipBad, split into ranges of a random size and read in parallel,
 // gives what the whole file read serially gives: the same rows, IDs and
-// bad-line report, or the same error.
+// bad-line report, or the same error; and resumed from a checkpoint after
+// a row, the rows after it (checkResumeDamaged).
 func FuzzTextSplitSkipBadLines(f *testing.F) {
 	for seed := range uint64(24) {
 		f.Add(seed, seed%2 == 1, uint16(seed*7+1), uint8(seed), []byte(nil))
@@ -92,5 +93,6 @@ func FuzzTextSplitSkipBadLines(f *testing.F) {
 		if got := skipTranscript(t.Context(), path, split, int(par%4)+1); got != serial {
 			t.Fatalf("%q\nPartitionBytes(%d) Parallel(%d) reads\n%s\nthe whole file reads\n%s", data, split, par%4+1, got, serial)
 		}
+		checkResumeDamaged(t, path, split, int(par%4)+1, seed)
 	})
 }

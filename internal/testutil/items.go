@@ -3,6 +3,7 @@ package testutil
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -35,6 +36,23 @@ func SameRows[T any](a, b []flow.Item[T]) bool {
 		}
 	}
 	return true
+}
+
+// CheckpointAfter reads p with a tracker up to its k-th item (k from 1)
+// and returns the checkpoint taken after it, or the error that ended the
+// run first, or an error if it ended before item k.
+func CheckpointAfter[T any](ctx context.Context, p *flow.Pipeline, k int) (flow.Checkpoint, error) {
+	tr := new(flow.Tracker)
+	n := 0
+	for _, err := range flow.Items[T](ctx, p.Checkpoints(tr)) {
+		if err != nil {
+			return flow.Checkpoint{}, fmt.Errorf("before item %d: %w", k, err)
+		}
+		if n++; n == k {
+			return tr.Checkpoint()
+		}
+	}
+	return flow.Checkpoint{}, fmt.Errorf("the run ended after %d items, before item %d", n, k)
 }
 
 // TrackedRun reads p with a tracker and returns its items and, for each

@@ -21,6 +21,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/parquet/pqwrite"
+	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
@@ -1224,20 +1225,9 @@ func (c *readCase) checkResume(t *testing.T, root string, opts []parquet.Option,
 		return
 	}
 	k := 1 + int(c.seed%uint64(len(want)))
-	tr := new(flow.Tracker)
-	var ck flow.Checkpoint
-	n := 0
-	for _, err := range flow.Items[fuzzRow](t.Context(), flow.From(parquet.Read[fuzzRow](root, opts...)).Parallel(c.par).Checkpoints(tr)) {
-		if err != nil {
-			t.Fatalf("parallelism %d: %v\n%s", c.par, err, c)
-		}
-		if n++; n == k {
-			var err error
-			if ck, err = tr.Checkpoint(); err != nil {
-				t.Fatalf("checkpoint after item %d: %v\n%s", k, err, c)
-			}
-			break
-		}
+	ck, err := testutil.CheckpointAfter[fuzzRow](t.Context(), flow.From(parquet.Read[fuzzRow](root, opts...)).Parallel(c.par), k)
+	if err != nil {
+		t.Fatalf("parallelism %d, checkpoint after item %d: %v\n%s", c.par, k, err, c)
 	}
 	i := k
 	for it, err := range flow.Items[fuzzRow](t.Context(), flow.From(parquet.Read[fuzzRow](root, opts...)).Resume(ck)) {

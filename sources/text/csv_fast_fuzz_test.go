@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -92,19 +93,9 @@ func checkCSVResume(t *testing.T, c *csvCase, root, file string, one []string, e
 		return
 	}
 	k := 1 + len(c.text)%len(one)
-	tr := new(flow.Tracker)
-	var ck flow.Checkpoint
-	n := 0
-	for _, err := range flow.Items[sources.Record](context.Background(), csvRecordsRun(c, root, file, extra...).Parallel(c.par).Checkpoints(tr)) {
-		if err != nil {
-			t.Fatalf("%s\nbefore the checkpoint: %v", c, err)
-		}
-		if n++; n == k {
-			if ck, err = tr.Checkpoint(); err != nil {
-				t.Fatalf("%s\ncheckpoint after item %d: %v", c, k, err)
-			}
-			break
-		}
+	ck, err := testutil.CheckpointAfter[sources.Record](context.Background(), csvRecordsRun(c, root, file, extra...).Parallel(c.par), k)
+	if err != nil {
+		t.Fatalf("%s\ncheckpoint after item %d: %v", c, k, err)
 	}
 	var rest []string
 	for it, err := range flow.Items[sources.Record](context.Background(), csvRecordsRun(c, root, file, extra...).Resume(ck)) {

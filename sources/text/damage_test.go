@@ -15,6 +15,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/longtest"
+	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
@@ -69,20 +70,10 @@ func checkResumeDamaged(t *testing.T, path string, size int64, par int, seed uin
 		return
 	}
 	k := 1 + int(seed%uint64(len(all)))
-	tr := new(flow.Tracker)
-	var ck flow.Checkpoint
-	n := 0
-	p := flow.From(damagedRecords(path, size, new(sources.SkipReport))).Parallel(par).Checkpoints(tr)
-	for _, err := range flow.Items[sources.Record](t.Context(), p) {
-		if err != nil {
-			t.Fatalf("PartitionBytes(%d) Parallel(%d), before the checkpoint: %v", size, par, err)
-		}
-		if n++; n == k {
-			if ck, err = tr.Checkpoint(); err != nil {
-				t.Fatalf("checkpoint after row %d: %v", k, err)
-			}
-			break
-		}
+	p := flow.From(damagedRecords(path, size, new(sources.SkipReport))).Parallel(par)
+	ck, err := testutil.CheckpointAfter[sources.Record](t.Context(), p, k)
+	if err != nil {
+		t.Fatalf("PartitionBytes(%d) Parallel(%d), checkpoint after row %d: %v", size, par, k, err)
 	}
 	var rest []string
 	for it, err := range flow.Items[sources.Record](t.Context(), flow.From(damagedRecords(path, size, new(sources.SkipReport))).Resume(ck)) {

@@ -301,6 +301,13 @@ func (c *Cursor[T]) Item() Item[T] { return c.item }
 // stream, or was closed with [Cursor.Close]; the run's error if the run
 // failed; [ErrCursorSetClosed] if the set was closed first; and the
 // context's cause if the context given to [Cursors] was cancelled.
+//
+// A stage's error in a partition fails the run when the cursor that holds
+// the partition reaches the failing row, as a serial run would: that
+// cursor reports it, and so do the cursors waiting for input then. A
+// cursor that finds no partition left to take ends with nil, even if a
+// partition that another cursor still reads fails later; [CursorSet.Close]
+// returns the run's error whichever cursor met it.
 func (c *Cursor[T]) Err() error { return c.err }
 
 // Close ends the cursor: it takes no more partitions, and the rest of the

@@ -35,13 +35,19 @@ func skipTranscript(ctx context.Context, path string, size int64, par int) strin
 		if e != nil {
 			return fmt.Sprintf("err %v\n", e) // the rows before it depend on the schedule
 		}
-		fmt.Fprintf(&b, "%v %q %q\n", it.ID, it.Value.Names, it.Value.Values)
+		b.WriteString(recordText(it) + "\n")
 	}
 	for _, l := range rep.Skipped {
 		fmt.Fprintf(&b, "bad %s:%d @%d: %s\n", l.Path, l.Line, l.Offset, l.Err)
 	}
 	fmt.Fprintf(&b, "omitted %d\n", rep.Omitted)
 	return b.String()
+}
+
+// recordText is a record's ID, names and values, as the transcripts
+// compare them.
+func recordText(it flow.Item[sources.Record]) string {
+	return fmt.Sprintf("%v %q %q", it.ID, it.Value.Names, it.Value.Values)
 }
 
 // damagedRecords is the records source of the damaged file at path,
@@ -64,7 +70,7 @@ func checkResumeDamaged(t *testing.T, path string, size int64, par int, seed uin
 		if err != nil {
 			return // a file that fails has no rows to resume after
 		}
-		all = append(all, fmt.Sprintf("%v %q %q", it.ID, it.Value.Names, it.Value.Values))
+		all = append(all, recordText(it))
 	}
 	if len(all) == 0 {
 		return
@@ -80,7 +86,7 @@ func checkResumeDamaged(t *testing.T, path string, size int64, par int, seed uin
 		if err != nil {
 			t.Fatalf("PartitionBytes(%d), resumed after row %d: %v", size, k, err)
 		}
-		rest = append(rest, fmt.Sprintf("%v %q %q", it.ID, it.Value.Names, it.Value.Values))
+		rest = append(rest, recordText(it))
 	}
 	if strings.Join(rest, "\n") != strings.Join(all[k:], "\n") {
 		t.Fatalf("PartitionBytes(%d) Parallel(%d), resumed after row %d of %d:\n%s\nwant:\n%s",

@@ -70,7 +70,7 @@ func (c *Column) AppendValue(v parquet.Value) {
 	case parquet.ByteArray:
 		c.AppendBytes(v.ByteArray())
 	case parquet.FixedLenByteArray, parquet.Int96:
-		c.Bytes = append(c.Bytes, v.Bytes()...) // INT96: its words, little-endian
+		c.Bytes = v.AppendBytes(c.Bytes) // INT96: its words, little-endian
 	}
 }
 

@@ -584,16 +584,7 @@ func checkPqcol(t *testing.T, where string, r *pqcol.Reader, g, c int, l *fuzzLe
 		if err != nil {
 			t.Fatalf("%s: pqcol reads rows %v: %v", where, span, err)
 		}
-		gotBytes := got.Bytes // pqcol keeps INT96 values apart
-		for _, v := range got.Int96 {
-			gotBytes = append(gotBytes, parquet.Int96Value(v).Bytes()...)
-		}
-		if !slices.Equal(got.Int64, want.Int64) || !slices.Equal(got.Int32, want.Int32) ||
-			!slices.Equal(bitsOf(got.Double), bitsOf(want.Double)) ||
-			!slices.Equal(bitsOf(got.Float), bitsOf(want.Float)) ||
-			!slices.Equal(got.Boolean, want.Boolean) || !bytes.Equal(gotBytes, want.Bytes) ||
-			l.width == 0 && l.kind != fkInt96 && !slices.Equal(offsets(got.Offsets), offsets(want.Offsets)) ||
-			!bytes.Equal(got.DefLevels, want.DefLevels) || !bytes.Equal(got.RepLevels, want.RepLevels) {
+		if !sameColumn(&got, &want) {
 			t.Fatalf("%s: pqcol reads rows %v back differently", where, span)
 		}
 	}

@@ -236,6 +236,9 @@ func (s *CursorSet[T]) Consolidate() iter.Seq2[Item[T], error] {
 					return
 				}
 			}
+			if low.err != nil {
+				break // the stream ends here, whatever the other cursors hold
+			}
 		}
 		for _, c := range s.cursors {
 			if c.err != nil {
@@ -247,13 +250,17 @@ func (s *CursorSet[T]) Consolidate() iter.Seq2[Item[T], error] {
 }
 
 // takeNext has the first open cursor from *next on take a partition. It
-// reports false when every cursor has ended.
+// reports false when every cursor has ended, or when one ends with an
+// error.
 func (s *CursorSet[T]) takeNext(next *int) bool {
 	for range s.cursors {
 		c := s.cursors[*next%len(s.cursors)]
 		*next++
 		if !c.done && c.takePartition() {
 			return true
+		}
+		if c.err != nil {
+			return false
 		}
 	}
 	return false

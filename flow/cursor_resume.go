@@ -320,7 +320,9 @@ func (c *Cursor[T]) keep(ch *Chunk[T]) bool {
 // one cursor at a time (the one holding token) receives from it and
 // passes a task that is another cursor's to that cursor (parked), and a
 // partition no cursor held, while it still waits for its own, to the
-// cursors that wait for none (spare, in order). It reads each such
+// cursors that wait for none (spare, in order), each to a cursor that
+// has taken no later partition (last) while one that is open has not: a
+// cursor's partitions never decrease. It reads each such
 // partition into memory first (see CursorSet.buffer): its producer, and
 // so the partitions after it, never wait for a cursor that is not being
 // read, even when the cursors are read one after the other.
@@ -329,6 +331,7 @@ type router struct {
 	owner   map[int64]int // partitions not yet received, and whose each is
 	waiting []bool        // the cursor has not received its partition yet
 	gone    []bool        // the cursor ended
+	last    []int64       // the latest partition the cursor took or waits for
 	parked  []*task
 	spare   []*task
 	token   chan struct{}
@@ -338,15 +341,17 @@ type router struct {
 // newRouter returns the router of a set of n cursors resumed from ck, or
 // nil if no cursor held a partition.
 func newRouter(ck *Checkpoint, n int) *router {
-	rt := &router{owner: map[int64]int{}, waiting: make([]bool, n), gone: make([]bool, n),
+	rt := &router{owner: map[int64]int{}, waiting: make([]bool, n), gone: make([]bool, n), last: make([]int64, n),
 		parked: make([]*task, n), token: make(chan struct{}, 1), wake: make([]chan struct{}, n)}
 	for i := range rt.wake {
 		rt.wake[i] = make(chan struct{}, 1)
+		rt.last[i] = math.MinInt64
 	}
 	for _, h := range ck.held {
 		if h.Cursor >= 0 && !h.Ended {
 			rt.owner[h.Part] = h.Cursor
 			rt.waiting[h.Cursor] = true
+			rt.last[h.Cursor] = h.Part
 		}
 	}
 	if len(rt.owner) == 0 {
@@ -357,18 +362,35 @@ func newRouter(ck *Checkpoint, n int) *router {
 
 // ready returns the task cursor i takes without receiving, if any:
 // its own partition, or a spare one when it waits for none (or every
-// cursor still open waits). rt.mu is held.
+// cursor still open waits): the first not before the last partition i
+// took, or one that no other open cursor can take in order. rt.mu is
+// held.
 func (rt *router) ready(i int) *task {
 	if t := rt.parked[i]; t != nil {
 		rt.parked[i], rt.waiting[i] = nil, false
 		return t
 	}
 	if len(rt.spare) > 0 && (!rt.waiting[i] || rt.allWait()) {
-		t := rt.spare[0]
-		rt.spare = rt.spare[1:]
-		return t
+		for k, t := range rt.spare {
+			if t.batch >= rt.last[i] || !rt.inOrder(t.batch, i) {
+				rt.spare = slices.Delete(rt.spare, k, k+1)
+				rt.last[i] = max(rt.last[i], t.batch)
+				return t
+			}
+		}
 	}
 	return nil
+}
+
+// inOrder reports whether an open cursor other than i can take
+// partition part without going back. rt.mu is held.
+func (rt *router) inOrder(part int64, i int) bool {
+	for j, gone := range rt.gone {
+		if j != i && !gone && rt.last[j] <= part {
+			return true
+		}
+	}
+	return false
 }
 
 // allWait reports whether every open cursor waits for its partition.
@@ -432,6 +454,9 @@ func (rt *router) take(i int, schedule chan *task, done <-chan struct{}, res *se
 			rt.waiting[i] = false
 		}
 		keep := !owned && (!rt.waiting[i] || res.dropsAll(t.batch))
+		if keep && !res.dropsAll(t.batch) {
+			rt.last[i] = max(rt.last[i], t.batch)
+		}
 		rt.mu.Unlock()
 		if keep || owned && !other {
 			<-rt.token

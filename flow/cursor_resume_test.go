@@ -522,3 +522,64 @@ func TestCursorSetResumeTwice(t *testing.T) {
 		}
 	}
 }
+
+// Resumed with as many cursors, a cursor goes on with the partition it
+// held and never goes back: the rest of a partition that a closed cursor
+// left goes to a cursor that has taken no later one.
+func TestCursorSetResumeNeverGoesBack(t *testing.T) {
+	build := func() *flow.Pipeline {
+		return flow.From(sources.Slice(ints(40), sources.PartitionItems(3), sources.ChunkSize(2))).
+			Via(operators.Map(func(v int64) (int64, error) { return v*3 + 1, nil })).Parallel(4)
+	}
+	ref := testutil.Items[int64](t, build())
+	testutil.CheckGoroutines(t)
+	tr := new(flow.Tracker)
+	s, err := flow.Cursors[int64](context.Background(), build().Checkpoints(tr), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := s.Cursors()
+	before := make([][]flow.Item[int64], 3)
+	for i, k := range []int{2, 2, 2} { // partitions 0, 1 and 2
+		for range k {
+			if !cs[i].Next() {
+				t.Fatal(cs[i].Err())
+			}
+			before[i] = append(before[i], cs[i].Item())
+		}
+	}
+	cs[0].Close() // partition 0 is no cursor's
+	ck, err := tr.Checkpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := flow.Cursors[int64](context.Background(), build().Resume(ck), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	// Cursor 1 is read to its end first: it must not take partition 0.
+	after := make([][]flow.Item[int64], 3)
+	for _, i := range []int{1, 2, 0} {
+		for it, err := range s2.Cursors()[i].All() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			after[i] = append(after[i], it)
+		}
+	}
+	for i := range 3 {
+		seq := partsOf(append(slices.Clone(before[i]), after[i]...))
+		if !slices.IsSorted(seq) {
+			t.Errorf("cursor %d: partitions %v before the checkpoint, %v after", i, partsOf(before[i]), partsOf(after[i]))
+		}
+	}
+	union := slices.Concat(slices.Concat(before...), slices.Concat(after...))
+	slices.SortStableFunc(union, func(a, b flow.Item[int64]) int { return int(a.Part - b.Part) })
+	if !slices.Equal(union, ref) {
+		t.Fatalf("%d items, want the %d of the serial stream", len(union), len(ref))
+	}
+}

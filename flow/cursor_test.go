@@ -509,3 +509,44 @@ func TestStopDownstreamOfNestedRuns(t *testing.T) {
 		}
 	}
 }
+
+// Consolidate ends at a stage's error, as Items does: it does not go on
+// to the later partitions that other cursors hold.
+func TestCursorSetConsolidateStopsAtStageError(t *testing.T) {
+	build := func(par int) *flow.Pipeline {
+		return flow.From(sources.Slice(ints(120), sources.PartitionItems(3), sources.ChunkSize(1))).
+			Via(operators.Map(func(v int64) (int64, error) { return v*3 + 1, nil })).Parallel(par).
+			Via(operators.Map(func(v int64) (int64, error) {
+				if v == 100 { // the first row of partition 11
+					return 0, errBad
+				}
+				return v, nil
+			})).Parallel(par + 1)
+	}
+	ref, refErr := collectItems[int64](build(1))
+	if len(ref) != 33 || !errors.Is(refErr, errBad) {
+		t.Fatalf("serial run: %d items, %v; want 33 and the stage's error", len(ref), refErr)
+	}
+	for range 20 {
+		testutil.CheckGoroutines(t)
+		s, err := flow.Cursors[int64](context.Background(), build(2), 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []flow.Item[int64]
+		var errs []error
+		for it, err := range s.Consolidate() {
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			got = append(got, it)
+		}
+		if !slices.Equal(got, ref) || len(errs) != 1 || errs[0].Error() != refErr.Error() {
+			t.Fatalf("Consolidate: %d items (partitions %v), errors %v; want the serial %d items and %v", len(got), partsOf(got), errs, len(ref), refErr)
+		}
+		if err := s.Close(); !errors.Is(err, errBad) {
+			t.Fatalf("Close = %v", err)
+		}
+	}
+}

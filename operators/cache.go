@@ -104,8 +104,9 @@ func Rebuild() CacheOption {
 // Cache returns a source that reads p once and replays it afterwards:
 // the first run of the source (or its first epoch, with
 // [flow.Pipeline.Epochs]) runs p and keeps its items as they stream
-// through; later runs and epochs replay them, with identical values, IDs
-// and partition numbers, without running p. Put random stages that should
+// through; later runs and epochs replay them, with identical values (as
+// far as the [Codec] keeps them: see [GobCodec]), IDs and partition
+// numbers, without running p. Put random stages that should
 // change per epoch after the cache.
 //
 // The cache is identified by p's fingerprint (flow.Pipeline.Fingerprint),
@@ -113,7 +114,8 @@ func Rebuild() CacheOption {
 // the [Codec]. In memory it lives in the source value. On disk ([OnDisk])
 // a file written by another pipeline, or with another codec, is refused
 // with an error that says so, or rebuilt with [Rebuild]; it is never
-// replayed. A first pass that fails or is stopped early keeps nothing.
+// replayed. A first pass that fails, or that is stopped before it has
+// read all of p, keeps nothing.
 //
 // What was kept is also keyed by the data it was read from: the data
 // fingerprint of p's source (flow.Pipeline.DataFingerprint; for the

@@ -36,7 +36,11 @@ type Codec[T any] interface {
 // starts at any record. Each stream carries its type's description, which
 // for small records costs more than the values; a Codec written for T is
 // faster. It handles what gob handles: exported fields, no channels or
-// functions.
+// functions; and it gives back what gob gives back, which is not always
+// the value encoded, since gob leaves out the fields that hold a zero
+// value: a struct's float field that is -0 comes back as +0, a pointer
+// field to a zero value (0, "", false) as nil, and an empty slice field
+// as nil.
 type GobCodec[T any] struct{}
 
 // Append gob-encodes vals after dst.

@@ -3,10 +3,12 @@ package filter
 import (
 	"encoding/hex"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // String returns e in the text form that [Parse] reads back into an equal
@@ -21,6 +23,11 @@ func (e *Expr) String() string {
 }
 
 func (e *Expr) write(b *strings.Builder) {
+	e = unwrap(e)
+	if e == nil {
+		b.WriteString("<none>")
+		return
+	}
 	switch e.Op {
 	case Not:
 		b.WriteString("not ")
@@ -56,11 +63,12 @@ func (e *Expr) write(b *strings.Builder) {
 // writeSub writes an operand of not, and or or, in parentheses if it is
 // an and or an or of several operands.
 func writeSub(b *strings.Builder, s *Expr) {
+	s = unwrap(s)
 	if s == nil {
 		b.WriteString("<none>")
 		return
 	}
-	if (s.Op == And || s.Op == Or) && len(s.Subs) > 0 {
+	if (s.Op == And || s.Op == Or) && len(s.Subs) > 1 {
 		b.WriteString("(")
 		s.write(b)
 		b.WriteString(")")
@@ -69,11 +77,21 @@ func writeSub(b *strings.Builder, s *Expr) {
 	s.write(b)
 }
 
+// unwrap returns the operand of an and or an or of one operand, which is
+// written as that operand: Parse reads "(x)" as x.
+func unwrap(e *Expr) *Expr {
+	for e != nil && (e.Op == And || e.Op == Or) && len(e.Subs) == 1 {
+		e = e.Subs[0]
+	}
+	return e
+}
+
 // ident returns a column name as it is written: bare if it is a word of
-// letters, digits, '_' and '.', else in double quotes.
+// letters, digits, '_' and '.' that does not start as a number does (a
+// digit or '.'), else in double quotes.
 func ident(s string) string {
 	if s != "" && !keyword(s) && strings.IndexFunc(s, func(r rune) bool { return !identRune(r) }) < 0 &&
-		!unicode.IsDigit(rune(s[0])) {
+		strings.IndexByte("0123456789.", s[0]) < 0 {
 		return s
 	}
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
@@ -97,14 +115,16 @@ func keyword(s string) bool {
 //	rest    = op literal | "in" "(" [ literal { "," literal } ] ")"
 //	        | "between" literal "and" literal
 //	op      = "=" | "==" | "!=" | "<>" | "<" | "<=" | ">" | ">="
-//	column  = a word of letters, digits, '_' and '.' | '"' text '"'
-//	literal = integer | decimal | 'text' | true | false | x'hex'
-//	        | timestamp 'RFC 3339' | date 'YYYY-MM-DD'
+//	column  = a word of letters, digits, '_' and '.', not starting with a
+//	          digit or '.' | '"' text '"'
+//	literal = integer | decimal | +Inf | -Inf | 'text' | true | false
+//	        | x'hex' | timestamp 'RFC 3339' | date 'YYYY-MM-DD'
 //
 // Keywords are case-insensitive. An integer literal is an int64 (a
-// uint64 if it is too large), a number with a fraction or an exponent a
-// float64; in quoted text ” stands for one quote. "true" alone is the
-// filter that keeps everything, "false" the one that keeps nothing.
+// uint64 if it is too large); a number with a fraction or an exponent,
+// +Inf and -Inf are float64s; in quoted text ” stands for one quote.
+// "true" alone is the filter that keeps everything, "false" the one that
+// keeps nothing.
 func Parse(s string) (*Expr, error) {
 	p := &parser{src: s}
 	p.next()
@@ -179,6 +199,9 @@ func (p *parser) next() {
 			return
 		}
 		p.tok = token{kind: map[byte]tokKind{'\'': tText, '"': tQuoted}[c], text: text, pos: start}
+	case infinity(s[p.pos:]):
+		p.pos += 4
+		p.tok = token{kind: tNumber, text: s[start:p.pos], pos: start}
 	case c == '-' || c == '+' || c >= '0' && c <= '9' || c == '.':
 		p.pos++
 		for p.pos < len(s) && (strings.IndexByte("0123456789.eE", s[p.pos]) >= 0 ||
@@ -209,6 +232,16 @@ func (p *parser) next() {
 		}
 		p.tok = token{kind: tWord, text: s[start:p.pos], pos: start}
 	}
+}
+
+// infinity reports whether s starts with +Inf or -Inf (as Value.String
+// writes the infinities, in any case) not followed by a letter or digit.
+func infinity(s string) bool {
+	if len(s) < 4 || s[0] != '+' && s[0] != '-' || !strings.EqualFold(s[1:4], "inf") {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(s[4:])
+	return !identRune(r)
 }
 
 // quoted reads text quoted by q, in which q doubled stands for itself.
@@ -399,6 +432,9 @@ func number(s string, p *parser) (Value, error) {
 		return Value{Kind: Uint, Uint: u}, nil
 	}
 	if f, ok := Decimal(s, 64); ok {
+		return Value{Kind: Float, Float: f}, nil
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && math.IsInf(f, 0) && infinity(s) {
 		return Value{Kind: Float, Float: f}, nil
 	}
 	return Value{}, fmt.Errorf("filter %q: %q is not a number", p.src, s)

@@ -118,7 +118,11 @@ func (v Value) String() string {
 	case Bool:
 		return strconv.FormatBool(v.Bool)
 	case Time:
-		return "timestamp " + quote(v.Time.Format(time.RFC3339Nano))
+		t := v.Time
+		if _, offset := t.Zone(); offset%60 != 0 {
+			t = t.UTC() // RFC 3339 has no seconds in a zone offset
+		}
+		return "timestamp " + quote(t.Format(time.RFC3339Nano))
 	}
 	return "<bad literal>"
 }

@@ -2,6 +2,7 @@ package ranks
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -136,6 +137,12 @@ func combine(gs []guess, declared int) ([]guess, error) {
 		if array.world > MaxWorld || task.world > MaxWorld {
 			return nil, fmt.Errorf("ranks: %s gives %d tasks in each of %d array tasks, more than the %d processes a job may have (ranks.MaxWorld)",
 				task.from, task.world, array.world, MaxWorld)
+		}
+		// Each in range, so that the composed rank does not overflow.
+		for _, g := range []guess{array, task} {
+			if g.world < 1 || g.rank < 0 || g.rank >= g.world {
+				return nil, fmt.Errorf("ranks: %s gives rank %d of world %d: need 0 <= rank < world", g.from, g.rank, g.world)
+			}
 		}
 		gs[a] = guess{key: array.key, set: true,
 			rank: array.rank*task.world + task.rank, world: array.world * task.world,
@@ -318,9 +325,13 @@ func slurmArray(r *envReader, _ int) (guess, error) {
 	if !hasStep {
 		step = 1
 	}
-	if step < 1 || id < lo || (id-lo)%step != 0 || (hasMax && (hi < lo || (hi-lo)/step+1 != count)) {
-		return guess{}, fmt.Errorf("ranks: Slurm array task %d of %d (min %d, max %d, step %d) is not one of a regular range of ids",
+	// The differences are taken in uint64, where they are exact when not
+	// negative: MIN, MAX and the ID may be any int64.
+	if step < 1 || id < lo || (uint64(id)-uint64(lo))%uint64(step) != 0 ||
+		(hasMax && (hi < lo || (uint64(hi)-uint64(lo))/uint64(step) != uint64(count)-1)) {
+		return guess{}, fmt.Errorf("ranks: Slurm array task SLURM_ARRAY_TASK_ID=%d of SLURM_ARRAY_TASK_COUNT=%d (MIN %d, MAX %d, STEP %d) is not one of a regular range of ids",
 			id, count, lo, hi, step)
 	}
-	return guess{set: true, rank: (id - lo) / step, world: count, from: "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT"}, nil
+	rank := int(min((uint64(id)-uint64(lo))/uint64(step), math.MaxInt))
+	return guess{set: true, rank: rank, world: count, from: "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT"}, nil
 }

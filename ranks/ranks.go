@@ -149,6 +149,9 @@ func Only(conventions ...string) Option {
 				return fmt.Errorf("ranks: Only(%q): unknown convention (known: %s)", name, strings.Join(keys(), ", "))
 			}
 		}
+		if c.only == nil {
+			c.only = []string{} // Only() reads no convention, not all of them
+		}
 		c.only = append(c.only, conventions...)
 		return nil
 	}

@@ -106,6 +106,17 @@ func TestFromEnv(t *testing.T) {
 			rank: 1, world: 3, from: "SLURM_PROCID/SLURM_NTASKS"},
 		{name: "srun step in an array above MaxWorld", env: env{"SLURM_STEP_ID": "0", "SLURM_PROCID": "0", "SLURM_NTASKS": "1024",
 			"SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_COUNT": "1024"}, err: "gives a world of 1048576, more than the 65536"},
+		// An array rank far out of range composed with a step's task used
+		// to overflow into a valid rank (2^62*4+1 is 1 mod 2^64).
+		{name: "srun step in an array task out of range", env: env{"SLURM_STEP_ID": "0", "SLURM_PROCID": "1", "SLURM_NTASKS": "4",
+			"SLURM_ARRAY_TASK_ID": "4611686018427387904", "SLURM_ARRAY_TASK_COUNT": "2"},
+			err: "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT gives rank 4611686018427387904 of world 2"},
+		// MAX-MIN used to overflow to -1, which agreed with a count of 1.
+		{name: "slurm max overflowing", env: env{"SLURM_ARRAY_TASK_ID": "-9223372036854775808", "SLURM_ARRAY_TASK_COUNT": "1",
+			"SLURM_ARRAY_TASK_MIN": "-9223372036854775808", "SLURM_ARRAY_TASK_MAX": "9223372036854775807", "SLURM_ARRAY_TASK_STEP": "2"},
+			err: "is not one of a regular range"},
+		{name: "slurm id minus min overflowing", env: env{"SLURM_ARRAY_TASK_ID": "9223372036854775807", "SLURM_ARRAY_TASK_COUNT": "2",
+			"SLURM_ARRAY_TASK_MIN": "-1"}, err: "gives rank 9223372036854775807 of world 2"},
 		{name: "pmi2 under srun in an array task", env: env{"SLURM_STEP_ID": "0", "SLURM_PROCID": "1", "SLURM_NTASKS": "3", "PMI_RANK": "1", "PMI_SIZE": "3",
 			"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "2"}, rank: 4, world: 6, from: "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT+SLURM_PROCID/SLURM_NTASKS"},
 		{name: "pmix under srun in an array task", env: env{"SLURM_STEP_ID": "0", "SLURM_PROCID": "2", "SLURM_NTASKS": "3", "PMIX_RANK": "2",
@@ -158,6 +169,7 @@ func TestFromEnv(t *testing.T) {
 			err: "inconsistent environment: RANK/WORLD_SIZE gives rank 1 of 2, SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT gives rank 1 of 4"},
 		{name: "only picks one", env: env{"RANK": "1", "WORLD_SIZE": "2", "SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_COUNT": "4"},
 			opts: []ranks.Option{ranks.Only("SLURM_ARRAY_TASK_ID")}, rank: 3, world: 4, from: "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT"},
+		{name: "only none", env: env{"RANK": "1", "WORLD_SIZE": "2"}, opts: []ranks.Option{ranks.Only()}, rank: 0, world: 1, from: "none"},
 		{name: "only unknown", opts: []ranks.Option{ranks.Only("SLURM_JOB_ID")}, err: `Only("SLURM_JOB_ID"): unknown convention`},
 		{name: "only, none set", env: env{"RANK": "1", "WORLD_SIZE": "2"}, opts: []ranks.Option{ranks.Only("PMI_RANK"), ranks.World(2)},
 			err: "no variable gives this process's rank (looked for [PMI_RANK])"},

@@ -153,7 +153,7 @@ var colNames = []string{"a", "lang", "x.y", "_u", "1st", "with space", `q"uote`,
 var partitionValues = map[byte][]string{
 	'n': {"0", "-0", "07", "-3", "+5", "1", "2", "1.5", "-2.25", "0.1", "1e2", "2E-1", "9223372036854775807",
 		"9223372036854775808", "-9223372036854775808", "18446744073709551615", "1e300", "-7.0", "3.0000000000000004"},
-	's': {"en", "fr", "it's", `a\b`, `"q"`, "ü", "日本", "\xff", "~x", "%", "a/b", "a b", "a=b", "__HIVE_DEFAULT_PARTITION__x", "EN", "0"},
+	's': {"en", "fr", "it's", `a\b`, `"q"`, "ü", "日本", "\xff", "~x", "%", "a/b", "a b", "a=b", "__HIVE_DEFAULT_PARTITION__x", "__HIVE_DEFAULT_PARTITION__", "EN", "0"},
 	'b': {"true", "false", "1", "0", "t", "F", "TRUE", "False"},
 	't': {"2024-01-31", "2024-01-31T12:00:00Z", "2024-01-31 12:00:00", "2024-01-31T12:00:00+02:00",
 		"2024-01-31T12:00:00.5Z", "2023-12-31T23:59:59.999999999-01:00", "1970-01-01T00:00:00Z", "2024-02-01"},
@@ -613,5 +613,27 @@ func TestFilterTextRegressions(t *testing.T) {
 	}
 	for i, tree := range trees {
 		t.Run(strconv.Itoa(i), func(t *testing.T) { checkTree(t, ds, tree) })
+	}
+}
+
+// TestWhereHiveDefaultPartitionString: the string
+// "__HIVE_DEFAULT_PARTITION__", whose directory value is escaped
+// (%5F_HIVE_DEFAULT_PARTITION__), is that string, not null, for Where as
+// for the records; only the unescaped directory value is null.
+func TestWhereHiveDefaultPartitionString(t *testing.T) {
+	ds := &hiveDataset{
+		cols:  []hiveCol{{"s", 's'}},
+		files: [][]hiveValue{{{text: "__HIVE_DEFAULT_PARTITION__"}}, {{null: true}}, {{text: "x"}}},
+	}
+	str := func(op, s string) *fnode { return &fnode{op: op, col: "s", lits: []flit{{kind: 's', s: s}}} }
+	for i, tree := range []*fnode{
+		str("=", "__HIVE_DEFAULT_PARTITION__"),
+		{op: "not", subs: []*fnode{str("=", "x")}},
+		{op: "in", col: "s", lits: []flit{{kind: 'y', s: "__HIVE_DEFAULT_PARTITION__"}}},
+	} {
+		t.Run(strconv.Itoa(i), func(t *testing.T) { checkTree(t, ds, tree) })
+	}
+	if kept, err := readWhere(ds.write(t), sources.Eq("s", "__HIVE_DEFAULT_PARTITION__")); err != nil || !slices.Equal(kept, []int{0}) {
+		t.Errorf("Where(s = '__HIVE_DEFAULT_PARTITION__') kept %v, %v; want [0]", kept, err)
 	}
 }

@@ -172,17 +172,14 @@ func (p Partition) Resolve(meta func(key string) (string, bool)) Partition {
 }
 
 // filterText returns the text of the named column for a partition filter,
-// in which null is [HiveNull].
-func (p Partition) filterText(name string) (string, bool) {
+// whether it is null, and whether p has the column.
+func (p Partition) filterText(name string) (value string, null, ok bool) {
 	for _, f := range p {
 		if f.Name == name {
-			if f.Null {
-				return HiveNull, true
-			}
-			return f.Value, true
+			return f.Value, f.Null, true
 		}
 	}
-	return "", false
+	return "", false, false
 }
 
 func (p Partition) names() []string {

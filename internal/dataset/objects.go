@@ -243,7 +243,7 @@ func pruned(where *filter.Expr, rel string) bool {
 		return false
 	}
 	t, err := where.Eval(func(n *filter.Expr) (filter.Tri, error) {
-		if _, ok := p.filterText(n.Col); !ok {
+		if _, _, ok := p.filterText(n.Col); !ok {
 			return filter.TriNull, nil
 		}
 		return n.MatchText(p.filterText)

@@ -157,8 +157,8 @@ func TestParseErrors(t *testing.T) {
 // TestMatchText evaluates filters on Hive partition values.
 func TestMatchText(t *testing.T) {
 	part := map[string]string{"year": "2023", "lang": "en", "month": "07", "ok": "true",
-		"day": "2024-01-31", "none": filter.HiveNull}
-	get := func(c string) (string, bool) { v, ok := part[c]; return v, ok }
+		"day": "2024-01-31", "none": "", "hive": "__HIVE_DEFAULT_PARTITION__"}
+	get := func(c string) (string, bool, bool) { v, ok := part[c]; return v, ok && v == "", ok }
 	cases := []struct {
 		e    *filter.Expr
 		want filter.Tri
@@ -175,6 +175,7 @@ func TestMatchText(t *testing.T) {
 		{ft.Eq("ok", true), filter.TriTrue},
 		{ft.Ge("day", time.Date(2024, 1, 31, 0, 0, 0, 0, time.UTC)), filter.TriTrue},
 		{ft.Eq("none", 1), filter.TriNull},
+		{ft.Eq("hive", "__HIVE_DEFAULT_PARTITION__"), filter.TriTrue}, // a string, not null
 		{ft.Not(ft.Eq("none", "x")), filter.TriNull},
 		{ft.Or(ft.Eq("none", 1), ft.Eq("lang", "en")), filter.TriTrue},
 		{ft.And(ft.Eq("none", 1), ft.Eq("lang", "de")), filter.TriFalse},

@@ -131,40 +131,34 @@ func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'
 
 // Partition values: Hive directories hold text.
 
-// HiveNull is the Hive partition value of null (and of the empty string).
-const HiveNull = "__HIVE_DEFAULT_PARTITION__"
-
-// ComparePartition compares the partition value s of column col with v:
-// it returns the sign of (s - v), with s read as v's kind, and false if s
-// is null (HiveNull). Text that does not read as v's kind is an error.
-func (v Value) ComparePartition(col, s string) (int, bool, error) {
-	if s == HiveNull {
-		return 0, false, nil
-	}
-	bad := func() (int, bool, error) {
-		return 0, false, fmt.Errorf("partition value %s=%q cannot be compared with the %s %s", col, s, v.Kind, v)
+// ComparePartition compares the partition value s of column col, which
+// is not null, with v: it returns the sign of (s - v), with s read as v's
+// kind. Text that does not read as v's kind is an error.
+func (v Value) ComparePartition(col, s string) (int, error) {
+	bad := func() (int, error) {
+		return 0, fmt.Errorf("partition value %s=%q cannot be compared with the %s %s", col, s, v.Kind, v)
 	}
 	switch v.Kind {
 	case String, Bytes:
-		return strings.Compare(s, v.Str), true, nil
+		return strings.Compare(s, v.Str), nil
 	case Bool:
 		b, err := strconv.ParseBool(s)
 		if err != nil {
 			return bad()
 		}
-		return CompareBool(b, v.Bool), true, nil
+		return CompareBool(b, v.Bool), nil
 	case Time:
 		t, ok := ParseTime(s)
 		if !ok {
 			return bad()
 		}
-		return t.Compare(v.Time), true, nil
+		return t.Compare(v.Time), nil
 	}
 	c, ok := v.compareText(s)
 	if !ok {
 		return bad()
 	}
-	return c, true, nil
+	return c, nil
 }
 
 // compareText compares the decimal number s with the numeric literal v.

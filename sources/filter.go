@@ -64,13 +64,14 @@ func (f Filter) String() string { return f.e.String() }
 // "and" binds tighter than "or", "not" tighter than both; keywords are
 // case-insensitive. Literals: integers (int64, or uint64 beyond its
 // range), numbers with a fraction or an exponent, +Inf and -Inf
-// (float64), 'quoted strings' (” for a quote), true and false, x'hex
-// bytes', date 'YYYY-MM-DD' and timestamp 'RFC 3339' (time.Time). Column
-// names are words of letters, digits, '_' and '.' that do not start with
-// a digit or '.', or are "double-quoted". The literal "true" alone keeps
-// everything, "false" nothing.
+// (float64), 'quoted strings' (a quote inside written twice), true and
+// false, x'hex bytes', date 'YYYY-MM-DD' and timestamp 'RFC 3339'
+// (time.Time). Column names are words of letters, digits, '_' and '.'
+// that do not start with a digit or '.', or are "double-quoted". The
+// literal "true" alone keeps everything, "false" nothing.
 //
-// f.String() of any filter parses back into an equal filter.
+// f.String() of any filter parses back into an equal filter, except one
+// holding a time outside the years 0 to 9999, which RFC 3339 cannot write.
 func ParseFilter(text string) (Filter, error) {
 	e, err := filter.Parse(text)
 	if err != nil {

@@ -122,7 +122,7 @@ func keyword(s string) bool {
 //
 // Keywords are case-insensitive. An integer literal is an int64 (a
 // uint64 if it is too large); a number with a fraction or an exponent,
-// +Inf and -Inf are float64s; in quoted text ” stands for one quote.
+// +Inf and -Inf are float64s; in quoted text a quote is written twice.
 // "true" alone is the filter that keeps everything, "false" the one that
 // keeps nothing.
 func Parse(s string) (*Expr, error) {

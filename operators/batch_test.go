@@ -61,23 +61,23 @@ func kept(rows int64) ([]int64, []rowid.ID) {
 }
 
 // batchSerial cuts vals into batches of n in plain Go.
-func batchSerial(vals []int64, ids []rowid.ID, n, per int, last operators.Remainder) []flow.Item[operators.Rows[int64]] {
-	var items []flow.Item[operators.Rows[int64]]
+func batchSerial[T any](vals []T, ids []rowid.ID, n, per int, last operators.Remainder) []flow.Item[operators.Rows[T]] {
+	var items []flow.Item[operators.Rows[T]]
 	for lo := 0; lo < len(vals); lo += n {
 		hi := min(lo+n, len(vals))
-		r := operators.Rows[int64]{Values: vals[lo:hi:hi], IDs: ids[lo:hi:hi]}
+		r := operators.Rows[T]{Values: vals[lo:hi:hi], IDs: ids[lo:hi:hi]}
 		if hi-lo < n {
 			switch last {
 			case operators.DropRemainder:
 				continue
 			case operators.PadRemainder:
 				r.Padding = n - (hi - lo)
-				r.Values = append(r.Values, make([]int64, r.Padding)...)
+				r.Values = append(r.Values, make([]T, r.Padding)...)
 				r.IDs = append(r.IDs, make([]rowid.ID, r.Padding)...)
 			}
 		}
 		k := len(items)
-		items = append(items, flow.Item[operators.Rows[int64]]{Part: int64(k / per), ID: foldIDs("batch", ids[lo:hi]), Value: r})
+		items = append(items, flow.Item[operators.Rows[T]]{Part: int64(k / per), ID: foldIDs("batch", ids[lo:hi]), Value: r})
 	}
 	return items
 }

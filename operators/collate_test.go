@@ -61,7 +61,7 @@ func makeExample(seed uint64, i int64) example {
 }
 
 // refVector is the column of a number or bool field, written plainly.
-func refVector[E any](name string, r operators.Rows[example], get func(example) E, pad E) operators.Column {
+func refVector[T, E any](name string, r operators.Rows[T], get func(T) E, pad E) operators.Column {
 	data := make([]E, len(r.Values))
 	for i, e := range r.Values {
 		data[i] = get(e)
@@ -73,7 +73,7 @@ func refVector[E any](name string, r operators.Rows[example], get func(example) 
 }
 
 // refMatrix is the column of a slice field, written plainly.
-func refMatrix[E any](name string, r operators.Rows[example], get func(example) []E, pad E, left bool, mult, length int) operators.Column {
+func refMatrix[T, E any](name string, r operators.Rows[T], get func(T) []E, pad E, left bool, mult, length int) operators.Column {
 	n := len(r.Values)
 	real := func(i int) []E {
 		if i >= n-r.Padding {

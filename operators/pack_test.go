@@ -24,7 +24,8 @@ func longTokens(i int64) []int32 {
 }
 
 // packSerial is the reference for Pack(L, pad, Window(window),
-// OverlongPolicy(policy)) over longTokens(0..rows-1), from Pack's doc:
+// OverlongPolicy(policy), PartitionItems(per)) named name over the
+// sequences seqs whose row IDs are ids, from Pack's doc:
 // empty sequences are skipped; under DropOverlong a sequence longer than
 // L is dropped whole; otherwise a sequence is cut into pieces of L tokens
 // (one piece if it is not longer than L), piece k of a split sequence
@@ -32,8 +33,8 @@ func longTokens(i int64) []int32 {
 // of exactly L tokens is a row of its own at once; a shorter piece enters
 // the window. The row being filled takes the first piece of the window
 // that fits, or, when none does, is emitted and a new row starts with the
-// oldest piece. A row's ID folds its pieces' IDs from "pack", Members
-// holds the sequences' IDs, and partitions hold 16 rows.
+// oldest piece. A row's ID folds its pieces' IDs from name, Members
+// holds the sequences' IDs, and partitions hold per rows.
 //
 // Taken from pack.go where the doc does not say:
 //   - The window is processed one piece at a time, when a piece brings it
@@ -50,7 +51,7 @@ func longTokens(i int64) []int32 {
 //     start of the sequence the piece was cut from; Offsets gives that.
 //   - DropOverlong drops the whole sequence, not only its shorter last
 //     piece ("it" in Pack's doc; the doc of Overlong says the same).
-func packSerial(rows int64, L int, pad int32, window int, policy operators.Overlong) []flow.Item[operators.Packed[int32]] {
+func packSerial(seqs [][]int32, ids []rowid.ID, L int, pad int32, window int, policy operators.Overlong, name string, per int) []flow.Item[operators.Packed[int32]] {
 	type piece struct {
 		toks   []int32
 		member rowid.ID // the sequence's ID
@@ -60,7 +61,7 @@ func packSerial(rows int64, L int, pad int32, window int, policy operators.Overl
 	var items []flow.Item[operators.Packed[int32]]
 	emit := func(segs []piece) {
 		p := operators.Packed[int32]{Segments: make([]int32, L), Positions: make([]int32, L)}
-		ids := make([]rowid.ID, 0, len(segs))
+		segIDs := make([]rowid.ID, 0, len(segs))
 		for s, pc := range segs {
 			for j, tok := range pc.toks {
 				p.Segments[len(p.Tokens)] = int32(s + 1)
@@ -69,12 +70,12 @@ func packSerial(rows int64, L int, pad int32, window int, policy operators.Overl
 			}
 			p.Members = append(p.Members, pc.member)
 			p.Offsets = append(p.Offsets, pc.offset)
-			ids = append(ids, pc.id)
+			segIDs = append(segIDs, pc.id)
 		}
 		for len(p.Tokens) < L {
 			p.Tokens = append(p.Tokens, pad)
 		}
-		items = append(items, flow.Item[operators.Packed[int32]]{Part: int64(len(items) / 16), ID: foldIDs("pack", ids), Value: p})
+		items = append(items, flow.Item[operators.Packed[int32]]{Part: int64(len(items) / per), ID: foldIDs(name, segIDs), Value: p})
 	}
 	var win, row []piece
 	used := 0
@@ -91,8 +92,8 @@ func packSerial(rows int64, L int, pad int32, window int, policy operators.Overl
 			row, used = nil, 0
 		}
 	}
-	for i := range rows {
-		tok, id := longTokens(i), sourceID(i)
+	for i, tok := range seqs {
+		id := ids[i]
 		if len(tok) > L && policy == operators.DropOverlong {
 			continue
 		}
@@ -126,6 +127,10 @@ func TestPack(t *testing.T) {
 		return sources.Generate(rows, func(i int64) ([]int32, error) { return longTokens(i), nil },
 			sources.Named(srcName), sources.PartitionItems(40), sources.ChunkSize(16))
 	}
+	seqs, ids := make([][]int32, rows), make([]rowid.ID, rows)
+	for i := range seqs {
+		seqs[i], ids[i] = longTokens(int64(i)), sourceID(int64(i))
+	}
 	for _, window := range []int{1, 4, 16} {
 		for _, policy := range []operators.Overlong{operators.SplitOverlong, operators.DropOverlong} {
 			t.Run(fmt.Sprintf("window %d policy %d", window, policy), func(t *testing.T) {
@@ -135,43 +140,70 @@ func TestPack(t *testing.T) {
 				}
 				// Every run, serial or parallel, gives the reference's items:
 				// values, IDs and partitions.
-				want := packSerial(rows, L, -1, window, policy)
+				want := packSerial(seqs, ids, L, -1, window, policy, "pack", 16)
 				shapeVariants(t, want, build)
 				// The reference, equal to every run, has every property of
 				// packed rows.
-				checkPacked(t, want, rows, L, window, policy)
+				checkPacked(t, want, seqs, ids, L, -1, window, policy)
 			})
 		}
 	}
 }
 
-// checkPacked checks every property of packed rows: shape, segments and
-// positions, each kept token exactly once and in order within its
-// sequence, IDs, and how far the window let sequences move.
-func checkPacked(t *testing.T, items []flow.Item[operators.Packed[int32]], rows int64, L, window int, policy operators.Overlong) {
+// checkPacked checks every property of the rows that Pack(L, pad,
+// Window(window), OverlongPolicy(policy)) made of one pass over seqs,
+// whose row IDs are ids: shape; segments numbered from 1 in order,
+// padding (pad, segment 0, position 0) only at the end; positions
+// counting from 0 within each segment; each kept token exactly once, in
+// its place in its sequence (Members and Offsets say which sequence and
+// where); distinct row IDs; and, for window 1, sequences shorter than a
+// row in stream order.
+func checkPacked(t *testing.T, items []flow.Item[operators.Packed[int32]], seqs [][]int32, ids []rowid.ID, L int, pad int32, window int, policy operators.Overlong) {
 	t.Helper()
+	byID := make(map[rowid.ID][]int32, len(seqs))
+	for i, id := range ids {
+		byID[id] = seqs[i]
+	}
 	next := map[rowid.ID]int32{} // next offset expected per sequence
-	ids := map[rowid.ID]bool{}
+	seen := map[rowid.ID]bool{}
 	firstRow := map[rowid.ID]int{}
 	for r, it := range items {
 		p := it.Value
-		if len(p.Tokens) != L || len(p.Segments) != L || len(p.Positions) != L {
-			t.Fatalf("row %d: lengths %d %d %d, want %d", r, len(p.Tokens), len(p.Segments), len(p.Positions), L)
+		if len(p.Tokens) != L || len(p.Segments) != L || len(p.Positions) != L || len(p.Offsets) != len(p.Members) {
+			t.Fatalf("row %d: lengths %d %d %d, want %d; %d offsets for %d members", r, len(p.Tokens), len(p.Segments), len(p.Positions), L, len(p.Offsets), len(p.Members))
 		}
-		if ids[it.ID] {
+		if seen[it.ID] {
 			t.Fatalf("row %d: ID %v seen before", r, it.ID)
 		}
-		ids[it.ID] = true
+		seen[it.ID] = true
 		for j := range L {
 			seg := p.Segments[j]
 			if seg == 0 {
-				if p.Tokens[j] != -1 || p.Positions[j] != 0 || (j+1 < L && p.Segments[j+1] != 0) {
+				if p.Tokens[j] != pad || p.Positions[j] != 0 || (j+1 < L && p.Segments[j+1] != 0) {
 					t.Fatalf("row %d token %d: padding %d, position %d, or padding not at the end", r, j, p.Tokens[j], p.Positions[j])
 				}
 				continue
 			}
+			prev, pos := int32(0), int32(0)
+			if j > 0 {
+				prev = p.Segments[j-1]
+			}
+			if seg != prev {
+				if seg != prev+1 || int(seg) > len(p.Members) {
+					t.Fatalf("row %d token %d: segment %d after %d, of %d members", r, j, seg, prev, len(p.Members))
+				}
+			} else {
+				pos = p.Positions[j-1] + 1
+			}
+			if p.Positions[j] != pos {
+				t.Fatalf("row %d token %d: position %d, want %d", r, j, p.Positions[j], pos)
+			}
 			m := p.Members[seg-1]
-			if p.Positions[j] == 0 {
+			tok, ok := byID[m]
+			if !ok {
+				t.Fatalf("row %d: member %v is no input sequence", r, m)
+			}
+			if pos == 0 {
 				if p.Offsets[seg-1] != next[m] {
 					t.Fatalf("row %d: segment %d of %v starts at %d, want %d", r, seg, m, p.Offsets[seg-1], next[m])
 				}
@@ -179,26 +211,28 @@ func checkPacked(t *testing.T, items []flow.Item[operators.Packed[int32]], rows 
 					firstRow[m] = r
 				}
 			}
+			if at := p.Offsets[seg-1] + pos; int(at) >= len(tok) || p.Tokens[j] != tok[at] {
+				t.Fatalf("row %d token %d: %d, want token %d of %v (%v)", r, j, p.Tokens[j], at, m, tok)
+			}
 			next[m]++
 		}
 	}
-	for i := range rows {
-		tok := longTokens(i)
+	for i, tok := range seqs {
 		want := int32(len(tok))
 		if len(tok) > L && policy == operators.DropOverlong {
 			want = 0
 		}
-		if got := next[sourceID(i)]; got != want {
-			t.Fatalf("row %d: %d tokens packed, want %d", i, got, want)
+		if got := next[ids[i]]; got != want {
+			t.Fatalf("sequence %d: %d tokens packed, want %d", i, got, want)
 		}
 	}
 	// Window 1 packs sequences shorter than a row in stream order.
 	if window == 1 {
 		prev := -1
-		for i := range rows {
-			if r, ok := firstRow[sourceID(i)]; ok && len(longTokens(i)) < L {
+		for i, tok := range seqs {
+			if r, ok := firstRow[ids[i]]; ok && len(tok) < L {
 				if r < prev {
-					t.Fatalf("window 1: row %d packed before an earlier row", i)
+					t.Fatalf("window 1: sequence %d packed before an earlier one", i)
 				}
 				prev = r
 			}

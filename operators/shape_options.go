@@ -27,8 +27,8 @@ type ReduceOption interface{ reduceOption() }
 // [LastBatch], [PartitionItems], [Named].
 type BucketOption interface{ bucketOption() }
 
-// PackOption configures [Pack]: [Window], [OverlongPolicy], [PartitionItems],
-// [Named].
+// PackOption configures [Pack] and [PackFields]: [Window],
+// [OverlongPolicy], [PartitionItems], [Named].
 type PackOption interface{ packOption() }
 
 // TableOption configures [TableBucket]: [Tables], [LastBatch],

@@ -50,7 +50,7 @@ import (
 // goes on with the partition it held. No goroutine of a run outlives the
 // test (each seed runs in a synctest bubble).
 func FuzzCursors(f *testing.F) {
-	for i := range 48 {
+	for i := range testutil.FuzzSeeds(48) {
 		f.Add(uint64(i)*0x9e3779b97f4a7c15 + 7)
 	}
 	// The bugs it found have regression tests of their own:

@@ -47,7 +47,7 @@ import (
 // reading from the cache, built or not, resumes at another parallelism
 // to exactly the rest, and a resumed first pass keeps the whole stream.
 func FuzzCache(f *testing.F) {
-	for i := range 16 {
+	for i := range testutil.FuzzSeeds(16) {
 		f.Add(uint64(i)*0x9e3779b97f4a7c15 + 3)
 	}
 	f.Fuzz(func(t *testing.T, seed uint64) {

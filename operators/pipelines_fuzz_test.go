@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sources"
@@ -25,7 +26,7 @@ import (
 // in parallel, an optional batcher at the end (Batch, BucketByLength,
 // BucketPool, TableBucket), the epochs and the seed.
 func FuzzPipelines(f *testing.F) {
-	for i := range 24 {
+	for i := range testutil.FuzzSeeds(24) {
 		f.Add(uint64(i)*0x9e3779b97f4a7c15 + 11)
 	}
 	// The mismatches found, fixed, stay as regressions:

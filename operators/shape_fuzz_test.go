@@ -11,6 +11,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/epoch"
+	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sources"
@@ -38,7 +39,7 @@ import (
 // error naming the stage, the partition and the row, after items that
 // the reference gives first.
 func FuzzShape(f *testing.F) {
-	for i := range 64 {
+	for i := range testutil.FuzzSeeds(64) {
 		f.Add(uint64(i)*0x9e3779b97f4a7c15 + 7)
 	}
 	// PackFields with example 12 of 90, in the middle of a chunk, whose

@@ -16,6 +16,7 @@ import (
 	pq "github.com/parquet-go/parquet-go"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
 	"github.com/rowflow/rowflow/sources/text"
@@ -71,7 +72,7 @@ func FuzzJSONLColumnsAsRecords(f *testing.F) {
 		`{"e":true,}`,
 		"\xef\xbb\xbf{}",
 	}
-	for i := range 40 {
+	for i := range testutil.FuzzSeeds(40) {
 		f.Add(uint64(i)*0x9e3779b97f4a7c15+uint64(i), []byte(raws[i%len(raws)]))
 	}
 	// The mismatches found, fixed, stay as regressions:

@@ -32,7 +32,7 @@ import (
 func FuzzCSVFastPath(f *testing.F) {
 	raws := []string{"", `"`, `""`, "\r", "\r\n", ",", `a"b`, "\xef\xbb\xbf", "1e5", "-0", "99999", "true", "\n", `"x"y`,
 		`"a""b"`, "\t", ";", "\xff", "é", `"` + "\r\n" + `"`}
-	for i := range 40 {
+	for i := range testutil.FuzzSeeds(40) {
 		f.Add(uint64(i)*0x9e3779b97f4a7c15+7, []byte(raws[i%len(raws)]))
 	}
 	f.Fuzz(func(t *testing.T, seed uint64, raw []byte) {

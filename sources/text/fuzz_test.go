@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/rowflow/rowflow/internal/testutil"
 )
 
 // damagedText makes a CSV (or JSON Lines) file from seed: records whose
@@ -69,7 +71,7 @@ func slicesClone(b []byte) []byte { return append([]byte(nil), b...) }
 // bad-line report, or the same error; and resumed from a checkpoint after
 // a row, the rows after it (checkResumeDamaged).
 func FuzzTextSplitSkipBadLines(f *testing.F) {
-	for seed := range uint64(24) {
+	for seed := range uint64(testutil.FuzzSeeds(24)) {
 		f.Add(seed, seed%2 == 1, uint16(seed*7+1), uint8(seed), []byte(nil))
 	}
 	f.Add(uint64(99), false, uint16(3), uint8(2), []byte("2,b\"ad\n3,\"multi\n4,y\n5,z\"\n"))

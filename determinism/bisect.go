@@ -56,22 +56,30 @@ func Bisect[T any](ctx context.Context, a, b *flow.Pipeline) error {
 	if i == len(da) && i == len(db) {
 		return nil
 	}
-	// The streams agree before partition i: start both there.
-	var before, inEpoch int64
-	at := da
-	if i == len(da) {
-		at = db
-	}
-	e := epoch.Of(at[i].part)
+	// The streams agree before partition i: start both there, each in the
+	// epoch of its own partition i, since one stream can go on in an epoch
+	// that the other has ended. A stream that has ended starts where the
+	// other does, and gives nothing.
+	var before int64
 	for _, d := range da[:i] {
 		before += d.items
-		if epoch.Of(d.part) == e {
-			inEpoch += d.items
-		}
 	}
-	ref := lane[T]{c: openCursor[T](ctx, func(int) *flow.Pipeline { return a.Resume(flow.At(e, inEpoch)) }, 0), name: "the first pipeline"}
+	from := func(d, other []partDigest) flow.Checkpoint {
+		if i == len(d) {
+			d = other
+		}
+		e, inEpoch := epoch.Of(d[i].part), int64(0)
+		for _, p := range da[:i] {
+			if epoch.Of(p.part) == e {
+				inEpoch += p.items
+			}
+		}
+		return flow.At(e, inEpoch)
+	}
+	atA, atB := from(da, db), from(db, da)
+	ref := lane[T]{c: openCursor[T](ctx, func(int) *flow.Pipeline { return a.Resume(atA) }, 0), name: "the first pipeline"}
 	defer ref.c.stop()
-	cand := lane[T]{c: openCursor[T](ctx, func(int) *flow.Pipeline { return b.Resume(flow.At(e, inEpoch)) }, 0), name: "the second pipeline"}
+	cand := lane[T]{c: openCursor[T](ctx, func(int) *flow.Pipeline { return b.Resume(atB) }, 0), name: "the second pipeline"}
 	defer cand.c.stop()
 	err = compareLanes(ref, []lane[T]{cand})
 	var d *Divergence

@@ -64,3 +64,27 @@ func TestBisect(t *testing.T) {
 		t.Fatalf("a shorter stream: %v", err)
 	}
 }
+
+// TestBisectAcrossAnEpochEnd: the second stream has an extra partition at
+// the end of each epoch, so the first partitions that differ belong to
+// different epochs (epoch 1 in the first stream, epoch 0 in the second).
+// Bisect must resume each stream in its own epoch and find item 2, as
+// Compare does; it once resumed both in the first stream's epoch and
+// reported item 4.
+func TestBisectAcrossAnEpochEnd(t *testing.T) {
+	ctx := context.Background()
+	p := func(vals ...int64) *flow.Pipeline {
+		return flow.From(sources.Slice(vals, sources.PartitionItems(2))).Epochs(3)
+	}
+	want := determinism.Compare[int64](ctx, p(0, 1), p(0, 1, 2))
+	var d *determinism.Divergence
+	if !errors.As(want, &d) || d.Position != 2 {
+		t.Fatalf("Compare = %v, want a divergence at item 2", want)
+	}
+	if got := determinism.Bisect[int64](ctx, p(0, 1), p(0, 1, 2)); got == nil || got.Error() != want.Error() {
+		t.Errorf("Bisect = %v\nwant %v", got, want)
+	}
+	if got, want := determinism.Bisect[int64](ctx, p(0, 1, 2), p(0, 1)), determinism.Compare[int64](ctx, p(0, 1, 2), p(0, 1)); got == nil || got.Error() != want.Error() {
+		t.Errorf("the other way round: Bisect = %v\nwant %v", got, want)
+	}
+}

@@ -659,6 +659,9 @@ func FuzzDivergence(f *testing.F) {
 	for i := range len(rowMuts) {
 		f.Add(uint64(i), uint8(3), uint8(1), uint8(3*i+i%3))
 	}
+	// A row added at the end of each of 3 epochs: Bisect resumed both
+	// streams in the epoch of the first one's differing partition.
+	f.Add(uint64(244), uint8(1), uint8(5), uint8(2))
 	f.Add(uint64(7), uint8(5), uint8(0), uint8(1)) // a user's panic in AppendDigest
 	f.Add(uint64(8), uint8(5), uint8(0), uint8(2))
 	f.Add(uint64(9), uint8(5), uint8(0), uint8(3))

@@ -27,6 +27,9 @@ type Rows[T any] struct {
 // Len returns the number of members, padding included.
 func (r Rows[T]) Len() int { return len(r.Values) }
 
+// rows returns the number of real members, padding left out.
+func (r Rows[T]) rows() int { return len(r.Values) - r.Padding }
+
 // padTo adds padding members up to n.
 func (r *Rows[T]) padTo(n int) {
 	r.Padding = n - len(r.Values)

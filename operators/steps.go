@@ -43,7 +43,7 @@ func (stepsOpt) packOption()   {}
 type StepAccount struct {
 	PerEpoch int64
 	Dropped  int64 // items (batches, packed rows)
-	Rows     int64 // their rows, for a stage whose items are Rows
+	Rows     int64 // their rows, padding left out, for a stage whose items are Rows
 }
 
 // Steps makes a stage that emits batches (or packed rows) give exactly n
@@ -124,8 +124,8 @@ func (l *stepLimit) drop(v any) {
 		return
 	}
 	l.acct.Dropped++
-	if r, ok := v.(interface{ Len() int }); ok {
-		l.acct.Rows += int64(r.Len())
+	if r, ok := v.(interface{ rows() int }); ok {
+		l.acct.Rows += int64(r.rows())
 	}
 }
 

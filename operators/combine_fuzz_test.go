@@ -54,10 +54,11 @@ import (
 // gives another order when there are enough rows to make one likely.
 func FuzzCombineSemantics(f *testing.F) {
 	// Seeds 0 to 17, and a few more: Mix under each policy (28, 41, 78),
+	// Mix with shares to check (137, 958),
 	// Interleave with inputs opened as others run out (43, 49, 52),
 	// Shuffle of 40 to 300 rows with windows 1, 2 and 10 (34, 45, 64),
 	// BlockShuffle(1) and (3) of 40 rows (126, 24).
-	for _, i := range []uint64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 24, 28, 34, 41, 43, 45, 49, 52, 64, 78, 126} {
+	for _, i := range []uint64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 24, 28, 34, 41, 43, 45, 49, 52, 64, 78, 126, 137, 958} {
 		f.Add(i*0x9e3779b97f4a7c15 + 7)
 	}
 	f.Fuzz(func(t *testing.T, seed uint64) {
@@ -525,6 +526,18 @@ func checkMix(t *testing.T, e int, items []flow.Item[int64], runs []*inputRuns, 
 	}
 	if policy != operators.DropExhausted && allRows && len(ended) == 0 {
 		t.Fatalf("epoch %d, %v: the epoch ended with no input at the end of a run (rows %v)", e, policy, count)
+	}
+	if policy == operators.StopExhausted && first >= 0 {
+		// The first input to run out ends the epoch when next drawn, each
+		// draw picking it with probability p: that R more rows come
+		// first has probability (1-p)^R.
+		i, sum := int(items[first].Value/combBase), 0.0
+		for _, w := range weights {
+			sum += w
+		}
+		if r := len(items) - first - 1; math.Pow(1-weights[i]/sum, float64(r)) < 1e-9 {
+			t.Fatalf("epoch %d, StopExhausted: %d rows after input %d ran out, at weights %v", e, r, i, weights)
+		}
 	}
 	// The shares before any input runs out: draws with probabilities
 	// weights[i]/sum, as long as every input of positive weight has rows.

@@ -53,7 +53,8 @@ import (
 // were dropped.
 
 // Exhausted says what a combination does when one of its inputs runs out
-// of rows.
+// of rows: when Interleave's turn or Mix's draw finds the input without a
+// row left.
 type Exhausted int
 
 const (
@@ -128,9 +129,15 @@ func Concat[T any](inputs ...*flow.Pipeline) flow.Source[T] {
 // Interleave returns a source that takes rows from cycle inputs at a
 // time, block rows from each in turn (tf.data's interleave with
 // cycle_length and block_length): rows 0..block-1 of the first open input,
-// then of the second, and so on round. When an input runs out, under
-// DropExhausted the next input not yet opened takes its place in the
-// round; CycleExhausted needs every input open (cycle = len(inputs)).
+// then of the second, and so on round. An input runs out when its turn
+// finds no row left, so one whose last row ends a block runs out at its
+// next turn. Under DropExhausted the next input not yet opened then takes
+// its place in the round and the rest of the turn, starting a block of
+// its own (tf.data instead ends the turn there and opens that input when
+// the round comes back to the slot); once every input has been opened,
+// the slot leaves the round. Under CycleExhausted the input's next run
+// goes on with the turn, the rows the turn took before counting towards
+// its block; CycleExhausted needs every input open (cycle = len(inputs)).
 // cycle < 1 means every input; block < 1 is an error.
 func Interleave[T any](inputs []*flow.Pipeline, cycle, block int, opts ...CombineOption) flow.Source[T] {
 	c := newCombined[T]("interleave", inputs, opts)
@@ -151,9 +158,10 @@ func Interleave[T any](inputs []*flow.Pipeline, cycle, block int, opts ...Combin
 // Mix returns a source that draws each row from input i with probability
 // weights[i] / sum(weights) (tf.data's sample_from_datasets, Grain's
 // mixtures): the draws come from the PCG stream of (seed, epoch), one
-// 32-bit output a row, with the weights rounded to multiples of
-// sum/2^32. Weights must be finite and not negative, and one at least
-// positive; an input of weight 0 is never read.
+// 32-bit output a draw (a row, or a draw that finds its input run out),
+// with the weights rounded to multiples of sum/2^32. Weights must be
+// finite and not negative, and one at least positive; an input of weight
+// 0 is never read.
 func Mix[T any](inputs []*flow.Pipeline, weights []float64, opts ...CombineOption) flow.Source[T] {
 	c := newCombined[T]("mix", inputs, opts)
 	if c.err == nil {

@@ -131,11 +131,11 @@ func Concat[T any](inputs ...*flow.Pipeline) flow.Source[T] {
 // cycle_length and block_length): rows 0..block-1 of the first open input,
 // then of the second, and so on round. An input runs out when its turn
 // finds no row left, so one whose last row ends a block runs out at its
-// next turn. Under DropExhausted the next input not yet opened then takes
-// its place in the round and the rest of the turn, starting a block of
-// its own (tf.data instead ends the turn there and opens that input when
-// the round comes back to the slot); once every input has been opened,
-// the slot leaves the round. Under CycleExhausted the input's next run
+// next turn. Under DropExhausted that turn ends, and the next input not
+// yet opened takes its place in the round, its first block coming when the
+// round is back at the slot, as in tf.data (inputs of 1, 3 and 3 rows,
+// cycle 2, block 1: a0 b0 b1 c0 b2 c1 c2); once every input has been
+// opened, the slot leaves the round. Under CycleExhausted the input's next run
 // goes on with the turn, the rows the turn took before counting towards
 // its block; CycleExhausted needs every input open (cycle = len(inputs)).
 // cycle < 1 means every input; block < 1 is an error.

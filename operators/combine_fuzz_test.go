@@ -179,9 +179,10 @@ type taken struct{ input, run, pos int }
 // block rows from each in turn; a turn that finds its input run out ends
 // the epoch (StopExhausted), restarts the input on its next run, which
 // goes on with the turn (CycleExhausted, unless every input has run out:
-// then the epoch ends), or gives the slot and the turn to the next input
-// not yet opened, which starts a block of its own, or drops the slot
-// (DropExhausted, and CycleExhausted for an input whose run gave no row).
+// then the epoch ends), or ends the turn and gives the slot to the next
+// input not yet opened, whose first block comes when the round is back,
+// or drops the slot (DropExhausted, and CycleExhausted for an input whose
+// run gave no row).
 // Concat is Interleave with a cycle of 1 and unbounded blocks.
 func interleaveOracle(t *testing.T, runs []*inputRuns, e, cycle, block int, policy operators.Exhausted) []taken {
 	t.Helper()
@@ -232,6 +233,7 @@ func interleaveOracle(t *testing.T, runs []*inputRuns, e, cycle, block int, poli
 		if opened < n {
 			slots[slot] = opened
 			opened++
+			slot = (slot + 1) % len(slots)
 			continue
 		}
 		slots = slices.Delete(slots, slot, slot+1)

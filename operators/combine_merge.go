@@ -211,13 +211,16 @@ func (m *merger[T]) drop(i int) {
 }
 
 // replace gives an interleave's current slot to the next input not yet
-// opened, or removes the slot. It reports whether any slot is left.
+// opened, whose first turn comes when the round is back at the slot, as
+// in tf.data, or removes the slot. Either way the turn passes to the next
+// slot. It reports whether any slot is left.
 func (m *merger[T]) replace(ctx context.Context) bool {
 	m.taken = 0
 	if m.opened < len(m.lanes) {
 		m.slots[m.slot] = m.opened
 		m.run(ctx, m.lanes[m.opened])
 		m.opened++
+		m.slot = (m.slot + 1) % len(m.slots)
 		return true
 	}
 	m.slots = append(m.slots[:m.slot], m.slots[m.slot+1:]...)

@@ -92,45 +92,43 @@ func TestConcat(t *testing.T) {
 	}, want)
 }
 
-// interleaveSerial is tf.data's interleave on lists.
+// interleaveSerial is tf.data's interleave on lists, the loop of its
+// InterleaveDataset's GetNext: a turn that finds its slot's input without
+// a row left ends, and the next input opens in the slot when the round is
+// back at it.
 func interleaveSerial(sizes []int64, cycle, block int) []int64 {
 	var out []int64
 	pos := make([]int64, len(sizes))
-	var slots []int
-	opened := 0
-	for ; opened < cycle; opened++ {
-		slots = append(slots, opened)
+	slot := make([]int, cycle) // the slot's input, or -1
+	for s := range slot {
+		slot[s] = -1
 	}
-	s := 0
-	for len(slots) > 0 {
-		i := slots[s]
-		took := 0
-		for took < block && pos[i] < sizes[i] {
+	next, open, s, took := 0, 0, 0, 0
+	advance := func() { s, took = (s+1)%cycle, 0 }
+	for next < len(sizes) || open > 0 {
+		switch i := slot[s]; {
+		case i >= 0 && pos[i] < sizes[i]:
 			v, _ := inputItem(i, pos[i])
 			out = append(out, v)
 			pos[i]++
-			took++
-		}
-		if pos[i] == sizes[i] { // ran out: the next input takes the slot
-			if opened < len(sizes) {
-				slots[s] = opened
-				opened++
-			} else {
-				slots = append(slots[:s], slots[s+1:]...)
-				if s >= len(slots) {
-					s = 0
-				}
+			if took++; took == block {
+				advance()
 			}
-			continue
+		case i >= 0:
+			slot[s], open = -1, open-1
+			advance()
+		case next < len(sizes):
+			slot[s], next, open = next, next+1, open+1
+		default:
+			advance()
 		}
-		s = (s + 1) % len(slots)
 	}
 	return out
 }
 
 func TestInterleave(t *testing.T) {
 	sizes := []int64{250, 40, 0, 130}
-	for _, c := range [][2]int{{2, 3}, {4, 1}, {1, 7}, {3, 64}} {
+	for _, c := range [][2]int{{2, 3}, {4, 1}, {1, 7}, {3, 64}, {2, 1}, {3, 2}} {
 		checkCombine(t, func(n int) flow.Source[int64] {
 			return operators.Interleave[int64](combineInputs(n, sizes...), c[0], c[1], operators.PartitionItems(50))
 		}, interleaveSerial(sizes, c[0], c[1]))

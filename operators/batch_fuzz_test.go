@@ -278,31 +278,13 @@ func (c *batchCase) stage(acct *fzAccounts) flow.Stage {
 	}
 	switch c.kind {
 	case fuzzBatch, fuzzPool:
-		var opts []operators.BatchOption
-		for _, o := range common {
-			opts = append(opts, o)
-		}
-		if c.lastSet {
-			opts = append(opts, operators.LastBatch(c.last))
-		}
-		if c.steps >= 0 {
-			opts = append(opts, operators.Steps(c.steps, account))
-		}
+		opts := regroupOpts[operators.BatchOption](c, common, true, account)
 		if c.kind == fuzzBatch {
 			return operators.Batch[fzRow](c.size, opts...)
 		}
 		return operators.BucketPool(c.size, c.pool, fzLen, opts...)
 	case fuzzBucketSizes, fuzzBucketBudget, fuzzBucketBoth:
-		var opts []operators.BucketOption
-		for _, o := range common {
-			opts = append(opts, o)
-		}
-		if c.lastSet {
-			opts = append(opts, operators.LastBatch(c.last))
-		}
-		if c.steps >= 0 {
-			opts = append(opts, operators.Steps(c.steps, account))
-		}
+		opts := regroupOpts[operators.BucketOption](c, common, true, account)
 		if c.sizes != nil {
 			opts = append(opts, operators.Buckets(c.bounds, c.sizes))
 		}
@@ -311,25 +293,11 @@ func (c *batchCase) stage(acct *fzAccounts) flow.Stage {
 		}
 		return operators.BucketByLength(fzLen, opts...)
 	case fuzzTable:
-		opts := []operators.TableOption{operators.Tables(c.minP, c.maxP, c.target)}
-		for _, o := range common {
-			opts = append(opts, o)
-		}
-		if c.lastSet {
-			opts = append(opts, operators.LastBatch(c.last))
-		}
-		if c.steps >= 0 {
-			opts = append(opts, operators.Steps(c.steps, account))
-		}
+		opts := append([]operators.TableOption{operators.Tables(c.minP, c.maxP, c.target)},
+			regroupOpts[operators.TableOption](c, common, true, account)...)
 		return operators.TableBucket[fzRow](c.size, opts...)
 	case fuzzReduceEvery, fuzzReduceRuns:
-		var opts []operators.ReduceOption
-		for _, o := range common {
-			opts = append(opts, o)
-		}
-		if c.lastSet {
-			opts = append(opts, operators.LastBatch(c.last))
-		}
+		opts := regroupOpts[operators.ReduceOption](c, common, false, nil)
 		members := func(acc []int, v fzRow) ([]int, error) { return append(acc, v.I), nil }
 		if c.kind == fuzzReduceEvery {
 			return operators.ReduceEvery(c.size, members, opts...)
@@ -337,6 +305,27 @@ func (c *batchCase) stage(acct *fzAccounts) flow.Stage {
 		return operators.ReduceRuns(func(v fzRow) int { return v.K }, members, opts...)
 	}
 	panic(fmt.Sprintf("no stage of kind %d", c.kind))
+}
+
+// regroupOpts returns the case's options that the regrouping stages share
+// (common, LastBatch, and with steps its Steps with account), as options
+// of type O, which each of them is.
+func regroupOpts[O any](c *batchCase, common []operators.Common, steps bool, account *operators.StepAccount) []O {
+	var opts []any
+	for _, o := range common {
+		opts = append(opts, o)
+	}
+	if c.lastSet {
+		opts = append(opts, operators.LastBatch(c.last))
+	}
+	if steps && c.steps >= 0 {
+		opts = append(opts, operators.Steps(c.steps, account))
+	}
+	out := make([]O, len(opts))
+	for i, o := range opts {
+		out[i] = o.(O)
+	}
+	return out
 }
 
 // fzAccounts collects the accounts of the runs of a case, in the

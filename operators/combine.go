@@ -135,10 +135,11 @@ func Concat[T any](inputs ...*flow.Pipeline) flow.Source[T] {
 // yet opened takes its place in the round, its first block coming when the
 // round is back at the slot, as in tf.data (inputs of 1, 3 and 3 rows,
 // cycle 2, block 1: a0 b0 b1 c0 b2 c1 c2); once every input has been
-// opened, the slot leaves the round. Under CycleExhausted the input's next run
-// goes on with the turn, the rows the turn took before counting towards
-// its block; CycleExhausted needs every input open (cycle = len(inputs)).
-// cycle < 1 means every input; block < 1 is an error.
+// opened, the slot leaves the round. Under CycleExhausted the input's
+// next run goes on with the turn, the rows the turn took before counting
+// towards its block; CycleExhausted needs every input open (cycle =
+// len(inputs)). cycle < 1, or more than the inputs, means every input;
+// block < 1 is an error.
 func Interleave[T any](inputs []*flow.Pipeline, cycle, block int, opts ...CombineOption) flow.Source[T] {
 	c := newCombined[T]("interleave", inputs, opts)
 	if cycle < 1 || cycle > len(inputs) {

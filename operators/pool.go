@@ -20,8 +20,8 @@ const purposePool = 6
 // BucketPool returns a stage that batches rows of similar length with a
 // fixed number of batches, as torchtext's BucketIterator does: it takes
 // the rows in pools of pool×size consecutive rows, sorts each pool by
-// length (stably, so equal lengths keep stream order; a negative length
-// fails the run, naming the row), cuts it into pool
+// length, shortest first (stably, so equal lengths keep stream order; a
+// negative length fails the run, naming the row), cuts it into pool
 // batches of size rows, each one item whose value is a [Rows], and gives
 // the batches out in an order shuffled with the PCG stream of (seed,
 // epoch, the stage's position, purpose, pool number).

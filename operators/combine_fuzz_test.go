@@ -12,6 +12,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/epoch"
+	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sources"
@@ -336,7 +337,7 @@ func fuzzCombination(t *testing.T, r *rand.Rand, kind int) {
 			Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(par).
 			Epochs(epochs).WithSeed(seed)
 	}
-	got := serialItems(t, build(1, seed))
+	got := testutil.Items[int64](t, build(1, seed))
 
 	runs := make([]*inputRuns, k)
 	for i, in := range ins {
@@ -414,16 +415,6 @@ func fuzzCombination(t *testing.T, r *rand.Rand, kind int) {
 	// they give what the serial run gives.
 	matrixResume[int64](t, func(par int) *flow.Pipeline { return build(par, seed) },
 		matrixOpts{stride: 1 + len(got)/10, stops: 2, chain: 1})
-}
-
-// serialItems returns the items of a run of p.
-func serialItems(t *testing.T, p *flow.Pipeline) []flow.Item[int64] {
-	t.Helper()
-	items, err := matrixCollect[int64](p)
-	if err != nil {
-		t.Fatalf("serial run: %v", err)
-	}
-	return items
 }
 
 // cycleRestarts is about how many restarts an epoch of Interleave of
@@ -685,6 +676,24 @@ func checkOrders(t *testing.T, byEpoch [][]flow.Item[int64], other []flow.Item[i
 	}
 }
 
+// checkRuns checks a shuffle case's runs other than the serial one: when
+// varied (randomness enough that equal orders mean a fault), that epoch
+// 0's order differs from epoch 1's and from epoch 0's under another seed
+// (checkOrders); and through matrixResume, that every parallelism and
+// resumed run gives the serial run's items.
+func checkRuns(t *testing.T, build func(par int, seed uint64) *flow.Pipeline, seed uint64, epochs int64, byEpoch [][]flow.Item[int64], items int, varied bool) {
+	t.Helper()
+	if varied {
+		other, err := matrixCollect[int64](build(1, seed+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkOrders(t, byEpoch, other, epochs)
+	}
+	matrixResume[int64](t, func(par int) *flow.Pipeline { return build(par, seed) },
+		matrixOpts{stride: 1 + items/10, stops: 2, chain: 1})
+}
+
 func fuzzIndexShuffle(t *testing.T, r *rand.Rand) {
 	c := drawShuffleCase(r)
 	c.filter, c.before = false, false
@@ -712,7 +721,7 @@ func fuzzIndexShuffle(t *testing.T, r *rand.Rand) {
 	if per == 0 {
 		per = 4096
 	}
-	got := serialItems(t, build(1, c.seed))
+	got := testutil.Items[int64](t, build(1, c.seed))
 	byEpoch := splitEpochs(t, got, c.epochs)
 	for e, items := range byEpoch {
 		c.checkPermutation(t, e, items, c.stream())
@@ -722,17 +731,7 @@ func fuzzIndexShuffle(t *testing.T, r *rand.Rand) {
 			}
 		}
 	}
-	if c.n >= 12 {
-		other, err := matrixCollect[int64](build(1, c.seed+1))
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkOrders(t, byEpoch, other, c.epochs)
-	}
-	// The checks hold at every parallelism and for resumed runs:
-	// they give what the serial run gives.
-	matrixResume[int64](t, func(par int) *flow.Pipeline { return build(par, c.seed) },
-		matrixOpts{stride: 1 + len(got)/10, stops: 2, chain: 1})
+	checkRuns(t, build, c.seed, c.epochs, byEpoch, len(got), c.n >= 12)
 }
 
 func fuzzShuffle(t *testing.T, r *rand.Rand) {
@@ -751,7 +750,7 @@ func fuzzShuffle(t *testing.T, r *rand.Rand) {
 	if per == 0 {
 		per = 4096
 	}
-	got := serialItems(t, build(1, c.seed))
+	got := testutil.Items[int64](t, build(1, c.seed))
 	byEpoch := splitEpochs(t, got, c.epochs)
 	stream := c.stream()
 	at := make(map[int]int, len(stream)) // a row's position in the stream
@@ -774,17 +773,7 @@ func fuzzShuffle(t *testing.T, r *rand.Rand) {
 			t.Fatalf("epoch %d: window 1 changed the order: %v", e, rows)
 		}
 	}
-	if window >= 2 && len(stream) >= 40 {
-		other, err := matrixCollect[int64](build(1, c.seed+1))
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkOrders(t, byEpoch, other, c.epochs)
-	}
-	// The checks hold at every parallelism and for resumed runs:
-	// they give what the serial run gives.
-	matrixResume[int64](t, func(par int) *flow.Pipeline { return build(par, c.seed) },
-		matrixOpts{stride: 1 + len(got)/10, stops: 2, chain: 1})
+	checkRuns(t, build, c.seed, c.epochs, byEpoch, len(got), window >= 2 && len(stream) >= 40)
 }
 
 func fuzzBlockShuffle(t *testing.T, r *rand.Rand) {
@@ -794,7 +783,7 @@ func fuzzBlockShuffle(t *testing.T, r *rand.Rand) {
 	build := func(par int, seed uint64) *flow.Pipeline {
 		return c.pipeline(par, seed, func() flow.Stage { return operators.BlockShuffle[int64](k) })
 	}
-	got := serialItems(t, build(1, c.seed))
+	got := testutil.Items[int64](t, build(1, c.seed))
 	byEpoch := splitEpochs(t, got, c.epochs)
 	stream := c.stream()
 	for e, items := range byEpoch {
@@ -825,15 +814,5 @@ func fuzzBlockShuffle(t *testing.T, r *rand.Rand) {
 			bits += lg / math.Ln2
 		}
 	}
-	if bits >= 40 {
-		other, err := matrixCollect[int64](build(1, c.seed+1))
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkOrders(t, byEpoch, other, c.epochs)
-	}
-	// The checks hold at every parallelism and for resumed runs:
-	// they give what the serial run gives.
-	matrixResume[int64](t, func(par int) *flow.Pipeline { return build(par, c.seed) },
-		matrixOpts{stride: 1 + len(got)/10, stops: 2, chain: 1})
+	checkRuns(t, build, c.seed, c.epochs, byEpoch, len(got), bits >= 40)
 }

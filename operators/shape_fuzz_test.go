@@ -145,15 +145,6 @@ func inEpochs[T any](one []flow.Item[T], epochs int64) []flow.Item[T] {
 	return all
 }
 
-// firstEpoch is the items of epoch 0.
-func firstEpoch[T any](items []flow.Item[T]) []flow.Item[T] {
-	i := slices.IndexFunc(items, func(it flow.Item[T]) bool { return epoch.Of(it.Part) > 0 })
-	if i < 0 {
-		return items
-	}
-	return items[:i]
-}
-
 // shapeMatches checks build's runs against want, the reference's items
 // of every epoch, and returns the serial run's.
 func shapeMatches[T any](t *testing.T, s *shapeDraw, build func(par int) *flow.Pipeline, want []flow.Item[T]) []flow.Item[T] {
@@ -287,7 +278,7 @@ func fuzzPack(t *testing.T, s *shapeDraw) {
 	ids := shapeIDs(n)
 	want := packSerial(seqs, ids, d.L, pad, d.window, d.policy, d.name, d.per)
 	got := shapeMatches(t, s, build, inEpochs(want, s.epochs))
-	checkPacked(t, firstEpoch(got), seqs, ids, d.L, pad, d.window, d.policy)
+	checkPacked(t, splitEpochs(t, got, s.epochs)[0], seqs, ids, d.L, pad, d.window, d.policy)
 }
 
 // fuzzPackFields checks PackFields over packEx: the layout and IDs of
@@ -486,7 +477,7 @@ func fuzzPad(t *testing.T, s *shapeDraw) {
 		return
 	}
 	got := shapeMatches(t, s, build, inEpochs(want, s.epochs))
-	checkPadded(t, firstEpoch(got), seqs, ids, d.size, d.last)
+	checkPadded(t, splitEpochs(t, got, s.epochs)[0], seqs, ids, d.size, d.last)
 }
 
 // checkPadded checks that padded batches hold, in order, every row of
@@ -579,7 +570,7 @@ func fuzzCollate(t *testing.T, s *shapeDraw) {
 	got := shapeMatches(t, s, build, inEpochs(want, s.epochs))
 	// Every member of every batch, in order, and its ID.
 	var members []rowid.ID
-	for _, it := range firstEpoch(got) {
+	for _, it := range splitEpochs(t, got, s.epochs)[0] {
 		if !reflect.DeepEqual(it.Value.IDs, batchIDs(it.Value)) {
 			t.Fatalf("batch %s: IDs %v", it.ID, it.Value.IDs)
 		}

@@ -175,6 +175,8 @@ func TestMatchText(t *testing.T) {
 		{ft.Eq("ok", true), filter.TriTrue},
 		{ft.Ge("day", time.Date(2024, 1, 31, 0, 0, 0, 0, time.UTC)), filter.TriTrue},
 		{ft.Eq("none", 1), filter.TriNull},
+		{ft.In("none", 1, 2), filter.TriNull},
+		{ft.In("none"), filter.TriFalse},                              // as in a row filter: false on every row
 		{ft.Eq("hive", "__HIVE_DEFAULT_PARTITION__"), filter.TriTrue}, // a string, not null
 		{ft.Not(ft.Eq("none", "x")), filter.TriNull},
 		{ft.Or(ft.Eq("none", 1), ft.Eq("lang", "en")), filter.TriTrue},

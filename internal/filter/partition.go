@@ -13,12 +13,14 @@ func (e *Expr) MatchText(get func(col string) (s string, null, ok bool)) (Tri, e
 		if !ok {
 			return 0, fmt.Errorf("no column %q", n.Col)
 		}
+		switch {
+		case n.Op == In && len(n.Vals) == 0:
+			return TriFalse, nil // in () holds for no value, null included
+		case null:
+			return TriNull, nil
+		}
 		if n.Op == In {
-			acc := TriFalse
 			for _, v := range n.Vals {
-				if null {
-					return TriNull, nil
-				}
 				c, err := v.ComparePartition(n.Col, s)
 				switch {
 				case err != nil:
@@ -27,10 +29,7 @@ func (e *Expr) MatchText(get func(col string) (s string, null, ok bool)) (Tri, e
 					return TriTrue, nil
 				}
 			}
-			return acc, nil
-		}
-		if null {
-			return TriNull, nil
+			return TriFalse, nil
 		}
 		c, err := n.Vals[0].ComparePartition(n.Col, s)
 		if err != nil {

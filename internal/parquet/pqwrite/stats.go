@@ -149,7 +149,7 @@ func floatMinMax[T float32 | float64](vs []T) (lo, hi T) {
 		lo = T(math.Copysign(0, -1))
 	}
 	if hi == 0 {
-		hi = 0 // +0.0, should it be -0.0
+		hi = 0 // +0.0, though the largest value may be -0.0
 	}
 	return lo, hi
 }

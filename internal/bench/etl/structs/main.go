@@ -5,6 +5,9 @@
 //	structs decode -parallel 2 in.parquet
 //	structs write -parallel 2 in.csv|in.jsonl|in.parquet OUT
 //
+// -cpuprofile FILE writes a CPU profile of the job, -trace FILE an
+// execution trace.
+//
 // decode reads the benchmark's Parquet input into structs with rowflow's
 // Parquet source and prints aggregates of every column, as the
 // benchmark's DuckDB query does, so that both decode every value: the
@@ -22,7 +25,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"runtime/pprof"
+	"runtime/trace"
 	"strings"
 
 	"github.com/rowflow/rowflow/flow"
@@ -55,7 +61,24 @@ func main() {
 	}
 	flags := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
 	parallel := flags.Int("parallel", 1, "the source's workers (and, for write, the sink's writers)")
+	cpuProfile := flags.String("cpuprofile", "", "write a CPU profile of the job to this file")
+	traceFile := flags.String("trace", "", "write an execution trace of the job to this file")
 	flags.Parse(os.Args[2:])
+	for _, p := range []struct {
+		path  string
+		start func(io.Writer) error
+		stop  func()
+	}{{*cpuProfile, pprof.StartCPUProfile, pprof.StopCPUProfile}, {*traceFile, trace.Start, trace.Stop}} {
+		if p.path == "" {
+			continue
+		}
+		stop, err := startProfile(p.path, p.start, p.stop)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "structs:", err)
+			os.Exit(1)
+		}
+		defer stop()
+	}
 	var err error
 	switch {
 	case os.Args[1] == "decode" && flags.NArg() == 1:
@@ -69,6 +92,24 @@ func main() {
 		fmt.Fprintln(os.Stderr, "structs:", err)
 		os.Exit(1)
 	}
+}
+
+// startProfile starts a profile or trace written to path; stop ends it.
+func startProfile(path string, start func(io.Writer) error, end func()) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := start(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		end()
+		if err := f.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "structs:", err)
+		}
+	}, nil
 }
 
 func usage() {

@@ -95,8 +95,9 @@ func CacheKey(key string) CacheOption {
 	return cacheOpt{"CacheKey", func(c *cacheConfig) error { c.key = key; return nil }}
 }
 
-// Rebuild makes a disk cache built by another pipeline, or written by
-// another version of this package, be rebuilt instead of refused.
+// Rebuild makes a disk cache built by another pipeline, written by another
+// version of this package, or whose header is cut, be rebuilt instead of
+// refused. A file that is no cache file is refused all the same.
 func Rebuild() CacheOption {
 	return cacheOpt{"Rebuild", func(c *cacheConfig) error { c.rebuild = true; return nil }}
 }

@@ -125,7 +125,7 @@ func (c *cacheSource[T]) diskPartitions(ctx context.Context) iter.Seq2[flow.Part
 			c.writeDisk(ctx, data, yield)
 			return
 		}
-		if errors.Is(err, errCacheVersion) || err == nil && id != c.id {
+		if errors.Is(err, errCacheVersion) || errors.Is(err, errCacheCut) || err == nil && id != c.id {
 			if c.cfg.rebuild {
 				f.Close()
 				c.writeDisk(ctx, data, yield)
@@ -173,26 +173,40 @@ func (v cacheVersion) same(w cacheVersion) bool {
 	return v.stamp.ETag == w.stamp.ETag && v.stamp.Size == w.stamp.Size
 }
 
-// errCacheVersion is readHeader's error for a cache file of another
-// version; Rebuild rebuilds it. A file that is no cache file at all is
-// never overwritten.
-var errCacheVersion = fmt.Errorf("a rowflow cache file of another version, not %q; remove it or use Rebuild", strings.TrimSpace(cacheMagic))
+// readHeader's errors for a file that Rebuild rebuilds: a cache file of
+// another version, or one whose header is cut. A file too short to tell
+// ("rowflow cache v"), or that is no cache file at all, is never
+// overwritten.
+var (
+	errCacheVersion = fmt.Errorf("a rowflow cache file of another version, not %q; remove it or use Rebuild", strings.TrimSpace(cacheMagic))
+	errCacheCut     = errors.New("a truncated rowflow cache file: its header is cut; remove it or use Rebuild")
+)
+
+// cacheMark is what a cache file of any version starts with.
+const cacheMark = "rowflow cache v"
 
 // readHeader reads a cache file's header and returns its cache ID, the
 // data fingerprint it was built for, and its length.
 func readHeader(r *bufio.Reader) (id, data string, n int64, err error) {
 	magic := make([]byte, len(cacheMagic))
-	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != cacheMagic {
-		if strings.HasPrefix(string(magic), "rowflow cache v") {
-			return "", "", 0, errCacheVersion
-		}
+	k, err := io.ReadFull(r, magic)
+	switch {
+	case err == nil && string(magic) == cacheMagic:
+	case k >= len(cacheMark) && err != nil && strings.HasPrefix(cacheMagic, string(magic[:k])):
+		return "", "", 0, errCacheCut
+	case strings.HasPrefix(string(magic[:k]), cacheMark):
+		return "", "", 0, errCacheVersion
+	default:
 		return "", "", 0, fmt.Errorf("not a rowflow cache file")
 	}
 	id, err = r.ReadString('\n')
 	if err == nil {
 		data, err = r.ReadString('\n')
 	}
-	if err != nil || len(id) > 64 || len(data) > 64 {
+	switch {
+	case err == io.EOF:
+		return "", "", 0, errCacheCut
+	case err != nil || len(id) > 64 || len(data) > 64:
 		return "", "", 0, fmt.Errorf("truncated or damaged header")
 	}
 	return id[:len(id)-1], data[:len(data)-1], int64(len(cacheMagic) + len(id) + len(data)), nil

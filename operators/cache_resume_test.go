@@ -1,8 +1,10 @@
 package operators_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -171,5 +173,52 @@ func TestCacheOnDiskOtherVersion(t *testing.T) {
 	}
 	if b, err := os.ReadFile(foreign); err != nil || string(b) != "my notes\n" {
 		t.Errorf("the file that is no cache now holds %q, %v", b, err)
+	}
+}
+
+// TestCacheOnDiskCutHeader: a cache file cut inside its header, in the
+// format line or after it (copied in part, say), is reported as cut, not
+// as a file of another version, and Rebuild rebuilds it. A file too short
+// to say "rowflow cache v" is no cache file, and never overwritten.
+func TestCacheOnDiskCutHeader(t *testing.T) {
+	dir := t.TempDir()
+	src := flow.From(source(3000, 700, 256))
+	want := collect[int64](t, src)
+	full := filepath.Join(dir, "full.rfcache")
+	collect[int64](t, flow.From(operators.Cache[int64](src, operators.OnDisk(full))))
+	head, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := bytes.IndexByte(head, '\n') + 1
+	end += bytes.IndexByte(head[end:], '\n') + 1 // after the cache ID's line
+	for _, cut := range []int{1, 14} {
+		path := filepath.Join(dir, fmt.Sprintf("short%d.rfcache", cut))
+		if err := os.WriteFile(path, head[:cut], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		err := flow.From(operators.Cache[int64](src, operators.OnDisk(path), operators.Rebuild())).To(sinks.Count[int64](&n)).Run(t.Context())
+		if err == nil || !strings.Contains(err.Error(), "not a rowflow cache file") {
+			t.Errorf("%q, with Rebuild: %v", head[:cut], err)
+		}
+		if b, err := os.ReadFile(path); err != nil || !bytes.Equal(b, head[:cut]) {
+			t.Errorf("%q now holds %q, %v", head[:cut], b, err)
+		}
+	}
+	for _, cut := range []int{15, 16, end / 2, end - 1} {
+		path := filepath.Join(dir, fmt.Sprintf("cut%d.rfcache", cut))
+		if err := os.WriteFile(path, head[:cut], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		err := flow.From(operators.Cache[int64](src, operators.OnDisk(path))).To(sinks.Count[int64](&n)).Run(t.Context())
+		if err == nil || !strings.Contains(err.Error(), "header is cut") || !strings.Contains(err.Error(), path) {
+			t.Errorf("cut at byte %d of %q: %d rows, error %v", cut, head[:cut], n, err)
+		}
+		got := collect[int64](t, flow.From(operators.Cache[int64](src, operators.OnDisk(path), operators.Rebuild())))
+		if !slices.Equal(got, want) {
+			t.Errorf("cut at byte %d, rebuilt: %d items, want the pipeline's %d", cut, len(got), len(want))
+		}
 	}
 }

@@ -26,6 +26,11 @@
 // merge, so what they emit depends on the serial order only, never on the
 // parallelism. They number their own output partitions 0, 1, 2, … (each
 // [PartitionItems] items), so that a Parallel stage can follow them.
+// A group never spans two epochs: the first row of a new epoch ends the
+// previous epoch's last group as the end of the stream would (a short
+// batch or fold by [LastBatch]'s policy; a run of [ReduceRuns] even where
+// the next epoch starts with the same key), and the new epoch's output
+// partitions start again from 0.
 // Their output IDs follow the N:1 rule: the stage's fixed ID,
 // rowid.FromString of its name, combined with each member's ID in order.
 //

@@ -274,17 +274,74 @@ func (d *decoder) dataPage(ctx context.Context, p *page, req *request) error {
 // checkRepetition checks the page's n level entries of a repeated column:
 // an entry with repetition level r adds an element to the list at depth r,
 // so the entry before it (on this page or the previous one) must have
-// given that list an element, not left it null or empty. Levels are
-// checked 8 at a time (see levelsBelow); only words that may hold an
-// offending entry are checked one entry at a time.
+// given that list an element, not left it null or empty. Only an entry
+// after one below the deepest list's level can offend. Where such entries
+// are few (lists seldom null or empty), they are found by their values
+// (bytes.IndexByte is vectorised) and the entries after them checked;
+// otherwise levels are checked 8 at a time (see levelsBelow), and only
+// words that may hold an offending entry one entry at a time.
 func (d *decoder) checkRepetition(n int) error {
 	if n == 0 {
 		return nil
 	}
-	rep, def := d.rep[:n], d.def[:n]
 	if err := d.checkEntry(0, d.lastDef); err != nil {
 		return err
 	}
+	lists := d.leaf.RepeatedLevels
+	deepest := lists[len(lists)-1]
+	if !d.fewBelow(n, deepest) || !d.afterBelowValid(n, deepest) {
+		// Many to look at, or an offending entry: the words' check finds
+		// the first.
+		if err := d.checkWords(n); err != nil {
+			return err
+		}
+	}
+	d.lastDef = int(d.def[n-1])
+	return nil
+}
+
+// sparseBelow is the most entries below the deepest list's level, per
+// entry, for which checkRepetition finds them by value.
+const sparseBelow = 1.0 / 64
+
+// fewBelow reports whether few of the first n-1 entries have a definition
+// level below deepest, and deepest is small enough to look for each.
+func (d *decoder) fewBelow(n, deepest int) bool {
+	if deepest > 4 || n < 256 {
+		return false
+	}
+	def, few := d.def[:n-1], int(float64(n)*sparseBelow)
+	for v := range deepest {
+		if few -= countEqual(def, byte(v)); few < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// afterBelowValid reports whether every entry of the n that follows one of
+// definition level below deepest is valid (see checkEntry).
+func (d *decoder) afterBelowValid(n, deepest int) bool {
+	def := d.def[:n-1]
+	for v := range deepest {
+		for j := 0; ; j++ {
+			k := bytes.IndexByte(def[j:], byte(v))
+			if k < 0 {
+				break
+			}
+			j += k
+			if r := d.rep[j+1]; r != 0 && v < d.leaf.RepeatedLevels[r-1] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// checkWords checks entries 1 to n-1 of the page 8 at a time, and one at
+// a time where a word may hold an offending entry.
+func (d *decoder) checkWords(n int) error {
+	rep, def := d.rep[:n], d.def[:n]
 	i := 1
 	lists := d.leaf.RepeatedLevels
 	if d.leaf.MaxDefinitionLevel < 128 && d.leaf.MaxRepetitionLevel < 128 {
@@ -306,7 +363,6 @@ func (d *decoder) checkRepetition(n int) error {
 			return err
 		}
 	}
-	d.lastDef = int(def[n-1])
 	return nil
 }
 

@@ -63,19 +63,27 @@ func plainInt32(n int) []byte {
 	return out
 }
 
-// TestCheckRepetitionWords compares the word-at-a-time check of
-// repetition levels with an entry-at-a-time one, on random levels of
-// columns nested one to three lists deep, valid and with one offending
-// entry anywhere.
+// TestCheckRepetitionWords compares the check of repetition levels, word
+// at a time or by the values below the deepest list's level, with an
+// entry-at-a-time one, on random levels of columns nested one to three
+// lists deep, valid and with one offending entry anywhere: short pages and
+// pages of thousands of entries, where null and empty lists are common or
+// rare (then found by value).
 func TestCheckRepetitionWords(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 7))
-	for _, lists := range [][]int{{1}, {2}, {1, 3}, {2, 4, 5}} {
+	for _, lists := range [][]int{{1}, {2}, {1, 3}, {2, 4, 5}, {2, 3, 4, 5, 6}} {
 		maxDef := lists[len(lists)-1] + 1
-		for range 2000 {
-			n := 1 + rng.IntN(70)
+		for k := range 3000 {
+			n, rare := 1+rng.IntN(70), 0
+			if k%3 == 0 {
+				n, rare = 256+rng.IntN(4000), 1+rng.IntN(200)
+			}
 			rep, def := make([]byte, n), make([]byte, n)
 			for i := range n {
 				def[i] = byte(rng.IntN(maxDef + 1))
+				if rare > 0 && rng.IntN(rare) > 0 {
+					def[i] = byte(maxDef - rng.IntN(2))
+				}
 				if i == 0 {
 					continue
 				}

@@ -55,10 +55,7 @@ func (g numGetter[S, D]) list(off uintptr, maxDef, repDef int) fillFunc {
 		if cur.val+vals > len(src) {
 			return errShort(c, cur.val+vals, len(src))
 		}
-		arena := make([]D, vals)
-		for i, v := range src[cur.val : cur.val+vals] {
-			arena[i] = D(v)
-		}
+		arena := convert[S, D](src[cur.val : cur.val+vals])
 		// With no null element, a row's entries are all elements, but for
 		// an empty or null list's one entry; rows start at repetition
 		// level 0.
@@ -84,6 +81,19 @@ func (g numGetter[S, D]) list(off uintptr, maxDef, repDef int) fillFunc {
 		cur.lvl, cur.val = end, cur.val+vals
 		return nil
 	}
+}
+
+// convert returns the values of src as a new []D. Where D is S it copies
+// them, which, unlike make and a loop, does not clear the memory first.
+func convert[S, D number](src []S) []D {
+	if same, ok := any(src).([]D); ok {
+		return append([]D(nil), same...)
+	}
+	out := make([]D, len(src))
+	for i, v := range src {
+		out[i] = D(v)
+	}
+	return out
 }
 
 // listExtent finds where n rows of a repeated column end, starting at

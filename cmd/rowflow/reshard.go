@@ -34,7 +34,7 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	outFormat := fs.String("format", "parquet", "the output files' format: parquet or jsonl")
 	schema := fs.String("schema", "", "the Parquet output's columns, name:type[,name:type] (types: bool, int32, int64, uint32, uint64, float32, float64, string, bytes, []type for a list, which a CSV field gives as a JSON array such as \"[1,2,3]\"); and timestamp[ms|us|ns][, tz], date, time, decimal(p,s); auto: inferred from the first 10,000 records); required for CSV and JSON Lines input, default for Parquet input: the input's columns")
 	compression := fs.String("compression", "zstd", "compression: none, gzip, zstd or s2 for jsonl; none, zstd, snappy, gzip or lz4 for parquet")
-	partitionBy := fs.String("partition-by", "", "write Hive directories col=value/... by the values of these comma-separated columns (default: the Hive columns of a Parquet input; -partition-by \"\" writes no directories)")
+	partitionBy := fs.String("partition-by", "", "write Hive directories col=value/... by the values of these comma-separated columns (default: the Hive columns of the input, of any format, unless -columns or -rename leaves one out; -partition-by \"\" writes no directories)")
 	rowsPerFile := fs.Int64("rows-per-file", 0, "rows per output file (0: one file per writer)")
 	writers := fs.Int("writers", 1, fmt.Sprintf("files written at once (1 to %d)", shards.MaxWriters))
 	filter := fs.String("filter", "", "a row filter in the text form, e.g. \"score > 0.5 and lang = 'en'\" (Parquet input)")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -167,17 +168,20 @@ func cellText(v any) string {
 	case nil:
 		return ""
 	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
+		return floatText(x, 64)
 	case float32:
-		return strconv.FormatFloat(float64(x), 'g', -1, 32)
+		return floatText(float64(x), 32)
 	case []byte:
 		return string(x)
 	case json.Number:
-		if f, err := x.Float64(); err == nil && strconv.FormatFloat(f, 'g', -1, 64) == string(x) {
-			return string(x)
-		}
 		if i, err := x.Int64(); err == nil {
 			return strconv.FormatInt(i, 10)
+		}
+		if !strings.ContainsAny(string(x), ".eE") {
+			return string(x) // an integer beyond int64, as uint64 columns give it
+		}
+		if f, err := x.Float64(); err == nil {
+			return floatText(f, 64)
 		}
 		return string(x)
 	case []any:
@@ -191,4 +195,15 @@ func cellText(v any) string {
 		return "[" + strings.Join(elems, " ") + "]"
 	}
 	return fmt.Sprint(v)
+}
+
+// floatText formats a float of the given bits as cellText does whatever
+// format it was read from: a whole number of int64's range as that
+// integer, since JSON writers spell such a float as one (1000000 for
+// 1e+06); any other as its shortest text (1e-05 where JSON has 0.00001).
+func floatText(f float64, bits int) string {
+	if f == math.Trunc(f) && math.Abs(f) < 1<<63 {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return strconv.FormatFloat(f, 'g', -1, bits)
 }

@@ -70,3 +70,46 @@ func TestVerifyAgainstListsAndBytes(t *testing.T) {
 		}
 	}
 }
+
+// verify -against finds a Parquet output and its JSON Lines reshard equal
+// whatever their floats, which the two spell differently: JSON writes
+// 0.00001, 46577363.5 and 1000000 where the shortest text of the float
+// is 1e-05, 4.65773635e+07 and 1e+06 (float32 in a list too).
+func TestVerifyAgainstFloatSpellings(t *testing.T) {
+	type row struct {
+		ID    int64     `parquet:"id"`
+		Score float64   `parquet:"score"`
+		W     []float32 `parquet:"w,list"`
+	}
+	in := t.TempDir()
+	testutil.WriteParquet(t, filepath.Join(in, "x.parquet"), []row{
+		{ID: 1, Score: 46577363.5, W: []float32{1e6, 2.5e-6}},
+		{ID: 2, Score: 0.00001},
+		{ID: 3, Score: 1e-7, W: []float32{1e22}},
+		{ID: 4, Score: 46577364, W: []float32{-0.5}},
+		{ID: 5, Score: 1.0143625371538643e-05},
+	}, 2)
+	out := t.TempDir()
+	p, j := filepath.Join(out, "p"), filepath.Join(out, "j")
+	must(t, nil, "reshard", "-out", p, in)
+	must(t, nil, "reshard", "-out", j, "-format", "jsonl", "-compression", "none", p)
+	if got := must(t, nil, "verify", "-against", j, p); got != "ok: "+p+" and "+j+" hold the same 5 rows by row ID\n" {
+		t.Errorf("verify -against of Parquet output and its JSON Lines reshard:\n%s", got)
+	}
+	// A float that differs is still found.
+	file := filepath.Join(j, "part-00000-00000.jsonl")
+	body, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(string(body), `"score":0.00001,`, `"score":0.000011,`, 1)
+	if changed == string(body) {
+		t.Fatalf("%s holds no score 0.00001:\n%s", file, body)
+	}
+	if err := os.WriteFile(file, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := rowflow(t, nil, "verify", "-against", j, p); code != 1 || !strings.Contains(errOut, `the first has "1e-05", the second has "1.1e-05"`) {
+		t.Errorf("verify -against with a float changed: exit %d, %s", code, errOut)
+	}
+}

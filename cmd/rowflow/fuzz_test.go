@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -18,6 +19,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/rowflow/rowflow/determinism"
 	"github.com/rowflow/rowflow/flow"
@@ -57,6 +60,7 @@ type fzFile struct {
 	hive string // the value of the Hive column p, or "" for none
 	rows []fzRow
 	keys [][]string // the order of a JSON Lines line's keys, by row
+	comp string     // a text file's compression: "", "gz" or "zst"
 }
 
 // fzStrings are pieces of the strings drawn: delimiters, quotes, line
@@ -75,6 +79,10 @@ func drawDataset(r *rand.Rand, kind int) []fzFile {
 	id := int64(r.IntN(1000))
 	for i := range 1 + r.IntN(3) {
 		f := fzFile{rel: fmt.Sprintf("f%d%s", i, ext)}
+		if kind != fzParquet && r.IntN(4) == 0 {
+			f.comp = []string{"gz", "zst"}[r.IntN(2)]
+			f.rel += "." + f.comp
+		}
 		if hive {
 			f.hive = []string{"x", "y", "2024", "a b"}[r.IntN(4)]
 			f.rel = "p=" + f.hive + "/" + f.rel
@@ -141,6 +149,33 @@ func csvText(rows []fzRow, header bool) []byte {
 	}
 	w.Flush()
 	return b.Bytes()
+}
+
+// compressed returns b compressed as comp says: "" (not at all), "gz" or
+// "zst".
+func compressed(t testing.TB, b []byte, comp string) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	switch comp {
+	case "":
+		return b
+	case "gz":
+		w := gzip.NewWriter(&out)
+		w.Write(b)
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	default:
+		w, err := zstd.NewWriter(&out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(b)
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out.Bytes()
 }
 
 // jsonlText returns the JSON Lines file of rows, each line an object of
@@ -431,7 +466,8 @@ func readBack(t testing.TB, out string, jsonl bool) map[rowid.ID]string {
 
 // FuzzCLIAgainstLibrary draws a small dataset (one to three Parquet
 // files written with parquet-go, CSV files written with encoding/csv, or
-// JSON Lines files of lines whose keys come in any order; in Hive folders
+// JSON Lines files of lines whose keys come in any order, plain or
+// compressed with gzip or zstd; in Hive folders
 // p=VALUE or not) whose rows hold int64 ids, nullable strings of
 // delimiters, quotes, line ends and non-ASCII text, nullable floats (NaN
 // and infinities among them), nullable lists and bools, and runs the
@@ -449,10 +485,12 @@ func readBack(t testing.TB, out string, jsonl bool) map[rowid.ID]string {
 //     records (-progress-every), writes files that commit -world -rows
 //     accepts and that, read back through the library, hold every input
 //     row once, under the row ID the library's read of the input gives
-//     it, with its values and Hive column.
+//     it, with its values and Hive column; and, for Parquet and JSON
+//     Lines input, verify -against finds the same rows in the output of
+//     the other format.
 //
-// With damage, one file is cut short (Parquet) or one record is replaced
-// by a bad line (CSV, JSON Lines): then digest, head past the damage and
+// With damage, one file is cut short (Parquet, a compressed file) or one record is replaced by
+// a bad line (CSV, JSON Lines): then digest, head past the damage and
 // reshard exit 1 with an error naming the file (and, for text, the line
 // the bad record starts on, counted in the text written), digest with the
 // library's own error; head before the damage still prints its rows. No
@@ -482,7 +520,7 @@ func FuzzCLIAgainstLibrary(f *testing.F) {
 				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 					t.Fatal(err)
 				}
-				if err := os.WriteFile(path, body, 0o644); err != nil {
+				if err := os.WriteFile(path, compressed(t, body, fl.comp), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -608,6 +646,28 @@ func FuzzCLIAgainstLibrary(f *testing.F) {
 		for id, g := range got {
 			t.Errorf("%q at world %d: the output holds a row of ID %s that the input does not: %s", args, world, id, g)
 		}
+
+		// The output in the other format holds the same rows by ID. (Not
+		// for CSV input: its JSON Lines output holds the fields' text, a
+		// list's JSON array among them, which verify -against compares as
+		// text with the Parquet output's typed values.)
+		if kind == fzCSV {
+			return
+		}
+		other := filepath.Join(t.TempDir(), "other")
+		args2 := []string{"reshard", "-out", other, "-parallel", strconv.Itoa(par)}
+		if !jsonl {
+			args2 = append(args2, "-format", "jsonl")
+		} else if kind != fzParquet {
+			args2 = append(args2, "-schema", fzSchema(hasHive))
+		}
+		if _, errOut, code := cli(t, append(args2, root)...); code != 0 {
+			t.Fatalf("rowflow %s: exit %d, %s", strings.Join(args2, " "), code, errOut)
+		}
+		want = fmt.Sprintf("ok: %s and %s hold the same %d rows by row ID\n", out, other, len(model))
+		if v, errOut, code := cli(t, "verify", "-against", other, out); code != 0 || !strings.HasSuffix(v, want) {
+			t.Errorf("verify -against of %q and %q: exit %d, %q%s\nwant it to end %q", args, args2, code, v, errOut, want)
+		}
 	})
 }
 
@@ -636,8 +696,8 @@ func checkDamaged(t *testing.T, r *rand.Rand, root string, files []fzFile, model
 	for _, f := range files[:fi] {
 		good += len(f.rows)
 	}
-	var line int // the line the bad record starts on
-	if kind == fzParquet {
+	var line int // the line the bad record starts on, 0 if none
+	if kind == fzParquet || fl.comp != "" && r.IntN(2) == 0 {
 		st, err := os.Stat(path)
 		if err != nil {
 			t.Fatal(err)
@@ -661,7 +721,7 @@ func checkDamaged(t *testing.T, r *rand.Rand, root string, files []fzFile, model
 		}
 		line = bytes.Count(b, []byte("\n")) + 1
 		b = append(append(b, bad[r.IntN(len(bad))]...), rest...)
-		if err := os.WriteFile(path, b, 0o644); err != nil {
+		if err := os.WriteFile(path, compressed(t, b, fl.comp), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		good += j
@@ -677,14 +737,14 @@ func checkDamaged(t *testing.T, r *rand.Rand, root string, files []fzFile, model
 		t.Fatalf("the library's error does not name %s: %v", name, libErr)
 	}
 	var le *text.LineError
-	if kind != fzParquet && (!errors.As(libErr, &le) || le.Path != fl.rel || le.Line != int64(line)) {
+	if line > 0 && (!errors.As(libErr, &le) || le.Path != fl.rel || le.Line != int64(line)) {
 		t.Fatalf("the library's error %v, want one of %s line %d", libErr, fl.rel, line)
 	}
 	if len(items) > good {
 		t.Fatalf("the library read %d rows before the damage, which comes after %d", len(items), good)
 	}
 	where := name
-	if kind != fzParquet {
+	if line > 0 {
 		where = fmt.Sprintf("%s:%d ", fl.rel, line)
 	}
 

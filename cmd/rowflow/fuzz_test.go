@@ -496,7 +496,7 @@ func readBack(t testing.TB, out string, jsonl bool) map[rowid.ID]string {
 // library's own error; head before the damage still prints its rows. No
 // command may panic or hang.
 func FuzzCLIAgainstLibrary(f *testing.F) {
-	for seed := range uint64(testutil.FuzzSeeds(12)) {
+	for seed := range uint64(testutil.FuzzSeeds(24)) {
 		f.Add(seed, uint8(seed%3), seed%4 == 3)
 	}
 	f.Fuzz(func(t *testing.T, seed uint64, format uint8, damage bool) {
@@ -505,6 +505,7 @@ func FuzzCLIAgainstLibrary(f *testing.F) {
 		files := drawDataset(r, kind)
 		root := filepath.Join(t.TempDir(), "data")
 		hasHive := files[0].hive != ""
+		var all []fzRow            // the rows written, in the order of the dataset
 		var model []sources.Record // the rows, as the record sources read them
 		var typed []sources.Record // the rows, as -schema types them
 		for _, fl := range files {
@@ -525,6 +526,7 @@ func FuzzCLIAgainstLibrary(f *testing.F) {
 				}
 			}
 			for i, row := range fl.rows {
+				all = append(all, row)
 				model = append(model, fzRecord(row, fl.keys[i], fl.hive, hasHive, kind, false))
 				typed = append(typed, fzRecord(row, fl.keys[i], fl.hive, hasHive, kind, true))
 			}
@@ -584,6 +586,20 @@ func FuzzCLIAgainstLibrary(f *testing.F) {
 		if r.IntN(3) == 0 {
 			args = append(args, "-shuffle-window", strconv.Itoa(1+r.IntN(3)), "-seed", strconv.Itoa(r.IntN(100)))
 		}
+		keep, kept := func(fzRow) bool { return true }, len(model)
+		var filter []string
+		if kind == fzParquet && r.IntN(2) == 0 {
+			var text string
+			text, keep = drawFilter(r, all)
+			filter = []string{"-filter", text}
+			args = append(args, filter...)
+			kept = 0
+			for _, row := range all {
+				if keep(row) {
+					kept++
+				}
+			}
+		}
 		world := 1 + r.IntN(3)
 		var total int
 		for rank := range world {
@@ -603,14 +619,14 @@ func FuzzCLIAgainstLibrary(f *testing.F) {
 			}
 			total += n
 		}
-		if total != len(model) {
-			t.Errorf("the ranks of %q wrote %d rows, want %d", args, total, len(model))
+		if total != kept {
+			t.Errorf("the ranks of %q wrote %d rows, want %d", args, total, kept)
 		}
 		want := fmt.Sprintf("committed %s: %d ranks, ", out, world)
-		if c, errOut, code := cli(t, "commit", "-world", strconv.Itoa(world), "-rows", strconv.Itoa(len(model)), out); code != 0 || !strings.HasPrefix(c, want) || !strings.HasSuffix(c, fmt.Sprintf(" files, %d rows\n", len(model))) {
-			t.Errorf("commit -world %d -rows %d of %q: exit %d, %q%s", world, len(model), args, code, c, errOut)
+		if c, errOut, code := cli(t, "commit", "-world", strconv.Itoa(world), "-rows", strconv.Itoa(kept), out); code != 0 || !strings.HasPrefix(c, want) || !strings.HasSuffix(c, fmt.Sprintf(" files, %d rows\n", kept)) {
+			t.Errorf("commit -world %d -rows %d of %q: exit %d, %q%s", world, kept, args, code, c, errOut)
 		}
-		if len(model) == 0 {
+		if kept == 0 {
 			return // no output files: nothing to read back
 		}
 		if hasHive { // by default, the output keeps the input's Hive folders
@@ -633,6 +649,9 @@ func FuzzCLIAgainstLibrary(f *testing.F) {
 			rows = typed
 		}
 		for i, it := range items {
+			if !keep(all[i]) {
+				continue // a row the filter drops: found below if written
+			}
 			w := canonSorted(t, rows[i])
 			g, ok := got[it.ID]
 			switch {
@@ -655,7 +674,7 @@ func FuzzCLIAgainstLibrary(f *testing.F) {
 			return
 		}
 		other := filepath.Join(t.TempDir(), "other")
-		args2 := []string{"reshard", "-out", other, "-parallel", strconv.Itoa(par)}
+		args2 := append([]string{"reshard", "-out", other, "-parallel", strconv.Itoa(par)}, filter...)
 		if !jsonl {
 			args2 = append(args2, "-format", "jsonl")
 		} else if kind != fzParquet {
@@ -664,11 +683,46 @@ func FuzzCLIAgainstLibrary(f *testing.F) {
 		if _, errOut, code := cli(t, append(args2, root)...); code != 0 {
 			t.Fatalf("rowflow %s: exit %d, %s", strings.Join(args2, " "), code, errOut)
 		}
-		want = fmt.Sprintf("ok: %s and %s hold the same %d rows by row ID\n", out, other, len(model))
+		want = fmt.Sprintf("ok: %s and %s hold the same %d rows by row ID\n", out, other, kept)
 		if v, errOut, code := cli(t, "verify", "-against", other, out); code != 0 || !strings.HasSuffix(v, want) {
 			t.Errorf("verify -against of %q and %q: exit %d, %q%s\nwant it to end %q", args, args2, code, v, errOut, want)
 		}
 	})
+}
+
+// drawFilter draws a -filter over the columns of the rows, and returns
+// its text and which rows it keeps, by SQL's logic as
+// sources/parquet.RowFilter documents it: a comparison with a null, or
+// with a NaN float, is neither true nor false, and a row is kept only
+// where the filter is true.
+func drawFilter(r *rand.Rand, rows []fzRow) (string, func(fzRow) bool) {
+	x, f := int64(r.IntN(1000)), 0.5
+	if len(rows) > 0 { // literals near the rows' values, and equal to some
+		x = rows[r.IntN(len(rows))].ID + int64(r.IntN(3)) - 1
+		if row := rows[r.IntN(len(rows))]; row.F != nil && !math.IsNaN(*row.F) && !math.IsInf(*row.F, 0) {
+			f = *row.F
+		}
+	}
+	num := func(row fzRow) (float64, bool) {
+		if row.F == nil || math.IsNaN(*row.F) {
+			return 0, false
+		}
+		return *row.F, true
+	}
+	switch r.IntN(6) {
+	case 0:
+		return fmt.Sprintf("id >= %d", x), func(row fzRow) bool { return row.ID >= x }
+	case 1:
+		return fmt.Sprintf("f > %s", strconv.FormatFloat(f, 'g', -1, 64)), func(row fzRow) bool { v, ok := num(row); return ok && v > f }
+	case 2:
+		return fmt.Sprintf("not (f <= %s)", strconv.FormatFloat(f, 'g', -1, 64)), func(row fzRow) bool { v, ok := num(row); return ok && !(v <= f) }
+	case 3:
+		return "s = 'a'", func(row fzRow) bool { return row.S != nil && *row.S == "a" }
+	case 4:
+		// true or null is true; false or null is null.
+		return "s != 'a' or b = true", func(row fzRow) bool { return row.S != nil && *row.S != "a" || row.B }
+	}
+	return fmt.Sprintf("id between %d and %d and b = false", x-1, x+1), func(row fzRow) bool { return row.ID >= x-1 && row.ID <= x+1 && !row.B }
 }
 
 // jsonLines returns recs as head -json writes them: a line of each

@@ -74,11 +74,11 @@ func TestFormatFromDataFilesOnly(t *testing.T) {
 }
 
 // A directory holding data files of two formats is an error naming both,
-// not a read of one of them.
+// not a read of one of them, for every command.
 func TestFormatMixedIsAnError(t *testing.T) {
 	dir := eightEvents(t)
 	writeFiles(t, dir, map[string]string{"sub/y.csv.gz": "", "README.md": "x"})
-	for _, cmd := range []string{"digest", "head", "reshard"} {
+	for _, cmd := range []string{"digest", "head", "reshard", "inspect"} {
 		args := []string{cmd, dir}
 		if cmd == "reshard" {
 			args = []string{cmd, "-out", filepath.Join(t.TempDir(), "out"), dir}
@@ -86,6 +86,16 @@ func TestFormatMixedIsAnError(t *testing.T) {
 		_, errOut, code := rowflow(t, nil, args...)
 		if code != 1 || !strings.Contains(errOut, "more than one format: Parquet (x.parquet), CSV (sub/y.csv.gz)") {
 			t.Errorf("%s of Parquet and CSV files: exit %d, %s", cmd, code, errOut)
+		}
+	}
+	// A text dataset whose files have different Hive columns is refused
+	// by every command, naming the files; inspect does not take it for a
+	// Parquet dataset without files.
+	uneven := t.TempDir()
+	writeFiles(t, uneven, map[string]string{"p=x/a.csv": "id\n1\n", "b.csv": "id\n2\n"})
+	for _, cmd := range []string{"digest", "head", "inspect"} {
+		if _, errOut, code := rowflow(t, nil, cmd, uneven); code != 1 || !strings.Contains(errOut, `inconsistent partition columns: b.csv has [], p=x/a.csv has ["p"]`) {
+			t.Errorf("%s of CSV files with different Hive columns: exit %d, %s", cmd, code, errOut)
 		}
 	}
 	// A directory with no data file says so.

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"path"
 	"slices"
 	"strconv"
@@ -24,8 +26,15 @@ func runInspect(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := parse(fs, args, 1); err != nil {
 		return err
 	}
-	if f, err := format(fs.Arg(0)); err == nil && f != "parquet" {
+	switch f, err := format(fs.Arg(0)); {
+	case err == nil && f != "parquet":
 		return inspectText(ctx, fs.Arg(0), f, stdout)
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		// Data files of two formats, or a layout discovery refuses (such
+		// as Hive columns that differ between files): the error says so,
+		// where reading the Parquet files alone would hide it. A path
+		// that does not exist may be a glob of Parquet files.
+		return err
 	}
 	files, err := parquetFiles(fs.Arg(0))
 	if err != nil {

@@ -467,33 +467,36 @@ func readBack(t testing.TB, out string, jsonl bool) map[rowid.ID]string {
 // FuzzCLIAgainstLibrary draws a small dataset (one to three Parquet
 // files written with parquet-go, CSV files written with encoding/csv, or
 // JSON Lines files of lines whose keys come in any order, plain or
-// compressed with gzip or zstd; in Hive folders
-// p=VALUE or not) whose rows hold int64 ids, nullable strings of
-// delimiters, quotes, line ends and non-ASCII text, nullable floats (NaN
-// and infinities among them), nullable lists and bools, and runs the
-// command in this process on it:
+// compressed with gzip or zstd; in Hive folders p=VALUE or not) whose
+// rows hold int64 ids, nullable strings of delimiters, quotes, line ends
+// and non-ASCII text, nullable floats (NaN and infinities among them),
+// nullable lists and bools, and runs the command in this process on it:
 //
 //   - digest -parallel N prints determinism.SumOf of the library's record
 //     source (sources/parquet.Records, sources/text.CSVRecords or
 //     JSONLRecords) read serially, whose records are the rows written (as
 //     the sources document their values);
 //   - verify -parallel N says ok with that digest and count;
+//   - inspect lists every file and counts them (and Parquet rows);
 //   - head -n K -json prints the first K rows written, as JSON Lines;
 //   - reshard by every rank of a drawn world, at a drawn -parallel,
-//     -writers, -rows-per-file, -shuffle-window and -format (Parquet, with
-//     -schema for text input, or JSON Lines), through column batches or
-//     records (-progress-every), writes files that commit -world -rows
-//     accepts and that, read back through the library, hold every input
-//     row once, under the row ID the library's read of the input gives
-//     it, with its values and Hive column; and, for Parquet and JSON
-//     Lines input, verify -against finds the same rows in the output of
-//     the other format.
+//     -writers, -rows-per-file, -shuffle-window, -filter (Parquet input)
+//     and -format (Parquet, with -schema for text input, or JSON Lines),
+//     through column batches or records (-progress-every), writes files
+//     that commit -world -rows accepts and that, read back through the
+//     library, hold every input row the filter keeps (evaluated here over
+//     the rows written) once, under the row ID the library's read of the
+//     input gives it, with its values, in Hive folders as the input's;
+//     and, for Parquet and JSON Lines input, verify -against finds the
+//     same rows in the output of the other format.
 //
-// With damage, one file is cut short (Parquet, a compressed file) or one record is replaced by
-// a bad line (CSV, JSON Lines): then digest, head past the damage and
-// reshard exit 1 with an error naming the file (and, for text, the line
-// the bad record starts on, counted in the text written), digest with the
-// library's own error; head before the damage still prints its rows. No
+// With damage, one file is cut short (Parquet, a compressed file) or one
+// record is replaced by a bad line (CSV, JSON Lines): then digest, verify,
+// head past the damage and reshard exit 1 with an error naming the file
+// (and, for text, file:line of the bad record, counted in the text
+// written), digest with the library's own error; head before the damage
+// prints its rows. Or a file is added outside the Hive folders of the
+// others, or in another format: every command exits 1 saying so. No
 // command may panic or hang.
 func FuzzCLIAgainstLibrary(f *testing.F) {
 	for seed := range uint64(testutil.FuzzSeeds(24)) {
@@ -532,6 +535,10 @@ func FuzzCLIAgainstLibrary(f *testing.F) {
 			}
 		}
 		par := 1 + r.IntN(4)
+		if damage && r.IntN(3) == 0 {
+			checkLayout(t, r, root, files, kind)
+			return
+		}
 		if damage {
 			checkDamaged(t, r, root, files, model, kind, par)
 			return
@@ -553,6 +560,29 @@ func FuzzCLIAgainstLibrary(f *testing.F) {
 		sum, err := determinism.SumOf[sources.Record](context.Background(), libPipeline(root, kind, 1))
 		if err != nil {
 			t.Fatal(err)
+		}
+
+		// inspect lists every file and counts them (and, from the Parquet
+		// footers, the rows).
+		want := fmt.Sprintf("\n%d %s files, ", len(files), textNames[[]string{"", "csv", "jsonl"}[kind]])
+		if kind == fzParquet {
+			want = fmt.Sprintf("\n%d files, %d rows, ", len(files), len(model))
+		}
+		ins, insErr, insCode := cli(t, "inspect", root)
+		switch {
+		case kind != fzParquet && len(model) == 0:
+			// Text files without records have no schema to infer.
+			if insCode != 1 || !strings.Contains(insErr, "no records to infer a schema from") {
+				t.Errorf("inspect of text files without records: exit %d, %s\n%s", insCode, insErr, ins)
+			}
+		case insCode != 0 || !strings.Contains(ins, want):
+			t.Errorf("inspect: exit %d, %s\n%s\nwant it to say %q", insCode, insErr, ins, want)
+		default:
+			for _, fl := range files {
+				if !strings.Contains(ins, fl.rel+"  ") {
+					t.Errorf("inspect does not list %s:\n%s", fl.rel, ins)
+				}
+			}
 		}
 
 		if out, errOut, code := cli(t, "digest", "-parallel", strconv.Itoa(par), root); code != 0 || out != fmt.Sprintf("%s  %d rows\n", sum, len(model)) {
@@ -622,7 +652,7 @@ func FuzzCLIAgainstLibrary(f *testing.F) {
 		if total != kept {
 			t.Errorf("the ranks of %q wrote %d rows, want %d", args, total, kept)
 		}
-		want := fmt.Sprintf("committed %s: %d ranks, ", out, world)
+		want = fmt.Sprintf("committed %s: %d ranks, ", out, world)
 		if c, errOut, code := cli(t, "commit", "-world", strconv.Itoa(world), "-rows", strconv.Itoa(kept), out); code != 0 || !strings.HasPrefix(c, want) || !strings.HasSuffix(c, fmt.Sprintf(" files, %d rows\n", kept)) {
 			t.Errorf("commit -world %d -rows %d of %q: exit %d, %q%s", world, kept, args, code, c, errOut)
 		}
@@ -740,13 +770,54 @@ func jsonLines(t testing.TB, recs []sources.Record) string {
 	return b.String()
 }
 
+// checkLayout adds a data file to the dataset at root that makes it one
+// that no command reads: a file outside the Hive folders of the others,
+// or a file of another format; every command fails, saying why.
+func checkLayout(t *testing.T, r *rand.Rand, root string, files []fzFile, kind int) {
+	var why string
+	switch {
+	case files[0].hive != "" && r.IntN(2) == 0:
+		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(files[0].rel)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "g-"+filepath.Base(files[0].rel)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		why = "inconsistent partition columns"
+	case kind == fzParquet: // beside the first file, in its Hive folder
+		if err := os.WriteFile(filepath.Join(root, filepath.Dir(filepath.FromSlash(files[0].rel)), "z.jsonl"), []byte("{\"id\":1}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		why = "holds data files of more than one format"
+	default:
+		testutil.WriteParquet(t, filepath.Join(root, filepath.Dir(filepath.FromSlash(files[0].rel)), "z.parquet"), []fzRow{{ID: 1}}, 1)
+		why = "holds data files of more than one format"
+	}
+	schema := []string{}
+	if kind != fzParquet {
+		schema = []string{"-schema", fzSchema(files[0].hive != "")}
+	}
+	for _, args := range [][]string{
+		{"digest", root},
+		{"verify", root},
+		{"head", "-json", root},
+		{"inspect", root},
+		append(append([]string{"reshard", "-out", filepath.Join(t.TempDir(), "out")}, schema...), root),
+	} {
+		if out, errOut, code := cli(t, args...); code != 1 || out != "" || !strings.Contains(errOut, why) {
+			t.Errorf("rowflow %s: exit %d, %q, %q; want exit 1 and an error that says %q", strings.Join(args, " "), code, out, errOut, why)
+		}
+	}
+}
+
 // checkDamaged damages one file of the dataset at root, whose records
 // model holds, and checks what the commands do with it.
 func checkDamaged(t *testing.T, r *rand.Rand, root string, files []fzFile, model []sources.Record, kind int, par int) {
 	fi := r.IntN(len(files))
 	fl := files[fi]
 	path := filepath.Join(root, filepath.FromSlash(fl.rel))
-	good := 0 // rows before the damage
+	good := 0 // rows that may read before the damage
 	for _, f := range files[:fi] {
 		good += len(f.rows)
 	}
@@ -758,6 +829,11 @@ func checkDamaged(t *testing.T, r *rand.Rand, root string, files []fzFile, model
 		}
 		if err := os.Truncate(path, r.Int64N(st.Size())); err != nil {
 			t.Fatal(err)
+		}
+		if kind != fzParquet {
+			// The rows whose text decompresses before the cut read
+			// (without its footer, a Parquet file gives none).
+			good += len(fl.rows)
 		}
 	} else {
 		// Replace record j (or add one after the last) by a record that

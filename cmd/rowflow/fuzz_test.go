@@ -487,8 +487,9 @@ func readBack(t testing.TB, out string, jsonl bool) map[rowid.ID]string {
 //     library, hold every input row the filter keeps (evaluated here over
 //     the rows written) once, under the row ID the library's read of the
 //     input gives it, with its values, in Hive folders as the input's;
-//     and, for Parquet and JSON Lines input, verify -against finds the
-//     same rows in the output of the other format.
+//     verify -manifest passes; the output resharded again keeps its rows'
+//     IDs and values; and, for Parquet and JSON Lines input, verify
+//     -against finds the same rows in the output of the other format.
 //
 // With damage, one file is cut short (Parquet, a compressed file) or one
 // record is replaced by a bad line (CSV, JSON Lines): then digest, verify,
@@ -660,18 +661,7 @@ func FuzzCLIAgainstLibrary(f *testing.F) {
 			return // no output files: nothing to read back
 		}
 		if hasHive { // by default, the output keeps the input's Hive folders
-			err := filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
-				if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), "_") {
-					return err
-				}
-				if rel, _ := filepath.Rel(out, path); !strings.HasPrefix(rel, "p=") {
-					t.Errorf("%q: the output file %s is not in a Hive folder p=VALUE, as its input's are", args, rel)
-				}
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			checkHiveFolders(t, out, args)
 		}
 		got := readBack(t, out, jsonl)
 		rows := model
@@ -694,6 +684,35 @@ func FuzzCLIAgainstLibrary(f *testing.F) {
 		}
 		for id, g := range got {
 			t.Errorf("%q at world %d: the output holds a row of ID %s that the input does not: %s", args, world, id, g)
+		}
+
+		// verify -manifest checks every rank's files.
+		if v, errOut, code := cli(t, "verify", "-manifest", out); code != 0 || strings.Count(v, ": ok\n") != world {
+			t.Errorf("verify -manifest of %q at world %d: exit %d, %q%s", args, world, code, v, errOut)
+		}
+
+		// The output resharded again, in its format, keeps its rows' IDs
+		// and values (and its Hive folders).
+		again := filepath.Join(t.TempDir(), "again")
+		args3 := []string{"reshard", "-out", again, "-parallel", strconv.Itoa(1 + r.IntN(3)), "-writers", strconv.Itoa(1 + r.IntN(3)), "-rows-per-file", strconv.Itoa(r.IntN(4))}
+		if jsonl {
+			args3 = append(args3, "-format", "jsonl")
+		}
+		if _, errOut, code := cli(t, append(args3, out)...); code != 0 {
+			t.Fatalf("rowflow %s: exit %d, %s", strings.Join(append(args3, out), " "), code, errOut)
+		}
+		if hasHive {
+			checkHiveFolders(t, again, args3)
+		}
+		first := readBack(t, out, jsonl)
+		for id, g := range readBack(t, again, jsonl) {
+			if w, ok := first[id]; !ok || g != w {
+				t.Errorf("%q of the output of %q: row %s reads back\n%s\nwant\n%s", args3, args, id, g, w)
+			}
+			delete(first, id)
+		}
+		for id := range first {
+			t.Errorf("%q of the output of %q: row %s is missing", args3, args, id)
 		}
 
 		// The output in the other format holds the same rows by ID. (Not
@@ -753,6 +772,24 @@ func drawFilter(r *rand.Rand, rows []fzRow) (string, func(fzRow) bool) {
 		return "s != 'a' or b = true", func(row fzRow) bool { return row.S != nil && *row.S != "a" || row.B }
 	}
 	return fmt.Sprintf("id between %d and %d and b = false", x-1, x+1), func(row fzRow) bool { return row.ID >= x-1 && row.ID <= x+1 && !row.B }
+}
+
+// checkHiveFolders checks that every data file that the command line
+// args wrote into out lies in a Hive folder p=VALUE.
+func checkHiveFolders(t testing.TB, out string, args []string) {
+	t.Helper()
+	err := filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), "_") {
+			return err
+		}
+		if rel, _ := filepath.Rel(out, path); !strings.HasPrefix(rel, "p=") {
+			t.Errorf("%q: the output file %s is not in a Hive folder p=VALUE, as its input's are", args, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // jsonLines returns recs as head -json writes them: a line of each

@@ -226,14 +226,41 @@ func jsonlFloat(f *float64) string {
 	return strconv.FormatFloat(*f, 'g', -1, 64)
 }
 
-// fzSchema is the -schema of the CSV files' columns, and of the Hive
+// fzSchema is the -schema of the text files' columns, and of the Hive
 // column when they are in Hive folders: reshard writes every column of
-// its input.
-func fzSchema(hive bool) string {
-	if hive {
-		return "id:int64,s:string,f:float64,l:[]int32,b:bool,p:string"
+// its input. With picked, the columns are those -columns picks (where s
+// is renamed t), in its order.
+func fzSchema(hive bool, picked []string) string {
+	types := map[string]string{"id": "int64", "s": "string", "t": "string", "f": "float64", "l": "[]int32", "b": "bool", "p": "string"}
+	if picked == nil {
+		picked = []string{"id", "s", "f", "l", "b"}
+		if hive {
+			picked = append(picked, "p")
+		}
 	}
-	return "id:int64,s:string,f:float64,l:[]int32,b:bool"
+	var cols []string
+	for _, c := range picked {
+		cols = append(cols, c+":"+types[c])
+	}
+	return strings.Join(cols, ",")
+}
+
+// fzProjected returns rec as -rename s=t -columns picked makes it: the
+// columns picked, in their order, s named t; rec itself for no picked.
+func fzProjected(rec sources.Record, picked []string) sources.Record {
+	if picked == nil {
+		return rec
+	}
+	var out sources.Record
+	for _, c := range picked {
+		name := c
+		if c == "t" {
+			name = "s"
+		}
+		out.Names = append(out.Names, c)
+		out.Values = append(out.Values, rec.Values[slices.Index(rec.Names, name)])
+	}
+	return out
 }
 
 // fzRecord is the record a row is, as the sources document it: for
@@ -481,7 +508,7 @@ func readBack(t testing.TB, out string, jsonl bool) map[rowid.ID]string {
 //   - head -n K -json prints the first K rows written, as JSON Lines;
 //   - reshard by every rank of a drawn world, at a drawn -parallel,
 //     -writers, -rows-per-file, -shuffle-window, -filter (Parquet input)
-//     and -format (Parquet, with -schema for text input, or JSON Lines),
+//     or -rename and -columns, and -format (Parquet, with -schema for text input, or JSON Lines),
 //     through column batches or records (-progress-every), writes files
 //     that commit -world -rows accepts and that, read back through the
 //     library, hold every input row the filter keeps (evaluated here over
@@ -606,30 +633,43 @@ func FuzzCLIAgainstLibrary(f *testing.F) {
 		jsonl := r.IntN(2) == 0
 		out := filepath.Join(t.TempDir(), "out")
 		args := []string{"reshard", "-out", out, "-parallel", strconv.Itoa(par), "-writers", strconv.Itoa(1 + r.IntN(3)), "-rows-per-file", strconv.Itoa(r.IntN(5))}
-		if jsonl {
-			args = append(args, "-format", "jsonl", "-compression", []string{"none", "gzip", "zstd"}[r.IntN(3)])
-		} else if kind != fzParquet {
-			args = append(args, "-schema", fzSchema(hasHive))
-		}
-		if r.IntN(3) == 0 { // records rather than column batches
-			args = append(args, "-progress-every", "1000000000")
-		}
-		if r.IntN(3) == 0 {
-			args = append(args, "-shuffle-window", strconv.Itoa(1+r.IntN(3)), "-seed", strconv.Itoa(r.IntN(100)))
-		}
 		keep, kept := func(fzRow) bool { return true }, len(model)
 		var filter []string
 		if kind == fzParquet && r.IntN(2) == 0 {
 			var text string
 			text, keep = drawFilter(r, all)
 			filter = []string{"-filter", text}
-			args = append(args, filter...)
 			kept = 0
 			for _, row := range all {
 				if keep(row) {
 					kept++
 				}
 			}
+		}
+		// -rename s=t, then -columns of some of the columns in any order
+		// (not with a filter, which names s).
+		var picked, project []string
+		if filter == nil && r.IntN(3) == 0 {
+			pool := []string{"id", "t", "f", "b"}
+			if hasHive {
+				pool = append(pool, "p")
+			}
+			r.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
+			picked = pool[:1+r.IntN(len(pool))]
+			project = []string{"-rename", "s=t", "-columns", strings.Join(picked, ",")}
+		}
+		hiveOut := hasHive && (picked == nil || slices.Contains(picked, "p"))
+		args = append(append(args, filter...), project...)
+		if jsonl {
+			args = append(args, "-format", "jsonl", "-compression", []string{"none", "gzip", "zstd"}[r.IntN(3)])
+		} else if kind != fzParquet {
+			args = append(args, "-schema", fzSchema(hasHive, picked))
+		}
+		if r.IntN(3) == 0 { // records rather than column batches
+			args = append(args, "-progress-every", "1000000000")
+		}
+		if r.IntN(3) == 0 {
+			args = append(args, "-shuffle-window", strconv.Itoa(1+r.IntN(3)), "-seed", strconv.Itoa(r.IntN(100)))
 		}
 		world := 1 + r.IntN(3)
 		var total int
@@ -660,7 +700,7 @@ func FuzzCLIAgainstLibrary(f *testing.F) {
 		if kept == 0 {
 			return // no output files: nothing to read back
 		}
-		if hasHive { // by default, the output keeps the input's Hive folders
+		if hiveOut { // by default, the output keeps the input's Hive folders
 			checkHiveFolders(t, out, args)
 		}
 		got := readBack(t, out, jsonl)
@@ -672,7 +712,7 @@ func FuzzCLIAgainstLibrary(f *testing.F) {
 			if !keep(all[i]) {
 				continue // a row the filter drops: found below if written
 			}
-			w := canonSorted(t, rows[i])
+			w := canonSorted(t, fzProjected(rows[i], picked))
 			g, ok := got[it.ID]
 			switch {
 			case !ok:
@@ -701,7 +741,7 @@ func FuzzCLIAgainstLibrary(f *testing.F) {
 		if _, errOut, code := cli(t, append(args3, out)...); code != 0 {
 			t.Fatalf("rowflow %s: exit %d, %s", strings.Join(append(args3, out), " "), code, errOut)
 		}
-		if hasHive {
+		if hiveOut {
 			checkHiveFolders(t, again, args3)
 		}
 		first := readBack(t, out, jsonl)
@@ -723,11 +763,11 @@ func FuzzCLIAgainstLibrary(f *testing.F) {
 			return
 		}
 		other := filepath.Join(t.TempDir(), "other")
-		args2 := append([]string{"reshard", "-out", other, "-parallel", strconv.Itoa(par)}, filter...)
+		args2 := append(append([]string{"reshard", "-out", other, "-parallel", strconv.Itoa(par)}, filter...), project...)
 		if !jsonl {
 			args2 = append(args2, "-format", "jsonl")
 		} else if kind != fzParquet {
-			args2 = append(args2, "-schema", fzSchema(hasHive))
+			args2 = append(args2, "-schema", fzSchema(hasHive, picked))
 		}
 		if _, errOut, code := cli(t, append(args2, root)...); code != 0 {
 			t.Fatalf("rowflow %s: exit %d, %s", strings.Join(args2, " "), code, errOut)
@@ -833,7 +873,7 @@ func checkLayout(t *testing.T, r *rand.Rand, root string, files []fzFile, kind i
 	}
 	schema := []string{}
 	if kind != fzParquet {
-		schema = []string{"-schema", fzSchema(files[0].hive != "")}
+		schema = []string{"-schema", fzSchema(files[0].hive != "", nil)}
 	}
 	for _, args := range [][]string{
 		{"digest", root},
@@ -945,7 +985,7 @@ func checkDamaged(t *testing.T, r *rand.Rand, root string, files []fzFile, model
 	if r.IntN(2) == 0 {
 		args = append(args, "-format", "jsonl")
 	} else if kind != fzParquet {
-		args = append(args, "-schema", fzSchema(files[0].hive != ""))
+		args = append(args, "-schema", fzSchema(files[0].hive != "", nil))
 	}
 	args = append(args, root)
 	if _, errOut, code := cli(t, args...); code != 1 || !strings.Contains(errOut, where) {

@@ -508,12 +508,14 @@ func readBack(t testing.TB, out string, jsonl bool) map[rowid.ID]string {
 //   - head -n K -json prints the first K rows written, as JSON Lines;
 //   - reshard by every rank of a drawn world, at a drawn -parallel,
 //     -writers, -rows-per-file, -shuffle-window, -filter (Parquet input)
-//     or -rename and -columns, and -format (Parquet, with -schema for text input, or JSON Lines),
-//     through column batches or records (-progress-every), writes files
-//     that commit -world -rows accepts and that, read back through the
-//     library, hold every input row the filter keeps (evaluated here over
-//     the rows written) once, under the row ID the library's read of the
-//     input gives it, with its values, in Hive folders as the input's;
+//     or -rename and -columns, and -format (Parquet, with -schema for
+//     text input, or JSON Lines), through column batches or records
+//     (-progress-every), writes files that commit -world -rows accepts
+//     and that, read back through the library, hold every input row the
+//     filter keeps (evaluated here over the rows written) once, under the
+//     row ID the library's read of the input gives it, with its values
+//     (projected as -rename and -columns say), in Hive folders as the
+//     input's;
 //     verify -manifest passes; the output resharded again keeps its rows'
 //     IDs and values; and, for Parquet and JSON Lines input, verify
 //     -against finds the same rows in the output of the other format.

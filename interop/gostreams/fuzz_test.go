@@ -1,0 +1,581 @@
+package gostreams_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/reugn/go-streams"
+	"github.com/reugn/go-streams/extension"
+	gsflow "github.com/reugn/go-streams/flow"
+
+	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/testutil"
+	"github.com/rowflow/rowflow/interop/gostreams"
+	"github.com/rowflow/rowflow/operators"
+	"github.com/rowflow/rowflow/rowid"
+	"github.com/rowflow/rowflow/sinks"
+)
+
+// FuzzGoStreams runs the adapters in every direction against an oracle
+// written from the package documentation. A seed draws the number of rows
+// and how the go-streams side batches them (single int64 elements, []int64
+// elements of one size or of mixed sizes with empty and nil slices among
+// them, or go-streams' own timer-driven NewBatch), a go-streams Map before
+// the adapter or not, PartitionItems, ChunkSize, Named and Chunked, the
+// parallelism of a rowflow Map (and maybe a Filter) in between, the
+// direction (From an Outlet read as rowflow items; NewSource over such a
+// pipeline feeding a go-streams Map; NewFlow between two go-streams stages;
+// NewSink ending the stream in a rowflow sink), and at most one fault: an
+// element of the wrong type after row k, the context cancelled once k rows
+// have come out, the Map failing at row k, or the consumer stopping after k
+// rows. With a fault, the go-streams producer may hold its channel open
+// after its last element until the test has seen the run end.
+//
+// The oracle: element i of the input, however batched, is row i; it lies
+// in partition i/PartitionItems and has the ID
+// rowid.Ordinal(i).Combine(rowid.FromString(name)); a serial stage at the
+// end records both, so that they can be checked in every direction. Without
+// a fault the output is exactly the mapped, filtered rows in input order,
+// at every parallelism, and Err is nil; with Chunked every element is a
+// non-empty []T of one partition. With a fault the output is a prefix of
+// that, ending before the partition holding a wrong element or before the
+// failing row; Err names the wrong element's row and type, or is the Map's
+// StageError with the failing row's partition and ID, or is
+// context.Canceled (nil only if the whole output came). A consumer that
+// stops reading and cancels gets Err at once. A run that ends early
+// returns even while the go-streams source holds its channel open (so a
+// full partition comes out without waiting for the end of the stream),
+// and once the source closes it no goroutine of either side is left
+// (testutil.Synctest).
+func FuzzGoStreams(f *testing.F) {
+	// The low bits of a seed choose the direction and the fault, so the
+	// seeds cover every pair.
+	for i := range testutil.FuzzSeeds(40) {
+		f.Add(uint64(i))
+	}
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		c := drawGSCase(seed)
+		t.Logf("case: %v", c)
+		testutil.Synctest(t, func(t *testing.T) { runGSCase(t, c) })
+	})
+}
+
+const (
+	gsFaultNone = iota
+	gsFaultWrongType
+	gsFaultCancel
+	gsFaultStage
+	gsFaultStop
+	gsFaults
+)
+
+var gsDirections = [...]string{"From", "NewSource", "NewFlow", "NewSink"}
+
+// gsCase is a drawn case of FuzzGoStreams.
+type gsCase struct {
+	dir   int // an index of gsDirections
+	fault int
+	n     int
+	salt  uint64
+	// sizes are the go-streams elements: -1 a single value, -2 a nil
+	// []int64, else a []int64 of that many values (0 an empty one).
+	sizes   []int
+	batch   int  // above 0: single values through gsflow.NewBatch of this size
+	upMap   bool // a go-streams Map before the adapter
+	part    int  // PartitionItems, 0 for the default
+	chunk   int  // ChunkSize, 0 for the default
+	name    string
+	chunked bool
+	w       int // the rowflow Map's parallelism
+	filter  bool
+	k       int // the fault's row, or rows out
+	badAt   int // the wrong element goes before element badAt
+	bad     any
+	hold    bool // the producer keeps its channel open until the run has ended
+}
+
+func (c *gsCase) String() string {
+	return fmt.Sprintf("%s fault=%d n=%d elements=%d sizes[:8]=%v batch=%d upMap=%v part=%d chunk=%d name=%q chunked=%v w=%d filter=%v k=%d badAt=%d bad=%#v hold=%v",
+		gsDirections[c.dir], c.fault, c.n, len(c.sizes), c.sizes[:min(8, len(c.sizes))], c.batch, c.upMap, c.part, c.chunk, c.name, c.chunked, c.w, c.filter, c.k, c.badAt, c.bad, c.hold)
+}
+
+func drawGSCase(seed uint64) *gsCase {
+	r := rand.New(rand.NewPCG(seed, seed^0x243f6a8885a308d3))
+	pick := func(xs ...int) int { return xs[r.IntN(len(xs))] }
+	c := &gsCase{
+		dir:     int(seed % 4),
+		fault:   int(seed / 4 % gsFaults),
+		n:       pick(0, 1, 2, 5, 17, 64, 300, 1000, 2500),
+		salt:    r.Uint64(),
+		upMap:   r.IntN(3) == 0,
+		part:    pick(0, 1, 2, 3, 7, 64, 500),
+		chunk:   pick(0, 0, 1, 3, 50),
+		name:    []string{"", "events", "\xff/ü\x00"}[r.IntN(3)],
+		chunked: r.IntN(2) == 0,
+		w:       pick(1, 2, 3, 4, 8),
+		filter:  r.IntN(3) == 0,
+	}
+	if c.part == 1 && c.n > 300 {
+		c.n = 300 // a partition a row: keep the case quick
+	}
+	mode := r.IntN(4)
+	if mode == 3 && c.fault == gsFaultWrongType {
+		mode = 2 // NewBatch asserts the type of every element
+	}
+	switch mode {
+	case 0:
+		for range c.n {
+			c.sizes = append(c.sizes, -1)
+		}
+	case 1:
+		s := pick(1, 2, 3, 7, 64, 1000)
+		for rest := c.n; rest > 0; rest -= s {
+			c.sizes = append(c.sizes, min(s, rest))
+		}
+	case 2:
+		most := pick(2, 10, 300)
+		for rest := c.n; rest > 0 || r.IntN(4) == 0; {
+			switch x := r.IntN(20); {
+			case x < 8 && rest > 0:
+				c.sizes = append(c.sizes, -1)
+				rest--
+			case x < 10:
+				c.sizes = append(c.sizes, 0)
+			case x < 11:
+				c.sizes = append(c.sizes, -2)
+			case rest > 0:
+				s := 1 + r.IntN(min(rest, most))
+				c.sizes = append(c.sizes, s)
+				rest -= s
+			}
+		}
+	default:
+		for range c.n {
+			c.sizes = append(c.sizes, -1)
+		}
+		c.batch = pick(1, 3, 50)
+	}
+	c.k, c.hold = 0, c.fault != gsFaultNone && r.IntN(2) == 0
+	switch c.fault {
+	case gsFaultWrongType:
+		c.badAt = r.IntN(len(c.sizes) + 1)
+		c.bad = []any{"oops", int(7), int32(7), []int32{1}, []any{int64(1)}, nil, struct{}{}}[r.IntN(7)]
+		if c.bad == nil {
+			c.upMap = false // go-streams' Map asserts every element to its input type, which a nil is not
+		}
+		for _, s := range c.sizes[:c.badAt] {
+			c.k += max(s, 0) + btoi(s == -1)
+		}
+	case gsFaultCancel, gsFaultStop:
+		want, from := c.oracle()
+		c.k = r.IntN(len(want) + 1)
+		// A partition is delivered once it is full, without waiting for the
+		// end of the stream: the run can end early over a producer that
+		// holds its channel open if the k-th row out is in a full partition.
+		full := c.n / c.partSize() * c.partSize()
+		if c.k == 0 {
+			// A loop or sink that stops after no rows does not stop: it reads
+			// to the end.
+			c.hold = c.hold && (c.fault == gsFaultCancel || c.dir == 1 || c.dir == 2)
+		} else {
+			c.hold = c.hold && from[c.k-1] < full
+		}
+	case gsFaultStage:
+		if c.n == 0 {
+			c.fault, c.hold = gsFaultNone, false
+		} else {
+			c.k = r.IntN(c.n)
+			c.hold = c.hold && (c.k/c.partSize()+1)*c.partSize() <= c.n
+		}
+	}
+	return c
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// gsVal is the value of row i: distinct for distinct rows.
+func (c *gsCase) gsVal(i int) int64 { return int64(uint64(i)*0x9e3779b97f4a7c15 + c.salt) }
+
+// mapped is what the rowflow Map makes of v.
+func mapped(v int64) int64 { return 3*v + 1 }
+
+// kept is the Filter's predicate.
+func kept(v int64) bool { return bits.OnesCount64(uint64(v))%3 != 0 }
+
+// partSize is the partition size in force.
+func (c *gsCase) partSize() int {
+	if c.part == 0 {
+		return 4096
+	}
+	return c.part
+}
+
+func (c *gsCase) rowID(i int) rowid.ID {
+	name := c.name
+	if name == "" {
+		name = "gostreams"
+	}
+	return rowid.Ordinal(uint64(i)).Combine(rowid.FromString(name))
+}
+
+// gsRow is an output row with the partition and ID that the stage at the
+// end of the pipeline saw it with.
+type gsRow struct {
+	V    int64
+	Part int64
+	ID   rowid.ID
+}
+
+// oracle returns the rows that a run without a fault gives, in order, and
+// the input row each comes from.
+func (c *gsCase) oracle() (rows []gsRow, from []int) {
+	for i := range c.n {
+		v := mapped(c.gsVal(i))
+		if c.filter && !kept(v) {
+			continue
+		}
+		rows = append(rows, gsRow{V: v, Part: int64(i / c.partSize()), ID: c.rowID(i)})
+		from = append(from, i)
+	}
+	return rows, from
+}
+
+// elements returns the go-streams elements that the producer sends.
+func (c *gsCase) elements() []any {
+	var out []any
+	i := 0
+	for e, s := range c.sizes {
+		if c.fault == gsFaultWrongType && e == c.badAt {
+			out = append(out, c.bad)
+		}
+		switch s {
+		case -1:
+			out = append(out, c.gsVal(i))
+			i++
+		case -2:
+			out = append(out, []int64(nil))
+		default:
+			vals := make([]int64, s)
+			for j := range vals {
+				vals[j] = c.gsVal(i)
+				i++
+			}
+			out = append(out, vals)
+		}
+	}
+	if c.fault == gsFaultWrongType && c.badAt == len(c.sizes) {
+		out = append(out, c.bad)
+	}
+	return out
+}
+
+func (c *gsCase) options() []gostreams.Option {
+	var opts []gostreams.Option
+	if c.part > 0 {
+		opts = append(opts, gostreams.PartitionItems(c.part))
+	}
+	if c.chunk > 0 {
+		opts = append(opts, gostreams.ChunkSize(c.chunk))
+	}
+	if c.name != "" {
+		opts = append(opts, gostreams.Named(c.name))
+	}
+	return opts
+}
+
+// build appends the rowflow stages to p: the Map on c.w workers, maybe a
+// Filter, and the serial stage that records partitions and IDs.
+func (c *gsCase) build() func(*flow.Pipeline) *flow.Pipeline {
+	bad := c.gsVal(c.k)
+	return func(p *flow.Pipeline) *flow.Pipeline {
+		p = p.Via(operators.Map(func(v int64) (int64, error) {
+			if c.fault == gsFaultStage && v == bad {
+				return 0, errBad
+			}
+			return mapped(v), nil
+		})).Parallel(c.w)
+		if c.filter {
+			p = p.Via(operators.Filter(kept)).Parallel(c.w)
+		}
+		return p.Via(flow.NewStage[int64, gsRow](recordOp{}))
+	}
+}
+
+// recordOp is a serial stage that turns every value into a gsRow holding
+// its partition and ID.
+type recordOp struct{}
+
+func (recordOp) Info() flow.Info                                    { return flow.Info{Name: "record", OneToOne: true} }
+func (recordOp) NewProcessor(flow.Env) flow.Processor[int64, gsRow] { return recordProc{} }
+
+type recordProc struct{}
+
+func (recordProc) Process(ctx context.Context, c flow.Chunk[int64], out flow.Emitter[gsRow]) error {
+	rows := make([]gsRow, len(c.Values))
+	for k, v := range c.Values {
+		rows[k] = gsRow{V: v, Part: c.Part, ID: c.IDs.At(k)}
+	}
+	return out.Push(ctx, flow.Chunk[gsRow]{Part: c.Part, IDs: c.IDs, Values: rows, End: c.End})
+}
+
+func (recordProc) Flush(context.Context, flow.Emitter[gsRow]) error { return nil }
+
+// gsOutput gathers what comes out of a run, and the first thing wrong
+// with it that the oracle's rows cannot show.
+type gsOutput struct {
+	c    *gsCase
+	rows []gsRow
+	bad  error
+}
+
+func (o *gsOutput) fail(format string, args ...any) {
+	if o.bad == nil {
+		o.bad = fmt.Errorf(format, args...)
+	}
+}
+
+// item adds an item read on the rowflow side, whose partition and ID must
+// be those the last stage saw.
+func (o *gsOutput) item(it flow.Item[gsRow]) {
+	if it.Part != it.Value.Part || it.ID != it.Value.ID {
+		o.fail("item %d: partition %d, ID %v; the last stage saw %d, %v", len(o.rows), it.Part, it.ID, it.Value.Part, it.Value.ID)
+	}
+	o.rows = append(o.rows, it.Value)
+}
+
+// element adds a go-streams element: a gsRow, or with Chunked a
+// non-empty []gsRow of one partition.
+func (o *gsOutput) element(e any) {
+	if !o.c.chunked {
+		r, ok := e.(gsRow)
+		if !ok {
+			o.fail("element %d is a %T, want a gsRow", len(o.rows), e)
+			return
+		}
+		o.rows = append(o.rows, r)
+		return
+	}
+	rs, ok := e.([]gsRow)
+	if !ok || len(rs) == 0 {
+		o.fail("after %d rows, an element %T of %d rows, want a non-empty []gsRow", len(o.rows), e, len(rs))
+		return
+	}
+	for _, r := range rs {
+		if r.Part != rs[0].Part {
+			o.fail("after %d rows, a chunk spans partitions %d and %d", len(o.rows), rs[0].Part, r.Part)
+			break
+		}
+	}
+	o.rows = append(o.rows, rs...)
+}
+
+// runGSCase runs c in a synctest bubble and checks it against the oracle.
+func runGSCase(t *testing.T, c *gsCase) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	want, from := c.oracle()
+
+	gate := make(chan struct{})
+	ch := make(chan any)
+	elems := c.elements()
+	go func() {
+		defer close(ch)
+		for _, e := range elems {
+			ch <- e
+		}
+		if c.hold {
+			<-gate
+		}
+	}()
+	src := extension.NewChanSource(ch)
+	var up streams.Outlet = src
+	switch {
+	case c.batch > 0:
+		up = src.Via(gsflow.NewBatch[int64](c.batch, time.Millisecond))
+	case c.upMap:
+		up = src.Via(gsflow.NewMap(func(e any) any { return e }, 1))
+	}
+
+	out := &gsOutput{c: c}
+	cancelled := false
+	cancelAt := func() { // cancels once k rows have come out
+		if c.fault == gsFaultCancel && !cancelled && len(out.rows) >= c.k {
+			cancel()
+			cancelled = true
+		}
+	}
+	cancelAt()
+	var err error
+	switch c.dir {
+	case 0: // From
+		p := c.build()(flow.From(gostreams.From[int64](up, c.options()...)))
+		for it, e := range flow.Items[gsRow](ctx, p) {
+			if e != nil {
+				err = e
+				break
+			}
+			out.item(it)
+			if c.fault == gsFaultStop && len(out.rows) == c.k {
+				break
+			}
+			cancelAt()
+		}
+	case 1, 2: // NewSource, NewFlow
+		opts := c.options()
+		if c.chunked {
+			opts = append(opts, gostreams.Chunked())
+		}
+		var adapter interface {
+			streams.Outlet
+			Err() error
+		}
+		if c.dir == 1 {
+			p := c.build()(flow.From(gostreams.From[int64](up, c.options()...)))
+			adapter = gostreams.NewSource[gsRow](ctx, p, opts...)
+		} else {
+			f := gostreams.NewFlow[int64, gsRow](ctx, c.build(), opts...)
+			gsflow.DoStream(up, f)
+			adapter = f
+		}
+		if c.fault == gsFaultStop {
+			err = stopReading(ctx, cancel, adapter, out)
+			break
+		}
+		down := make(chan any)
+		if c.chunked {
+			m := gsflow.NewMap(func(rs []gsRow) []gsRow { return rs }, 1)
+			gsflow.DoStream(adapter, m)
+			go m.To(extension.NewChanSink(down))
+		} else {
+			m := gsflow.NewMap(func(r gsRow) gsRow { return r }, 1)
+			gsflow.DoStream(adapter, m)
+			go m.To(extension.NewChanSink(down))
+		}
+		for e := range down {
+			out.element(e)
+			cancelAt()
+		}
+		err = adapter.Err()
+	case 3: // NewSink
+		sink := gostreams.NewSink[int64](ctx, func(p *flow.Pipeline) *flow.Pipeline {
+			return c.build()(p).To(sinks.ForEach(func(it flow.Item[gsRow]) error {
+				out.item(it)
+				if c.fault == gsFaultStop && len(out.rows) == c.k {
+					return flow.ErrStop
+				}
+				cancelAt()
+				return nil
+			}))
+		}, c.options()...)
+		gsflow.DoStream(up, sink)
+		sink.AwaitCompletion()
+		err = sink.Err()
+	}
+	close(gate) // the run has ended: let the producer close its channel
+	if out.bad != nil {
+		t.Fatal(out.bad)
+	}
+	checkGSOutput(t, c, want, from, out.rows, err)
+}
+
+// stopReading reads the adapter's output until k rows have come, lets the
+// run go on until it is blocked on the full output or has ended, then
+// cancels and asks Err without reading further: it must return, the
+// consumer having stopped. What the output still holds then is a
+// continuation of the stream, and the output is closed.
+func stopReading(ctx context.Context, cancel context.CancelFunc, a interface {
+	streams.Outlet
+	Err() error
+}, out *gsOutput) error {
+	for len(out.rows) < out.c.k {
+		e, ok := <-a.Out()
+		if !ok {
+			break
+		}
+		out.element(e)
+	}
+	synctest.Wait() // the run fills what the output holds, and waits
+	cancel()
+	err := a.Err()
+	for e := range a.Out() {
+		out.element(e)
+	}
+	return err
+}
+
+// checkGSOutput checks the rows a run gave and its error against the
+// oracle's rows want, which come from the input rows from.
+func checkGSOutput(t *testing.T, c *gsCase, want []gsRow, from []int, got []gsRow, err error) {
+	t.Helper()
+	if len(got) > len(want) {
+		t.Fatalf("%d rows, more than the %d expected", len(got), len(want))
+	}
+	for i, r := range got {
+		if r != want[i] {
+			t.Fatalf("row %d (input row %d) is %+v, want %+v", i, from[i], r, want[i])
+		}
+	}
+	complete := len(got) == len(want)
+	switch c.fault {
+	case gsFaultNone:
+		if err != nil || !complete {
+			t.Fatalf("%d rows of %d, error %v; want them all and no error", len(got), len(want), err)
+		}
+	case gsFaultWrongType:
+		name := c.name
+		if name == "" {
+			name = "gostreams"
+		}
+		msg := fmt.Sprintf("%s: the element after row %d is a %T", name, c.k, c.bad)
+		if err == nil || !strings.Contains(err.Error(), msg) {
+			t.Fatalf("error %v, want one saying %q", err, msg)
+		}
+		// The partition holding the wrong element is never read whole.
+		if end := c.k / c.partSize() * c.partSize(); len(got) > 0 && from[len(got)-1] >= end {
+			t.Fatalf("input row %d came out, of the partition holding the wrong element, which starts at row %d", from[len(got)-1], end)
+		}
+	case gsFaultStage:
+		var se *flow.StageError
+		if !errors.As(err, &se) || !errors.Is(err, errBad) {
+			t.Fatalf("error %v, want the Map's StageError", err)
+		}
+		if !se.HasPart || !se.HasID || se.Part != int64(c.k/c.partSize()) || se.ID != c.rowID(c.k) {
+			t.Fatalf("error %v names partition %d (%v), row %v (%v); want partition %d, row %v", err, se.Part, se.HasPart, se.ID, se.HasID, c.k/c.partSize(), c.rowID(c.k))
+		}
+		if len(got) > 0 && from[len(got)-1] >= c.k {
+			t.Fatalf("input row %d came out, at or after the failing row %d", from[len(got)-1], c.k)
+		}
+	case gsFaultCancel:
+		if len(got) < c.k {
+			t.Fatalf("%d rows before the cancel, want at least %d", len(got), c.k)
+		}
+		if !(err == nil && complete) && !errors.Is(err, context.Canceled) {
+			t.Fatalf("%d rows of %d, error %v; want context.Canceled, or all rows and no error", len(got), len(want), err)
+		}
+	case gsFaultStop:
+		if c.dir == 0 || c.dir == 3 { // the loop is left, or the sink stops: a success
+			if err != nil || len(got) != c.k && !(c.k == 0 && complete) {
+				t.Fatalf("%d rows, error %v; want %d and no error", len(got), err, c.k)
+			}
+			return
+		}
+		if len(got) < c.k {
+			t.Fatalf("%d rows before the cancel, want at least %d", len(got), c.k)
+		}
+		if !(err == nil && complete) && !errors.Is(err, context.Canceled) {
+			t.Fatalf("%d rows of %d, error %v; want context.Canceled, or all rows and no error", len(got), len(want), err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package gostreams_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -212,6 +213,43 @@ func TestFromWrongElementType(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "after row 345 is a string") {
 		t.Fatalf("Run = %v", err)
 	}
+}
+
+// With an interface type T, an element that is a T is one value, a []T
+// that is not a T is a run of values, and a nil element is a nil T: it
+// used to fail the run as "a <nil>, want interface {}".
+func TestFromInterfaceElements(t *testing.T) {
+	testutil.Synctest(t, func(t *testing.T) {
+		send := func(elems ...any) *extension.ChanSource {
+			ch := make(chan any)
+			go func() {
+				defer close(ch)
+				for _, e := range elems {
+					ch <- e
+				}
+			}()
+			return extension.NewChanSource(ch)
+		}
+		anys := testutil.Items[any](t, flow.From(gostreams.From[any](send(int64(1), []any{2, 3}, nil, "x"), gostreams.PartitionItems(2))))
+		want := []any{int64(1), []any{2, 3}, nil, "x"}
+		if len(anys) != len(want) {
+			t.Fatalf("T any: %d items, want %d: %v", len(anys), len(want), anys)
+		}
+		for i, it := range anys {
+			if !reflect.DeepEqual(it.Value, want[i]) || it.Part != int64(i/2) || it.ID != rowid.Ordinal(uint64(i)).Combine(rowid.FromString("gostreams")) {
+				t.Fatalf("T any: item %d is %+v, want value %#v in partition %d", i, it, want[i], i/2)
+			}
+		}
+
+		errA, errB := errors.New("a"), errors.New("b")
+		var errs []error
+		for _, it := range testutil.Items[error](t, flow.From(gostreams.From[error](send(errA, nil, []error{nil, errB})))) {
+			errs = append(errs, it.Value)
+		}
+		if !slices.Equal(errs, []error{errA, nil, nil, errB}) {
+			t.Fatalf("T error: values %v, want [a <nil> <nil> b]", errs)
+		}
+	})
 }
 
 // Cancelling a run drains the go-streams input, and OnStop ends an

@@ -19,7 +19,9 @@ import (
 // From returns a rowflow source that reads the elements of out, a
 // go-streams Source or Flow. Each element must be a T or a []T; values are
 // grouped into partitions of [PartitionItems] in arrival order (see the
-// package documentation).
+// package documentation). An element that is a T is one value, even if it
+// is a []T as well (a []any when T is any), and a nil element is the nil
+// value of an interface type T; for any other T it is of the wrong type.
 //
 // A go-streams stream can be read once: the source's first run reads it,
 // and a later run, or a second epoch of the same run, fails with an
@@ -175,12 +177,23 @@ func (r *reader[T]) fill(ctx context.Context) ([]T, error) {
 			vals = append(vals, v)
 		case []T:
 			r.carry = v
+		case nil: // no T unless T is an interface type, whose nil it is
+			if reflect.TypeFor[T]().Kind() != reflect.Interface {
+				return nil, r.wrongType(len(vals), e)
+			}
+			var zero T
+			vals = append(vals, zero)
 		default:
-			at := r.row + uint64(len(vals))
-			return nil, fmt.Errorf("gostreams: %s: the element after row %d is a %T, want %v or []%[4]v",
-				r.s.cfg.name, at, e, reflect.TypeFor[T]())
+			return nil, r.wrongType(len(vals), e)
 		}
 	}
 	r.row += uint64(len(vals))
 	return vals, nil
+}
+
+// wrongType is the error of an element e that is neither a T nor a []T,
+// read after n values of the partition being filled.
+func (r *reader[T]) wrongType(n int, e any) error {
+	return fmt.Errorf("gostreams: %s: the element after row %d is a %T, want %v or []%[4]v",
+		r.s.cfg.name, r.row+uint64(n), e, reflect.TypeFor[T]())
 }

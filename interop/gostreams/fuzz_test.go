@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -36,7 +37,8 @@ import (
 // element of the wrong type after row k, the context cancelled once k rows
 // have come out, the Map failing at row k, or the consumer stopping after k
 // rows. With a fault, the go-streams producer may hold its channel open
-// after its last element until the test has seen the run end.
+// after its last element until the test has seen the run end. An OnStop
+// function that ends the producer may be given.
 //
 // The oracle: element i of the input, however batched, is row i; it lies
 // in partition i/PartitionItems and has the ID
@@ -53,7 +55,10 @@ import (
 // returns even while the go-streams source holds its channel open (so a
 // full partition comes out without waiting for the end of the stream),
 // and once the source closes it no goroutine of either side is left
-// (testutil.Synctest).
+// (testutil.Synctest). OnStop is called at most once: never by a run that
+// read its input to the end, and by the time the run has ended if it ended
+// while the input was held open. A second run of a From source fails,
+// saying that the stream can be read once.
 func FuzzGoStreams(f *testing.F) {
 	// The low bits of a seed choose the direction and the fault, so the
 	// seeds cover every pair.
@@ -99,11 +104,12 @@ type gsCase struct {
 	badAt   int // the wrong element goes before element badAt
 	bad     any
 	hold    bool // the producer keeps its channel open until the run has ended
+	onStop  bool // an OnStop function that ends the producer
 }
 
 func (c *gsCase) String() string {
-	return fmt.Sprintf("%s fault=%d n=%d elements=%d sizes[:8]=%v batch=%d upMap=%v part=%d chunk=%d name=%q chunked=%v w=%d filter=%v k=%d badAt=%d bad=%#v hold=%v",
-		gsDirections[c.dir], c.fault, c.n, len(c.sizes), c.sizes[:min(8, len(c.sizes))], c.batch, c.upMap, c.part, c.chunk, c.name, c.chunked, c.w, c.filter, c.k, c.badAt, c.bad, c.hold)
+	return fmt.Sprintf("%s fault=%d n=%d elements=%d sizes[:8]=%v batch=%d upMap=%v part=%d chunk=%d name=%q chunked=%v w=%d filter=%v k=%d badAt=%d bad=%#v hold=%v onStop=%v",
+		gsDirections[c.dir], c.fault, c.n, len(c.sizes), c.sizes[:min(8, len(c.sizes))], c.batch, c.upMap, c.part, c.chunk, c.name, c.chunked, c.w, c.filter, c.k, c.badAt, c.bad, c.hold, c.onStop)
 }
 
 func drawGSCase(seed uint64) *gsCase {
@@ -121,6 +127,7 @@ func drawGSCase(seed uint64) *gsCase {
 		chunked: r.IntN(2) == 0,
 		w:       pick(1, 2, 3, 4, 8),
 		filter:  r.IntN(3) == 0,
+		onStop:  r.IntN(2) == 0,
 	}
 	if c.part == 1 && c.n > 300 {
 		c.n = 300 // a partition a row: keep the case quick
@@ -381,113 +388,183 @@ func (o *gsOutput) element(e any) {
 	o.rows = append(o.rows, rs...)
 }
 
+// gsRun is a run of a case: the context, what came out, and the
+// go-streams stream feeding the adapter.
+type gsRun struct {
+	c         *gsCase
+	ctx       context.Context
+	cancel    context.CancelFunc
+	cancelled bool
+	out       *gsOutput
+	up        streams.Outlet
+	stops     atomic.Int32 // calls of the OnStop function
+}
+
 // runGSCase runs c in a synctest bubble and checks it against the oracle.
 func runGSCase(t *testing.T, c *gsCase) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	r := &gsRun{c: c, ctx: ctx, cancel: cancel, out: &gsOutput{c: c}}
+	gate, stop := make(chan struct{}), make(chan struct{})
+	defer close(gate) // after the run has ended: the producer may close its channel
+	r.up = c.produce(gate, stop)
+	var opts []gostreams.Option
+	if c.onStop {
+		opts = append(opts, gostreams.OnStop(func() {
+			if r.stops.Add(1) == 1 {
+				close(stop)
+			}
+		}))
+	}
+	r.cancelAt()
+	var err error
+	switch c.dir {
+	case 0:
+		err = r.from(t, opts)
+	case 1, 2:
+		err = r.source(opts)
+	case 3:
+		err = r.sink(opts)
+	}
+	// The run has ended: OnStop was called if it ended before the input
+	// closed, which it must have if the producer holds the input open.
+	switch n := r.stops.Load(); {
+	case n > 1, c.onStop && c.hold && n != 1:
+		t.Fatalf("OnStop called %d times by a run that ended before the input closed, want once", n)
+	case c.fault == gsFaultNone && n != 0:
+		t.Fatalf("OnStop called %d times by a run that read its input to the end", n)
+	}
+	if r.out.bad != nil {
+		t.Fatal(r.out.bad)
+	}
 	want, from := c.oracle()
+	checkGSOutput(t, c, want, from, r.out.rows, err)
+}
 
-	gate := make(chan struct{})
+// produce starts the go-streams producer and returns the stream that
+// feeds the adapter. The producer ends when stop is closed; after its last
+// element it keeps its channel open until gate is closed if c.hold.
+func (c *gsCase) produce(gate, stop chan struct{}) streams.Outlet {
 	ch := make(chan any)
 	elems := c.elements()
 	go func() {
 		defer close(ch)
 		for _, e := range elems {
-			ch <- e
+			select {
+			case ch <- e:
+			case <-stop:
+				return
+			}
 		}
 		if c.hold {
-			<-gate
+			select {
+			case <-gate:
+			case <-stop:
+			}
 		}
 	}()
 	src := extension.NewChanSource(ch)
-	var up streams.Outlet = src
 	switch {
 	case c.batch > 0:
-		up = src.Via(gsflow.NewBatch[int64](c.batch, time.Millisecond))
+		return src.Via(gsflow.NewBatch[int64](c.batch, time.Millisecond))
 	case c.upMap:
-		up = src.Via(gsflow.NewMap(func(e any) any { return e }, 1))
+		return src.Via(gsflow.NewMap(func(e any) any { return e }, 1))
 	}
+	return src
+}
 
-	out := &gsOutput{c: c}
-	cancelled := false
-	cancelAt := func() { // cancels once k rows have come out
-		if c.fault == gsFaultCancel && !cancelled && len(out.rows) >= c.k {
-			cancel()
-			cancelled = true
-		}
+// cancelAt cancels the run once k rows have come out, if that is the
+// case's fault.
+func (r *gsRun) cancelAt() {
+	if r.c.fault == gsFaultCancel && !r.cancelled && len(r.out.rows) >= r.c.k {
+		r.cancel()
+		r.cancelled = true
 	}
-	cancelAt()
-	var err error
-	switch c.dir {
-	case 0: // From
-		p := c.build()(flow.From(gostreams.From[int64](up, c.options()...)))
-		for it, e := range flow.Items[gsRow](ctx, p) {
-			if e != nil {
-				err = e
-				break
-			}
-			out.item(it)
-			if c.fault == gsFaultStop && len(out.rows) == c.k {
-				break
-			}
-			cancelAt()
-		}
-	case 1, 2: // NewSource, NewFlow
-		opts := c.options()
-		if c.chunked {
-			opts = append(opts, gostreams.Chunked())
-		}
-		var adapter interface {
-			streams.Outlet
-			Err() error
-		}
-		if c.dir == 1 {
-			p := c.build()(flow.From(gostreams.From[int64](up, c.options()...)))
-			adapter = gostreams.NewSource[gsRow](ctx, p, opts...)
-		} else {
-			f := gostreams.NewFlow[int64, gsRow](ctx, c.build(), opts...)
-			gsflow.DoStream(up, f)
-			adapter = f
-		}
-		if c.fault == gsFaultStop {
-			err = stopReading(ctx, cancel, adapter, out)
+}
+
+// from reads the stream as a rowflow source; a second run of it must fail,
+// the stream having been read.
+func (r *gsRun) from(t *testing.T, opts []gostreams.Option) (err error) {
+	p := r.c.build()(flow.From(gostreams.From[int64](r.up, append(r.c.options(), opts...)...)))
+	for it, e := range flow.Items[gsRow](r.ctx, p) {
+		if e != nil {
+			err = e
 			break
 		}
-		down := make(chan any)
-		if c.chunked {
-			m := gsflow.NewMap(func(rs []gsRow) []gsRow { return rs }, 1)
-			gsflow.DoStream(adapter, m)
-			go m.To(extension.NewChanSink(down))
-		} else {
-			m := gsflow.NewMap(func(r gsRow) gsRow { return r }, 1)
-			gsflow.DoStream(adapter, m)
-			go m.To(extension.NewChanSink(down))
+		r.out.item(it)
+		if r.c.fault == gsFaultStop && len(r.out.rows) == r.c.k {
+			break
 		}
-		for e := range down {
-			out.element(e)
-			cancelAt()
-		}
-		err = adapter.Err()
-	case 3: // NewSink
-		sink := gostreams.NewSink[int64](ctx, func(p *flow.Pipeline) *flow.Pipeline {
-			return c.build()(p).To(sinks.ForEach(func(it flow.Item[gsRow]) error {
-				out.item(it)
-				if c.fault == gsFaultStop && len(out.rows) == c.k {
-					return flow.ErrStop
-				}
-				cancelAt()
-				return nil
-			}))
-		}, c.options()...)
-		gsflow.DoStream(up, sink)
-		sink.AwaitCompletion()
-		err = sink.Err()
+		r.cancelAt()
 	}
-	close(gate) // the run has ended: let the producer close its channel
-	if out.bad != nil {
-		t.Fatal(out.bad)
+	var again error
+	for _, e := range flow.Items[gsRow](context.Background(), p) {
+		again = e
+		break
 	}
-	checkGSOutput(t, c, want, from, out.rows, err)
+	if again == nil || !strings.Contains(again.Error(), "can be read once") {
+		t.Fatalf("a second run: %v, want an error saying the stream can be read once", again)
+	}
+	return err
+}
+
+// source runs NewSource over a pipeline reading the stream, or NewFlow
+// between go-streams stages, and reads its output through a go-streams Map.
+func (r *gsRun) source(opts []gostreams.Option) error {
+	c := r.c
+	in := append(c.options(), opts...)
+	out := in
+	if c.chunked {
+		out = append(out[:len(out):len(out)], gostreams.Chunked())
+	}
+	var adapter interface {
+		streams.Outlet
+		Err() error
+	}
+	if c.dir == 1 {
+		p := c.build()(flow.From(gostreams.From[int64](r.up, in...)))
+		adapter = gostreams.NewSource[gsRow](r.ctx, p, out...)
+	} else {
+		f := gostreams.NewFlow[int64, gsRow](r.ctx, c.build(), out...)
+		gsflow.DoStream(r.up, f)
+		adapter = f
+	}
+	if c.fault == gsFaultStop {
+		return stopReading(r.cancel, adapter, r.out)
+	}
+	down := make(chan any)
+	if c.chunked {
+		m := gsflow.NewMap(func(rs []gsRow) []gsRow { return rs }, 1)
+		gsflow.DoStream(adapter, m)
+		go m.To(extension.NewChanSink(down))
+	} else {
+		m := gsflow.NewMap(func(r gsRow) gsRow { return r }, 1)
+		gsflow.DoStream(adapter, m)
+		go m.To(extension.NewChanSink(down))
+	}
+	for e := range down {
+		r.out.element(e)
+		r.cancelAt()
+	}
+	return adapter.Err()
+}
+
+// sink ends the stream in NewSink, whose pipeline ends in a ForEach.
+func (r *gsRun) sink(opts []gostreams.Option) error {
+	c := r.c
+	sink := gostreams.NewSink[int64](r.ctx, func(p *flow.Pipeline) *flow.Pipeline {
+		return c.build()(p).To(sinks.ForEach(func(it flow.Item[gsRow]) error {
+			r.out.item(it)
+			if c.fault == gsFaultStop && len(r.out.rows) == c.k {
+				return flow.ErrStop
+			}
+			r.cancelAt()
+			return nil
+		}))
+	}, append(c.options(), opts...)...)
+	gsflow.DoStream(r.up, sink)
+	sink.AwaitCompletion()
+	return sink.Err()
 }
 
 // stopReading reads the adapter's output until k rows have come, lets the
@@ -495,7 +572,7 @@ func runGSCase(t *testing.T, c *gsCase) {
 // cancels and asks Err without reading further: it must return, the
 // consumer having stopped. What the output still holds then is a
 // continuation of the stream, and the output is closed.
-func stopReading(ctx context.Context, cancel context.CancelFunc, a interface {
+func stopReading(cancel context.CancelFunc, a interface {
 	streams.Outlet
 	Err() error
 }, out *gsOutput) error {

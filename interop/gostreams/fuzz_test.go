@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -37,32 +38,35 @@ import (
 // element of the wrong type after row k, the context cancelled once k rows
 // have come out, the Map failing at row k, or the consumer stopping after k
 // rows. With a fault, the go-streams producer may hold its channel open
-// after its last element until the test has seen the run end. An OnStop
-// function that ends the producer may be given.
+// after its last element until the test has seen the run end; without
+// one, it may pause before an element (most often where a partition has
+// just filled). An OnStop function that ends the producer may be given.
 //
-// The oracle: element i of the input, however batched, is row i; it lies
-// in partition i/PartitionItems and has the ID
+// The oracle: element i of the input, however batched, is row i; it lies in
+// partition i/PartitionItems and has the ID
 // rowid.Ordinal(i).Combine(rowid.FromString(name)); a serial stage at the
 // end records both, so that they can be checked in every direction. Without
-// a fault the output is exactly the mapped, filtered rows in input order,
-// at every parallelism, and Err is nil; with Chunked every element is a
+// a fault the output is exactly the mapped, filtered rows in input order, at
+// every parallelism, and Err is nil; with Chunked every element is a
 // non-empty []T of one partition. With a fault the output is a prefix of
 // that, ending before the partition holding a wrong element or before the
 // failing row; Err names the wrong element's row and type, or is the Map's
-// StageError with the failing row's partition and ID, or is
-// context.Canceled (nil only if the whole output came). A consumer that
-// stops reading and cancels gets Err at once. A run that ends early
-// returns even while the go-streams source holds its channel open (so a
-// full partition comes out without waiting for the end of the stream),
-// and once the source closes it no goroutine of either side is left
-// (testutil.Synctest). OnStop is called at most once: never by a run that
-// read its input to the end, and by the time the run has ended if it ended
-// while the input was held open. A second run of a From source fails,
-// saying that the stream can be read once.
+// StageError with the failing row's partition and ID, or is context.Canceled
+// (nil only if the whole output came). A consumer that stops reading and
+// cancels gets Err at once. A run that ends early returns even while the
+// go-streams source holds its channel open (so a full partition comes out
+// without waiting for the end of the stream), and once the source closes it
+// no goroutine of either side is left (testutil.Synctest). While the
+// producer pauses, once every goroutine is blocked, exactly the rows of the
+// full partitions sent so far have come out: a partition waits for its own
+// rows, no more. OnStop is called at most once: never by a run that read its
+// input to the end, and by the time the run has ended if it ended while the
+// input was held open. A second run of a From source fails, saying that the
+// stream can be read once.
 func FuzzGoStreams(f *testing.F) {
 	// The low bits of a seed choose the direction and the fault, so the
 	// seeds cover every pair.
-	for i := range testutil.FuzzSeeds(40) {
+	for i := range testutil.FuzzSeeds(80) {
 		f.Add(uint64(i))
 	}
 	f.Fuzz(func(t *testing.T, seed uint64) {
@@ -105,11 +109,12 @@ type gsCase struct {
 	bad     any
 	hold    bool // the producer keeps its channel open until the run has ended
 	onStop  bool // an OnStop function that ends the producer
+	pauseAt int  // at or above 0: the producer pauses before element pauseAt
 }
 
 func (c *gsCase) String() string {
-	return fmt.Sprintf("%s fault=%d n=%d elements=%d sizes[:8]=%v batch=%d upMap=%v part=%d chunk=%d name=%q chunked=%v w=%d filter=%v k=%d badAt=%d bad=%#v hold=%v onStop=%v",
-		gsDirections[c.dir], c.fault, c.n, len(c.sizes), c.sizes[:min(8, len(c.sizes))], c.batch, c.upMap, c.part, c.chunk, c.name, c.chunked, c.w, c.filter, c.k, c.badAt, c.bad, c.hold, c.onStop)
+	return fmt.Sprintf("%s fault=%d n=%d elements=%d sizes[:8]=%v batch=%d upMap=%v part=%d chunk=%d name=%q chunked=%v w=%d filter=%v k=%d badAt=%d bad=%#v hold=%v onStop=%v pauseAt=%d",
+		gsDirections[c.dir], c.fault, c.n, len(c.sizes), c.sizes[:min(8, len(c.sizes))], c.batch, c.upMap, c.part, c.chunk, c.name, c.chunked, c.w, c.filter, c.k, c.badAt, c.bad, c.hold, c.onStop, c.pauseAt)
 }
 
 func drawGSCase(seed uint64) *gsCase {
@@ -169,7 +174,21 @@ func drawGSCase(seed uint64) *gsCase {
 		}
 		c.batch = pick(1, 3, 50)
 	}
-	c.k, c.hold = 0, c.fault != gsFaultNone && r.IntN(2) == 0
+	c.k, c.hold, c.pauseAt = 0, c.fault != gsFaultNone && r.IntN(2) == 0, -1
+	if c.fault == gsFaultNone && c.batch == 0 && r.IntN(4) > 0 {
+		// Not with NewBatch, which may hold elements while the producer
+		// pauses. Most often where a partition has just filled, the case
+		// that shows a partition waiting for more than its rows.
+		var ends []int
+		for i, sent := range c.sent() {
+			if sent > 0 && sent%c.partSize() == 0 {
+				ends = append(ends, i)
+			}
+		}
+		if c.pauseAt = r.IntN(len(c.sizes) + 1); len(ends) > 0 && r.IntN(3) > 0 {
+			c.pauseAt = ends[r.IntN(len(ends))]
+		}
+	}
 	switch c.fault {
 	case gsFaultWrongType:
 		c.badAt = r.IntN(len(c.sizes) + 1)
@@ -177,9 +196,7 @@ func drawGSCase(seed uint64) *gsCase {
 		if c.bad == nil {
 			c.upMap = false // go-streams' Map asserts every element to its input type, which a nil is not
 		}
-		for _, s := range c.sizes[:c.badAt] {
-			c.k += max(s, 0) + btoi(s == -1)
-		}
+		c.k = c.sent()[c.badAt]
 	case gsFaultCancel, gsFaultStop:
 		want, from := c.oracle()
 		c.k = r.IntN(len(want) + 1)
@@ -203,6 +220,16 @@ func drawGSCase(seed uint64) *gsCase {
 		}
 	}
 	return c
+}
+
+// sent returns, for each i up to len(c.sizes), the number of rows in the
+// elements before element i.
+func (c *gsCase) sent() []int {
+	out := []int{0}
+	for _, s := range c.sizes {
+		out = append(out, out[len(out)-1]+max(s, 0)+btoi(s == -1))
+	}
+	return out
 }
 
 func btoi(b bool) int {
@@ -343,6 +370,7 @@ func (recordProc) Flush(context.Context, flow.Emitter[gsRow]) error { return nil
 // with it that the oracle's rows cannot show.
 type gsOutput struct {
 	c    *gsCase
+	mu   sync.Mutex // for a look at rows from the test's goroutine
 	rows []gsRow
 	bad  error
 }
@@ -356,6 +384,8 @@ func (o *gsOutput) fail(format string, args ...any) {
 // item adds an item read on the rowflow side, whose partition and ID must
 // be those the last stage saw.
 func (o *gsOutput) item(it flow.Item[gsRow]) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	if it.Part != it.Value.Part || it.ID != it.Value.ID {
 		o.fail("item %d: partition %d, ID %v; the last stage saw %d, %v", len(o.rows), it.Part, it.ID, it.Value.Part, it.Value.ID)
 	}
@@ -365,6 +395,8 @@ func (o *gsOutput) item(it flow.Item[gsRow]) {
 // element adds a go-streams element: a gsRow, or with Chunked a
 // non-empty []gsRow of one partition.
 func (o *gsOutput) element(e any) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	if !o.c.chunked {
 		r, ok := e.(gsRow)
 		if !ok {
@@ -405,27 +437,35 @@ func runGSCase(t *testing.T, c *gsCase) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	r := &gsRun{c: c, ctx: ctx, cancel: cancel, out: &gsOutput{c: c}}
-	gate, stop := make(chan struct{}), make(chan struct{})
-	defer close(gate) // after the run has ended: the producer may close its channel
-	r.up = c.produce(gate, stop)
+	ch := gsProducer{gate: make(chan struct{}), stop: make(chan struct{}), paused: make(chan struct{}), resume: make(chan struct{})}
+	defer close(ch.gate) // after the run has ended: the producer may close its channel
+	r.up = c.produce(ch)
 	var opts []gostreams.Option
 	if c.onStop {
 		opts = append(opts, gostreams.OnStop(func() {
 			if r.stops.Add(1) == 1 {
-				close(stop)
+				close(ch.stop)
 			}
 		}))
 	}
 	r.cancelAt()
-	var err error
-	switch c.dir {
-	case 0:
-		err = r.from(t, opts)
-	case 1, 2:
-		err = r.source(opts)
-	case 3:
-		err = r.sink(opts)
+	done := make(chan error, 1)
+	go func() {
+		switch c.dir {
+		case 0:
+			done <- r.from(t, opts)
+		case 1, 2:
+			done <- r.source(opts)
+		case 3:
+			done <- r.sink(opts)
+		}
+	}()
+	if c.pauseAt >= 0 {
+		<-ch.paused
+		r.checkPaused(t)
+		close(ch.resume)
 	}
+	err := <-done
 	// The run has ended: OnStop was called if it ended before the input
 	// closed, which it must have if the producer holds the input open.
 	switch n := r.stops.Load(); {
@@ -441,25 +481,41 @@ func runGSCase(t *testing.T, c *gsCase) {
 	checkGSOutput(t, c, want, from, r.out.rows, err)
 }
 
+// gsProducer holds the channels that steer the go-streams producer.
+type gsProducer struct {
+	gate   chan struct{} // closed once the run has ended
+	stop   chan struct{} // closed by the OnStop function
+	paused chan struct{} // closed by the producer when it pauses
+	resume chan struct{} // closed to let it go on
+}
+
 // produce starts the go-streams producer and returns the stream that
-// feeds the adapter. The producer ends when stop is closed; after its last
-// element it keeps its channel open until gate is closed if c.hold.
-func (c *gsCase) produce(gate, stop chan struct{}) streams.Outlet {
+// feeds the adapter. The producer pauses before element c.pauseAt, if
+// that is at or above 0, and ends when p.stop is closed; after its last
+// element it keeps its channel open until p.gate is closed if c.hold.
+func (c *gsCase) produce(p gsProducer) streams.Outlet {
 	ch := make(chan any)
 	elems := c.elements()
 	go func() {
 		defer close(ch)
-		for _, e := range elems {
+		for i := 0; ; i++ {
+			if i == c.pauseAt {
+				close(p.paused)
+				<-p.resume
+			}
+			if i == len(elems) {
+				break
+			}
 			select {
-			case ch <- e:
-			case <-stop:
+			case ch <- elems[i]:
+			case <-p.stop:
 				return
 			}
 		}
 		if c.hold {
 			select {
-			case <-gate:
-			case <-stop:
+			case <-p.gate:
+			case <-p.stop:
 			}
 		}
 	}()
@@ -471,6 +527,27 @@ func (c *gsCase) produce(gate, stop chan struct{}) streams.Outlet {
 		return src.Via(gsflow.NewMap(func(e any) any { return e }, 1))
 	}
 	return src
+}
+
+// checkPaused checks what has come out while the producer pauses, once
+// every goroutine is blocked: a partition is complete when it is full, so
+// every row of the full partitions sent so far, and no other row.
+func (r *gsRun) checkPaused(t *testing.T) {
+	synctest.Wait()
+	c := r.c
+	sent := c.sent()[c.pauseAt]
+	full := sent / c.partSize() * c.partSize()
+	want, from := c.oracle()
+	need := 0
+	for need < len(from) && from[need] < full {
+		need++
+	}
+	r.out.mu.Lock()
+	got := len(r.out.rows)
+	r.out.mu.Unlock()
+	if got != need {
+		t.Errorf("%d rows out while the producer pauses after %d rows (%d in full partitions), want %d of the %d", got, sent, full, need, len(want))
+	}
 }
 
 // cancelAt cancels the run once k rows have come out, if that is the
@@ -503,7 +580,7 @@ func (r *gsRun) from(t *testing.T, opts []gostreams.Option) (err error) {
 		break
 	}
 	if again == nil || !strings.Contains(again.Error(), "can be read once") {
-		t.Fatalf("a second run: %v, want an error saying the stream can be read once", again)
+		t.Errorf("a second run: %v, want an error saying the stream can be read once", again)
 	}
 	return err
 }

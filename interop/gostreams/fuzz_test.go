@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,7 @@ import (
 	gsflow "github.com/reugn/go-streams/flow"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/epoch"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/interop/gostreams"
 	"github.com/rowflow/rowflow/operators"
@@ -32,15 +34,16 @@ import (
 // them, or go-streams' own timer-driven NewBatch), a go-streams Map before
 // the adapter or not, PartitionItems, ChunkSize, Named and Chunked, the
 // parallelism of a rowflow Map (and maybe a Filter) in between, the
-// direction (From an Outlet read as rowflow items; NewSource over such a
+// direction (From an Outlet read as rowflow items, over several epochs
+// through operators.Cache as From's doc shows; NewSource over such a
 // pipeline feeding a go-streams Map; NewFlow between two go-streams stages;
 // NewSink ending the stream in a rowflow sink), and at most one fault: an
 // element of the wrong type after row k, the context cancelled once k rows
 // have come out, the Map failing at row k, or the consumer stopping after k
 // rows. With a fault, the go-streams producer may hold its channel open
-// after its last element until the test has seen the run end; without
-// one, it may pause before an element (most often where a partition has
-// just filled). An OnStop function that ends the producer may be given.
+// after its last element until the test has seen the run end; without one,
+// it may pause before an element (most often where a partition has just
+// filled). An OnStop function that ends the producer may be given.
 //
 // The oracle: element i of the input, however batched, is row i; it lies in
 // partition i/PartitionItems and has the ID
@@ -62,7 +65,9 @@ import (
 // rows, no more. OnStop is called at most once: never by a run that read its
 // input to the end, and by the time the run has ended if it ended while the
 // input was held open. A second run of a From source fails, saying that the
-// stream can be read once.
+// stream can be read once, unless a Cache replays the same rows, which it
+// must if the first run came to its end; an epoch after the first replays
+// the first with the epoch in its partition numbers.
 func FuzzGoStreams(f *testing.F) {
 	// The low bits of a seed choose the direction and the fault, so the
 	// seeds cover every pair.
@@ -110,11 +115,12 @@ type gsCase struct {
 	hold    bool // the producer keeps its channel open until the run has ended
 	onStop  bool // an OnStop function that ends the producer
 	pauseAt int  // at or above 0: the producer pauses before element pauseAt
+	epochs  int  // From: the epochs of a run, read through operators.Cache if more than 1
 }
 
 func (c *gsCase) String() string {
-	return fmt.Sprintf("%s fault=%d n=%d elements=%d sizes[:8]=%v batch=%d upMap=%v part=%d chunk=%d name=%q chunked=%v w=%d filter=%v k=%d badAt=%d bad=%#v hold=%v onStop=%v pauseAt=%d",
-		gsDirections[c.dir], c.fault, c.n, len(c.sizes), c.sizes[:min(8, len(c.sizes))], c.batch, c.upMap, c.part, c.chunk, c.name, c.chunked, c.w, c.filter, c.k, c.badAt, c.bad, c.hold, c.onStop, c.pauseAt)
+	return fmt.Sprintf("%s fault=%d n=%d elements=%d sizes[:8]=%v batch=%d upMap=%v part=%d chunk=%d name=%q chunked=%v w=%d filter=%v k=%d badAt=%d bad=%#v hold=%v onStop=%v pauseAt=%d epochs=%d",
+		gsDirections[c.dir], c.fault, c.n, len(c.sizes), c.sizes[:min(8, len(c.sizes))], c.batch, c.upMap, c.part, c.chunk, c.name, c.chunked, c.w, c.filter, c.k, c.badAt, c.bad, c.hold, c.onStop, c.pauseAt, c.epochs)
 }
 
 func drawGSCase(seed uint64) *gsCase {
@@ -133,6 +139,10 @@ func drawGSCase(seed uint64) *gsCase {
 		w:       pick(1, 2, 3, 4, 8),
 		filter:  r.IntN(3) == 0,
 		onStop:  r.IntN(2) == 0,
+		epochs:  1,
+	}
+	if c.dir == 0 {
+		c.epochs = pick(1, 1, 2, 3)
 	}
 	if c.part == 1 && c.n > 300 {
 		c.n = 300 // a partition a row: keep the case quick
@@ -273,15 +283,19 @@ type gsRow struct {
 }
 
 // oracle returns the rows that a run without a fault gives, in order, and
-// the input row each comes from.
+// the input row each comes from, counted on over the epochs: row i of
+// epoch e is e*n + i. An epoch after the first replays the first with the
+// epoch in its partition numbers.
 func (c *gsCase) oracle() (rows []gsRow, from []int) {
-	for i := range c.n {
-		v := mapped(c.gsVal(i))
-		if c.filter && !kept(v) {
-			continue
+	for e := range c.epochs {
+		for i := range c.n {
+			v := mapped(c.gsVal(i))
+			if c.filter && !kept(v) {
+				continue
+			}
+			rows = append(rows, gsRow{V: v, Part: epoch.Part(int64(e), int64(i/c.partSize())), ID: c.rowID(i)})
+			from = append(from, e*c.n+i)
 		}
-		rows = append(rows, gsRow{V: v, Part: int64(i / c.partSize()), ID: c.rowID(i)})
-		from = append(from, i)
 	}
 	return rows, from
 }
@@ -559,10 +573,16 @@ func (r *gsRun) cancelAt() {
 	}
 }
 
-// from reads the stream as a rowflow source; a second run of it must fail,
-// the stream having been read.
+// from reads the stream as a rowflow source, over several epochs through
+// operators.Cache, as From's doc shows. A second run must fail, the stream
+// having been read, unless it replays the cache whole; it must if the first
+// run came to its end.
 func (r *gsRun) from(t *testing.T, opts []gostreams.Option) (err error) {
-	p := r.c.build()(flow.From(gostreams.From[int64](r.up, append(r.c.options(), opts...)...)))
+	src := flow.From(gostreams.From[int64](r.up, append(r.c.options(), opts...)...))
+	if r.c.epochs > 1 {
+		src = flow.From(operators.Cache[int64](src)).Epochs(int64(r.c.epochs))
+	}
+	p := r.c.build()(src)
 	for it, e := range flow.Items[gsRow](r.ctx, p) {
 		if e != nil {
 			err = e
@@ -574,13 +594,26 @@ func (r *gsRun) from(t *testing.T, opts []gostreams.Option) (err error) {
 		}
 		r.cancelAt()
 	}
-	var again error
-	for _, e := range flow.Items[gsRow](context.Background(), p) {
-		again = e
-		break
+	want, _ := r.c.oracle()
+	cached := r.c.epochs > 1 && err == nil && len(r.out.rows) == len(want)
+	var again []gsRow
+	for it, e := range flow.Items[gsRow](context.Background(), p) {
+		switch {
+		case e != nil && cached:
+			t.Errorf("a second run after the first came to its end: %v, want the cache replayed", e)
+		case e != nil && !strings.Contains(e.Error(), "can be read once"):
+			t.Errorf("a second run: %v, want an error saying the stream can be read once", e)
+		}
+		if e != nil {
+			return err
+		}
+		again = append(again, it.Value)
 	}
-	if again == nil || !strings.Contains(again.Error(), "can be read once") {
-		t.Errorf("a second run: %v, want an error saying the stream can be read once", again)
+	switch {
+	case r.c.epochs == 1:
+		t.Errorf("a second run gave %d rows and no error, want an error saying the stream can be read once", len(again))
+	case !slices.Equal(again, want):
+		t.Errorf("a second run replayed %d rows from the cache, not the %d rows of the first", len(again), len(want))
 	}
 	return err
 }

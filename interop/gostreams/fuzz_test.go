@@ -599,6 +599,9 @@ func (r *gsRun) from(t *testing.T, opts []gostreams.Option) (err error) {
 	var again []gsRow
 	for it, e := range flow.Items[gsRow](context.Background(), p) {
 		switch {
+		case e != nil && r.c.epochs > 1 && r.c.fault == gsFaultStage && errors.Is(e, errBad):
+			// The Map fails again over the replayed cache, which the
+			// source's pass filled whole before the Map failed.
 		case e != nil && cached:
 			t.Errorf("a second run after the first came to its end: %v, want the cache replayed", e)
 		case e != nil && !strings.Contains(e.Error(), "can be read once"):

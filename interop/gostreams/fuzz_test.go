@@ -36,14 +36,15 @@ import (
 // parallelism of a rowflow Map (and maybe a Filter) in between, the
 // direction (From an Outlet read as rowflow items, over several epochs
 // through operators.Cache as From's doc shows; NewSource over such a
-// pipeline feeding a go-streams Map; NewFlow between two go-streams stages;
-// NewSink ending the stream in a rowflow sink), and at most one fault: an
-// element of the wrong type after row k, the context cancelled once k rows
-// have come out, the Map failing at row k, or the consumer stopping after k
-// rows. With a fault, the go-streams producer may hold its channel open
-// after its last element until the test has seen the run end; without one,
-// it may pause before an element (most often where a partition has just
-// filled). An OnStop function that ends the producer may be given.
+// pipeline feeding a go-streams Map, through its Via or not; NewFlow between
+// two go-streams stages, or with its To into a sink; NewSink ending the
+// stream in a rowflow sink), and at most one fault: an element of the wrong
+// type after row k, the context cancelled once k rows have come out, the Map
+// failing at row k, or the consumer stopping after k rows. With a fault, the
+// go-streams producer may hold its channel open after its last element until
+// the test has seen the run end; without one, it may pause before an element
+// (most often where a partition has just filled). An OnStop function that
+// ends the producer may be given.
 //
 // The oracle: element i of the input, however batched, is row i; it lies in
 // partition i/PartitionItems and has the ID
@@ -116,11 +117,12 @@ type gsCase struct {
 	onStop  bool // an OnStop function that ends the producer
 	pauseAt int  // at or above 0: the producer pauses before element pauseAt
 	epochs  int  // From: the epochs of a run, read through operators.Cache if more than 1
+	via     int  // NewSource, NewFlow: output through gsflow.DoStream (0), the adapter's Via (1) or NewFlow's To (2)
 }
 
 func (c *gsCase) String() string {
-	return fmt.Sprintf("%s fault=%d n=%d elements=%d sizes[:8]=%v batch=%d upMap=%v part=%d chunk=%d name=%q chunked=%v w=%d filter=%v k=%d badAt=%d bad=%#v hold=%v onStop=%v pauseAt=%d epochs=%d",
-		gsDirections[c.dir], c.fault, c.n, len(c.sizes), c.sizes[:min(8, len(c.sizes))], c.batch, c.upMap, c.part, c.chunk, c.name, c.chunked, c.w, c.filter, c.k, c.badAt, c.bad, c.hold, c.onStop, c.pauseAt, c.epochs)
+	return fmt.Sprintf("%s fault=%d n=%d elements=%d sizes[:8]=%v batch=%d upMap=%v part=%d chunk=%d name=%q chunked=%v w=%d filter=%v k=%d badAt=%d bad=%#v hold=%v onStop=%v pauseAt=%d epochs=%d via=%d",
+		gsDirections[c.dir], c.fault, c.n, len(c.sizes), c.sizes[:min(8, len(c.sizes))], c.batch, c.upMap, c.part, c.chunk, c.name, c.chunked, c.w, c.filter, c.k, c.badAt, c.bad, c.hold, c.onStop, c.pauseAt, c.epochs, c.via)
 }
 
 func drawGSCase(seed uint64) *gsCase {
@@ -141,8 +143,16 @@ func drawGSCase(seed uint64) *gsCase {
 		onStop:  r.IntN(2) == 0,
 		epochs:  1,
 	}
-	if c.dir == 0 {
+	switch c.dir {
+	case 0:
 		c.epochs = pick(1, 1, 2, 3)
+	case 1, 2:
+		c.via = r.IntN(c.dir + 1)
+	}
+	if c.fault == gsFaultStop && (c.dir == 1 || c.dir == 2) && r.IntN(2) == 0 {
+		// A consumer that stops early in a long stream: the output
+		// channel fills, and the run must still end when cancelled.
+		c.n, c.chunked, c.k = 2500, false, -1
 	}
 	if c.part == 1 && c.n > 300 {
 		c.n = 300 // a partition a row: keep the case quick
@@ -184,11 +194,15 @@ func drawGSCase(seed uint64) *gsCase {
 		}
 		c.batch = pick(1, 3, 50)
 	}
+	early := c.k < 0
 	c.k, c.hold, c.pauseAt = 0, c.fault != gsFaultNone && r.IntN(2) == 0, -1
 	if c.fault == gsFaultNone && c.batch == 0 && r.IntN(4) > 0 {
 		// Not with NewBatch, which may hold elements while the producer
 		// pauses. Most often where a partition has just filled, the case
 		// that shows a partition waiting for more than its rows.
+		if c.n >= 4 && c.partSize() > c.n/2 {
+			c.part = 2 + r.IntN(c.n/2-1) // so that partitions fill before the end
+		}
 		var ends []int
 		for i, sent := range c.sent() {
 			if sent > 0 && sent%c.partSize() == 0 {
@@ -209,7 +223,9 @@ func drawGSCase(seed uint64) *gsCase {
 		c.k = c.sent()[c.badAt]
 	case gsFaultCancel, gsFaultStop:
 		want, from := c.oracle()
-		c.k = r.IntN(len(want) + 1)
+		if c.k = r.IntN(len(want) + 1); early {
+			c.k = r.IntN(min(len(want)+1, 300))
+		}
 		// A partition is delivered once it is full, without waiting for the
 		// end of the stream: the run can end early over a producer that
 		// holds its channel open if the k-th row out is in a full partition.
@@ -475,11 +491,11 @@ func runGSCase(t *testing.T, c *gsCase) {
 		}
 	}()
 	if c.pauseAt >= 0 {
-		<-ch.paused
+		awaitGS(c, ch.paused)
 		r.checkPaused(t)
 		close(ch.resume)
 	}
-	err := <-done
+	err := awaitGS(c, done)
 	// The run has ended: OnStop was called if it ended before the input
 	// closed, which it must have if the producer holds the input open.
 	switch n := r.stops.Load(); {
@@ -493,6 +509,19 @@ func runGSCase(t *testing.T, c *gsCase) {
 	}
 	want, from := c.oracle()
 	checkGSOutput(t, c, want, from, r.out.rows, err)
+}
+
+// awaitGS receives from ch. A run that hangs leaves every goroutine of the
+// bubble blocked, which synctest reports as a deadlock, but NewBatch's
+// ticker keeps the bubble's clock going: after an hour of it, awaitGS
+// panics, and the panic lists every goroutine.
+func awaitGS[T any](c *gsCase, ch <-chan T) T {
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(time.Hour):
+		panic(fmt.Sprintf("the run has not ended after an hour of the bubble's clock: %v", c))
+	}
 }
 
 // gsProducer holds the channels that steer the go-streams producer.
@@ -536,7 +565,7 @@ func (c *gsCase) produce(p gsProducer) streams.Outlet {
 	src := extension.NewChanSource(ch)
 	switch {
 	case c.batch > 0:
-		return src.Via(gsflow.NewBatch[int64](c.batch, time.Millisecond))
+		return src.Via(gsflow.NewBatch[int64](c.batch, time.Second))
 	case c.upMap:
 		return src.Via(gsflow.NewMap(func(e any) any { return e }, 1))
 	}
@@ -630,28 +659,33 @@ func (r *gsRun) source(opts []gostreams.Option) error {
 	if c.chunked {
 		out = append(out[:len(out):len(out)], gostreams.Chunked())
 	}
-	var adapter interface {
-		streams.Outlet
-		Err() error
-	}
+	var adapter gsAdapter
+	var rf *gostreams.Flow[int64, gsRow]
 	if c.dir == 1 {
 		p := c.build()(flow.From(gostreams.From[int64](r.up, in...)))
 		adapter = gostreams.NewSource[gsRow](r.ctx, p, out...)
 	} else {
-		f := gostreams.NewFlow[int64, gsRow](r.ctx, c.build(), out...)
-		gsflow.DoStream(r.up, f)
-		adapter = f
+		rf = gostreams.NewFlow[int64, gsRow](r.ctx, c.build(), out...)
+		gsflow.DoStream(r.up, rf)
+		adapter = rf
 	}
 	if c.fault == gsFaultStop {
 		return stopReading(r.cancel, adapter, r.out)
 	}
 	down := make(chan any)
-	if c.chunked {
-		m := gsflow.NewMap(func(rs []gsRow) []gsRow { return rs }, 1)
-		gsflow.DoStream(adapter, m)
-		go m.To(extension.NewChanSink(down))
-	} else {
-		m := gsflow.NewMap(func(r gsRow) gsRow { return r }, 1)
+	identity := func() streams.Flow { // a go-streams Map, started when made
+		if c.chunked {
+			return gsflow.NewMap(func(rs []gsRow) []gsRow { return rs }, 1)
+		}
+		return gsflow.NewMap(func(r gsRow) gsRow { return r }, 1)
+	}
+	switch {
+	case c.via == 2 && rf != nil: // the Flow's To, straight to the sink
+		go rf.To(extension.NewChanSink(down))
+	case c.via > 0: // the adapter's Via
+		go adapter.Via(identity()).To(extension.NewChanSink(down))
+	default:
+		m := identity()
 		gsflow.DoStream(adapter, m)
 		go m.To(extension.NewChanSink(down))
 	}
@@ -660,6 +694,13 @@ func (r *gsRun) source(opts []gostreams.Option) error {
 		r.cancelAt()
 	}
 	return adapter.Err()
+}
+
+// gsAdapter is what NewSource and NewFlow return.
+type gsAdapter interface {
+	streams.Outlet
+	Via(streams.Flow) streams.Flow
+	Err() error
 }
 
 // sink ends the stream in NewSink, whose pipeline ends in a ForEach.
@@ -685,10 +726,7 @@ func (r *gsRun) sink(opts []gostreams.Option) error {
 // cancels and asks Err without reading further: it must return, the
 // consumer having stopped. What the output still holds then is a
 // continuation of the stream, and the output is closed.
-func stopReading(cancel context.CancelFunc, a interface {
-	streams.Outlet
-	Err() error
-}, out *gsOutput) error {
+func stopReading(cancel context.CancelFunc, a gsAdapter, out *gsOutput) error {
 	for len(out.rows) < out.c.k {
 		e, ok := <-a.Out()
 		if !ok {

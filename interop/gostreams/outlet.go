@@ -28,7 +28,8 @@ var _ streams.Source = (*Source[int])(nil)
 // []T, in the pipeline's serial order. The output is closed when the run
 // ends; [Source.Err] then says why. Cancel ctx to end the run early, for
 // instance when the go-streams consumer stops reading. Of the options,
-// only Chunked applies. A nil p is an error that Err returns, not a
+// only Chunked changes what it does; a bad value of any option (such as
+// PartitionItems(0)) is an error that Err returns, as a nil p is, not a
 // panic.
 func NewSource[T any](ctx context.Context, p *flow.Pipeline, opts ...Option) *Source[T] {
 	s := &Source[T]{out: make(chan any, chanBuffer), done: make(chan struct{})}

@@ -105,3 +105,30 @@ func TestFormatMixedIsAnError(t *testing.T) {
 		t.Errorf("digest of a directory without data: exit %d, %s", code, errOut)
 	}
 }
+
+// reshard of a CSV or JSON Lines input in Hive folders writes the Hive
+// columns as partition directories unless -partition-by says otherwise,
+// and -schema names every column, the Hive columns too: a -schema that
+// leaves one out is a usage error that says so, not an error about an
+// option the command line did not give.
+func TestReshardSchemaWithoutHiveColumn(t *testing.T) {
+	in := t.TempDir()
+	writeFiles(t, in, map[string]string{"p=x/a.csv": "id,v\n1,a\n2,b\n", "p=y/b.csv": "id,v\n3,c\n"})
+	out := filepath.Join(t.TempDir(), "out")
+	_, errOut, code := rowflow(t, nil, "reshard", "-out", out, "-schema", "id:int64,v:string", in)
+	if code != 2 || !strings.Contains(errOut, `-schema has no column "p", a Hive column of the input`) || strings.Contains(errOut, "PartitionBy") {
+		t.Errorf("exit %d, %s", code, errOut)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("the failed reshard left %s: %v", out, err)
+	}
+	must(t, nil, "reshard", "-out", out, "-schema", "id:int64,v:string,p:string", in)
+	if _, err := os.Stat(filepath.Join(out, "p=y")); err != nil {
+		t.Errorf("the Hive column as -schema names it: %v", err)
+	}
+	// Without directories, the column is still one -schema must name.
+	_, errOut, code = rowflow(t, nil, "reshard", "-out", filepath.Join(t.TempDir(), "flat"), "-partition-by", "", "-schema", "id:int64,v:string", in)
+	if code != 1 || !strings.Contains(errOut, `Hive column "p" is not in the schema`) {
+		t.Errorf("-partition-by \"\": exit %d, %s", code, errOut)
+	}
+}

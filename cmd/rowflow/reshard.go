@@ -140,6 +140,11 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	case *partitionBy != "":
 		opts = append(opts, shards.PartitionBy(strings.Split(*partitionBy, ",")...))
 	case len(in.hive) > 0:
+		if *outFormat == "parquet" {
+			if err := schemaNames(*schema, in.hive); err != nil {
+				return err
+			}
+		}
 		opts = append(opts, shards.PartitionBy(in.hive...))
 	}
 	sink, err := in.sink(ctx, fs.Arg(0), *out, *outFormat, *schema, *compression, opts)
@@ -178,6 +183,25 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 
 // sink returns the sink of reshard's output: Parquet with the columns of
 // schema (or of the Parquet input), or JSON Lines.
+// schemaNames checks that a -schema given by hand names the input's Hive
+// columns hive, which reshard writes as partition directories; an
+// inferred schema (auto) has them.
+func schemaNames(schema string, hive []string) error {
+	if schema == "" || schema == "auto" {
+		return nil
+	}
+	s, err := parseSchema(schema)
+	if err != nil {
+		return fmt.Errorf("%w: -schema: %v", errUsage, err)
+	}
+	for _, c := range hive {
+		if _, ok := s.Lookup(c); !ok {
+			return fmt.Errorf("%w: -schema has no column %q, a Hive column of the input, which reshard writes as directories %s=…/: -schema names every column, the Hive columns too", errUsage, c, c)
+		}
+	}
+	return nil
+}
+
 func (in input) sink(ctx context.Context, path, out, outFormat, schema, compression string, opts []shards.Option) (flow.Sink, error) {
 	switch outFormat {
 	case "jsonl":

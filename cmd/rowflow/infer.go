@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -33,6 +34,9 @@ type inferredColumn struct {
 // every value seen. A column of nulls only is a string. Values past the
 // sample that do not fit fail the run, naming their row, as with a
 // -schema given by hand.
+// errNoRecords is inferSchema's error for a dataset without records.
+var errNoRecords = errors.New("no records to infer a schema from")
+
 func inferSchema(ctx context.Context, in input, path string) ([]inferredColumn, error) {
 	sample := in
 	sample.parallel, sample.window, sample.badLines = 1, 0, new(sources.SkipReport)
@@ -79,7 +83,7 @@ func inferSchema(ctx context.Context, in input, path string) ([]inferredColumn, 
 		}
 	}
 	if n == 0 {
-		return nil, fmt.Errorf("%s: no records to infer a schema from", path)
+		return nil, fmt.Errorf("%s: %w", path, errNoRecords)
 	}
 	out := make([]inferredColumn, len(cols))
 	for i, c := range cols {

@@ -249,6 +249,11 @@ func inspectText(ctx context.Context, path, f string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "%s  bytes %d%s\n", file.RelPath, st.Size, hive(file.RelPath))
 	}
 	cols, err := inferSchema(ctx, input{}, path)
+	if errors.Is(err, errNoRecords) {
+		// An empty dataset, as a Parquet one of no rows: nothing to infer.
+		fmt.Fprintf(stdout, "\n%d %s files, %d bytes, no records: no schema to infer\n", len(ds.Files()), textNames[f], total)
+		return nil
+	}
 	if err != nil {
 		return err
 	}

@@ -43,3 +43,15 @@ func TestInspectColumnTypesDiffer(t *testing.T) {
 		}
 	}
 }
+
+// inspect of CSV or JSON Lines files without records lists them and says
+// there is no schema to infer, exit 0, as it lists a Parquet dataset of no
+// rows.
+func TestInspectTextWithoutRecords(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.csv": "id,v\n", "b.csv": ""})
+	out, errOut, code := rowflow(t, nil, "inspect", dir)
+	if code != 0 || !strings.Contains(out, "a.csv  bytes 5") || !strings.Contains(out, "2 CSV files, 5 bytes, no records: no schema to infer") {
+		t.Errorf("exit %d, %s\n%s", code, errOut, out)
+	}
+}

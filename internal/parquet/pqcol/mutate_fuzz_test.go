@@ -136,13 +136,18 @@ func checkMutation(t *testing.T, seed uint8, at []uint32, xor []byte) (failed bo
 	}
 	s := seeds[int(seed)%len(seeds)]
 	data := bytes.Clone(s.data)
-	inBody := false
+	inBody, elsewhere := false, false // damage in a page body, and out of every body
 	for k, a := range at {
 		i := int64(a) % int64(len(data))
 		data[i] ^= xor[k]
-		for _, b := range s.bodies {
-			inBody = inBody || xor[k] != 0 && i >= b[0] && i < b[1]
+		if xor[k] == 0 {
+			continue
 		}
+		body := false
+		for _, b := range s.bodies {
+			body = body || i >= b[0] && i < b[1]
+		}
+		inBody, elsewhere = inBody || body, elsewhere || !body
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), mutDeadline)
 	defer cancel()
@@ -169,7 +174,9 @@ func checkMutation(t *testing.T, seed uint8, at []uint32, xor []byte) (failed bo
 		}
 		return true
 	}
-	if inBody && !reflect.DeepEqual(cols, s.cols) {
+	// Damage to a page header as well as a body may take the body's
+	// checksum away or move the body, so that the rows read are others.
+	if inBody && !elsewhere && !reflect.DeepEqual(cols, s.cols) {
 		t.Fatalf("a page body was damaged, the read succeeded with other rows")
 	}
 	return false
@@ -197,6 +204,10 @@ func FuzzMutate(f *testing.F) {
 			f.Add(uint8(i), at, byte(0x55), at+1, byte(0))
 		}
 	}
+	// The first page's header and its body damaged at once (an
+	// uncompressed page v2): the header loses its CRC field, so the body
+	// is read unchecked and gives other rows, which the check allows.
+	f.Add(uint8('{'), uint32(12), byte(3), uint32(148), byte('e'))
 	f.Fuzz(func(t *testing.T, seed uint8, at1 uint32, x1 byte, at2 uint32, x2 byte) {
 		checkMutation(t, seed, []uint32{at1, at2}, []byte{x1, x2})
 	})

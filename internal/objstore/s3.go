@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -375,7 +376,8 @@ func (ob *s3Object) ReadAt(p []byte, off int64) (int, error) {
 		ob.mu.Lock()
 		ob.spans = append(ob.spans, span{off: at, data: data})
 		if len(ob.spans) > maxSpans {
-			ob.spans = ob.spans[1:]
+			// Deleted, not resliced: the array would still hold it.
+			ob.spans = slices.Delete(ob.spans, 0, 1)
 		}
 		ob.mu.Unlock()
 	}

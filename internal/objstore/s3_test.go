@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/rowflow/rowflow/internal/testutil"
 )
@@ -143,5 +145,35 @@ func TestS3ListResumesAfterRestart(t *testing.T) {
 	}
 	if retries != 1 {
 		t.Fatalf("%d retries, want 1", retries)
+	}
+}
+
+// TestS3KeptRangesBounded: an object that has read more ranges than it
+// keeps holds on to no more than maxSpans of them; those it dropped can
+// be collected. (It used to drop them by reslicing, so that the array
+// under its list still held up to maxSpans more.)
+func TestS3KeptRangesBounded(t *testing.T) {
+	s3 := testutil.StartS3(t)
+	data, ob := object(t, s3, context.Background())
+	o := ob.(*s3Object)
+	var read []weak.Pointer[byte]
+	p := make([]byte, maxSpan)
+	for i := range len(data) / maxSpan {
+		if _, err := ob.ReadAt(p, int64(i)*maxSpan); err != nil {
+			t.Fatal(err)
+		}
+		o.mu.Lock()
+		read = append(read, weak.Make(&o.spans[len(o.spans)-1].data[0]))
+		o.mu.Unlock()
+		runtime.GC()
+		held := 0
+		for _, w := range read {
+			if w.Value() != nil {
+				held++
+			}
+		}
+		if held > maxSpans {
+			t.Fatalf("after %d reads of %d bytes, %d of the ranges read are still held, more than %d", i+1, maxSpan, held, maxSpans)
+		}
 	}
 }

@@ -12,11 +12,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/minio/minio-go/v7"
 
 	"github.com/rowflow/rowflow/internal/testutil"
 )
@@ -39,7 +42,7 @@ var readSizes = []int{0, 1, minRead - 1, minRead + 1, FooterTail + 1, maxSpan - 
 // Prefetch of ranges that overlap, are empty or lie past the end, reads
 // (and prefetches) from 2 or 3 goroutines at once (an Object is safe for
 // concurrent use), Size and Stamp, the context cancelled, the object
-// rewritten, and finally Close, then a read and a Prefetch.
+// rewritten or deleted, and finally Close, then a read and a Prefetch.
 //
 // Every read is checked against a bytes.Reader over the same bytes and
 // the io.ReaderAt contract: n < len(p) only with an error, io.EOF at the
@@ -52,7 +55,8 @@ var readSizes = []int{0, 1, minRead - 1, minRead + 1, FooterTail + 1, maxSpan - 
 // documented bounds (maxSpans ranges of at most maxSpan bytes, maxAhead
 // bytes read ahead), and what it holds must be the object's bytes. Size
 // and Stamp must agree with the data and with Stat; a read within the
-// tail fetched on open must cost no request; and after Close no
+// tail fetched on open, or within a range read ahead once its GET is
+// done, must cost no request; and after Close no
 // goroutine of the object's read-ahead may be left (nor, at the end of
 // the run, any goroutine at all once the gateway is stopped).
 func FuzzObjectReads(f *testing.F) {
@@ -76,7 +80,7 @@ func FuzzObjectReads(f *testing.F) {
 			f.Fatal(err)
 		}
 	}
-	for i := range testutil.FuzzSeeds(24) {
+	for i := range testutil.FuzzSeeds(48) {
 		f.Add(uint64(i)*0x9e3779b97f4a7c15 + 3)
 	}
 	f.Fuzz(func(t *testing.T, seed uint64) {
@@ -111,7 +115,7 @@ func newReadCase(t *testing.T, seed uint64, s3 *testutil.S3, dir string, objs []
 	i := r.IntN(len(objs))
 	c := &readCase{t: t, r: r, s3: s3, data: objs[i]}
 	c.key = fmt.Sprintf("o/%d", len(c.data))
-	if r.IntN(6) == 0 {
+	if r.IntN(4) == 0 {
 		// A copy of its own, to rewrite.
 		c.key = "rw/" + strconv.FormatUint(seed, 16)
 		s3.Put(t, "fzz", c.key, c.data)
@@ -163,9 +167,9 @@ func (c *readCase) run() {
 			c.prefetch()
 		case k < 85:
 			c.concurrent()
-		case k < 93:
+		case k < 90:
 			c.checkStamp()
-		case k < 96:
+		case k < 93:
 			if !c.cut {
 				c.t.Log("cancel")
 				c.cut = true
@@ -338,6 +342,35 @@ func (c *readCase) prefetch() {
 	c.t.Logf("Prefetch(%v)", rs)
 	c.ahead = true
 	c.ob.Prefetch(rs)
+	if c.r.IntN(2) == 0 && !c.cut && !c.moved {
+		c.readAhead()
+	}
+}
+
+// readAhead waits for the reads ahead to end and reads within one of
+// them, which must cost no request.
+func (c *readCase) readAhead() {
+	c.ob.mu.Lock()
+	rs := slices.Clone(c.ob.ahead.ranges)
+	c.ob.mu.Unlock()
+	var ok []*ahead
+	for _, a := range rs {
+		<-a.done
+		if a.err == nil {
+			ok = append(ok, a)
+		}
+	}
+	if len(ok) == 0 {
+		return
+	}
+	a := ok[c.r.IntN(len(ok))]
+	off := a.Off + c.r.Int64N(a.Len)
+	n := 1 + c.r.Int64N(a.Off+a.Len-off)
+	before := Requested()
+	c.readAt(int(n), off, c.r.IntN(2) == 0)
+	if d := Requested() - before; d != 0 {
+		c.t.Errorf("%s: ReadAt(%d bytes, %d) within the range %v read ahead asked for %d bytes", c.name, n, off, a.Range, d)
+	}
 }
 
 // concurrent reads from 2 or 3 goroutines at once, one of which may also
@@ -425,19 +458,31 @@ func (c *readCase) checkStamp() {
 	}
 }
 
-// rewrite replaces the object with other bytes (one more byte if it
-// was empty, one byte changed otherwise); it keeps its size as opened.
+// rewrite replaces the object with its bytes inverted (all, the first
+// half, or all and one more) or deletes it.
 func (c *readCase) rewrite() {
 	if !strings.HasPrefix(c.key, "rw/") {
 		return
 	}
-	b := append([]byte(nil), c.data...)
-	if len(b) == 0 {
-		b = []byte{1}
-	} else {
-		b[c.r.IntN(len(b))] ^= 0xff
+	b := make([]byte, len(c.data))
+	for i, x := range c.data {
+		b[i] = ^x // so that any byte read of it is wrong
 	}
-	c.t.Log("rewrite")
+	switch k := c.r.IntN(4); {
+	case k == 0 && len(b) > 0:
+	case k == 1 && len(b) > 0:
+		b = b[:len(b)/2]
+	case k == 2:
+		c.t.Log("delete")
+		if err := c.s3.Client.RemoveObject(context.Background(), "fzz", c.key, minio.RemoveObjectOptions{}); err != nil {
+			c.t.Fatal(err)
+		}
+		c.moved = true
+		return
+	default:
+		b = append(b, 1)
+	}
+	c.t.Logf("rewrite with %d bytes", len(b))
 	c.s3.Put(c.t, "fzz", c.key, b)
 	c.moved = true
 }

@@ -42,7 +42,8 @@ var readSizes = []int{0, 1, minRead - 1, minRead + 1, FooterTail + 1, maxSpan - 
 // Prefetch of ranges that overlap, are empty or lie past the end, reads
 // (and prefetches) from 2 or 3 goroutines at once (an Object is safe for
 // concurrent use), Size and Stamp, the context cancelled, the object
-// rewritten or deleted, and finally Close, then a read and a Prefetch.
+// rewritten or deleted, and finally Close, with reads ahead under way and
+// perhaps reads racing it, then a read and a Prefetch.
 //
 // Every read is checked against a bytes.Reader over the same bytes and
 // the io.ReaderAt contract: n < len(p) only with an error, io.EOF at the
@@ -56,9 +57,11 @@ var readSizes = []int{0, 1, minRead - 1, minRead + 1, FooterTail + 1, maxSpan - 
 // bytes read ahead), and what it holds must be the object's bytes. Size
 // and Stamp must agree with the data and with Stat; a read within the
 // tail fetched on open, or within a range read ahead once its GET is
-// done, must cost no request; and after Close no
-// goroutine of the object's read-ahead may be left (nor, at the end of
-// the run, any goroutine at all once the gateway is stopped).
+// done, must cost no request. Close must return with no read ahead under
+// way and none left to read; a Prefetch after it must start none; reads
+// racing or after it may fail, but what they return must be right; and
+// no goroutine of the object's reads ahead may be left (nor, at the end
+// of the run, any goroutine at all once the gateway is stopped).
 func FuzzObjectReads(f *testing.F) {
 	if fl := flag.Lookup("test.fuzz"); fl == nil || fl.Value.String() == "" {
 		// Not when fuzzing: the process that runs the workers has
@@ -536,6 +539,39 @@ func (c *readCase) close() {
 		size := int64(len(c.data))
 		c.ob.Prefetch([]Range{{Off: 0, Len: size / 2}, {Off: size / 2, Len: size - size/2}})
 	}
+	var racing sync.WaitGroup
+	if c.r.IntN(3) == 0 {
+		// Reads and reads ahead while Close is called.
+		type read struct {
+			p, q    []byte
+			off     int64
+			n, ln   int
+			err, le error
+		}
+		reads := make([]read, 1+c.r.IntN(4))
+		for i := range reads {
+			n, off := c.offLen()
+			reads[i] = read{p: make([]byte, n), q: make([]byte, n), off: off}
+		}
+		start := make(chan struct{})
+		racing.Go(func() {
+			close(start)
+			for i := range reads {
+				r := &reads[i]
+				c.ob.Prefetch([]Range{{Off: r.off, Len: int64(len(r.p))}})
+				r.n, r.err = c.ob.ReadAt(r.p, r.off)
+				r.ln, r.le = c.local.ReadAt(r.q, r.off)
+			}
+		})
+		<-start
+		defer func() {
+			for _, r := range reads {
+				what := fmt.Sprintf("%s: ReadAt(%d bytes, %d) racing Close", c.name, len(r.p), r.off)
+				c.checkClosed(what, r.p, r.off, r.n, r.err)
+				c.checkClosed("local "+what, r.q, r.off, r.ln, r.le)
+			}
+		}()
+	}
 	if err := c.ob.Close(); err != nil {
 		t.Errorf("%s: Close: %v", c.name, err)
 	}
@@ -545,26 +581,41 @@ func (c *readCase) close() {
 	if err := c.local.Close(); err != nil {
 		t.Errorf("local %s: Close: %v", c.name, err)
 	}
-	c.ob.mu.Lock()
-	if len(c.ob.ahead.ranges) != 0 || c.ob.ahead.bytes != 0 {
-		t.Errorf("%s: %d ranges of %d bytes read ahead after Close", c.name, len(c.ob.ahead.ranges), c.ob.ahead.bytes)
-	}
-	c.ob.mu.Unlock()
+	racing.Wait()
+	c.noAhead()
 	c.ob.Prefetch([]Range{{Off: 0, Len: int64(len(c.data))}})
+	c.noAhead()
 	aheadLeft(t, c.name)
 	n, off := c.offLen()
 	p := make([]byte, n)
 	got, err := c.ob.ReadAt(p, off)
-	if err == nil || err == io.EOF {
-		c.check(c.name+": ReadAt after Close", p, off, got, err, false)
-	} else if off >= 0 && (got < 0 || got > n || !bytes.Equal(p[:got], c.data[off:off+int64(got)])) {
-		t.Errorf("%s: ReadAt(%d bytes, %d) after Close: %d bytes, %v, not the object's", c.name, n, off, got, err)
-	}
+	c.checkClosed(fmt.Sprintf("%s: ReadAt(%d bytes, %d) after Close", c.name, n, off), p, off, got, err)
 	q := make([]byte, n)
-	if got, err := c.local.ReadAt(q, off); err == nil || err == io.EOF {
-		c.check("local "+c.name+": ReadAt after Close", q, off, got, err, false)
-	}
+	got, err = c.local.ReadAt(q, off)
+	c.checkClosed(fmt.Sprintf("local %s: ReadAt(%d bytes, %d) after Close", c.name, n, off), q, off, got, err)
 	aheadLeft(t, c.name)
+}
+
+// noAhead checks that a closed object reads nothing ahead.
+func (c *readCase) noAhead() {
+	c.t.Helper()
+	c.ob.mu.Lock()
+	defer c.ob.mu.Unlock()
+	if len(c.ob.ahead.ranges) != 0 || c.ob.ahead.bytes != 0 {
+		c.t.Errorf("%s: %d ranges of %d bytes read ahead after Close", c.name, len(c.ob.ahead.ranges), c.ob.ahead.bytes)
+	}
+}
+
+// checkClosed checks a read of a closed object or file, or one racing
+// Close: it may fail, but what it returns must be right.
+func (c *readCase) checkClosed(what string, p []byte, off int64, n int, err error) {
+	if err == nil || err == io.EOF {
+		c.check(what, p, off, n, err, false)
+		return
+	}
+	if n < 0 || n > len(p) || (n > 0 && (off < 0 || off+int64(n) > int64(len(c.data)) || !bytes.Equal(p[:n], c.data[off:off+int64(n)]))) {
+		c.t.Errorf("%s: %d bytes, %v, not the object's", what, n, err)
+	}
 }
 
 // aheadLeft fails t if a goroutine of an object's read-ahead is running.

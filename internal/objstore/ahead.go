@@ -21,7 +21,8 @@ type Range struct{ Off, Len int64 }
 type Prefetcher interface {
 	// Prefetch starts reading the ranges, unless they are being read
 	// already or the object holds maxAhead bytes read ahead (then the
-	// later reads fetch them as usual). It does not wait.
+	// later reads fetch them as usual). It skips ranges that are empty
+	// or not within the object. It does not wait.
 	Prefetch(ranges []Range)
 }
 
@@ -67,7 +68,7 @@ func (ob *s3Object) Prefetch(ranges []Range) {
 	}
 next:
 	for _, r := range ranges {
-		if r.Off < 0 || r.Len <= 0 || r.Off+r.Len > ob.stamp.Size {
+		if r.Off < 0 || r.Len <= 0 || r.Len > ob.stamp.Size-r.Off { // not r.Off+r.Len, which may overflow
 			continue
 		}
 		if t := ob.tail.off; len(ob.tail.data) > 0 && r.Off < t && r.Off+r.Len > t {

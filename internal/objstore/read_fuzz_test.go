@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -327,7 +328,7 @@ func (c *readCase) checkFailure(what string, at int64, err error) {
 }
 
 // prefetch asks for a few ranges: drawn as reads are, the same twice,
-// overlapping, empty or past the end.
+// overlapping, empty or past the end (by far).
 func (c *readCase) prefetch() {
 	var rs []Range
 	for range 1 + c.r.IntN(4) {
@@ -340,6 +341,9 @@ func (c *readCase) prefetch() {
 			rs = append(rs, rs[c.r.IntN(len(rs))])
 		case 2:
 			rs = append(rs, Range{Off: off, Len: -int64(c.r.IntN(2))})
+		case 3:
+			// Past the end, but for an overflow of Off+Len.
+			rs = append(rs, Range{Off: max(off, 1), Len: math.MaxInt64 - c.r.Int64N(2)})
 		}
 	}
 	c.t.Logf("Prefetch(%v)", rs)
@@ -516,6 +520,10 @@ func (c *readCase) checkHeld() {
 	sum := int64(0)
 	for _, a := range ob.ahead.ranges {
 		sum += a.Len
+		if a.Off < 0 || a.Len <= 0 || a.Len > int64(len(c.data))-a.Off {
+			t.Errorf("%s: reads ahead %v, not a range of the object", c.name, a.Range)
+			continue
+		}
 		select {
 		case <-a.done:
 			if a.err == nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
@@ -175,5 +176,27 @@ func TestS3KeptRangesBounded(t *testing.T) {
 		if held > maxSpans {
 			t.Fatalf("after %d reads of %d bytes, %d of the ranges read are still held, more than %d", i+1, maxSpan, held, maxSpans)
 		}
+	}
+}
+
+// TestS3PrefetchPastTheEnd: a Prefetch of a range whose end overflows
+// int64 is past the end of the object, and skipped like one; it used to
+// pass the check, and its GET's buffer of nearly 2^63 bytes crashed the
+// process.
+func TestS3PrefetchPastTheEnd(t *testing.T) {
+	s3 := testutil.StartS3(t)
+	data, ob := object(t, s3, context.Background())
+	defer ob.Close()
+	o := ob.(*s3Object)
+	o.Prefetch([]Range{{Off: 1000, Len: 10}, {Off: 1000, Len: math.MaxInt64 - 1}, {Off: 2000, Len: math.MaxInt64}})
+	o.mu.Lock()
+	ahead := o.ahead.bytes
+	o.mu.Unlock()
+	if ahead != 10 {
+		t.Fatalf("%d bytes read ahead, want the 10 of the one range within the object", ahead)
+	}
+	buf := make([]byte, 10)
+	if n, err := ob.ReadAt(buf, 1000); n != 10 || err != nil || !bytes.Equal(buf, data[1000:1010]) {
+		t.Fatalf("read of the range read ahead: %d bytes, %v", n, err)
 	}
 }

@@ -108,7 +108,7 @@ type readCase struct {
 	local  Object
 	tail   int64
 	cut    bool // the context is cancelled
-	moved  bool // the object was rewritten
+	moved  bool // the object was rewritten or deleted
 	ahead  bool // Prefetch was called
 	lastP  int
 	lastOf int64
@@ -123,6 +123,11 @@ func newReadCase(t *testing.T, seed uint64, s3 *testutil.S3, dir string, objs []
 		// A copy of its own, to rewrite.
 		c.key = "rw/" + strconv.FormatUint(seed, 16)
 		s3.Put(t, "fzz", c.key, c.data)
+		t.Cleanup(func() {
+			if err := s3.Client.RemoveObject(context.Background(), "fzz", c.key, minio.RemoveObjectOptions{}); err != nil {
+				t.Error(err)
+			}
+		})
 	}
 	c.name = "s3://fzz/" + c.key
 	c.ctx, c.cancel = context.WithCancel(context.Background())

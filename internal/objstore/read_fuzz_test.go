@@ -58,7 +58,8 @@ var readSizes = []int{0, 1, minRead - 1, minRead + 1, FooterTail + 1, maxSpan - 
 // bytes read ahead), and what it holds must be the object's bytes. Size
 // and Stamp must agree with the data and with Stat; a read within the
 // tail fetched on open, or within a range read ahead once its GET is
-// done, must cost no request. Close must return with no read ahead under
+// done, must cost no request, and one of an object that reads nothing
+// ahead must ask for no more than it reads or minRead bytes. Close must return with no read ahead under
 // way and none left to read; a Prefetch after it must start none; reads
 // racing or after it may fail, but what they return must be right; and
 // no goroutine of the object's reads ahead may be left (nor, at the end
@@ -250,6 +251,9 @@ func (c *readCase) readAt(n int, off int64, local bool) {
 	if !c.ahead && !c.cut && !c.moved && c.tail > 0 && n > 0 && n <= int(c.tail) && off >= 0 &&
 		off >= int64(len(c.data))-c.tail && Requested() != before {
 		c.t.Errorf("%s: a read within the tail fetched on open asked for %d bytes", what, Requested()-before)
+	}
+	if d := Requested() - before; !c.ahead && off >= 0 && d > max(min(int64(n), int64(len(c.data))-off), minRead) {
+		c.t.Errorf("%s: asked for %d bytes, more than the bytes read or minRead", what, d)
 	}
 	if local {
 		q := make([]byte, n)

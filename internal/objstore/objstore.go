@@ -43,6 +43,8 @@ type Object interface {
 	// (a Stat); for an object, as it was opened, since every read checks
 	// that it is still that version.
 	Stamp() (Stamp, error)
+	// Close releases the object; reads after it fail with an error that
+	// wraps os.ErrClosed, for an object in a bucket as for a file.
 	Close() error
 }
 

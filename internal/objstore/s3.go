@@ -222,6 +222,8 @@ type s3Object struct {
 	bucket, key string
 	stamp       Stamp
 
+	closed atomic.Bool // reads fail once it is set, as a closed file's do
+
 	mu    sync.Mutex
 	tail  span   // the bytes read when it was opened
 	spans []span // recently read byte ranges, most recent last
@@ -338,11 +340,14 @@ func statS3(ctx context.Context, name string) (Stamp, error) {
 
 func (ob *s3Object) Size() int64           { return ob.stamp.Size }
 func (ob *s3Object) Stamp() (Stamp, error) { return ob.stamp, nil }
-func (ob *s3Object) Close() error          { ob.closeAhead(); return nil }
+func (ob *s3Object) Close() error          { ob.closed.Store(true); ob.closeAhead(); return nil }
 
 // ReadAt reads from the kept ranges where they hold the bytes at off,
 // and the rest by one ranged GET conditional on the object's ETag.
 func (ob *s3Object) ReadAt(p []byte, off int64) (int, error) {
+	if ob.closed.Load() {
+		return 0, &os.PathError{Op: "read", Path: ob.name, Err: os.ErrClosed}
+	}
 	if off < 0 {
 		return 0, fmt.Errorf("%s: negative offset %d", ob.name, off)
 	}

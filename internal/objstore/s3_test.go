@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -198,5 +200,39 @@ func TestS3PrefetchPastTheEnd(t *testing.T) {
 	buf := make([]byte, 10)
 	if n, err := ob.ReadAt(buf, 1000); n != 10 || err != nil || !bytes.Equal(buf, data[1000:1010]) {
 		t.Fatalf("read of the range read ahead: %d bytes, %v", n, err)
+	}
+}
+
+// TestS3ReadAfterClose: an object, as a local file, fails a read after
+// Close with an error that wraps os.ErrClosed and names it, and asks the
+// server for nothing.
+func TestS3ReadAfterClose(t *testing.T) {
+	s3 := testutil.StartS3(t)
+	data, ob := object(t, s3, context.Background())
+	if err := ob.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before := Requested()
+	buf := make([]byte, 64)
+	for _, off := range []int64{0, int64(len(data)) - 10} { // beyond the tail, and within it
+		n, err := ob.ReadAt(buf, off)
+		if n != 0 || !errors.Is(err, os.ErrClosed) || !strings.Contains(err.Error(), "s3://") {
+			t.Errorf("read at %d after Close: %d, %v", off, n, err)
+		}
+	}
+	if Requested() != before {
+		t.Errorf("reads after Close asked for %d bytes", Requested()-before)
+	}
+	f := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(f, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	local, err := Open(context.Background(), f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	local.Close()
+	if _, err := local.ReadAt(buf, 0); !errors.Is(err, os.ErrClosed) {
+		t.Errorf("a local file's read after Close: %v", err)
 	}
 }

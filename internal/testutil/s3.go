@@ -74,6 +74,7 @@ type S3 struct {
 
 	bin, addr string
 	stop      func()
+	pid       int // the running gateway's
 }
 
 // StartS3 starts the gateway on a free port of 127.0.0.1, waits until it
@@ -119,9 +120,11 @@ func (s *S3) Start(t testing.TB) {
 	cmd := exec.Command(s.bin, "--access", s.Access, "--secret", s.Secret, "--port", s.addr, "posix", s.Dir)
 	out := &strings.Builder{}
 	cmd.Stdout, cmd.Stderr = out, out
+	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting versitygw: %v", err)
 	}
+	s.pid = cmd.Process.Pid
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	s.stop = func() {

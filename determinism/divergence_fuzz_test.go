@@ -69,13 +69,6 @@ type fzEntry[T any] struct {
 	V  T
 }
 
-// fzItem is an item of the expected stream.
-type fzItem[T any] struct {
-	part int64
-	id   rowid.ID
-	v    T
-}
-
 // fzMut plants a change in a value: it returns the value the first
 // pipeline has and the one the second has. same says the documentation
 // makes them equal (nil and empty slices, NaNs of the same bits, ...).
@@ -826,13 +819,13 @@ func fuzzDivergence[T any](t *testing.T, r *rand.Rand, kind fzKind[T], plant, wh
 	}
 	t.Logf("%d rows, a %+v, b %+v; planted: %s", n, ca, cb, what)
 
-	items := func(es []fzEntry[T], c fzCfg) []fzItem[T] {
-		var out []fzItem[T]
+	items := func(es []fzEntry[T], c fzCfg) []flow.Item[T] {
+		var out []flow.Item[T]
 		for ep := range c.epochs {
 			for i, e := range es {
 				// A run carries the epoch in the high 32 bits of the
 				// partition number (see flow's Epochs).
-				out = append(out, fzItem[T]{part: int64(ep)<<32 | int64(i/c.part), id: e.ID, v: e.V})
+				out = append(out, flow.Item[T]{Part: int64(ep)<<32 | int64(i/c.part), ID: e.ID, Value: e.V})
 			}
 		}
 		if c.take >= 0 && c.take < len(out) {
@@ -847,7 +840,7 @@ func fuzzDivergence[T any](t *testing.T, r *rand.Rand, kind fzKind[T], plant, wh
 	// The first position where the streams differ.
 	first := -1
 	for i := range max(len(A), len(B)) {
-		if i >= len(A) || i >= len(B) || A[i].part != B[i].part || A[i].id != B[i].id || !eq(A[i].v, B[i].v) {
+		if i >= len(A) || i >= len(B) || A[i].Part != B[i].Part || A[i].ID != B[i].ID || !eq(A[i].Value, B[i].Value) {
 			first = i
 			break
 		}
@@ -870,7 +863,7 @@ func fuzzDivergence[T any](t *testing.T, r *rand.Rand, kind fzKind[T], plant, wh
 
 // checkDivergenceAt checks err, from Compare or Bisect, against the first
 // differing position of A and B.
-func checkDivergenceAt[T any](t *testing.T, fn string, err error, A, B []fzItem[T], first int, eq func(x, y T) bool, path func(x, y T) string) {
+func checkDivergenceAt[T any](t *testing.T, fn string, err error, A, B []flow.Item[T], first int, eq func(x, y T) bool, path func(x, y T) string) {
 	t.Helper()
 	if first < 0 {
 		if err != nil {
@@ -885,7 +878,7 @@ func checkDivergenceAt[T any](t *testing.T, fn string, err error, A, B []fzItem[
 	if d.Position != int64(first) || d.Parallelism != 0 || d.Round != 0 {
 		t.Fatalf("%s: divergence at item %d (parallelism %d, round %d), want item %d:\n%v", fn, d.Position, d.Parallelism, d.Round, first, d)
 	}
-	obs := func(side string, o determinism.Observation, s []fzItem[T]) {
+	obs := func(side string, o determinism.Observation, s []flow.Item[T]) {
 		t.Helper()
 		if first >= len(s) {
 			if !o.Ended {
@@ -894,9 +887,9 @@ func checkDivergenceAt[T any](t *testing.T, fn string, err error, A, B []fzItem[
 			return
 		}
 		v, ok := o.Value.(T)
-		if o.Ended || !ok || o.Part != s[first].part || o.ID != s[first].id || !eq(v, s[first].v) {
+		if o.Ended || !ok || o.Part != s[first].Part || o.ID != s[first].ID || !eq(v, s[first].Value) {
 			t.Fatalf("%s: the %s stream has partition %d, row %v, value %+v; the divergence says %v",
-				fn, side, s[first].part, s[first].id, s[first].v, o)
+				fn, side, s[first].Part, s[first].ID, s[first].Value, o)
 		}
 	}
 	obs("first", d.Reference, A)
@@ -910,18 +903,18 @@ func checkDivergenceAt[T any](t *testing.T, fn string, err error, A, B []fzItem[
 		wantMsg = fmt.Sprintf("determinism: the second pipeline has an extra item %d after the first pipeline ended with %d items: ", first, first)
 	default:
 		var f []string
-		if A[first].part != B[first].part {
+		if A[first].Part != B[first].Part {
 			f = append(f, "partition")
 		}
-		if A[first].id != B[first].id {
+		if A[first].ID != B[first].ID {
 			f = append(f, "row ID")
 		}
-		if !eq(A[first].v, B[first].v) {
+		if !eq(A[first].Value, B[first].Value) {
 			f = append(f, "value")
-			wantPath = path(A[first].v, B[first].v)
+			wantPath = path(A[first].Value, B[first].Value)
 		}
 		wantMsg = fmt.Sprintf("determinism: item %d differs (%s): the first pipeline has partition %d, row %v, value ",
-			first, strings.Join(f, ", "), A[first].part, A[first].id)
+			first, strings.Join(f, ", "), A[first].Part, A[first].ID)
 		if wantPath != "" && !strings.Contains(msg, "; the values first differ at "+wantPath+": ") {
 			t.Errorf("%s: message %q does not name the path %s", fn, msg, wantPath)
 		}
@@ -936,12 +929,12 @@ func checkDivergenceAt[T any](t *testing.T, fn string, err error, A, B []fzItem[
 
 // checkByID checks CompareByID's error against the rows of A and B
 // matched by ID, as its documentation describes.
-func checkByID[T any](t *testing.T, err error, A, B []fzItem[T], eq func(x, y T) bool, path func(x, y T) string) {
+func checkByID[T any](t *testing.T, err error, A, B []flow.Item[T], eq func(x, y T) bool, path func(x, y T) string) {
 	t.Helper()
-	at := func(s []fzItem[T], id rowid.ID) []int {
+	at := func(s []flow.Item[T], id rowid.ID) []int {
 		var out []int
 		for i, it := range s {
-			if it.id == id {
+			if it.ID == id {
 				out = append(out, i)
 			}
 		}
@@ -949,7 +942,7 @@ func checkByID[T any](t *testing.T, err error, A, B []fzItem[T], eq func(x, y T)
 	}
 	var idSet []rowid.ID
 	for _, it := range slices.Concat(A, B) {
-		idSet = append(idSet, it.id)
+		idSet = append(idSet, it.ID)
 	}
 	slices.SortFunc(idSet, rowid.ID.Compare)
 	idSet = slices.Compact(idSet)
@@ -980,9 +973,9 @@ func checkByID[T any](t *testing.T, err error, A, B []fzItem[T], eq func(x, y T)
 			w.dup, w.first.at, w.second.ended = true, ia[1], true
 		case len(ib) > 1:
 			w.dup, w.second.at, w.first.ended = true, ib[1], true
-		case !eq(A[ia[0]].v, B[ib[0]].v):
+		case !eq(A[ia[0]].Value, B[ib[0]].Value):
 			w.first.at, w.second.at = ia[0], ib[0]
-			w.path = path(A[ia[0]].v, B[ib[0]].v)
+			w.path = path(A[ia[0]].Value, B[ib[0]].Value)
 		default:
 			continue
 		}
@@ -999,7 +992,7 @@ func checkByID[T any](t *testing.T, err error, A, B []fzItem[T], eq func(x, y T)
 	if !errors.As(err, &d) {
 		t.Fatalf("CompareByID = %v, want a *RowDifference for row %v", err, want.id)
 	}
-	check := func(name string, o determinism.Observation, sd side, s []fzItem[T]) {
+	check := func(name string, o determinism.Observation, sd side, s []flow.Item[T]) {
 		t.Helper()
 		if sd.ended {
 			if !o.Ended {
@@ -1009,8 +1002,8 @@ func checkByID[T any](t *testing.T, err error, A, B []fzItem[T], eq func(x, y T)
 		}
 		it := s[sd.at]
 		v, ok := o.Value.(T)
-		if o.Ended || !ok || o.Part != it.part || o.ID != it.id || !eq(v, it.v) {
-			t.Fatalf("CompareByID: %s side %v, want partition %d, row %v, value %+v", name, o, it.part, it.id, it.v)
+		if o.Ended || !ok || o.Part != it.Part || o.ID != it.ID || !eq(v, it.Value) {
+			t.Fatalf("CompareByID: %s side %v, want partition %d, row %v, value %+v", name, o, it.Part, it.ID, it.Value)
 		}
 	}
 	if d.ID != want.id || d.Duplicate != want.dup || d.Path != want.path {
@@ -1032,7 +1025,7 @@ func checkByID[T any](t *testing.T, err error, A, B []fzItem[T], eq func(x, y T)
 		wantMsg = fmt.Sprintf("determinism: row %v is only in the second pipeline: ", want.id)
 	default:
 		wantMsg = fmt.Sprintf("determinism: row %v differs: the first pipeline has partition %d, row %v",
-			want.id, A[want.first.at].part, want.id)
+			want.id, A[want.first.at].Part, want.id)
 	}
 	if !strings.HasPrefix(msg, wantMsg) {
 		t.Fatalf("CompareByID: message\n%s\nwant it to begin\n%s", msg, wantMsg)
@@ -1043,12 +1036,12 @@ const fzHeader = "rowflow digest v1\n"
 
 // specItem is the documented encoding of an item: its row ID, Lo then
 // Hi, then its value.
-func specItem[T any](b []byte, it fzItem[T], spec func([]byte, T) []byte) []byte {
-	return spec(specU64(specU64(b, it.id.Lo), it.id.Hi), it.v)
+func specItem[T any](b []byte, it flow.Item[T], spec func([]byte, T) []byte) []byte {
+	return spec(specU64(specU64(b, it.ID.Lo), it.ID.Hi), it.Value)
 }
 
 // specSum is the documented digest of a stream.
-func specSum[T any](s []fzItem[T], spec func([]byte, T) []byte) determinism.Sum {
+func specSum[T any](s []flow.Item[T], spec func([]byte, T) []byte) determinism.Sum {
 	b := []byte(fzHeader)
 	for _, it := range s {
 		b = specItem(b, it, spec)
@@ -1059,7 +1052,7 @@ func specSum[T any](s []fzItem[T], spec func([]byte, T) []byte) determinism.Sum 
 // checkSums checks SumOf and Hasher against the documented digests of A
 // and B, which are equal exactly when the streams have the same IDs and
 // values in the same order, whatever their partitions.
-func checkSums[T any](t *testing.T, a, b *flow.Pipeline, A, B []fzItem[T], spec func([]byte, T) []byte) {
+func checkSums[T any](t *testing.T, a, b *flow.Pipeline, A, B []flow.Item[T], spec func([]byte, T) []byte) {
 	t.Helper()
 	ctx := context.Background()
 	wa, wb := specSum(A, spec), specSum(B, spec)
@@ -1073,7 +1066,7 @@ func checkSums[T any](t *testing.T, a, b *flow.Pipeline, A, B []fzItem[T], spec 
 	}
 	equal := len(A) == len(B)
 	for i := range min(len(A), len(B)) {
-		equal = equal && A[i].id == B[i].id && bytes.Equal(spec(nil, A[i].v), spec(nil, B[i].v))
+		equal = equal && A[i].ID == B[i].ID && bytes.Equal(spec(nil, A[i].Value), spec(nil, B[i].Value))
 	}
 	if (sa == sb) != equal {
 		t.Fatalf("SumOf: a %v, b %v; the streams are equal: %v", sa, sb, equal)
@@ -1088,7 +1081,7 @@ func checkSums[T any](t *testing.T, a, b *flow.Pipeline, A, B []fzItem[T], spec 
 				t.Fatalf("Hasher.Sum after %d items = %v, want %v", i, got, want)
 			}
 		}
-		h.Add(it.id, it.v)
+		h.Add(it.ID, it.Value)
 	}
 	if got := h.Sum(); got != wb || h.Count() != int64(len(B)) {
 		t.Fatalf("Hasher of b's items = %v (count %d), want %v", got, h.Count(), wb)
@@ -1099,8 +1092,8 @@ func checkSums[T any](t *testing.T, a, b *flow.Pipeline, A, B []fzItem[T], spec 
 		c := flow.Chunk[T]{Part: int64(lo)}
 		ids := []rowid.ID{}
 		for _, it := range A[lo:hi] {
-			ids = append(ids, it.id)
-			c.Values = append(c.Values, it.v)
+			ids = append(ids, it.ID)
+			c.Values = append(c.Values, it.Value)
 		}
 		c.IDs = flow.ListIDs(ids)
 		if err := h.AddChunk(&c); err != nil {
@@ -1115,7 +1108,7 @@ func checkSums[T any](t *testing.T, a, b *flow.Pipeline, A, B []fzItem[T], spec 
 // checkGolden records a's golden file, checks a against it with other
 // chunk sizes and parallelisms, and checks b, whose first differing
 // partition and row the error must name.
-func checkGolden[T any](t *testing.T, a, b func() *flow.Pipeline, ca fzCfg, A, B []fzItem[T], spec func([]byte, T) []byte, eq func(x, y T) bool) {
+func checkGolden[T any](t *testing.T, a, b func() *flow.Pipeline, ca fzCfg, A, B []flow.Item[T], spec func([]byte, T) []byte, eq func(x, y T) bool) {
 	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "fz.golden")
@@ -1127,27 +1120,27 @@ func checkGolden[T any](t *testing.T, a, b func() *flow.Pipeline, ca fzCfg, A, B
 	}
 	type group struct {
 		part  int64
-		items []fzItem[T]
+		items []flow.Item[T]
 	}
-	groups := func(s []fzItem[T]) []group {
+	groups := func(s []flow.Item[T]) []group {
 		var out []group
 		for _, it := range s {
-			if len(out) == 0 || out[len(out)-1].part != it.part {
-				out = append(out, group{part: it.part})
+			if len(out) == 0 || out[len(out)-1].part != it.Part {
+				out = append(out, group{part: it.Part})
 			}
 			out[len(out)-1].items = append(out[len(out)-1].items, it)
 		}
 		return out
 	}
-	short := func(items []fzItem[T]) string {
+	short := func(items []flow.Item[T]) string {
 		s := specSum(items, spec)
 		return hex.EncodeToString(s.Hash[:8])
 	}
-	itemDigest := func(it fzItem[T]) string {
+	itemDigest := func(it flow.Item[T]) string {
 		s := sha256.Sum256(specItem(nil, it, spec))
 		return hex.EncodeToString(s[:8])
 	}
-	sameItem := func(x, y fzItem[T]) bool { return x.id == y.id && eq(x.v, y.v) }
+	sameItem := func(x, y flow.Item[T]) bool { return x.ID == y.ID && eq(x.Value, y.Value) }
 	ga, gb := groups(A), groups(B)
 	k, start := 0, 0
 	for k < len(ga) && k < len(gb) && ga[k].part == gb[k].part && slices.EqualFunc(ga[k].items, gb[k].items, sameItem) {
@@ -1179,11 +1172,11 @@ func checkGolden[T any](t *testing.T, a, b func() *flow.Pipeline, ca fzCfg, A, B
 		switch {
 		case i < len(w) && i < len(g):
 			want += fmt.Sprintf("; item %d (%d of the partition) differs: the file records row %v, item digest %s; the run has row %v, item digest %s, value ",
-				start+i, i, w[i].id, itemDigest(w[i]), g[i].id, itemDigest(g[i]))
+				start+i, i, w[i].ID, itemDigest(w[i]), g[i].ID, itemDigest(g[i]))
 		case i < len(w):
-			want += fmt.Sprintf("; the run's partition ends after %d items, where the file records item %d: row %v", i, start+i, w[i].id)
+			want += fmt.Sprintf("; the run's partition ends after %d items, where the file records item %d: row %v", i, start+i, w[i].ID)
 		case i < len(g):
-			want += fmt.Sprintf("; the run has an extra item %d (%d of the partition): row %v, value ", start+i, i, g[i].id)
+			want += fmt.Sprintf("; the run has an extra item %d (%d of the partition): row %v, value ", start+i, i, g[i].ID)
 		}
 	}
 	if !errors.Is(err, determinism.ErrMismatch) || !strings.Contains(err.Error(), path+want) {
@@ -1199,7 +1192,7 @@ func checkGolden[T any](t *testing.T, a, b func() *flow.Pipeline, ca fzCfg, A, B
 //
 // The changed copy has no Take stage: the workers of a Map before a Take
 // can reach items that the Take then drops. A is its stream.
-func checkVerify[T any](t *testing.T, r *rand.Rand, ea []fzEntry[T], ca fzCfg, A []fzItem[T], kind fzKind[T], eq func(x, y T) bool) {
+func checkVerify[T any](t *testing.T, r *rand.Rand, ea []fzEntry[T], ca fzCfg, A []flow.Item[T], kind fzKind[T], eq func(x, y T) bool) {
 	t.Helper()
 	ctx := context.Background()
 	var ps []int
@@ -1250,13 +1243,13 @@ func checkVerify[T any](t *testing.T, r *rand.Rand, ea []fzEntry[T], ca fzCfg, A
 	it := A[d.Position]
 	rv, ok1 := d.Reference.Value.(T)
 	cv, ok2 := d.Candidate.Value.(T)
-	if !ok1 || !ok2 || d.Reference.Part != it.part || d.Reference.ID != it.id || !eq(rv, it.v) ||
-		d.Candidate.Part != it.part || d.Candidate.ID != it.id || !eq(cv, kind.bump(it.v)) {
+	if !ok1 || !ok2 || d.Reference.Part != it.Part || d.Reference.ID != it.ID || !eq(rv, it.Value) ||
+		d.Candidate.Part != it.Part || d.Candidate.ID != it.ID || !eq(cv, kind.bump(it.Value)) {
 		t.Fatalf("Verify: item %d is partition %d, row %v, value %+v, changed to %+v; the divergence says %v",
-			d.Position, it.part, it.id, it.v, kind.bump(it.v), d)
+			d.Position, it.Part, it.ID, it.Value, kind.bump(it.Value), d)
 	}
-	if want := fmt.Sprintf("determinism: item %d differs (value): parallelism 1 has partition %d, row %v, value ", d.Position, it.part, it.id); !strings.HasPrefix(d.Error(), want) ||
-		!strings.Contains(d.Error(), fmt.Sprintf("; parallelism %d (round 1) has partition %d, row %v, value ", bad, it.part, it.id)) {
+	if want := fmt.Sprintf("determinism: item %d differs (value): parallelism 1 has partition %d, row %v, value ", d.Position, it.Part, it.ID); !strings.HasPrefix(d.Error(), want) ||
+		!strings.Contains(d.Error(), fmt.Sprintf("; parallelism %d (round 1) has partition %d, row %v, value ", bad, it.Part, it.ID)) {
 		t.Fatalf("Verify: message %q does not name parallelism %d and the item", d.Error(), bad)
 	}
 }

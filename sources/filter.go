@@ -127,12 +127,12 @@ func Or(fs ...Filter) Filter { return Filter{filter.Logic(filter.Or, exprs(fs)..
 // reads RFC 3339, "2006-01-02 15:04:05" or a date. The directory value
 // __HIVE_DEFAULT_PARTITION__ is null; the string itself is written
 // escaped, %5F_HIVE_DEFAULT_PARTITION__, and is that string. A filter
-// that names a column the dataset's paths do not have, or a value that does not read as its
-// literal's type, fails the run when it starts. In a Parquet source,
-// Where names the Hive columns by their names after parquet.Rename, as
-// parquet.RowFilter names file columns. To filter on the values inside
-// the files, use parquet.RowFilter. Given more than once, the filters are combined
-// with [And].
+// that names a column the dataset's paths do not have, or a value that
+// does not read as its literal's type, fails the run when it starts. In a
+// Parquet source, Where names the Hive columns by their names after
+// parquet.Rename, as parquet.RowFilter names file columns. To filter on
+// the values inside the files, use parquet.RowFilter. Given more than
+// once, the filters are combined with [And].
 func Where(f Filter) DatasetOption {
 	return datasetOption(func(c *datasource.Settings) error {
 		if err := f.e.Check(); err != nil {

@@ -26,6 +26,9 @@ type inferredColumn struct {
 	nullable bool
 }
 
+// errNoRecords is inferSchema's error for a dataset without records.
+var errNoRecords = errors.New("no records to infer a schema from")
+
 // inferSchema reads the first records of the text dataset at path (with
 // in's -rename and -columns) and returns the -schema of their columns, as
 // DuckDB's sniffer does: for each column the narrowest type of bool,
@@ -34,9 +37,6 @@ type inferredColumn struct {
 // every value seen. A column of nulls only is a string. Values past the
 // sample that do not fit fail the run, naming their row, as with a
 // -schema given by hand.
-// errNoRecords is inferSchema's error for a dataset without records.
-var errNoRecords = errors.New("no records to infer a schema from")
-
 func inferSchema(ctx context.Context, in input, path string) ([]inferredColumn, error) {
 	sample := in
 	sample.parallel, sample.window, sample.badLines = 1, 0, new(sources.SkipReport)

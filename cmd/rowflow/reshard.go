@@ -140,11 +140,6 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	case *partitionBy != "":
 		opts = append(opts, shards.PartitionBy(strings.Split(*partitionBy, ",")...))
 	case len(in.hive) > 0:
-		if *outFormat == "parquet" {
-			if err := schemaNames(*schema, in.hive); err != nil {
-				return err
-			}
-		}
 		opts = append(opts, shards.PartitionBy(in.hive...))
 	}
 	sink, err := in.sink(ctx, fs.Arg(0), *out, *outFormat, *schema, *compression, opts)
@@ -182,26 +177,8 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 }
 
 // sink returns the sink of reshard's output: Parquet with the columns of
-// schema (or of the Parquet input), or JSON Lines.
-// schemaNames checks that a -schema given by hand names the input's Hive
-// columns hive, which reshard writes as partition directories; an
-// inferred schema (auto) has them.
-func schemaNames(schema string, hive []string) error {
-	if schema == "" || schema == "auto" {
-		return nil
-	}
-	s, err := parseSchema(schema)
-	if err != nil {
-		return fmt.Errorf("%w: -schema: %v", errUsage, err)
-	}
-	for _, c := range hive {
-		if _, ok := s.Lookup(c); !ok {
-			return fmt.Errorf("%w: -schema has no column %q, a Hive column of the input, which reshard writes as directories %s=…/: -schema names every column, the Hive columns too", errUsage, c, c)
-		}
-	}
-	return nil
-}
-
+// schema (or of the Parquet input), or JSON Lines. A schema must name the
+// input's Hive columns that the output is partitioned by (in.hive).
 func (in input) sink(ctx context.Context, path, out, outFormat, schema, compression string, opts []shards.Option) (flow.Sink, error) {
 	switch outFormat {
 	case "jsonl":
@@ -230,6 +207,11 @@ func (in input) sink(ctx context.Context, path, out, outFormat, schema, compress
 		s, err := parseSchema(schema)
 		if err != nil {
 			return flow.Sink{}, fmt.Errorf("%w: -schema: %v", errUsage, err)
+		}
+		for _, c := range in.hive {
+			if _, ok := s.Lookup(c); !ok {
+				return flow.Sink{}, fmt.Errorf("%w: -schema has no column %q, a Hive column of the input, which reshard writes as directories %s=…/: -schema names every column, the Hive columns too", errUsage, c, c)
+			}
 		}
 		if in.batches != "" {
 			return shards.ParquetColumns(out, s, popts...), nil

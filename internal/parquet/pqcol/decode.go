@@ -287,9 +287,7 @@ func (d *decoder) checkRepetition(n int) error {
 	if err := d.checkEntry(0, d.lastDef); err != nil {
 		return err
 	}
-	lists := d.leaf.RepeatedLevels
-	deepest := lists[len(lists)-1]
-	if !d.fewBelow(n, deepest) || !d.afterBelowValid(n, deepest) {
+	if lists := d.leaf.RepeatedLevels; !d.fewBelowValid(n, lists[len(lists)-1]) {
 		// Many to look at, or an offending entry: the words' check finds
 		// the first.
 		if err := d.checkWords(n); err != nil {
@@ -304,30 +302,23 @@ func (d *decoder) checkRepetition(n int) error {
 // entry, for which checkRepetition finds them by value.
 const sparseBelow = 1.0 / 64
 
-// fewBelow reports whether few of the first n-1 entries have a definition
-// level below deepest, and deepest is small enough to look for each.
-func (d *decoder) fewBelow(n, deepest int) bool {
+// fewBelowValid reports whether few of the first n-1 entries have a
+// definition level below deepest (found a value at a time, for a deepest
+// level of at most 4) and the entry after each of them is valid (see
+// checkEntry). It gives up, reporting false, once they are not few.
+func (d *decoder) fewBelowValid(n, deepest int) bool {
 	if deepest > 4 || n < 256 {
 		return false
 	}
 	def, few := d.def[:n-1], int(float64(n)*sparseBelow)
 	for v := range deepest {
-		if few -= countEqual(def, byte(v)); few < 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// afterBelowValid reports whether every entry of the n that follows one of
-// definition level below deepest is valid (see checkEntry).
-func (d *decoder) afterBelowValid(n, deepest int) bool {
-	def := d.def[:n-1]
-	for v := range deepest {
 		for j := 0; ; j++ {
 			k := bytes.IndexByte(def[j:], byte(v))
 			if k < 0 {
 				break
+			}
+			if few--; few < 0 {
+				return false
 			}
 			j += k
 			if r := d.rep[j+1]; r != 0 && v < d.leaf.RepeatedLevels[r-1] {

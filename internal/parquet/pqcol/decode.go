@@ -116,7 +116,7 @@ func (d *decoder) run(ctx context.Context, pos int64, firstPage int, req *reques
 			break
 		}
 		d.pageNum, d.pageRow = n, d.nextRow
-		p, err := d.readPage(pos)
+		p, err := d.readPage(pos, req.whole || !shared.holds(pageKey{d.reader, pos}))
 		if err != nil {
 			return err
 		}
@@ -172,7 +172,11 @@ func (d *decoder) dictionaryPage(ctx context.Context, p *page) error {
 		d.win.end = max(d.win.end, min(d.end+d.dictSize, d.size))
 	}
 	h := &p.header
-	data, err := d.decompress(ctx, p.body, int(h.UncompressedPageSize))
+	body, err := d.pageBody(p)
+	if err != nil {
+		return err
+	}
+	data, err := d.decompress(ctx, body, int(h.UncompressedPageSize))
 	if err != nil {
 		return err
 	}
@@ -403,7 +407,7 @@ func (d *decoder) pageV1(ctx context.Context, p *page, n int, req *request) ([]b
 	if d.leaf.MaxRepetitionLevel == 0 {
 		rows = int64(n)
 	}
-	data, err := d.pageData(ctx, p, p.body, int(h.UncompressedPageSize), n, d.sharingOf(p, rows, req), req)
+	data, err := d.pageData(ctx, p, 0, int(h.UncompressedPageSize), n, d.sharingOf(p, rows, req), req)
 	if err != nil {
 		return nil, err
 	}
@@ -427,9 +431,12 @@ func (d *decoder) pageV2(ctx context.Context, p *page, n int, req *request) (val
 	h := &p.header
 	v := &h.DataPageHeaderV2.V
 	rl, dl := int(v.RepetitionLevelsByteLength), int(v.DefinitionLevelsByteLength)
-	body := p.body
+	levels, err := d.pagePrefix(p, rl+dl)
+	if err != nil {
+		return nil, false, err
+	}
 	if m := d.leaf.MaxRepetitionLevel; m > 0 {
-		if d.rep, err = decodeLevels(d.rep, format.RLE, m, n, body[:rl], &d.tmp.runs); err != nil {
+		if d.rep, err = decodeLevels(d.rep, format.RLE, m, n, levels[:rl], &d.tmp.runs); err != nil {
 			return nil, false, err
 		}
 		if n > 0 && d.rep[0] != 0 {
@@ -438,7 +445,7 @@ func (d *decoder) pageV2(ctx context.Context, p *page, n int, req *request) (val
 		d.atBoundary = true
 	}
 	if m := d.leaf.MaxDefinitionLevel; m > 0 {
-		if d.def, err = decodeLevels(d.def, format.RLE, m, n, body[rl:rl+dl], &d.tmp.runs); err != nil {
+		if d.def, err = decodeLevels(d.def, format.RLE, m, n, levels[rl:], &d.tmp.runs); err != nil {
 			return nil, false, err
 		}
 	}
@@ -454,13 +461,16 @@ func (d *decoder) pageV2(ctx context.Context, p *page, n int, req *request) (val
 			return nil, true, nil
 		}
 	}
-	values = body[rl+dl:]
-	compressed := !v.IsCompressed.Valid || v.IsCompressed.V
-	if compressed && len(values) > 0 {
+	if compressed := !v.IsCompressed.Valid || v.IsCompressed.V; !compressed || int(h.CompressedPageSize) == rl+dl {
 		// An empty values section (a page of nulls) is not a compressed
 		// stream and is not handed to the codec.
-		values, err = d.pageData(ctx, p, values, int(h.UncompressedPageSize)-rl-dl, n, d.sharingOf(p, rows, req), req)
+		body, err := d.pageBody(p)
+		if err != nil {
+			return nil, false, err
+		}
+		return body[rl+dl:], false, nil
 	}
+	values, err = d.pageData(ctx, p, rl+dl, int(h.UncompressedPageSize)-rl-dl, n, d.sharingOf(p, rows, req), req)
 	return values, false, err
 }
 

@@ -21,18 +21,24 @@ const (
 type page struct {
 	header format.PageHeader
 	offset int64  // file offset of the header
-	body   []byte // the CompressedPageSize bytes after the header
+	start  int64  // file offset of the body
 	end    int64  // file offset just past the body
+	body   []byte // the CompressedPageSize bytes after the header, once read
+	read   bool   // body holds them (see decoder.pageBody)
+	ahead  bool   // reads of the page's bytes read ahead of them
 }
 
-// readPage decodes the page header at file offset off and returns the page
-// with its body. It checks the sizes the header declares against the chunk
-// and against the configured limit, then verifies the CRC if there is one.
-// Nothing is decompressed.
-func (d *decoder) readPage(off int64) (*page, error) {
+// readPage decodes the page header at file offset off and returns the
+// page. It checks the sizes the header declares against the chunk and
+// against the configured limit. The body is read (and its CRC verified)
+// when a read first needs it, by pageBody: a read that takes the page
+// decompressed from shared, or passes over it, does not. Unless ahead is
+// set, the header is read without the bytes after it, for a page that
+// shared holds.
+func (d *decoder) readPage(off int64, ahead bool) (*page, error) {
 	p := &d.page
 	p.offset = off
-	n, err := d.decodeHeader(off)
+	n, err := d.decodeHeader(off, ahead)
 	if err != nil {
 		return nil, err
 	}
@@ -51,22 +57,51 @@ func (d *decoder) readPage(off int64) (*page, error) {
 	if err := d.checkLimit(h); err != nil {
 		return nil, err
 	}
-	if p.body, err = d.win.bytes(bodyStart, int(h.CompressedPageSize)); err != nil {
+	p.start, p.end = bodyStart, bodyStart+int64(h.CompressedPageSize)
+	p.body, p.read, p.ahead = nil, false, ahead
+	return p, nil
+}
+
+// pageBody returns the body of p, the page readPage returned last, reading
+// it and verifying its CRC, if it has one, on the first call.
+func (d *decoder) pageBody(p *page) ([]byte, error) {
+	if p.read {
+		return p.body, nil
+	}
+	h := &p.header
+	body, err := d.win.read(p.start, int(h.CompressedPageSize), p.ahead)
+	if err != nil {
 		return nil, err
 	}
-	p.end = bodyStart + int64(h.CompressedPageSize)
 	if d.cfg.verifyChecksum && h.CRC != 0 {
-		if got := crc32.ChecksumIEEE(p.body); got != uint32(h.CRC) {
+		if got := crc32.ChecksumIEEE(body); got != uint32(h.CRC) {
 			return nil, fmt.Errorf("%w: header says 0x%08X, page bytes give 0x%08X", ErrChecksum, uint32(h.CRC), got)
 		}
 	}
-	return p, nil
+	p.body, p.read = body, true
+	return body, nil
+}
+
+// pagePrefix returns the first n bytes of the body of p, the page
+// readPage returned last, such as the levels of a page v2, which precede
+// its values: only those bytes, unless the page's CRC is to be verified,
+// which takes the whole body. The bytes are valid until the next call of
+// pagePrefix or pageBody.
+func (d *decoder) pagePrefix(p *page, n int) ([]byte, error) {
+	if p.read || d.cfg.verifyChecksum && p.header.CRC != 0 {
+		body, err := d.pageBody(p)
+		if err != nil {
+			return nil, err
+		}
+		return body[:n], nil
+	}
+	return d.win.read(p.start, n, p.ahead)
 }
 
 // decodeHeader decodes the thrift page header at off into d.page.header and
 // returns its length. It offers the decoder a growing prefix of the rest of
-// the chunk until the header fits.
-func (d *decoder) decodeHeader(off int64) (int, error) {
+// the chunk until the header fits, reading ahead of it if ahead is set.
+func (d *decoder) decodeHeader(off int64, ahead bool) (int, error) {
 	if d.hdrReader == nil {
 		d.hdrReader = d.proto.NewReaderFromBytes(nil)
 		d.hdrDecoder = thrift.NewDecoder(d.hdrReader)
@@ -74,7 +109,7 @@ func (d *decoder) decodeHeader(off int64) (int, error) {
 	rest := d.win.end - off
 	want := min(rest, firstHeaderRead)
 	for {
-		b, err := d.win.bytes(off, int(want))
+		b, err := d.win.read(off, int(want), ahead)
 		if err != nil {
 			return 0, err
 		}

@@ -155,7 +155,7 @@ func (d *decoder) seekLearned(ctx context.Context, l *learned, start int64, req 
 			return 0, 0, err
 		}
 		d.pageNum, d.pageRow = l.dictPage, -1
-		p, err := d.readPage(l.dict)
+		p, err := d.readPage(l.dict, true)
 		if err != nil {
 			return 0, 0, err
 		}

@@ -110,11 +110,11 @@ func pageBodies(r *Reader) ([][2]int64, error) {
 			d.init(r.cfg, &r.Leaves()[c], cm.Codec)
 			d.win.reset(r.File(), start, end)
 			for pos := start; pos < end; {
-				p, err := d.readPage(pos)
+				p, err := d.readPage(pos, true)
 				if err != nil {
 					return nil, err
 				}
-				out = append(out, [2]int64{p.end - int64(len(p.body)), p.end})
+				out = append(out, [2]int64{p.start, p.end})
 				pos = p.end
 			}
 		}

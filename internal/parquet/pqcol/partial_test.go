@@ -358,3 +358,56 @@ func TestBufferClass(t *testing.T) {
 		t.Fatalf("a buffer limited to its size has %d bytes", cap(b))
 	}
 }
+
+// TestSharedPagesReadOnce reads the halves of a row group of one large
+// page v1, one after the other: the first half's read reads the page from
+// the file and leaves it decompressed in shared; the second takes it
+// from there and reads no more than the page's header and the offset
+// index. (A page v2 whose
+// CRC is verified is read whole by both: the CRC covers its levels, which
+// are not in the decompressed part.)
+func TestSharedPagesReadOnce(t *testing.T) {
+	type row struct {
+		Name string `parquet:"name"`
+	}
+	rows := make([]row, 200_000)
+	for i := range rows {
+		rows[i].Name = fmt.Sprintf("%08d-%036x", i, uint64(i)*0x9e3779b97f4a7c15)
+	}
+	path := filepath.Join(t.TempDir(), "onepage.parquet")
+	writeGenerated(t, path, rows, parquet.PageBufferSize(64<<20), parquet.Compression(&parquet.Zstd), parquet.DataPageVersion(1))
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	counter := &countingReaderAt{r: f}
+	r, err := Open("onepage.parquet", counter, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cm := r.File().Metadata().RowGroups[0].Columns[0].MetaData
+	if cm.TotalCompressedSize < 2*readAhead {
+		t.Fatalf("the chunk is only %d bytes", cm.TotalCompressedSize)
+	}
+	var col Column
+	for _, half := range [][2]int64{{0, 100_000}, {100_000, 200_000}} {
+		counter.n.Store(0)
+		if err := r.ReadColumnRange(t.Context(), 0, 0, half[0], half[1], &col); err != nil {
+			t.Fatal(err)
+		}
+		if col.NumRows != 100_000 || string(col.ByteArray(7)) != rows[half[0]+7].Name {
+			t.Fatalf("rows %v: read %d rows, the 8th %q", half, col.NumRows, col.ByteArray(7))
+		}
+		read := counter.n.Load()
+		t.Logf("rows %v: read %d bytes of a %d-byte chunk", half, read, cm.TotalCompressedSize)
+		if half[0] == 0 && read < cm.TotalCompressedSize {
+			t.Fatalf("the first half read %d bytes of a %d-byte chunk", read, cm.TotalCompressedSize)
+		}
+		if half[0] > 0 && read > firstHeaderRead+512 {
+			t.Fatalf("the second half read %d bytes, more than a page header (%d) and an offset index", read, firstHeaderRead)
+		}
+	}
+}

@@ -318,7 +318,7 @@ func (d *decoder) seek(ctx context.Context, index *format.OffsetIndex, start int
 			return 0, 0, err
 		}
 		d.pageNum, d.pageRow = 0, -1
-		p, err := d.readPage(start)
+		p, err := d.readPage(start, true)
 		if err != nil {
 			return 0, 0, err
 		}

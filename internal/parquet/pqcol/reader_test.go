@@ -260,8 +260,9 @@ func (c *countingReaderAt) ReadAt(b []byte, off int64) (int, error) {
 }
 
 // TestSeekReadsLess reads the last rows of a large column chunk: with the
-// offset index only the pages holding them are read; without it, the whole
-// chunk is.
+// offset index only the pages holding them are read; without it, the
+// pages before them are passed by their headers, at most the whole chunk
+// (the window reads ahead from each header).
 func TestSeekReadsLess(t *testing.T) {
 	type row struct {
 		Name string `parquet:"name"`
@@ -302,7 +303,7 @@ func TestSeekReadsLess(t *testing.T) {
 		if !scan && read > chunk/2 {
 			t.Fatalf("with the offset index, read %d bytes of a %d-byte chunk", read, chunk)
 		}
-		if scan && (read < chunk || read > chunk+chunk/100) {
+		if scan && (read < chunk/2 || read > chunk+chunk/100) {
 			t.Fatalf("without the offset index, read %d bytes of a %d-byte chunk", read, chunk)
 		}
 	}

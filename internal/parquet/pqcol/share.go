@@ -113,6 +113,14 @@ func (s *pageShare) acquire(key pageKey, size int64, entries int, add bool) (e *
 	return e, true
 }
 
+// holds reports whether shared holds the page under key, decompressed or
+// being decompressed.
+func (s *pageShare) holds(key pageKey) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pages[key] != nil
+}
+
 // add puts e in pages, making room for it; under mu.
 func (s *pageShare) add(e *sharedPage) {
 	for s.held+e.size > sharedBytes && len(s.order) > 0 {
@@ -269,25 +277,26 @@ func (d *decoder) sharingOf(p *page, rows int64, req *request) sharing {
 	return shareLater
 }
 
-// pageData returns the decompressed form of src, the compressed part of
-// the data page p of n level entries, size bytes once decompressed. A read
-// of part of a row group looks the page up in shared first, and otherwise
-// leaves it there, as share says; d.shared is then the entry (not yet in
-// shared for shareLater), which the read releases once it is done with
-// the page (see dataPage).
-func (d *decoder) pageData(ctx context.Context, p *page, src []byte, size, n int, share sharing, req *request) ([]byte, error) {
+// pageData returns the decompressed form of the compressed part of the
+// data page p of n level entries, its body from byte at on, size bytes
+// once decompressed. A read of part of a row group looks the page up in
+// shared first, and otherwise leaves it there, as share says; d.shared is
+// then the entry (not yet in shared for shareLater), which the read
+// releases once it is done with the page (see dataPage). A read that
+// takes the page from shared does not read its body.
+func (d *decoder) pageData(ctx context.Context, p *page, at, size, n int, share sharing, req *request) ([]byte, error) {
 	if d.codec == format.Uncompressed || req.whole || req.from == 0 && req.toEnd {
-		return d.decompress(ctx, src, size)
+		return d.decompressBody(ctx, p, at, size)
 	}
 	e, owner := shared.acquire(pageKey{d.reader, p.offset}, int64(size), n, share == shareNow)
 	switch {
 	case e == nil && (share == shareNo || int64(size) > sharedBytes):
-		return d.decompress(ctx, src, size)
+		return d.decompressBody(ctx, p, at, size)
 	case e == nil:
 		// Decompressed into a buffer that dataPage may leave in shared
 		// once the levels tell; until then no other read sees it.
 		e = &sharedPage{key: pageKey{d.reader, p.offset}, size: int64(size), done: closed, left: int64(n), users: 1, gone: true}
-		data, buf, err := d.decompressOwn(ctx, src, size)
+		data, buf, err := d.decompressOwn(ctx, p, at, size)
 		if err != nil {
 			putSharedBuffer(buf)
 			return nil, err
@@ -304,7 +313,7 @@ func (d *decoder) pageData(ctx context.Context, p *page, src []byte, size, n int
 		}
 		if e.failed {
 			shared.release(e, 0)
-			return d.decompress(ctx, src, size) // for this read's own error
+			return d.decompressBody(ctx, p, at, size) // for this read's own error
 		}
 		d.shared = e
 		return e.data, nil
@@ -318,7 +327,7 @@ func (d *decoder) pageData(ctx context.Context, p *page, src []byte, size, n int
 			shared.release(e, 0)
 		}
 	}()
-	data, buf, err := d.decompressOwn(ctx, src, size)
+	data, buf, err := d.decompressOwn(ctx, p, at, size)
 	filled = true
 	shared.fill(e, buf, data, err)
 	if err != nil {
@@ -334,16 +343,26 @@ func (d *decoder) pageData(ctx context.Context, p *page, src []byte, size, n int
 // before it is shared.
 var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
-// decompressOwn decompresses src into a buffer of its own from
+// decompressBody decompresses the body of p from byte at on, size bytes
+// once decompressed.
+func (d *decoder) decompressBody(ctx context.Context, p *page, at, size int) ([]byte, error) {
+	body, err := d.pageBody(p)
+	if err != nil {
+		return nil, err
+	}
+	return d.decompress(ctx, body[at:], size)
+}
+
+// decompressOwn is decompressBody into a buffer of its own from
 // sharedBuffers, not the decoder's, which the next page reuses. buf is
 // that buffer, or nil if the codec took another; on error it is returned
 // for the caller to put back.
-func (d *decoder) decompressOwn(ctx context.Context, src []byte, size int) (data, buf []byte, err error) {
+func (d *decoder) decompressOwn(ctx context.Context, p *page, at, size int) (data, buf []byte, err error) {
 	scratch := d.scratch
 	buf = sharedBuffer(size+1, d.cfg.maxPageSize+1) // zstd decodes into one more byte
 	d.scratch = buf
 	defer func() { d.scratch = scratch }()
-	data, err = d.decompress(ctx, src, size)
+	data, err = d.decompressBody(ctx, p, at, size)
 	if cap(d.scratch) != cap(buf) {
 		buf = nil // the codec took a buffer of its own: not one of sharedBuffers'
 	}

@@ -472,7 +472,7 @@ func pageStatistics(t *testing.T, r *Reader) format.Statistics {
 	var d decoder
 	d.init(r.cfg, &r.Leaves()[0], cm.Codec)
 	d.win.reset(r.File(), start, end)
-	p, err := d.readPage(start)
+	p, err := d.readPage(start, true)
 	if err != nil || !p.header.DataPageHeader.Valid {
 		t.Fatalf("first page: %v", err)
 	}

@@ -35,7 +35,11 @@ func (w *window) reset(r io.ReaderAt, start, end int64) {
 
 // bytes returns the n bytes at file offset off, which must lie within the
 // chunk.
-func (w *window) bytes(off int64, n int) ([]byte, error) {
+func (w *window) bytes(off int64, n int) ([]byte, error) { return w.read(off, n, true) }
+
+// read is bytes, reading ahead of them, if they are not buffered, only if
+// ahead is set.
+func (w *window) read(off int64, n int, ahead bool) ([]byte, error) {
 	if off < w.start || n < 0 || off+int64(n) > w.end {
 		return nil, corruptf("byte range [%d, %d) lies outside the column chunk [%d, %d)", off, off+int64(n), w.start, w.end)
 	}
@@ -43,11 +47,15 @@ func (w *window) bytes(off int64, n int) ([]byte, error) {
 		i := off - w.off
 		return w.buf[i : i+int64(n)], nil
 	}
-	ahead := int64(readAhead)
-	if w.stop > 0 {
-		ahead = max(w.stop-off, 0)
+	more := int64(0)
+	switch {
+	case !ahead:
+	case w.stop > 0:
+		more = max(w.stop-off, 0)
+	default:
+		more = readAhead
 	}
-	size := int(min(max(int64(n), ahead), w.end-off))
+	size := int(min(max(int64(n), more), w.end-off))
 	// Bytes at off that are already buffered move to the front and are not
 	// read again.
 	keep := 0

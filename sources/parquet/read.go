@@ -6,6 +6,7 @@ import (
 	"hash"
 	"io"
 	"iter"
+	"math/bits"
 	"slices"
 	"strings"
 	"sync"
@@ -571,7 +572,7 @@ func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr data
 		// charged what the columns read before it hold.
 		var held int64
 		leaves := of.plan.leaves()
-		first := firstColumn(sp, of.r.NumRows(sp.rg), len(leaves))
+		first := firstColumn(sp, len(leaves))
 		for k := range leaves {
 			i := (first + k) % len(leaves)
 			leaf := leaves[i]
@@ -599,21 +600,25 @@ func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr data
 	return nil
 }
 
-// firstColumn returns the column of its n that a read of span sp, of a row
-// group of rows rows, reads first: the read of a range that starts at a
-// fraction f of its row group starts at the column at fraction f of the
-// columns, and goes on in order, round to the one before. The reads of a
-// row group's ranges, which workers make at the same time, then start at
-// different columns: a page that holds rows of several ranges (DuckDB
-// writes one page per chunk) is decompressed once for them (pqcol shares
-// it), and they share that work instead of one waiting while another
-// does it all. The order is a function of the span, so every run reads,
-// charges MaxReadSize and fails in the same order.
-func firstColumn(sp span, rows int64, n int) int {
-	if sp.from <= 0 || rows <= 0 || n == 0 {
+// firstColumn returns the column of its n that a read of span sp reads
+// first; it goes on in order, round to the one before. The j-th range of
+// a row group (counted from 0, by the span's rows) starts at the column at
+// fraction f of the columns, where f is j's bits reversed after the binary
+// point: 0, 1/2, 1/4, 3/4, 1/8, ... Any two ranges 2k and 2k+1, which two
+// workers read at the same time, then start half the columns apart, and
+// any four from 4k a quarter apart: a page that holds rows of several
+// ranges (DuckDB writes one page per chunk) is decompressed once for them
+// (pqcol shares it), and they share that work instead of one waiting
+// while another does it. The order is a function of the span, so every
+// run reads, charges MaxReadSize and fails in the same order.
+func firstColumn(sp span, n int) int {
+	size := sp.to - sp.from
+	if sp.from <= 0 || size <= 0 || n == 0 {
 		return 0
 	}
-	return min(int(float64(sp.from)/float64(rows)*float64(n)), n-1)
+	j := uint64(sp.from/size + (sp.from%size)*2/size) // the range's place, rounded
+	f := float64(bits.Reverse64(j)) / (1 << 64)
+	return min(int(f*float64(n)), n-1)
 }
 
 // chunkRanges returns the byte ranges of n column chunks that the reads

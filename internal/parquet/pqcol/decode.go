@@ -48,9 +48,14 @@ type decoder struct {
 	scratch  []byte       // decompressed page
 	src      bytes.Reader // the compressed page, for streaming decoders
 	tmp      scratch
-	rep, def []byte  // levels of the current page
+	rep, def []byte  // levels of the current page: in repBuf and defBuf, or a page's in shared
 	idx      []int32 // dictionary indexes of the current page
-	part     values  // values of the current page, when a read keeps part of them
+	// repBuf and defBuf are the decoder's buffers for levels; levelsShared
+	// says that rep and def are those of the page in shared (see
+	// pageLevels), decoded and checked by another read.
+	repBuf, defBuf []byte
+	levelsShared   bool
+	part           values // values of the current page, when a read keeps part of them
 
 	reader uint64      // the id of the Reader whose chunk is decoded
 	shared *sharedPage // the current page, when it came from or went to shared
@@ -246,6 +251,9 @@ func (d *decoder) dataPage(ctx context.Context, p *page, req *request) error {
 			shared.release(d.shared, taken)
 			d.shared, d.late = nil, false
 		}
+		if d.levelsShared {
+			d.rep, d.def, d.levelsShared = nil, nil, false
+		}
 	}()
 	if h.Type == format.DataPageV2 {
 		var skip bool
@@ -264,6 +272,9 @@ func (d *decoder) dataPage(ctx context.Context, p *page, req *request) error {
 		if err := d.checkRepetition(n); err != nil {
 			return err
 		}
+	}
+	if d.shared != nil && !d.levelsShared && h.Type == format.DataPage {
+		d.offerLevels(n, len(values))
 	}
 	d.atBoundary = false
 	lo, hi, rows := d.selectLevels(n, req)
@@ -291,7 +302,7 @@ func (d *decoder) checkRepetition(n int) error {
 	if err := d.checkEntry(0, d.lastDef); err != nil {
 		return err
 	}
-	if lists := d.leaf.RepeatedLevels; !d.fewBelowValid(n, lists[len(lists)-1]) {
+	if lists := d.leaf.RepeatedLevels; !d.levelsShared && !d.fewBelowValid(n, lists[len(lists)-1]) {
 		// Many to look at, or an offending entry: the words' check finds
 		// the first.
 		if err := d.checkWords(n); err != nil {
@@ -399,7 +410,8 @@ func (d *decoder) skipRows(rows int64, levels int) {
 }
 
 // pageV1 decompresses a data page v1 and decodes its levels into d.rep and
-// d.def, returning the encoded values that follow.
+// d.def, returning the encoded values that follow. The levels of a page
+// from shared are taken from there, if a read left them.
 func (d *decoder) pageV1(ctx context.Context, p *page, n int, req *request) ([]byte, error) {
 	h := &p.header
 	v := &h.DataPageHeader.V
@@ -411,15 +423,21 @@ func (d *decoder) pageV1(ctx context.Context, p *page, n int, req *request) ([]b
 	if err != nil {
 		return nil, err
 	}
+	if lv := shared.levelsOf(d.shared); lv != nil && lv.values <= len(data) {
+		d.rep, d.def, d.levelsShared = lv.rep, lv.def, true
+		return data[len(data)-lv.values:], nil
+	}
 	if m := d.leaf.MaxRepetitionLevel; m > 0 {
-		if d.rep, data, err = levelsV1(d.rep, v.RepetitionLevelEncoding, m, n, data, &d.tmp.runs); err != nil {
+		if d.repBuf, data, err = levelsV1(levelBuffer(d.repBuf, n+8), v.RepetitionLevelEncoding, m, n, data, &d.tmp.runs); err != nil {
 			return nil, err
 		}
+		d.rep = d.repBuf
 	}
 	if m := d.leaf.MaxDefinitionLevel; m > 0 {
-		if d.def, data, err = levelsV1(d.def, v.DefinitionLevelEncoding, m, n, data, &d.tmp.runs); err != nil {
+		if d.defBuf, data, err = levelsV1(levelBuffer(d.defBuf, n+8), v.DefinitionLevelEncoding, m, n, data, &d.tmp.runs); err != nil {
 			return nil, err
 		}
+		d.def = d.defBuf
 	}
 	return data, nil
 }
@@ -436,18 +454,20 @@ func (d *decoder) pageV2(ctx context.Context, p *page, n int, req *request) (val
 		return nil, false, err
 	}
 	if m := d.leaf.MaxRepetitionLevel; m > 0 {
-		if d.rep, err = decodeLevels(d.rep, format.RLE, m, n, levels[:rl], &d.tmp.runs); err != nil {
+		if d.repBuf, err = decodeLevels(d.repBuf, format.RLE, m, n, levels[:rl], &d.tmp.runs); err != nil {
 			return nil, false, err
 		}
+		d.rep = d.repBuf
 		if n > 0 && d.rep[0] != 0 {
 			return nil, false, corruptf("data page v2 starts inside a row: its first repetition level is %d", d.rep[0])
 		}
 		d.atBoundary = true
 	}
 	if m := d.leaf.MaxDefinitionLevel; m > 0 {
-		if d.def, err = decodeLevels(d.def, format.RLE, m, n, levels[rl:], &d.tmp.runs); err != nil {
+		if d.defBuf, err = decodeLevels(d.defBuf, format.RLE, m, n, levels[rl:], &d.tmp.runs); err != nil {
 			return nil, false, err
 		}
+		d.def = d.defBuf
 	}
 	rows := int64(n) // the rows the page starts, for a read of part of the row group
 	if !req.whole && d.leaf.MaxRepetitionLevel > 0 {

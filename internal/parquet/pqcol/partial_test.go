@@ -411,3 +411,61 @@ func TestSharedPagesReadOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestPartialReadsShareLevels reads a row group of one-page v1 chunks in
+// thirds: the first third's read leaves the levels it decoded with each
+// page of a column that has them, the other thirds take those (the same
+// levels, not decoded again), and every third gives the rows of the whole
+// chunk's read.
+func TestPartialReadsShareLevels(t *testing.T) {
+	r := openTest(t, writeOnePage(t, 3000, parquet.DataPageVersion(1)), "onepage.parquet")
+	whole, err := readAll(t.Context(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaves := r.Leaves()
+	hasLevels := func(c int) bool { return leaves[c].MaxDefinitionLevel > 0 || leaves[c].MaxRepetitionLevel > 0 }
+	var first map[int64]*pageLevels
+	for _, s := range splits(3000, 3) {
+		var col Column
+		for c, leaf := range leaves {
+			if err := r.ReadColumnRange(t.Context(), 0, c, s[0], s[1], &col); err != nil {
+				t.Fatal(err)
+			}
+			if err := equalFlat(normalize(flatOf(&col)), sliceRows(whole[0][c], &leaf, s[0], s[1])); err != nil {
+				t.Fatalf("%s, rows %v: %v", leaf.PathString(), s, err)
+			}
+		}
+		if s[0] > 0 {
+			if s[1] < 3000 { // the second third: the pages are still shared
+				after := sharedOf(r)
+				for off, lv := range first {
+					if after[off] == nil || after[off].levels != lv {
+						t.Fatalf("page at %d: its levels changed in the second third's read", off)
+					}
+				}
+			}
+			continue
+		}
+		first = map[int64]*pageLevels{}
+		with := 0
+		for off, e := range sharedOf(r) {
+			first[off] = e.levels
+			if e.levels != nil {
+				with++
+			}
+		}
+		want := 0
+		for c := range leaves {
+			if hasLevels(c) {
+				want++
+			}
+		}
+		if want == 0 || with != want {
+			t.Fatalf("after the first third: %d pages with levels, want one per column with levels (%d)", with, want)
+		}
+	}
+	if left := sharedOf(r); len(left) != 0 {
+		t.Fatalf("after the last third: %d pages still shared", len(left))
+	}
+}

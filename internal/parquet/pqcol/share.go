@@ -78,14 +78,25 @@ type pageKey struct {
 // sharedPage is a decompressed page in shared.
 type sharedPage struct {
 	key    pageKey
-	size   int64         // the decompressed size, as the page header declares
+	size   int64         // the decompressed size, as the page header declares, and the levels' buffers
 	done   chan struct{} // closed once data or failed is set
 	data   []byte
-	buf    []byte // the buffer data was decompressed into, from sharedBuffer
-	failed bool   // decompressing failed: each read decompresses it itself
-	left   int64  // level entries of the page that no read has taken yet
-	users  int    // reads using data; under pageShare.mu
-	gone   bool   // no longer in pages; under pageShare.mu
+	buf    []byte      // the buffer data was decompressed into, from sharedBuffer
+	failed bool        // decompressing failed: each read decompresses it itself
+	left   int64       // level entries of the page that no read has taken yet
+	users  int         // reads using data; under pageShare.mu
+	gone   bool        // no longer in pages; under pageShare.mu
+	levels *pageLevels // the levels a read left (see offerLevels); under pageShare.mu
+}
+
+// pageLevels are the levels of a page v1 in shared, which the first read
+// to decode and check them leaves for the page's other reads: a page v1's
+// levels are part of its compressed bytes, and a page of a whole row
+// group holds hundreds of thousands of them. A read that takes them
+// checks only what depends on the pages before (see checkRepetition).
+type pageLevels struct {
+	rep, def []byte // the page's level entries, in buffers from sharedBuffer
+	values   int    // the bytes of the page's data after them: its values
 }
 
 type pageShare struct {
@@ -167,10 +178,75 @@ func (s *pageShare) remove(e *sharedPage) {
 // recycle keeps e's buffer for another page once e has left and no read
 // uses it; under mu.
 func (s *pageShare) recycle(e *sharedPage) {
-	if e.gone && e.users == 0 && e.buf != nil {
+	if !e.gone || e.users != 0 {
+		return
+	}
+	if e.buf != nil {
 		putSharedBuffer(e.buf)
 		e.buf, e.data = nil, nil
 	}
+	if e.levels != nil {
+		putSharedBuffer(e.levels.rep)
+		putSharedBuffer(e.levels.def)
+		e.levels = nil
+	}
+}
+
+// levelsOf returns the levels a read left with e, or nil; e may be nil.
+func (s *pageShare) levelsOf(e *sharedPage) *pageLevels {
+	if e == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return e.levels
+}
+
+// offerLevels leaves the levels of the current page, of n entries and
+// values bytes of values after them, with the page in shared that the
+// read uses (d.shared), unless another read left them first or they
+// would take shared past sharedBytes. They count as part of the page.
+// The decoder's level buffers go with them; it takes others for the
+// next page (see levelBuffer).
+func (d *decoder) offerLevels(n, values int) {
+	var rep, def []byte
+	if d.leaf.MaxRepetitionLevel > 0 {
+		rep = d.repBuf[:n]
+	}
+	if d.leaf.MaxDefinitionLevel > 0 {
+		def = d.defBuf[:n]
+	}
+	size := int64(cap(rep) + cap(def))
+	s, e := &shared, d.shared
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if size == 0 || e.levels != nil || e.gone && !d.late || s.held+size > sharedBytes {
+		return
+	}
+	e.levels = &pageLevels{rep: rep, def: def, values: values}
+	if rep != nil {
+		d.repBuf = nil
+	}
+	if def != nil {
+		d.defBuf = nil
+	}
+	d.levelsShared = true
+	e.size += size
+	if !e.gone {
+		s.held += size
+	}
+}
+
+// levelBuffer returns buf emptied, if it holds n bytes, or else an empty
+// buffer for them from sharedBuffers, where a page's levels left in
+// shared go back once the page has left. (The levels of a page of n
+// entries need n+7 bytes: bit-packed levels are decoded 8 at a time.)
+func levelBuffer(buf []byte, n int) []byte {
+	if cap(buf) >= n {
+		return buf[:0]
+	}
+	putSharedBuffer(buf)
+	return sharedBuffer(max(n, 1), sharedBytes)
 }
 
 // putSharedBuffer puts a buffer from sharedBuffer back, if it is of a

@@ -33,12 +33,9 @@ func (w *window) reset(r io.ReaderAt, start, end int64) {
 	w.off = start
 }
 
-// bytes returns the n bytes at file offset off, which must lie within the
-// chunk.
-func (w *window) bytes(off int64, n int) ([]byte, error) { return w.read(off, n, true) }
-
-// read is bytes, reading ahead of them, if they are not buffered, only if
-// ahead is set.
+// read returns the n bytes at file offset off, which must lie within the
+// chunk. If they are not buffered, it reads them, and the bytes after
+// them if ahead is set.
 func (w *window) read(off int64, n int, ahead bool) ([]byte, error) {
 	if off < w.start || n < 0 || off+int64(n) > w.end {
 		return nil, corruptf("byte range [%d, %d) lies outside the column chunk [%d, %d)", off, off+int64(n), w.start, w.end)

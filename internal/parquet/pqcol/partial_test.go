@@ -449,3 +449,44 @@ func TestPartialReadsShareLevels(t *testing.T) {
 		t.Fatalf("after the last third: %d pages still shared", len(left))
 	}
 }
+
+// TestPassingThroughLastPage reads a list column of pages v1 whose last
+// page starts at row cut: first rows [cut, end), which take every entry
+// of that page, then rows [0, cut), whose read passes through the page
+// only to find where its last row ends. No page may be left in shared: a
+// read that takes none of the last page's entries used to leave it there
+// for reads of the rows after its range, which had come and gone.
+func TestPassingThroughLastPage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pages.parquet")
+	writeGenerated(t, path, genRows(300, 1), parquet.PageBufferSize(1024), parquet.DataPageVersion(1), parquet.Compression(&parquet.Snappy))
+	r := openTest(t, path, "pages.parquet")
+	c, ok := r.LookupLeaf("list")
+	if !ok {
+		t.Fatal("no column list")
+	}
+	index, err := r.OffsetIndex(t.Context(), 0, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := index.PageLocations
+	cut := pages[len(pages)-1].FirstRowIndex
+	if len(pages) < 2 || cut <= 0 {
+		t.Fatalf("%d pages, the last from row %d: want several", len(pages), cut)
+	}
+	whole, err := readAll(t.Context(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var col Column
+	for _, s := range [][2]int64{{cut, 300}, {0, cut}} {
+		if err := r.ReadColumnRange(t.Context(), 0, c, s[0], s[1], &col); err != nil {
+			t.Fatal(err)
+		}
+		if err := equalFlat(normalize(flatOf(&col)), sliceRows(whole[0][c], &r.Leaves()[c], s[0], s[1])); err != nil {
+			t.Fatalf("rows %v: %v", s, err)
+		}
+	}
+	for off, e := range sharedOf(r) {
+		t.Errorf("page at %d left in shared, %d of its entries untaken (the last page is at %d)", off, e.left, pages[len(pages)-1].Offset)
+	}
+}

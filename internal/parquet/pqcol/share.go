@@ -335,19 +335,21 @@ const (
 // before req.from, or rows from req.to on. rows is the number of rows the
 // page starts, or -1 where only its levels tell (a page v1 of a repeated
 // column). Such a page is shared at once if it is the chunk's last (which
-// holds the row group's last row) and rows follow the range, or the range
-// runs to the end and may start inside the page; otherwise it is left for
-// other reads once its levels show that it holds both rows of the range
-// and rows of others. A page that a read only passes through (to count
-// the rows before its range) is not left: the reads of its rows need it,
-// and the first of them to come leaves it for the others.
+// holds every row from the rows before it on), holds rows of the range
+// (fewer than req.to rows precede it) and rows follow the range, or the
+// range runs to the end and may start inside the page; otherwise it is
+// left for other reads once its levels show that it holds both rows of
+// the range and rows of others. A page that a read only passes through (to count the rows
+// before its range, or to find where its last row ends) is not left: the
+// reads of its rows need it, and the first of them to come leaves it for
+// the others.
 func (d *decoder) sharingOf(p *page, rows int64, req *request) sharing {
 	switch {
 	case rows >= 0 && (d.nextRow < req.from || d.nextRow+rows > req.to):
 		return shareNow
 	case rows >= 0:
 		return shareNo
-	case p.end >= d.end && (req.to < req.numRows || req.from > 0 && d.nextRow <= req.from):
+	case p.end >= d.end && (req.to < req.numRows && d.nextRow < req.to || req.from > 0 && d.nextRow <= req.from):
 		return shareNow
 	}
 	return shareLater

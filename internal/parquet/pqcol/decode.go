@@ -58,6 +58,7 @@ type decoder struct {
 	part           values // values of the current page, when a read keeps part of them
 
 	reader uint64      // the id of the Reader whose chunk is decoded
+	chunk  int         // the chunk's index in the file (see pageKey)
 	shared *sharedPage // the current page, when it came from or went to shared
 	late   bool        // shared is to go to shared if the levels say so
 
@@ -121,7 +122,7 @@ func (d *decoder) run(ctx context.Context, pos int64, firstPage int, req *reques
 			break
 		}
 		d.pageNum, d.pageRow = n, d.nextRow
-		p, err := d.readPage(pos, req.whole || !shared.holds(pageKey{d.reader, pos}))
+		p, err := d.readPage(pos, req.whole || !shared.holds(pageKey{d.reader, d.chunk, pos}))
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package pqcol
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 	"github.com/rowflow/rowflow/internal/testutil"
 )
 
@@ -488,5 +490,62 @@ func TestPassingThroughLastPage(t *testing.T) {
 	}
 	for off, e := range sharedOf(r) {
 		t.Errorf("page at %d left in shared, %d of its entries untaken (the last page is at %d)", off, e.left, pages[len(pages)-1].Offset)
+	}
+}
+
+// TestSharedPageOfOverlappingChunks damages a footer so that the column
+// chunk of id (INT64, required) claims the bytes of the chunk of opt
+// (INT64, optional), as such, or with another codec. A read of half of
+// id must fail as it does through a Reader that read nothing else, also
+// after a read of half of opt left the page in shared: with its levels,
+// which opt's column gives and id's has none of, or decompressed by
+// opt's codec.
+func TestSharedPageOfOverlappingChunks(t *testing.T) {
+	path := writeOnePage(t, 1000, parquet.DataPageVersion(1))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := openTest(t, path, "onepage.parquet")
+	id, ok1 := r.LookupLeaf("id")
+	opt, ok2 := r.LookupLeaf("opt")
+	if !ok1 || !ok2 {
+		t.Fatal("no column id or opt")
+	}
+	for name, codec := range map[string]format.CompressionCodec{"same codec": format.Zstd, "other codec": format.Snappy} {
+		t.Run(name, func(t *testing.T) {
+			bad := rewriteFooter(t, data, nil, func(md *format.FileMetaData, _ int64) {
+				cs := md.RowGroups[0].Columns
+				path := cs[id].MetaData.PathInSchema
+				cs[id].MetaData = cs[opt].MetaData
+				cs[id].MetaData.PathInSchema, cs[id].MetaData.Codec = path, codec
+				cs[id].OffsetIndexOffset, cs[id].OffsetIndexLength = cs[opt].OffsetIndexOffset, cs[opt].OffsetIndexLength
+				cs[id].ColumnIndexOffset, cs[id].ColumnIndexLength = 0, 0
+			})
+			open := func() *Reader {
+				r, err := Open("bad.parquet", bytes.NewReader(bad), int64(len(bad)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(r.Close)
+				return r
+			}
+			var col Column
+			alone := open().ReadColumnRange(t.Context(), 0, id, 500, 1000, &col)
+			if alone == nil {
+				t.Fatal("id's half read opt's page without an error")
+			}
+			r := open()
+			if err := r.ReadColumnRange(t.Context(), 0, opt, 0, 500, &col); err != nil {
+				t.Fatal(err)
+			}
+			if len(sharedOf(r)) != 1 {
+				t.Fatalf("%d pages shared after opt's half, want 1", len(sharedOf(r)))
+			}
+			after := r.ReadColumnRange(t.Context(), 0, id, 500, 1000, &col)
+			if after == nil || after.Error() != alone.Error() {
+				t.Fatalf("after opt's half: %v\nalone: %v", after, alone)
+			}
+		})
 	}
 }

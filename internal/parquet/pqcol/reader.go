@@ -232,13 +232,13 @@ func (r *Reader) decode(ctx context.Context, rg, column int, meta *format.RowGro
 	if err != nil {
 		return err
 	}
-	d.codec, d.reader = cm.Codec, r.id
+	slot := rg*len(r.leaves) + column
+	d.codec, d.reader, d.chunk = cm.Codec, r.id, slot
 	d.win.reset(r.file, start, end)
 	d.end, d.size = end, r.file.Size()
 	req.numValues = cm.NumValues
 	pos, firstPage := start, 0
 	seeks := !req.whole && req.from > 0
-	slot := rg*len(r.leaves) + column
 	switch {
 	case r.cfg.ignoreIndex:
 	case cc.OffsetIndexOffset > 0 || cc.OffsetIndexLength > 0:

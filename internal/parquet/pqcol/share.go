@@ -70,8 +70,12 @@ func sharedBuffer(size int, limit int64) []byte {
 	return make([]byte, 0, n)
 }
 
+// pageKey names a page of a column chunk. The chunk is part of it: in a
+// damaged file two chunks can claim the same bytes, and a page's decoded
+// form depends on its chunk's codec and, for its levels, on its column.
 type pageKey struct {
 	reader uint64 // the Reader's id
+	chunk  int    // the column chunk's index: row group × leaves + column
 	offset int64  // the page's file offset
 }
 
@@ -366,14 +370,15 @@ func (d *decoder) pageData(ctx context.Context, p *page, at, size, n int, share 
 	if d.codec == format.Uncompressed || req.whole || req.from == 0 && req.toEnd {
 		return d.decompressBody(ctx, p, at, size)
 	}
-	e, owner := shared.acquire(pageKey{d.reader, p.offset}, int64(size), n, share == shareNow)
+	key := pageKey{d.reader, d.chunk, p.offset}
+	e, owner := shared.acquire(key, int64(size), n, share == shareNow)
 	switch {
 	case e == nil && (share == shareNo || int64(size) > sharedBytes):
 		return d.decompressBody(ctx, p, at, size)
 	case e == nil:
 		// Decompressed into a buffer that dataPage may leave in shared
 		// once the levels tell; until then no other read sees it.
-		e = &sharedPage{key: pageKey{d.reader, p.offset}, size: int64(size), done: closed, left: int64(n), users: 1, gone: true}
+		e = &sharedPage{key: key, size: int64(size), done: closed, left: int64(n), users: 1, gone: true}
 		data, buf, err := d.decompressOwn(ctx, p, at, size)
 		if err != nil {
 			putSharedBuffer(buf)

@@ -52,14 +52,16 @@
 // [Reader.ReadColumnRange] lets a caller split a large row group into
 // sub-partitions of a bounded number of rows. With an offset index (the
 // "page index") the pages before the range are not read at all. Without
-// one, earlier pages are read and skipped; they are not decompressed unless
-// their row count can only be learned from their levels (data pages v1 of
-// repeated columns). Each read notes the pages it passes that start a row,
-// and later reads of the chunk through the same Reader start at the last
-// of them at or before their first row, so that a row group read in k
-// ranges is read about once rather than k/2 times over. The starts kept
-// lie at least 64 KiB apart, and a Reader keeps a bounded number of them
-// (see learn.go). Reading stops at the page where the range ends.
+// one, the headers of earlier pages are read and the pages skipped; only
+// the data pages of repeated columns, whose rows their levels tell, are
+// read further (the levels of a page v2, unless its checksum is verified)
+// and only pages v1, whose levels are compressed, decompressed. Each read
+// notes the pages it passes that start a row, and later reads of the chunk
+// through the same Reader start at the last of them at or before their
+// first row, so that a row group read in k ranges is read about once
+// rather than k/2 times over. The starts kept lie at least 64 KiB apart,
+// and a Reader keeps a bounded number of them (see learn.go). Reading
+// stops at the page where the range ends.
 //
 // A page that holds rows outside the range is decompressed whole, but the
 // Column receives only the values of the range: PLAIN values are cut
@@ -153,7 +155,10 @@
 // when a page header carries one, before decompression; see
 // [VerifyChecksums]. A checksum of 0 is indistinguishable from an absent
 // one and is not verified. Pages that a row range jumps over by the offset
-// index are not read, so not verified.
+// index, or passes over by the row counts their headers give, are not
+// read, so not verified. A read that takes a page v1 that the read of
+// another range decompressed (see Row ranges) does not read it again:
+// that read verified it.
 //
 // Checks that turn malformed input into errors rather than wrong data
 // include: page and level sizes against the chunk and page bounds, levels

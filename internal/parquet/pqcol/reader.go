@@ -142,13 +142,14 @@ func (r *Reader) ReadColumn(ctx context.Context, rowGroup, column int, dst *Colu
 // the next, whichever pages they lie in.
 //
 // When the column chunk has an offset index, the pages before the one
-// holding row from are not read at all. Otherwise they are read and
-// skipped, decompressing only those whose row count the page header does
-// not give (data pages v1 of repeated columns), from the last page that
-// an earlier read of the chunk through this Reader found to start a row
-// at or before from, or from the first page (see "Row ranges" in the
-// package documentation). Reading stops at the page
-// where row to begins.
+// holding row from are not read at all. Otherwise their headers are read
+// and the pages skipped; only the data pages of repeated columns, whose
+// rows their levels tell, are read further (the levels of a page v2,
+// unless its checksum is verified) and only pages v1 decompressed. The
+// pages are read from the last page that an earlier read of the chunk
+// through this Reader found to start a row at or before from, or from the
+// first page (see "Row ranges" in the package documentation). Reading
+// stops at the page where row to begins.
 //
 // Errors are as for [Reader.ReadColumn].
 func (r *Reader) ReadColumnRange(ctx context.Context, rowGroup, column int, from, to int64, dst *Column) error {

@@ -122,7 +122,7 @@ func (d *decoder) run(ctx context.Context, pos int64, firstPage int, req *reques
 			break
 		}
 		d.pageNum, d.pageRow = n, d.nextRow
-		p, err := d.readPage(pos, req.whole || !shared.holds(pageKey{d.reader, d.chunk, pos}))
+		p, err := d.readPage(pos, !d.sharesPages(req) || !shared.holds(pageKey{d.reader, d.chunk, pos}))
 		if err != nil {
 			return err
 		}

@@ -367,7 +367,7 @@ func (d *decoder) sharingOf(p *page, rows int64, req *request) sharing {
 // releases once it is done with the page (see dataPage). A read that
 // takes the page from shared does not read its body.
 func (d *decoder) pageData(ctx context.Context, p *page, at, size, n int, share sharing, req *request) ([]byte, error) {
-	if d.codec == format.Uncompressed || req.whole || req.from == 0 && req.toEnd {
+	if !d.sharesPages(req) {
 		return d.decompressBody(ctx, p, at, size)
 	}
 	key := pageKey{d.reader, d.chunk, p.offset}
@@ -420,6 +420,13 @@ func (d *decoder) pageData(ctx context.Context, p *page, at, size, n int, share 
 	}
 	d.shared = e
 	return data, nil
+}
+
+// sharesPages reports whether the read req may take pages from shared or
+// leave them there: a read of part of a row group's rows, of compressed
+// pages.
+func (d *decoder) sharesPages(req *request) bool {
+	return d.codec != format.Uncompressed && !req.whole && !(req.from == 0 && req.toEnd)
 }
 
 // closed is a closed channel: the done of a page that is decompressed

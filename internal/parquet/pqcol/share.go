@@ -209,7 +209,9 @@ func (s *pageShare) levelsOf(e *sharedPage) *pageLevels {
 // offerLevels leaves the levels of the current page, of n entries and
 // values bytes of values after them, with the page in shared that the
 // read uses (d.shared), unless another read left them first or they
-// would take shared past sharedBytes. They count as part of the page.
+// would take shared past sharedBytes. They count as part of the page (of
+// a page not yet in shared, from when publish puts it there, making room
+// as for any page).
 // The decoder's level buffers go with them; it takes others for the
 // next page (see levelBuffer).
 func (d *decoder) offerLevels(n, values int) {
@@ -224,7 +226,7 @@ func (d *decoder) offerLevels(n, values int) {
 	s, e := &shared, d.shared
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if size == 0 || e.levels != nil || e.gone && !d.late || s.held+size > sharedBytes {
+	if size == 0 || e.levels != nil || e.gone && !d.late || e.size+size > sharedBytes || !e.gone && s.held+size > sharedBytes {
 		return
 	}
 	e.levels = &pageLevels{rep: rep, def: def, values: values}

@@ -572,9 +572,9 @@ func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr data
 		// charged what the columns read before it hold.
 		var held int64
 		leaves := of.plan.leaves()
-		first := firstColumn(sp, len(leaves))
+		first, step := columnOrder(sp, len(leaves))
 		for k := range leaves {
-			i := (first + k) % len(leaves)
+			i := (first + step*k + len(leaves)) % len(leaves)
 			leaf := leaves[i]
 			if ahead != nil && of.filter == nil {
 				// While this column chunk is decoded, the next one (of
@@ -600,25 +600,34 @@ func (run *parquetRun[T]) readFile(ctx context.Context, of *openFile[T], fr data
 	return nil
 }
 
-// firstColumn returns the column of its n that a read of span sp reads
-// first; it goes on in order, round to the one before. The j-th range of
-// a row group (counted from 0, by the span's rows) starts at the column at
-// fraction f of the columns, where f is j's bits reversed after the binary
-// point: 0, 1/2, 1/4, 3/4, 1/8, ... Any two ranges 2k and 2k+1, which two
-// workers read at the same time, then start half the columns apart, and
-// any four from 4k a quarter apart: a page that holds rows of several
-// ranges (DuckDB writes one page per chunk) is decompressed once for them
-// (pqcol shares it), and they share that work instead of one waiting
-// while another does it. The order is a function of the span, so every
-// run reads, charges MaxReadSize and fails in the same order.
-func firstColumn(sp span, n int) int {
+// columnOrder returns the column of its n that a read of span sp reads
+// first and the step to the next (1 or -1), round to the one before. The
+// j-th range of a row group (counted from 0, by the span's rows) is one
+// of the pair 2m, 2m+1, which two workers read at the same time. Range
+// 2m starts at the column at fraction f of the columns, where f is 2m's
+// bits reversed after the binary point (0, 1/4, 1/8, 3/8, ...), and goes
+// forward; range 2m+1 starts at the column before that one and goes
+// backward. The two sweep the columns from opposite ends and meet once:
+// a page that holds rows of both (DuckDB writes one page per chunk) is
+// decompressed once for them (pqcol shares it), each doing half of that
+// work, and one that starts later waits for the other at most once. (Two
+// reads going the same way half the columns apart waited on each other
+// at every page where the later one caught up.) Pairs start a quarter,
+// an eighth, ... of the columns apart. The order is a function of the
+// span, so every run reads, charges MaxReadSize and fails in the same
+// order.
+func columnOrder(sp span, n int) (first, step int) {
 	size := sp.to - sp.from
 	if sp.from <= 0 || size <= 0 || n == 0 {
-		return 0
+		return 0, 1
 	}
 	j := uint64(sp.from/size + (sp.from%size)*2/size) // the range's place, rounded
-	f := float64(bits.Reverse64(j)) / (1 << 64)
-	return min(int(f*float64(n)), n-1)
+	f := float64(bits.Reverse64(j&^1)) / (1 << 64)
+	first = min(int(f*float64(n)), n-1)
+	if j&1 == 1 {
+		return (first + n - 1) % n, -1
+	}
+	return first, 1
 }
 
 // chunkRanges returns the byte ranges of n column chunks that the reads

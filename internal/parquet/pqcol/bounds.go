@@ -178,17 +178,25 @@ func plainByteArrayBounds(src []byte, n, from, to int) (lo, hi, end int, err err
 // DELTA_BYTE_ARRAY stream decode to: the sums of their prefix and suffix
 // lengths, decoded with parquet-go's DELTA_BINARY_PACKED decoder. Values
 // that share prefixes can decode to far more bytes than the page holds;
-// more than the MaxPageSize limit is refused.
+// more than the MaxPageSize limit is refused. So is a prefix longer than
+// the value before it (parquet-go's decoder checks it only against all
+// the values before, and takes the rest from whatever its buffer holds
+// past the last value), or a first value's prefix other than empty.
 func deltaByteArraySize(src []byte, n int, scratch *scratch) (int, error) {
 	_, size, err := deltaStream(src, n)
 	if err != nil {
 		return 0, err
 	}
 	var total int64
-	for _, stream := range [][]byte{src[:size], src[size:]} {
-		lengths, err := decodeDelta(scratch.lengths[:0], stream, n, &scratch.delta)
-		if cap(lengths) > cap(scratch.lengths) {
-			scratch.lengths = lengths[:0]
+	var prefixes []int32
+	for k, stream := range [][]byte{src[:size], src[size:]} {
+		buf := &scratch.lengths
+		if k == 0 {
+			buf = &scratch.prefixes
+		}
+		lengths, err := decodeDelta((*buf)[:0], stream, n, &scratch.delta)
+		if cap(lengths) > cap(*buf) {
+			*buf = lengths[:0]
 		}
 		if err != nil {
 			return 0, fmt.Errorf("DELTA_BYTE_ARRAY lengths: %w", err)
@@ -199,10 +207,29 @@ func deltaByteArraySize(src []byte, n int, scratch *scratch) (int, error) {
 			}
 			total += int64(l)
 		}
+		if k == 0 {
+			prefixes = lengths
+		} else if err := checkPrefixes(prefixes, lengths); err != nil {
+			return 0, err
+		}
 	}
 	if total > scratch.limit {
 		return 0, fmt.Errorf("%w: DELTA_BYTE_ARRAY values decode to %d bytes; the limit is %d bytes (see pqcol.MaxPageSize)",
 			ErrPageTooLarge, total, scratch.limit)
 	}
 	return int(total), nil
+}
+
+// checkPrefixes checks the prefix lengths of DELTA_BYTE_ARRAY values
+// against the values before them, given their suffix lengths: the first
+// value's prefix is empty, and each other's at most the value before it.
+func checkPrefixes(prefixes, suffixes []int32) error {
+	prev := int64(0) // the length of the value before
+	for i, p := range prefixes[:min(len(prefixes), len(suffixes))] {
+		if int64(p) > prev {
+			return corruptf("DELTA_BYTE_ARRAY value %d takes a prefix of %d bytes from the value before it, which has %d", i, p, prev)
+		}
+		prev = int64(p) + int64(suffixes[i])
+	}
+	return nil
 }

@@ -17,12 +17,13 @@ var dictionaryIndexes rle.DictionaryEncoding
 
 // scratch holds buffers that decoders borrow.
 type scratch struct {
-	levels  []byte
-	offsets []uint32
-	lengths []int32
-	delta   deltaScratch
-	runs    []byte // RLE runs cut to a page's values (see rlePrefix)
-	limit   int64  // MaxPageSize
+	levels   []byte
+	offsets  []uint32
+	lengths  []int32
+	prefixes []int32 // DELTA_BYTE_ARRAY prefix lengths (see deltaByteArraySize)
+	delta    deltaScratch
+	runs     []byte // RLE runs cut to a page's values (see rlePrefix)
+	limit    int64  // MaxPageSize
 }
 
 // decoder decodes one column chunk at a time. A read borrows one from

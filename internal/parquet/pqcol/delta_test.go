@@ -1,6 +1,7 @@
 package pqcol
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -329,4 +331,100 @@ func TestDeltaPages(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestDeltaByteArrayPrefixes reads DELTA_BYTE_ARRAY pages into a Column
+// whose buffer held other bytes before: a first value that claims a
+// prefix, or a value that claims a longer prefix than the value before it
+// has, makes the page corrupt. Decoded, a prefix longer than the value
+// before but not than all the values before took its rest from whatever
+// the buffer held past the last value, so that reads of the same damaged
+// page gave different values (found by FuzzSharedRanges).
+func TestDeltaByteArrayPrefixes(t *testing.T) {
+	page := func(prefixes []int64, suffixes []string) []byte {
+		lengths := make([]int64, len(suffixes))
+		var tail []byte
+		for i, s := range suffixes {
+			lengths[i] = int64(len(s))
+			tail = append(tail, s...)
+		}
+		out := deltaEncode(prefixes, deltaShapes[0])
+		out = append(out, deltaEncode(lengths, deltaShapes[0])...)
+		return append(out, tail...)
+	}
+	for _, tc := range []struct {
+		name     string
+		prefixes []int64
+		suffixes []string
+		want     []string // or the error
+		err      string
+	}{
+		{"valid", []int64{0, 2, 0, 1}, []string{"abc", "d", "xy", "z"}, []string{"abc", "abd", "xy", "xz"}, ""},
+		{"a first prefix", []int64{2, 2}, []string{"c", "d"}, nil, "prefix"},
+		{"longer than the value before", []int64{0, 0, 4}, []string{"abcdef", "x", "y"}, nil,
+			"value 2 takes a prefix of 4 bytes from the value before it, which has 1"},
+	} {
+		n := len(tc.suffixes)
+		def := bytes.Repeat([]byte{1}, n)
+		data := handFile(t, optionalColumn(format.ByteArray), int64(n), int64(n),
+			[]handPage{pageV1(n, format.DeltaByteArray, nil, levelsV1Bytes(def, 1, packed8), page(tc.prefixes, tc.suffixes))}, nil)
+		r, err := Open("delta.parquet", bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := Column{Bytes: append(make([]byte, 0, 256), "stale bytes of another read"...)[:0]}
+		err = r.ReadColumn(t.Context(), 0, 0, &c)
+		if tc.err != "" {
+			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: got %v (values %q), want a corruption error saying %q", tc.name, err, head(byteArrays(&c)), tc.err)
+			}
+			continue
+		}
+		if got := byteArrays(&c); err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("%s: got %q, %v, want %q", tc.name, got, err, tc.want)
+		}
+	}
+}
+
+// TestDeltaFixedLenByteArrayPrefixes: in a FIXED_LEN_BYTE_ARRAY column
+// too, a DELTA_BYTE_ARRAY value that claims a longer prefix than the value
+// before it has makes the page corrupt. In a page of 151 values,
+// parquet-go's vectorised decoder took such a value without an error.
+func TestDeltaFixedLenByteArrayPrefixes(t *testing.T) {
+	col := handColumn{schema: []format.SchemaElement{{Name: "v", Type: some(format.FixedLenByteArray),
+		TypeLength: some(int32(3)), RepetitionType: some(format.Optional)}}}
+	for _, tc := range []struct {
+		prefixes []int64
+		suffixes string
+		err      string
+	}{
+		{[]int64{0, 2, 0}, "abcdxyz", ""},
+		{[]int64{0, 5}, "abc", "value 1 takes a prefix of 5 bytes from the value before it, which has 3"},
+		{append(make([]int64, 150), 5), strings.Repeat("abc", 150), "value 150 takes a prefix of 5 bytes from the value before it, which has 3"},
+	} {
+		n := len(tc.prefixes)
+		lengths := make([]int64, n)
+		for i := range lengths {
+			lengths[i] = max(0, 3-tc.prefixes[i])
+		}
+		enc := append(deltaEncode(tc.prefixes, deltaShapes[0]), deltaEncode(lengths, deltaShapes[0])...)
+		data := handFile(t, col, int64(n), int64(n), []handPage{pageV1(n, format.DeltaByteArray, nil,
+			levelsV1Bytes(bytes.Repeat([]byte{1}, n), 1, packed8), append(enc, tc.suffixes...))}, nil)
+		c, err := readHand(t, "flba.parquet", data)
+		switch {
+		case tc.err == "" && (err != nil || string(c.Bytes) != "abcabdxyz"):
+			t.Errorf("prefixes %v: got %q, %v, want abc abd xyz", tc.prefixes, c.Bytes, err)
+		case tc.err != "" && (!errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("prefixes %v: got %v, want a corruption error saying %q", tc.prefixes, err, tc.err)
+		}
+	}
+}
+
+// byteArrays returns the byte-array values of c as strings.
+func byteArrays(c *Column) []string {
+	var out []string
+	for i := range max(len(c.Offsets)-1, 0) {
+		out = append(out, string(c.ByteArray(i)))
+	}
+	return out
 }

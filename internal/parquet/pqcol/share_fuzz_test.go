@@ -100,6 +100,12 @@ func FuzzSharedRanges(f *testing.F) {
 	// shared as the chunk's last page, and took none of its entries: the
 	// page stayed (see TestPassingThroughLastPage).
 	f.Add(uint64(25), uint16(167), uint8(shareSequential|shareSmallPages|shareSnappy|shareVerify), uint64(147), uint32(1375), byte(0))
+	// A damaged DELTA_BYTE_ARRAY page of dname whose value 9 claims a
+	// prefix of 42 bytes after a value of 20: the decoder took the rest
+	// from whatever the column's buffer held past the last value, which
+	// differed between the range read alone and the shared read (see
+	// TestDeltaByteArrayPrefixes).
+	f.Add(uint64(101), uint16(22), uint8(shareConcurrent|shareSmallPages|shareSnappy), uint64(2), uint32(4178), byte(0xb9))
 	f.Fuzz(func(t *testing.T, seed uint64, rows uint16, shape uint8, draw uint64, at uint32, xor byte) {
 		checkSharedRanges(t, seed, int64(2+rows%500), shareShape(shape), draw, at, xor)
 	})

@@ -73,6 +73,11 @@ func decodeValues(leaf *Leaf, enc format.Encoding, data []byte, n int, s sink, s
 		err = decodeByteArrays(enc, e, data, n, s, scratch)
 	case parquet.FixedLenByteArray:
 		w := leaf.TypeLength
+		if enc == format.DeltaByteArray {
+			if _, err := deltaByteArraySize(data, n, scratch); err != nil { // its prefixes
+				return err
+			}
+		}
 		err = appendDecoded(s.bytes, n*w, func(dst []byte) ([]byte, error) { return e.DecodeFixedLenByteArray(dst, data, w) })
 	}
 	return decodeError(enc, err)

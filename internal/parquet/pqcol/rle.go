@@ -25,7 +25,7 @@ import (
 // that hold them (a bit-packed run), and the result is a copy made in
 // *buf; otherwise it is a prefix of src. Every run used must lie within
 // src, except that the bytes of the last bit-packed run may stop after the
-// groups needed.
+// groups needed, and every repeated run's value must fit in bitWidth bits.
 func rlePrefix(buf *[]byte, src []byte, start, bitWidth, n int) ([]byte, error) {
 	if bitWidth < 0 || bitWidth > 32 {
 		return nil, corruptf("RLE bit width %d", bitWidth)
@@ -55,6 +55,10 @@ func rlePrefix(buf *[]byte, src []byte, start, bitWidth, n int) ([]byte, error) 
 			if valueBytes > left {
 				return nil, corruptf("RLE run of %d values needs %d bytes, %d are left", count, valueBytes, left)
 			}
+			if v := runValue(src[i : i+int(valueBytes)]); v>>bitWidth != 0 {
+				// parquet-go repeats the value's bytes as they are.
+				return nil, corruptf("RLE run of the value %d, which %d bits cannot hold", v, bitWidth)
+			}
 			if count > need {
 				return cutRun(buf, src[:run], need<<1, src[i:i+int(valueBytes)]), nil
 			}
@@ -74,6 +78,16 @@ func rlePrefix(buf *[]byte, src []byte, start, bitWidth, n int) ([]byte, error) 
 		i += int(size)
 	}
 	return src, nil
+}
+
+// runValue returns the value of a repeated run from its bytes, little
+// endian.
+func runValue(b []byte) uint64 {
+	var v uint64
+	for k, c := range b {
+		v |= uint64(c) << (8 * k)
+	}
+	return v
 }
 
 // cutRun returns, in *buf, the bytes of head followed by a run with the

@@ -175,3 +175,39 @@ func TestTruncatedRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeatedRunValueTooWide: a repeated run's value must fit in the
+// stream's bit width. parquet-go repeats the value's bytes as they are,
+// so a level of 240 in a column of maximum level 1 (width 1) came out of
+// the decoder, which skips its check of the maximum when the width cannot
+// hold more, and a repetition check then indexed past the column's lists
+// (found by FuzzSharedRanges). Dictionary indexes and levels of other
+// widths are refused the same way.
+func TestRepeatedRunValueTooWide(t *testing.T) {
+	var runs []byte
+	for _, tc := range []struct {
+		maxLevel int
+		stream   []byte
+		want     []byte // nil: corrupt
+	}{
+		{1, []byte{10 << 1, 1}, []byte{1, 1, 1, 1, 1, 1, 1, 1, 1, 1}},
+		{1, []byte{10 << 1, 0xf0}, nil},
+		{1, []byte{10 << 1, 2}, nil},
+		{3, []byte{10 << 1, 3}, []byte{3, 3, 3, 3, 3, 3, 3, 3, 3, 3}},
+		{3, []byte{10 << 1, 4}, nil},
+		{2, []byte{10 << 1, 3}, nil}, // fits 2 bits, above the maximum
+		{1, []byte{4 << 1, 1, 6 << 1, 0x81}, nil},
+	} {
+		got, err := decodeLevels(nil, format.RLE, tc.maxLevel, 10, tc.stream, &runs)
+		switch {
+		case tc.want == nil && !errors.Is(err, ErrCorrupt):
+			t.Errorf("max %d, %x: got %v, %v, want ErrCorrupt", tc.maxLevel, tc.stream, got, err)
+		case tc.want != nil && (err != nil || !slices.Equal(got, tc.want)):
+			t.Errorf("max %d, %x: got %v, %v, want %v", tc.maxLevel, tc.stream, got, err, tc.want)
+		}
+	}
+	// A dictionary index stream of width 2 whose repeated value needs 3.
+	if _, err := rlePrefix(&runs, []byte{2, 8 << 1, 5}, 1, 2, 8); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("dictionary indexes of width 2 repeating 5: got %v, want ErrCorrupt", err)
+	}
+}

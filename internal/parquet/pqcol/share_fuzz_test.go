@@ -106,6 +106,11 @@ func FuzzSharedRanges(f *testing.F) {
 	// differed between the range read alone and the shared read (see
 	// TestDeltaByteArrayPrefixes).
 	f.Add(uint64(101), uint16(22), uint8(shareConcurrent|shareSmallPages|shareSnappy), uint64(2), uint32(4178), byte(0xb9))
+	// A damaged page v2 of tags whose repetition levels hold a repeated
+	// run of 240, in a column of maximum repetition level 1: the level
+	// went unchecked and the repetition check indexed past the column's
+	// lists (see TestRepeatedRunValueTooWide).
+	f.Add(uint64(89), uint16(15), uint8(shareV2|shareSnappy|shareConcurrent|shareNoIndex), uint64(377), uint32(8941), byte(0xf0))
 	f.Fuzz(func(t *testing.T, seed uint64, rows uint16, shape uint8, draw uint64, at uint32, xor byte) {
 		checkSharedRanges(t, seed, int64(2+rows%500), shareShape(shape), draw, at, xor)
 	})

@@ -425,7 +425,7 @@ func (d *decoder) pageV1(ctx context.Context, p *page, n int, req *request) ([]b
 	if err != nil {
 		return nil, err
 	}
-	if lv := shared.levelsOf(d.shared); lv != nil && lv.values <= len(data) {
+	if lv := shared.levelsOf(d.shared); lv != nil { // the levels of these bytes
 		d.rep, d.def, d.levelsShared = lv.rep, lv.def, true
 		return data[len(data)-lv.values:], nil
 	}

@@ -211,9 +211,8 @@ func (s *pageShare) levelsOf(e *sharedPage) *pageLevels {
 // read uses (d.shared), unless another read left them first or they
 // would take shared past sharedBytes. They count as part of the page (of
 // a page not yet in shared, from when publish puts it there, making room
-// as for any page).
-// The decoder's level buffers go with them; it takes others for the
-// next page (see levelBuffer).
+// as for any page). The decoder's level buffers go with them; it takes
+// others for the next page (see levelBuffer).
 func (d *decoder) offerLevels(n, values int) {
 	var rep, def []byte
 	if d.leaf.MaxRepetitionLevel > 0 {
@@ -345,10 +344,10 @@ const (
 // (fewer than req.to rows precede it) and rows follow the range, or the
 // range runs to the end and may start inside the page; otherwise it is
 // left for other reads once its levels show that it holds both rows of
-// the range and rows of others. A page that a read only passes through (to count the rows
-// before its range, or to find where its last row ends) is not left: the
-// reads of its rows need it, and the first of them to come leaves it for
-// the others.
+// the range and rows of others. A page that a read only passes through
+// (to count the rows before its range, or to find where its last row
+// ends) is not left: the reads of its rows need it, and the first of them
+// to come leaves it for the others.
 func (d *decoder) sharingOf(p *page, rows int64, req *request) sharing {
 	switch {
 	case rows >= 0 && (d.nextRow < req.from || d.nextRow+rows > req.to):

@@ -10,12 +10,13 @@ import (
 )
 
 // LocateIn finds the row id of partition part of plan, for a source's
-// LocateRow: "file, unit n", n being the row's ordinal in its file (its
-// row, or the byte it starts at). It looks for the ordinal among the
-// fragment's [FirstRow, FirstRow+Rows), or among those span returns for
-// it if span is not nil.
-func LocateIn(ctx context.Context, plan *dataset.Plan, part int64, id rowid.ID, unit string,
-	span func(dataset.Fragment) (lo, hi int64)) (string, bool) {
+// LocateRow: "file, row n", n being the row's ordinal in its file. It
+// looks for the ordinal among the fragment's [FirstRow, FirstRow+Rows),
+// or among those span returns for it if span is not nil; where, if not
+// nil, says where in the file the row with ordinal o is ("byte 812"), or
+// false if it cannot tell.
+func LocateIn(ctx context.Context, plan *dataset.Plan, part int64, id rowid.ID,
+	span func(dataset.Fragment) (lo, hi int64), where func(fr dataset.Fragment, o int64) (string, bool)) (string, bool) {
 	fr, ok := fragmentOf(ctx, plan, part)
 	if !ok {
 		return "", false
@@ -28,7 +29,13 @@ func LocateIn(ctx context.Context, plan *dataset.Plan, part int64, id rowid.ID, 
 	if !ok {
 		return "", false
 	}
-	return fmt.Sprintf("%s, %s %d", fr.Path, unit, o), true
+	at := fmt.Sprintf("row %d", o)
+	if where != nil {
+		if at, ok = where(fr, o); !ok {
+			return "", false
+		}
+	}
+	return fr.Path + ", " + at, true
 }
 
 // fragmentOf returns the fragment of plan that a run numbers part.

@@ -35,11 +35,12 @@
 // for each bit that varies among their x, from the highest down, the
 // value that keeps the Ords (shifted down to that bit) increasing is k1's
 // (see refine). Ord then counts up along a scope's rows by the ordinals'
-// own steps: by 1 for a Parquet source's rows, numbered by row, by the
-// lines' lengths for a CSV source's, numbered by byte offset. Key1 and
-// Key2 are runs of one value and Ord a run of even steps, which
-// DELTA_BINARY_PACKED stores in a few bits per 128 rows (by row) or in
-// about the bits of the steps' spread per row (by byte offset).
+// own steps: by 1 for a Parquet source's rows, numbered by row, and for a
+// text source's, numbered by line within blocks of 64 KiB (with a jump
+// at each block). Key1 and Key2 are runs of one value and Ord a run of
+// even steps, which DELTA_BINARY_PACKED stores in a few bits per 128
+// rows; ordinals that stepped by uneven amounts, such as byte offsets,
+// would cost about the bits of the steps' spread per row.
 //
 // A row whose k2 is alone in its batch and not learned before gets
 // Key1 = 0: a row derived by a flat map, a mix or a reduction, whose k2
@@ -240,7 +241,7 @@ func (e *Encoder) learn() {
 // b turns from 0 to 1 while the bits above stay, so the bit for which
 // (x^key1)>>b does not decrease is k1's. Where both do (the bit changes
 // only with the bits above it, or the ordinals step by more than 2^(b+1),
-// as a text file's byte offsets do in their low bits), the bit that makes
+// as they do across a text file's blocks), the bit that makes
 // the steps of (x^key1)>>b the more even is taken: a wrong bit adds ±1 to
 // them. Where neither does, the ordinals do not increase (the rows were
 // shuffled) and refine stops.

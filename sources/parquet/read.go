@@ -260,7 +260,7 @@ func (s *parquetSource[T]) LocateRow(ctx context.Context, env flow.Env, part int
 	if err != nil {
 		return "", false
 	}
-	return datasource.LocateIn(ctx, plan, part, id, "row", nil)
+	return datasource.LocateIn(ctx, plan, part, id, nil, nil)
 }
 
 // parquetRun is one run's state: the files opened so far.

@@ -54,12 +54,11 @@ import (
 // [PartitionBytes] that start at a record (see "CSV and JSON Lines" in
 // the package documentation); each range is a partition, read in
 // parallel, and the output is the same at every parallelism. A
-// compressed file is one partition. The record that starts at byte
-// offset b of a file (of its decompressed bytes; blank lines before a
-// record are not part of it) gets the ID
-// rowid.Ordinal(b).Combine(rowid.FromString(rel)), rel being the file's
-// slash-separated path relative to root: a partition computes its IDs
-// without reading the ones before it.
+// compressed file is one partition. A record's ID is its ordinal in its
+// file combined with the file's path relative to root, as "Row IDs" in
+// the package documentation says: in each block of 64 KiB of the file,
+// the ordinals count lines from the block's start, so a partition
+// computes its IDs without reading the ones before it.
 //
 // # Bad input
 //
@@ -352,7 +351,7 @@ func (f csvStructs[T]) read(ctx context.Context, part *textPart, out *rowBuffer[
 	}
 	null := part.cfg.null
 	return c.each(ctx, func(rec []string, off int64, borrowed bool) error {
-		v := out.next(&init, part.from+off)
+		v := out.next(&init, part.ordinal(off, c.line))
 		p := unsafe.Pointer(v)
 		for i := range fields {
 			fd := &fields[i]
@@ -394,7 +393,7 @@ func (csvRecords) read(ctx context.Context, part *textPart, out *rowBuffer[sourc
 	var init sources.Record
 	null := part.cfg.null
 	return c.each(ctx, func(rec []string, off int64, borrowed bool) error {
-		v := out.next(&init, part.from+off)
+		v := out.next(&init, part.ordinal(off, c.line))
 		v.Names, v.Values = names, out.mem.Values(len(names))
 		for i, s := range rec {
 			if s != null {

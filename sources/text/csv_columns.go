@@ -75,7 +75,7 @@ func (csvColumns) read(ctx context.Context, part *textPart, out *rowBuffer[*parq
 			bufs = newBatchBufs(c.names, text, rows)
 		}
 		cols := bufs.cols
-		bufs.ids = append(bufs.ids, out.comb.Combine(rowid.Ordinal(uint64(part.from+off))))
+		bufs.ids = append(bufs.ids, out.comb.Combine(rowid.Ordinal(part.ordinal(off, c.line))))
 		for i, s := range rec {
 			col := &cols[i]
 			if s == null {

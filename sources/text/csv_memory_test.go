@@ -60,14 +60,14 @@ func memoryCSV(t *testing.T, path string, n int) {
 func referenceRecords(t *testing.T, path, rel string) []flow.Item[sources.Record] {
 	t.Helper()
 	var out []flow.Item[sources.Record]
-	names := readCSV(t, path, func(rec []string, off int64) {
+	names := readCSV(t, path, func(rec []string, ord uint64) {
 		vals := make([]any, len(rec))
 		for i, s := range rec {
 			if s != "" {
 				vals[i] = s
 			}
 		}
-		out = append(out, flow.Item[sources.Record]{ID: rowid.Ordinal(uint64(off)).Combine(rowid.FromString(rel)), Value: sources.Record{Values: vals}})
+		out = append(out, flow.Item[sources.Record]{ID: rowid.Ordinal(ord).Combine(rowid.FromString(rel)), Value: sources.Record{Values: vals}})
 	})
 	for i := range out {
 		out[i].Value.Names = names

@@ -31,6 +31,21 @@
 // quote to quote, in one pass at about the speed of bytes.IndexByte: the
 // ranges start at the records of a serial read, whatever the damage, and
 // a split read with [sources.SkipBad] gives the serial read's rows and
-// report. A record's ordinal, for its row ID, is its byte offset: known
-// to the range that reads it. Compressed files are one range each.
+// report. Compressed files are one range each.
+//
+// # Row IDs
+//
+// A record's ID is rowid.Ordinal(x).Combine(rowid.FromString(rel)), rel
+// being its file's slash-separated path relative to the dataset's root,
+// and x its ordinal: the record that starts at byte b of the file (of its
+// decompressed bytes; blank lines before a record are not part of it), in
+// the block of 65,536 bytes k = b / 65,536, has the ordinal
+// 65,536·k + n, n being the newlines from the block's start to b. Within a
+// block the ordinals count lines; they increase along the file, and jump
+// once a block. So the ID is the same whatever the byte ranges, the
+// parallelism or the ranks, read whole or compressed; a range knows its
+// records' ordinals from its own bytes and at most 64 KiB before it (line
+// numbers would need all the lines before it); and a lineage column of
+// them (shards.RowIDColumn) costs a few bits a block rather than the bits
+// of every line's length, as byte offsets would.
 package text

@@ -47,8 +47,9 @@ import (
 // decode.
 //
 // Partitions, row IDs and bad input are as for [CSV]: uncompressed files
-// are split into byte ranges at line starts, a record's ordinal is the
-// byte offset of its line, and a line that is not valid JSON, or does not
+// are split into byte ranges at line starts, a record's ordinal counts
+// lines within each block of 64 KiB of its file (see "Row IDs" in the
+// package documentation), and a line that is not valid JSON, or does not
 // decode into T, fails the run with a [*LineError] naming the file, line
 // and byte offset, or is skipped with [sources.SkipBad]. A line longer than
 // 64 MiB (the longest record a text source reads) fails the run.
@@ -172,7 +173,7 @@ func (f jsonlStructs[T]) read(ctx context.Context, part *textPart, out *rowBuffe
 	}
 	var scan jsonScan
 	return eachLine(ctx, part, func(b []byte, line, off int64) error {
-		v := out.next(&init, part.from+off)
+		v := out.next(&init, part.ordinal(off, line))
 		if plan != nil && jsonlFastPath {
 			if plan.decode(&scan, b, unsafe.Pointer(v), &out.mem, need) {
 				if out.full() {
@@ -233,7 +234,7 @@ func (jsonlRecords) read(ctx context.Context, part *textPart, out *rowBuffer[sou
 	var keys keyScan
 	var scan jsonScan
 	return eachLine(ctx, part, func(b []byte, line, off int64) error {
-		v := out.next(&init, part.from+off)
+		v := out.next(&init, part.ordinal(off, line))
 		if jsonlFastPath && scan.record(b, v, part.file.Partition, &out.mem) {
 			if out.full() {
 				return out.flush(ctx, false)

@@ -118,7 +118,7 @@ func (jsonlColumns) read(ctx context.Context, part *textPart, out *rowBuffer[*pa
 				}
 				continue
 			}
-			b.bufs.ids = append(b.bufs.ids, out.comb.Combine(rowid.Ordinal(uint64(part.from+off))))
+			b.bufs.ids = append(b.bufs.ids, out.comb.Combine(rowid.Ordinal(part.ordinal(off, n))))
 			b.add()
 			if b.rows == out.size {
 				return push()

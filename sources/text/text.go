@@ -173,12 +173,18 @@ func (s *textSource[T]) LocateRow(ctx context.Context, env flow.Env, part int64,
 	if err != nil {
 		return "", false
 	}
-	return datasource.LocateIn(ctx, plan, part, id, "byte", func(fr dataset.Fragment) (int64, int64) {
+	span := func(fr dataset.Fragment) (int64, int64) {
 		if s.cfg.codecOf(run.ds.Files()[fr.File]) != codec.None {
 			return 0, maxLocateBytes
 		}
-		return fr.FirstRow, fr.FirstRow + fr.Rows()
-	})
+		// A record's ordinal lies between the start of its block and its
+		// byte offset.
+		return fr.FirstRow / ordinalBlock * ordinalBlock, fr.FirstRow + fr.Rows()
+	}
+	where := func(fr dataset.Fragment, o int64) (string, bool) {
+		return s.cfg.locateByte(ctx, run.ds.Files()[fr.File], uint64(o))
+	}
+	return datasource.LocateIn(ctx, plan, part, id, span, where)
 }
 
 // maxLocateBytes bounds the search of LocateRow in a compressed file.
@@ -260,14 +266,17 @@ func (run *textRun[T]) read(ctx context.Context, fr dataset.Fragment, out flow.E
 	part := &textPart{file: file, f: fh, from: fr.FirstRow, to: fr.FirstRow + fr.Rows(),
 		codec: run.src.cfg.codecOf(file), cfg: &run.src.cfg, skips: &run.skips,
 		shared: func(mk func() (any, error)) (any, error) { return run.shared(fr.File, mk) }}
-	var r io.Reader = io.NewSectionReader(fh, part.from, part.to-part.from)
+	// The part reads from the start of the block it starts in, to count
+	// the newlines its first records' ordinals need.
+	pre := part.from / ordinalBlock * ordinalBlock
+	var r io.Reader = io.NewSectionReader(fh, pre, part.to-pre)
 	readSize := 64 << 10
 	if objstore.IsURL(file.Path) {
 		readSize = objectReadSize // fewer, larger ranged reads
 		r = bufio.NewReaderSize(r, readSize)
 	}
 	if part.codec != codec.None {
-		part.from = 0
+		part.from, pre = 0, 0
 		d, err := part.codec.NewReader(bufio.NewReaderSize(io.NewSectionReader(fh, 0, fh.Size()), readSize))
 		if err != nil {
 			return fmt.Errorf("%s: %v stream: %w", file.RelPath, part.codec, err)
@@ -275,7 +284,11 @@ func (run *textRun[T]) read(ctx context.Context, fr dataset.Fragment, out flow.E
 		defer d.Close()
 		r = d
 	}
-	part.limit = &recordLimit{r: r, part: part}
+	part.lines = newLineCounter(r, pre)
+	if err := part.lines.skip(part.from - pre); err != nil {
+		return fmt.Errorf("%s: %w", file.RelPath, err)
+	}
+	part.limit = &recordLimit{r: part.lines, part: part}
 	part.r = bufio.NewReaderSize(part.limit, 64<<10)
 	buf := &rowBuffer[T]{out: out, batch: fr.Part, comb: rowid.NewCombiner(rowid.FromString(file.RelPath)), size: run.src.cfg.ChunkSize}
 	err = run.src.format.read(ctx, part, buf)
@@ -307,10 +320,17 @@ type textPart struct {
 	codec    codec.Codec
 	r        *bufio.Reader // the range's bytes, decompressed
 	limit    *recordLimit  // what r reads from
+	lines    *lineCounter  // what limit reads from
 	mark     int64         // the offset in the part of the record being read
 	base     int64         // lines before from, once known
 	counted  bool
 	skips    *badLines
+}
+
+// ordinal returns the ordinal of the record at offset off of the part,
+// which starts on line line of the part (from 1).
+func (p *textPart) ordinal(off, line int64) uint64 {
+	return p.lines.ordinal(p.from+off, line-1)
 }
 
 // line returns the line number in the file of line k of the part (both
@@ -375,14 +395,14 @@ type rowBuffer[T any] struct {
 	mem   chunkmem.Memory // what the values keep
 }
 
-// next returns a slot for the value of the record at byte offset ord,
+// next returns a slot for the value of the record with ordinal ord,
 // holding a copy of init; drop takes it back.
-func (b *rowBuffer[T]) next(init *T, ord int64) *T {
+func (b *rowBuffer[T]) next(init *T, ord uint64) *T {
 	if b.vals == nil {
 		b.vals, b.ids = slicepool.Alloc[T](b.size), slicepool.Alloc[rowid.ID](b.size)
 	}
 	b.vals = append(b.vals, *init)
-	b.ids = append(b.ids, b.comb.Combine(rowid.Ordinal(uint64(ord))))
+	b.ids = append(b.ids, b.comb.Combine(rowid.Ordinal(ord)))
 	return &b.vals[len(b.vals)-1]
 }
 

@@ -1,7 +1,6 @@
 package text_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
@@ -82,7 +81,7 @@ func writeCSV(t testing.TB, path string, lines []Line) {
 	writeFile(t, path, b.Bytes())
 }
 
-func writeJSONL(t testing.TB, path string, lines []Line) {
+func writeJSONL(t testing.TB, path string, lines []Line) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	for i, l := range lines {
@@ -96,6 +95,7 @@ func writeJSONL(t testing.TB, path string, lines []Line) {
 		}
 	}
 	writeFile(t, path, b.Bytes())
+	return b.Bytes()
 }
 
 // writeFile writes data to path, compressed as the extension says.
@@ -127,15 +127,14 @@ func writeFile(t testing.TB, path string, data []byte) {
 }
 
 // readCSV reads a plain CSV file serially with encoding/csv: its header,
-// and each record with its byte offset, called with fn.
-func readCSV(t testing.TB, path string, fn func(rec []string, off int64)) []string {
+// and each record with its ordinal, called with fn.
+func readCSV(t testing.TB, path string, fn func(rec []string, ord uint64)) []string {
 	t.Helper()
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	r := csv.NewReader(bufio.NewReader(f))
+	r := csv.NewReader(bytes.NewReader(data))
 	names, _ := r.Read()
 	for {
 		off := r.InputOffset()
@@ -146,8 +145,17 @@ func readCSV(t testing.TB, path string, fn func(rec []string, off int64)) []stri
 		if err != nil {
 			t.Fatal(err)
 		}
-		fn(rec, off)
+		fn(rec, textOrdinal(data, off))
 	}
+}
+
+// textOrdinal is the ordinal of the record that starts at byte off of a
+// text file's bytes data, as the package documentation defines it: the
+// start of the block of 65,536 bytes that holds off, plus the newlines
+// between it and off.
+func textOrdinal(data []byte, off int64) uint64 {
+	block := off / 65536 * 65536
+	return uint64(block) + uint64(bytes.Count(data[block:off], []byte{'\n'}))
 }
 
 // referenceCSV reads a plain CSV file serially with encoding/csv: the
@@ -156,7 +164,7 @@ func referenceCSV(t testing.TB, path, rel, lang string) []flow.Item[Line] {
 	t.Helper()
 	var out []flow.Item[Line]
 	base := rowid.FromString(rel)
-	readCSV(t, path, func(rec []string, off int64) {
+	readCSV(t, path, func(rec []string, ord uint64) {
 		l := Line{Lang: lang}
 		l.ID, _ = strconv.ParseInt(rec[0], 10, 64)
 		l.Name = rec[1]
@@ -167,7 +175,7 @@ func referenceCSV(t testing.TB, path, rel, lang string) []flow.Item[Line] {
 			v32 := int32(v)
 			l.Opt = &v32
 		}
-		out = append(out, flow.Item[Line]{ID: rowid.Ordinal(uint64(off)).Combine(base), Value: l})
+		out = append(out, flow.Item[Line]{ID: rowid.Ordinal(ord).Combine(base), Value: l})
 	})
 	return out
 }
@@ -240,14 +248,14 @@ func TestJSONLSerialEqualsParallel(t *testing.T) {
 	var want []flow.Item[Line]
 	for k, name := range names {
 		part := lines[k*400 : (k+1)*400]
-		writeJSONL(t, filepath.Join(dir, name), part)
+		data := writeJSONL(t, filepath.Join(dir, name), part)
 		lang := strings.TrimPrefix(filepath.Dir(name), "lang=")
 		// The offsets of the lines the writer wrote, decompressed.
 		off := int64(0)
 		for i, l := range part {
 			js, _ := json.Marshal(l)
 			l.Lang = lang
-			want = append(want, flow.Item[Line]{ID: rowid.Ordinal(uint64(off)).Combine(rowid.FromString(name)), Value: l})
+			want = append(want, flow.Item[Line]{ID: rowid.Ordinal(textOrdinal(data, off)).Combine(rowid.FromString(name)), Value: l})
 			off += int64(len(js)) + 1
 			if i%5 == 4 {
 				off += 2

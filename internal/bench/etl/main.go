@@ -21,8 +21,10 @@
 // read into structs (sources/text.CSV, sources/parquet.Read) and written
 // by sinks/shards.Parquet (internal/bench/etl/structs, write). For each job and variant it prints the median wall
 // time, CPU time (user + system, from the child's rusage), peak resident
-// memory and output bytes, and rowflow's figures divided by DuckDB's: a
-// ratio above 1 is rowflow slower or larger. With -base, the rowflow of
+// memory and output bytes, the bytes of the output's row-ID columns
+// (row_id_key1, row_id_key2, row_id_ord, compressed, from the files'
+// footers) and their share of it, and rowflow's figures divided by
+// DuckDB's: a ratio above 1 is rowflow slower or larger. With -base, the rowflow of
 // another checkout runs beside this tree's, in the same rounds, to
 // measure a change.
 //
@@ -56,6 +58,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	pq "github.com/parquet-go/parquet-go"
 
 	"github.com/rowflow/rowflow/internal/bench/benchutil"
 )
@@ -103,6 +107,7 @@ type variant struct {
 type result struct {
 	wall, cpu time.Duration
 	rss, out  int64
+	ids       int64 // the bytes of the output's row-ID columns
 }
 
 func run(rows, rounds, threads int, jobNames []string, base string) error {
@@ -208,18 +213,21 @@ func run(rows, rounds, threads int, jobNames []string, base string) error {
 	}
 	fmt.Printf("%s; %d rows; %d threads each, zstd; load average %s before, %s after; medians of %d rounds\n\n",
 		benchutil.Machine(), rows, threads, before, benchutil.LoadAvg(), rounds)
-	fmt.Println("| job | variant | wall s | CPU s | peak MiB | output MB | wall ÷ DuckDB | CPU ÷ DuckDB | output ÷ DuckDB |")
-	fmt.Println("|---|---|--:|--:|--:|--:|--:|--:|--:|")
+	fmt.Println("| job | variant | wall s | CPU s | peak MiB | output MB | wall ÷ DuckDB | CPU ÷ DuckDB | output ÷ DuckDB | row-ID columns |")
+	fmt.Println("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|")
 	for _, l := range lines {
 		ref := lines[slices.IndexFunc(lines, func(m line) bool { return m.job.name == l.job.name && m.name == "duckdb" })].res
 		r := l.res
-		out, outRatio := "–", "–"
+		out, outRatio, ids := "–", "–", "–"
 		if !l.job.decode {
 			out, outRatio = fmt.Sprintf("%.1f", float64(r.out)/1e6), fmt.Sprintf("%.2f×", float64(r.out)/float64(ref.out))
 		}
-		fmt.Printf("| %s (%.0f MB in) | %s | %.2f | %.2f | %.0f | %s | %.2f× | %.2f× | %s |\n",
+		if r.ids > 0 {
+			ids = fmt.Sprintf("%.3f MB, %.2f%%", float64(r.ids)/1e6, 100*float64(r.ids)/float64(r.out))
+		}
+		fmt.Printf("| %s (%.0f MB in) | %s | %.2f | %.2f | %.0f | %s | %.2f× | %.2f× | %s | %s |\n",
 			l.job.name, float64(l.job.inBytes)/1e6, l.name, r.wall.Seconds(), r.cpu.Seconds(), float64(r.rss)/(1<<20), out,
-			r.wall.Seconds()/ref.wall.Seconds(), r.cpu.Seconds()/ref.cpu.Seconds(), outRatio)
+			r.wall.Seconds()/ref.wall.Seconds(), r.cpu.Seconds()/ref.cpu.Seconds(), outRatio, ids)
 	}
 	return nil
 }
@@ -312,6 +320,7 @@ func median(s []result) result {
 		cpu:  time.Duration(pick(func(r result) int64 { return int64(r.cpu) })),
 		rss:  pick(func(r result) int64 { return r.rss }),
 		out:  pick(func(r result) int64 { return r.out }),
+		ids:  pick(func(r result) int64 { return r.ids }),
 	}
 }
 
@@ -343,34 +352,49 @@ func measure(out string, v variant, decode bool) (result, error) {
 	if decode {
 		return result{wall: wall, cpu: cpu, rss: rss}, nil
 	}
-	size, files, err := parquetBytes(dest)
+	size, ids, files, err := parquetBytes(dest)
 	if err != nil {
 		return result{}, err
 	}
 	if files == 0 {
 		return result{}, fmt.Errorf("no Parquet output in %s", dest)
 	}
-	return result{wall: wall, cpu: cpu, rss: rss, out: size}, nil
+	return result{wall: wall, cpu: cpu, rss: rss, out: size, ids: ids}, nil
 }
 
-// parquetBytes returns the bytes and the number of the Parquet files
-// under dir.
-func parquetBytes(dir string) (int64, int, error) {
-	var n int64
-	files := 0
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+// parquetBytes returns the bytes of the Parquet files under dir, the
+// compressed bytes of their row-ID columns (row_id_…) among them, and the
+// number of files.
+func parquetBytes(dir string) (size, ids int64, files int, err error) {
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".parquet") {
 			return err
 		}
-		info, err := d.Info()
+		f, err := os.Open(p)
 		if err != nil {
 			return err
 		}
-		n += info.Size()
+		defer f.Close()
+		info, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		pf, err := pq.OpenFile(f, info.Size(), pq.SkipPageIndex(true), pq.SkipBloomFilters(true))
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		for _, rg := range pf.Metadata().RowGroups {
+			for _, c := range rg.Columns {
+				if path := c.MetaData.PathInSchema; len(path) == 1 && strings.HasPrefix(path[0], "row_id_") {
+					ids += c.MetaData.TotalCompressedSize
+				}
+			}
+		}
+		size += info.Size()
 		files++
 		return nil
 	})
-	return n, files, err
+	return size, ids, files, err
 }
 
 // writeCSV writes the CSV input: a header and rows records of an id, a

@@ -766,8 +766,8 @@ func checkGSOutput(t *testing.T, c *gsCase, want []gsRow, from []int, got []gsRo
 		if name == "" {
 			name = "gostreams"
 		}
-		msg := fmt.Sprintf("%s: the element after row %d is a %T", name, c.k, c.bad)
-		if err == nil || !strings.Contains(err.Error(), msg) {
+		msg := fmt.Sprintf("gostreams: source %q: the element after row %d is a %T", name, c.k, c.bad)
+		if err == nil || !strings.Contains(err.Error(), msg) || strings.Contains(err.Error(), "gostreams: gostreams") {
 			t.Fatalf("error %v, want one saying %q", err, msg)
 		}
 		// The partition holding the wrong element is never read whole.

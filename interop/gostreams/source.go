@@ -194,6 +194,6 @@ func (r *reader[T]) fill(ctx context.Context) ([]T, error) {
 // wrongType is the error of an element e that is neither a T nor a []T,
 // read after n values of the partition being filled.
 func (r *reader[T]) wrongType(n int, e any) error {
-	return fmt.Errorf("gostreams: %s: the element after row %d is a %T, want %v or []%[4]v",
+	return fmt.Errorf("gostreams: source %q: the element after row %d is a %T, want %v or []%[4]v",
 		r.s.cfg.name, r.row+uint64(n), e, reflect.TypeFor[T]())
 }

@@ -69,7 +69,11 @@ const (
 	// CycleExhausted restarts the input in its next epochs; the
 	// combination's epoch ends when every input has run out at least once
 	// (Hugging Face's "all_exhausted"), so the smaller inputs are
-	// repeated. An input that gives no rows at all is dropped.
+	// repeated. An input that gives no rows at all is dropped. The epoch
+	// is as long as the input that runs out last needs: with Mix, an
+	// input of n rows and weight w among weights summing to W takes
+	// about n·W/w draws, so a large input with a tiny weight makes a very
+	// long epoch, every other input repeated all through it.
 	CycleExhausted
 )
 

@@ -61,8 +61,15 @@
 // ranks that do not agree, a declared [World] that differs from the
 // environment's or from [Explicit]'s, and a declared world of more than
 // one with no convention to give the rank are all errors that name the
-// variables. Only when no convention is set and no world is declared is
-// the process rank 0 of 1: a job of one process.
+// variables. Where several are wrong at once, the error names one of
+// them, always the same one for the same environment: first a convention
+// whose variables cannot be read (not an integer, set in part), the first
+// in the order above; then what composing conventions needs (PMIx's
+// world, a Slurm step within its array task); then, convention by
+// convention in the order above, a rank or world out of range, a world
+// other than the declared one, or a rank that does not agree with the
+// first convention set. Only when no convention is set and no world is
+// declared is the process rank 0 of 1: a job of one process.
 //
 // Empty variables count as unset. A job that runs torchrun --standalone
 // inside each task of a Slurm array sees two conventions that disagree by

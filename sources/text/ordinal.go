@@ -92,8 +92,10 @@ func (c *lineCounter) ordinal(b, lines int64) uint64 {
 
 // recordAt returns the byte offset of the record start that has the
 // ordinal x in the stream r (its decompressed bytes), read from offset
-// 0; ok is false if no record can start there.
-func recordAt(ctx context.Context, r io.Reader, x uint64) (int64, bool, error) {
+// 0; ok is false if no record can start there. afterBOM says that a
+// record at the start of the stream starts after a byte order mark there
+// (a CSV record; a JSON line starts at the mark).
+func recordAt(ctx context.Context, r io.Reader, x uint64, afterBOM bool) (int64, bool, error) {
 	block := int64(x) / ordinalBlock * ordinalBlock
 	n := int64(x) - block // newlines from the block's start to the record
 	br := bufio.NewReaderSize(r, 64<<10)
@@ -101,6 +103,9 @@ func recordAt(ctx context.Context, r io.Reader, x uint64) (int64, bool, error) {
 		return 0, false, err
 	}
 	at := block
+	if at == 0 && afterBOM {
+		at = skipBOM(br)
+	}
 	for ; n > 0; n-- {
 		line, err := br.ReadSlice('\n')
 		for err == bufio.ErrBufferFull {
@@ -119,8 +124,9 @@ func recordAt(ctx context.Context, r io.Reader, x uint64) (int64, bool, error) {
 }
 
 // locateByte returns the byte offset of the record of file with the
-// ordinal x, as "byte b", reading the file (decompressed) up to it.
-func (c *textConfig) locateByte(ctx context.Context, file dataset.File, x uint64) (string, bool) {
+// ordinal x, as "byte b", reading the file (decompressed) up to it;
+// quoted says the file is CSV.
+func (c *textConfig) locateByte(ctx context.Context, file dataset.File, x uint64, quoted bool) (string, bool) {
 	fh, err := objstore.Open(ctx, file.Path, objstore.Options{})
 	if err != nil {
 		return "", false
@@ -135,7 +141,7 @@ func (c *textConfig) locateByte(ctx context.Context, file dataset.File, x uint64
 		defer d.Close()
 		r = d
 	}
-	b, ok, err := recordAt(ctx, r, x)
+	b, ok, err := recordAt(ctx, r, x, quoted)
 	if err != nil || !ok {
 		return "", false
 	}

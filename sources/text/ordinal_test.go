@@ -169,3 +169,38 @@ func TestLocateAcrossBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestLocateAfterBOM: the first record of a file that starts with a byte
+// order mark is at byte 3 in CSV, whose reader skips the mark, and at
+// byte 0 in JSON Lines, whose first line holds it.
+func TestLocateAfterBOM(t *testing.T) {
+	type row struct {
+		N int `csv:"n" json:"n"`
+	}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "f.csv"), []byte("\ufeff1\n2\n"))
+	writeFile(t, filepath.Join(dir, "f.jsonl"), []byte("\ufeff{\"n\":1}\n{\"n\":2}\n"))
+	fail := operators.Map(func(r row) (row, error) {
+		if r.N == 1 {
+			return r, errors.New("bad row")
+		}
+		return r, nil
+	})
+	for _, c := range []struct {
+		src  flow.Source[row]
+		want string
+	}{
+		{text.CSV[row](dir, text.Header("n"), sources.Files("f.csv")), "(f.csv, byte 3)"},
+		{text.JSONL[row](dir, sources.Files("f.jsonl")), "(f.jsonl, byte 0)"},
+	} {
+		var err error
+		for _, err = range flow.Items[row](t.Context(), flow.From(c.src).Via(fail)) {
+			if err != nil {
+				break
+			}
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v, want an error naming %s", err, c.want)
+		}
+	}
+}

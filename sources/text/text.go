@@ -182,7 +182,7 @@ func (s *textSource[T]) LocateRow(ctx context.Context, env flow.Env, part int64,
 		return fr.FirstRow / ordinalBlock * ordinalBlock, fr.FirstRow + fr.Rows()
 	}
 	where := func(fr dataset.Fragment, o int64) (string, bool) {
-		return s.cfg.locateByte(ctx, run.ds.Files()[fr.File], uint64(o))
+		return s.cfg.locateByte(ctx, run.ds.Files()[fr.File], uint64(o), s.format.quoted())
 	}
 	return datasource.LocateIn(ctx, plan, part, id, span, where)
 }

@@ -31,7 +31,10 @@ const ordinalBlock = 64 << 10
 
 // lineCounter counts the newlines of a part's stream as the part reads it,
 // from the start of the block the part starts in, and notes how many came
-// before each block start it passes: what a record's ordinal needs.
+// before each block start it passes: what a record's ordinal needs. It
+// keeps the notes of the blocks from the one where the record being read
+// starts on, so that a stream of blank lines, which gives no record, does
+// not make it hold a note per block.
 type lineCounter struct {
 	r     io.Reader
 	pos   int64   // the stream offset of the next byte
@@ -40,6 +43,9 @@ type lineCounter struct {
 	marks []int64 // marks[i]: the newlines before block block+i starts
 	// start is the newlines before the part's start.
 	start int64
+	// reading returns the stream offset of the record being read, before
+	// which no record is asked for; nil keeps every note.
+	reading func() int64
 }
 
 // newLineCounter returns a counter of r, whose first byte is at offset
@@ -64,8 +70,20 @@ func (c *lineCounter) count(b []byte) {
 		c.pos += k
 		b = b[k:]
 		if c.pos == next {
+			if c.reading != nil {
+				c.trim(c.reading() / ordinalBlock)
+			}
 			c.marks = append(c.marks, c.lines)
 		}
+	}
+}
+
+// trim drops the notes of the blocks before block k, keeping at least the
+// last.
+func (c *lineCounter) trim(k int64) {
+	if d := min(k-c.block, int64(len(c.marks)-1)); d > 0 {
+		c.marks = append(c.marks[:0], c.marks[d:]...)
+		c.block += d
 	}
 }
 
@@ -83,10 +101,7 @@ func (c *lineCounter) skip(n int64) error {
 // asks in the order of its records, from the bytes it has read: b < pos.
 func (c *lineCounter) ordinal(b, lines int64) uint64 {
 	k := b / ordinalBlock
-	if d := k - c.block; d > 0 {
-		c.marks = append(c.marks[:0], c.marks[d:]...)
-		c.block = k
-	}
+	c.trim(k)
 	return uint64(k*ordinalBlock + c.start + lines - c.marks[0])
 }
 

@@ -20,7 +20,7 @@ import (
 
 // ordinalFile is a text file of numbered records that crosses many blocks
 // of 65,536 bytes: records of one line, records with quoted newlines (in
-// CSV) and of more than a block, and blank lines. starts[i] is where
+// CSV) and of more than a block, and blank lines, once for three blocks. starts[i] is where
 // record i starts.
 func ordinalFile(csv bool) (data []byte, starts []int64) {
 	var b bytes.Buffer
@@ -29,6 +29,8 @@ func ordinalFile(csv bool) (data []byte, starts []int64) {
 	}
 	for i := range 12000 {
 		switch {
+		case i == 8000:
+			b.WriteString(strings.Repeat("\n", 200_000)) // blocks without a record
 		case i%37 == 5:
 			b.WriteString("\n")
 		case i%53 == 7:

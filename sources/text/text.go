@@ -285,6 +285,7 @@ func (run *textRun[T]) read(ctx context.Context, fr dataset.Fragment, out flow.E
 		r = d
 	}
 	part.lines = newLineCounter(r, pre)
+	part.lines.reading = func() int64 { return part.from + part.mark }
 	if err := part.lines.skip(part.from - pre); err != nil {
 		return fmt.Errorf("%s: %w", file.RelPath, err)
 	}

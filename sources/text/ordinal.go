@@ -19,7 +19,7 @@ import (
 // k·ordinalBlock to b.
 //
 // The ordinals of the records of one block are distinct and increase by
-// one a line, since every record ends at a newline and n < b -
+// one a line, since every record ends at a newline and n ≤ b -
 // k·ordinalBlock < ordinalBlock; the blocks' ordinals do not overlap. So a
 // file's ordinals increase from record to record, mostly by one, and jump
 // once a block: a lineage column of them (package shards) costs a few
@@ -38,10 +38,10 @@ const ordinalBlock = 64 << 10
 type lineCounter struct {
 	r     io.Reader
 	pos   int64   // the stream offset of the next byte
-	lines int64   // the newlines before pos, from the block of marks[0]
+	lines int64   // the newlines before pos, from the counter's first byte
 	block int64   // the block of marks[0]
-	marks []int64 // marks[i]: the newlines before block block+i starts
-	// start is the newlines before the part's start.
+	marks []int64 // marks[i]: lines at the start of block block+i
+	// start is lines at the part's start.
 	start int64
 	// reading returns the stream offset of the record being read, before
 	// which no record is asked for; nil keeps every note.

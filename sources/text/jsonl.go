@@ -31,8 +31,9 @@ import (
 // [sources.Where], shuffling, epochs and ranks work as for parquet.Read; a field
 // named (by json tag or Go name) as a Hive partition column gets the
 // partition value, parsed as for [CSV], before the line is decoded.
-// Blank lines are skipped, as is a UTF-8 byte order mark at the start of
-// a file; a line may end in \r\n. A float field (at any depth of
+// Blank lines (of JSON's white space: spaces, tabs, \r) are skipped, as
+// is a UTF-8 byte order mark at the start of a file; a line may end in
+// \r\n. A float field (at any depth of
 // pointers, slices, arrays, map values and structs) also reads the JSON
 // strings "NaN", "+Inf" and "-Inf", which shards.JSONL writes for
 // the floats JSON has no number for. A decimal.Decimal field (of
@@ -116,7 +117,7 @@ func eachLine(ctx context.Context, part *textPart, fn func(b []byte, line, off i
 			if off == 0 && part.from == 0 {
 				t = bytes.TrimPrefix(t, []byte(bom))
 			}
-			if t = bytes.TrimSpace(t); len(t) > 0 {
+			if t = bytes.Trim(t, jsonSpace); len(t) > 0 {
 				if err := fn(t, line, off); err != nil {
 					return err
 				}
@@ -129,6 +130,11 @@ func eachLine(ctx context.Context, part *textPart, fn func(b []byte, line, off i
 		}
 	}
 }
+
+// jsonSpace is the white space JSON allows around a value: a line of
+// only these is blank. Other Unicode spaces (U+00A0, U+0085) are not
+// JSON's, and make a line a bad record.
+const jsonSpace = " \t\r\n"
 
 type jsonlStructs[T any] struct {
 	fields []textField

@@ -336,6 +336,23 @@ func TestJSONLRecords(t *testing.T) {
 	}
 }
 
+// TestJSONLBlankIsJSONSpace: a line of JSON's white space (space, tab,
+// "\r") is blank and skipped; a line of another Unicode space, or a value
+// after one, is not JSON and is a bad line, as encoding/json says.
+func TestJSONLBlankIsJSONSpace(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.jsonl"), []byte("{\"a\": 1}\n \t\r\n\u00a0\n\u0085{\"a\": 2}\n{\"a\": 3}\n"))
+	var rep sources.SkipReport
+	got := testutil.Items[sources.Record](t, flow.From(text.JSONLRecords(dir, sources.SkipBad(&rep))))
+	var lines []int64
+	for _, s := range rep.Skipped {
+		lines = append(lines, s.Line)
+	}
+	if len(got) != 2 || fmt.Sprint(got[0].Value.Values, got[1].Value.Values) != "[1] [3]" || !slices.Equal(lines, []int64{3, 4}) {
+		t.Fatalf("got %+v, skipped lines %v; want the values 1 and 3, and lines 3 and 4 skipped", got, lines)
+	}
+}
+
 // TestJSONLNonFiniteFloats checks that JSONL reads the strings "NaN",
 // "+Inf" and "-Inf", which shards.JSONL writes for the floats JSON
 // has no number for, into float fields at any depth, with the rest of the

@@ -29,6 +29,9 @@ import (
 // records by line would need all the lines before it.
 const ordinalBlock = 64 << 10
 
+// blockStart returns the offset of the block that holds byte b.
+func blockStart(b int64) int64 { return b / ordinalBlock * ordinalBlock }
+
 // lineCounter counts the newlines of a part's stream as the part reads it,
 // from the start of the block the part starts in, and notes how many came
 // before each block start it passes: what a record's ordinal needs. It
@@ -106,15 +109,16 @@ func (c *lineCounter) ordinal(b, lines int64) uint64 {
 }
 
 // recordAt returns the byte offset of the record start that has the
-// ordinal x in the stream r (its decompressed bytes), read from offset
-// 0; ok is false if no record can start there. afterBOM says that a
-// record at the start of the stream starts after a byte order mark there
-// (a CSV record; a JSON line starts at the mark).
-func recordAt(ctx context.Context, r io.Reader, x uint64, afterBOM bool) (int64, bool, error) {
-	block := int64(x) / ordinalBlock * ordinalBlock
+// ordinal x in the stream r (a file's decompressed bytes), whose first
+// byte is at offset from, at or before the record's block; ok is false if
+// no record can start there. afterBOM says that a record at the start of
+// the stream starts after a byte order mark there (a CSV record; a JSON
+// line starts at the mark).
+func recordAt(ctx context.Context, r io.Reader, from int64, x uint64, afterBOM bool) (int64, bool, error) {
+	block := blockStart(int64(x))
 	n := int64(x) - block // newlines from the block's start to the record
 	br := bufio.NewReaderSize(r, 64<<10)
-	if _, _, err := discardCounting(ctx, br, block); err != nil {
+	if _, _, err := discardCounting(ctx, br, block-from); err != nil {
 		return 0, false, err
 	}
 	at := block
@@ -139,24 +143,26 @@ func recordAt(ctx context.Context, r io.Reader, x uint64, afterBOM bool) (int64,
 }
 
 // locateByte returns the byte offset of the record of file with the
-// ordinal x, as "byte b", reading the file (decompressed) up to it;
-// quoted says the file is CSV.
+// ordinal x, as "byte b", reading the record's block of the file (of a
+// compressed file, the stream up to it); quoted says the file is CSV.
 func (c *textConfig) locateByte(ctx context.Context, file dataset.File, x uint64, quoted bool) (string, bool) {
 	fh, err := objstore.Open(ctx, file.Path, objstore.Options{})
 	if err != nil {
 		return "", false
 	}
 	defer fh.Close()
-	var r io.Reader = io.NewSectionReader(fh, 0, fh.Size())
+	from := min(blockStart(int64(x)), fh.Size())
+	var r io.Reader = io.NewSectionReader(fh, from, fh.Size()-from)
 	if cd := c.codecOf(file); cd != codec.None {
-		d, err := cd.NewReader(r)
+		from = 0
+		d, err := cd.NewReader(io.NewSectionReader(fh, 0, fh.Size()))
 		if err != nil {
 			return "", false
 		}
 		defer d.Close()
 		r = d
 	}
-	b, ok, err := recordAt(ctx, r, x, quoted)
+	b, ok, err := recordAt(ctx, r, from, x, quoted)
 	if err != nil || !ok {
 		return "", false
 	}

@@ -179,7 +179,7 @@ func (s *textSource[T]) LocateRow(ctx context.Context, env flow.Env, part int64,
 		}
 		// A record's ordinal lies between the start of its block and its
 		// byte offset.
-		return fr.FirstRow / ordinalBlock * ordinalBlock, fr.FirstRow + fr.Rows()
+		return blockStart(fr.FirstRow), fr.FirstRow + fr.Rows()
 	}
 	where := func(fr dataset.Fragment, o int64) (string, bool) {
 		return s.cfg.locateByte(ctx, run.ds.Files()[fr.File], uint64(o), s.format.quoted())
@@ -268,7 +268,7 @@ func (run *textRun[T]) read(ctx context.Context, fr dataset.Fragment, out flow.E
 		shared: func(mk func() (any, error)) (any, error) { return run.shared(fr.File, mk) }}
 	// The part reads from the start of the block it starts in, to count
 	// the newlines its first records' ordinals need.
-	pre := part.from / ordinalBlock * ordinalBlock
+	pre := blockStart(part.from)
 	var r io.Reader = io.NewSectionReader(fh, pre, part.to-pre)
 	readSize := 64 << 10
 	if objstore.IsURL(file.Path) {

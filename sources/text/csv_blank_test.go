@@ -56,11 +56,11 @@ func TestCSVBlankLines(t *testing.T) {
 			f.Close()
 			var want []rowid.ID
 			for _, b := range c.starts {
-				want = append(want, rowid.Ordinal(textOrdinal([]byte(c.text), b)).Combine(rowid.FromString("f.csv")))
+				want = append(want, rowid.Ordinal(text.TextOrdinal([]byte(c.text), b)).Combine(rowid.FromString("f.csv")))
 			}
 			wantZ := make([]rowid.ID, len(c.starts))
 			for i, b := range c.starts {
-				wantZ[i] = rowid.Ordinal(textOrdinal([]byte(c.text), b)).Combine(rowid.FromString("f.csv.gz"))
+				wantZ[i] = rowid.Ordinal(text.TextOrdinal([]byte(c.text), b)).Combine(rowid.FromString("f.csv.gz"))
 			}
 			check := func(what string, src flow.Source[pairRow], want []rowid.ID) {
 				t.Helper()

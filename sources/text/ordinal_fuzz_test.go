@@ -203,12 +203,13 @@ type ordinalRow struct {
 	F *float64 `json:"f64"`
 }
 
-// docOrdinal is the ordinal of the record that starts at byte b of data,
-// as the package documentation defines it: in the block of 65,536 bytes
-// k = b/65,536, 65,536·k plus the newlines from the block's start to b.
-func docOrdinal(data []byte, b int) uint64 {
-	block := b / 65536 * 65536
-	return uint64(block) + uint64(bytes.Count(data[block:b], []byte{'\n'}))
+// textOrdinal is the ordinal of the record that starts at byte off of a
+// text file's bytes data, as the package documentation defines it: the
+// start of the block of 65,536 bytes that holds off, plus the newlines
+// between it and off.
+func textOrdinal(data []byte, off int64) uint64 {
+	block := off / 65536 * 65536
+	return uint64(block) + uint64(bytes.Count(data[block:off], []byte{'\n'}))
 }
 
 // lineStarts returns the offsets of the lines of data from byte from on:
@@ -404,7 +405,7 @@ func csvOracle(data []byte, comma byte, rel string) *csvWant {
 			continue
 		}
 		line, _ := r.FieldPos(0)
-		id := rowid.Ordinal(docOrdinal(data, starts[line-1])).Combine(file)
+		id := rowid.Ordinal(textOrdinal(data, int64(starts[line-1]))).Combine(file)
 		w.byID[id] = len(w.recs)
 		w.recs, w.ids = append(w.recs, rec), append(w.ids, id)
 	}
@@ -524,7 +525,7 @@ func jsonlOracle(data []byte, rel string) *jsonlWant {
 		}
 		w.lineTag = append(w.lineTag, tag)
 		if len(bytes.TrimSpace(line)) > 0 {
-			w.byID[rowid.Ordinal(docOrdinal(data, s)).Combine(file)] = j
+			w.byID[rowid.Ordinal(textOrdinal(data, int64(s))).Combine(file)] = j
 		}
 	}
 	return w

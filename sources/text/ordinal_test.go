@@ -68,8 +68,8 @@ func TestOrdinalsAcrossBlocks(t *testing.T) {
 		}
 		want := make([]rowid.ID, len(starts))
 		for i, s := range starts {
-			x := textOrdinal(data, s)
-			if i > 0 && x <= textOrdinal(data, starts[i-1]) {
+			x := text.TextOrdinal(data, s)
+			if i > 0 && x <= text.TextOrdinal(data, starts[i-1]) {
 				t.Fatalf("%s: record %d's ordinal %d does not increase", ext, i, x)
 			}
 			want[i] = rowid.Ordinal(x).Combine(rowid.FromString("f" + ext))
@@ -79,7 +79,7 @@ func TestOrdinalsAcrossBlocks(t *testing.T) {
 		writeFile(t, filepath.Join(dir, "z", "f"+ext+".zst"), data)
 		wantZ := make([]rowid.ID, len(starts))
 		for i, s := range starts {
-			wantZ[i] = rowid.Ordinal(textOrdinal(data, s)).Combine(rowid.FromString("f" + ext + ".zst"))
+			wantZ[i] = rowid.Ordinal(text.TextOrdinal(data, s)).Combine(rowid.FromString("f" + ext + ".zst"))
 		}
 		read := func(root string, par int, opts ...text.Option) []flow.Item[sources.Record] {
 			if csv {

@@ -153,17 +153,8 @@ func readCSV(t testing.TB, path string, fn func(rec []string, ord uint64)) []str
 			t.Fatal(err)
 		}
 		line, _ := r.FieldPos(0)
-		fn(rec, textOrdinal(data, lineStarts[line-1]))
+		fn(rec, text.TextOrdinal(data, lineStarts[line-1]))
 	}
-}
-
-// textOrdinal is the ordinal of the record that starts at byte off of a
-// text file's bytes data, as the package documentation defines it: the
-// start of the block of 65,536 bytes that holds off, plus the newlines
-// between it and off.
-func textOrdinal(data []byte, off int64) uint64 {
-	block := off / 65536 * 65536
-	return uint64(block) + uint64(bytes.Count(data[block:off], []byte{'\n'}))
 }
 
 // referenceCSV reads a plain CSV file serially with encoding/csv: the
@@ -263,7 +254,7 @@ func TestJSONLSerialEqualsParallel(t *testing.T) {
 		for i, l := range part {
 			js, _ := json.Marshal(l)
 			l.Lang = lang
-			want = append(want, flow.Item[Line]{ID: rowid.Ordinal(textOrdinal(data, off)).Combine(rowid.FromString(name)), Value: l})
+			want = append(want, flow.Item[Line]{ID: rowid.Ordinal(text.TextOrdinal(data, off)).Combine(rowid.FromString(name)), Value: l})
 			off += int64(len(js)) + 1
 			if i%5 == 4 {
 				off += 2

@@ -6,6 +6,10 @@ import (
 	"github.com/rowflow/rowflow/flow"
 )
 
+// MaxGoldenRows is the most items a stream may have for its golden file
+// to list its rows.
+const MaxGoldenRows = maxGoldenRows
+
 // Record writes p's golden file at path and returns the stream's digest,
 // as CheckGolden with update true does.
 func Record[T any](ctx context.Context, p *flow.Pipeline, path string) (Sum, error) {

@@ -14,11 +14,9 @@ import (
 // differs from the recorded one.
 var ErrMismatch = errors.New("determinism: digest differs from the recorded one")
 
-// MaxGoldenRows is the most items a stream may have for [CheckGolden] to list
-// each item's row ID and digest in the golden file. A longer stream's
-// file records its partitions only, so that a mismatch names the first
-// differing partition but not the row.
-const MaxGoldenRows = 10000
+// maxGoldenRows is the most items a stream may have for CheckGolden to
+// list each item's row ID and digest in the golden file (see CheckGolden).
+const maxGoldenRows = 10000
 
 // SumOf runs p, which must have no sink and produce values of type T, and
 // returns the digest of its stream. If T has no encoding (see
@@ -111,12 +109,14 @@ func checkFile[T any](ctx context.Context, p *flow.Pipeline, path string) error 
 // hexadecimal, and its item count. Then each partition of the stream (a
 // run of items with the same partition number) has a line with its partition
 // number, item count and the digest of its items alone (as if they were
-// a stream of their own). If the stream has at most [MaxGoldenRows]
-// items, each partition line is followed by one indented line per item:
-// its row ID (see rowid.ID.String) and the first 16 hexadecimal digits
-// of the SHA-256 of the item's encoding (row ID and value). Partition numbers
-// are recorded, unlike in a [Sum]: a change of partition size changes
-// the file while the stream line stays the same.
+// a stream of their own). If the stream has at most 10000 items, each
+// partition line is followed by one indented line per item: its row ID
+// (see rowid.ID.String) and the first 16 hexadecimal digits of the
+// SHA-256 of the item's encoding (row ID and value); a longer stream's
+// file records its partitions only, so that a mismatch names the first
+// differing partition but not the row. Partition numbers are recorded,
+// unlike in a [Sum]: a change of partition size changes the file while
+// the stream line stays the same.
 //
 // # Checking
 //

@@ -139,7 +139,7 @@ func record[T any](ctx context.Context, p *flow.Pipeline) (*golden, error) {
 	w := newPartitioner[T](false)
 	err := w.run(ctx, p, func(gp *goldenPart, _ []T) error {
 		part := *gp
-		if g.rows = g.rows && w.n <= MaxGoldenRows; !g.rows {
+		if g.rows = g.rows && w.n <= maxGoldenRows; !g.rows {
 			part.items = nil
 			for i := range g.parts {
 				g.parts[i].items = nil
@@ -204,7 +204,7 @@ func partMismatch[T any](path string, k int, start int64, want, got *goldenPart,
 	msg := fmt.Sprintf("%s: partition %d differs: the file records part %d, %d items, digest %s; the run has part %d, %d items, digest %s",
 		path, k, want.batch, want.count, short(want.hash), got.batch, got.count, short(got.hash))
 	if !rows {
-		return fmt.Errorf("%w: %s; the file lists no rows (the stream had more than %d items)", ErrMismatch, msg, MaxGoldenRows)
+		return fmt.Errorf("%w: %s; the file lists no rows (the stream had more than %d items)", ErrMismatch, msg, maxGoldenRows)
 	}
 	value := func(i int) string { return render(reflect.TypeFor[T](), unsafe.Pointer(&values[i])) }
 	for i := range max(len(want.items), len(got.items)) {
@@ -294,7 +294,7 @@ func readGolden(path string) (*golden, error) {
 			g.rows = false
 		}
 	}
-	if !g.rows && g.stream.Count <= MaxGoldenRows {
+	if !g.rows && g.stream.Count <= maxGoldenRows {
 		return nil, fmt.Errorf("determinism: %s: a partition lists a number of rows other than its item count", path)
 	}
 	return g, nil

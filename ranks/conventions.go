@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/rowflow/rowflow/internal/limits"
 )
 
 // convention reads one launcher's variables.
@@ -73,8 +75,8 @@ func (c *config) discover() (Rank, error) {
 	for i := range gs {
 		g := &gs[i]
 		switch {
-		case g.world > MaxWorld:
-			return Rank{}, fmt.Errorf("ranks: %s gives a world of %d, more than the %d processes a job may have (ranks.MaxWorld)", g.from, g.world, MaxWorld)
+		case g.world > limits.MaxWorld:
+			return Rank{}, fmt.Errorf("ranks: %s gives a world of %d, more than the %d processes a job may have", g.from, g.world, limits.MaxWorld)
 		case g.world < 1 || g.rank < 0 || g.rank >= g.world:
 			return Rank{}, fmt.Errorf("ranks: %s gives rank %d of world %d: need 0 <= rank < world", g.from, g.rank, g.world)
 		case first == nil:
@@ -134,9 +136,9 @@ func combine(gs []guess, declared int) ([]guess, error) {
 	// tasks alone: they agree with the step, and the composed rank is used.
 	if t, a := find("SLURM_PROCID"), find("SLURM_ARRAY_TASK_ID"); t >= 0 && a >= 0 && !gs[t].batch {
 		task, array := gs[t], gs[a]
-		if array.world > MaxWorld || task.world > MaxWorld {
-			return nil, fmt.Errorf("ranks: %s gives %d tasks in each of %d array tasks, more than the %d processes a job may have (ranks.MaxWorld)",
-				task.from, task.world, array.world, MaxWorld)
+		if array.world > limits.MaxWorld || task.world > limits.MaxWorld {
+			return nil, fmt.Errorf("ranks: %s gives %d tasks in each of %d array tasks, more than the %d processes a job may have",
+				task.from, task.world, array.world, limits.MaxWorld)
 		}
 		// Each in range, so that the composed rank does not overflow.
 		for _, g := range []guess{array, task} {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rowflow/rowflow/internal/limits"
 	"github.com/rowflow/rowflow/ranks"
 )
 
@@ -64,7 +65,7 @@ func checkFromEnv(t *testing.T, rng *rand.Rand) {
 		got, err := ranks.FromEnv(opts...)
 		want := naiveFromEnv(e, o)
 		desc := fmt.Sprintf("env %v, options %+v", e, o)
-		if err == nil && (got.Rank < 0 || got.Rank >= got.World || got.World > ranks.MaxWorld || got.From == "") {
+		if err == nil && (got.Rank < 0 || got.Rank >= got.World || got.World > limits.MaxWorld || got.From == "") {
 			t.Fatalf("%s: FromEnv = %v", desc, got)
 		}
 		switch {
@@ -119,7 +120,7 @@ func randomEnv(rng *rand.Rand) (env, fuzzOptions) {
 	var o fuzzOptions
 	world := 1 + rng.IntN(8)
 	if rng.IntN(10) == 0 {
-		world = ranks.MaxWorld - rng.IntN(2)
+		world = limits.MaxWorld - rng.IntN(2)
 	}
 	rank := rng.IntN(world)
 	set := func(k string, v int) { e[k] = strconv.Itoa(v) }
@@ -220,11 +221,11 @@ func randomEnv(rng *rand.Rand) (env, fuzzOptions) {
 	case 0:
 		o.world = world
 	case 1:
-		o.world = []int{-1, 0, 1, 2, 3, 8, ranks.MaxWorld, ranks.MaxWorld + 1}[rng.IntN(8)]
+		o.world = []int{-1, 0, 1, 2, 3, 8, limits.MaxWorld, limits.MaxWorld + 1}[rng.IntN(8)]
 	}
 	if rng.IntN(8) == 0 {
 		o.explicit = true
-		o.xworld = []int{-1, 0, 1, 2, 3, 8, world, ranks.MaxWorld, ranks.MaxWorld + 1}[rng.IntN(9)]
+		o.xworld = []int{-1, 0, 1, 2, 3, 8, world, limits.MaxWorld, limits.MaxWorld + 1}[rng.IntN(9)]
 		o.xrank = []int{-1, 0, 1, 2, rank, o.xworld - 1, o.xworld}[rng.IntN(7)]
 	}
 	if rng.IntN(6) == 0 {
@@ -263,10 +264,10 @@ type guessOf struct {
 // naiveFromEnv reads the package documentation's rules, one by one.
 func naiveFromEnv(e env, o fuzzOptions) outcome {
 	// Option errors.
-	if o.world != 0 && (o.world < 1 || o.world > ranks.MaxWorld) {
+	if o.world != 0 && (o.world < 1 || o.world > limits.MaxWorld) {
 		return fail("bad World", "World(")
 	}
-	if o.explicit && (o.xworld < 1 || o.xrank < 0 || o.xrank >= o.xworld || o.xworld > ranks.MaxWorld) {
+	if o.explicit && (o.xworld < 1 || o.xrank < 0 || o.xrank >= o.xworld || o.xworld > limits.MaxWorld) {
 		return fail("bad Explicit", "Explicit(")
 	}
 	for _, name := range o.only {
@@ -456,7 +457,7 @@ func naiveFromEnv(e env, o fuzzOptions) outcome {
 	// PMIx rank of the step's task that agrees with it is the step's.
 	if t, a := find("SLURM_PROCID"), find("SLURM_ARRAY_TASK_ID"); step && a >= 0 {
 		task, array := gs[t], gs[a]
-		max := big.NewInt(ranks.MaxWorld)
+		max := big.NewInt(limits.MaxWorld)
 		if task.world.Cmp(max) > 0 || array.world.Cmp(max) > 0 {
 			return fail("above MaxWorld", "SLURM_NTASKS")
 		}
@@ -496,7 +497,7 @@ func naiveFromEnv(e env, o fuzzOptions) outcome {
 	// Each is checked in turn, in order of precedence.
 	first := gs[0]
 	for i, g := range gs {
-		if g.world.Cmp(big.NewInt(ranks.MaxWorld)) > 0 || g.world.Sign() < 1 || g.rank.Sign() < 0 || g.rank.Cmp(g.world) >= 0 {
+		if g.world.Cmp(big.NewInt(limits.MaxWorld)) > 0 || g.world.Sign() < 1 || g.rank.Sign() < 0 || g.rank.Cmp(g.world) >= 0 {
 			return fail("out of range", g.names...)
 		}
 		if i == 0 {

@@ -57,19 +57,19 @@
 // task per node: RANK 5 of 8 is in SLURM_PROCID 1's block of 2), and the
 // inner rank is used. Nothing is ever guessed: a variable that is not an
 // integer, a convention set only in part (RANK without WORLD_SIZE), a rank
-// outside [0, world), a world above [MaxWorld], conventions that give
-// ranks that do not agree, a declared [World] that differs from the
-// environment's or from [Explicit]'s, and a declared world of more than
-// one with no convention to give the rank are all errors that name the
-// variables. Where several are wrong at once, the error names one of
-// them, always the same one for the same environment: first a convention
-// whose variables cannot be read (not an integer, set in part), the first
-// in the order above; then what composing conventions needs (PMIx's
-// world, a Slurm step within its array task); then, convention by
-// convention in the order above, a rank or world out of range, a world
-// other than the declared one, or a rank that does not agree with the
-// first convention set. Only when no convention is set and no world is
-// declared is the process rank 0 of 1: a job of one process.
+// outside [0, world), a world above 65536 (the most processes a job may
+// have), conventions that give ranks that do not agree, a declared [World]
+// that differs from the environment's or from [Explicit]'s, and a declared
+// world of more than one with no convention to give the rank are all
+// errors that name the variables. Where several are wrong at once, the
+// error names one of them, always the same one for the same environment:
+// first a convention whose variables cannot be read (not an integer, set
+// in part), the first in the order above; then what composing conventions
+// needs (PMIx's world, a Slurm step within its array task); then,
+// convention by convention in the order above, a rank or world out of
+// range, a world other than the declared one, or a rank that does not
+// agree with the first convention set. Only when no convention is set and
+// no world is declared is the process rank 0 of 1: a job of one process.
 //
 // Empty variables count as unset. A job that runs torchrun --standalone
 // inside each task of a Slurm array sees two conventions that disagree by
@@ -83,14 +83,12 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/rowflow/rowflow/internal/limits"
 )
 
-// MaxWorld is the largest number of processes a job may have. Every world
-// size that rowflow reads from a flag, a variable or a file is checked
-// against it before anything is allocated from it, so that a mistyped or
-// hostile number is an error rather than an attempt to allocate for two
-// billion ranks.
-const MaxWorld = 1 << 16
+// MaxWorld is the largest number of processes a job may have: 65536.
+const MaxWorld = limits.MaxWorld
 
 // Rank is one process's share of a job: rank Rank of World processes,
 // 0 <= Rank < World.
@@ -119,14 +117,15 @@ type config struct {
 }
 
 // Explicit sets the rank and world directly; the environment is then not
-// read. It needs 0 <= rank < world; a [World] given too must agree.
+// read. It needs 0 <= rank < world <= 65536, the most processes a job may
+// have; a [World] given too must agree.
 func Explicit(rank, world int) Option {
 	return func(c *config) error {
 		if world < 1 || rank < 0 || rank >= world {
 			return fmt.Errorf("ranks: Explicit(%d, %d): need 0 <= rank < world", rank, world)
 		}
-		if world > MaxWorld {
-			return fmt.Errorf("ranks: Explicit(%d, %d): more than the %d processes a job may have (ranks.MaxWorld)", rank, world, MaxWorld)
+		if world > limits.MaxWorld {
+			return fmt.Errorf("ranks: Explicit(%d, %d): more than the %d processes a job may have", rank, world, limits.MaxWorld)
 		}
 		c.xrank, c.xworld, c.explicit = rank, world, true
 		return nil
@@ -135,11 +134,12 @@ func Explicit(rank, world int) Option {
 
 // World declares the number of processes of the job: the completion count
 // of a Kubernetes Indexed Job, which the environment does not give, or a
-// count the conventions found must agree with. n must be at least 1.
+// count the conventions found must agree with. n must be from 1 to 65536,
+// the most processes a job may have.
 func World(n int) Option {
 	return func(c *config) error {
-		if n < 1 || n > MaxWorld {
-			return fmt.Errorf("ranks: World(%d): must be from 1 to %d (ranks.MaxWorld)", n, MaxWorld)
+		if n < 1 || n > limits.MaxWorld {
+			return fmt.Errorf("ranks: World(%d): must be from 1 to %d", n, limits.MaxWorld)
 		}
 		c.world = n
 		return nil

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rowflow/rowflow/internal/limits"
 	"github.com/rowflow/rowflow/ranks"
 )
 
@@ -158,8 +159,8 @@ func TestFromEnv(t *testing.T) {
 		{name: "torchrun above MaxWorld", env: env{"RANK": "0", "WORLD_SIZE": "65537"}, err: "RANK/WORLD_SIZE gives a world of 65537, more than the 65536"},
 		{name: "torchrun at MaxWorld", env: env{"RANK": "65535", "WORLD_SIZE": "65536"}, rank: 65535, world: 65536, from: "RANK/WORLD_SIZE"},
 		{name: "array above MaxWorld", env: env{"SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_COUNT": "99999999999"}, err: "more than the 65536"},
-		{name: "declared above MaxWorld", opts: []ranks.Option{ranks.World(ranks.MaxWorld + 1)}, err: "World(65537): must be from 1 to 65536"},
-		{name: "explicit above MaxWorld", opts: []ranks.Option{ranks.Explicit(0, ranks.MaxWorld+1)}, err: "Explicit(0, 65537): more than the 65536"},
+		{name: "declared above MaxWorld", opts: []ranks.Option{ranks.World(limits.MaxWorld + 1)}, err: "World(65537): must be from 1 to 65536"},
+		{name: "explicit above MaxWorld", opts: []ranks.Option{ranks.Explicit(0, limits.MaxWorld+1)}, err: "Explicit(0, 65537): more than the 65536"},
 
 		{name: "agreeing conventions", env: env{"RANK": "1", "WORLD_SIZE": "2", "SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "2"},
 			rank: 1, world: 2, from: "RANK/WORLD_SIZE"},

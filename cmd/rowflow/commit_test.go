@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rowflow/rowflow/ranks"
+	"github.com/rowflow/rowflow/internal/limits"
 	"github.com/rowflow/rowflow/sinks/shards"
 )
 
@@ -147,15 +147,15 @@ func TestCommitVerifyRefuseAPathOutside(t *testing.T) {
 	}
 }
 
-// commit and reshard refuse a -world above ranks.MaxWorld as bad usage.
+// commit and reshard refuse a -world above limits.MaxWorld as bad usage.
 // (Before the fix, commit -world 2000000000 ran out of memory listing the
 // missing ranks, and reshard accepted it.)
 func TestWorldFlagsBounded(t *testing.T) {
 	in := eightEvents(t)
 	out := filepath.Join(t.TempDir(), "out")
 	must(t, nil, "reshard", "-out", out, in)
-	big := fmt.Sprint(ranks.MaxWorld + 1)
-	want := fmt.Sprintf("-world %s: at most %d", big, ranks.MaxWorld)
+	big := fmt.Sprint(limits.MaxWorld + 1)
+	want := fmt.Sprintf("-world %s: at most %d", big, limits.MaxWorld)
 	for _, args := range [][]string{
 		{"commit", "-world", big, out},
 		{"reshard", "-rank", "0", "-world", big, "-out", filepath.Join(t.TempDir(), "o"), in},

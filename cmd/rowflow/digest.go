@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/rowflow/rowflow/determinism"
-	"github.com/rowflow/rowflow/ranks"
+	"github.com/rowflow/rowflow/internal/limits"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
 )
@@ -119,7 +119,7 @@ func verifyManifests(dir string, stdout io.Writer) error {
 
 func runCommit(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlags("commit", "-world W [-rows N] DIR", "rowflow commit -world 16 out/")
-	world := fs.Int("world", 0, "the number of ranks that wrote DIR")
+	world := fs.Int("world", 0, fmt.Sprintf("the number of ranks that wrote DIR (1 to %d)", limits.MaxWorld))
 	rows := fs.Int64("rows", 0, "the total the output must hold (checks that the union is complete; without it the total is not checked)")
 	if err := parse(fs, args, 1); err != nil {
 		return err
@@ -127,8 +127,8 @@ func runCommit(ctx context.Context, args []string, stdout io.Writer) error {
 	if *world < 1 {
 		return fmt.Errorf("%w: -world %d: give the number of ranks", errUsage, *world)
 	}
-	if *world > ranks.MaxWorld {
-		return fmt.Errorf("%w: -world %d: at most %d (ranks.MaxWorld)", errUsage, *world, ranks.MaxWorld)
+	if *world > limits.MaxWorld {
+		return fmt.Errorf("%w: -world %d: at most %d", errUsage, *world, limits.MaxWorld)
 	}
 	var opts []shards.CommitOption
 	if givenFlags(fs)["rows"] {

@@ -19,6 +19,7 @@ import (
 	"github.com/rowflow/rowflow/internal/objstore"
 	"github.com/rowflow/rowflow/operators"
 
+	"github.com/rowflow/rowflow/internal/limits"
 	"github.com/rowflow/rowflow/ranks"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
@@ -36,14 +37,14 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	compression := fs.String("compression", "zstd", "compression: none, gzip, zstd or s2 for jsonl; none, zstd, snappy, gzip or lz4 for parquet")
 	partitionBy := fs.String("partition-by", "", "write Hive directories col=value/... by the values of these comma-separated columns (default: the Hive columns of the input, of any format, unless -columns or -rename leaves one out; -partition-by \"\" writes no directories)")
 	rowsPerFile := fs.Int64("rows-per-file", 0, "rows per output file (0: one file per writer)")
-	writers := fs.Int("writers", 1, fmt.Sprintf("files written at once (1 to %d)", shards.MaxWriters))
+	writers := fs.Int("writers", 1, fmt.Sprintf("files written at once (1 to %d)", limits.MaxWriters))
 	filter := fs.String("filter", "", "a row filter in the text form, e.g. \"score > 0.5 and lang = 'en'\" (Parquet input)")
 	columns := fs.String("columns", "", "comma-separated columns to keep, in this order, by their names after -rename (a JSON Lines record without one gives null)")
 	rename := fs.String("rename", "", "columns to rename, old=new[,old=new]")
 	window := fs.Int("shuffle-window", 0, "shuffle the input's fragments (Parquet row groups, CSV byte ranges) through a window of this many")
 	seed := fs.Uint64("seed", 0, "the seed of the shuffle")
 	rank := fs.Int("rank", -1, "this process's rank; with -world; default: from the environment (torchrun, MPI, Kubernetes, Slurm) or 0 of 1")
-	world := fs.Int("world", 0, "the number of ranks")
+	world := fs.Int("world", 0, fmt.Sprintf("the number of ranks (1 to %d)", limits.MaxWorld))
 	completions := fs.Int("completions", 0, "the declared count of a Kubernetes Indexed Job (JOB_COMPLETION_INDEX gives the rank)")
 	rowID := fs.String("row-id-column", "row_id", "write each row's ID as the columns NAME_key1, NAME_key2 and NAME_ord in Parquet, NAME_hi and NAME_lo in CSV and JSON Lines (empty: none)")
 	par := fs.Int("parallel", 2, "workers that read the input")
@@ -59,8 +60,8 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := checkOutOfInput(*out, fs.Arg(0)); err != nil {
 		return err
 	}
-	if *writers < 1 || *writers > shards.MaxWriters {
-		return fmt.Errorf("%w: -writers %d: must be from 1 to %d", errUsage, *writers, shards.MaxWriters)
+	if *writers < 1 || *writers > limits.MaxWriters {
+		return fmt.Errorf("%w: -writers %d: must be from 1 to %d", errUsage, *writers, limits.MaxWriters)
 	}
 	if *rowsPerFile < 0 {
 		return fmt.Errorf("%w: -rows-per-file %d: must be at least 0 (0: one file per writer)", errUsage, *rowsPerFile)
@@ -87,8 +88,8 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w: -completions declares the count of a Kubernetes Indexed Job, whose environment gives the rank; -rank and -world give both: use one or the other", errUsage)
 	case given["rank"] != given["world"]:
 		return fmt.Errorf("%w: -rank and -world come together: give both, or neither to take the rank from the environment", errUsage)
-	case given["world"] && *world > ranks.MaxWorld:
-		return fmt.Errorf("%w: -world %d: at most %d (ranks.MaxWorld)", errUsage, *world, ranks.MaxWorld)
+	case given["world"] && *world > limits.MaxWorld:
+		return fmt.Errorf("%w: -world %d: at most %d", errUsage, *world, limits.MaxWorld)
 	case given["rank"] && (*world < 1 || *rank < 0 || *rank >= *world):
 		return fmt.Errorf("%w: -rank %d -world %d: the world must be at least 1 and the rank from 0 to the world less 1", errUsage, *rank, *world)
 	case given["rank"]:

@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rowflow/rowflow/ranks"
+	"github.com/rowflow/rowflow/internal/limits"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -166,7 +166,8 @@ func ExpectRows(n int64) CommitOption {
 // Every manifest is read and checked as "Records and checksums" in the
 // package documentation says: its checksum and fields, and its paths,
 // confined to dir; the files are opened through an [os.Root] of dir and
-// must be regular files. world must be at most [ranks.MaxWorld].
+// must be regular files. world must be from 1 to 65536, the most
+// processes a job may have.
 //
 // Errors name the rank and the file; up to ten problems are reported
 // together. Commit reads every file once to hash it, and its footer and
@@ -183,8 +184,8 @@ func Commit(dir string, world int, opts ...CommitOption) (*DatasetManifest, erro
 			return nil, fail(err)
 		}
 	}
-	if world < 1 || world > ranks.MaxWorld {
-		return nil, fail(fmt.Errorf("world %d: must be from 1 to %d (ranks.MaxWorld)", world, ranks.MaxWorld))
+	if world < 1 || world > limits.MaxWorld {
+		return nil, fail(fmt.Errorf("world %d: must be from 1 to %d", world, limits.MaxWorld))
 	}
 	root, err := openTree(dir)
 	if err != nil {
@@ -486,13 +487,13 @@ func ReadDatasetManifest(dir string) (*DatasetManifest, error) {
 }
 
 // check checks the dataset manifest's fields: a world within
-// ranks.MaxWorld and one entry per rank, in order, naming its manifest;
+// limits.MaxWorld and one entry per rank, in order, naming its manifest;
 // hashes and fingerprints of their lengths; counts not negative that add
 // up to the totals; a row-ID check that matches the row-ID column.
 func (dm *DatasetManifest) check() error {
 	switch {
-	case dm.World < 1 || dm.World > ranks.MaxWorld:
-		return fmt.Errorf("world %d: must be from 1 to %d", dm.World, ranks.MaxWorld)
+	case dm.World < 1 || dm.World > limits.MaxWorld:
+		return fmt.Errorf("world %d: must be from 1 to %d", dm.World, limits.MaxWorld)
 	case len(dm.Ranks) != dm.World:
 		return fmt.Errorf("%d ranks listed for a world of %d", len(dm.Ranks), dm.World)
 	case !isHex(dm.Job, 32):

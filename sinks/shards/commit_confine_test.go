@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/ranks"
+	"github.com/rowflow/rowflow/internal/limits"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
 )
@@ -157,19 +157,19 @@ func TestManifestConfinedToTheDirectory(t *testing.T) {
 	refusedBoth(t, dir, `_manifest-00000.json: file 1 (path "../outside.parquet"): is not a clean relative path inside the output directory: it could lead outside it`)
 }
 
-// TestCommitWorldBounded: Commit refuses a world above ranks.MaxWorld
+// TestCommitWorldBounded: Commit refuses a world above limits.MaxWorld
 // before it allocates anything for it, and lists at most ten missing ranks,
 // then how many more. (Before the fix, a world of 2,000,000,000 ran out
 // of memory listing the missing ranks; MaxWorld+1 listed all 65,537.)
 func TestCommitWorldBounded(t *testing.T) {
 	dir, _ := oneRank(t)
-	_, err := shards.Commit(dir, ranks.MaxWorld+1)
-	wantErr(t, err, fmt.Sprintf("world %d: must be from 1 to %d", ranks.MaxWorld+1, ranks.MaxWorld))
+	_, err := shards.Commit(dir, limits.MaxWorld+1)
+	wantErr(t, err, fmt.Sprintf("world %d: must be from 1 to %d", limits.MaxWorld+1, limits.MaxWorld))
 	_, err = shards.Commit(dir, 2_000_000_000)
-	wantErr(t, err, fmt.Sprintf("world 2000000000: must be from 1 to %d", ranks.MaxWorld))
+	wantErr(t, err, fmt.Sprintf("world 2000000000: must be from 1 to %d", limits.MaxWorld))
 
-	_, err = shards.Commit(dir, ranks.MaxWorld)
-	wantErr(t, err, fmt.Sprintf("rank 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and %d more of %d have not finished: no manifest", ranks.MaxWorld-11, ranks.MaxWorld))
+	_, err = shards.Commit(dir, limits.MaxWorld)
+	wantErr(t, err, fmt.Sprintf("rank 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and %d more of %d have not finished: no manifest", limits.MaxWorld-11, limits.MaxWorld))
 	if len(err.Error()) > 1000 {
 		t.Errorf("the error has %d bytes", len(err.Error()))
 	}

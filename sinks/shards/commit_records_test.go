@@ -104,8 +104,7 @@ func TestRankManifestIntegrity(t *testing.T) {
 
 // TestDatasetManifestIntegrity: a dataset manifest edited by hand is
 // refused by ReadDatasetManifest, naming it and what is wrong; one sealed
-// again with totals that do not add up, or a world beyond
-// ranks.MaxWorld, too. (Before the fix, ReadDatasetManifest returned the
+// again with totals that do not add up, or a world beyond 65536, too. (Before the fix, ReadDatasetManifest returned the
 // edited values.)
 func TestDatasetManifestIntegrity(t *testing.T) {
 	dir := threeRanks(t)

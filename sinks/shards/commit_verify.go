@@ -17,14 +17,15 @@ import (
 	"sync"
 
 	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/limits"
 	"github.com/rowflow/rowflow/internal/lineage"
 	"github.com/rowflow/rowflow/internal/parquet/pqcol"
-	"github.com/rowflow/rowflow/ranks"
 	"github.com/rowflow/rowflow/rowid"
 )
 
-// VerifyManifest reads the manifest of rank in dir and checks it against
-// the files on disk: every file it lists is there, with its size, SHA-256
+// VerifyManifest reads the manifest of rank in dir, from 0 to 65535 (a
+// job has at most 65536 processes), and checks it against the files on
+// disk: every file it lists is there, with its size, SHA-256
 // and row count, and, when the files hold the row-ID column
 // ([RowIDColumn]), its first and last row IDs; and the rank has no data
 // file under dir that the manifest does not list (dataset discovery would
@@ -40,8 +41,8 @@ import (
 // up to GOMAXPROCS at a time.
 func VerifyManifest(dir string, rank int) (*Manifest, error) {
 	fail := func(err error) error { return fmt.Errorf("shards: VerifyManifest(%q): %w", dir, err) }
-	if rank < 0 || rank >= ranks.MaxWorld {
-		return nil, fail(fmt.Errorf("rank %d: must be from 0 to %d (ranks.MaxWorld less 1)", rank, ranks.MaxWorld-1))
+	if rank < 0 || rank >= limits.MaxWorld {
+		return nil, fail(fmt.Errorf("rank %d: must be from 0 to %d", rank, limits.MaxWorld-1))
 	}
 	root, err := openTree(dir)
 	if err != nil {

@@ -159,9 +159,9 @@
 // records had checksums, is refused: rewrite or commit the output again),
 // its content (unknown fields refused), its checksum, and its fields one
 // by one: required fields present, counts not negative and adding up to
-// the totals, ranks and worlds within [ranks.MaxWorld], and every path
-// relative to the directory, clean, without "..", named as the rank's
-// files are. An edited or damaged record is refused with an error that
+// the totals, worlds from 1 to 65536 (the most processes a job may have)
+// and ranks below them, and every path relative to the directory, clean,
+// without "..", named as the rank's files are. An edited or damaged record is refused with an error that
 // names its file and what is wrong; nothing is migrated.
 //
 // The files a record lists are opened, renamed and removed through an

@@ -6,7 +6,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/rowflow/rowflow/ranks"
+	"github.com/rowflow/rowflow/internal/limits"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -161,16 +161,16 @@ func decodeManifest(path string, b []byte, rank int) (*Manifest, error) {
 }
 
 // check checks the manifest's fields, as Parquet writes them: a
-// rank and world within [ranks.MaxWorld], the files sorted and named as
+// rank and world within limits.MaxWorld, the files sorted and named as
 // the rank's data files under the directory (see checkLocal), counts that
 // are not negative and add up to the totals. Its error names the field or
 // the file.
 func (m *Manifest) check() error {
 	switch {
-	case m.Rank < 0 || m.Rank >= ranks.MaxWorld:
-		return fmt.Errorf("rank %d: must be from 0 to %d", m.Rank, ranks.MaxWorld-1)
-	case m.World < 1 || m.World > ranks.MaxWorld:
-		return fmt.Errorf("world %d: must be from 1 to %d", m.World, ranks.MaxWorld)
+	case m.Rank < 0 || m.Rank >= limits.MaxWorld:
+		return fmt.Errorf("rank %d: must be from 0 to %d", m.Rank, limits.MaxWorld-1)
+	case m.World < 1 || m.World > limits.MaxWorld:
+		return fmt.Errorf("world %d: must be from 1 to %d", m.World, limits.MaxWorld)
 	case m.Rank >= m.World:
 		return fmt.Errorf("rank %d of a world of %d", m.Rank, m.World)
 	case m.Format != "" && m.Format != "jsonl" && m.Format != "csv":

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rowflow/rowflow/internal/codec"
+	"github.com/rowflow/rowflow/internal/limits"
 	"github.com/rowflow/rowflow/internal/optcheck"
 	"github.com/rowflow/rowflow/internal/parquet/pqwrite"
 
@@ -69,8 +70,6 @@ const (
 	// defaultMaxOpenPartitions is the number of partition writers a writer
 	// may hold open unless [MaxOpenPartitions] says otherwise.
 	defaultMaxOpenPartitions = 64
-	// MaxWriters is the largest number of writers [Writers] accepts.
-	MaxWriters = 4096
 	// maxPageBytes is the largest page size [PageSize] accepts, 128 MiB:
 	// half of the decoded page size that the sources read by default
 	// (sources/parquet.MaxPageSize, 256 MiB), which leaves room for the values
@@ -168,11 +167,11 @@ func ZstdLevel(level int) ParquetOption {
 // end markers) goes, whole, to writer k % n. Writer w numbers its files
 // w, w+n, w+2n, …, so every writer's files have distinct names. The files
 // depend on n; for a given n they do not depend on the parallelism of the
-// stages upstream. n must be from 1 to [MaxWriters] (4096): each writer
+// stages upstream. n must be from 1 to 4096: each writer
 // is a goroutine with its own open file and encoding buffers, made when
 // the run starts, so a larger n costs memory without writing faster.
 func Writers(n int) Option {
-	return shardOption(optcheck.Between("shards", "Writers", n, 1, MaxWriters, func(c *parquetConfig, v int) { c.writers = v }))
+	return shardOption(optcheck.Between("shards", "Writers", n, 1, limits.MaxWriters, func(c *parquetConfig, v int) { c.writers = v }))
 }
 
 // RowIDColumn adds each row's ID to the files, after T's columns, in a

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/limits"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
 )
@@ -40,25 +41,25 @@ func wantBuildError(t *testing.T, what string, sink flow.Sink, p *flow.Pipeline,
 	}
 }
 
-// Writers is bounded by MaxWriters in every shard sink: a larger n is an
+// Writers is bounded by limits.MaxWriters in every shard sink: a larger n is an
 // error of the option when the sink is built, not a run that makes n
 // writers (which, with math.MaxInt, never ends and exhausts memory).
 func TestWritersBound(t *testing.T) {
-	for _, n := range []int{shards.MaxWriters + 1, math.MaxInt, 0, math.MinInt} {
+	for _, n := range []int{limits.MaxWriters + 1, math.MaxInt, 0, math.MinInt} {
 		dir := filepath.Join(t.TempDir(), "out")
 		for format, sink := range shardSinks(dir, shards.Writers(n)) {
 			want := fmt.Sprintf("shards: Writers(%d): must be from 1 to 4096", n)
 			wantBuildError(t, format+" "+want, sink, flow.From(sources.Slice(notes(10))), dir, want)
 		}
 	}
-	// MaxWriters itself is accepted, and every row is written once.
+	// limits.MaxWriters itself is accepted, and every row is written once.
 	dir := filepath.Join(t.TempDir(), "out")
 	rows := pqRows(3000)
-	if err := pqPipeline(rows, 2).To(shards.Parquet[pqRow](dir, shards.Writers(shards.MaxWriters))).Run(context.Background()); err != nil {
+	if err := pqPipeline(rows, 2).To(shards.Parquet[pqRow](dir, shards.Writers(limits.MaxWriters))).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	m := checkManifest(t, dir, 0, nil)
-	if m.Writers != shards.MaxWriters || m.Rows != 3000 {
+	if m.Writers != limits.MaxWriters || m.Rows != 3000 {
 		t.Fatalf("manifest: %d writers, %d rows", m.Writers, m.Rows)
 	}
 }

@@ -96,12 +96,17 @@ func TestCommitRefusesARankOfAnotherWorld(t *testing.T) {
 	}
 }
 
+// manifestName is the name of rank's manifest, as package shards
+// documents it: _manifest-<rank>.json, the rank zero-padded to five
+// digits.
+func manifestName(rank int) string { return fmt.Sprintf("_manifest-%05d.json", rank) }
+
 // editManifest rewrites the rank's manifest in dir with edit applied, and
 // seals it again as package shards documents (see shards.Manifest): what
 // a user who edits a manifest and fixes its checksum leaves.
 func editManifest(t *testing.T, dir string, rank int, edit func(*shards.Manifest)) {
 	t.Helper()
-	p := filepath.Join(dir, shards.ManifestName(rank))
+	p := filepath.Join(dir, manifestName(rank))
 	b, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +195,7 @@ func TestCommitRefusesRanksOfAnotherJob(t *testing.T) {
 func TestVerifyManifestErrorsBounded(t *testing.T) {
 	out := t.TempDir()
 	for r := range 25 {
-		if err := os.WriteFile(filepath.Join(out, shards.ManifestName(r)), []byte("{"), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(out, manifestName(r)), []byte("{"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

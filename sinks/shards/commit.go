@@ -16,10 +16,10 @@ import (
 	"github.com/rowflow/rowflow/rowid"
 )
 
-// DatasetManifestName is the name of the dataset manifest that [Commit]
+// datasetManifestName is the name of the dataset manifest that Commit
 // writes in the output directory of a job of several ranks. The leading
 // underscore makes dataset discovery skip it.
-const DatasetManifestName = "_manifest.json"
+const datasetManifestName = "_manifest.json"
 
 // datasetManifestVersion is the version of the format of
 // [DatasetManifest] that [Commit] writes and [ReadDatasetManifest] reads.
@@ -27,8 +27,8 @@ const DatasetManifestName = "_manifest.json"
 const datasetManifestVersion = 2
 
 // DatasetManifest is the commit record of a job's output as a whole: what
-// [Commit] checked and found, written as indented JSON to
-// [DatasetManifestName]. Its presence means every rank finished and the
+// [Commit] checked and found, written as indented JSON to _manifest.json
+// in the output directory. Its presence means every rank finished and the
 // ranks' outputs form one dataset. Its content is a function of the
 // ranks' manifests.
 type DatasetManifest struct {
@@ -111,7 +111,7 @@ func ExpectRows(n int64) CommitOption {
 }
 
 // Commit checks that the world ranks of a sharded job wrote one complete
-// dataset into dir, and writes its dataset manifest, [DatasetManifestName].
+// dataset into dir, and writes its dataset manifest, _manifest.json.
 // Each rank r writes into dir with [Parquet] (or another shard sink)
 // in a run given its rank with flow's WithRank(r, world); once all have
 // finished, one process commits. Commit checks that:
@@ -268,7 +268,7 @@ func checkWorld(out *output, world int) error {
 	for _, r := range out.manifests {
 		have[r] = true
 		if r >= world {
-			addExtra(fmt.Sprintf("rank %d's manifest %s", r, ManifestName(r)))
+			addExtra(fmt.Sprintf("rank %d's manifest %s", r, manifestName(r)))
 		}
 	}
 	for r := range world {
@@ -330,7 +330,7 @@ func checkManifestWorld(ms []*Manifest, world int) []error {
 	for r, m := range ms {
 		if m.World != world {
 			errs = append(errs, fmt.Errorf("rank %d was written as rank %d of %d (%s records world %d), not as a rank of the world of %d being committed",
-				r, m.Rank, m.World, ManifestName(r), m.World, world))
+				r, m.Rank, m.World, manifestName(r), m.World, world))
 		}
 	}
 	return errs
@@ -344,7 +344,7 @@ func checkSameJob(ms []*Manifest) []error {
 	for _, m := range ms[1:] {
 		if m.Job != ms[0].Job {
 			errs = append(errs, fmt.Errorf("rank %d is a rank of another job than rank 0: %s records job %s, %s job %s (their pipelines differ in definition, seed, epochs or world); rerun the ranks of one job",
-				m.Rank, ManifestName(m.Rank), m.Job, ManifestName(0), ms[0].Job))
+				m.Rank, manifestName(m.Rank), m.Job, manifestName(0), ms[0].Job))
 		}
 	}
 	return errs
@@ -387,7 +387,7 @@ func datasetManifest(ms []*Manifest) (*DatasetManifest, error) {
 		if dm.Rows > math.MaxInt64-m.Rows || dm.Bytes > math.MaxInt64-m.Bytes {
 			return nil, fmt.Errorf("the ranks' rows or bytes overflow at rank %d", r)
 		}
-		dm.Ranks[r] = DatasetRank{Rank: r, Manifest: ManifestName(r), SHA256: m.sum, Fingerprint: m.Fingerprint,
+		dm.Ranks[r] = DatasetRank{Rank: r, Manifest: manifestName(r), SHA256: m.sum, Fingerprint: m.Fingerprint,
 			Files: len(m.Files), Rows: m.Rows, Bytes: m.Bytes}
 		dm.Files += len(m.Files)
 		dm.Rows += m.Rows
@@ -461,10 +461,10 @@ func ReadDatasetManifest(dir string) (*DatasetManifest, error) {
 	root, err := openTree(dir)
 	var b []byte
 	if err == nil {
-		b, err = root.readRecord(DatasetManifestName)
+		b, err = root.readRecord(datasetManifestName)
 		root.Close()
 	}
-	p := joinDir(dir, DatasetManifestName)
+	p := joinDir(dir, datasetManifestName)
 	if err != nil {
 		return nil, fmt.Errorf("shards: reading the dataset manifest in %s: %w", dir, err)
 	}
@@ -505,8 +505,8 @@ func (dm *DatasetManifest) check() error {
 	var files, rows, size int64
 	for i, r := range dm.Ranks {
 		switch {
-		case r.Rank != i || r.Manifest != ManifestName(i):
-			return fmt.Errorf("rank entry %d: rank %d, manifest %q; want rank %d, %s", i+1, r.Rank, r.Manifest, i, ManifestName(i))
+		case r.Rank != i || r.Manifest != manifestName(i):
+			return fmt.Errorf("rank entry %d: rank %d, manifest %q; want rank %d, %s", i+1, r.Rank, r.Manifest, i, manifestName(i))
 		case !isHex(r.SHA256, 64) || !isHex(r.Fingerprint, 32):
 			return fmt.Errorf("rank %d: SHA-256 %q or fingerprint %q is not of 64 or 32 hex digits", i, r.SHA256, r.Fingerprint)
 		case r.Files < 0 || r.Rows < 0 || r.Bytes < 0:
@@ -536,7 +536,7 @@ func (t *outputTree) writeDatasetManifest(dm *DatasetManifest) error {
 		return t.putDatasetManifest(b)
 	}
 	dir := t.dir
-	final := filepath.Join(dir, DatasetManifestName)
+	final := filepath.Join(dir, datasetManifestName)
 	if old, err := os.ReadFile(final); err == nil && bytes.Equal(old, b) {
 		return nil
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -547,13 +547,13 @@ func (t *outputTree) writeDatasetManifest(dm *DatasetManifest) error {
 		return err
 	}
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "."+DatasetManifestName+".tmp-") {
+		if strings.HasPrefix(e.Name(), "."+datasetManifestName+".tmp-") {
 			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
 		}
 	}
-	f, err := createHidden(dir, DatasetManifestName)
+	f, err := createHidden(dir, datasetManifestName)
 	if err != nil {
 		return err
 	}

@@ -261,7 +261,7 @@ func (s continuableSink[T]) Continuation(env flow.Env) (flow.Checkpoint, bool, e
 	if objstore.IsURL(dir) {
 		return s.bucketContinuation(env)
 	}
-	if _, err := os.Stat(filepath.Join(dir, ManifestName(env.Rank))); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, manifestName(env.Rank))); err == nil {
 		return flow.Checkpoint{}, false, nil
 	}
 	p, err := readProgress(dir, env.Rank, "")
@@ -278,7 +278,7 @@ func (s continuableSink[T]) Continuation(env flow.Env) (flow.Checkpoint, bool, e
 func (s continuableSink[T]) bucketContinuation(env flow.Env) (flow.Checkpoint, bool, error) {
 	ctx := context.Background()
 	url := strings.TrimSuffix(s.plan.dir, "/")
-	_, err := objstore.Stat(ctx, url+"/"+ManifestName(env.Rank))
+	_, err := objstore.Stat(ctx, url+"/"+manifestName(env.Rank))
 	switch {
 	case err == nil:
 		return flow.Checkpoint{}, false, nil

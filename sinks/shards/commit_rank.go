@@ -42,8 +42,8 @@ func (o *outputDir) checkExisting() error {
 	for _, f := range files {
 		o.found[f] = true
 	}
-	path := filepath.Join(o.root, ManifestName(o.rank))
-	b, err := readRecord(o.root, ManifestName(o.rank))
+	path := filepath.Join(o.root, manifestName(o.rank))
+	b, err := readRecord(o.root, manifestName(o.rank))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
@@ -64,7 +64,7 @@ func (o *outputDir) acceptManifest(path string, b []byte, where string) (*Manife
 	}
 	if m.Fingerprint != o.fingerprint {
 		return nil, fmt.Errorf("shards: %s: the %s already holds output of rank %d of another pipeline (%s has fingerprint %s, this run's is %s); remove it, or use Overwrite",
-			o.what, where, o.rank, ManifestName(o.rank), m.Fingerprint, o.fingerprint)
+			o.what, where, o.rank, manifestName(o.rank), m.Fingerprint, o.fingerprint)
 	}
 	o.manifest = b
 	return m, nil

@@ -142,7 +142,7 @@ func (t *outputTree) scan() (*output, error) {
 // the object there already holds it. An object replaces the old one
 // whole: readers see the old manifest or the new one.
 func (t *outputTree) putDatasetManifest(b []byte) error {
-	name := t.url + "/" + DatasetManifestName
+	name := t.url + "/" + datasetManifestName
 	old, err := objstore.ReadAll(t.ctx, name, maxRecordBytes)
 	if err == nil && string(old) == string(b) {
 		return nil

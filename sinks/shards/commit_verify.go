@@ -68,7 +68,7 @@ func VerifyManifest(dir string, rank int) (*Manifest, error) {
 // the manifest (see Manifest.sum). The manifest must be a regular file.
 // Its errors name the rank and have no package prefix.
 func readRankManifest(root *outputTree, rank int) (*Manifest, error) {
-	name := ManifestName(rank)
+	name := manifestName(rank)
 	b, err := root.readRecord(name)
 	if err != nil {
 		return nil, fmt.Errorf("rank %d: %w", rank, err)

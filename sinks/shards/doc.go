@@ -17,11 +17,15 @@
 //	part-<rank>-<seq>.parquet        data files (.jsonl, .csv for the text sinks,
 //	                                 .jsonl.gz, .csv.zst, … when compressed)
 //	col=value/part-<rank>-<seq>.…    the same, with PartitionBy
-//	_manifest-<rank>.json            the rank's manifest: ManifestName(rank)
+//	_manifest-<rank>.json            the rank's manifest
 //	_manifest.json                   the dataset manifest, written by Commit
 //	.part-….tmp-<random>             a file being written (hidden)
 //	.progress-<rank>.json            the progress record of Continue (hidden)
 //	.rank-<rank>.lock                the lock of a running rank (hidden)
+//
+// In every name, <rank> is the rank zero-padded to five digits: rank 0's
+// manifest is _manifest-00000.json. Read the manifests with
+// [ReadManifest], [VerifyManifest] and [ReadDatasetManifest].
 //
 // Names that start with "_" or "." are skipped by dataset discovery (the
 // sources' directory search), so a reader of the directory reads the data
@@ -57,7 +61,7 @@
 //
 // # The manifest
 //
-// A rank's [Manifest], [ManifestName](rank), is its commit record: it is
+// A rank's [Manifest], _manifest-<rank>.json, is its commit record: it is
 // written after every data file of the run is in place, so its presence
 // means the run completed, and it lists exactly the rank's files, with
 // each file's size, SHA-256, row count and first and last row IDs. Its
@@ -135,8 +139,8 @@
 // [Commit], which checks that the ranks 0 to world-1 all finished, were
 // written for this world, are of one job and form one dataset, that
 // there is no other data, and that no row is written twice (see
-// [Commit]), and writes the [DatasetManifest], [DatasetManifestName],
-// the same way as a rank's manifest.
+// [Commit]), and writes the [DatasetManifest], _manifest.json, the same
+// way as a rank's manifest.
 //
 // # Continuation
 //

@@ -9,6 +9,12 @@ import (
 	"github.com/rowflow/rowflow/flow"
 )
 
+// ManifestName is the name of rank's manifest (see manifestName).
+func ManifestName(rank int) string { return manifestName(rank) }
+
+// DatasetManifestName is the name of the dataset manifest.
+const DatasetManifestName = datasetManifestName
+
 // SetFSStep sets the function called at the steps of a run's work on the
 // file system (see fsStep) and returns a function that restores the
 // previous one.

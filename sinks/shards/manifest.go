@@ -18,8 +18,10 @@ const manifestVersion = 3
 
 // Manifest describes the output of one successful run of [Parquet]
 // for one rank. It is written, as indented JSON, to the file
-// [ManifestName](rank) in the output directory, after every data file is
-// in place: a manifest's presence means the run completed. Its content is
+// _manifest-<rank>.json in the output directory (the rank zero-padded to
+// five digits, see "Layout of a job's output" in the package
+// documentation), after every data file is in place: a manifest's
+// presence means the run completed. Its content is
 // deterministic: nothing in it depends on time, the machine or the
 // parallelism of the pipeline.
 type Manifest struct {
@@ -105,11 +107,11 @@ type PartitionValue struct {
 	Value  string `json:"value"`
 }
 
-// ManifestName returns the name of the manifest of rank r:
+// manifestName returns the name of the manifest of rank r:
 // "_manifest-<rank>.json", the rank zero-padded to five digits, e.g.
 // _manifest-00000.json. The leading underscore makes dataset discovery
 // skip it.
-func ManifestName(rank int) string {
+func manifestName(rank int) string {
 	return fmt.Sprintf("_manifest-%05d.json", rank)
 }
 
@@ -122,10 +124,10 @@ func ReadManifest(dir string, rank int) (*Manifest, error) {
 	root, err := openTree(dir)
 	var b []byte
 	if err == nil {
-		b, err = root.readRecord(ManifestName(rank))
+		b, err = root.readRecord(manifestName(rank))
 		root.Close()
 	}
-	path := joinDir(dir, ManifestName(rank))
+	path := joinDir(dir, manifestName(rank))
 	if err != nil {
 		return nil, fmt.Errorf("shards: reading manifest in %s: %w", dir, err)
 	}

@@ -81,7 +81,7 @@ func (o *outputDir) isRankFile(name string) bool {
 // a data file's or the manifest's (see createTemp).
 func (o *outputDir) isRankTemp(name string) bool {
 	return strings.HasPrefix(name, "."+o.partPrefix()) && strings.Contains(name, o.ext+".tmp-") ||
-		strings.HasPrefix(name, "."+ManifestName(o.rank)+".tmp-") ||
+		strings.HasPrefix(name, "."+manifestName(o.rank)+".tmp-") ||
 		name == progressName(o.rank) || strings.HasPrefix(name, "."+progressName(o.rank)+".tmp-")
 }
 
@@ -451,7 +451,7 @@ func (o *outputDir) commit(files []doneFile, m *Manifest) (err error) {
 // removeManifest removes the rank's manifest, if there is one, and makes
 // its removal durable.
 func (o *outputDir) removeManifest() error {
-	err := os.Remove(filepath.Join(o.root, ManifestName(o.rank)))
+	err := os.Remove(filepath.Join(o.root, manifestName(o.rank)))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -491,7 +491,7 @@ func (o *outputDir) removeStale(files []doneFile, dirs map[string]bool) error {
 // renames it and syncs the directory: the rename is the rank's commit
 // point.
 func (o *outputDir) writeManifest(b []byte) error {
-	name := ManifestName(o.rank)
+	name := manifestName(o.rank)
 	f, err := o.createTemp(o.root, name)
 	if err == nil {
 		o.mu.Lock()

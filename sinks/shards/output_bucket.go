@@ -73,7 +73,7 @@ func (o *outputDir) objectName(rel string) string { return o.url + "/" + rel }
 func (o *outputDir) prepareBucket() error {
 	ctx := o.context()
 	if o.overwrite {
-		if err := objstore.Delete(ctx, o.objectName(ManifestName(o.rank))); err != nil {
+		if err := objstore.Delete(ctx, o.objectName(manifestName(o.rank))); err != nil {
 			return fmt.Errorf("shards: %s: removing the old manifest: %w", o.what, err)
 		}
 	} else if err := o.checkExistingBucket(ctx); err != nil {
@@ -116,7 +116,7 @@ func (o *outputDir) checkExistingBucket(ctx context.Context) error {
 	for f := range files {
 		o.found[f] = true
 	}
-	name := o.objectName(ManifestName(o.rank))
+	name := o.objectName(manifestName(o.rank))
 	b, err := objstore.ReadAll(ctx, name, maxRecordBytes)
 	switch {
 	case errors.Is(err, objstore.ErrNoObject):
@@ -280,7 +280,7 @@ func (o *outputDir) commitBucket(files []doneFile, m *Manifest) (err error) {
 	}
 	fsStep("stale removed")
 	if !bytes.Equal(o.manifest, b) {
-		name := o.objectName(ManifestName(o.rank))
+		name := o.objectName(manifestName(o.rank))
 		if o.manifest != nil {
 			if err := objstore.Delete(ctx, name); err != nil {
 				return fmt.Errorf("shards: %s: removing the old manifest: %w", o.what, err)

@@ -38,7 +38,7 @@ func Bisect[T any](ctx context.Context, a, b *flow.Pipeline) error {
 	if a == nil || b == nil {
 		return errors.New("determinism: Bisect of a nil pipeline")
 	}
-	if err := Encodable[T](); err != nil {
+	if err := encodable[T](); err != nil {
 		return err
 	}
 	da, err := partDigests[T](ctx, a, "the first pipeline")

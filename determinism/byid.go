@@ -72,7 +72,7 @@ func CompareByID[T any](ctx context.Context, a, b *flow.Pipeline) error {
 	if a == nil || b == nil {
 		return errors.New("determinism: CompareByID of a nil pipeline")
 	}
-	if err := Encodable[T](); err != nil {
+	if err := encodable[T](); err != nil {
 		return err
 	}
 	ra, err := digestRows[T](ctx, a, "the first pipeline")

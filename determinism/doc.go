@@ -75,7 +75,16 @@
 //     other type is reflect.Type.String ("int", "[]interface {}"); a type
 //     defined inside a function is named as if it were defined at package
 //     level. Renaming or moving a type held in interfaces changes digests.
-//   - chan, func, unsafe.Pointer: no encoding; see [Encodable].
+//   - chan, func, unsafe.Pointer: no encoding. Nor has a type with one of
+//     them anywhere in it, except in a blank (_) field, in an array of
+//     length 0 or inside a type with an AppendDigest method. [SumOf],
+//     [Verify], [Compare], [CompareByID], [Bisect] and [CheckGolden]
+//     check T before they run anything, and return an error that names
+//     the part of T that has no encoding ("v.F has type func()");
+//     [NewHasher] and [AppendValue] panic with that error. A value that T
+//     holds in an interface is checked when it is encoded: one that has no
+//     encoding is then an error of the run ([Hasher.AddChunk]'s error, a
+//     panic of [Hasher.Add] and AppendValue).
 //
 // A uvarint is encoding/binary's unsigned varint (LEB128). A defined type
 // is encoded by the rule of its underlying type, unless the Appender or

@@ -27,9 +27,10 @@ type Appender interface {
 // AppendValue appends the encoding of v (see the package documentation) to
 // b and returns the extended slice.
 //
-// It panics if [Encodable] reports an error for T, if v holds, in an
-// interface, a value whose type cannot be encoded, or if v is nested more
-// than 10000 levels deep (which a cycle of pointers, slices or maps is).
+// It panics if T has no encoding (see the package documentation), if v
+// holds, in an interface, a value whose type cannot be encoded, or if v is
+// nested more than 10000 levels deep (which a cycle of pointers, slices or
+// maps is).
 func AppendValue[T any](b []byte, v T) []byte {
 	c := mustCodec[T]()
 	s := state{b: b}
@@ -37,13 +38,13 @@ func AppendValue[T any](b []byte, v T) []byte {
 	return s.b
 }
 
-// Encodable returns nil if values of type T have an encoding, and
+// encodable returns nil if values of type T have an encoding, and
 // otherwise an error that names the part of T that has none: a channel,
 // function or unsafe.Pointer type anywhere in T, except in a blank (_)
 // field, in an array of length 0 or inside a type with an AppendDigest
 // method. Values that T holds in interfaces are checked only when they are
-// encoded.
-func Encodable[T any]() error {
+// encoded. Every entry point that runs a pipeline calls it first.
+func encodable[T any]() error {
 	return codecOf(reflect.TypeFor[T]()).err
 }
 
@@ -175,7 +176,7 @@ func (b *builder) build(t reflect.Type) encoder {
 	}
 }
 
-// check returns the error of [Encodable] for t.
+// check returns the error of encodable for t.
 func check(t reflect.Type) error {
 	path, bad := findUnencodable(t, "v", map[reflect.Type]bool{})
 	if bad == nil {

@@ -10,6 +10,10 @@ import (
 // to list its rows.
 const MaxGoldenRows = maxGoldenRows
 
+// Encodable returns the error of a type T that has no encoding (see
+// encodable).
+func Encodable[T any]() error { return encodable[T]() }
+
 // Record writes p's golden file at path and returns the stream's digest,
 // as CheckGolden with update true does.
 func Record[T any](ctx context.Context, p *flow.Pipeline, path string) (Sum, error) {

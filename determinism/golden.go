@@ -19,10 +19,10 @@ var ErrMismatch = errors.New("determinism: digest differs from the recorded one"
 const maxGoldenRows = 10000
 
 // SumOf runs p, which must have no sink and produce values of type T, and
-// returns the digest of its stream. If T has no encoding (see
-// [Encodable]), it returns that error without running p.
+// returns the digest of its stream. If T has no encoding (see the package
+// documentation), it returns that error without running p.
 func SumOf[T any](ctx context.Context, p *flow.Pipeline) (Sum, error) {
-	if err := Encodable[T](); err != nil {
+	if err := encodable[T](); err != nil {
 		return Sum{}, err
 	}
 	h := NewHasher[T]()
@@ -59,7 +59,7 @@ func checkFile[T any](ctx context.Context, p *flow.Pipeline, path string) error 
 	if err != nil {
 		return err
 	}
-	if err := Encodable[T](); err != nil {
+	if err := encodable[T](); err != nil {
 		return err
 	}
 	if want.legacy {

@@ -132,7 +132,7 @@ func (w *partitioner[T]) run(ctx context.Context, p *flow.Pipeline, done func(*g
 
 // record runs p and returns its golden file.
 func record[T any](ctx context.Context, p *flow.Pipeline) (*golden, error) {
-	if err := Encodable[T](); err != nil {
+	if err := encodable[T](); err != nil {
 		return nil, err
 	}
 	g := &golden{rows: true}

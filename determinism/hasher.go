@@ -48,8 +48,8 @@ type Hasher[T any] struct {
 	tmp T // Add's value, so that encoding it does not allocate
 }
 
-// NewHasher returns a Hasher for values of type T. It panics if
-// [Encodable] reports an error for T.
+// NewHasher returns a Hasher for values of type T. It panics if T has no
+// encoding (see the package documentation).
 func NewHasher[T any]() *Hasher[T] {
 	h := &Hasher[T]{h: sha256.New(), c: mustCodec[T]()}
 	h.Reset()

@@ -72,8 +72,8 @@ func Runs(k int) Option {
 // where a run differs, ends early or goes on after the reference ended, it
 // stops all runs and returns a [*Divergence]. If a run fails, it returns
 // that run's error, wrapped with the parallelism. If T has no encoding
-// (see [Encodable]) or an option is bad, it returns an error without
-// running anything.
+// (see the package documentation) or an option is bad, it returns an
+// error without running anything.
 func Verify[T any](ctx context.Context, build func(parallelism int) *flow.Pipeline, opts ...Option) error {
 	cfg := config{parallelisms: []int{2, 3, 4, 8}, runs: 1}
 	for _, o := range opts {
@@ -84,7 +84,7 @@ func Verify[T any](ctx context.Context, build func(parallelism int) *flow.Pipeli
 			return err
 		}
 	}
-	if err := Encodable[T](); err != nil {
+	if err := encodable[T](); err != nil {
 		return err
 	}
 	for run := 1; run <= cfg.runs; run++ {
@@ -122,7 +122,7 @@ func Compare[T any](ctx context.Context, a, b *flow.Pipeline) error {
 	if a == nil || b == nil {
 		return errors.New("determinism: Compare of a nil pipeline")
 	}
-	if err := Encodable[T](); err != nil {
+	if err := encodable[T](); err != nil {
 		return err
 	}
 	of := func(p *flow.Pipeline) func(int) *flow.Pipeline { return func(int) *flow.Pipeline { return p } }

@@ -28,8 +28,8 @@
 //     b.Fork(). It is not commutative. For a fixed b it is a bijection of a,
 //     so distinct IDs combined with the same b stay distinct. [Combiner]
 //     precomputes the b side when one ID is combined with many.
-//   - [FromString] and [FromBytes] are the full, finalised MurmurHash3
-//     x64_128 (seed 0) of their input: the IDs of named things.
+//   - [FromString] is the full, finalised MurmurHash3 x64_128 (seed 0) of
+//     its input: the ID of a named thing.
 //
 // None of the operations allocates. On a current x86-64 core, Next, Fork
 // and Combiner.Combine take 1 to 2 ns, Combine about 5 ns (it prepares its

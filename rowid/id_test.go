@@ -342,7 +342,6 @@ func TestNoAllocs(t *testing.T) {
 	id, other := ID{Lo: 1, Hi: 2}, ID{Lo: 3, Hi: 4}
 	c := NewCombiner(other)
 	name := "data/part-0000.parquet"
-	nameBytes := []byte(name)
 	buf := make([]byte, 0, 64)
 	text := []byte(id.String())
 	var sink ID
@@ -355,7 +354,6 @@ func TestNoAllocs(t *testing.T) {
 		{"Combine", func() { sink = id.Combine(other) }},
 		{"Combiner.Combine", func() { sink = c.Combine(id) }},
 		{"FromString", func() { sink = FromString(name) }},
-		{"FromBytes", func() { sink = FromBytes(nameBytes) }},
 		{"AppendText", func() { buf, _ = id.AppendText(buf[:0]) }},
 		{"UnmarshalText", func() { _ = sink.UnmarshalText(text) }},
 	} {

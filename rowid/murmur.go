@@ -5,14 +5,12 @@ import "math/bits"
 // FromString returns the MurmurHash3 x64_128 hash of s (seed 0, finalised)
 // as an ID: h1 in Lo, h2 in Hi. It names a file, a dataset, an input or an
 // operator, for use with [ID.Combine]; see "Naming files, inputs and
-// operators" in the package documentation. FromString("") is the zero ID. It does not allocate.
+// operators" in the package documentation. FromString("") is the zero ID.
+// It does not allocate. The ID of a name held in a []byte b is
+// FromString(string(b)).
 func FromString(s string) ID { return sum128(s) }
 
-// FromBytes is [FromString] for a byte slice: FromBytes(b) ==
-// FromString(string(b)). It does not allocate or retain b.
-func FromBytes(b []byte) ID { return sum128(b) }
-
-// byteString is satisfied by the two types the hash reads.
+// byteString is satisfied by the two types the hash and parse read.
 type byteString interface{ ~string | ~[]byte }
 
 // sum128 is MurmurHash3_x64_128 with seed 0.

@@ -4,9 +4,12 @@
 //
 // It has three tools:
 //
-//   - A digest ([Sum], computed by a [Hasher] or by [SumOf]) that condenses a stream's row IDs and values, in order,
-//     into a SHA-256 hash and a count. Equal streams give equal sums on
-//     every machine and in every version of this package.
+//   - A digest ([Sum]) that condenses a stream's row IDs and values, in
+//     order, into a SHA-256 hash and a count. Equal streams give equal
+//     sums on every machine and in every version of this package. [SumOf]
+//     runs a pipeline and digests its stream; a [Hasher] digests items
+//     that a program consumes itself, such as the batches a training
+//     loop reads with flow.Items.
 //   - [Verify], which runs a pipeline at parallelism 1 and at several
 //     others and reports the first item where they differ as a
 //     [*Divergence], down to the first differing field of the value

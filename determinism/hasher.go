@@ -31,8 +31,11 @@ type Sum struct {
 func (s Sum) String() string { return hex.EncodeToString(s.Hash[:]) }
 
 // Hasher computes the digest of a stream of items of type T, added in
-// stream order. The zero value is not usable; make one with [NewHasher].
-// A Hasher is not safe for concurrent use.
+// stream order: that of the items a program consumes itself, as a
+// training loop digests the batches it reads with flow.Items. To digest a
+// pipeline's stream, use [SumOf], which runs it. The zero value is not
+// usable; make one with [NewHasher]. A Hasher is not safe for concurrent
+// use.
 //
 // Hashing costs the encoding of each item (16 bytes of row ID, then the
 // value) and SHA-256 of those bytes, which dominates: on an x86-64 server

@@ -99,8 +99,8 @@ func partDigests[T any](ctx context.Context, p *flow.Pipeline, name string) ([]p
 	h := NewHasher[T]()
 	cur := int64(-1)
 	flush := func() {
-		out = append(out, partDigest{part: cur, items: h.Count(), sum: h.Sum()})
-		h.Reset()
+		out = append(out, partDigest{part: cur, items: h.n, sum: h.Sum()})
+		h.reset()
 	}
 	started := false
 	for c, err := range flow.Chunks[T](ctx, p) {

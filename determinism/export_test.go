@@ -25,3 +25,7 @@ func Record[T any](ctx context.Context, p *flow.Pipeline, path string) (Sum, err
 func Check[T any](ctx context.Context, p *flow.Pipeline, path string) error {
 	return checkFile[T](ctx, p, path)
 }
+
+// ResetHasher makes h the Hasher of an empty stream again, as Bisect does
+// between partitions.
+func ResetHasher[T any](h *Hasher[T]) { h.reset() }

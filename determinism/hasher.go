@@ -55,19 +55,20 @@ type Hasher[T any] struct {
 // encoding (see the package documentation).
 func NewHasher[T any]() *Hasher[T] {
 	h := &Hasher[T]{h: sha256.New(), c: mustCodec[T]()}
-	h.Reset()
+	h.reset()
 	return h
 }
 
-// Reset makes h the Hasher of an empty stream again.
-func (h *Hasher[T]) Reset() {
+// reset makes h the Hasher of an empty stream again.
+func (h *Hasher[T]) reset() {
 	h.h.Reset()
 	h.s = state{b: append(h.s.b[:0], header...), scratch: h.s.scratch[:0]}
 	h.n = 0
 }
 
 // Add adds the item with ID id and value v. It panics as [AppendValue]
-// does; h is then unusable until Reset.
+// does; h is then unusable (make
+// another with NewHasher).
 func (h *Hasher[T]) Add(id rowid.ID, v T) {
 	h.tmp = v
 	h.add(id, unsafe.Pointer(&h.tmp))
@@ -76,7 +77,7 @@ func (h *Hasher[T]) Add(id rowid.ID, v T) {
 }
 
 // AddChunk adds the items of c, in order, and returns the error of a
-// value that cannot be encoded (h is then unusable until Reset). It
+// value that cannot be encoded (h is then unusable). It
 // ignores c.Part (see the package documentation) and does not keep c.
 func (h *Hasher[T]) AddChunk(c *flow.Chunk[T]) error {
 	return catchEncoding(func() {
@@ -132,6 +133,3 @@ func (h *Hasher[T]) Sum() Sum {
 	h.h.Sum(s.Hash[:0])
 	return s
 }
-
-// Count returns the number of items added so far.
-func (h *Hasher[T]) Count() int64 { return h.n }

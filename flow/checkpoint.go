@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,7 +13,7 @@ import (
 	"github.com/rowflow/rowflow/internal/epoch"
 )
 
-// checkpointVersion is the version of the [Checkpoint] encodings that
+// checkpointVersion is the version of the [Checkpoint] encoding that
 // this package writes. It reads only this version. Version 3 added the
 // positions made by [At]; version 4 the partitions a cursor set had
 // started past its first undelivered one.
@@ -37,9 +36,10 @@ const checkpointVersion = 4
 // partition a cursor had started, with how many of its items were
 // delivered and which cursor held it (see [Cursors]).
 //
-// A checkpoint is opaque: encode it with MarshalJSON or MarshalBinary,
-// which carry a checksum, and decode it with the matching Unmarshal
-// method, which refuses one that is damaged or was edited. It does not
+// A checkpoint is opaque: encode it as JSON ([Checkpoint.MarshalJSON]),
+// which carries a checksum, and decode it with
+// [Checkpoint.UnmarshalJSON], which refuses one that is damaged or was
+// edited. It does not
 // depend on the parallelism: only partition numbers and counts of items
 // cross it, so a checkpoint taken at one parallelism resumes under any
 // other.
@@ -301,7 +301,7 @@ func hasFields(m map[string]json.RawMessage, where string, names ...string) erro
 // checksum returns the CRC-32C of c's canonical content, in 8 hex digits:
 // every field in a fixed order, each state as compact JSON.
 func (c Checkpoint) checksum() (string, error) {
-	b := append([]byte(binaryMagic), byte(c.version))
+	b := append([]byte(checksumMagic), byte(c.version))
 	b = binary.AppendUvarint(b, uint64(len(c.fingerprint)))
 	b = append(b, c.fingerprint...)
 	b = binary.AppendVarint(b, c.part)
@@ -341,148 +341,13 @@ func canonicalState(s json.RawMessage) ([]byte, error) {
 	return h.Bytes(), nil
 }
 
-// binaryMagic starts the binary encoding; oldBinaryMagic started the
-// encoding before it had a checksum. (Version 2, "RFC2", had no At
-// positions; its checkpoints are refused by version. Versions 3 and 4
-// share the magic and differ in the version byte after it.)
-const (
-	binaryMagic    = "RFC3"
-	oldBinaryMagic = "RFCK"
-)
+// checksumMagic starts the content the checksum covers, followed by the
+// version, so that the checksum belongs to this format. (Version 2 had no
+// At positions, version 3 no cursor sets' positions; both are refused by
+// their version.)
+const checksumMagic = "RFC3"
 
 var checkpointCRC = crc32.MakeTable(crc32.Castagnoli)
-
-// MarshalBinary encodes c compactly: a magic string, the version, the
-// fingerprint's 16 bytes, then varints, with each stage's state as JSON,
-// and last the CRC-32C of all that, so that a damaged checkpoint is
-// refused rather than resumed from a wrong position.
-func (c Checkpoint) MarshalBinary() ([]byte, error) {
-	if c.version == 0 {
-		return nil, errors.New("flow: the zero Checkpoint is not a position: take one with a Tracker, or make one with At")
-	}
-	fp := make([]byte, 16) // zeros: a position of At belongs to no pipeline
-	if c.at == nil {
-		var err error
-		if fp, err = hex.DecodeString(c.fingerprint); err != nil || len(fp) != 16 {
-			return nil, fmt.Errorf("flow: checkpoint: fingerprint %q is not 32 hex digits", c.fingerprint)
-		}
-	}
-	b := append([]byte(binaryMagic), byte(c.version))
-	b = append(b, fp...)
-	b = binary.AppendVarint(b, c.part)
-	b = binary.AppendVarint(b, c.delivered)
-	b = binary.AppendUvarint(b, uint64(len(c.stages)))
-	for _, s := range c.stages {
-		b = binary.AppendUvarint(b, uint64(s.Position))
-		b = binary.AppendVarint(b, s.Out.Part)
-		b = binary.AppendVarint(b, s.Out.Row)
-		b = binary.AppendVarint(b, s.In.Part)
-		b = binary.AppendVarint(b, s.In.Row)
-		b = binary.AppendUvarint(b, uint64(len(s.State)))
-		b = append(b, s.State...)
-	}
-	b = appendStrings(b, c.definition)
-	b = c.appendAt(b)
-	b = c.appendHeld(b)
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, checkpointCRC)), nil
-}
-
-// UnmarshalBinary decodes what MarshalBinary encoded.
-func (c *Checkpoint) UnmarshalBinary(data []byte) error {
-	if bytes.HasPrefix(data, []byte(oldBinaryMagic)) {
-		return errors.New("flow: checkpoint: a binary checkpoint of an older format, without a checksum; take a new one")
-	}
-	if !bytes.HasPrefix(data, []byte(binaryMagic)) || len(data) < len(binaryMagic)+17+4 {
-		return errors.New("flow: checkpoint: not a binary checkpoint")
-	}
-	sum := binary.LittleEndian.Uint32(data[len(data)-4:])
-	if data = data[:len(data)-4]; crc32.Checksum(data, checkpointCRC) != sum {
-		return errors.New("flow: checkpoint: damaged: its checksum does not match")
-	}
-	if v := int(data[len(binaryMagic)]); v != checkpointVersion {
-		return fmt.Errorf("flow: checkpoint version %d: this build reads version %d", v, checkpointVersion)
-	}
-	r := &varintReader{b: data[len(binaryMagic)+17:]}
-	v := Checkpoint{version: checkpointVersion, fingerprint: hex.EncodeToString(data[len(binaryMagic)+1 : len(binaryMagic)+17])}
-	v.part, v.delivered = r.varint(), r.varint()
-	n := r.uvarint()
-	if n > uint64(len(r.b)) {
-		return errors.New("flow: checkpoint: truncated")
-	}
-	for range n {
-		s := stageState{Position: int(r.uvarint())}
-		s.Out.Part, s.Out.Row = r.varint(), r.varint()
-		s.In.Part, s.In.Row = r.varint(), r.varint()
-		if k := r.uvarint(); k > 0 {
-			s.State = json.RawMessage(r.bytes(k))
-		}
-		v.stages = append(v.stages, s)
-	}
-	k := r.uvarint()
-	if k > uint64(len(r.b)) {
-		return errors.New("flow: checkpoint: truncated")
-	}
-	for range k {
-		v.definition = append(v.definition, string(r.bytes(r.uvarint())))
-	}
-	if r.uvarint() == 1 {
-		v.at = &seekSpec{epoch: r.varint(), item: r.varint()}
-		v.fingerprint = ""
-	}
-	v.cursors = int(r.uvarint())
-	k = r.uvarint()
-	if k > uint64(len(r.b)) {
-		return errors.New("flow: checkpoint: truncated")
-	}
-	for range k {
-		h := heldPart{Part: r.varint(), Delivered: r.varint(), Cursor: int(r.varint())}
-		h.Ended = r.uvarint() == 1
-		v.held = append(v.held, h)
-	}
-	if r.err != nil || len(r.b) != 0 {
-		return errors.New("flow: checkpoint: truncated or trailing bytes")
-	}
-	if err := v.check(); err != nil {
-		return fmt.Errorf("flow: checkpoint: %w", err)
-	}
-	*c = v
-	return nil
-}
-
-type varintReader struct {
-	b   []byte
-	err error
-}
-
-func (r *varintReader) varint() int64 {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.err, r.b = errors.New("bad varint"), nil
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *varintReader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err, r.b = errors.New("bad varint"), nil
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *varintReader) bytes(k uint64) []byte {
-	if k > uint64(len(r.b)) {
-		r.err, r.b = errors.New("short"), nil
-		return nil
-	}
-	v := bytes.Clone(r.b[:k])
-	r.b = r.b[k:]
-	return v
-}
 
 // check refuses a checkpoint whose positions no run can have taken, as a
 // damaged or edited one may hold.

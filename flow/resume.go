@@ -366,7 +366,7 @@ func init() {
 		case q.seek != nil:
 			return fmt.Sprintf("at %d %d", q.seek.epoch, q.seek.item)
 		case q.resume != nil:
-			b, err := q.resume.MarshalBinary()
+			b, err := q.resume.MarshalJSON()
 			if err != nil {
 				return fmt.Sprintf("checkpoint %v", err)
 			}

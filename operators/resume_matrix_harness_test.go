@@ -78,17 +78,15 @@ func matrixResume[T any](t *testing.T, build func(par int) *flow.Pipeline, o mat
 			t.Fatal(err)
 		}
 		cks = append(cks, b)
-		// The binary encoding carries the same checkpoint as the JSON one.
-		var fromJSON, fromBin flow.Checkpoint
-		bin, err := ck.MarshalBinary()
+		// The JSON decodes to the same checkpoint.
+		var back flow.Checkpoint
+		err = json.Unmarshal(b, &back)
+		var again []byte
 		if err == nil {
-			err = fromBin.UnmarshalBinary(bin)
+			again, err = json.Marshal(back)
 		}
-		if err == nil {
-			err = json.Unmarshal(b, &fromJSON)
-		}
-		if err != nil || !reflect.DeepEqual(fromJSON, fromBin) {
-			t.Fatalf("checkpoint after item %d: JSON %+v, binary %+v, %v", len(want)-1, fromJSON, fromBin, err)
+		if err != nil || string(again) != string(b) {
+			t.Fatalf("checkpoint after item %d: %s decodes to %s, %v", len(want)-1, b, again, err)
 		}
 	}
 	if len(want) < o.min {

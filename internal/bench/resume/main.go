@@ -55,7 +55,7 @@ func main() {
 	fmt.Printf("%-44s %12v\n", "read the epoch from its start to 90%", r.Reference)
 	fmt.Printf("%-44s %12v\n", "Resume at 90% to the first item", r.Resume)
 	fmt.Printf("%-44s %11.2f%%\n", "resume / re-read (aim <= 5%)", 100*r.Ratio())
-	fmt.Printf("\ncheckpoint: %d bytes of JSON, %d binary; the resumed run's source starts at row group %d of %d\n",
-		r.JSONBytes, r.BinaryBytes, r.RestartGroup, r.Groups)
+	fmt.Printf("\ncheckpoint: %d bytes of JSON; the resumed run's source starts at row group %d of %d\n",
+		r.JSONBytes, r.RestartGroup, r.Groups)
 	fmt.Printf("\nload average after: %s\n", benchutil.LoadAvg())
 }

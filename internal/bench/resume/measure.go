@@ -27,8 +27,8 @@ const groupRows = 20_000
 
 // Result is one measurement.
 type Result struct {
-	Reference, Resume      time.Duration
-	JSONBytes, BinaryBytes int
+	Reference, Resume time.Duration
+	JSONBytes         int
 	// RestartGroup is the row group of the epoch the resumed run's source
 	// starts at, of Groups.
 	RestartGroup, Groups int64
@@ -103,14 +103,10 @@ func measure(ctx context.Context, rows, rounds int) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	bin, err := ck.MarshalBinary()
-	if err != nil {
-		return Result{}, err
-	}
 	if os.Getenv("RESUMEBENCH_DEBUG") != "" {
 		fmt.Println(string(js))
 	}
-	res := Result{JSONBytes: len(js), BinaryBytes: len(bin), Groups: int64((rows + groupRows - 1) / groupRows)}
+	res := Result{JSONBytes: len(js), Groups: int64((rows + groupRows - 1) / groupRows)}
 	// The first stage's input mark, from the checkpoint's JSON form, is
 	// where the source restarts.
 	var view struct {

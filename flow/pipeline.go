@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"reflect"
+
+	"github.com/rowflow/rowflow/internal/linkage"
 )
 
 // Pipeline is a source followed by stages and, once [Pipeline.To] is
@@ -97,16 +99,16 @@ func (p *Pipeline) Via(s Stage) *Pipeline {
 	return q
 }
 
-// MaxParallel is the most workers Parallel gives a stage: a group's
-// queues are made for its workers when the run starts.
-const MaxParallel = 1 << 16
+// maxParallel is the most workers Parallel gives a stage.
+const maxParallel = linkage.MaxParallel
 
 // Parallel runs the most recent stage (or the source, right after From) on
 // n workers. Output order stays the serial order unless [Pipeline.Unordered]
 // is also called. Consecutive stages with the same parallelism run fused on
 // the same workers, with no merge between them. Parallel on a stage that
 // keeps state across partitions is an error, as is n < 1 or n more than
-// MaxParallel.
+// 65,536 (2^16: a group's queues are made for its workers when the run
+// starts).
 func (p *Pipeline) Parallel(n int) *Pipeline {
 	if p.err != nil {
 		return p
@@ -117,8 +119,8 @@ func (p *Pipeline) Parallel(n int) *Pipeline {
 		return p.fail(fmt.Errorf("flow: Parallel(%d) after To(%q): sinks run on one goroutine", n, p.sink.n.info().Name))
 	case n < 1:
 		return p.fail(fmt.Errorf("flow: Parallel(%d) on stage %q: need at least 1 worker", n, info.Name))
-	case n > MaxParallel:
-		return p.fail(fmt.Errorf("flow: Parallel(%d) on stage %q: at most %d workers", n, info.Name, MaxParallel))
+	case n > maxParallel:
+		return p.fail(fmt.Errorf("flow: Parallel(%d) on stage %q: at most %d workers", n, info.Name, maxParallel))
 	case info.Serial != "" && n > 1:
 		return p.fail(fmt.Errorf("flow: stage %q cannot run in parallel: %s", info.Name, info.Serial))
 	}

@@ -43,7 +43,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/internal/linkage"
 )
 
 // errUsage marks errors of the command line: exit code 2.
@@ -187,11 +187,11 @@ func givenFlags(fs *flag.FlagSet) map[string]bool {
 	return given
 }
 
-// checkParallel checks a -parallel flag: from least to flow.MaxParallel
-// workers.
+// checkParallel checks a -parallel flag: from least to the most workers
+// flow's Pipeline.Parallel gives a stage.
 func checkParallel(n, least int) error {
-	if n < least || n > flow.MaxParallel {
-		return fmt.Errorf("%w: -parallel %d: must be from %d to %d", errUsage, n, least, flow.MaxParallel)
+	if n < least || n > linkage.MaxParallel {
+		return fmt.Errorf("%w: -parallel %d: must be from %d to %d", errUsage, n, least, linkage.MaxParallel)
 	}
 	return nil
 }

@@ -63,13 +63,16 @@ func main() {
 	}
 }
 
+// maxWorkers is the most workers flow's Pipeline.Parallel gives a stage.
+const maxWorkers = 1 << 16
+
 // checkFlags checks the number of sentences n and of workers.
 func checkFlags(n, workers int) error {
 	if n < 1 {
 		return fmt.Errorf("-n %d: must be at least 1", n)
 	}
-	if workers < 1 || workers > flow.MaxParallel {
-		return fmt.Errorf("-workers %d: must be from 1 to %d", workers, flow.MaxParallel)
+	if workers < 1 || workers > maxWorkers {
+		return fmt.Errorf("-workers %d: must be from 1 to %d", workers, maxWorkers)
 	}
 	return nil
 }

@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 )
 
-// ErrCursorSetClosed is what a cursor reports from [Cursor.Err] when its
-// set was closed before the cursor reached the end of the stream.
+// ErrCursorSetClosed is the error a cursor's [Cursor.All] yields when
+// its set was closed before the cursor reached the end of the stream.
 var ErrCursorSetClosed = errors.New("flow: cursor set closed")
 
 // CursorSet is one run of a pipeline read by several cursors at once, as
@@ -38,17 +38,19 @@ var ErrCursorSetClosed = errors.New("flow: cursor set closed")
 // the stage waits while the partition it is producing is full.
 //
 // A run followed by a [Tracker] ([Pipeline.Checkpoints]) has a position
-// at any moment: everything its cursors had handed out (returned by
-// Next or yielded by All) and nothing else. Take it with
-// [Tracker.Checkpoint], typically at a training step's barrier, when no
-// cursor is inside Next. A set started from it ([Pipeline.Resume]) hands
-// out each item not handed out before exactly once: with as many cursors
-// as before, cursor i first gives the rest of the partition cursor i
-// held, so each cursor's own sequence goes on where it stopped; with
-// another number, the partitions that were partly handed out go first.
-// Either way, the items handed out before and after, stable-sorted by
-// partition number, are the serial stream. A set of an Unordered stage
-// has no such position: its tracker's Checkpoint fails.
+// at any moment: everything its cursors had handed out (yielded by
+// [Cursor.All]) and nothing else. Take it with [Tracker.Checkpoint],
+// typically at a training step's barrier, when no cursor is fetching its
+// next item: each is in the body of its loop over All (or between calls
+// of the function [iter.Pull2] returns for it), or has ended. A set
+// started from it ([Pipeline.Resume]) hands out each item not handed out
+// before exactly once: with as many cursors as before, cursor i first
+// gives the rest of the partition cursor i held, so each cursor's own
+// sequence goes on where it stopped; with another number, the partitions
+// that were partly handed out go first. Either way, the items handed out
+// before and after, stable-sorted by partition number, are the serial
+// stream. A set of an Unordered stage has no such position: its tracker's
+// Checkpoint fails.
 //
 // A CursorSet and its cursors are single-use. Each cursor belongs to one
 // goroutine at a time; different cursors, and [CursorSet.Close], may be
@@ -89,8 +91,9 @@ type CursorSet[T any] struct {
 // cursors stopped.
 //
 // The run's goroutines belong to the set: they have all returned once
-// every cursor has ended (read to its end, or closed with [Cursor.Close]),
-// or once [CursorSet.Close] has returned. Call Close when done with the
+// every cursor has ended (read to its end, or closed: by leaving the loop
+// over its [Cursor.All], or with [Cursor.Close]), or once
+// [CursorSet.Close] has returned. Call Close when done with the
 // set, typically with defer.
 //
 // A cursor set with n = 1 is the serial stream, as [Items] gives it.
@@ -160,10 +163,11 @@ func (s *CursorSet[T]) Cursors() []*Cursor[T] {
 }
 
 // Close ends the run: it cancels what is still running and waits for
-// every goroutine of the run. Cursors that had not ended report
-// [ErrCursorSetClosed] from then on. Close returns the run's error if the
-// run had failed, and nil if it ended normally or was cut short by Close.
-// Calling Close again returns the same.
+// every goroutine of the run. Cursors that had not ended yield
+// [ErrCursorSetClosed] from then on, as the last pair of their All. Close
+// returns the run's error if the run had failed, and nil if it ended
+// normally or was cut short by Close. Calling Close again returns the
+// same.
 func (s *CursorSet[T]) Close() error {
 	s.cancel()
 	return s.wait()
@@ -267,15 +271,21 @@ func (s *CursorSet[T]) takeNext(next *int) bool {
 }
 
 // Cursor reads the partitions of a [CursorSet] that it takes, one item at
-// a time, in the style of [bufio.Scanner]:
+// a time, through [Cursor.All]:
 //
-//	for c.Next() {
-//		it := c.Item()
+//	for it, err := range c.All() {
+//		if err != nil { … }
+//		…
 //	}
-//	if err := c.Err(); err != nil { … }
 //
-// Once Next has returned false it returns false forever: an ended cursor
-// never restarts, never panics, and keeps reporting the same Err.
+// A consumer that reads a cursor a few items at a time (a training step's
+// share, then a barrier) pulls them from the same sequence:
+//
+//	next, stop := iter.Pull2(c.All())
+//	defer stop() // closes the cursor, as leaving a loop over All does
+//	it, err, ok := next()
+//
+// Once it has ended, a cursor never restarts and never panics.
 type Cursor[T any] struct {
 	s     *CursorSet[T]
 	i     int           // its index in the set
@@ -296,32 +306,12 @@ type Cursor[T any] struct {
 	cut     cut        // what a resumed set drops of the partition
 }
 
-// Next advances to the next item, taking a new partition when the current
-// one ends. It returns false at the end of the stream, when the run has
-// failed, and after Close.
-func (c *Cursor[T]) Next() bool { return c.step(true) }
-
-// Item returns the current item.
-func (c *Cursor[T]) Item() Item[T] { return c.item }
-
-// Err returns nil if the cursor has not ended, reached the end of the
-// stream, or was closed with [Cursor.Close]; the run's error if the run
-// failed; [ErrCursorSetClosed] if the set was closed first; and the
-// context's cause if the context given to [Cursors] was cancelled.
-//
-// A stage's error in a partition fails the run when the cursor that holds
-// the partition reaches the failing row, as a serial run would: that
-// cursor reports it, and so do the cursors waiting for input then. A
-// cursor that finds no partition left to take ends with nil, even if a
-// partition that another cursor still reads fails later; [CursorSet.Close]
-// returns the run's error whichever cursor met it.
-func (c *Cursor[T]) Err() error { return c.err }
-
 // Close ends the cursor: it takes no more partitions, and the rest of the
 // partition it holds is read and dropped, so that the worker producing it
 // can go on (Close returns once that partition is finished). The other
-// cursors carry on with the remaining partitions. Closing an ended cursor
-// does nothing.
+// cursors carry on with the remaining partitions. A loop over
+// [Cursor.All] whose body calls Close ends at its next item, without an
+// error. Closing an ended cursor does nothing.
 func (c *Cursor[T]) Close() {
 	if c.done {
 		return
@@ -339,12 +329,28 @@ func (c *Cursor[T]) Close() {
 	c.end(nil)
 }
 
-// All returns the cursor's items as a sequence, ending with the cursor's
-// error, if any, as the last pair. Leaving the loop early closes the
-// cursor. Like the cursor, the sequence is single-use.
+// All returns the cursor's items as a sequence: an item is handed out
+// when All yields it, and the cursor takes the next partition when the
+// one it holds ends. The sequence ends at the end of the stream, after
+// [Cursor.Close], or with an error, yielded once as the last pair:
+//
+//   - the run's error if the run failed;
+//   - [ErrCursorSetClosed] if the set was closed first;
+//   - the context's cause if the context given to [Cursors] was cancelled.
+//
+// A stage's error in a partition fails the run when the cursor that holds
+// the partition reaches the failing row, as a serial run would: that
+// cursor yields it, and so do the cursors waiting for input then. A
+// cursor that finds no partition left to take ends without an error, even
+// if a partition that another cursor still reads fails later;
+// [CursorSet.Close] returns the run's error whichever cursor met it.
+//
+// Leaving the loop early closes the cursor. Like the cursor, the sequence
+// is single-use: ranged over again once the cursor has ended, it yields
+// no item, only the cursor's error again, if it had one.
 func (c *Cursor[T]) All() iter.Seq2[Item[T], error] {
 	return func(yield func(Item[T], error) bool) {
-		for c.Next() {
+		for c.step(true) {
 			if !yield(c.item, nil) {
 				c.Close()
 				return

@@ -28,11 +28,12 @@ func ExampleCursors() {
 	var wg sync.WaitGroup
 	for i, c := range set.Cursors() {
 		wg.Go(func() {
-			for c.Next() { // a training thread, a writer …
-				got[i] = append(got[i], c.Item())
-			}
-			if err := c.Err(); err != nil {
-				fmt.Println(err)
+			for it, err := range c.All() { // a training thread, a writer …
+				if err != nil {
+					fmt.Println(err)
+					return
+				}
+				got[i] = append(got[i], it)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -26,10 +27,11 @@ import (
 // Filter, FlatMap, on one worker or several; Shuffle and Take, serial),
 // the epochs and the seed, and sometimes a Map that fails at a value the
 // serial run reaches. It draws the number of cursors (1 to 6) and how they
-// are read: in turns from the test's goroutine, a burst of Next calls on
-// one cursor at a time (a cursor whose Next waits for another cursor is
-// left waiting, and another takes its turn); each cursor on a goroutine
-// of its own, with Next or All; or with Consolidate. It draws where a
+// are read: in turns from the test's goroutine, a burst of items pulled
+// from one cursor at a time (iter.Pull2 of its All; a cursor that waits
+// for another cursor is left waiting, and another takes its turn); each
+// cursor on a goroutine of its own, ranging over its All or pulling from
+// it; or with Consolidate. It draws where a
 // cursor stops and closes, where the whole set is closed, and when a
 // Tracker takes the set's checkpoint, which is then resumed with another
 // number of cursors (or as many).
@@ -67,7 +69,7 @@ func FuzzCursors(f *testing.F) {
 type readMode int
 
 const (
-	inTurns     readMode = iota // bursts of Next on one cursor at a time, from one goroutine
+	inTurns     readMode = iota // bursts of items pulled from one cursor at a time, from one goroutine
 	onGoroutine                 // each cursor on a goroutine of its own
 	consolidate                 // CursorSet.Consolidate
 )
@@ -93,7 +95,7 @@ type cursorCase struct {
 	n, m         int      // cursors of the set, and of the resumed set (0: no checkpoint)
 	mode, resume readMode // how each is read
 	stop         []int    // per cursor: the items after which it is closed, or -1
-	all          []bool   // per cursor on its goroutine: read with All, not Next
+	all          []bool   // per cursor on its goroutine: a range over All, not iter.Pull2 of it
 	setClose     int      // the turn (in turns) or the item count (on goroutines) at which the set is closed, or -1
 	ckTurn       int      // the turn at which the checkpoint is taken (at the end if never reached)
 	leave        int      // the items after which Consolidate is left, or -1
@@ -383,7 +385,7 @@ func cmpPart(a, b flow.Item[int64]) int {
 type cursorRun struct {
 	items    [][]flow.Item[int64]
 	errs     []error
-	ended    []bool // reached the stream's end: Next returned false, Err nil
+	ended    []bool // reached the stream's end: All ended without an error
 	closed   []bool // closed by the test: Close, or leaving All
 	setClose bool   // the set was closed before every cursor ended
 	closeErr error  // what CursorSet.Close returned
@@ -393,15 +395,15 @@ type cursorRun struct {
 	open   []bool
 }
 
-// turnReader reads one cursor on a goroutine of its own, a burst of Next
-// calls at a time, when the test's goroutine gives it its turn. What it
-// reads is recorded under mu as soon as Next returns it.
+// turnReader reads one cursor on a goroutine of its own, a burst of items
+// pulled from its All at a time, when the test's goroutine gives it its
+// turn. What it reads is recorded under mu as soon as it is pulled.
 type turnReader struct {
 	c   *flow.Cursor[int64]
 	req chan int // the number of items to read; -1 closes the cursor
 
 	mu     sync.Mutex
-	busy   bool // a turn is under way: the cursor is inside Next or Close
+	busy   bool // a turn is under way: the cursor is fetching an item, or inside Close
 	items  []flow.Item[int64]
 	ended  bool
 	closed bool
@@ -409,6 +411,8 @@ type turnReader struct {
 }
 
 func (r *turnReader) serve() {
+	next, stop := iter.Pull2(r.c.All())
+	defer stop()
 	for k := range r.req {
 		if k < 0 {
 			r.c.Close()
@@ -418,12 +422,13 @@ func (r *turnReader) serve() {
 			continue
 		}
 		for range k {
-			ok := r.c.Next()
+			it, err, ok := next()
+			ok = ok && err == nil
 			r.mu.Lock()
 			if ok {
-				r.items = append(r.items, r.c.Item())
+				r.items = append(r.items, it)
 			} else {
-				r.ended, r.err = true, r.c.Err()
+				r.ended, r.err = true, err
 			}
 			r.mu.Unlock()
 			if !ok {
@@ -453,8 +458,8 @@ func (r *turnReader) give(k int) {
 
 // readInTurns reads the cursors of s in turns from the test's goroutine:
 // each turn, once every goroutine of the bubble is blocked, it gives a
-// cursor that is not inside Next a burst of 1 to 8 Next calls (or closes
-// it once it has read stop[i] items). A cursor whose Next waits for
+// cursor that is not fetching an item a burst of 1 to 8 items to pull
+// (or closes it once it has read stop[i] items). A cursor that waits for
 // input is left waiting while the others take turns; if every open
 // cursor waits, the set hangs, which fails the test. At turn setClose it
 // closes the set; at turn ckTurn (or at the end, if no later) it takes
@@ -504,7 +509,7 @@ func (c *cursorCase) readInTurns(t *testing.T, s *flow.CursorSet[int64], tr *flo
 		}
 	}
 	// When the set is closed: the cursors that had not ended, what each
-	// had read, and those not inside Next.
+	// had read, and those not fetching an item.
 	var notEnded, idle []int
 	var had []int
 	for turn := 0; ; turn++ {
@@ -530,7 +535,7 @@ func (c *cursorCase) readInTurns(t *testing.T, s *flow.CursorSet[int64], tr *flo
 		}
 		if turn == setClose || len(ready) == 0 {
 			if len(ready) == 0 {
-				t.Errorf("turn %d: the set hangs: each of its %d open cursors waits in Next or Close", turn, open)
+				t.Errorf("turn %d: the set hangs: each of its %d open cursors waits for an item or in Close", turn, open)
 			}
 			checkpoint()
 			idle = ready
@@ -575,12 +580,10 @@ func (c *cursorCase) readInTurns(t *testing.T, s *flow.CursorSet[int64], tr *flo
 		if r.busy || !r.ended && !r.closed {
 			t.Fatalf("cursor %d neither ended nor closed after the set's Close (busy %t)", i, r.busy)
 		}
-		// An ended cursor stays ended, with the same Err; closing it
+		// An ended cursor stays ended, with the same error; closing it
 		// does nothing.
 		for range 2 {
-			if r.c.Next() || r.c.Err() != r.err {
-				t.Fatalf("cursor %d ended with %v; then Next gives an item or Err %v", i, r.err, r.c.Err())
-			}
+			checkEnded(t, i, r.c, r.err)
 			r.c.Close()
 		}
 	}
@@ -588,15 +591,16 @@ func (c *cursorCase) readInTurns(t *testing.T, s *flow.CursorSet[int64], tr *flo
 	// ErrCursorSetClosed, and hand out nothing more.
 	for _, i := range notEnded {
 		if !errors.Is(run.errs[i], flow.ErrCursorSetClosed) || len(run.items[i]) != had[i] {
-			t.Fatalf("cursor %d, not ended when the set was closed after its item %d: Err %v after %d items, want ErrCursorSetClosed",
+			t.Fatalf("cursor %d, not ended when the set was closed after its item %d: error %v after %d items, want ErrCursorSetClosed",
 				i, had[i], run.errs[i], len(run.items[i]))
 		}
 	}
 	return run, ck
 }
 
-// readOnGoroutines reads each cursor of s on a goroutine of its own, with
-// Next or All, each closing its cursor after its stop; the set is closed
+// readOnGoroutines reads each cursor of s on a goroutine of its own,
+// ranging over its All or pulling from it, each closing its cursor after
+// its stop (by leaving the range, or with Close); the set is closed
 // when the cursors have handed out setClose items in all.
 func (c *cursorCase) readOnGoroutines(t *testing.T, s *flow.CursorSet[int64]) *cursorRun {
 	cs := s.Cursors()
@@ -619,9 +623,6 @@ func (c *cursorCase) readOnGoroutines(t *testing.T, s *flow.CursorSet[int64]) *c
 				for it, err := range cur.All() {
 					if err != nil {
 						run.errs[i] = err
-						if cur.Err() != err {
-							t.Errorf("cursor %d: All ends with %v, Err is %v", i, err, cur.Err())
-						}
 						break
 					}
 					run.items[i] = append(run.items[i], it)
@@ -634,8 +635,15 @@ func (c *cursorCase) readOnGoroutines(t *testing.T, s *flow.CursorSet[int64]) *c
 				run.ended[i] = !run.closed[i] && run.errs[i] == nil
 				return
 			}
-			for cur.Next() {
-				run.items[i] = append(run.items[i], cur.Item())
+			next, stopPull := iter.Pull2(cur.All())
+			defer stopPull()
+			for {
+				it, err, ok := next()
+				if !ok || err != nil {
+					run.errs[i] = err
+					break
+				}
+				run.items[i] = append(run.items[i], it)
 				seen.add()
 				if len(run.items[i]) == stop {
 					cur.Close()
@@ -643,7 +651,6 @@ func (c *cursorCase) readOnGoroutines(t *testing.T, s *flow.CursorSet[int64]) *c
 					return
 				}
 			}
-			run.errs[i] = cur.Err()
 			run.ended[i] = run.errs[i] == nil
 		})
 	}
@@ -666,14 +673,28 @@ func (c *cursorCase) readOnGoroutines(t *testing.T, s *flow.CursorSet[int64]) *c
 		run.closeErr = s.Close()
 	}
 	for i, cur := range cs {
-		if cur.Next() || cur.Err() != run.errs[i] {
-			t.Fatalf("cursor %d ended with %v; then Next gives an item or Err %v", i, run.errs[i], cur.Err())
-		}
+		checkEnded(t, i, cur, run.errs[i])
 		if run.setClose && run.errs[i] != nil && !errors.Is(run.errs[i], flow.ErrCursorSetClosed) && run.closeErr == nil {
 			t.Fatalf("cursor %d ended with %v after the set's Close", i, run.errs[i])
 		}
 	}
 	return run
+}
+
+// checkEnded checks that cursor i, which ended with err, gives no item
+// from All any more, only err again if it is not nil.
+func checkEnded(t *testing.T, i int, c *flow.Cursor[int64], err error) {
+	t.Helper()
+	var errs []error
+	for it, e := range c.All() {
+		if e == nil {
+			t.Fatalf("cursor %d ended with %v; then All gives %+v", i, err, it)
+		}
+		errs = append(errs, e)
+	}
+	if err == nil && len(errs) > 0 || err != nil && (len(errs) != 1 || errs[0] != err) {
+		t.Fatalf("cursor %d ended with %v; then All gives the errors %v", i, err, errs)
+	}
 }
 
 // checkRun checks what the cursors of a set handed out against the
@@ -815,8 +836,10 @@ func (c *cursorCase) checkConsolidate(t *testing.T, s *flow.CursorSet[int64], o 
 	if left {
 		// Leaving the loop closed the set.
 		for i, cur := range s.Cursors() {
-			if cur.Next() {
-				t.Fatalf("cursor %d of a set left by Consolidate gives an item", i)
+			for it, err := range cur.All() {
+				if err == nil {
+					t.Fatalf("cursor %d of a set left by Consolidate gives an item: %+v", i, it)
+				}
 			}
 		}
 	}

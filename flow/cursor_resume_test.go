@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -49,9 +50,30 @@ var resumeShapes = []struct {
 	}},
 }
 
+// pull returns a function that hands out c's items one at a time, the
+// next function of iter.Pull2(c.All()). The cursor stays open where the
+// test leaves it (a checkpoint sees it holding its partition) until the
+// test ends, which stops the pull.
+func pull(t testing.TB, c *flow.Cursor[int64]) func() (flow.Item[int64], error, bool) {
+	next, stop := iter.Pull2(c.All())
+	t.Cleanup(stop)
+	return next
+}
+
+// pullItem returns the next item of next, failing the test at the end of
+// its cursor or at an error.
+func pullItem(t testing.TB, next func() (flow.Item[int64], error, bool)) flow.Item[int64] {
+	t.Helper()
+	it, err, ok := next()
+	if !ok || err != nil {
+		t.Fatalf("the cursor ended (%v) before the item the test reads", err)
+	}
+	return it
+}
+
 // readQuota reads at most quota[i] items from cursor i, each cursor on a
 // goroutine of its own, and returns what each read. A quota below 0 reads
-// to the end.
+// to the end. A cursor that stops at its quota stays open.
 func readQuota(t *testing.T, s *flow.CursorSet[int64], quota []int) [][]flow.Item[int64] {
 	t.Helper()
 	cs := s.Cursors()
@@ -59,13 +81,15 @@ func readQuota(t *testing.T, s *flow.CursorSet[int64], quota []int) [][]flow.Ite
 	errs := make([]error, len(cs))
 	var wg sync.WaitGroup
 	for i, c := range cs {
+		next := pull(t, c)
 		wg.Go(func() {
 			for quota[i] < 0 || len(got[i]) < quota[i] {
-				if !c.Next() {
-					errs[i] = c.Err()
+				it, err, ok := next()
+				if !ok || err != nil {
+					errs[i] = err
 					return
 				}
-				got[i] = append(got[i], c.Item())
+				got[i] = append(got[i], it)
 			}
 		})
 	}
@@ -243,9 +267,7 @@ func TestCursorSetCheckpointRefusedByItems(t *testing.T) {
 	// Cursor 0 takes the first partition and hands out one item; cursor
 	// 1 takes the second and hands out one.
 	for _, c := range cs {
-		if !c.Next() {
-			t.Fatal(c.Err())
-		}
+		pullItem(t, pull(t, c))
 	}
 	ck, err := tr.Checkpoint()
 	if err != nil {
@@ -286,9 +308,7 @@ func TestCursorSetCheckpointRefusesUnordered(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if !s.Cursors()[0].Next() {
-		t.Fatal(s.Cursors()[0].Err())
-	}
+	pullItem(t, pull(t, s.Cursors()[0]))
 	if _, err := tr.Checkpoint(); err == nil || !strings.Contains(err.Error(), "Unordered") {
 		t.Fatalf("Checkpoint over an Unordered stage: %v", err)
 	}
@@ -372,12 +392,10 @@ func TestCursorSetResumeAfterCursorClose(t *testing.T) {
 				t.Fatal(err)
 			}
 			c0 := s.Cursors()[0]
+			next := pull(t, c0)
 			var first []flow.Item[int64]
 			for range 2 {
-				if !c0.Next() {
-					t.Fatal(c0.Err())
-				}
-				first = append(first, c0.Item())
+				first = append(first, pullItem(t, next))
 			}
 			c0.Close()
 			before := readQuota(t, s, []int{0, 40, 70})
@@ -426,11 +444,9 @@ func TestCursorSetResumeReadInTurn(t *testing.T) {
 	}
 	var before []flow.Item[int64]
 	for _, c := range s.Cursors() {
+		next := pull(t, c)
 		for range 6 {
-			if !c.Next() {
-				t.Fatal(c.Err())
-			}
-			before = append(before, c.Item())
+			before = append(before, pullItem(t, next))
 		}
 	}
 	if before[0].Part != 0 || before[6].Part != 1 {
@@ -532,11 +548,9 @@ func TestCursorSetResumeNeverGoesBack(t *testing.T) {
 	cs := s.Cursors()
 	before := make([][]flow.Item[int64], 3)
 	for i, k := range []int{2, 2, 2} { // partitions 0, 1 and 2
+		next := pull(t, cs[i])
 		for range k {
-			if !cs[i].Next() {
-				t.Fatal(cs[i].Err())
-			}
-			before[i] = append(before[i], cs[i].Item())
+			before[i] = append(before[i], pullItem(t, next))
 		}
 	}
 	cs[0].Close() // partition 0 is no cursor's

@@ -57,15 +57,18 @@ func consumer(c *flow.Cursor[int64], rounds int, got *[]flow.Item[int64], seen *
 			pong <- v + 1
 		}
 	}()
-	for c.Next() {
-		*got = append(*got, c.Item())
+	for it, err := range c.All() {
+		if err != nil {
+			return err
+		}
+		*got = append(*got, it)
 		seen.add()
 		for r := range rounds {
 			ping <- r
 			<-pong
 		}
 	}
-	return c.Err()
+	return nil
 }
 
 // readAll reads every cursor of s on a goroutine of its own. Consumer i
@@ -165,8 +168,8 @@ func TestCursorSetStableSortIsSerial(t *testing.T) {
 			t.Logf("%v n=%d: %d cursors got items", shape, n, used)
 			for i, c := range s.Cursors() {
 				for range 3 {
-					if c.Next() || c.Err() != nil {
-						t.Fatalf("%v n=%d: ended cursor %d: Next true or Err %v", shape, n, i, c.Err())
+					for it, err := range c.All() {
+						t.Fatalf("%v n=%d: ended cursor %d: All gives %+v, %v", shape, n, i, it, err)
 					}
 				}
 				c.Close()
@@ -215,8 +218,10 @@ func TestCursorSetConsolidate(t *testing.T) {
 		}
 	}
 	for _, c := range s.Cursors() {
-		if c.Next() {
-			t.Fatal("a cursor of a closed set yields items")
+		for _, err := range c.All() {
+			if err == nil {
+				t.Fatal("a cursor of a closed set yields items")
+			}
 		}
 	}
 }
@@ -236,18 +241,21 @@ func TestCursorSetCancel(t *testing.T) {
 			var seen atomic.Int64
 			for i, c := range s.Cursors() {
 				wg.Go(func() {
-					for c.Next() {
+					for _, err := range c.All() {
+						if err != nil {
+							errs[i] = err
+							break
+						}
 						if seen.Add(1) == 5000 {
 							cancel()
 						}
 					}
-					errs[i] = c.Err()
 				})
 			}
 			wg.Wait()
 			for i, err := range errs {
 				if !errors.Is(err, context.Canceled) {
-					t.Fatalf("last=%d n=%d: cursor %d: Err %v, want context.Canceled", last, n, i, err)
+					t.Fatalf("last=%d n=%d: cursor %d: error %v, want context.Canceled", last, n, i, err)
 				}
 			}
 			if err := s.Close(); !errors.Is(err, context.Canceled) {
@@ -277,16 +285,19 @@ func TestCursorSetConsumerError(t *testing.T) {
 		for i, c := range s.Cursors() {
 			wg.Go(func() {
 				k := 0
-				for c.Next() {
+				for _, err := range c.All() {
+					if err != nil {
+						if errs[i] == nil {
+							errs[i] = err
+						}
+						break
+					}
 					if k++; i == 1 && k == 3000 {
 						errs[i] = errBody
 						if err := s.Close(); err != nil {
 							t.Errorf("Close = %v", err)
 						}
 					}
-				}
-				if errs[i] == nil {
-					errs[i] = c.Err()
 				}
 			})
 		}
@@ -330,8 +341,8 @@ func TestCursorStopsEarlyOthersContinue(t *testing.T) {
 				break
 			}
 		}
-		if cs[0].Next() || cs[0].Err() != nil {
-			t.Fatal("a closed cursor yields items or an error")
+		for it, err := range cs[0].All() {
+			t.Fatalf("a closed cursor yields %+v, %v", it, err)
 		}
 		var rest [][]flow.Item[int64]
 		var wg sync.WaitGroup
@@ -395,7 +406,7 @@ func filterBatch(items []flow.Item[int64], b int64) []flow.Item[int64] {
 // A stage error reaches the cursor that holds its partition, and Close
 // returns it. Another cursor reports it too, or, if it found no partition
 // left to take while the failing one was still being read, nil (as
-// Cursor.Err says): under the race detector that happens now and then.
+// Cursor.All says): under the race detector that happens now and then.
 func TestCursorSetStageError(t *testing.T) {
 	for _, last := range []int{1, 3} {
 		testutil.CheckGoroutines(t)
@@ -414,13 +425,17 @@ func TestCursorSetStageError(t *testing.T) {
 		var failed atomic.Int32
 		for i, c := range s.Cursors() {
 			wg.Go(func() {
-				for c.Next() {
+				var cerr error
+				for _, err := range c.All() {
+					if err != nil {
+						cerr = err
+					}
 				}
 				var se *flow.StageError
 				switch {
-				case c.Err() == nil: // it reached the end of the stream first
-				case !errors.As(c.Err(), &se) || !errors.Is(c.Err(), errBad):
-					t.Errorf("last=%d: cursor %d: Err %v, want the stage error", last, i, c.Err())
+				case cerr == nil: // it reached the end of the stream first
+				case !errors.As(cerr, &se) || !errors.Is(cerr, errBad):
+					t.Errorf("last=%d: cursor %d: error %v, want the stage error", last, i, cerr)
 				default:
 					failed.Add(1)
 				}

@@ -98,12 +98,12 @@ func viaCursor(t *testing.T, p *flow.Pipeline) outcome {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := s.Cursors()[0]
-	for c.Next() {
-		o.vals = append(o.vals, c.Item().Value)
-	}
-	if err := c.Err(); err != nil {
-		o.err = err.Error()
+	for it, err := range s.Cursors()[0].All() {
+		if err != nil {
+			o.err = err.Error()
+			break
+		}
+		o.vals = append(o.vals, it.Value)
 	}
 	if err := s.Close(); (err == nil) != (o.err == "") {
 		o.err += fmt.Sprintf(" [set Close: %v]", err)

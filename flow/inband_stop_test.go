@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"testing"
 	"time"
 
@@ -115,14 +116,24 @@ func TestSeveralCursorsFailAtOnceOnUpstreamFailure(t *testing.T) {
 				t.Fatal(err)
 			}
 			c0, c1 := s.Cursors()[0], s.Cursors()[1]
-			c0.Next() // takes partition 0
-			c1.Next() // takes partition 1, which fails at row 150
+			next0, stop0 := iter.Pull2(c0.All())
+			next1, stop1 := iter.Pull2(c1.All())
+			next0() // takes partition 0
+			next1() // takes partition 1, which fails at row 150
 			c1.Close()
+			stop1()
 			n := 1
-			for c0.Next() {
+			var cerr error
+			for {
+				_, err, ok := next0()
+				if !ok || err != nil {
+					cerr = err
+					break
+				}
 				n++
 			}
-			cerr, serr := c0.Err(), s.Close()
+			stop0()
+			serr := s.Close()
 			if cerr == nil && serr == nil {
 				t.Errorf("last stage on %d workers: cursor 0 read %d items and ended cleanly, set Close = nil; the source failed at row 150 and partitions 2..9 never came", par, n)
 			}

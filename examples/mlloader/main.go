@@ -101,17 +101,14 @@ func tokenize(d Doc) (Doc, error) {
 	return d, nil
 }
 
-// maxWorkers is the most workers flow's Pipeline.Parallel gives a stage.
-const maxWorkers = 1 << 16
-
 // checkFlags checks the number of documents n, at least a batch for each
 // rank, and of workers.
 func checkFlags(n, workers int) error {
 	if n < world*batchSize {
 		return fmt.Errorf("-n %d: must be at least %d, a batch of %d for each of %d ranks", n, world*batchSize, batchSize, world)
 	}
-	if workers < 1 || workers > maxWorkers {
-		return fmt.Errorf("-workers %d: must be from 1 to %d", workers, maxWorkers)
+	if workers < 1 {
+		return fmt.Errorf("-workers %d: must be at least 1", workers)
 	}
 	return nil
 }

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/rowflow/rowflow/internal/linkage"
+	"github.com/rowflow/rowflow/internal/limits"
 )
 
 // Pipeline is a source followed by stages and, once [Pipeline.To] is
@@ -100,7 +100,7 @@ func (p *Pipeline) Via(s Stage) *Pipeline {
 }
 
 // maxParallel is the most workers Parallel gives a stage.
-const maxParallel = linkage.MaxParallel
+const maxParallel = limits.MaxParallel
 
 // Parallel runs the most recent stage (or the source, right after From) on
 // n workers. Output order stays the serial order unless [Pipeline.Unordered]

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/rowflow/rowflow/ranks"
+	"github.com/rowflow/rowflow/internal/limits"
 )
 
 // # Ranks
@@ -33,7 +33,7 @@ import (
 //	p = p.WithRank(r.Rank, r.World)
 
 // WithRank sets the rank and the world size of a run: this process is
-// rank of world (0 <= rank < world <= [ranks.MaxWorld]). The default is
+// rank of world (0 <= rank < world <= 65536). The default is
 // rank 0 of 1. It is the one place where a run's rank is said: sources
 // divide their rows by it, sinks name their files and manifests by it, and
 // the pipeline's fingerprint covers it when the world is above 1.
@@ -47,8 +47,8 @@ func (p *Pipeline) WithRank(rank, world int) *Pipeline {
 	if p.err != nil {
 		return p
 	}
-	if world < 1 || world > ranks.MaxWorld || rank < 0 || rank >= world {
-		return p.fail(fmt.Errorf("flow: WithRank(%d, %d): need 0 <= rank < world <= %d", rank, world, ranks.MaxWorld))
+	if world < 1 || world > limits.MaxWorld || rank < 0 || rank >= world {
+		return p.fail(fmt.Errorf("flow: WithRank(%d, %d): need 0 <= rank < world <= %d", rank, world, limits.MaxWorld))
 	}
 	if p.world != 0 {
 		return p.fail(fmt.Errorf("flow: WithRank(%d, %d) on a pipeline that has a rank of its own (WithRank(%d, %d)): the rank is said once", rank, world, p.rank, p.world))

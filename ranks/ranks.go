@@ -87,9 +87,6 @@ import (
 	"github.com/rowflow/rowflow/internal/limits"
 )
 
-// MaxWorld is the largest number of processes a job may have: 65536.
-const MaxWorld = limits.MaxWorld
-
 // Rank is one process's share of a job: rank Rank of World processes,
 // 0 <= Rank < World.
 type Rank struct {

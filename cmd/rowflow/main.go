@@ -43,7 +43,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/rowflow/rowflow/internal/linkage"
+	"github.com/rowflow/rowflow/internal/limits"
 )
 
 // errUsage marks errors of the command line: exit code 2.
@@ -190,8 +190,8 @@ func givenFlags(fs *flag.FlagSet) map[string]bool {
 // checkParallel checks a -parallel flag: from least to the most workers
 // flow's Pipeline.Parallel gives a stage.
 func checkParallel(n, least int) error {
-	if n < least || n > linkage.MaxParallel {
-		return fmt.Errorf("%w: -parallel %d: must be from %d to %d", errUsage, n, least, linkage.MaxParallel)
+	if n < least || n > limits.MaxParallel {
+		return fmt.Errorf("%w: -parallel %d: must be from %d to %d", errUsage, n, least, limits.MaxParallel)
 	}
 	return nil
 }

@@ -14,3 +14,8 @@ const MaxWorld = 1 << 16
 // MaxWriters is the largest number of writers a shard sink takes
 // (shards.Writers, the -writers flag of rowflow reshard).
 const MaxWriters = 4096
+
+// MaxParallel is the most workers flow's Pipeline.Parallel gives a
+// stage: a group's queues are made for its workers when the run starts.
+// flow refuses more; cmd/rowflow checks its -parallel flags against it.
+const MaxParallel = 1 << 16

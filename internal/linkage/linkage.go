@@ -15,11 +15,6 @@ import (
 // that starts later gives another stream.
 var StartOf func(p any) string
 
-// MaxParallel is the most workers flow's Pipeline.Parallel gives a
-// stage: a group's queues are made for its workers when the run starts.
-// flow refuses more; cmd/rowflow checks its -parallel flags against it.
-const MaxParallel = 1 << 16
-
 // FilterExpr returns the expression of a sources.Filter, given as f. Set
 // by sources; the format packages (sources/parquet), which import
 // sources, call it.

@@ -44,8 +44,8 @@ func (r *Rows[T]) padTo(n int) {
 // Its output partitions hold [PartitionItems] batches (default 16) and are
 // numbered 0, 1, 2, …
 //
-// The last batch may be short; [LastBatch] says whether it is kept (the
-// default), dropped or padded to n. Batch panics nowhere: n < 1 or a bad
+// The last batch may be short: it is kept (the default), dropped
+// ([DropRemainder]) or padded to n ([PadRemainder]). Batch panics nowhere: n < 1 or a bad
 // option is kept as the stage's error and fails the pipeline.
 //
 // A note on names: an item's Part field is the number of the partition it
@@ -177,9 +177,9 @@ func (p *batchProc[T]) Flush(ctx context.Context, out flow.Emitter[Rows[T]]) err
 func (p *batchProc[T]) end(ctx context.Context, out flow.Emitter[Rows[T]]) error {
 	if len(p.cur.Values) > 0 {
 		switch p.op.cfg.last {
-		case DropRemainder:
+		case remainderDrop:
 			p.cur = Rows[T]{}
-		case PadRemainder:
+		case remainderPad:
 			p.cur.padTo(p.op.n)
 			fallthrough
 		default:

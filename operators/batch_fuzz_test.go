@@ -17,7 +17,7 @@ import (
 
 // FuzzBatchSemantics checks that the serial output of the stages that
 // regroup rows is what their documentation says, against plain references
-// written from the doc comments: Batch with each LastBatch policy,
+// written from the doc comments: Batch with each remainder policy,
 // BucketByLength with Buckets, TokenBudget or both, BucketPool, TableBucket
 // with Tables, ReduceEvery, ReduceRuns, Take, and Steps with its
 // StepAccount on the batchers.
@@ -26,8 +26,8 @@ import (
 // rows' lengths (0 included, some above every bucket boundary), run keys
 // and a filter that drops some rows (some partitions become empty), the
 // source's partition and chunk sizes, 1 to 3 epochs, the operator's
-// parameters and options (LastBatch, PartitionItems, Named, Steps), and
-// optional Take stages before and after it.
+// parameters and options (DropRemainder or PadRemainder, PartitionItems,
+// Named, Steps), and optional Take stages before and after it.
 //
 // Where the documentation fixes the output (Batch, BucketByLength, the
 // reductions, Take), the items must be exactly the reference's: members
@@ -115,7 +115,7 @@ type batchCase struct {
 	// The stage's parameters.
 	name       string // Named, or ""
 	per        int    // PartitionItems, or 0 for the default
-	last       operators.Remainder
+	last       remainder
 	lastSet    bool
 	size, pool int
 	bounds     []int
@@ -166,7 +166,7 @@ func newBatchCase(kind uint8, n int, seed uint64) *batchCase {
 		c.per = pick(1, 2, 3, 5)
 	}
 	if r.IntN(4) > 0 {
-		c.last, c.lastSet = operators.Remainder(r.IntN(3)), true
+		c.last, c.lastSet = remainder(r.IntN(3)), true
 	}
 	switch c.kind {
 	case fuzzBatch:
@@ -199,7 +199,7 @@ func newBatchCase(kind uint8, n int, seed uint64) *batchCase {
 		c.desc = append(c.desc, fmt.Sprintf("TableBucket(%d, Tables(%d, %d, %d))", c.size, c.minP, c.maxP, c.target))
 	case fuzzReduceEvery:
 		c.size = pick(1, 2, 3, 5)
-		if c.last == operators.PadRemainder {
+		if c.last == padRemainder {
 			c.lastSet = false
 		}
 		c.desc = append(c.desc, fmt.Sprintf("ReduceEvery(%d)", c.size))
@@ -212,7 +212,7 @@ func newBatchCase(kind uint8, n int, seed uint64) *batchCase {
 		c.desc = append(c.desc, fmt.Sprintf("Take(%d)", c.after))
 	}
 	if !c.lastSet {
-		c.last = operators.KeepRemainder
+		c.last = keepRemainder
 	}
 	if c.kind != fuzzTake {
 		c.desc = append(c.desc, fmt.Sprintf("options(name %q, per %d, last %v set %t)", c.name, c.per, c.last, c.lastSet))
@@ -308,15 +308,15 @@ func (c *batchCase) stage(acct *fzAccounts) flow.Stage {
 }
 
 // regroupOpts returns the case's options that the regrouping stages share
-// (common, LastBatch, and with steps its Steps with account), as options
-// of type O, which each of them is.
+// (common, the remainder policy, and with steps its Steps with account),
+// as options of type O, which each of them is.
 func regroupOpts[O any](c *batchCase, common []operators.Common, steps bool, account *operators.StepAccount) []O {
 	var opts []any
 	for _, o := range common {
 		opts = append(opts, o)
 	}
 	if c.lastSet {
-		opts = append(opts, operators.LastBatch(c.last))
+		opts = withRemainder(c.last, opts...)
 	}
 	if steps && c.steps >= 0 {
 		opts = append(opts, operators.Steps(c.steps, account))
@@ -445,7 +445,7 @@ type fzGroup struct {
 // says the batcher makes, in groups.
 func (c *batchCase) groups() [][]fzGroup {
 	var out [][]fzGroup
-	if c.kind == fuzzBucketBudget && c.last == operators.PadRemainder {
+	if c.kind == fuzzBucketBudget && c.last == padRemainder {
 		return nil // refused: no batch size to pad to
 	}
 	for _, parts := range byEpoch(c.input()) {
@@ -482,9 +482,9 @@ func (c *batchCase) cut(rows []fzIn, n int) []operators.Rows[fzRow] {
 	for lo := 0; lo < len(rows); lo += n {
 		hi := min(lo+n, len(rows))
 		switch {
-		case hi-lo == n || c.last == operators.KeepRemainder:
+		case hi-lo == n || c.last == keepRemainder:
 			out = append(out, fzBatch(rows[lo:hi], 0))
-		case c.last == operators.PadRemainder:
+		case c.last == padRemainder:
 			out = append(out, fzBatch(rows[lo:hi], n))
 		}
 	}
@@ -550,9 +550,9 @@ func (c *batchCase) refBucket(rows []fzIn) []operators.Rows[fzRow] {
 		}
 		b := &buckets[oldest]
 		switch c.last {
-		case operators.DropRemainder:
+		case dropRemainder:
 			*b = pending{}
-		case operators.PadRemainder:
+		case padRemainder:
 			// To the bucket's batch size, and with a budget only as far
 			// as it allows at the batch's longest row.
 			n := c.sizes[oldest]
@@ -576,7 +576,7 @@ func (c *batchCase) refTables(parts []fzPart) []fzGroup {
 			g := fzGroup{table: table}
 			full, short := len(table)/c.size, len(table)%c.size
 			g.count, g.rows = full, int64(full*c.size)
-			if short > 0 && c.last != operators.DropRemainder {
+			if short > 0 && c.last != dropRemainder {
 				g.count++
 				g.rows += int64(short)
 			}
@@ -677,7 +677,7 @@ func (c *batchCase) runReduce(t *testing.T) {
 			}
 			groups[len(groups)-1] = append(groups[len(groups)-1], r)
 		}
-		if c.kind == fuzzReduceEvery && c.last == operators.DropRemainder && len(rows)%c.size != 0 {
+		if c.kind == fuzzReduceEvery && c.last == dropRemainder && len(rows)%c.size != 0 {
 			groups = groups[:len(groups)-1]
 		}
 		e := parts[0].epoch
@@ -703,7 +703,7 @@ func (c *batchCase) runReduce(t *testing.T) {
 // matrix when the run succeeds, else that the run fails as Steps says.
 func (c *batchCase) runBatches(t *testing.T) {
 	groups := c.groups()
-	if c.kind == fuzzBucketBudget && c.last == operators.PadRemainder {
+	if c.kind == fuzzBucketBudget && c.last == padRemainder {
 		// PadRemainder needs Buckets to know the batch size.
 		_, err := matrixCollect[operators.Rows[fzRow]](c.build(new(fzAccounts))(1))
 		if err == nil || !strings.Contains(err.Error(), "PadRemainder") {
@@ -829,7 +829,7 @@ func (c *batchCase) checkTableBatch(t *testing.T, where string, r operators.Rows
 	real, pad := c.size, 0
 	if pos == len(g.table)/c.size {
 		real = len(g.table) % c.size
-		if c.last == operators.PadRemainder {
+		if c.last == padRemainder {
 			pad = c.size - real
 		}
 	}

@@ -61,16 +61,16 @@ func kept(rows int64) ([]int64, []rowid.ID) {
 }
 
 // batchSerial cuts vals into batches of n in plain Go.
-func batchSerial[T any](vals []T, ids []rowid.ID, n, per int, last operators.Remainder) []flow.Item[operators.Rows[T]] {
+func batchSerial[T any](vals []T, ids []rowid.ID, n, per int, last remainder) []flow.Item[operators.Rows[T]] {
 	var items []flow.Item[operators.Rows[T]]
 	for lo := 0; lo < len(vals); lo += n {
 		hi := min(lo+n, len(vals))
 		r := operators.Rows[T]{Values: vals[lo:hi:hi], IDs: ids[lo:hi:hi]}
 		if hi-lo < n {
 			switch last {
-			case operators.DropRemainder:
+			case dropRemainder:
 				continue
-			case operators.PadRemainder:
+			case padRemainder:
 				r.Padding = n - (hi - lo)
 				r.Values = append(r.Values, make([]T, r.Padding)...)
 				r.IDs = append(r.IDs, make([]rowid.ID, r.Padding)...)
@@ -85,7 +85,7 @@ func batchSerial[T any](vals []T, ids []rowid.ID, n, per int, last operators.Rem
 func TestBatch(t *testing.T) {
 	const rows = 3000
 	vals, ids := kept(rows)
-	for _, last := range []operators.Remainder{operators.KeepRemainder, operators.DropRemainder, operators.PadRemainder} {
+	for _, last := range []remainder{keepRemainder, dropRemainder, padRemainder} {
 		for _, size := range []int{1, 7, 32, 5000} {
 			t.Run(fmt.Sprintf("%v/%d", last, size), func(t *testing.T) {
 				want := batchSerial(vals, ids, size, 4, last)
@@ -93,7 +93,7 @@ func TestBatch(t *testing.T) {
 				shapeVariants(t, want, func(n int) *flow.Pipeline {
 					return flow.From(source(rows, 64, 16)).
 						Via(operators.Filter(keep)).Parallel(n).
-						Via(operators.Batch[int64](size, operators.LastBatch(last), operators.PartitionItems(4))).
+						Via(operators.Batch[int64](size, withRemainder[operators.BatchOption](last, operators.PartitionItems(4))...)).
 						Via(operators.Map(func(r operators.Rows[int64]) (operators.Rows[int64], error) { return r, nil })).Parallel(n)
 				})
 			})
@@ -105,7 +105,6 @@ func TestBatchBadOptions(t *testing.T) {
 	for name, s := range map[string]flow.Stage{
 		"size 0":         operators.Batch[int64](0),
 		"PartitionItems": operators.Batch[int64](4, operators.PartitionItems(0)),
-		"LastBatch":      operators.Batch[int64](4, operators.LastBatch(9)),
 		"Named":          operators.Batch[int64](4, operators.Named("")),
 	} {
 		// The pipeline keeps the stage's error when it is built.
@@ -132,7 +131,7 @@ func TestBatchEpochs(t *testing.T) {
 	}
 	// Each epoch is batched on its own: its last batch is dropped, and its
 	// output partitions are numbered within the epoch.
-	one := batchSerial(vals, ids, size, 2, operators.DropRemainder)
+	one := batchSerial(vals, ids, size, 2, dropRemainder)
 	var want []flow.Item[operators.Rows[int64]]
 	for e := range int64(3) {
 		for _, it := range one {
@@ -142,7 +141,7 @@ func TestBatchEpochs(t *testing.T) {
 	}
 	shapeVariants(t, want, func(n int) *flow.Pipeline {
 		return flow.From(source(rows, 16, 8)).Parallel(n).Epochs(3).
-			Via(operators.Batch[int64](size, operators.LastBatch(operators.DropRemainder), operators.PartitionItems(2)))
+			Via(operators.Batch[int64](size, operators.DropRemainder(), operators.PartitionItems(2)))
 	})
 }
 

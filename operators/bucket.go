@@ -24,10 +24,10 @@ import (
 // is full, so the output order depends on the serial input order only.
 //
 // When the stream ends, the partly filled buckets are emitted in the
-// order of their oldest rows (KeepRemainder, the default), dropped
-// (DropRemainder) or padded to their bucket's batch size (PadRemainder,
-// with Buckets only; with a TokenBudget as well, only as far as the budget
-// allows at the batch's longest row); see [LastBatch]. Batch IDs follow [Rows]. The stage
+// order of their oldest rows (the default), dropped ([DropRemainder]) or
+// padded to their bucket's batch size ([PadRemainder], with Buckets only;
+// with a TokenBudget as well, only as far as the budget allows at the
+// batch's longest row). Batch IDs follow [Rows]. The stage
 // is serial; its output partitions hold [PartitionItems] batches (default
 // 16). Memory is the rows held in the buckets: at most the sum of the
 // batch sizes, or the budget per bucket.
@@ -54,8 +54,8 @@ func (b *bucketOp[T]) check(err error) error {
 		return err
 	case c.sizes == nil && c.budget == 0:
 		return fmt.Errorf("operators: %s: needs Buckets or TokenBudget", c.name)
-	case c.last == PadRemainder && c.sizes == nil:
-		return fmt.Errorf("operators: %s: LastBatch(PadRemainder) needs Buckets to know the batch size", c.name)
+	case c.last == remainderPad && c.sizes == nil:
+		return fmt.Errorf("operators: %s: PadRemainder needs Buckets to know the batch size", c.name)
 	}
 	return nil
 }
@@ -257,10 +257,10 @@ func (p *bucketProc[T]) end(ctx context.Context, out flow.Emitter[Rows[T]]) erro
 	for _, i := range left {
 		b := &p.buckets[i]
 		switch p.op.cfg.last {
-		case DropRemainder:
+		case remainderDrop:
 			*b = bucket[T]{}
 			continue
-		case PadRemainder:
+		case remainderPad:
 			n := p.op.cfg.sizes[i]
 			if budget := p.op.cfg.budget; budget > 0 {
 				n = max(len(b.rows.Values), min(n, budget/max(b.longest, 1)))

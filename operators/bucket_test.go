@@ -14,7 +14,7 @@ func tokenLen(t []int32) int { return len(t) }
 
 // bucketSerial is the reference: each bucket a list, a batch emitted when
 // its bucket is full, the rest at the end in the order of first members.
-func bucketSerial(rows int64, bounds, sizes []int, budget int, last operators.Remainder) []flow.Item[operators.Rows[[]int32]] {
+func bucketSerial(rows int64, bounds, sizes []int, budget int, last remainder) []flow.Item[operators.Rows[[]int32]] {
 	type pending struct {
 		vals    [][]int32
 		ids     []rowid.ID
@@ -67,9 +67,9 @@ func bucketSerial(rows int64, bounds, sizes []int, budget int, last operators.Re
 			return items
 		}
 		switch last {
-		case operators.DropRemainder:
+		case dropRemainder:
 			buckets[oldest] = pending{}
-		case operators.PadRemainder:
+		case padRemainder:
 			emit(&buckets[oldest], sizes[oldest]-len(buckets[oldest].vals))
 		default:
 			emit(&buckets[oldest], 0)
@@ -86,13 +86,13 @@ func TestBucketByLength(t *testing.T) {
 		bounds []int
 		sizes  []int
 		budget int
-		last   operators.Remainder
+		last   remainder
 	}{
 		{name: "buckets", opts: []operators.BucketOption{operators.Buckets(bounds, sizes)}, bounds: bounds, sizes: sizes},
-		{name: "buckets drop", opts: []operators.BucketOption{operators.Buckets(bounds, sizes), operators.LastBatch(operators.DropRemainder)},
-			bounds: bounds, sizes: sizes, last: operators.DropRemainder},
-		{name: "buckets pad", opts: []operators.BucketOption{operators.Buckets(bounds, sizes), operators.LastBatch(operators.PadRemainder)},
-			bounds: bounds, sizes: sizes, last: operators.PadRemainder},
+		{name: "buckets drop", opts: []operators.BucketOption{operators.Buckets(bounds, sizes), operators.DropRemainder()},
+			bounds: bounds, sizes: sizes, last: dropRemainder},
+		{name: "buckets pad", opts: []operators.BucketOption{operators.Buckets(bounds, sizes), operators.PadRemainder()},
+			bounds: bounds, sizes: sizes, last: padRemainder},
 		{name: "budget", opts: []operators.BucketOption{operators.TokenBudget(40)}, budget: 40},
 		{name: "budget and bounds", opts: []operators.BucketOption{operators.TokenBudget(40), operators.Buckets([]int{5}, []int{100, 100})},
 			bounds: []int{5}, sizes: []int{100, 100}, budget: 40},
@@ -119,7 +119,7 @@ func TestBucketByLength(t *testing.T) {
 					t.Fatalf("batch of %d rows up to %d long passes the budget %d", r.Len(), longest, c.budget)
 				}
 			}
-			if c.last != operators.DropRemainder && len(seen) != rows {
+			if c.last != dropRemainder && len(seen) != rows {
 				t.Fatalf("%d rows delivered, want %d", len(seen), rows)
 			}
 		})
@@ -128,7 +128,7 @@ func TestBucketByLength(t *testing.T) {
 		"none":            nil,
 		"sizes":           {operators.Buckets([]int{3}, []int{1})},
 		"order":           {operators.Buckets([]int{3, 3}, []int{1, 1, 1})},
-		"pad with budget": {operators.TokenBudget(10), operators.LastBatch(operators.PadRemainder)},
+		"pad with budget": {operators.TokenBudget(10), operators.PadRemainder()},
 	} {
 		for _, err := range flow.Items[operators.Rows[[]int32]](t.Context(), flow.From(tokenSource(10, 5)).Via(operators.BucketByLength(tokenLen, opts...))) {
 			if err == nil {

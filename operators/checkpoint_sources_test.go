@@ -32,7 +32,7 @@ func TestCheckpointThroughCacheAndEvenRanks(t *testing.T) {
 			return flow.From(operators.Cache[int64](inner(par), operators.OnDisk(disk))).Via(operators.Shuffle[int64](50)).Epochs(3).WithSeed(1)
 		},
 		"even ranks": func(par int) *flow.Pipeline {
-			return flow.From(operators.EvenRanks[int64](sources.Slice(xs, sources.PartitionItems(70)), operators.DropUneven, nil)).
+			return flow.From(operators.EvenRanks[int64](sources.Slice(xs, sources.PartitionItems(70)), nil)).
 				Via(operators.Map(func(v int64) (int64, error) { return v * 2, nil })).Parallel(par).
 				Via(operators.Batch[int64](3)).
 				Via(operators.Map(func(r operators.Rows[int64]) (int64, error) { return r.Values[0], nil })).

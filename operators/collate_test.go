@@ -138,7 +138,7 @@ func TestCollate(t *testing.T) {
 		r := rand.New(rand.NewPCG(uint64(round), 99))
 		rows, size := int64(1+r.IntN(300)), 1+r.IntN(40)
 		left, mult, length := r.IntN(2) == 1, []int{1, 2, 8}[r.IntN(3)], []int{0, 16, 17}[r.IntN(3)]
-		last := []operators.Remainder{operators.KeepRemainder, operators.PadRemainder}[r.IntN(2)]
+		last := []remainder{keepRemainder, padRemainder}[r.IntN(2)]
 		var opts []operators.PadOption
 		if left {
 			opts = append(opts, operators.PadLeft())
@@ -154,7 +154,7 @@ func TestCollate(t *testing.T) {
 			src := sources.Generate(rows, func(i int64) (example, error) { return makeExample(uint64(round), i), nil },
 				sources.Named(srcName), sources.PartitionItems(1+r.IntN(50)), sources.ChunkSize(1+r.IntN(20)))
 			batches := func(p int) *flow.Pipeline {
-				return flow.From(src).Parallel(p).Via(operators.Batch[example](size, operators.LastBatch(last), operators.PartitionItems(3)))
+				return flow.From(src).Parallel(p).Via(operators.Batch[example](size, withRemainder[operators.BatchOption](last, operators.PartitionItems(3))...))
 			}
 			var want []flow.Item[operators.Collated]
 			for _, it := range collect[operators.Rows[example]](t, batches(1)) {

@@ -52,52 +52,25 @@ import (
 // current block; and for both, the restarts of each input and which inputs
 // were dropped.
 
-// Exhausted says what a combination does when one of its inputs runs out
-// of rows: when Interleave's turn or Mix's draw finds the input without a
-// row left.
-type Exhausted int
+// exhausted is what a combination does when one of its inputs runs out of
+// rows: drop the input (the default), [StopExhausted] or [CycleExhausted].
+type exhausted int
 
 const (
-	// DropExhausted drops the input and goes on with the others; Mix
-	// renormalises the weights of those left. The epoch ends when every
-	// input has run out, so every row of every input appears once. The
-	// default.
-	DropExhausted Exhausted = iota
-	// StopExhausted ends the combination's epoch when the first input runs
-	// out (tf.data's stop_on_empty_dataset).
-	StopExhausted
-	// CycleExhausted restarts the input in its next epochs; the
-	// combination's epoch ends when every input has run out at least once
-	// (Hugging Face's "all_exhausted"), so the smaller inputs are
-	// repeated. An input that gives no rows at all is dropped. The epoch
-	// is as long as the input that runs out last needs: with Mix, an
-	// input of n rows and weight w among weights summing to W takes
-	// about n·W/w draws, so a large input with a tiny weight makes a very
-	// long epoch, every other input repeated all through it.
-	CycleExhausted
+	exhaustedDrop exhausted = iota
+	exhaustedStop
+	exhaustedCycle
 )
 
-func (e Exhausted) String() string {
-	switch e {
-	case DropExhausted:
-		return "DropExhausted"
-	case StopExhausted:
-		return "StopExhausted"
-	case CycleExhausted:
-		return "CycleExhausted"
-	}
-	return fmt.Sprintf("Exhausted(%d)", int(e))
-}
-
-// CombineOption configures [Interleave] and [Mix]: [OnExhausted],
-// [PartitionItems] (default 4096 rows), [Named] (a name only; the
-// defaults are "interleave" and "mix").
+// CombineOption configures [Interleave] and [Mix]: [StopExhausted],
+// [CycleExhausted], [PartitionItems] (default 4096 rows), [Named] (a name
+// only; the defaults are "interleave" and "mix").
 type CombineOption interface{ combineOption() }
 
 // combineConfig holds a combination's options.
 type combineConfig struct {
 	shapeConfig
-	policy Exhausted
+	policy exhausted
 }
 
 // combineOpt is an option of the combinations only.
@@ -105,17 +78,34 @@ type combineOpt struct{ ownOpt[combineConfig] }
 
 func (combineOpt) combineOption() {}
 
-// OnExhausted sets what happens when an input of [Interleave] or [Mix]
-// runs out. The default is DropExhausted.
-func OnExhausted(e Exhausted) CombineOption {
-	return combineOpt{ownOpt[combineConfig]{"OnExhausted", func(c *combineConfig) error {
-		if e < DropExhausted || e > CycleExhausted {
-			return fmt.Errorf("OnExhausted(%v): unknown policy", e)
-		}
+// exhaustedOption returns the option that sets the policy e, named name.
+func exhaustedOption(name string, e exhausted) CombineOption {
+	return combineOpt{ownOpt[combineConfig]{name, func(c *combineConfig) error {
 		c.policy = e
 		return nil
 	}}}
 }
+
+// StopExhausted ends the combination's epoch when the first input runs
+// out (tf.data's stop_on_empty_dataset). An input runs out when
+// [Interleave]'s turn or [Mix]'s draw finds it without a row left. The
+// default drops the input and goes on with the others (Mix renormalises
+// the weights of those left), so the epoch ends when every input has run
+// out and every row of every input appears once. Of StopExhausted and
+// [CycleExhausted], the last one given wins.
+func StopExhausted() CombineOption { return exhaustedOption("StopExhausted", exhaustedStop) }
+
+// CycleExhausted restarts an input that runs out in its next epochs; the
+// combination's epoch ends when every input has run out at least once
+// (Hugging Face's "all_exhausted"), so the smaller inputs are repeated.
+// An input that gives no rows at all is dropped. The epoch is as long as
+// the input that runs out last needs: with [Mix], an input of n rows and
+// weight w among weights summing to W takes about n·W/w draws, so a large
+// input with a tiny weight makes a very long epoch, every other input
+// repeated all through it. The default drops an input that runs out and
+// goes on with the others, every row of every input appearing once. Of
+// [StopExhausted] and CycleExhausted, the last one given wins.
+func CycleExhausted() CombineOption { return exhaustedOption("CycleExhausted", exhaustedCycle) }
 
 // inputID returns the ID that the row IDs of a combination's input i are
 // combined with.
@@ -135,11 +125,11 @@ func Concat[T any](inputs ...*flow.Pipeline) flow.Source[T] {
 // cycle_length and block_length): rows 0..block-1 of the first open input,
 // then of the second, and so on round. An input runs out when its turn
 // finds no row left, so one whose last row ends a block runs out at its
-// next turn. Under DropExhausted that turn ends, and the next input not
+// next turn. By default that turn ends, and the next input not
 // yet opened takes its place in the round, its first block coming when the
 // round is back at the slot, as in tf.data (inputs of 1, 3 and 3 rows,
 // cycle 2, block 1: a0 b0 b1 c0 b2 c1 c2); once every input has been
-// opened, the slot leaves the round. Under CycleExhausted the input's
+// opened, the slot leaves the round. Under [CycleExhausted] the input's
 // next run goes on with the turn, the rows the turn took before counting
 // towards its block; CycleExhausted needs every input open (cycle =
 // len(inputs)). cycle < 1, or more than the inputs, means every input;
@@ -154,7 +144,7 @@ func Interleave[T any](inputs []*flow.Pipeline, cycle, block int, opts ...Combin
 	case c.err != nil:
 	case block < 1:
 		c.err = fmt.Errorf("operators: %s: block length %d: must be at least 1", c.cfg.name, block)
-	case c.cfg.policy == CycleExhausted && cycle < len(inputs):
+	case c.cfg.policy == exhaustedCycle && cycle < len(inputs):
 		c.err = fmt.Errorf("operators: %s: CycleExhausted needs every input open, but the cycle is %d of %d", c.cfg.name, cycle, len(inputs))
 	}
 	return c

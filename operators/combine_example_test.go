@@ -35,7 +35,7 @@ func ExampleMix() {
 	printValues(operators.Concat[string](inputs...))
 	printValues(operators.Interleave[string](inputs, 3, 2))
 	printValues(operators.Mix[string](inputs, []float64{2, 1, 1}))
-	printValues(operators.Mix[string](inputs, []float64{2, 1, 1}, operators.OnExhausted(operators.StopExhausted)))
+	printValues(operators.Mix[string](inputs, []float64{2, 1, 1}, operators.StopExhausted()))
 	// Output:
 	// abcdefghABCD0123
 	// abAB01cdCD23efgh

@@ -37,7 +37,7 @@ import (
 // oracles written from the docs. Concat and Interleave: the exact sequence
 // of rows, from a naive round of turns over the inputs' own runs (run
 // alone, epoch by epoch, as the docs say each input runs). Mix: each
-// input's rows come in its own order; DropExhausted gives every row of
+// input's rows come in its own order; the default gives every row of
 // every input of positive weight, StopExhausted a prefix of each with one
 // input complete, CycleExhausted whole runs of every input (the restarts
 // reading the input's next epochs) and the part of one more, one input
@@ -182,10 +182,10 @@ type taken struct{ input, run, pos int }
 // goes on with the turn (CycleExhausted, unless every input has run out:
 // then the epoch ends), or ends the turn and gives the slot to the next
 // input not yet opened, whose first block comes when the round is back,
-// or drops the slot (DropExhausted, and CycleExhausted for an input whose
-// run gave no row).
+// or drops the slot (by default, and under CycleExhausted for an input
+// whose run gave no row).
 // Concat is Interleave with a cycle of 1 and unbounded blocks.
-func interleaveOracle(t *testing.T, runs []*inputRuns, e, cycle, block int, policy operators.Exhausted) []taken {
+func interleaveOracle(t *testing.T, runs []*inputRuns, e, cycle, block int, policy exhausted) []taken {
 	t.Helper()
 	n := len(runs)
 	if cycle < 1 || cycle > n {
@@ -221,9 +221,9 @@ func interleaveOracle(t *testing.T, runs []*inputRuns, e, cycle, block int, poli
 			continue
 		}
 		switch policy {
-		case operators.StopExhausted:
+		case stopExhausted:
 			return out
-		case operators.CycleExhausted:
+		case cycleExhausted:
 			ranOut[i] = true
 			if pos[i] > 0 && !allRanOut() {
 				run[i], pos[i] = run[i]+1, 0
@@ -241,7 +241,7 @@ func interleaveOracle(t *testing.T, runs []*inputRuns, e, cycle, block int, poli
 		if slot >= len(slots) {
 			slot = 0
 		}
-		if policy == operators.CycleExhausted && allRanOut() {
+		if policy == cycleExhausted && allRanOut() {
 			break
 		}
 	}
@@ -263,11 +263,11 @@ func fuzzCombination(t *testing.T, r *rand.Rand, kind int) {
 			ins[i].epochs = 1
 		}
 	}
-	policy := []operators.Exhausted{operators.DropExhausted, operators.StopExhausted, operators.CycleExhausted}[r.IntN(3)]
+	policy := []exhausted{dropExhausted, stopExhausted, cycleExhausted}[r.IntN(3)]
 	per := pick(0, 1, 3, 7, 50)
 	epochs, seed := int64(1+r.IntN(3)), r.Uint64()
 	cycle, block := 0, pick(1, 2, 3, 10, 1000)
-	if kind == 1 && policy != operators.CycleExhausted {
+	if kind == 1 && policy != cycleExhausted {
 		cycle = r.IntN(k + 1)
 	}
 	weights := make([]float64, k)
@@ -277,7 +277,7 @@ func fuzzCombination(t *testing.T, r *rand.Rand, kind int) {
 	if kind == 2 && !slices.ContainsFunc(weights, func(w float64) bool { return w > 0 }) {
 		weights[r.IntN(k)] = 1
 	}
-	if kind == 1 && policy == operators.CycleExhausted && cycleRestarts(ins, block) > 150 {
+	if kind == 1 && policy == cycleExhausted && cycleRestarts(ins, block) > 150 {
 		// Every turn restarts a small input block/size times until the
 		// largest has run out once: keep it short.
 		block = min(block, 3)
@@ -285,7 +285,7 @@ func fuzzCombination(t *testing.T, r *rand.Rand, kind int) {
 			ins[i].size = min(ins[i].size, 20)
 		}
 	}
-	if kind == 2 && policy == operators.CycleExhausted && cycleDraws(ins, weights) > 400 {
+	if kind == 2 && policy == cycleExhausted && cycleDraws(ins, weights) > 400 {
 		// The epoch would last until the input least likely drawn has
 		// run out once, restarting the others all along: keep it short.
 		for i := range weights {
@@ -294,7 +294,7 @@ func fuzzCombination(t *testing.T, r *rand.Rand, kind int) {
 	}
 	var opts []operators.CombineOption
 	if kind != 0 {
-		opts = append(opts, operators.OnExhausted(policy))
+		opts = withExhausted(policy, opts...)
 		if per > 0 {
 			opts = append(opts, operators.PartitionItems(per))
 		}
@@ -303,7 +303,7 @@ func fuzzCombination(t *testing.T, r *rand.Rand, kind int) {
 		per = 4096
 	}
 	if kind == 0 {
-		policy = operators.DropExhausted
+		policy = dropExhausted
 	}
 	var desc []string
 	for _, in := range ins {
@@ -454,7 +454,7 @@ func cycleDraws(ins []combInput, weights []float64) float64 {
 // checkMix checks epoch e of Mix against what its docs promise. It
 // returns how many rows came before any input of positive weight and rows
 // ran out: draws with the weights as given.
-func checkMix(t *testing.T, e int, items []flow.Item[int64], runs []*inputRuns, weights []float64, policy operators.Exhausted, want func(e, j int, x taken) flow.Item[int64]) int {
+func checkMix(t *testing.T, e int, items []flow.Item[int64], runs []*inputRuns, weights []float64, policy exhausted, want func(e, j int, x taken) flow.Item[int64]) int {
 	t.Helper()
 	k := len(runs)
 	// Each input's rows in its own order, run after run (restarts only
@@ -474,7 +474,7 @@ func checkMix(t *testing.T, e int, items []flow.Item[int64], runs []*inputRuns, 
 			t.Fatalf("epoch %d, row %d: %+v of input %d, whose weight is 0", e, j, it, i)
 		}
 		for pos[i] == len(runs[i].run(t, run[i])) {
-			if policy != operators.CycleExhausted {
+			if policy != cycleExhausted {
 				t.Fatalf("epoch %d, row %d: %+v of input %d after its %d rows, under %v", e, j, it, i, pos[i], policy)
 			}
 			if pos[i] == 0 {
@@ -507,20 +507,20 @@ func checkMix(t *testing.T, e int, items []flow.Item[int64], runs []*inputRuns, 
 			ended = append(ended, i)
 		}
 		switch policy {
-		case operators.DropExhausted:
+		case dropExhausted:
 			if count[i] != n {
-				t.Fatalf("epoch %d, DropExhausted: %d rows of input %d, want all %d", e, count[i], i, n)
+				t.Fatalf("epoch %d, default policy: %d rows of input %d, want all %d", e, count[i], i, n)
 			}
-		case operators.CycleExhausted:
+		case cycleExhausted:
 			if count[i] < n {
 				t.Fatalf("epoch %d, CycleExhausted: %d rows of input %d, want at least its %d", e, count[i], i, n)
 			}
 		}
 	}
-	if policy != operators.DropExhausted && allRows && len(ended) == 0 {
+	if policy != dropExhausted && allRows && len(ended) == 0 {
 		t.Fatalf("epoch %d, %v: the epoch ended with no input at the end of a run (rows %v)", e, policy, count)
 	}
-	if policy == operators.StopExhausted && first >= 0 {
+	if policy == stopExhausted && first >= 0 {
 		// The first input to run out ends the epoch when next drawn, each
 		// draw picking it with probability p: that R more rows come
 		// first has probability (1-p)^R.

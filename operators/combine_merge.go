@@ -173,9 +173,9 @@ func (m *merger[T]) ready(l *lane[T]) (bool, error) {
 // whether the epoch goes on.
 func (m *merger[T]) exhausted(ctx context.Context, l *lane[T]) bool {
 	switch m.c.cfg.policy {
-	case StopExhausted:
+	case exhaustedStop:
 		return false
-	case CycleExhausted:
+	case exhaustedCycle:
 		l.ranOut = true
 		if l.rows > 0 && !m.allRanOut() {
 			m.run(ctx, l)
@@ -185,9 +185,9 @@ func (m *merger[T]) exhausted(ctx context.Context, l *lane[T]) bool {
 	l.done = true
 	if m.c.weights != nil {
 		m.drop(l.input)
-		return len(m.active) > 0 && !(m.c.cfg.policy == CycleExhausted && m.allRanOut())
+		return len(m.active) > 0 && !(m.c.cfg.policy == exhaustedCycle && m.allRanOut())
 	}
-	return m.replace(ctx) && !(m.c.cfg.policy == CycleExhausted && m.allRanOut())
+	return m.replace(ctx) && !(m.c.cfg.policy == exhaustedCycle && m.allRanOut())
 }
 
 func (m *merger[T]) allRanOut() bool {

@@ -42,11 +42,11 @@ var combineResumeCases = map[string]func(par int) *flow.Pipeline{
 	},
 	"mix, stop": func(par int) *flow.Pipeline {
 		ins := []*flow.Pipeline{combineResumeInput(0, 500, par), combineResumeInput(1, 400, par)}
-		return flow.From(operators.Mix[int64](ins, []float64{1, 3}, operators.OnExhausted(operators.StopExhausted), operators.PartitionItems(40))).Epochs(2).WithSeed(2)
+		return flow.From(operators.Mix[int64](ins, []float64{1, 3}, operators.StopExhausted(), operators.PartitionItems(40))).Epochs(2).WithSeed(2)
 	},
 	"mix, cycle": func(par int) *flow.Pipeline {
 		ins := []*flow.Pipeline{combineResumeInput(0, 300, par), combineResumeInput(1, 90, par), combineResumeInput(2, 160, par)}
-		return flow.From(operators.Mix[int64](ins, []float64{1, 1, 1}, operators.OnExhausted(operators.CycleExhausted), operators.PartitionItems(50))).WithSeed(8)
+		return flow.From(operators.Mix[int64](ins, []float64{1, 1, 1}, operators.CycleExhausted(), operators.PartitionItems(50))).WithSeed(8)
 	},
 }
 

@@ -182,19 +182,19 @@ func sameValues(a, b []flow.Item[int64]) bool {
 }
 
 func TestMixPolicies(t *testing.T) {
-	mix := func(policy operators.Exhausted) func(n int) flow.Source[int64] {
+	mix := func(policy exhausted) func(n int) flow.Source[int64] {
 		return func(n int) flow.Source[int64] {
-			return operators.Mix[int64](combineInputs(n, 2000, 300, 1000), []float64{1, 1, 1}, operators.OnExhausted(policy))
+			return operators.Mix[int64](combineInputs(n, 2000, 300, 1000), []float64{1, 1, 1}, withExhausted(policy)...)
 		}
 	}
 	// Stop: the epoch ends when the small input runs out.
-	stop := checkCombine(t, mix(operators.StopExhausted), nil)
+	stop := checkCombine(t, mix(stopExhausted), nil)
 	if c := countInputs(stop); c[1] != 300 || c[0] >= 2000 || c[2] >= 1000 {
 		t.Fatalf("StopExhausted: rows per input %v", c)
 	}
 	// Cycle: the epoch ends when every input has run out once; the
 	// smaller ones repeat, reshuffled by their epochs.
-	cyc := checkCombine(t, mix(operators.CycleExhausted), nil)
+	cyc := checkCombine(t, mix(cycleExhausted), nil)
 	if c := countInputs(cyc); c[0] > 2000 || c[1] <= 300 || c[2] < 1000 || c[0] < 2000 && c[1]%300 != 0 {
 		t.Fatalf("CycleExhausted: rows per input %v", c)
 	}
@@ -243,8 +243,7 @@ func TestCombineBuildErrors(t *testing.T) {
 		"zero sum":   operators.Mix[int64](two, []float64{0, 0}),
 		"rows":       operators.Mix[int64](two, []float64{1, 1}, operators.PartitionItems(0)),
 		"block":      operators.Interleave[int64](two, 2, 0),
-		"cycle":      operators.Interleave[int64](two, 1, 1, operators.OnExhausted(operators.CycleExhausted)),
-		"policy":     operators.Mix[int64](two, []float64{1, 1}, operators.OnExhausted(7)),
+		"cycle":      operators.Interleave[int64](two, 1, 1, operators.CycleExhausted()),
 	} {
 		if err := flow.From(src).Err(); err == nil {
 			t.Errorf("%s: no error", name)
@@ -284,7 +283,7 @@ func TestCombineFingerprint(t *testing.T) {
 	changed[1] = changed[1].Via(operators.Filter(func(int64) bool { return true }))
 	for name, src := range map[string]flow.Source[int64]{
 		"weights": operators.Mix[int64](ins(), []float64{2, 1}),
-		"policy":  operators.Mix[int64](ins(), []float64{1, 2}, operators.OnExhausted(operators.StopExhausted)),
+		"policy":  operators.Mix[int64](ins(), []float64{1, 2}, operators.StopExhausted()),
 		"stage":   operators.Mix[int64](changed, []float64{1, 2}),
 		"seed":    operators.Mix[int64]([]*flow.Pipeline{ins()[0], ins()[1].WithSeed(5)}, []float64{1, 2}),
 		"kind":    operators.Interleave[int64](ins(), 2, 1),

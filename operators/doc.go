@@ -28,9 +28,9 @@
 // [PartitionItems] items), so that a Parallel stage can follow them.
 // A group never spans two epochs: the first row of a new epoch ends the
 // previous epoch's last group as the end of the stream would (a short
-// batch or fold by [LastBatch]'s policy; a run of [ReduceRuns] even where
-// the next epoch starts with the same key), and the new epoch's output
-// partitions start again from 0.
+// batch or fold kept, dropped or padded as the stage's options say; a run
+// of [ReduceRuns] even where the next epoch starts with the same key), and
+// the new epoch's output partitions start again from 0.
 // Their output IDs follow the N:1 rule: the stage's fixed ID,
 // rowid.FromString of its name, combined with each member's ID in order.
 //

@@ -11,39 +11,46 @@ import (
 	"github.com/rowflow/rowflow/internal/slicepool"
 )
 
-// Uneven says what [EvenRanks] does when the rows do not divide evenly
-// among the ranks.
-type Uneven int
+// uneven is what [EvenRanks] does when the rows do not divide evenly
+// among the ranks: drop the rest (the default), [PadUneven] or
+// [AllowUneven]. Its String is part of the source's settings.
+type uneven int
 
 const (
-	// DropUneven gives every rank total/world rows: the last total%world
-	// rows of the stream are delivered to no rank.
-	DropUneven Uneven = iota
-	// PadUneven gives every rank ceil(total/world) rows: the ranks short
-	// of a row each repeat one row from the end of the stream, which
-	// another rank also delivers. While the total is at least the number
-	// of ranks short of a row (world - total%world), the repeated rows
-	// differ and each is delivered twice; with fewer rows, as with 1 row
-	// on 3 ranks, a row is repeated by several ranks (as
-	// DistributedSampler pads in PyTorch), and the account says which.
-	PadUneven
-	// AllowUneven gives each rank its own rows: counts differ by at most
-	// one when the source can count its rows, and by up to one per
-	// partition when it cannot.
-	AllowUneven
+	unevenDrop uneven = iota
+	unevenPad
+	unevenAllow
 )
 
-func (u Uneven) String() string {
-	switch u {
-	case DropUneven:
-		return "DropUneven"
-	case PadUneven:
-		return "PadUneven"
-	case AllowUneven:
-		return "AllowUneven"
-	}
-	return fmt.Sprintf("Uneven(%d)", int(u))
+func (u uneven) String() string {
+	return [...]string{"DropUneven", "PadUneven", "AllowUneven"}[u]
 }
+
+// EvenOption configures [EvenRanks]: [PadUneven], [AllowUneven].
+type EvenOption interface{ evenOption() }
+
+// evenOpt sets the policy of EvenRanks.
+type evenOpt struct{ policy uneven }
+
+func (evenOpt) evenOption() {}
+
+// PadUneven makes [EvenRanks] give every rank ceil(total/world) rows: the
+// ranks short of a row each repeat one row from the end of the stream,
+// which another rank also delivers. While the total is at least the
+// number of ranks short of a row (world - total%world), the repeated rows
+// differ and each is delivered twice; with fewer rows, as with 1 row on 3
+// ranks, a row is repeated by several ranks (as DistributedSampler pads
+// in PyTorch), and the account says which. The default gives every rank
+// total/world rows, the last total%world rows of the stream delivered to
+// no rank. Of PadUneven and [AllowUneven], the last one given wins.
+func PadUneven() EvenOption { return evenOpt{unevenPad} }
+
+// AllowUneven makes [EvenRanks] give each rank its own rows, however many:
+// counts differ by at most one when the source can count its rows, and by
+// up to one per partition when it cannot. The default gives every rank
+// total/world rows, the last total%world rows of the stream delivered to
+// no rank. Of [PadUneven] and AllowUneven, the last one given wins.
+func AllowUneven() EvenOption { return evenOpt{unevenAllow} }
 
 // EvenAccount reports what [EvenRanks] decided for one epoch: the total
 // rows of the stream, what each rank delivers, and which rows were
@@ -52,16 +59,16 @@ func (u Uneven) String() string {
 type EvenAccount struct {
 	// Known reports whether the total was known before reading. It is
 	// not when the source cannot count its rows (a Parquet RowFilter),
-	// which only AllowUneven accepts: Total is then 0.
+	// which only [AllowUneven] accepts: Total is then 0.
 	Known   bool
 	Total   int64
 	World   int
 	PerRank int64 // rows each rank delivers; -1 under AllowUneven
 	// Dropped is the range of positions [Dropped[0], Dropped[1]) that no
-	// rank delivers (DropUneven).
+	// rank delivers (by default).
 	Dropped [2]int64
 	// Repeated maps a rank to the position of the row it delivers in
-	// addition to its own (PadUneven); that row's own rank delivers it too,
+	// addition to its own ([PadUneven]); that row's own rank delivers it too,
 	// and so may other ranks when the total is below the ranks short of a
 	// row.
 	Repeated map[int]int64
@@ -75,24 +82,26 @@ type EvenAccount struct {
 // divide its rows itself, so every rank reads all of src's partitions and
 // keeps its own rows of each. Use it for sources that cannot divide their
 // rows (a channel, a go-streams source), or to make the shares exactly
-// equal with DropUneven or PadUneven; the dataset sources, slices and
-// generators divide their rows evenly themselves, reading only their
-// share. The decision is
-// made per partition from the partitions' row counts, so the source stays
+// equal; the dataset sources, slices and generators divide their rows
+// evenly themselves, reading only their share. The decision is made per
+// partition from the partitions' row counts, so the source stays
 // parallel: nothing is read twice and no rank reads another rank's
 // partitions' rows into its stream.
 //
-// policy decides what happens when world does not divide the total:
-// [DropUneven], [PadUneven] (so every rank yields the same number of rows,
-// and after Batch with the same size and LastBatch policy, the same number
-// of batches), or [AllowUneven]. Rows keep their IDs and partition numbers; a
-// repeated row has the same ID on both ranks that deliver it.
+// When world does not divide the total, every rank by default delivers
+// total/world rows, the last total%world rows of the stream delivered by
+// none; [PadUneven] repeats rows instead, so that every rank delivers
+// ceil(total/world). Either way every rank yields the same number of
+// rows, and after Batch with the same size and remainder policy, the same
+// number of batches. [AllowUneven] lets the counts differ. Rows keep their
+// IDs and partition numbers; a repeated row has the same ID on both ranks
+// that deliver it.
 //
 // The counts come from src's [flow.RowCounter], which slices, generators
 // and Parquet datasets (from their footers) implement. When src cannot
-// count without reading, as with a Parquet RowFilter, DropUneven and
-// PadUneven fail the run before any row is read, with an error that says
-// why; AllowUneven then splits each partition on its own, starting the
+// count without reading, as with a Parquet RowFilter, the run fails
+// before any row is read, with an error that says why, unless AllowUneven
+// is given: it then splits each partition on its own, starting the
 // rotation at the partition's partition number. A partition that yields a
 // different number of rows than its count fails the run.
 //
@@ -103,13 +112,18 @@ type EvenAccount struct {
 // epoch is planned, and the partitions keep src's numbers: a run resumed
 // from a checkpoint starts at a partition number and reads nothing before
 // it.
-func EvenRanks[T any](src flow.Source[T], policy Uneven, account *EvenAccount) flow.Source[T] {
-	e := &evenSource[T]{src: src, policy: policy, account: account}
-	switch {
-	case src == nil:
+func EvenRanks[T any](src flow.Source[T], account *EvenAccount, opts ...EvenOption) flow.Source[T] {
+	e := &evenSource[T]{src: src, account: account}
+	for _, o := range opts {
+		o, ok := o.(evenOpt)
+		if !ok {
+			e.err = fmt.Errorf("operators: EvenRanks: nil option")
+			break
+		}
+		e.policy = o.policy
+	}
+	if src == nil && e.err == nil {
 		e.err = fmt.Errorf("operators: EvenRanks: nil source")
-	case policy < DropUneven || policy > AllowUneven:
-		e.err = fmt.Errorf("operators: EvenRanks(%v): unknown policy", policy)
 	}
 	if b, ok := src.(interface{ Err() error }); ok && e.err == nil {
 		e.err = b.Err()
@@ -119,7 +133,7 @@ func EvenRanks[T any](src flow.Source[T], policy Uneven, account *EvenAccount) f
 
 type evenSource[T any] struct {
 	src     flow.Source[T]
-	policy  Uneven
+	policy  uneven
 	account *EvenAccount
 	mu      sync.Mutex // guards *account
 	err     error
@@ -136,7 +150,7 @@ func (e *evenSource[T]) Info() flow.Info {
 	return i
 }
 
-// Err reports a bad policy or an error of the source.
+// Err reports a nil source or option, or an error of the source.
 func (e *evenSource[T]) Err() error { return e.err }
 
 // share is what one rank takes of a partition: rows k with
@@ -169,16 +183,16 @@ func (e *evenSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2[
 			var err error
 			counts, err = rc.RowCounts(ctx, env)
 			switch {
-			case err != nil && e.policy != AllowUneven:
-				yield(flow.Partition[T]{}, fmt.Errorf("operators: EvenRanks(%v) needs the row total before reading: %w", e.policy, err))
+			case err != nil && e.policy != unevenAllow:
+				yield(flow.Partition[T]{}, fmt.Errorf("operators: EvenRanks needs the row total before reading, unless AllowUneven is given: %w", err))
 				return
 			case err != nil:
 				counts = nil
 			default:
 				known = true
 			}
-		} else if e.policy != AllowUneven {
-			yield(flow.Partition[T]{}, fmt.Errorf("operators: EvenRanks(%v) needs the row total before reading, and source %q cannot count its rows (no RowCounts method)", e.policy, e.src.Info().Name))
+		} else if e.policy != unevenAllow {
+			yield(flow.Partition[T]{}, fmt.Errorf("operators: EvenRanks needs the row total before reading, unless AllowUneven is given, and source %q cannot count its rows (no RowCounts method)", e.src.Info().Name))
 			return
 		}
 		limit, extra := e.plan(counts, known, rank, world)
@@ -225,9 +239,9 @@ func (e *evenSource[T]) plan(counts []int64, known bool, rank, world int64) (lim
 		t := acct.Total
 		q, rem := t/world, t%world
 		switch {
-		case e.policy == DropUneven:
+		case e.policy == unevenDrop:
 			limit, acct.PerRank, acct.Dropped = q*world, q, [2]int64{q * world, t}
-		case e.policy == PadUneven && rem > 0 && t > 0:
+		case e.policy == unevenPad && rem > 0 && t > 0:
 			acct.PerRank, acct.Repeated = q+1, map[int]int64{}
 			for r := rem; r < world; r++ {
 				acct.Repeated[int(r)] = ((t-world+r)%t + t) % t
@@ -235,7 +249,7 @@ func (e *evenSource[T]) plan(counts []int64, known bool, rank, world int64) (lim
 			if r, ok := acct.Repeated[int(rank)]; ok {
 				extra = r
 			}
-		case e.policy == PadUneven:
+		case e.policy == unevenPad:
 			acct.PerRank = q
 		}
 	}

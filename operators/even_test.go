@@ -17,7 +17,7 @@ import (
 
 func TestEvenRanks(t *testing.T) {
 	for _, world := range []int{2, 4} {
-		for _, policy := range []operators.Uneven{operators.DropUneven, operators.PadUneven, operators.AllowUneven} {
+		for _, policy := range []uneven{dropUneven, padUneven, allowUneven} {
 			t.Run(fmt.Sprintf("%d ranks %v", world, policy), func(t *testing.T) { checkEvenRanks(t, 1003, world, policy) })
 		}
 	}
@@ -26,7 +26,7 @@ func TestEvenRanks(t *testing.T) {
 	// be 0 (the account once said unknown, the source having no
 	// partitions to count).
 	for _, c := range []struct{ rows, world int }{{1, 3}, {2, 5}, {3, 4}, {0, 2}} {
-		for _, policy := range []operators.Uneven{operators.DropUneven, operators.PadUneven} {
+		for _, policy := range []uneven{dropUneven, padUneven} {
 			t.Run(fmt.Sprintf("%d rows %d ranks %v", c.rows, c.world, policy), func(t *testing.T) { checkEvenRanks(t, c.rows, c.world, policy) })
 		}
 	}
@@ -36,13 +36,13 @@ func TestEvenRanks(t *testing.T) {
 // rank's items are the same at every parallelism, the ranks deliver the
 // same number of rows and batches (except under AllowUneven), and
 // together every row as many times as the account says.
-func checkEvenRanks(t *testing.T, rows, world int, policy operators.Uneven) {
+func checkEvenRanks(t *testing.T, rows, world int, policy uneven) {
 	checkEvenRanksOf(t, rows, 37, 16, world, policy)
 }
 
 // checkEvenRanksOf is checkEvenRanks over a source of partitions of
 // partition rows, in chunks of chunk.
-func checkEvenRanksOf(t *testing.T, rows, partition, chunk, world int, policy operators.Uneven) {
+func checkEvenRanksOf(t *testing.T, rows, partition, chunk, world int, policy uneven) {
 	const size = 8
 	seen := map[rowid.ID]int{}
 	batches := map[int]int{}
@@ -50,7 +50,7 @@ func checkEvenRanksOf(t *testing.T, rows, partition, chunk, world int, policy op
 		var acct operators.EvenAccount
 		// Runs that go on at once must not share the account.
 		withAccount := func(n int, acct *operators.EvenAccount) *flow.Pipeline {
-			return flow.From(operators.EvenRanks(source(int64(rows), partition, chunk), policy, acct)).Parallel(n).WithRank(rank, world).
+			return flow.From(operators.EvenRanks(source(int64(rows), partition, chunk), acct, evenOptions(policy)...)).Parallel(n).WithRank(rank, world).
 				Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(n)
 		}
 		build := func(n int) *flow.Pipeline { return withAccount(n, nil) }
@@ -59,12 +59,12 @@ func checkEvenRanksOf(t *testing.T, rows, partition, chunk, world int, policy op
 		for _, it := range ref {
 			seen[it.ID]++
 		}
-		batches[rank] = len(collect[operators.Rows[int64]](t, build(3).Via(operators.Batch[int64](size, operators.LastBatch(operators.DropRemainder)))))
+		batches[rank] = len(collect[operators.Rows[int64]](t, build(3).Via(operators.Batch[int64](size, operators.DropRemainder()))))
 		if acct.Total != int64(rows) {
 			t.Fatalf("account total %d, want %d", acct.Total, rows)
 		}
 		switch policy {
-		case operators.DropUneven, operators.PadUneven:
+		case dropUneven, padUneven:
 			if int64(len(ref)) != acct.PerRank {
 				t.Fatalf("rank %d: %d rows, the account says %d", rank, len(ref), acct.PerRank)
 			}
@@ -72,20 +72,20 @@ func checkEvenRanksOf(t *testing.T, rows, partition, chunk, world int, policy op
 		t.Logf("rank %d: %d rows, %d batches; account %+v", rank, len(ref), batches[rank], acct)
 	}
 	for rank := range world {
-		if policy != operators.AllowUneven && batches[rank] != batches[0] {
+		if policy != allowUneven && batches[rank] != batches[0] {
 			t.Fatalf("rank %d has %d batches, rank 0 has %d", rank, batches[rank], batches[0])
 		}
 	}
 	// Coverage: row i appears once, except what the account says.
 	var acct operators.EvenAccount
-	collect[int64](t, flow.From(operators.EvenRanks(source(int64(rows), partition, chunk), policy, &acct)).WithRank(0, world))
+	collect[int64](t, flow.From(operators.EvenRanks(source(int64(rows), partition, chunk), &acct, evenOptions(policy)...)).WithRank(0, world))
 	repeats := map[int64]int{}
 	for _, pos := range acct.Repeated {
 		repeats[pos]++
 	}
 	for i := range int64(rows) {
 		want := 1 + repeats[i]
-		if policy == operators.DropUneven && i >= acct.Dropped[0] {
+		if policy == dropUneven && i >= acct.Dropped[0] {
 			want = 0
 		}
 		if got := seen[sourceID(i)]; got != want {
@@ -107,7 +107,7 @@ func FuzzEvenRanks(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed uint64) {
 		r := rand.New(rand.NewPCG(seed, seed>>1))
 		rows, partition, chunk, world := r.IntN(301), 1+r.IntN(50), 1+r.IntN(20), 1+r.IntN(7)
-		policy := []operators.Uneven{operators.DropUneven, operators.PadUneven, operators.AllowUneven}[r.IntN(3)]
+		policy := []uneven{dropUneven, padUneven, allowUneven}[r.IntN(3)]
 		t.Logf("%d rows, partitions of %d, chunks of %d, %d ranks, %v", rows, partition, chunk, world, policy)
 		checkEvenRanksOf(t, rows, partition, chunk, world, policy)
 	})
@@ -136,14 +136,14 @@ func TestEvenRanksParquet(t *testing.T) {
 	for rank := range 2 {
 		var acct operators.EvenAccount
 		src := func(acct *operators.EvenAccount) *flow.Pipeline {
-			return flow.From(operators.EvenRanks(parquet.Read[pqRow](dir, parquet.RowGroups()), operators.PadUneven, acct)).Parallel(3).WithRank(rank, 2)
+			return flow.From(operators.EvenRanks(parquet.Read[pqRow](dir, parquet.RowGroups()), acct, operators.PadUneven())).Parallel(3).WithRank(rank, 2)
 		}
 		items := testutil.Items[pqRow](t, src(&acct))
 		for _, it := range items {
 			seen[it.ID]++
 		}
 		counts[rank] = len(items)
-		batches[rank] = len(testutil.Items[operators.Rows[pqRow]](t, src(nil).Via(operators.Batch[pqRow](16, operators.LastBatch(operators.DropRemainder)))))
+		batches[rank] = len(testutil.Items[operators.Rows[pqRow]](t, src(nil).Via(operators.Batch[pqRow](16, operators.DropRemainder()))))
 		total = int(acct.Total)
 		if !acct.Known || len(acct.Repeated) != 1 {
 			t.Fatalf("rank %d: account %+v, want a known total and one repeated row", rank, acct)
@@ -162,7 +162,7 @@ func TestEvenRanksParquet(t *testing.T) {
 	if len(seen) != total || twice != 1 {
 		t.Fatalf("%d distinct rows of %d, %d delivered twice; want all, and one", len(seen), total, twice)
 	}
-	src := operators.EvenRanks(parquet.Read[pqRow](dir, parquet.RowFilter(sources.Gt("score", int64(4)))), operators.DropUneven, nil)
+	src := operators.EvenRanks(parquet.Read[pqRow](dir, parquet.RowFilter(sources.Gt("score", int64(4)))), nil)
 	for _, err := range flow.Items[pqRow](t.Context(), flow.From(src).WithRank(0, 2)) {
 		if err == nil || !strings.Contains(err.Error(), "RowFilter") {
 			t.Fatalf("error %v: want one naming the RowFilter", err)
@@ -172,7 +172,7 @@ func TestEvenRanksParquet(t *testing.T) {
 	n := 0
 	for rank := range 2 {
 		acct := operators.EvenAccount{Known: true}
-		src := operators.EvenRanks(parquet.Read[pqRow](dir, parquet.RowFilter(sources.Gt("score", int64(4)))), operators.AllowUneven, &acct)
+		src := operators.EvenRanks(parquet.Read[pqRow](dir, parquet.RowFilter(sources.Gt("score", int64(4)))), &acct, operators.AllowUneven())
 		n += len(testutil.Items[pqRow](t, flow.From(src).WithRank(rank, 2)))
 		if acct.Known || acct.Total != 0 {
 			t.Errorf("AllowUneven with a filter: account %+v, want an unknown total", acct)

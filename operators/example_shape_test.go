@@ -15,7 +15,7 @@ import (
 // values and row IDs, and the last one is padded here.
 func ExampleBatch() {
 	p := flow.From(sources.Slice([]string{"a", "b", "c", "d", "e"}, sources.PartitionItems(2))).
-		Via(operators.Batch[string](2, operators.LastBatch(operators.PadRemainder)))
+		Via(operators.Batch[string](2, operators.PadRemainder()))
 	for it, err := range flow.Items[operators.Rows[string]](context.Background(), p) {
 		if err != nil {
 			fmt.Println(err)
@@ -174,7 +174,7 @@ func ExampleFilterMapChunks() {
 func ExampleEvenRanks() {
 	for rank := range 3 {
 		var acct operators.EvenAccount
-		src := operators.EvenRanks(sources.Generate(10, func(i int64) (int64, error) { return i, nil }), operators.DropUneven, &acct)
+		src := operators.EvenRanks(sources.Generate(10, func(i int64) (int64, error) { return i, nil }), &acct)
 		var got []int64
 		for v, err := range flow.Values[int64](context.Background(), flow.From(src).WithRank(rank, 3)) {
 			if err != nil {

@@ -65,7 +65,7 @@ func TestShapeExtremes(t *testing.T) {
 			return operators.Batch[int](math.MaxInt)
 		}, [][]int{{0, 1, 2, 3}}},
 		{"Batch(MaxInt) drops it", []int{1, 1, 1, 1}, func(func(int) int) flow.Stage {
-			return operators.Batch[int](math.MaxInt, operators.LastBatch(operators.DropRemainder))
+			return operators.Batch[int](math.MaxInt, operators.DropRemainder())
 		}, nil},
 		{"Batch(1<<40) does not ask for its memory", []int{1, 1, 1}, func(func(int) int) flow.Stage {
 			return operators.Batch[int](1 << 40)
@@ -81,7 +81,7 @@ func TestShapeExtremes(t *testing.T) {
 		}, [][]int{{0}, {1}, {2, 3, 4}}},
 		{"padding stays within a token budget", []int{5, 5, 5}, func(l func(int) int) flow.Stage {
 			return operators.BucketByLength(l, operators.TokenBudget(10), operators.Buckets(nil, []int{5}),
-				operators.LastBatch(operators.PadRemainder))
+				operators.PadRemainder())
 		}, [][]int{{0, 1}, {2, -1}}},
 		{"BucketPool(1<<40, 1) does not ask for its memory", []int{3, 1, 2}, func(l func(int) int) flow.Stage {
 			return operators.BucketPool(1<<40, 1, l)

@@ -47,7 +47,7 @@ func TestFingerprintCoversSettings(t *testing.T) {
 		{"batch last-batch policy",
 			func() *flow.Pipeline { return from().Via(operators.Batch[int64](3)) },
 			func() *flow.Pipeline {
-				return from().Via(operators.Batch[int64](3, operators.LastBatch(operators.DropRemainder)))
+				return from().Via(operators.Batch[int64](3, operators.DropRemainder()))
 			}},
 		{"batch items per partition",
 			func() *flow.Pipeline { return from().Via(operators.Batch[int64](3)) },
@@ -92,7 +92,7 @@ func TestFingerprintCoversSettings(t *testing.T) {
 		{"pack overlong policy",
 			func() *flow.Pipeline { return tokens(operators.Pack(16, int32(0))) },
 			func() *flow.Pipeline {
-				return tokens(operators.Pack(16, int32(0), operators.OverlongPolicy(operators.DropOverlong)))
+				return tokens(operators.Pack(16, int32(0), operators.DropOverlong()))
 			}},
 		{"table size",
 			func() *flow.Pipeline { return from().Via(operators.TableBucket[int64](4)) },
@@ -114,10 +114,10 @@ func TestFingerprintCoversSettings(t *testing.T) {
 			func() *flow.Pipeline { return from().Via(operators.Take[int64](6)) }},
 		{"even ranks policy",
 			func() *flow.Pipeline {
-				return flow.From(operators.EvenRanks(sources.Slice(nums), operators.DropUneven, nil))
+				return flow.From(operators.EvenRanks(sources.Slice(nums), nil))
 			},
 			func() *flow.Pipeline {
-				return flow.From(operators.EvenRanks(sources.Slice(nums), operators.PadUneven, nil))
+				return flow.From(operators.EvenRanks(sources.Slice(nums), nil, operators.PadUneven()))
 			}},
 		{"cached pipeline",
 			func() *flow.Pipeline {
@@ -176,9 +176,12 @@ func TestFingerprintIgnoresExecution(t *testing.T) {
 		{"chunk size",
 			flow.From(sources.Slice(nums, sources.ChunkSize(8))),
 			flow.From(sources.Slice(nums, sources.ChunkSize(9)))},
-		{"the default last-batch policy given",
+		{"the default partition size given",
 			flow.From(sources.Slice(nums)).Via(operators.Batch[int64](3)),
-			flow.From(sources.Slice(nums)).Via(operators.Batch[int64](3, operators.LastBatch(operators.KeepRemainder)))},
+			flow.From(sources.Slice(nums)).Via(operators.Batch[int64](3, operators.PartitionItems(16)))},
+		{"a last-batch policy given, then another",
+			flow.From(sources.Slice(nums)).Via(operators.Batch[int64](3, operators.DropRemainder(), operators.PadRemainder())),
+			flow.From(sources.Slice(nums)).Via(operators.Batch[int64](3, operators.PadRemainder()))},
 		{"parallelism",
 			flow.From(sources.Slice(nums)).Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(2),
 			flow.From(sources.Slice(nums)).Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(4)},

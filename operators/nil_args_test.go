@@ -32,7 +32,7 @@ func TestNilArguments(t *testing.T) {
 		{"ReduceRuns key", nums().Via(operators.ReduceRuns[int64, int64](nil, func(a, v int64) (int64, error) { return a + v, nil })), "nil key function"},
 		{"BucketByLength", toks().Via(operators.BucketByLength[[]int32](nil, operators.TokenBudget(8))), "bucket-by-length: nil function"},
 		{"BucketPool", toks().Via(operators.BucketPool[[]int32](2, 4, nil)), "bucket-pool: nil function"},
-		{"EvenRanks", flow.From(operators.EvenRanks[int64](nil, operators.DropUneven, nil)), "nil source"},
+		{"EvenRanks", flow.From(operators.EvenRanks[int64](nil, nil)), "nil source"},
 		{"Cache", flow.From(operators.Cache[int64](nil)), "nil pipeline"},
 		{"Generate", flow.From(sources.Generate[int64](3, nil)), "nil function"},
 		{"ForEach", nums().To(sinks.ForEach[int64](nil)), "for-each: nil function"},

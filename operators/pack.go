@@ -14,7 +14,7 @@ import (
 // the row, 0 for padding, and Positions its position within that
 // sequence (0 for padding). Per segment, Members gives the row ID of the
 // sequence it came from and Offsets where the segment starts in that
-// sequence: 0 unless the sequence was split (see [SplitOverlong]).
+// sequence: 0 unless the sequence was split (see [Pack]).
 type Packed[E Number] struct {
 	Tokens    []E
 	Segments  []int32
@@ -34,9 +34,9 @@ type Packed[E Number] struct {
 // sequence of exactly length tokens makes a row of its own at once. A
 // sequence longer than a row is cut into pieces of length tokens, each a
 // row of its own, and a shorter last piece that enters the window, so the
-// pieces of a sequence stay in order (SplitOverlong, the default); or the
-// whole sequence is dropped (DropOverlong); see [OverlongPolicy]. Empty
-// sequences are skipped.
+// pieces of a sequence stay in order (the default); or, with
+// [DropOverlong], the whole sequence is dropped. Empty sequences are
+// skipped.
 //
 // A packed row's ID folds, from the stage's fixed ID, the ID of each
 // segment: the sequence's row ID, or for piece k of a split sequence that
@@ -98,14 +98,12 @@ func Window(n int) PackOption {
 	}}}
 }
 
-// OverlongPolicy sets what Pack does with sequences longer than a row
-// (default SplitOverlong).
-func OverlongPolicy(o Overlong) PackOption {
-	return packOpt{option{"OverlongPolicy", func(c *shapeConfig) error {
-		if o != SplitOverlong && o != DropOverlong {
-			return fmt.Errorf("OverlongPolicy(%d): unknown policy", int(o))
-		}
-		c.overlong = o
+// DropOverlong makes [Pack] and [PackFields] drop every sequence longer
+// than a row. The default splits such a sequence into pieces of the row
+// length, each packed as a sequence of its own.
+func DropOverlong() PackOption {
+	return packOpt{option{"DropOverlong", func(c *shapeConfig) error {
+		c.overlong = overlongDrop
 		return nil
 	}}}
 }
@@ -227,7 +225,7 @@ func (p *packProc[V, R]) Process(ctx context.Context, c flow.Chunk[V], out flow.
 		if err != nil {
 			return flow.ErrorAt(&c, k, err)
 		}
-		if size > L && p.op.cfg.overlong == DropOverlong {
+		if size > L && p.op.cfg.overlong == overlongDrop {
 			continue
 		}
 		pieceID := id

@@ -23,9 +23,9 @@ func longTokens(i int64) []int32 {
 	return tokens(i)
 }
 
-// packSerial is the reference for Pack(L, pad, Window(window),
-// OverlongPolicy(policy), PartitionItems(per)) named name over the
-// sequences seqs whose row IDs are ids, from Pack's doc:
+// packSerial is the reference for Pack(L, pad, Window(window), policy's
+// option, PartitionItems(per)) named name over the sequences seqs whose
+// row IDs are ids, from Pack's doc:
 // empty sequences are skipped; under DropOverlong a sequence longer than
 // L is dropped whole; otherwise a sequence is cut into pieces of L tokens
 // (one piece if it is not longer than L), piece k of a split sequence
@@ -51,7 +51,7 @@ func longTokens(i int64) []int32 {
 //     start of the sequence the piece was cut from; Offsets gives that.
 //   - DropOverlong drops the whole sequence, not only its shorter last
 //     piece ("it" in Pack's doc; the doc of Overlong says the same).
-func packSerial(seqs [][]int32, ids []rowid.ID, L int, pad int32, window int, policy operators.Overlong, name string, per int) []flow.Item[operators.Packed[int32]] {
+func packSerial(seqs [][]int32, ids []rowid.ID, L int, pad int32, window int, policy overlong, name string, per int) []flow.Item[operators.Packed[int32]] {
 	type piece struct {
 		toks   []int32
 		member rowid.ID // the sequence's ID
@@ -94,7 +94,7 @@ func packSerial(seqs [][]int32, ids []rowid.ID, L int, pad int32, window int, po
 	}
 	for i, tok := range seqs {
 		id := ids[i]
-		if len(tok) > L && policy == operators.DropOverlong {
+		if len(tok) > L && policy == dropOverlong {
 			continue
 		}
 		for k := 0; k*L < len(tok); k++ {
@@ -132,11 +132,11 @@ func TestPack(t *testing.T) {
 		seqs[i], ids[i] = longTokens(int64(i)), sourceID(int64(i))
 	}
 	for _, window := range []int{1, 4, 16} {
-		for _, policy := range []operators.Overlong{operators.SplitOverlong, operators.DropOverlong} {
+		for _, policy := range []overlong{splitOverlong, dropOverlong} {
 			t.Run(fmt.Sprintf("window %d policy %d", window, policy), func(t *testing.T) {
 				build := func(p int) *flow.Pipeline {
 					return flow.From(src()).Parallel(p).
-						Via(operators.Pack(L, int32(-1), operators.Window(window), operators.OverlongPolicy(policy)))
+						Via(operators.Pack(L, int32(-1), withOverlong(policy, operators.Window(window))...))
 				}
 				// Every run, serial or parallel, gives the reference's items:
 				// values, IDs and partitions.
@@ -151,14 +151,14 @@ func TestPack(t *testing.T) {
 }
 
 // checkPacked checks every property of the rows that Pack(L, pad,
-// Window(window), OverlongPolicy(policy)) made of one pass over seqs,
+// Window(window), policy's option) made of one pass over seqs,
 // whose row IDs are ids: shape; segments numbered from 1 in order,
 // padding (pad, segment 0, position 0) only at the end; positions
 // counting from 0 within each segment; each kept token exactly once, in
 // its place in its sequence (Members and Offsets say which sequence and
 // where); distinct row IDs; and, for window 1, sequences shorter than a
 // row in stream order.
-func checkPacked(t *testing.T, items []flow.Item[operators.Packed[int32]], seqs [][]int32, ids []rowid.ID, L int, pad int32, window int, policy operators.Overlong) {
+func checkPacked(t *testing.T, items []flow.Item[operators.Packed[int32]], seqs [][]int32, ids []rowid.ID, L int, pad int32, window int, policy overlong) {
 	t.Helper()
 	byID := make(map[rowid.ID][]int32, len(seqs))
 	for i, id := range ids {
@@ -219,7 +219,7 @@ func checkPacked(t *testing.T, items []flow.Item[operators.Packed[int32]], seqs 
 	}
 	for i, tok := range seqs {
 		want := int32(len(tok))
-		if len(tok) > L && policy == operators.DropOverlong {
+		if len(tok) > L && policy == dropOverlong {
 			want = 0
 		}
 		if got := next[ids[i]]; got != want {

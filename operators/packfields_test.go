@@ -95,10 +95,10 @@ func TestPackFieldsMatchesPack(t *testing.T) {
 			byID[it.ID] = it.Value
 		}
 		for _, w := range []int{1, 4, 16} {
-			for _, o := range []operators.Overlong{operators.SplitOverlong, operators.DropOverlong} {
+			for _, o := range []overlong{splitOverlong, dropOverlong} {
 				for _, par := range []int{1, 4} {
 					t.Run(fmt.Sprintf("seed%d/w%d/%v/par%d", seed, w, o, par), func(t *testing.T) {
-						opts := []operators.PackOption{operators.Window(w), operators.OverlongPolicy(o), operators.PartitionItems(3), operators.Named("pack")}
+						opts := withOverlong(o, operators.Window(w), operators.PartitionItems(3), operators.Named("pack"))
 						want := collect[operators.Packed[int32]](t, flow.From(sources.Slice(exs, sources.PartitionItems(7))).
 							Via(operators.Map(func(e packEx) ([]int32, error) { return e.Input, nil })).Parallel(par).
 							Via(operators.Pack(L, int32(0), opts...)))
@@ -251,7 +251,7 @@ func TestPackFieldsFingerprint(t *testing.T) {
 	for name, p := range map[string]*flow.Pipeline{
 		"length":   flow.From(sources.Slice([]padA{{}})).Via(operators.PackFields[padA](9)),
 		"window":   a(operators.Window(3)),
-		"overlong": a(operators.OverlongPolicy(operators.DropOverlong)),
+		"overlong": a(operators.DropOverlong()),
 		"per part": a(operators.PartitionItems(2)),
 		"named":    a(operators.Named("pack")),
 		"pad":      flow.From(sources.Slice([]padB{{}})).Via(operators.PackFields[padB](8)),
@@ -266,13 +266,13 @@ func TestPackFieldsFingerprint(t *testing.T) {
 // PackFields resumes from every checkpoint, at every parallelism of the
 // stages around it, to exactly the rest of the run.
 func TestResumeMatrixPackFields(t *testing.T) {
-	for _, o := range []operators.Overlong{operators.SplitOverlong, operators.DropOverlong} {
+	for _, o := range []overlong{splitOverlong, dropOverlong} {
 		t.Run(fmt.Sprint(o), func(t *testing.T) {
 			exs := packExamples(300, 10, 5)
 			build := func(par int) *flow.Pipeline {
 				return flow.From(sources.Slice(exs, sources.PartitionItems(9))).
 					Via(operators.Filter(func(e packEx) bool { return len(e.Input)%7 != 3 })).Parallel(par).
-					Via(operators.PackFields[packEx](10, operators.Window(4), operators.OverlongPolicy(o), operators.PartitionItems(3))).
+					Via(operators.PackFields[packEx](10, withOverlong(o, operators.Window(4), operators.PartitionItems(3))...)).
 					Via(operators.Map(func(r operators.PackedColumns) (operators.PackedColumns, error) { return r, nil })).Parallel(par).
 					Epochs(2).WithSeed(7)
 			}

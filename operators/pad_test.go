@@ -75,7 +75,7 @@ func TestPad(t *testing.T) {
 			}
 			shapeVariants(t, want, func(p int) *flow.Pipeline {
 				return flow.From(tokenSource(rows, 30)).Parallel(p).
-					Via(operators.Batch[[]int32](size, operators.LastBatch(operators.PadRemainder))).
+					Via(operators.Batch[[]int32](size, operators.PadRemainder())).
 					Via(operators.Pad(int32(-1), c.opts...)).Parallel(p)
 			})
 		})

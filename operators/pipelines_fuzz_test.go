@@ -111,18 +111,18 @@ func newRandomPipeline(seed uint64) *randomPipeline {
 		for _, s := range sizes {
 			p.items += s
 		}
-		exhausted := []operators.Exhausted{operators.DropExhausted, operators.StopExhausted, operators.CycleExhausted}[r.IntN(3)]
+		exhausted := []exhausted{dropExhausted, stopExhausted, cycleExhausted}[r.IntN(3)]
 		switch kind := r.IntN(3); kind {
 		case 0:
 			src = func() flow.Source[int64] { return operators.Concat[int64](inputs()...) }
 			p.desc = append(p.desc, fmt.Sprintf("Concat%v", sizes))
 		case 1:
 			cycle, block := pick(0, 1, 2), pick(1, 3)
-			if exhausted == operators.CycleExhausted {
+			if exhausted == cycleExhausted {
 				cycle = 0
 			}
 			src = func() flow.Source[int64] {
-				return operators.Interleave[int64](inputs(), cycle, block, operators.OnExhausted(exhausted))
+				return operators.Interleave[int64](inputs(), cycle, block, withExhausted(exhausted)...)
 			}
 			p.desc = append(p.desc, fmt.Sprintf("Interleave%v(cycle %d, block %d, %v)", sizes, cycle, block, exhausted))
 		default:
@@ -131,7 +131,7 @@ func newRandomPipeline(seed uint64) *randomPipeline {
 				weights[i] = float64(1 + r.IntN(4))
 			}
 			src = func() flow.Source[int64] {
-				return operators.Mix[int64](inputs(), weights, operators.OnExhausted(exhausted))
+				return operators.Mix[int64](inputs(), weights, withExhausted(exhausted)...)
 			}
 			p.desc = append(p.desc, fmt.Sprintf("Mix%v(%v, %v)", sizes, weights, exhausted))
 		}
@@ -211,9 +211,9 @@ func newRandomPipeline(seed uint64) *randomPipeline {
 			k := pick(1, 2, 3)
 			stages = append(stages, stage{fmt.Sprintf("BlockShuffle(%d)", k), false, func() flow.Stage { return operators.BlockShuffle[int64](k) }})
 		case 8:
-			k, rem := pick(1, 3, 8), []operators.Remainder{operators.KeepRemainder, operators.DropRemainder}[r.IntN(2)]
+			k, rem := pick(1, 3, 8), []remainder{keepRemainder, dropRemainder}[r.IntN(2)]
 			stages = append(stages, stage{fmt.Sprintf("ReduceEvery(%d, %v)", k, rem), false, func() flow.Stage {
-				return operators.ReduceEvery(k, func(acc, v int64) (int64, error) { return acc + v, nil }, operators.LastBatch(rem))
+				return operators.ReduceEvery(k, func(acc, v int64) (int64, error) { return acc + v, nil }, withRemainder[operators.ReduceOption](rem)...)
 			}})
 		case 9:
 			k := int64(pick(2, 5))
@@ -241,13 +241,13 @@ func newRandomPipeline(seed uint64) *randomPipeline {
 	// A batcher at the end, giving Rows[int64].
 	var batcher func() flow.Stage
 	length := func(v int64) int { return int((v%7 + 7) % 7) }
-	rem := []operators.Remainder{operators.KeepRemainder, operators.DropRemainder, operators.PadRemainder}[r.IntN(3)]
+	rem := []remainder{keepRemainder, dropRemainder, padRemainder}[r.IntN(3)]
 	if r.IntN(2) == 0 {
 		p.batch = pick(1, 4, 9)
 		size := p.batch
 		switch r.IntN(4) {
 		case 0:
-			batcher = func() flow.Stage { return operators.Batch[int64](size, operators.LastBatch(rem)) }
+			batcher = func() flow.Stage { return operators.Batch[int64](size, withRemainder[operators.BatchOption](rem)...) }
 			p.desc = append(p.desc, fmt.Sprintf("Batch(%d, %v)", size, rem))
 		case 1:
 			budget := pick(0, 12)
@@ -261,12 +261,14 @@ func newRandomPipeline(seed uint64) *randomPipeline {
 			p.desc = append(p.desc, fmt.Sprintf("BucketByLength(%d, budget %d)", size, budget))
 		case 2:
 			pool := pick(1, 3)
-			batcher = func() flow.Stage { return operators.BucketPool(size, pool, length, operators.LastBatch(rem)) }
+			batcher = func() flow.Stage {
+				return operators.BucketPool(size, pool, length, withRemainder[operators.BatchOption](rem)...)
+			}
 			p.desc = append(p.desc, fmt.Sprintf("BucketPool(%d, %d, %v)", size, pool, rem))
 		default:
 			lo, hi, target := 1+r.IntN(2), 2+r.IntN(3), pick(0, 10)
 			batcher = func() flow.Stage {
-				return operators.TableBucket[int64](size, operators.Tables(lo, max(lo, hi), target), operators.LastBatch(rem))
+				return operators.TableBucket[int64](size, withRemainder(rem, operators.Tables(lo, max(lo, hi), target))...)
 			}
 			p.desc = append(p.desc, fmt.Sprintf("TableBucket(%d, Tables(%d, %d, %d), %v)", size, lo, max(lo, hi), target, rem))
 		}

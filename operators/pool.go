@@ -28,7 +28,8 @@ const purposePool = 6
 //
 // Unlike [BucketByLength], the number of batches depends only on the
 // number of rows: an epoch of n rows gives n/size batches, and one more
-// for the remainder unless [LastBatch] drops it (it may pad it instead).
+// for the remainder unless [DropRemainder] drops it ([PadRemainder] pads
+// it instead).
 // So ranks that receive equal numbers of rows ([EvenRanks]) receive equal
 // numbers of batches. The last pool of an epoch may be smaller.
 //
@@ -161,14 +162,14 @@ func (p *poolProc[T]) end(ctx context.Context, out flow.Emitter[Rows[T]]) error 
 	var batches []Rows[T]
 	for lo := 0; lo < len(rows); lo += n {
 		hi := min(lo+n, len(rows))
-		if hi-lo < n && p.op.cfg.last == DropRemainder {
+		if hi-lo < n && p.op.cfg.last == remainderDrop {
 			break
 		}
 		r := Rows[T]{Values: make([]T, 0, hi-lo), IDs: make([]rowid.ID, 0, hi-lo)}
 		for _, row := range rows[lo:hi] {
 			r.Values, r.IDs = append(r.Values, row.v), append(r.IDs, row.id)
 		}
-		if hi-lo < n && p.op.cfg.last == PadRemainder {
+		if hi-lo < n && p.op.cfg.last == remainderPad {
 			r.padTo(n)
 		}
 		batches = append(batches, r)

@@ -14,7 +14,7 @@ import (
 
 // poolSerial is the reference: pools of pool×size rows sorted by length,
 // cut into batches, the batches of pool k shuffled with its stream.
-func poolSerial(rows int64, size, pool int, seed uint64, position int, last operators.Remainder) []flow.Item[operators.Rows[[]int32]] {
+func poolSerial(rows int64, size, pool int, seed uint64, position int, last remainder) []flow.Item[operators.Rows[[]int32]] {
 	type row struct {
 		v  []int32
 		id rowid.ID
@@ -29,7 +29,7 @@ func poolSerial(rows int64, size, pool int, seed uint64, position int, last oper
 		var batches []operators.Rows[[]int32]
 		for b := 0; b < len(rs); b += size {
 			e := min(b+size, len(rs))
-			if e-b < size && last == operators.DropRemainder {
+			if e-b < size && last == dropRemainder {
 				break
 			}
 			var r operators.Rows[[]int32]
@@ -54,25 +54,25 @@ func TestBucketPool(t *testing.T) {
 	const rows = 2000
 	for _, c := range []struct {
 		size, pool int
-		last       operators.Remainder
-	}{{8, 4, operators.KeepRemainder}, {32, 10, operators.DropRemainder}, {7, 1, operators.KeepRemainder}} {
+		last       remainder
+	}{{8, 4, keepRemainder}, {32, 10, dropRemainder}, {7, 1, keepRemainder}} {
 		t.Run(fmt.Sprint(c), func(t *testing.T) {
 			want := poolSerial(rows, c.size, c.pool, 9, 1, c.last)
-			if c.last == operators.DropRemainder && len(want) != rows/c.size {
+			if c.last == dropRemainder && len(want) != rows/c.size {
 				t.Fatalf("reference: %d batches, want %d", len(want), rows/c.size)
 			}
 			shapeVariants(t, want, func(p int) *flow.Pipeline {
 				return flow.From(tokenSource(rows, 64)).Parallel(p).
-					Via(operators.BucketPool(c.size, c.pool, tokenLen, operators.LastBatch(c.last))).WithSeed(9)
+					Via(operators.BucketPool(c.size, c.pool, tokenLen, withRemainder[operators.BatchOption](c.last)...)).WithSeed(9)
 			})
 		})
 	}
 	// Ranks with equal rows get equal batches.
 	var counts [3]int
 	for rank := range 3 {
-		counts[rank] = len(collect[operators.Rows[[]int32]](t, flow.From(operators.EvenRanks(tokenSource(rows, 64), operators.DropUneven, nil)).
+		counts[rank] = len(collect[operators.Rows[[]int32]](t, flow.From(operators.EvenRanks(tokenSource(rows, 64), nil)).
 			Parallel(2).WithRank(rank, 3).
-			Via(operators.BucketPool(16, 8, tokenLen, operators.LastBatch(operators.DropRemainder)))))
+			Via(operators.BucketPool(16, 8, tokenLen, operators.DropRemainder()))))
 	}
 	if counts[0] != rows/3/16 || counts[1] != counts[0] || counts[2] != counts[0] {
 		t.Errorf("batches per rank %v, want %d each", counts, rows/3/16)

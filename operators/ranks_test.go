@@ -177,7 +177,7 @@ func TestSourceThatCannotSplit(t *testing.T) {
 	}
 	var rows int
 	for rank := range 2 {
-		rows += len(testutil.Items[int64](t, flow.From(operators.EvenRanks[int64](src, operators.AllowUneven, nil)).WithRank(rank, 2)))
+		rows += len(testutil.Items[int64](t, flow.From(operators.EvenRanks[int64](src, nil, operators.AllowUneven())).WithRank(rank, 2)))
 	}
 	if rows != 100 {
 		t.Fatalf("EvenRanks over two ranks: %d rows, want 100", rows)
@@ -185,7 +185,7 @@ func TestSourceThatCannotSplit(t *testing.T) {
 }
 
 // TestEvenRanksSplitsOnce: EvenRanks over a source that divides its rows
-// itself divides them once: DropUneven gives each of 3 ranks 2000/3 rows.
+// itself divides them once: by default each of 3 ranks gets 2000/3 rows.
 // (EvenRanks over a source given a rank of its own, under WithRank, once
 // divided twice and lost half the rows.)
 func TestEvenRanksSplitsOnce(t *testing.T) {
@@ -193,7 +193,7 @@ func TestEvenRanksSplitsOnce(t *testing.T) {
 	seen := map[rowid.ID]bool{}
 	for rank := range 3 {
 		var acct operators.EvenAccount
-		got := testutil.Items[rankRow](t, flow.From(operators.EvenRanks(pq(), operators.DropUneven, &acct)).WithRank(rank, 3))
+		got := testutil.Items[rankRow](t, flow.From(operators.EvenRanks(pq(), &acct)).WithRank(rank, 3))
 		if len(got) != 666 || acct.Total != 2000 || acct.PerRank != 666 {
 			t.Fatalf("rank %d: %d rows, account %+v; want 666 of 2000", rank, len(got), acct)
 		}

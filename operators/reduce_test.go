@@ -47,17 +47,17 @@ func TestReduceEvery(t *testing.T) {
 	const rows = 3000
 	vals, ids := kept(rows)
 	for _, n := range []int{1, 5, 64, 10000} {
-		for _, last := range []operators.Remainder{operators.KeepRemainder, operators.DropRemainder} {
+		for _, last := range []remainder{keepRemainder, dropRemainder} {
 			t.Run(fmt.Sprintf("%d/%v", n, last), func(t *testing.T) {
 				drop := 0
-				if last == operators.DropRemainder {
+				if last == dropRemainder {
 					drop = n
 				}
 				want := reduceSerial(vals, ids, 8, func(i int) bool { return i%n == 0 }, drop)
 				shapeVariants(t, want, func(p int) *flow.Pipeline {
 					return flow.From(source(rows, 50, 16)).
 						Via(operators.Filter(keep)).Parallel(p).
-						Via(operators.ReduceEvery(n, addStat, operators.LastBatch(last), operators.PartitionItems(8)))
+						Via(operators.ReduceEvery(n, addStat, withRemainder[operators.ReduceOption](last, operators.PartitionItems(8))...))
 				})
 			})
 		}
@@ -91,8 +91,8 @@ func TestReduceErrors(t *testing.T) {
 	}
 	for name, s := range map[string]flow.Stage{
 		"size 0":    operators.ReduceEvery(0, addStat),
-		"pad":       operators.ReduceEvery(3, addStat, operators.LastBatch(operators.PadRemainder)),
-		"runs last": operators.ReduceRuns(func(v int64) int64 { return v }, addStat, operators.LastBatch(operators.DropRemainder)),
+		"pad":       operators.ReduceEvery(3, addStat, operators.PadRemainder()),
+		"runs last": operators.ReduceRuns(func(v int64) int64 { return v }, addStat, operators.DropRemainder()),
 	} {
 		for _, err := range flow.Items[stat](t.Context(), flow.From(source(10, 5, 5)).Via(s)) {
 			if err == nil {

@@ -17,7 +17,8 @@ import (
 // [PartitionItems] items, so that a Parallel stage can follow them and the
 // next merge restores their order. Groups never span epochs: when the
 // first row of a new epoch arrives, the stage ends the previous epoch as
-// it ends the stream, by its [LastBatch] policy.
+// it ends the stream, by its remainder policy ([DropRemainder],
+// [PadRemainder]).
 
 // inCursor tracks the position of the rows a serial stage receives.
 type inCursor struct {

@@ -240,24 +240,24 @@ func TestBlockShuffleResumes(t *testing.T) {
 func TestRegroupResumes(t *testing.T) {
 	length := func(v int) int { return (v * 7) % 13 }
 	for _, n := range []int{1, 5, 16} {
-		for _, last := range []Remainder{KeepRemainder, DropRemainder, PadRemainder} {
+		for _, last := range []remainder{remainderKeep, remainderDrop, remainderPad} {
 			checkResume(t, func() flow.Operator[int, Rows[int]] {
-				return newBatchOp[int](n, []BatchOption{LastBatch(last), PartitionItems(3)})
+				return newBatchOp[int](n, []BatchOption{remainderOption("last", last), PartitionItems(3)})
 			})
 		}
-		for _, last := range []Remainder{KeepRemainder, DropRemainder} {
+		for _, last := range []remainder{remainderKeep, remainderDrop} {
 			checkResume(t, func() flow.Operator[int, int] {
-				op := newReduce[int, int](func(acc, v int) (int, error) { return acc*31 + v, nil }, []ReduceOption{PartitionItems(4), LastBatch(last)})
+				op := newReduce[int, int](func(acc, v int) (int, error) { return acc*31 + v, nil }, []ReduceOption{PartitionItems(4), remainderOption("last", last)})
 				op.every = n
 				return op
 			})
 		}
 		checkResume(t, func() flow.Operator[int, Rows[int]] {
-			return newPoolOp(n, 3, length, []BatchOption{LastBatch(DropRemainder)})
+			return newPoolOp(n, 3, length, []BatchOption{DropRemainder()})
 		})
-		for _, last := range []Remainder{KeepRemainder, DropRemainder, PadRemainder} {
+		for _, last := range []remainder{remainderKeep, remainderDrop, remainderPad} {
 			checkResume(t, func() flow.Operator[int, Rows[int]] {
-				return newTableOp[int](n, []TableOption{Tables(1, 3, 20), PartitionItems(2), LastBatch(last)})
+				return newTableOp[int](n, []TableOption{Tables(1, 3, 20), PartitionItems(2), remainderOption("last", last)})
 			})
 		}
 	}
@@ -266,17 +266,17 @@ func TestRegroupResumes(t *testing.T) {
 		op.sameRun = func(a, b int) bool { return a/9 == b/9 }
 		return op
 	})
-	for _, last := range []Remainder{KeepRemainder, DropRemainder, PadRemainder} {
+	for _, last := range []remainder{remainderKeep, remainderDrop, remainderPad} {
 		checkResume(t, func() flow.Operator[int, Rows[int]] {
-			return newBucketOp(length, []BucketOption{Buckets([]int{4, 9}, []int{5, 3, 2}), LastBatch(last)})
+			return newBucketOp(length, []BucketOption{Buckets([]int{4, 9}, []int{5, 3, 2}), remainderOption("last", last)})
 		})
 	}
-	for _, last := range []Remainder{KeepRemainder, DropRemainder} {
+	for _, last := range []remainder{remainderKeep, remainderDrop} {
 		checkResume(t, func() flow.Operator[int, Rows[int]] {
-			return newBucketOp(length, []BucketOption{TokenBudget(30), LastBatch(last)})
+			return newBucketOp(length, []BucketOption{TokenBudget(30), remainderOption("last", last)})
 		})
 		checkResume(t, func() flow.Operator[int, Rows[int]] {
-			return newBucketOp(length, []BucketOption{TokenBudget(30), Buckets([]int{4, 9}, []int{5, 3, 2}), LastBatch(last)})
+			return newBucketOp(length, []BucketOption{TokenBudget(30), Buckets([]int{4, 9}, []int{5, 3, 2}), remainderOption("last", last)})
 		})
 	}
 }
@@ -291,9 +291,13 @@ func TestPackResumes(t *testing.T) {
 		return toks
 	}
 	for _, w := range []int{1, 4, 12} {
-		for _, o := range []Overlong{SplitOverlong, DropOverlong} {
+		for _, drop := range []bool{false, true} {
 			checkResumeOf(t, resumeInput(), conv, func() flow.Operator[[]int32, Packed[int32]] {
-				return newPackOp(10, int32(-1), []PackOption{Window(w), OverlongPolicy(o), PartitionItems(3)})
+				opts := []PackOption{Window(w), PartitionItems(3)}
+				if drop {
+					opts = append(opts, DropOverlong())
+				}
+				return newPackOp(10, int32(-1), opts)
 			})
 		}
 	}

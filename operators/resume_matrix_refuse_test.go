@@ -15,12 +15,12 @@ import (
 func TestResumeMatrixResumeRefusesOtherDefinitions(t *testing.T) {
 	seqs := matrixSeqs(120)
 	base := func(mod func(*refuseKnobs)) *flow.Pipeline {
-		k := refuseKnobs{seed: 1, epochs: 2, rank: 0, world: 1, per: 3, window: 3, take: 1000, pol: operators.DropUneven, weights: []float64{1, 1}, pad: 0}
+		k := refuseKnobs{seed: 1, epochs: 2, rank: 0, world: 1, per: 3, window: 3, take: 1000, pol: dropUneven, weights: []float64{1, 1}, pad: 0}
 		if mod != nil {
 			mod(&k)
 		}
 		in := func(i int) *flow.Pipeline {
-			return flow.From(operators.EvenRanks(sources.Slice(seqs, sources.PartitionItems(10)), k.pol, nil)).WithSeed(uint64(i))
+			return flow.From(operators.EvenRanks(sources.Slice(seqs, sources.PartitionItems(10)), nil, evenOptions(k.pol)...)).WithSeed(uint64(i))
 		}
 		return flow.From(operators.Mix[[]int32]([]*flow.Pipeline{in(0), in(1)}, k.weights)).
 			Via(operators.Shuffle[[]int32](5)).
@@ -56,7 +56,7 @@ func TestResumeMatrixResumeRefusesOtherDefinitions(t *testing.T) {
 		{"items per", "its stage 2, pack", func(k *refuseKnobs) { k.per = 4 }},
 		{"window", "its stage 2, pack", func(k *refuseKnobs) { k.window = 4 }},
 		{"take", "its stage 3, take", func(k *refuseKnobs) { k.take = 999 }},
-		{"even policy", "its source, mix", func(k *refuseKnobs) { k.pol = operators.PadUneven }},
+		{"even policy", "its source, mix", func(k *refuseKnobs) { k.pol = padUneven }},
 		{"mix weights", "its source, mix", func(k *refuseKnobs) { k.weights = []float64{1, 2} }},
 		{"pack pad", "its stage 2, pack", func(k *refuseKnobs) { k.pad = -1 }},
 	} {
@@ -73,7 +73,7 @@ type refuseKnobs struct {
 	rank, world, per int
 	window           int
 	take             int64
-	pol              operators.Uneven
+	pol              uneven
 	weights          []float64
 	pad              int32
 }

@@ -28,7 +28,7 @@ func matrixInts(n int) []int64 {
 	return xs
 }
 
-var remainders = []operators.Remainder{operators.KeepRemainder, operators.DropRemainder, operators.PadRemainder}
+var remainders = []remainder{keepRemainder, dropRemainder, padRemainder}
 
 // Batch with every remainder policy, parallel stages on both sides, two
 // epochs whose sizes are not multiples of the batch size; every position,
@@ -40,7 +40,7 @@ func TestResumeMatrixBatchRemainders(t *testing.T) {
 				build := func(par int) *flow.Pipeline {
 					return flow.From(sources.Slice(matrixInts(203), sources.PartitionItems(17))).
 						Via(operators.Filter(func(v int64) bool { return v%11 != 3 })).Parallel(par).
-						Via(operators.Batch[int64](7, operators.LastBatch(last), operators.PartitionItems(per))).
+						Via(operators.Batch[int64](7, withRemainder[operators.BatchOption](last, operators.PartitionItems(per))...)).
 						Via(operators.Map(func(r operators.Rows[int64]) (operators.Rows[int64], error) { return r, nil })).Parallel(par).
 						Epochs(2).WithSeed(3)
 				}
@@ -52,12 +52,12 @@ func TestResumeMatrixBatchRemainders(t *testing.T) {
 
 func TestResumeMatrixReduce(t *testing.T) {
 	sum := func(acc int64, v int64) (int64, error) { return acc*31 + v, nil }
-	for _, last := range []operators.Remainder{operators.KeepRemainder, operators.DropRemainder} {
+	for _, last := range []remainder{keepRemainder, dropRemainder} {
 		t.Run(fmt.Sprint(last), func(t *testing.T) {
 			build := func(par int) *flow.Pipeline {
 				return flow.From(sources.Slice(matrixInts(300), sources.PartitionItems(13))).
 					Via(operators.Filter(func(v int64) bool { return v%7 != 3 })).Parallel(par).
-					Via(operators.ReduceEvery(5, sum, operators.LastBatch(last), operators.PartitionItems(4))).
+					Via(operators.ReduceEvery(5, sum, withRemainder[operators.ReduceOption](last, operators.PartitionItems(4))...)).
 					Via(operators.ReduceRuns(func(v int64) int64 { return v % 3 }, sum, operators.PartitionItems(2))).
 					Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(par).
 					Epochs(2)
@@ -77,12 +77,12 @@ func TestResumeMatrixBucketByLength(t *testing.T) {
 	}
 	for name, opts := range cases {
 		for _, last := range remainders {
-			if last == operators.PadRemainder && name != "buckets" {
+			if last == padRemainder && name != "buckets" {
 				continue
 			}
 			t.Run(fmt.Sprintf("%s/%v", name, last), func(t *testing.T) {
 				build := func(par int) *flow.Pipeline {
-					o := append(append([]operators.BucketOption{}, opts...), operators.LastBatch(last), operators.PartitionItems(2))
+					o := append(withRemainder(last, append([]operators.BucketOption{}, opts...)...), operators.PartitionItems(2))
 					return flow.From(sources.Slice(matrixSeqs(250), sources.PartitionItems(19))).
 						Via(operators.Filter(func(s []int32) bool { return len(s) != 4 })).Parallel(par).
 						Via(operators.BucketByLength(length, o...)).
@@ -98,12 +98,12 @@ func TestResumeMatrixBucketByLength(t *testing.T) {
 // Pack with a window partly filled at every position.
 func TestResumeMatrixPack(t *testing.T) {
 	for _, w := range []int{1, 3, 8} {
-		for _, ov := range []operators.Overlong{operators.SplitOverlong, operators.DropOverlong} {
+		for _, ov := range []overlong{splitOverlong, dropOverlong} {
 			t.Run(fmt.Sprintf("w%d/%v", w, ov), func(t *testing.T) {
 				build := func(par int) *flow.Pipeline {
 					return flow.From(sources.Slice(matrixSeqs(220), sources.PartitionItems(23))).
 						Via(operators.Map(func(s []int32) ([]int32, error) { return s, nil })).Parallel(par).
-						Via(operators.Pack[int32](10, -1, operators.Window(w), operators.OverlongPolicy(ov), operators.PartitionItems(3))).
+						Via(operators.Pack[int32](10, -1, withOverlong(ov, operators.Window(w), operators.PartitionItems(3))...)).
 						Epochs(2)
 				}
 				matrixResume[operators.Packed[int32]](t, build, matrixOpts{stops: 5, min: 30})
@@ -118,7 +118,7 @@ func TestResumeMatrixTableAndPool(t *testing.T) {
 			build := func(par int) *flow.Pipeline {
 				return flow.From(sources.Slice(matrixInts(333), sources.PartitionItems(11))).
 					Via(operators.Filter(func(v int64) bool { return v%5 != 1 })).Parallel(par).
-					Via(operators.TableBucket[int64](4, operators.Tables(1, 3, 25), operators.LastBatch(last), operators.PartitionItems(3))).
+					Via(operators.TableBucket[int64](4, withRemainder[operators.TableOption](last, operators.Tables(1, 3, 25), operators.PartitionItems(3))...)).
 					Epochs(2).WithSeed(9)
 			}
 			matrixResume[operators.Rows[int64]](t, build, matrixOpts{stops: 5, min: 30})
@@ -127,7 +127,7 @@ func TestResumeMatrixTableAndPool(t *testing.T) {
 			build := func(par int) *flow.Pipeline {
 				return flow.From(sources.Slice(matrixInts(333), sources.PartitionItems(11))).
 					Via(operators.Filter(func(v int64) bool { return v%5 != 1 })).Parallel(par).
-					Via(operators.BucketPool(4, 3, func(v int64) int { return int(v % 9) }, operators.LastBatch(last), operators.PartitionItems(2))).
+					Via(operators.BucketPool(4, 3, func(v int64) int { return int(v % 9) }, withRemainder[operators.BatchOption](last, operators.PartitionItems(2))...)).
 					Epochs(2).WithSeed(9)
 			}
 			matrixResume[operators.Rows[int64]](t, build, matrixOpts{stops: 5, min: 30})

@@ -48,7 +48,7 @@ func TestResumeMatrixAdjacentStateful(t *testing.T) {
 			Via(operators.BlockShuffle[[]int32](2)).
 			Via(operators.Pack[int32](12, -1, operators.Window(4), operators.PartitionItems(5))).
 			Via(operators.Prefetch[operators.Packed[int32]](1)).
-			Via(operators.Batch[operators.Packed[int32]](3, operators.LastBatch(operators.PadRemainder), operators.PartitionItems(2))).
+			Via(operators.Batch[operators.Packed[int32]](3, operators.PadRemainder(), operators.PartitionItems(2))).
 			Via(operators.Take[operators.Rows[operators.Packed[int32]]](150)).
 			Epochs(3).WithSeed(5)
 	}
@@ -69,15 +69,15 @@ func TestResumeMatrixTakeForever(t *testing.T) {
 
 // EvenRanks with every policy, every rank, then Batch with padding.
 func TestResumeMatrixEvenRanks(t *testing.T) {
-	for _, pol := range []operators.Uneven{operators.DropUneven, operators.PadUneven, operators.AllowUneven} {
+	for _, pol := range []uneven{dropUneven, padUneven, allowUneven} {
 		for _, total := range []int{2, 103} {
 			for rank := range 4 {
 				t.Run(fmt.Sprintf("%v/n%d/rank%d", pol, total, rank), func(t *testing.T) {
 					build := func(par int) *flow.Pipeline {
-						src := operators.EvenRanks(sources.Slice(matrixInts(total), sources.PartitionItems(9), sources.ChunkSize(4)), pol, nil)
+						src := operators.EvenRanks(sources.Slice(matrixInts(total), sources.PartitionItems(9), sources.ChunkSize(4)), nil, evenOptions(pol)...)
 						return flow.From(src).
 							Via(operators.Map(func(v int64) (int64, error) { return v, nil })).Parallel(par).
-							Via(operators.Batch[int64](4, operators.LastBatch(operators.PadRemainder), operators.PartitionItems(2))).
+							Via(operators.Batch[int64](4, operators.PadRemainder(), operators.PartitionItems(2))).
 							Via(operators.Prefetch[operators.Rows[int64]](1)).
 							WithRank(rank, 4).Epochs(2).WithSeed(1)
 					}

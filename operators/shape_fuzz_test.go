@@ -25,8 +25,8 @@ import (
 // A seed draws the input sequences (from none to 90 of them, of lengths
 // 0, below, at, above and at multiples of the row length, random values),
 // the source's partition and chunk sizes, the number of epochs, the
-// stage and its options (Window, OverlongPolicy, PartitionItems, Named
-// for the packers; Batch's size and LastBatch, PadLeft, PadMultiple,
+// stage and its options (Window, DropOverlong, PartitionItems, Named
+// for the packers; Batch's size and remainder policy, PadLeft, PadMultiple,
 // PadLength and whether Pad or Collate runs on several workers), with an
 // identity Map on several workers before it. Every item of the run —
 // value, row ID, partition — must be the reference's, at parallelism 1,
@@ -212,7 +212,7 @@ func shapeRefused[T any](t *testing.T, p *flow.Pipeline, want string) {
 // packDraw is a drawn configuration of Pack or PackFields.
 type packDraw struct {
 	L, window, per int
-	policy         operators.Overlong
+	policy         overlong
 	name           string
 	opts           []operators.PackOption
 	badWant        string // what the error of a bad option says, or ""
@@ -227,8 +227,8 @@ func drawPack(s *shapeDraw, name string) packDraw {
 		d.opts = append(d.opts, operators.Window(w))
 	}
 	if k := s.r.IntN(3); k > 0 {
-		d.policy = []operators.Overlong{operators.SplitOverlong, operators.DropOverlong}[k-1]
-		d.opts = append(d.opts, operators.OverlongPolicy(d.policy))
+		d.policy = []overlong{splitOverlong, dropOverlong}[k-1]
+		d.opts = withOverlong(d.policy, d.opts...)
 	}
 	if per := s.pick(0, 1, 2, 5); per > 0 {
 		d.per = per
@@ -239,7 +239,7 @@ func drawPack(s *shapeDraw, name string) packDraw {
 		d.opts = append(d.opts, operators.Named(d.name))
 	}
 	if s.bad() {
-		switch k := s.r.IntN(5); k {
+		switch k := s.r.IntN(4); k {
 		case 0:
 			d.L = s.pick(0, -3)
 			d.badWant = fmt.Sprintf("(%d): the row length must be at least 1", d.L)
@@ -247,9 +247,6 @@ func drawPack(s *shapeDraw, name string) packDraw {
 			w := s.pick(0, -1)
 			d.opts, d.badWant = append(d.opts, operators.Window(w)), fmt.Sprintf("Window(%d): must be at least 1", w)
 		case 2:
-			o := operators.Overlong(s.pick(2, -1))
-			d.opts, d.badWant = append(d.opts, operators.OverlongPolicy(o)), fmt.Sprintf("OverlongPolicy(%d): unknown policy", int(o))
-		case 3:
 			d.opts, d.badWant = append(d.opts, operators.PartitionItems(0)), "PartitionItems(0): must be at least 1"
 		default:
 			d.opts, d.badWant = append(d.opts, operators.Named("")), `Named(""): empty name`
@@ -363,7 +360,7 @@ func packFieldsItem(it flow.Item[operators.Packed[int32]], L int, exs []packEx, 
 // options after it.
 type batchDraw struct {
 	size, per    int
-	last         operators.Remainder
+	last         remainder
 	batchOpts    []operators.BatchOption
 	left         bool
 	mult, length int
@@ -376,7 +373,7 @@ func drawBatch(s *shapeDraw) batchDraw {
 	d := batchDraw{size: s.pick(1, 2, 3, 7, 16), per: 16, mult: 1, parallel: s.r.IntN(3) > 0}
 	if k := s.r.IntN(4); k > 0 {
 		d.last = remainders[k-1]
-		d.batchOpts = append(d.batchOpts, operators.LastBatch(d.last))
+		d.batchOpts = withRemainder(d.last, d.batchOpts...)
 	}
 	if per := s.pick(0, 1, 3); per > 0 {
 		d.per = per
@@ -398,16 +395,13 @@ func drawBatch(s *shapeDraw) batchDraw {
 		slices.Reverse(d.opts) // options apply in any order
 	}
 	if s.bad() {
-		switch s.r.IntN(4) {
+		switch s.r.IntN(3) {
 		case 0:
 			k := s.pick(0, -2)
 			d.opts, d.badWant = append(d.opts, operators.PadMultiple(k)), fmt.Sprintf("PadMultiple(%d): must be at least 1", k)
 		case 1:
 			k := s.pick(0, -1)
 			d.opts, d.badWant = append(d.opts, operators.PadLength(k)), fmt.Sprintf("PadLength(%d): must be at least 1", k)
-		case 2:
-			k := operators.Remainder(s.pick(3, -1))
-			d.batchOpts, d.badWant = append(d.batchOpts, operators.LastBatch(k)), fmt.Sprintf("LastBatch(%v): unknown policy", k)
 		default:
 			d.size, d.badWant = 0, "Batch(0): the size must be at least 1"
 		}
@@ -484,10 +478,10 @@ func fuzzPad(t *testing.T, s *shapeDraw) {
 // seqs (whose IDs are ids) once, the last short batch dropped under
 // DropRemainder: each row's values where its mask is set, its length in
 // Lengths, its ID in IDs; padding members empty with the zero ID.
-func checkPadded(t *testing.T, items []flow.Item[operators.Padded[int32]], seqs [][]int32, ids []rowid.ID, size int, last operators.Remainder) {
+func checkPadded(t *testing.T, items []flow.Item[operators.Padded[int32]], seqs [][]int32, ids []rowid.ID, size int, last remainder) {
 	t.Helper()
 	keep := len(seqs)
-	if last == operators.DropRemainder {
+	if last == dropRemainder {
 		keep -= keep % size
 	}
 	next := 0
@@ -578,7 +572,7 @@ func fuzzCollate(t *testing.T, s *shapeDraw) {
 	}
 	members = slices.DeleteFunc(members, func(id rowid.ID) bool { return id == (rowid.ID{}) })
 	keep := n
-	if d.last == operators.DropRemainder {
+	if d.last == dropRemainder {
 		keep -= n % d.size
 	}
 	if !slices.Equal(members, shapeIDs(keep)) {

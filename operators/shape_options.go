@@ -15,24 +15,24 @@ import (
 // the stage is built: a bad value is kept by the stage and fails the
 // pipeline that uses it, before anything runs.
 
-// BatchOption configures [Batch] and [BucketPool]: [LastBatch], [Steps],
-// [PartitionItems], [Named].
+// BatchOption configures [Batch] and [BucketPool]: [DropRemainder],
+// [PadRemainder], [Steps], [PartitionItems], [Named].
 type BatchOption interface{ batchOption() }
 
-// ReduceOption configures [ReduceEvery] and [ReduceRuns]: [LastBatch]
-// (ReduceEvery only; keep or drop), [PartitionItems], [Named].
+// ReduceOption configures [ReduceEvery] and [ReduceRuns]:
+// [DropRemainder] (ReduceEvery only), [PartitionItems], [Named].
 type ReduceOption interface{ reduceOption() }
 
 // BucketOption configures [BucketByLength]: [Buckets], [TokenBudget],
-// [LastBatch], [PartitionItems], [Named].
+// [DropRemainder], [PadRemainder], [PartitionItems], [Named].
 type BucketOption interface{ bucketOption() }
 
 // PackOption configures [Pack] and [PackFields]: [Window],
-// [OverlongPolicy], [PartitionItems], [Named].
+// [DropOverlong], [PartitionItems], [Named].
 type PackOption interface{ packOption() }
 
-// TableOption configures [TableBucket]: [Tables], [LastBatch],
-// [PartitionItems], [Named].
+// TableOption configures [TableBucket]: [Tables], [DropRemainder],
+// [PadRemainder], [PartitionItems], [Named].
 type TableOption interface{ tableOption() }
 
 // PadOption configures [Pad], and [Collate] for every slice field whose
@@ -43,14 +43,14 @@ type PadOption interface{ padOption() }
 // reads the fields its options set.
 type shapeConfig struct {
 	name      string
-	last      Remainder
+	last      remainder
 	lastSet   bool
 	perPart   int
 	bounds    []int // bucket upper bounds, exclusive, increasing
 	sizes     []int // batch size per bucket, len(bounds)+1
 	budget    int   // tokens per batch, 0 for none
 	window    int
-	overlong  Overlong
+	overlong  overlong
 	minParts  int
 	maxParts  int
 	target    int
@@ -62,9 +62,8 @@ type shapeConfig struct {
 }
 
 // settings returns the text of a stage's Info.Settings: head, the
-// stage's own parameters, then every option. Whether LastBatch was given
-// does not count, only the policy: LastBatch(KeepRemainder) is the
-// default.
+// stage's own parameters, then every option. Whether a remainder option
+// was given does not count, only the policy that holds.
 func (c shapeConfig) settings(head string) string {
 	c.lastSet = false
 	steps := c.steps
@@ -97,7 +96,8 @@ func (o option) set(c *shapeConfig) error {
 type settable interface{ set(*shapeConfig) error }
 
 // ownOpt is an option that one family of constructors takes beyond the
-// common ones (the shuffles' MaxBytes, the combinations' OnExhausted): it
+// common ones (the shuffles' MaxBytes, the combinations' StopExhausted and
+// CycleExhausted): it
 // sets the family's config C.
 type ownOpt[C any] struct {
 	name  string
@@ -145,33 +145,18 @@ func configure[O any](c *shapeConfig, opts []O) error {
 	return nil
 }
 
-// Remainder says what a stage does with a batch that is not full when the
-// stream ends.
-type Remainder int
+// remainder is what a stage does with a batch that is not full when the
+// stream ends: keep it (the default), [DropRemainder] or [PadRemainder].
+type remainder int
 
 const (
-	// KeepRemainder emits the partly filled batch as it is (the default).
-	KeepRemainder Remainder = iota
-	// DropRemainder drops it. Its rows are not delivered.
-	DropRemainder
-	// PadRemainder fills it up to its size with padding members: zero
-	// values with the zero row ID, counted in [Rows.Padding].
-	PadRemainder
+	remainderKeep remainder = iota
+	remainderDrop
+	remainderPad
 )
 
-func (r Remainder) String() string {
-	switch r {
-	case KeepRemainder:
-		return "KeepRemainder"
-	case DropRemainder:
-		return "DropRemainder"
-	case PadRemainder:
-		return "PadRemainder"
-	}
-	return fmt.Sprintf("Remainder(%d)", int(r))
-}
-
-// lastOpt is taken by Batch, Reduce, BucketByLength and TableBucket.
+// lastOpt is taken by Batch, BucketPool, the reductions, BucketByLength
+// and TableBucket.
 type lastOpt struct{ option }
 
 func (lastOpt) batchOption()  {}
@@ -179,22 +164,40 @@ func (lastOpt) reduceOption() {}
 func (lastOpt) bucketOption() {}
 func (lastOpt) tableOption()  {}
 
-// LastBatch sets what happens to a batch (or group, or bucket) that is
-// only partly filled when the stream ends. The default is KeepRemainder.
-// Reductions take KeepRemainder and DropRemainder.
-func LastBatch(r Remainder) interface {
+// remainderOption returns the option that sets the remainder policy r,
+// named name.
+func remainderOption(name string, r remainder) lastOpt {
+	return lastOpt{option{name, func(c *shapeConfig) error {
+		c.last, c.lastSet = r, true
+		return nil
+	}}}
+}
+
+// DropRemainder drops the batch (or group, or bucket) that is only partly
+// filled when the stream ends: its rows are not delivered. The default
+// keeps the partial batch as it is. Of DropRemainder and [PadRemainder],
+// the last one given wins. [ReduceRuns] takes neither.
+func DropRemainder() interface {
 	BatchOption
 	ReduceOption
 	BucketOption
 	TableOption
 } {
-	return lastOpt{option{"LastBatch", func(c *shapeConfig) error {
-		if r < KeepRemainder || r > PadRemainder {
-			return fmt.Errorf("LastBatch(%v): unknown policy", r)
-		}
-		c.last, c.lastSet = r, true
-		return nil
-	}}}
+	return remainderOption("DropRemainder", remainderDrop)
+}
+
+// PadRemainder fills the batch (or bucket) that is only partly filled when
+// the stream ends up to its size with padding members: zero values with
+// the zero row ID, counted in [Rows.Padding]. The default keeps the
+// partial batch as it is. Of [DropRemainder] and PadRemainder, the last
+// one given wins. A reduction has nothing to pad with and refuses it.
+func PadRemainder() interface {
+	BatchOption
+	ReduceOption
+	BucketOption
+	TableOption
+} {
+	return remainderOption("PadRemainder", remainderPad)
 }
 
 // commonOpt is taken by every regrouping stage.
@@ -252,15 +255,13 @@ func Named(name string) Common {
 	}}}
 }
 
-// Overlong says what [Pack] does with a sequence longer than a packed row.
-type Overlong int
+// overlong is what [Pack] does with a sequence longer than a packed row:
+// split it (the default) or [DropOverlong].
+type overlong int
 
 const (
-	// SplitOverlong cuts it into pieces of the row length, each packed as
-	// a sequence of its own (the default).
-	SplitOverlong Overlong = iota
-	// DropOverlong drops it.
-	DropOverlong
+	overlongSplit overlong = iota
+	overlongDrop
 )
 
 // regroupState is what a regrouping stage's processor reports in a
@@ -282,7 +283,7 @@ type regroupState struct {
 	Held []flow.Mark `json:",omitempty"`
 	// Row lists, for Pack, the sequences of the row being filled, in
 	// segment order. Next is where Pack's input stood and Piece how many
-	// pieces of the sequence at Next (see [SplitOverlong]) were handled:
+	// pieces of the sequence at Next (see [Pack]) were handled:
 	// every other sequence before Next was given out.
 	Row   []flow.Mark `json:",omitempty"`
 	Next  flow.Mark   `json:",omitzero"`

@@ -139,8 +139,8 @@ func (l *stepLimit) check(epoch, items int64) error {
 
 // batches returns the number of batches of size n that rows rows make
 // under remainder policy last.
-func batches(rows, n int64, last Remainder) int64 {
-	if last == DropRemainder {
+func batches(rows, n int64, last remainder) int64 {
+	if last == remainderDrop {
 		return rows / n
 	}
 	return (rows + n - 1) / n

@@ -58,7 +58,7 @@ func TestBatchGivesEqualSteps(t *testing.T) {
 	}{
 		{"batch", nil, nil, [2]int{10, 10}},
 		{"map", []flow.Stage{id}, nil, [2]int{10, 10}},
-		{"drop", nil, []operators.BatchOption{operators.LastBatch(operators.DropRemainder)}, [2]int{10, 10}},
+		{"drop", nil, []operators.BatchOption{operators.DropRemainder()}, [2]int{10, 10}},
 		{"filter", []flow.Stage{operators.Filter(func(rankRow) bool { return true })}, nil, [2]int{10, 11}},
 	} {
 		for rank := range 2 {

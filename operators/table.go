@@ -25,8 +25,8 @@ const purposeTable = 5
 // (seed, e, the stage's position in the pipeline, purpose, k), so the
 // batches depend on the seed, the epoch and the serial input only. The
 // last table of an epoch may have fewer partitions than the minimum. Each
-// table's last batch may be short: [LastBatch] keeps it (default), drops
-// it or pads it. Batch IDs follow [Rows].
+// table's last batch may be short: it is kept (the default), dropped
+// ([DropRemainder]) or padded ([PadRemainder]). Batch IDs follow [Rows].
 //
 // The stage is serial; its output partitions hold [PartitionItems]
 // batches (default 16). Memory is one table: at most max partitions. To be
@@ -165,9 +165,9 @@ func (p *tableProc[T]) end(ctx context.Context, out flow.Emitter[Rows[T]]) error
 		r := Rows[T]{Values: vals[lo:hi:hi], IDs: ids[lo:hi:hi]}
 		if hi-lo < n {
 			switch p.op.cfg.last {
-			case DropRemainder:
+			case remainderDrop:
 				continue
-			case PadRemainder:
+			case remainderPad:
 				r.padTo(n)
 			}
 		}

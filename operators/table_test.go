@@ -14,7 +14,7 @@ import (
 // tableSerial is the reference: the filtered rows of each epoch grouped by
 // source partition, tables of min..max partitions up to target rows, each
 // shuffled with its stream and cut into batches.
-func tableSerial(rows, part int64, epochs int64, seed uint64, position, minP, maxP, target, size int, last operators.Remainder) []flow.Item[operators.Rows[int64]] {
+func tableSerial(rows, part int64, epochs int64, seed uint64, position, minP, maxP, target, size int, last remainder) []flow.Item[operators.Rows[int64]] {
 	var items []flow.Item[operators.Rows[int64]]
 	for e := range epochs {
 		var vals []int64
@@ -33,9 +33,9 @@ func tableSerial(rows, part int64, epochs int64, seed uint64, position, minP, ma
 					r := operators.Rows[int64]{Values: vals[lo:hi:hi], IDs: ids[lo:hi:hi]}
 					if short := size - (hi - lo); short > 0 {
 						switch last {
-						case operators.DropRemainder:
+						case dropRemainder:
 							continue
-						case operators.PadRemainder:
+						case padRemainder:
 							r.Padding = short
 							r.Values = append(r.Values, make([]int64, short)...)
 							r.IDs = append(r.IDs, make([]rowid.ID, short)...)
@@ -68,10 +68,10 @@ func TestTableBucket(t *testing.T) {
 	const rows, part = 3000, 64
 	for _, c := range []struct {
 		min, max, target, size int
-		last                   operators.Remainder
+		last                   remainder
 	}{
-		{1, 1, 0, 8, operators.KeepRemainder}, {2, 5, 100, 16, operators.KeepRemainder}, {3, 3, 1000, 7, operators.KeepRemainder},
-		{2, 5, 100, 16, operators.DropRemainder}, {2, 5, 100, 16, operators.PadRemainder},
+		{1, 1, 0, 8, keepRemainder}, {2, 5, 100, 16, keepRemainder}, {3, 3, 1000, 7, keepRemainder},
+		{2, 5, 100, 16, dropRemainder}, {2, 5, 100, 16, padRemainder},
 	} {
 		t.Run(fmt.Sprintf("tables %d-%d target %d size %d %v", c.min, c.max, c.target, c.size, c.last), func(t *testing.T) {
 			want := tableSerial(rows, part, 2, 42, 2, c.min, c.max, c.target, c.size, c.last)
@@ -81,13 +81,13 @@ func TestTableBucket(t *testing.T) {
 					short++
 				}
 			}
-			if (c.last == operators.KeepRemainder || c.last == operators.PadRemainder) != (short > 0) {
+			if (c.last == keepRemainder || c.last == padRemainder) != (short > 0) {
 				t.Fatalf("%d short batches in the reference under %v", short, c.last)
 			}
 			shapeVariants(t, want, func(n int) *flow.Pipeline {
 				return flow.From(source(rows, part, 16)).Epochs(2).
 					Via(operators.Filter(keep)).Parallel(n).
-					Via(operators.TableBucket[int64](c.size, operators.Tables(c.min, c.max, c.target), operators.LastBatch(c.last))).
+					Via(operators.TableBucket[int64](c.size, withRemainder(c.last, operators.Tables(c.min, c.max, c.target))...)).
 					WithSeed(42)
 			})
 		})

@@ -18,11 +18,11 @@
 //
 // The pipeline of one rank:
 //
-//	flow.From(operators.EvenRanks(sources/parquet.Read[Doc](dir, sources/parquet.RowGroups()), operators.DropUneven, &acct)).
+//	flow.From(operators.EvenRanks(sources/parquet.Read[Doc](dir, sources/parquet.RowGroups()), &acct)).
 //		Parallel(w).Epochs(2).WithRank(rank, 2).WithSeed(7).
 //		Via(operators.Shuffle[Doc](4096)).                      // row-level, per epoch
 //		Via(operators.Map(tokenize)).Parallel(w).                // in parallel, serial order kept
-//		Via(operators.BucketPool(32, 16, length, operators.LastBatch(operators.DropRemainder))).
+//		Via(operators.BucketPool(32, 16, length, operators.DropRemainder())).
 //		Via(operators.Collate[Doc]()).Parallel(w).               // id, label, input_ids
 //		Via(operators.Prefetch[operators.Collated](4))
 package main
@@ -78,12 +78,12 @@ type rankReport struct {
 
 // loader is the input pipeline of one rank.
 func loader(data string, rank, workers int, acct *operators.EvenAccount) *flow.Pipeline {
-	src := operators.EvenRanks(parquet.Read[Doc](data, parquet.RowGroups()), operators.DropUneven, acct)
+	src := operators.EvenRanks(parquet.Read[Doc](data, parquet.RowGroups()), acct)
 	length := func(d Doc) int { return len(d.Tokens) }
 	return flow.From(src).Parallel(workers).Epochs(epochs).WithRank(rank, world).WithSeed(7).
 		Via(operators.Shuffle[Doc](4096)).
 		Via(operators.Map(tokenize)).Parallel(workers).
-		Via(operators.BucketPool(batchSize, 16, length, operators.LastBatch(operators.DropRemainder))).
+		Via(operators.BucketPool(batchSize, 16, length, operators.DropRemainder())).
 		Via(operators.Collate[Doc]()).Parallel(workers).
 		Via(operators.Prefetch[operators.Collated](4))
 }

@@ -17,13 +17,11 @@ import (
 	"github.com/rowflow/rowflow/rowid"
 )
 
-// CacheOption configures [Cache]: [OnDisk], [WithCodec], [CacheKey],
-// [Rebuild].
+// CacheOption configures [Cache]: [OnDisk], [CacheKey], [Rebuild].
 type CacheOption interface{ cacheOption() }
 
 type cacheConfig struct {
 	path    string
-	codec   any // Codec[T] for the cache's T
 	key     string
 	rebuild bool
 }
@@ -36,16 +34,35 @@ type cacheOpt struct {
 func (cacheOpt) cacheOption() {}
 
 // OnDisk keeps the cache in the file at path instead of in memory, for
-// data larger than memory: values are encoded with the [Codec]
-// ([NumbersCodec] for unnamed slices of [FixedNumber] types such as
-// []int32, gob for other types, unless [WithCodec] says otherwise) and
-// compressed with zstd, in records of up to 1024 rows. The file appears
-// under its name only once the first pass has ended successfully; until
-// then it is written under a temporary name beside it, removed if the
-// pass fails. The temporary of a pass whose process died (killed, say) is
-// removed by the next run of the cache: a pass holds a file lock on its
-// temporary, and a run removes those no live pass holds (where the system
-// has file locks).
+// data larger than memory, in zstd-compressed records of up to 1024 rows.
+// How values are encoded depends on their type:
+//
+//   - An unnamed slice of fixed-size numbers ([]int32 token lists,
+//     []float32 features; any of int8 to int64, uint8 to uint64, float32
+//     and float64, but not a named type such as type Tokens []int32) is
+//     written as its length, then its numbers little-endian. Every number
+//     keeps its bits. A replay decodes the rows of a record into one
+//     array, each row a slice of it whose capacity ends with the row
+//     (appending to a row copies it), so a row kept after the others are
+//     dropped keeps its record's array alive. An empty row comes back as
+//     nil.
+//   - Every other type is encoded with encoding/gob, one gob stream per
+//     record. It keeps what gob keeps: exported fields only (a channel or
+//     function field is left out as an unexported one is), and a struct
+//     without exported fields, or an interface value whose type is not
+//     registered with gob.Register, fails the first pass. Gob leaves out
+//     the fields that hold a zero value, so what comes back is not always
+//     the value that went in: a struct's float field that is -0 comes back
+//     as +0, a pointer field to a zero value (0, "", false) as nil, and an
+//     empty slice field as nil. Each record carries its type's
+//     description, which for small values costs more than the values.
+//
+// The file appears under its name only once the first pass has ended
+// successfully; until then it is written under a temporary name beside
+// it, removed if the pass fails. The temporary of a pass whose process
+// died (killed, say) is removed by the next run of the cache: a pass holds
+// a file lock on its temporary, and a run removes those no live pass holds
+// (where the system has file locks).
 //
 // path may be an s3://bucket/key URL (credentials and endpoint as for the
 // sources: the AWS environment variables and shared files): the first
@@ -66,20 +83,6 @@ func OnDisk(path string) CacheOption {
 			}
 		}
 		c.path = path
-		return nil
-	}}
-}
-
-// WithCodec sets how a disk cache encodes values (default [NumbersCodec]
-// for []int32 and other slices of [FixedNumber] types, else [GobCodec]).
-// The codec's type must be the cache's; a mismatch is kept as the
-// source's error.
-func WithCodec[T any](c Codec[T]) CacheOption {
-	return cacheOpt{"WithCodec", func(cfg *cacheConfig) error {
-		if c == nil {
-			return fmt.Errorf("WithCodec(nil)")
-		}
-		cfg.codec = c
 		return nil
 	}}
 }
@@ -105,16 +108,16 @@ func Rebuild() CacheOption {
 // Cache returns a source that reads p once and replays it afterwards:
 // the first run of the source (or its first epoch, with
 // [flow.Pipeline.Epochs]) runs p and keeps its items as they stream
-// through; later runs and epochs replay them, with identical values (as
-// far as the [Codec] keeps them: see [GobCodec]), IDs and partition
-// numbers, without running p. Put random stages that should
+// through; later runs and epochs replay them, with identical values (on
+// disk, as far as their encoding keeps them: see [OnDisk]), IDs and
+// partition numbers, without running p. Put random stages that should
 // change per epoch after the cache.
 //
 // The cache is identified by p's fingerprint (flow.Pipeline.Fingerprint),
-// the position it starts from if it was resumed (flow.Pipeline.Resume), T, the [CacheKey] and the type of
-// the [Codec]. In memory it lives in the source value. On disk ([OnDisk])
-// a file written by another pipeline, or with another codec, is refused
-// with an error that says so, or rebuilt with [Rebuild]; it is never
+// the position it starts from if it was resumed (flow.Pipeline.Resume), T
+// (and so how its values are encoded) and the [CacheKey]. In memory it
+// lives in the source value. On disk ([OnDisk]) a file written by another
+// pipeline is refused with an error that says so, or rebuilt with [Rebuild]; it is never
 // replayed. A first pass that fails, or that is stopped before it has
 // read all of p, keeps nothing.
 //
@@ -144,38 +147,15 @@ func Rebuild() CacheOption {
 // until it is written and handed on (so p's partition size bounds it); a
 // replay holds one record (up to 1024 rows) per partition being read.
 func Cache[T any](p *flow.Pipeline, opts ...CacheOption) flow.Source[T] {
-	c := &cacheSource[T]{p: p, codec: defaultCodec[T]()}
-	c.err = c.configure(opts)
-	return c
+	return newCache(p, codecOf[T](), opts)
 }
 
-// defaultCodec returns the codec a disk cache of T uses unless told:
-// NumbersCodec for unnamed slices of fixed-size numbers, else gob.
-func defaultCodec[T any]() Codec[T] {
-	var c any = GobCodec[T]{}
-	switch any(*new(T)).(type) {
-	case []int8:
-		c = NumbersCodec[int8]{}
-	case []int16:
-		c = NumbersCodec[int16]{}
-	case []int32:
-		c = NumbersCodec[int32]{}
-	case []int64:
-		c = NumbersCodec[int64]{}
-	case []uint8:
-		c = NumbersCodec[uint8]{}
-	case []uint16:
-		c = NumbersCodec[uint16]{}
-	case []uint32:
-		c = NumbersCodec[uint32]{}
-	case []uint64:
-		c = NumbersCodec[uint64]{}
-	case []float32:
-		c = NumbersCodec[float32]{}
-	case []float64:
-		c = NumbersCodec[float64]{}
-	}
-	return c.(Codec[T])
+// newCache returns the cache of p whose disk file encodes values with
+// codec.
+func newCache[T any](p *flow.Pipeline, codec codec[T], opts []CacheOption) *cacheSource[T] {
+	c := &cacheSource[T]{p: p, codec: codec}
+	c.err = c.configure(opts)
+	return c
 }
 
 func (c *cacheSource[T]) configure(opts []CacheOption) error {
@@ -197,13 +177,6 @@ func (c *cacheSource[T]) configure(opts []CacheOption) error {
 			return fmt.Errorf("operators: cache: %w", err)
 		}
 	}
-	if c.cfg.codec != nil {
-		codec, ok := c.cfg.codec.(Codec[T])
-		if !ok {
-			return fmt.Errorf("operators: cache: WithCodec of %T for values of type %v", c.cfg.codec, reflect.TypeFor[T]())
-		}
-		c.codec = codec
-	}
 	h := sha256.New()
 	fmt.Fprintf(h, "rowflow cache v1\n%s\n%v\n%q\n%T\n", c.p.Fingerprint(), reflect.TypeFor[T](), c.cfg.key, c.codec)
 	if at := linkage.StartOf(c.p); at != "" {
@@ -217,8 +190,8 @@ func (c *cacheSource[T]) configure(opts []CacheOption) error {
 type cacheSource[T any] struct {
 	p     *flow.Pipeline
 	cfg   cacheConfig
-	codec Codec[T]
-	id    string // what identifies the cached stream
+	codec codec[T] // the encoding of a disk cache's values
+	id    string   // what identifies the cached stream
 	err   error
 
 	mu    sync.Mutex

@@ -2,10 +2,8 @@ package operators
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -21,48 +19,6 @@ import (
 	"github.com/rowflow/rowflow/internal/slicepool"
 	"github.com/rowflow/rowflow/rowid"
 )
-
-// Codec encodes the values of a disk cache ([OnDisk]). Append appends the
-// encoding of vals to dst; Decode decodes what one Append wrote, n values.
-// Decode must not keep src, nor return values that point into it: the
-// cache reads the next record into the same memory.
-type Codec[T any] interface {
-	Append(dst []byte, vals []T) ([]byte, error)
-	Decode(src []byte, n int) ([]T, error)
-}
-
-// GobCodec encodes values with encoding/gob, one gob stream per record (up
-// to 1024 values), so that each record decodes on its own: a resumed run
-// starts at any record. Each stream carries its type's description, which
-// for small records costs more than the values; a Codec written for T is
-// faster. It handles what gob handles: exported fields, no channels or
-// functions; and it gives back what gob gives back, which is not always
-// the value encoded, since gob leaves out the fields that hold a zero
-// value: a struct's float field that is -0 comes back as +0, a pointer
-// field to a zero value (0, "", false) as nil, and an empty slice field
-// as nil.
-type GobCodec[T any] struct{}
-
-// Append gob-encodes vals after dst.
-func (GobCodec[T]) Append(dst []byte, vals []T) ([]byte, error) {
-	b := bytes.NewBuffer(dst)
-	if err := gob.NewEncoder(b).Encode(vals); err != nil {
-		return dst, err
-	}
-	return b.Bytes(), nil
-}
-
-// Decode gob-decodes n values.
-func (GobCodec[T]) Decode(src []byte, n int) ([]T, error) {
-	vals := make([]T, 0, n) // not a recycled buffer: gob leaves fields it does not send as they were
-	if err := gob.NewDecoder(bytes.NewReader(src)).Decode(&vals); err != nil {
-		return nil, err
-	}
-	if len(vals) != n {
-		return nil, fmt.Errorf("%d values, want %d", len(vals), n)
-	}
-	return vals, nil
-}
 
 // The disk cache file:
 //
@@ -132,7 +88,7 @@ func (c *cacheSource[T]) diskPartitions(ctx context.Context) iter.Seq2[flow.Part
 				return
 			}
 			if err == nil {
-				err = fmt.Errorf("it was built by another pipeline, or for another value type, key or codec (cache ID %s, this pipeline's is %s); remove it or use Rebuild", id, c.id)
+				err = fmt.Errorf("it was built by another pipeline, or for another value type or key (cache ID %s, this pipeline's is %s); remove it or use Rebuild", id, c.id)
 			}
 		}
 		var planned cacheVersion

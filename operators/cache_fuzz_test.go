@@ -232,7 +232,7 @@ func cacheKeep(v any, mod uint64) bool {
 	return h%mod != mod-2
 }
 
-// cacheFuzzCodec is a Codec other than gob and NumbersCodec: varints, and
+// cacheFuzzCodec is a codec other than gob and NumbersCodec: varints, and
 // lengths before strings and rows.
 type cacheFuzzCodec[T any] struct{}
 
@@ -338,12 +338,12 @@ type cacheRig[T any] struct {
 	c     *cacheCase
 	gen   func(int64) T
 	p     *flow.Pipeline
-	rows  atomic.Int64                        // the rows the counting Map computed
-	hook  atomic.Pointer[func(k int64) error] // called with each count, when set
-	genAt atomic.Int64                        // the index Generate fails at, or -1
-	want  []flow.Item[T]                      // the consumer's stream, every epoch
-	codec func() []operators.CacheOption      // the drawn codec, as options
-	other func() operators.CacheOption        // a codec other than the drawn one
+	rows  atomic.Int64                                                  // the rows the counting Map computed
+	hook  atomic.Pointer[func(k int64) error]                           // called with each count, when set
+	genAt atomic.Int64                                                  // the index Generate fails at, or -1
+	want  []flow.Item[T]                                                // the consumer's stream, every epoch
+	build func(*flow.Pipeline, ...operators.CacheOption) flow.Source[T] // Cache with the drawn codec
+	other func(*flow.Pipeline, ...operators.CacheOption) flow.Source[T] // Cache with another codec
 }
 
 // cacheRun runs p and returns its items up to the error that ended it.
@@ -422,20 +422,21 @@ func fuzzCache[T any](t *testing.T, c *cacheCase, gen func(int64) T) {
 	if c.filter {
 		r.p = r.p.Via(operators.Filter(func(v T) bool { return cacheKeep(v, 5) }))
 	}
+	withCodec := func(c interface {
+		Append([]byte, []T) ([]byte, error)
+		Decode([]byte, int) ([]T, error)
+	}) func(*flow.Pipeline, ...operators.CacheOption) flow.Source[T] {
+		return func(p *flow.Pipeline, opts ...operators.CacheOption) flow.Source[T] {
+			return operators.CacheWithCodec[T](p, c, opts...)
+		}
+	}
 	switch c.codec {
 	case 1:
-		r.codec = func() []operators.CacheOption {
-			return []operators.CacheOption{operators.WithCodec[T](operators.GobCodec[T]{})}
-		}
-		r.other = func() operators.CacheOption { return operators.WithCodec[T](cacheFuzzCodec[T]{}) }
+		r.build, r.other = withCodec(operators.GobCodec[T]{}), withCodec(cacheFuzzCodec[T]{})
 	case 2:
-		r.codec = func() []operators.CacheOption {
-			return []operators.CacheOption{operators.WithCodec[T](cacheFuzzCodec[T]{})}
-		}
-		r.other = func() operators.CacheOption { return operators.WithCodec[T](operators.GobCodec[T]{}) }
+		r.build, r.other = withCodec(cacheFuzzCodec[T]{}), withCodec(operators.GobCodec[T]{})
 	default:
-		r.codec = func() []operators.CacheOption { return nil }
-		r.other = func() operators.CacheOption { return operators.WithCodec[T](cacheFuzzCodec[T]{}) }
+		r.build, r.other = operators.Cache[T], withCodec(cacheFuzzCodec[T]{})
 	}
 
 	// The oracle: the uncached stream, and each epoch of it as the
@@ -480,7 +481,7 @@ func fuzzCache[T any](t *testing.T, c *cacheCase, gen func(int64) T) {
 
 // options are the drawn cache options for a cache at path, then extra.
 func (r *cacheRig[T]) options(path string, extra ...operators.CacheOption) []operators.CacheOption {
-	opts := r.codec()
+	var opts []operators.CacheOption
 	if r.c.disk {
 		opts = append(opts, operators.OnDisk(path))
 	}
@@ -494,7 +495,7 @@ func (r *cacheRig[T]) options(path string, extra ...operators.CacheOption) []ope
 }
 
 func (r *cacheRig[T]) cache(path string, extra ...operators.CacheOption) flow.Source[T] {
-	return operators.Cache[T](r.p, r.options(path, extra...)...)
+	return r.build(r.p, r.options(path, extra...)...)
 }
 
 // consumer reads src (a cache, or the uncached pipeline) through a
@@ -561,11 +562,11 @@ func (r *cacheRig[T]) reuse(t *testing.T, cache flow.Source[T], path string) {
 	r.check(t, "another Cache of the file, with Rebuild", r.cache(path, operators.Rebuild()), c.resumePar, 0)
 	otherKey := c.key + "-other"
 	keyed := func(extra ...operators.CacheOption) flow.Source[T] {
-		opts := append(r.codec(), operators.OnDisk(path), operators.CacheKey(otherKey))
-		return operators.Cache[T](r.p, append(opts, extra...)...)
+		opts := []operators.CacheOption{operators.OnDisk(path), operators.CacheKey(otherKey)}
+		return r.build(r.p, append(opts, extra...)...)
 	}
 	r.refused(t, "another key", keyed(), path)
-	r.refused(t, "another codec", operators.Cache[T](r.p, operators.OnDisk(path), operators.CacheKey(c.key), r.other()), path)
+	r.refused(t, "another codec", r.other(r.p, operators.OnDisk(path), operators.CacheKey(c.key)), path)
 	r.check(t, "another key, with Rebuild", keyed(operators.Rebuild()), c.par, n)
 	r.check(t, "another key, rebuilt, replayed", keyed(), 2, 0)
 	if !c.rebuild {

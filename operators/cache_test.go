@@ -106,7 +106,7 @@ func TestCache(t *testing.T) {
 				t.Fatal("a cache with another key was replayed")
 			}
 			// So does the codec: values another codec wrote would not decode.
-			for _, err = range flow.Items[record](t.Context(), flow.From(operators.Cache[record](other, operators.OnDisk(path), operators.WithCodec[record](jsonCodec[record]{})))) {
+			for _, err = range flow.Items[record](t.Context(), flow.From(operators.CacheWithCodec[record](other, jsonCodec[record]{}, operators.OnDisk(path)))) {
 				break
 			}
 			if err == nil || !strings.Contains(err.Error(), "built by another pipeline") {
@@ -170,7 +170,7 @@ func TestCacheTruncated(t *testing.T) {
 	}
 }
 
-// jsonCodec is a Codec other than the default.
+// jsonCodec is a codec other than gob.
 type jsonCodec[T any] struct{}
 
 func (jsonCodec[T]) Append(dst []byte, vals []T) ([]byte, error) {

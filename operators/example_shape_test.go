@@ -212,17 +212,3 @@ func ExampleCache() {
 	// Output:
 	// [0 10 20 30 0 10 20 30] map calls: 4
 }
-
-// NumbersCodec, the default codec of a disk cache of []int32 rows,
-// writes each row's length and then the numbers; decoded rows share one
-// array and cannot grow into each other.
-func ExampleNumbersCodec() {
-	var c operators.NumbersCodec[int32]
-	rec, _ := c.Append(nil, [][]int32{{101, 7592, 102}, nil, {101, 102}})
-	rows, err := c.Decode(rec, 3)
-	fmt.Println(len(rec), "bytes:", rows, err)
-	fmt.Println(rows[1] == nil, cap(rows[0]))
-	// Output:
-	// 23 bytes: [[101 7592 102] [] [101 102]] <nil>
-	// true 3
-}

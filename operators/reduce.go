@@ -16,7 +16,7 @@ import (
 // partitions hold [PartitionItems] values (default 1024).
 //
 // The last group may be short: it is kept (the default) or dropped
-// ([DropRemainder]); [PadRemainder] is refused. n < 1 or
+// ([DropRemainder]). n < 1 or
 // a bad option is kept as the stage's error. An error from f fails the
 // run, naming the row.
 //
@@ -34,8 +34,8 @@ func ReduceEvery[T, Out any](n int, f func(acc Out, v T) (Out, error), opts ...R
 
 // ReduceRuns returns a stage that folds each run of consecutive rows with
 // equal keys into one value, as [ReduceEvery] folds groups of n. A key
-// that comes back after another key starts a new run. DropRemainder and
-// PadRemainder do not apply: the last run ends with the stream.
+// that comes back after another key starts a new run. [DropRemainder]
+// does not apply, and is refused: the last run ends with the stream.
 func ReduceRuns[T any, K comparable, Out any](key func(T) K, f func(acc Out, v T) (Out, error), opts ...ReduceOption) flow.Stage {
 	op := newReduce[T, Out](f, opts)
 	op.sameRun = func(a, b T) bool { return key(a) == key(b) }
@@ -43,7 +43,7 @@ func ReduceRuns[T any, K comparable, Out any](key func(T) K, f func(acc Out, v T
 		op.err = fmt.Errorf("operators: ReduceRuns: nil key function")
 	}
 	if op.err == nil && op.cfg.lastSet {
-		op.err = fmt.Errorf("operators: ReduceRuns: DropRemainder and PadRemainder do not apply to runs of keys")
+		op.err = fmt.Errorf("operators: ReduceRuns: DropRemainder does not apply to runs of keys")
 	}
 	return flow.NewStage[T, Out](op)
 }
@@ -53,9 +53,6 @@ func newReduce[T, Out any](f func(Out, T) (Out, error), opts []ReduceOption) *re
 	op.err = configure(&op.cfg, opts)
 	if op.err == nil {
 		op.err = nilFunc(op.cfg.name, f == nil)
-	}
-	if op.err == nil && op.cfg.last == remainderPad {
-		op.err = fmt.Errorf("operators: %s: PadRemainder: a reduction has nothing to pad with", op.cfg.name)
 	}
 	return op
 }

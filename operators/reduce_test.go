@@ -91,7 +91,6 @@ func TestReduceErrors(t *testing.T) {
 	}
 	for name, s := range map[string]flow.Stage{
 		"size 0":    operators.ReduceEvery(0, addStat),
-		"pad":       operators.ReduceEvery(3, addStat, operators.PadRemainder()),
 		"runs last": operators.ReduceRuns(func(v int64) int64 { return v }, addStat, operators.DropRemainder()),
 	} {
 		for _, err := range flow.Items[stat](t.Context(), flow.From(source(10, 5, 5)).Via(s)) {

@@ -190,10 +190,10 @@ func DropRemainder() interface {
 // the stream ends up to its size with padding members: zero values with
 // the zero row ID, counted in [Rows.Padding]. The default keeps the
 // partial batch as it is. Of [DropRemainder] and PadRemainder, the last
-// one given wins. A reduction has nothing to pad with and refuses it.
+// one given wins. The reductions, which have nothing to pad with, do not
+// take it.
 func PadRemainder() interface {
 	BatchOption
-	ReduceOption
 	BucketOption
 	TableOption
 } {

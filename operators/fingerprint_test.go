@@ -130,8 +130,12 @@ func TestFingerprintCoversSettings(t *testing.T) {
 			func() *flow.Pipeline { return flow.From(operators.Cache[int64](from(), operators.CacheKey("v1"))) },
 			func() *flow.Pipeline { return flow.From(operators.Cache[int64](from(), operators.CacheKey("v2"))) }},
 		{"parquet columns",
-			func() *flow.Pipeline { return flow.From(parquet.ReadColumns("data", parquet.Columns("a"))) },
-			func() *flow.Pipeline { return flow.From(parquet.ReadColumns("data", parquet.Columns("b"))) }},
+			func() *flow.Pipeline {
+				return flow.From(parquet.Read[*parquet.ColumnBatch]("data", parquet.Columns("a")))
+			},
+			func() *flow.Pipeline {
+				return flow.From(parquet.Read[*parquet.ColumnBatch]("data", parquet.Columns("b")))
+			}},
 		{"pipeline epochs",
 			func() *flow.Pipeline { return flow.From(text.CSVRecords("data")).Epochs(2) },
 			func() *flow.Pipeline { return flow.From(text.CSVRecords("data")) }},

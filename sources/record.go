@@ -10,7 +10,7 @@ import (
 )
 
 // Record is one row of a source that reads columns it does not know in
-// advance (sources/parquet.Records, sources/text.CSVRecords and
+// advance (sources/parquet.Read, sources/text.CSVRecords and
 // sources/text.JSONLRecords), and what the record sinks write: its values
 // in the order of Names. Which Go types the values have is said by the
 // source that reads them.

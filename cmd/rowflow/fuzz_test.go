@@ -406,7 +406,7 @@ func libPipeline(root string, kind int, par int) *flow.Pipeline {
 	var src flow.Source[sources.Record]
 	switch kind {
 	case fzParquet:
-		src = parquet.Records(root)
+		src = parquet.Read[sources.Record](root)
 	case fzCSV:
 		src = text.CSVRecords(root)
 	default:
@@ -434,7 +434,7 @@ func libRead(root string, kind int) ([]flow.Item[sources.Record], error) {
 // given twice fails the test.
 func readBack(t testing.TB, out string, jsonl bool) map[rowid.ID]string {
 	t.Helper()
-	p := flow.From(parquet.Records(out))
+	p := flow.From(parquet.Read[sources.Record](out))
 	if jsonl {
 		p = flow.From(text.JSONLRecords(out))
 	}
@@ -500,7 +500,7 @@ func readBack(t testing.TB, out string, jsonl bool) map[rowid.ID]string {
 // nullable lists and bools, and runs the command in this process on it:
 //
 //   - digest -parallel N prints determinism.SumOf of the library's record
-//     source (sources/parquet.Records, sources/text.CSVRecords or
+//     source (sources/parquet.Read, sources/text.CSVRecords or
 //     JSONLRecords) read serially, whose records are the rows written (as
 //     the sources document their values);
 //   - verify -parallel N says ok with that digest and count;

@@ -38,7 +38,7 @@ type input struct {
 	hive []string
 	// batches, when not empty, is the input's format ("parquet", "csv"
 	// or "jsonl"), which pipeline then reads as column batches
-	// (sources/parquet.ReadColumns, sources/text.CSVColumns,
+	// (sources/parquet.Read, sources/text.CSVColumns,
 	// JSONLColumns) rather than records, for shards.ParquetColumns.
 	batches string
 }
@@ -142,7 +142,7 @@ func (in input) pipeline(path string) (*flow.Pipeline, error) {
 		for _, o := range ds {
 			pq = append(pq, o)
 		}
-		p = flow.From(parquet.ReadColumns(path, pq...))
+		p = flow.From(parquet.Read[*parquet.ColumnBatch](path, pq...))
 	case "csv":
 		opts, err := textOptions[text.CSVOption](in, f)
 		if err != nil {
@@ -199,7 +199,7 @@ func (in input) source(path string) (flow.Source[sources.Record], string, error)
 		for _, o := range ds {
 			pq = append(pq, o)
 		}
-		src = parquet.Records(path, pq...)
+		src = parquet.Read[sources.Record](path, pq...)
 	case "csv":
 		opts, err := textOptions[text.CSVOption](in, f)
 		if err != nil {

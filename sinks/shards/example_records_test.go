@@ -39,7 +39,7 @@ func ExampleParquetRecords() {
 		return
 	}
 	var recs []sources.Record
-	flow.From(parquet.Records(out)).To(sinks.CollectValues(&recs)).Run(context.Background())
+	flow.From(parquet.Read[sources.Record](out)).To(sinks.CollectValues(&recs)).Run(context.Background())
 	for _, r := range recs {
 		fmt.Println(r.Names, r.Values)
 	}
@@ -73,14 +73,14 @@ func ExampleParquetColumns() {
 		return
 	}
 	out := filepath.Join(dir, "out")
-	err = flow.From(parquet.ReadColumns(in, where)).
+	err = flow.From(parquet.Read[*parquet.ColumnBatch](in, where)).
 		To(shards.ParquetColumns(out, schema, shards.RowIDColumn("row_id"))).Run(context.Background())
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	var recs []sources.Record
-	flow.From(parquet.Records(out)).To(sinks.CollectValues(&recs)).Run(context.Background())
+	flow.From(parquet.Read[sources.Record](out)).To(sinks.CollectValues(&recs)).Run(context.Background())
 	for _, r := range recs {
 		fmt.Println(r.Names[:3], r.Values[:3])
 	}

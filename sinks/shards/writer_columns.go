@@ -21,14 +21,14 @@ import (
 )
 
 // ParquetColumns returns a sink that writes column batches
-// ([sparquet.ReadColumns], sources/text.CSVColumns and JSONLColumns) as
-// sharded Parquet files in dir, with the columns of schema, without
-// making a record of each row. Each column of a batch goes, a run of
-// rows at a time, to the column of the file that a record's value of its
-// name goes to; the Hive partition values of a batch
-// ([sparquet.ColumnBatch].Partition) fill the columns of their names (a
-// Hive column that the schema does not have is an error, and a null
-// value, absent from Partition, is null).
+// ([sparquet.Read] of *ColumnBatch, sources/text.CSVColumns and
+// JSONLColumns) as sharded Parquet files in dir, with the columns of
+// schema, without making a record of each row. Each column of a batch
+// goes, a run of rows at a time, to the column of the file that a
+// record's value of its name goes to; the Hive partition values of a
+// batch ([sparquet.ColumnBatch].Partition) fill the columns of their
+// names (a Hive column that the schema does not have is an error, and a
+// null value, absent from Partition, is null).
 // Rows that the source's RowFilter does not keep are not written; each
 // row's ID is the batch's [sparquet.ColumnBatch.RowID]; and each batch is
 // released once its rows are written.
@@ -45,7 +45,7 @@ import (
 // included; the values of JSONLColumns' columns as ParquetRecords
 // converts JSONLRecords' values (numbers, booleans, arrays and objects
 // as such, not as text). With such columns the files are those that
-// [ParquetRecords] writes from the same rows (sparquet.Records,
+// [ParquetRecords] writes from the same rows (sparquet.Read,
 // sources/text.CSVRecords, JSONLRecords), byte for byte, row groups
 // included. Other conversions that records make (an INT32 into an INT64
 // column, a nullable column into a required one, unsigned into signed)

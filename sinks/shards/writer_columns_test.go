@@ -77,10 +77,10 @@ func TestParquetColumnsWritesWhatRecordsWrite(t *testing.T) {
 		}
 		for _, writers := range []int{1, 2} {
 			recs, cols := filepath.Join(t.TempDir(), "r"), filepath.Join(t.TempDir(), "c")
-			if err := flow.From(sparquet.Records(file)).To(shards.ParquetRecords(recs, schema, columnsOpts(writers)...)).Run(t.Context()); err != nil {
+			if err := flow.From(sparquet.Read[sources.Record](file)).To(shards.ParquetRecords(recs, schema, columnsOpts(writers)...)).Run(t.Context()); err != nil {
 				break // records cannot write it either
 			}
-			err := flow.From(sparquet.ReadColumns(file)).To(shards.ParquetColumns(cols, schema, columnsOpts(writers)...)).Run(t.Context())
+			err := flow.From(sparquet.Read[*sparquet.ColumnBatch](file)).To(shards.ParquetColumns(cols, schema, columnsOpts(writers)...)).Run(t.Context())
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
@@ -129,7 +129,7 @@ func TestParquetColumnsSameAtAnyParallelism(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs := filepath.Join(t.TempDir(), "r")
-	if err := flow.From(sparquet.Records(root, where)).To(shards.ParquetRecords(recs, schema, columnsOpts(2)...)).Run(t.Context()); err != nil {
+	if err := flow.From(sparquet.Read[sources.Record](root, where)).To(shards.ParquetRecords(recs, schema, columnsOpts(2)...)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	m, err := shards.ReadManifest(recs, 0)
@@ -141,7 +141,7 @@ func TestParquetColumnsSameAtAnyParallelism(t *testing.T) {
 	}
 	for _, par := range []int{1, 2, 4} {
 		cols := filepath.Join(t.TempDir(), "c")
-		err := flow.From(sparquet.ReadColumns(root, where)).Parallel(par).To(shards.ParquetColumns(cols, schema, columnsOpts(2)...)).Run(t.Context())
+		err := flow.From(sparquet.Read[*sparquet.ColumnBatch](root, where)).Parallel(par).To(shards.ParquetColumns(cols, schema, columnsOpts(2)...)).Run(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,7 +191,7 @@ func TestParquetColumnsRefuses(t *testing.T) {
 		{nil, nil, "nil schema"},
 	} {
 		out := filepath.Join(t.TempDir(), "out")
-		err := flow.From(sparquet.ReadColumns(file)).To(shards.ParquetColumns(out, c.schema, c.opts...)).Run(t.Context())
+		err := flow.From(sparquet.Read[*sparquet.ColumnBatch](file)).To(shards.ParquetColumns(out, c.schema, c.opts...)).Run(t.Context())
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Fatalf("got %v, want an error with %q", err, c.want)
 		}
@@ -316,10 +316,10 @@ func TestParquetColumnsRowGroupsByBytes(t *testing.T) {
 	}
 	opts := []shards.ParquetOption{shards.RowIDColumn("rid")}
 	recs, cols := filepath.Join(t.TempDir(), "r"), filepath.Join(t.TempDir(), "c")
-	if err := flow.From(sparquet.Records(file)).To(shards.ParquetRecords(recs, schema, opts...)).Run(t.Context()); err != nil {
+	if err := flow.From(sparquet.Read[sources.Record](file)).To(shards.ParquetRecords(recs, schema, opts...)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if err := flow.From(sparquet.ReadColumns(file)).To(shards.ParquetColumns(cols, schema, opts...)).Run(t.Context()); err != nil {
+	if err := flow.From(sparquet.Read[*sparquet.ColumnBatch](file)).To(shards.ParquetColumns(cols, schema, opts...)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	sameFiles(t, "row groups by bytes", recs, cols)
@@ -358,7 +358,7 @@ func TestParquetColumnsHiveValues(t *testing.T) {
 	}
 	sameFiles(t, "hive", recs, cols)
 	var got []sources.Record
-	if err := flow.From(sparquet.Records(cols)).To(sinks.CollectValues(&got)).Run(t.Context()); err != nil {
+	if err := flow.From(sparquet.Read[sources.Record](cols)).To(sinks.CollectValues(&got)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"2024 a", "2024 a", "2025 <nil>", "2025 <nil>", "2026 ", "2026 "}
@@ -382,7 +382,7 @@ func TestParquetColumnsHiveValues(t *testing.T) {
 	if err := pq.WriteFile(unsigned, []u{{4000000000}}); err != nil {
 		t.Fatal(err)
 	}
-	err = flow.From(sparquet.ReadColumns(unsigned)).To(shards.ParquetColumns(filepath.Join(t.TempDir(), "o"), pq.NewSchema("s", pq.Group{"n": pq.Int(32)}))).Run(t.Context())
+	err = flow.From(sparquet.Read[*sparquet.ColumnBatch](unsigned)).To(shards.ParquetColumns(filepath.Join(t.TempDir(), "o"), pq.NewSchema("s", pq.Group{"n": pq.Int(32)}))).Run(t.Context())
 	if err == nil || !strings.Contains(err.Error(), `u.parquet row group 0: column "n": the batch's values are unsigned, the schema's signed`) {
 		t.Fatalf("unsigned into signed: %v", err)
 	}

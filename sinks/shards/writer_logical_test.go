@@ -80,7 +80,7 @@ func TestRecordShardsLogicalTypes(t *testing.T) {
 	// Resharding the output (raw values) gives the same files' values;
 	// a time.Time is converted as text is.
 	again := filepath.Join(t.TempDir(), "again")
-	if err := flow.From(parquet.Records(out)).To(shards.ParquetRecords(again, logicalSchema())).Run(t.Context()); err != nil {
+	if err := flow.From(parquet.Read[sources.Record](out)).To(shards.ParquetRecords(again, logicalSchema())).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if back := readRecords(t, again); !equalValue(back[0].Values, rows[0].Values) {
@@ -141,7 +141,7 @@ func (bigInt) twos(u *big.Int, b []byte) {
 func readRecords(t *testing.T, dir string) []sources.Record {
 	t.Helper()
 	var rows []sources.Record
-	for r, err := range flow.Values[sources.Record](t.Context(), flow.From(parquet.Records(dir))) {
+	for r, err := range flow.Values[sources.Record](t.Context(), flow.From(parquet.Read[sources.Record](dir))) {
 		if err != nil {
 			t.Fatal(err)
 		}

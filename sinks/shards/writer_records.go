@@ -43,7 +43,7 @@ import (
 // the record does not name is null, and a name that is not a column is an
 // error. Each column is a leaf, a repeated leaf, or a LIST (of lists) of
 // leaves, optional or required; a record's value for a list is a []any, as
-// sources/parquet.Records gives it, or a string that holds a JSON array,
+// sources/parquet.Read[sources.Record] gives it, or a string that holds a JSON array,
 // such as "[1,2,3]" or "[]" in a CSV field, whose elements (numbers as
 // json.Number) are converted as sources/text.JSONLRecords' lists are; the
 // empty string is a null list, and a string that is not a JSON array is
@@ -374,7 +374,7 @@ func (r *recordWriter) close() error {
 }
 
 // leafPath returns the dotted path of the leaf of a column named name whose
-// node is n: the name of records that sources/parquet.Records reads from
+// node is n: the name of records that sources/parquet.Read[sources.Record] reads from
 // the column (a.list.element for a LIST a of scalars).
 func leafPath(name string, n parquet.Node) string {
 	for isList(n) {

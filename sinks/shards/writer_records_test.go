@@ -52,7 +52,7 @@ func TestRecordShardsRoundTrip(t *testing.T) {
 		name := tc.name
 		t.Run(name, func(t *testing.T) {
 			src := filepath.Join(testutil.ParquetGoTestdata(t), name)
-			in := testutil.Items[sources.Record](t, flow.From(parquet.Records(src)))
+			in := testutil.Items[sources.Record](t, flow.From(parquet.Read[sources.Record](src)))
 			schema, err := parquet.RecordSchema(src)
 			if err != nil {
 				t.Fatal(err)
@@ -60,7 +60,7 @@ func TestRecordShardsRoundTrip(t *testing.T) {
 			var sums []string
 			for _, par := range []int{1, 3} {
 				out := filepath.Join(t.TempDir(), "out")
-				p := flow.From(parquet.Records(src)).Parallel(par).
+				p := flow.From(parquet.Read[sources.Record](src)).Parallel(par).
 					To(shards.ParquetRecords(out, schema, shards.RowIDColumn("rid"), shards.RowGroupRows(7)))
 				if err := p.Run(t.Context()); err != nil {
 					t.Fatal(err)
@@ -75,7 +75,7 @@ func TestRecordShardsRoundTrip(t *testing.T) {
 				for _, f := range m.Files {
 					sums = append(sums, f.SHA256)
 				}
-				back := testutil.Items[sources.Record](t, flow.From(parquet.Records(out)))
+				back := testutil.Items[sources.Record](t, flow.From(parquet.Read[sources.Record](out)))
 				if len(back) != len(in) {
 					t.Fatalf("read back %d records, want %d", len(back), len(in))
 				}
@@ -437,7 +437,7 @@ func TestRecordShardsKeepEmptyLists(t *testing.T) {
 	if err := flow.From(text.CSVRecords(in)).To(shards.ParquetRecords(first, schema)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	recs := testutil.Items[sources.Record](t, flow.From(parquet.Records(first)))
+	recs := testutil.Items[sources.Record](t, flow.From(parquet.Read[sources.Record](first)))
 	var tokens []any
 	for _, r := range recs {
 		v, _ := r.Value.Get("tokens.list.element")
@@ -448,7 +448,7 @@ func TestRecordShardsKeepEmptyLists(t *testing.T) {
 	}
 
 	second := filepath.Join(t.TempDir(), "second")
-	if err := flow.From(parquet.Records(first)).To(shards.ParquetRecords(second, schema)).Run(t.Context()); err != nil {
+	if err := flow.From(parquet.Read[sources.Record](first)).To(shards.ParquetRecords(second, schema)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	levels := tokenLevels(t, filepath.Join(second, "part-00000-00000.parquet"))
@@ -458,7 +458,7 @@ func TestRecordShardsKeepEmptyLists(t *testing.T) {
 	}
 
 	text := filepath.Join(t.TempDir(), "text")
-	if err := flow.From(parquet.Records(first)).To(shards.JSONL[sources.Record](text)).Run(t.Context()); err != nil {
+	if err := flow.From(parquet.Read[sources.Record](first)).To(shards.JSONL[sources.Record](text)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(text, "part-00000-00000.jsonl"))
@@ -703,7 +703,7 @@ func TestRecordShardsRowGroupsByBytes(t *testing.T) {
 		if rows != n || groups < 5 {
 			t.Fatalf("%d rows in %d row groups, want %d rows in at least 5", rows, groups, n)
 		}
-		back := testutil.Items[sources.Record](t, flow.From(parquet.Records(out)))
+		back := testutil.Items[sources.Record](t, flow.From(parquet.Read[sources.Record](out)))
 		slices.SortFunc(back, func(a, b flow.Item[sources.Record]) int {
 			return cmp.Compare(a.Value.Values[0].(int64), b.Value.Values[0].(int64))
 		})

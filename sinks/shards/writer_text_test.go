@@ -394,7 +394,7 @@ func TestJSONLShardsNonFiniteFloats(t *testing.T) {
 	rows := []pqRow{{ID: 1, F: 1.5, G: 2, L: []float64{1}}, {ID: 2, F: nan, G: float32(-inf), L: []float64{inf, nan}}}
 	testutil.WriteParquet(t, src, rows, 10)
 	jsonl := filepath.Join(t.TempDir(), "jsonl")
-	if err := flow.From(parquet.Records(src)).To(shards.JSONL[sources.Record](jsonl)).Run(t.Context()); err != nil {
+	if err := flow.From(parquet.Read[sources.Record](src)).To(shards.JSONL[sources.Record](jsonl)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	b, err = os.ReadFile(filepath.Join(jsonl, "part-00000-00000.jsonl"))

@@ -65,7 +65,7 @@ func TestHelperAmplification(t *testing.T) {
 	var err error
 	var n int64
 	if shape == "records" {
-		err = flow.From(parquet.Records(dir)).To(sinks.Count[sources.Record](&n)).Run(ctx)
+		err = flow.From(parquet.Read[sources.Record](dir)).To(sinks.Count[sources.Record](&n)).Run(ctx)
 	} else {
 		err = flow.From(parquet.Read[dictBombRow](dir)).To(sinks.Count[dictBombRow](&n)).Run(ctx)
 	}
@@ -117,7 +117,7 @@ func TestMaxReadSizeCoversTheFragment(t *testing.T) {
 			return flow.From(parquet.Read[twoColumns](dir, parquet.MaxReadSize(limit))).To(sinks.Count[twoColumns](&n)).Run(t.Context())
 		},
 		"records": func() error {
-			return flow.From(parquet.Records(dir, parquet.MaxReadSize(limit))).To(sinks.Count[sources.Record](&n)).Run(t.Context())
+			return flow.From(parquet.Read[sources.Record](dir, parquet.MaxReadSize(limit))).To(sinks.Count[sources.Record](&n)).Run(t.Context())
 		},
 	} {
 		err := run()

@@ -16,24 +16,9 @@ import (
 	"github.com/rowflow/rowflow/rowid"
 )
 
-// ReadColumns returns a source of column batches: each item is the
-// rows of one fragment (or, with [sources.WholeFiles], of one row group of it) as
-// typed column slices, for consumers that work on tables. The batch's row
-// ID is the ID of its first row; [ColumnBatch.RowID] gives the others.
-//
-// Every leaf column is read, and every Hive partition column is in the
-// batch's Partition, unless [Columns] names some (by their dotted paths
-// or Hive names, after [Rename]); the batch's Columns are then in the
-// order named. It takes the options of [Read]; [sources.ChunkSize]
-// does not apply, and [Trace] adds nothing (the batch has its file, row
-// group and first row). With [RowFilter], batches keep every row and mark
-// the matching ones in [ColumnBatch.Keep].
-func ReadColumns(root string, opts ...Option) flow.Source[*ColumnBatch] {
-	return newParquet[*ColumnBatch](root, columnsFormat{}, opts)
-}
-
 // ColumnBatch is rows [FirstRow, FirstRow+NumRows) of one row group of one
-// file, column by column. The batch owns its slices.
+// file, column by column: what Read[*ColumnBatch] gives. The batch owns
+// its slices.
 type ColumnBatch struct {
 	File     string // path relative to the dataset root
 	RowGroup int    // -1 for a batch of NewColumnBatch
@@ -60,7 +45,7 @@ type ColumnBatch struct {
 // row, held in columns, which the batch takes: what another source (such
 // as sources/text.CSVColumns and JSONLColumns) gives to consumers of
 // column batches, such as shards.ParquetColumns. file names the rows' file in errors, and
-// partition holds its Hive partition values, as ReadColumns' batches do.
+// partition holds its Hive partition values, as Read's batches do.
 // Each column must hold ids.Len() rows as [Column] says, with its Kind,
 // levels and RepeatedLevels set, and its Node where the logical type
 // matters: a BYTE_ARRAY column whose Node is a STRING holds text, which
@@ -177,6 +162,7 @@ func (c *Column) Len() int {
 	return 0
 }
 
+// columnsFormat reads rows as column batches: Read[*ColumnBatch].
 type columnsFormat struct{}
 
 type columnsPlan struct {

@@ -1,15 +1,16 @@
 // Package parquet reads Parquet datasets: a file, a directory tree or a
 // glob of Parquet files, with Hive-style key=value directories as
-// partition columns. [Read] decodes rows into structs, [ReadColumns]
-// gives column batches and [Records] gives [sources.Record]s of columns
-// not known in advance; [RecordSchema] is the schema of those records.
-// Each is a [flow.Source] to start a pipeline with [flow.From].
+// partition columns. [Read] returns a [flow.Source] to start a pipeline
+// with [flow.From]; its type parameter says what a row becomes: a struct,
+// a [sources.Record] of columns not known in advance, or a
+// *[ColumnBatch] of typed column slices. [RecordSchema] is the schema of
+// the records.
 //
 // # Options
 //
-// The sources take an [Option]: those of this package ([Columns],
-// [RowFilter], [MaxRows], …) and those of package sources that every
-// source of files takes (sources.Files, sources.ShuffleWindow,
+// [Read] and [RecordSchema] take an [Option]: those of this package
+// ([Columns], [RowFilter], [MaxRows], …) and those of package sources
+// that every source of files takes (sources.Files, sources.ShuffleWindow,
 // sources.Where, sources.WholeFiles, sources.ChunkSize, sources.Named).
 // Each option's doc states its default. A bad value makes [flow.From]
 // keep the error, which the run then returns.

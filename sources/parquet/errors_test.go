@@ -39,7 +39,7 @@ func TestErrorMessages(t *testing.T) {
 			`flow: stage "parquet": dataset: filter lang = 'en' names unknown partition column "lang" (partition columns: [])`},
 		{"field type", flow.From(parquet.Read[Unsigned](root)).To(sinks.Count[Unsigned](new(int64))).Run(context.Background()),
 			`flow: stage "parquet": assemble: ` + path + `: column "id" (INT64 INT(64,true)) into field ID (uint64): uint64 does not hold every value of the column`},
-		{"records column", flow.From(parquet.Records(root, parquet.Columns("nope"))).To(sinks.Count[sources.Record](new(int64))).Run(context.Background()),
+		{"records column", flow.From(parquet.Read[sources.Record](root, parquet.Columns("nope"))).To(sinks.Count[sources.Record](new(int64))).Run(context.Background()),
 			`flow: stage "parquet": sources: ` + path + ` has no column "nope" (columns: id, small, score, text, tags.list.element, opt, label)`},
 	}
 	for _, c := range cases {

@@ -81,7 +81,7 @@ func TestHiveColumnsSelectRenameAndOrder(t *testing.T) {
 		if raw == nil {
 			raw = tc.names
 		}
-		got := testutil.Items[sources.Record](t, flow.From(parquet.Records(root, append(tc.opts, parquet.MaxRows(2))...)).Parallel(2))
+		got := testutil.Items[sources.Record](t, flow.From(parquet.Read[sources.Record](root, append(tc.opts, parquet.MaxRows(2))...)).Parallel(2))
 		if len(got) != len(hiveRels)*hiveRows {
 			t.Fatalf("%s: %d records, want %d", tc.name, len(got), len(hiveRels)*hiveRows)
 		}
@@ -116,7 +116,7 @@ func TestHiveColumnsInColumnBatches(t *testing.T) {
 		{"no Hive column", []parquet.Option{parquet.Columns("b")}, []string{"b"}, nil, nil},
 	} {
 		n := 0
-		for b, err := range flow.Values[*parquet.ColumnBatch](context.Background(), flow.From(parquet.ReadColumns(root, tc.opts...))) {
+		for b, err := range flow.Values[*parquet.ColumnBatch](context.Background(), flow.From(parquet.Read[*parquet.ColumnBatch](root, tc.opts...))) {
 			if err != nil {
 				t.Fatalf("%s: %v", tc.name, err)
 			}
@@ -200,8 +200,10 @@ func TestHiveColumnsInStructFields(t *testing.T) {
 func TestHiveColumnsErrors(t *testing.T) {
 	root := hiveLayout(t)
 	file := filepath.Join(root, hiveRels[0])
-	records := func(opts ...parquet.Option) error { return runSource(parquet.Records(root, opts...)) }
-	batches := func(opts ...parquet.Option) error { return runSource(parquet.ReadColumns(root, opts...)) }
+	records := func(opts ...parquet.Option) error { return runSource(parquet.Read[sources.Record](root, opts...)) }
+	batches := func(opts ...parquet.Option) error {
+		return runSource(parquet.Read[*parquet.ColumnBatch](root, opts...))
+	}
 	structs := func(opts ...parquet.Option) error {
 		return runSource(parquet.Read[hiveFields](root, opts...))
 	}
@@ -249,7 +251,7 @@ func TestHiveColumnsFiltersUseRenamedNames(t *testing.T) {
 	root := hiveLayout(t)
 	renames := []parquet.Option{parquet.Rename("year", "yr"), parquet.Rename("a", "aa")}
 	opts := append(renames, sources.Where(sources.Eq("yr", 2024)), parquet.RowFilter(sources.Ge("aa", 12)), parquet.Columns("aa", "yr"))
-	got := testutil.Items[sources.Record](t, flow.From(parquet.Records(root, opts...)).Parallel(2))
+	got := testutil.Items[sources.Record](t, flow.From(parquet.Read[sources.Record](root, opts...)).Parallel(2))
 	var want []flow.Item[sources.Record]
 	for k := range 2 { // the files of 2024
 		for i := range hiveRows {
@@ -281,11 +283,11 @@ func TestHiveColumnsFiltersUseRenamedNames(t *testing.T) {
 	}
 
 	file := filepath.Join(root, hiveRels[0])
-	if err := runSource(parquet.Records(root, append(renames, parquet.RowFilter(sources.Eq("yr", "2024")))...)); err == nil ||
+	if err := runSource(parquet.Read[sources.Record](root, append(renames, parquet.RowFilter(sources.Eq("yr", "2024")))...)); err == nil ||
 		!strings.Contains(err.Error(), file) || !strings.Contains(err.Error(), `no column "yr": it is a Hive partition column, which Where filters`) {
 		t.Errorf("RowFilter on a renamed Hive column: error %v, want one that names %s and the column", err, file)
 	}
-	if err := runSource(parquet.Records(root, append(renames, sources.Where(sources.Eq("aa", 12)))...)); err == nil ||
+	if err := runSource(parquet.Read[sources.Record](root, append(renames, sources.Where(sources.Eq("aa", 12)))...)); err == nil ||
 		!strings.Contains(err.Error(), `unknown partition column "aa"`) {
 		t.Errorf("Where on a renamed file column: error %v, want one that names the column", err)
 	}

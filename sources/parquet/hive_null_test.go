@@ -26,7 +26,7 @@ func TestHiveDefaultPartitionIsNull(t *testing.T) {
 		t.Fatal(err)
 	}
 	var recs []sources.Record
-	for r, err := range flow.Values[sources.Record](t.Context(), flow.From(parquet.Records(dir, parquet.Columns("id", "lang")))) {
+	for r, err := range flow.Values[sources.Record](t.Context(), flow.From(parquet.Read[sources.Record](dir, parquet.Columns("id", "lang")))) {
 		if err != nil {
 			t.Fatal(err)
 		}

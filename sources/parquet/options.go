@@ -9,7 +9,7 @@ import (
 	"github.com/rowflow/rowflow/internal/optcheck"
 )
 
-// Option configures [Read], [ReadColumns], [Records] and [RecordSchema].
+// Option configures [Read] and [RecordSchema].
 // The options of package sources that every source of files takes
 // (sources.Files, sources.Where, sources.Named, …) are Options too.
 //
@@ -79,11 +79,11 @@ func MaxRows(n int64) Option {
 }
 
 // Columns reads only the named columns: file columns and Hive partition
-// columns alike, by their names after [Rename] (file columns of
-// [ReadColumns] and [Records] by their dotted leaf paths).
-// Without it, every column is read: for [Read] the columns of T's
-// fields; for the others the file columns in file order, then the Hive
-// columns in path order. With it, only the named columns come, in the
+// columns alike, by their names after [Rename] (file columns of records
+// and column batches by their dotted leaf paths).
+// Without it, every column is read: for structs the columns of T's
+// fields; for records and batches the file columns in file order, then
+// the Hive columns in path order. With it, only the named columns come, in the
 // order named: a record's names and a batch's Columns follow it, a Hive
 // column not named is left out of records and of
 // [ColumnBatch.Partition], and struct fields of columns not named stay

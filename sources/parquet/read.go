@@ -21,8 +21,18 @@ import (
 	"github.com/rowflow/rowflow/sources"
 )
 
-// Parquet returns a source of the rows of a Parquet dataset, decoded into
-// structs of type T (see "Struct fields" below).
+// Read returns a source of the rows of a Parquet dataset. T is the value
+// model, what each item is:
+//
+//   - a struct type: a row decoded into the fields of T (see "Struct
+//     fields" below), the fastest;
+//   - [sources.Record]: a row as the names and values of its columns, for
+//     ETL that does not know the schema in advance (see "Records");
+//   - *[ColumnBatch]: the rows of a fragment as typed column slices, for
+//     consumers that work on tables (see "Column batches").
+//
+// T is matched exactly: a struct type of its own, even one with the
+// fields of sources.Record, is read as structs. Any other T fails the run.
 //
 // The dataset is root: a file, a directory tree (every *.parquet file
 // under it, skipping hidden and _-prefixed names), or a glob; or the
@@ -80,15 +90,60 @@ import (
 // column, its type and the field: no value is truncated or reinterpreted.
 // A null read into a field that is not a pointer leaves the zero value, as
 // parquet-go's GenericReader does; give an optional column a pointer
-// field to tell null from zero.
-// [Records] holds each column as the first Go type of its row, and
-// [ReadColumns] marks unsigned columns.
+// field to tell null from zero. Records hold each column as the first Go
+// type of its row, and column batches mark unsigned columns.
 //
 // Only the columns of T's fields are read and decoded; [Columns] narrows
 // that further, and a name it gives that no field reads fails when the
 // source is built. The reader decodes pages straight into typed buffers
 // and fills the structs through field offsets: nothing is reflected per
 // row.
+//
+// # Records
+//
+// With T [sources.Record], [Columns] selects and orders the columns, file
+// columns by their dotted leaf paths and Hive partition columns by their
+// names (both after [Rename]), and [Trace] adds the columns __file,
+// __row_group and __row_index after them. Without Columns, the file
+// columns come in file order, then the Hive partition columns, as
+// strings; [RecordSchema] is the Parquet schema of these records.
+//
+// The records of one file share their Names (callers must not modify
+// them). A value is nil for null,
+// bool, int32 or int64 (uint32 or uint64 for columns whose logical type is
+// unsigned), float32 or float64; a string for BYTE_ARRAY columns
+// of the STRING, ENUM or JSON logical types; a []byte for other BYTE_ARRAY
+// and FIXED_LEN_BYTE_ARRAY columns; a [12]byte for INT96; and, for a leaf
+// under k repeated fields (a repeated column, a LIST, a MAP), k nested
+// []any: for k = 2 a []any of []any of such values. A list at any depth is
+// nil when it is null and an empty []any when it is empty (the definition
+// levels tell them apart; a list that cannot be null, such as a repeated
+// column or a required LIST, reads as empty), and an element is nil when
+// it, or an optional group between it and its list, is null. Logical types
+// other than strings are not applied.
+//
+// There is one value per leaf column, named by its dotted path: groups are
+// not rebuilt. A MAP column m gives two values, m.key_value.key and
+// m.key_value.value, each a list, and a list of structs gives one list per
+// field of the struct, with matching lengths.
+//
+// Records cost an allocation per value; structs and column batches are
+// much faster.
+//
+// # Column batches
+//
+// With T *[ColumnBatch], each item is the rows of one fragment (or, with
+// [sources.WholeFiles], of one row group of it) as typed column slices.
+// The batch's row ID is the ID of its first row; [ColumnBatch.RowID]
+// gives the others.
+//
+// Every leaf column is read, and every Hive partition column is in the
+// batch's Partition, unless [Columns] names some (by their dotted paths
+// or Hive names, after [Rename]); the batch's Columns are then in the
+// order named. [sources.ChunkSize] does not apply, and [Trace] adds
+// nothing (the batch has its file, row group and first row). With
+// [RowFilter], batches keep every row and mark the matching ones in
+// [ColumnBatch.Keep].
 //
 // # Bad input
 //
@@ -105,6 +160,12 @@ import (
 // [sources.Where], [RowFilter], [Trace], [MaxPageSize], [MaxReadSize], [sources.SkipBad],
 // [sources.ChunkSize], [sources.Named].
 func Read[T any](root string, opts ...Option) flow.Source[T] {
+	switch any(*new(T)).(type) {
+	case sources.Record:
+		return any(newParquet[sources.Record](root, recordsFormat{}, opts)).(flow.Source[T])
+	case *ColumnBatch:
+		return any(newParquet[*ColumnBatch](root, columnsFormat{}, opts)).(flow.Source[T])
+	}
 	return newParquet[T](root, structFormat[T]{}, opts)
 }
 

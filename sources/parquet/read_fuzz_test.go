@@ -769,13 +769,13 @@ func (c *readCase) check(t *testing.T) {
 	}
 	// Records and column batches keep the same rows.
 	var recs, cols []rowid.ID
-	for it, err := range flow.Items[sources.Record](t.Context(), flow.From(parquet.Records(root, opts...)).Parallel(c.par)) {
+	for it, err := range flow.Items[sources.Record](t.Context(), flow.From(parquet.Read[sources.Record](root, opts...)).Parallel(c.par)) {
 		if err != nil {
 			t.Fatalf("records: %v\n%s", err, c)
 		}
 		recs = append(recs, it.ID)
 	}
-	for b, err := range flow.Values[*parquet.ColumnBatch](t.Context(), flow.From(parquet.ReadColumns(root, opts...)).Parallel(c.par)) {
+	for b, err := range flow.Values[*parquet.ColumnBatch](t.Context(), flow.From(parquet.Read[*parquet.ColumnBatch](root, opts...)).Parallel(c.par)) {
 		if err != nil {
 			t.Fatalf("column batches: %v\n%s", err, c)
 		}
@@ -791,7 +791,7 @@ func (c *readCase) check(t *testing.T) {
 		ids[i] = it.ID
 	}
 	if !slices.Equal(recs, ids) || !slices.Equal(cols, ids) {
-		t.Fatalf("Read kept %d rows, Records %d and ReadColumns %d, not the same\n%s", len(ids), len(recs), len(cols), c)
+		t.Fatalf("Read kept %d rows, Read[sources.Record] %d and Read[*ColumnBatch] %d, not the same\n%s", len(ids), len(recs), len(cols), c)
 	}
 }
 
@@ -834,9 +834,9 @@ func (c *readCase) checkRewrite(t *testing.T, root string, opts []parquet.Option
 	sinkOpts := []shards.ParquetOption{shards.Writers(1), shards.RowsPerFile(int64(1 + c.seed%500)), shards.RowGroupRows(int(min(c.groupRows, 1<<20)))}
 	for _, way := range []string{"records", "column batches"}[c.seed%2:][:1] { // one way per case, for time
 		out := filepath.Join(t.TempDir(), "out")
-		p := flow.From(parquet.Records(root, opts...)).Parallel(c.par).To(shards.ParquetRecords(out, schema, sinkOpts...))
+		p := flow.From(parquet.Read[sources.Record](root, opts...)).Parallel(c.par).To(shards.ParquetRecords(out, schema, sinkOpts...))
 		if way == "column batches" {
-			p = flow.From(parquet.ReadColumns(root, opts...)).Parallel(c.par).To(shards.ParquetColumns(out, schema, sinkOpts...))
+			p = flow.From(parquet.Read[*parquet.ColumnBatch](root, opts...)).Parallel(c.par).To(shards.ParquetColumns(out, schema, sinkOpts...))
 		}
 		if err := p.Run(t.Context()); err != nil {
 			t.Fatalf("writing the %s read: %v\n%s", way, err, c)

@@ -12,6 +12,7 @@ import (
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/rowid"
+	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
 	"github.com/rowflow/rowflow/sources/parquet"
 )
@@ -271,7 +272,7 @@ func TestParquetColumnBatchRelease(t *testing.T) {
 	for range 2 {
 		seen := 0
 		for b, err := range flow.Values[*parquet.ColumnBatch](context.Background(),
-			flow.From(parquet.ReadColumns(root, parquet.Columns("id", "text"), parquet.MaxRows(100))).Parallel(2)) {
+			flow.From(parquet.Read[*parquet.ColumnBatch](root, parquet.Columns("id", "text"), parquet.MaxRows(100))).Parallel(2)) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -304,7 +305,7 @@ func TestRangesReadAsWholeRowGroups(t *testing.T) {
 	root, _ := hiveDataset(t)
 	records := func(n int, opts ...parquet.Option) []string {
 		var out []string
-		for _, it := range testutil.Items[sources.Record](t, flow.From(parquet.Records(root, opts...)).Parallel(n)) {
+		for _, it := range testutil.Items[sources.Record](t, flow.From(parquet.Read[sources.Record](root, opts...)).Parallel(n)) {
 			b, err := it.Value.MarshalJSON()
 			if err != nil {
 				t.Fatal(err)
@@ -317,7 +318,7 @@ func TestRangesReadAsWholeRowGroups(t *testing.T) {
 	// arrays one by one) and levels, and its row IDs, in order.
 	batches := func(n int, opts ...parquet.Option) map[string][]string {
 		out := map[string][]string{}
-		for _, it := range testutil.Items[*parquet.ColumnBatch](t, flow.From(parquet.ReadColumns(root, opts...)).Parallel(n)) {
+		for _, it := range testutil.Items[*parquet.ColumnBatch](t, flow.From(parquet.Read[*parquet.ColumnBatch](root, opts...)).Parallel(n)) {
 			b := it.Value
 			for i := range b.NumRows {
 				out[b.File] = append(out[b.File], b.RowID(i).String())
@@ -357,5 +358,78 @@ func TestRangesReadAsWholeRowGroups(t *testing.T) {
 		if got := batches(n, parquet.MaxRows(50)); !reflect.DeepEqual(got, wantBatches) {
 			t.Fatalf("column batches at parallelism %d differ from whole row groups'", n)
 		}
+	}
+}
+
+// TestReadValueModelsAgree reads one dataset as structs, records and
+// column batches: the three give the same rows, with the same IDs, in the
+// same order.
+func TestReadValueModelsAgree(t *testing.T) {
+	root, _ := hiveDataset(t)
+	opts := []parquet.Option{parquet.MaxRows(50), sources.Where(sources.Ne("lang", "de"))}
+	structs := testutil.Items[Hive](t, flow.From(parquet.Read[Hive](root, opts...)).Parallel(2))
+	recs := testutil.Items[sources.Record](t, flow.From(parquet.Read[sources.Record](root, opts...)).Parallel(2))
+	batches := testutil.Items[*parquet.ColumnBatch](t, flow.From(parquet.Read[*parquet.ColumnBatch](root, opts...)).Parallel(2))
+	if len(structs) == 0 || len(recs) != len(structs) {
+		t.Fatalf("%d structs, %d records", len(structs), len(recs))
+	}
+	type row struct {
+		id   rowid.ID
+		key  int64
+		lang string
+	}
+	var fromStructs, fromRecs, fromBatches []row
+	for _, it := range structs {
+		fromStructs = append(fromStructs, row{it.ID, it.Value.ID, it.Value.Lang})
+	}
+	for _, it := range recs {
+		id, _ := it.Value.Get("id")
+		lang, _ := it.Value.Get("lang")
+		fromRecs = append(fromRecs, row{it.ID, id.(int64), lang.(string)})
+	}
+	for _, it := range batches {
+		b := it.Value
+		if it.ID != b.RowID(0) {
+			t.Fatalf("batch item ID %v, its first row's %v", it.ID, b.RowID(0))
+		}
+		for i, key := range b.Column("id").Int64 {
+			fromBatches = append(fromBatches, row{b.RowID(i), key, b.Partition["lang"]})
+		}
+		b.Release()
+	}
+	if !slices.Equal(fromRecs, fromStructs) || !slices.Equal(fromBatches, fromStructs) {
+		t.Fatalf("structs, records and batches disagree:\n%v\n%v\n%v", fromStructs[:3], fromRecs[:3], fromBatches[:min(3, len(fromBatches))])
+	}
+}
+
+// recordLike has the fields of sources.Record, and recordOf is
+// sources.Record's struct as a type of its own: Read reads both as
+// structs, whose fields read columns named Names and Values.
+type recordLike struct {
+	Names  []string
+	Values []any
+}
+
+type recordOf sources.Record
+
+func TestReadStructLikeRecordIsAStruct(t *testing.T) {
+	root, _ := hiveDataset(t)
+	checkReadAsStruct[recordLike](t, root)
+	checkReadAsStruct[recordOf](t, root)
+	// sources.Record itself is the records model.
+	if s := parquet.Read[sources.Record](root).Info().Settings; !strings.Contains(s, "format=parquet.recordsFormat ") {
+		t.Fatalf("Read[sources.Record] settings %s", s)
+	}
+}
+
+func checkReadAsStruct[T any](t *testing.T, root string) {
+	t.Helper()
+	src := parquet.Read[T](root)
+	if s := src.Info().Settings; !strings.Contains(s, "format=parquet.structFormat[") {
+		t.Fatalf("Read[%T] is not read as structs: settings %s", *new(T), s)
+	}
+	err := flow.From(src).To(sinks.Count[T](new(int64))).Run(t.Context())
+	if err == nil || !strings.Contains(err.Error(), `no column "Names" for field Names`) {
+		t.Fatalf("Read[%T] of a dataset without a column Names: %v", *new(T), err)
 	}
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // RecordSchema returns the Parquet schema of the records that
-// [Records](root, opts...) reads from the dataset's first file: one
+// Read[sources.Record](root, opts...) reads from the dataset's first file: one
 // top-level column per record value, named and ordered as the records'
 // Names, so that shards.ParquetRecords writes the records back as
 // they were read. It reads the first file's footer and no pages.

@@ -17,39 +17,7 @@ import (
 	"github.com/rowflow/rowflow/internal/parquet/pqschema"
 )
 
-// Records returns a source of the rows of a Parquet dataset as
-// [sources.Record]s, for ETL that does not know the schema in advance. It takes
-// the options of [Read]; [Columns] selects and orders the columns, file
-// columns by their dotted leaf paths and Hive partition columns by their
-// names (both after [Rename]), and [Trace] adds the columns __file,
-// __row_group and __row_index after them. Without Columns, the file
-// columns come in file order, then the Hive partition columns, as strings.
-//
-// The records of one file share their Names (callers must not modify
-// them). A value is nil for null,
-// bool, int32 or int64 (uint32 or uint64 for columns whose logical type is
-// unsigned), float32 or float64; a string for BYTE_ARRAY columns
-// of the STRING, ENUM or JSON logical types; a []byte for other BYTE_ARRAY
-// and FIXED_LEN_BYTE_ARRAY columns; a [12]byte for INT96; and, for a leaf
-// under k repeated fields (a repeated column, a LIST, a MAP), k nested
-// []any: for k = 2 a []any of []any of such values. A list at any depth is
-// nil when it is null and an empty []any when it is empty (the definition
-// levels tell them apart; a list that cannot be null, such as a repeated
-// column or a required LIST, reads as empty), and an element is nil when
-// it, or an optional group between it and its list, is null. Logical types
-// other than strings are not applied.
-//
-// There is one value per leaf column, named by its dotted path: groups are
-// not rebuilt. A MAP column m gives two values, m.key_value.key and
-// m.key_value.value, each a list, and a list of structs gives one list per
-// field of the struct, with matching lengths.
-//
-// Records cost an allocation per value; [Read] with a struct type, or
-// [ReadColumns], are much faster.
-func Records(root string, opts ...Option) flow.Source[sources.Record] {
-	return newParquet[sources.Record](root, recordsFormat{}, opts)
-}
-
+// recordsFormat reads rows as [sources.Record]s: Read[sources.Record].
 type recordsFormat struct{}
 
 type recordsPlan struct {

@@ -160,7 +160,7 @@ func orEmpty(l []any) any {
 func readRecords(t *testing.T, path string) []sources.Record {
 	t.Helper()
 	var recs []sources.Record
-	if err := flow.From(parquet.Records(path)).To(sinks.CollectValues(&recs)).Run(context.Background()); err != nil {
+	if err := flow.From(parquet.Read[sources.Record](path)).To(sinks.CollectValues(&recs)).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	return recs

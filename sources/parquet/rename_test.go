@@ -45,11 +45,11 @@ func TestRenameCollisionAndUnknownColumn(t *testing.T) {
 		err  error
 		msg  string
 	}{
-		{"records collision", run(parquet.Records(root, parquet.Rename("text", "id"))),
+		{"records collision", run(parquet.Read[sources.Record](root, parquet.Rename("text", "id"))),
 			`Rename("text", "id"): the file already has a column "id"`},
-		{"records unknown", run(parquet.Records(root, parquet.Rename("txet", "body"))),
+		{"records unknown", run(parquet.Read[sources.Record](root, parquet.Rename("txet", "body"))),
 			`Rename("txet", "body"): the file has no column "txet" (columns: id, text)`},
-		{"columns collision", runSource(parquet.ReadColumns(root, parquet.Rename("id", "text"))), `Rename("id", "text"): the file already has a column "text"`},
+		{"columns collision", runSource(parquet.Read[*parquet.ColumnBatch](root, parquet.Rename("id", "text"))), `Rename("id", "text"): the file already has a column "text"`},
 		{"struct unknown", runSource(parquet.Read[idText](root, parquet.Rename("txet", "body"))), `Rename("txet", "body"): the file has no column "txet"`},
 	} {
 		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.msg) || !strings.Contains(tc.err.Error(), file) {
@@ -58,7 +58,7 @@ func TestRenameCollisionAndUnknownColumn(t *testing.T) {
 	}
 
 	// Renaming both columns of a swap is no collision.
-	got := testutil.Items[sources.Record](t, flow.From(parquet.Records(root, parquet.Rename("text", "id"), parquet.Rename("id", "text"))))
+	got := testutil.Items[sources.Record](t, flow.From(parquet.Read[sources.Record](root, parquet.Rename("text", "id"), parquet.Rename("id", "text"))))
 	var names [][]string
 	var vals [][]any
 	for _, r := range got {

@@ -87,12 +87,12 @@ func TestParquetSkipReportsABadFileOnce(t *testing.T) {
 func TestParquetRenameIsOneToOne(t *testing.T) {
 	root := manyFiles(t, 1, 1)
 	var recs []sources.Record
-	err := flow.From(parquet.Records(root, parquet.Rename("id", "a"), parquet.Rename("id", "b"))).
+	err := flow.From(parquet.Read[sources.Record](root, parquet.Rename("id", "a"), parquet.Rename("id", "b"))).
 		To(sinks.CollectValues(&recs)).Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), `two names, "a" and "b"`) {
 		t.Errorf("Run = %v, want an error about the two names", err)
 	}
-	p := flow.From(parquet.Records(root, parquet.Rename("id", "a"), parquet.Rename("x", "a")))
+	p := flow.From(parquet.Read[sources.Record](root, parquet.Rename("id", "a"), parquet.Rename("x", "a")))
 	if p.Err() == nil || !strings.Contains(p.Err().Error(), "Rename") {
 		t.Errorf("Err() = %v, want an error about Rename", p.Err())
 	}

@@ -84,10 +84,11 @@ import (
 //
 // # What is returned
 //
-// [Read] and [Records] drop the rows that do not match and keep
-// the IDs of the others (still their ordinals in their file), filling
-// chunks of up to [sources.ChunkSize] kept rows. [ReadColumns] keeps the rows
-// in its batches and marks those that match in [ColumnBatch.Keep]; it
+// [Read] of structs and of records drops the rows that do not match and
+// keeps the IDs of the others (still their ordinals in their file),
+// filling chunks of up to [sources.ChunkSize] kept rows. Read of column
+// batches keeps the rows in its batches and marks those that match in
+// [ColumnBatch.Keep]; it
 // returns no batch for a span of rows none of which match. A chunk or a
 // batch holds rows of one row group, and of one piece where the page
 // index cuts it, so a partition may have several chunks shorter than
@@ -103,9 +104,9 @@ import (
 // group is first read, and kept while the file is open; cutting a
 // fragment into pieces costs a pass over its filter columns' pages, and
 // reading a piece starts with the dictionary page of each column that has
-// one. [Read] decodes the rows that do not match too (up to the last
-// that does) and leaves them out of its chunks; [Records] skips
-// them before building any value. Testing a row costs a few nanoseconds
+// one. [Read] of structs decodes the rows that do not match too (up to
+// the last that does) and leaves them out of its chunks; Read of records
+// skips them before building any value. Testing a row costs a few nanoseconds
 // per comparison.
 func RowFilter(f sources.Filter) Option {
 	return option(func(c *parquetConfig) error {

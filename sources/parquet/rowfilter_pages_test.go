@@ -168,7 +168,7 @@ func TestRowFilterPagesKeepWhatPlainGoKeeps(t *testing.T) {
 // and checks the ids and IDs of the rows they keep against want.
 func checkRecordsAndColumns(t *testing.T, what, root string, opts []parquet.Option, n int, want []flow.Item[Sorted]) {
 	t.Helper()
-	recs := testutil.Items[sources.Record](t, flow.From(parquet.Records(root, append(opts, parquet.Columns("id"))...)).Parallel(n))
+	recs := testutil.Items[sources.Record](t, flow.From(parquet.Read[sources.Record](root, append(opts, parquet.Columns("id"))...)).Parallel(n))
 	if len(recs) != len(want) {
 		t.Fatalf("%s, records: %d rows, want %d", what, len(recs), len(want))
 	}
@@ -179,7 +179,7 @@ func checkRecordsAndColumns(t *testing.T, what, root string, opts []parquet.Opti
 		}
 	}
 	i := 0
-	for _, it := range testutil.Items[*parquet.ColumnBatch](t, flow.From(parquet.ReadColumns(root, append(opts, parquet.Columns("id"))...)).Parallel(n)) {
+	for _, it := range testutil.Items[*parquet.ColumnBatch](t, flow.From(parquet.Read[*parquet.ColumnBatch](root, append(opts, parquet.Columns("id"))...)).Parallel(n)) {
 		b := it.Value
 		for r := range b.NumRows {
 			id := b.Column("id").Int64[r]
@@ -287,7 +287,7 @@ func TestRowFilterNeverReadsPrunedPages(t *testing.T) {
 			stripPageIndex(t, path, c.strip...)
 		}
 		var count int64
-		if err := flow.From(parquet.Records(root)).To(sinks.Count[sources.Record](&count)).Run(context.Background()); err == nil {
+		if err := flow.From(parquet.Read[sources.Record](root)).To(sinks.Count[sources.Record](&count)).Run(context.Background()); err == nil {
 			t.Fatalf("%s: reading the corrupt pages succeeded", c.name)
 		}
 		var want []int64
@@ -308,12 +308,12 @@ func TestRowFilterNeverReadsPrunedPages(t *testing.T) {
 					got = append(got, it.Value.ID)
 				}
 				var recs []int64
-				for _, it := range testutil.Items[sources.Record](t, flow.From(parquet.Records(root, opts...)).Parallel(n)) {
+				for _, it := range testutil.Items[sources.Record](t, flow.From(parquet.Read[sources.Record](root, opts...)).Parallel(n)) {
 					id, _ := it.Value.Get("id")
 					recs = append(recs, id.(int64))
 				}
 				var cols []int64
-				for _, it := range testutil.Items[*parquet.ColumnBatch](t, flow.From(parquet.ReadColumns(root, opts...)).Parallel(n)) {
+				for _, it := range testutil.Items[*parquet.ColumnBatch](t, flow.From(parquet.Read[*parquet.ColumnBatch](root, opts...)).Parallel(n)) {
 					for i, id := range it.Value.Column("id").Int64 {
 						if it.Value.Kept(i) {
 							cols = append(cols, id)
@@ -469,7 +469,7 @@ func TestRowFilterPagesOtherWriters(t *testing.T) {
 			for i, frag := range [][]parquet.Option{nil, {parquet.MaxRows(700)}} {
 				all, ok := alls[key{c.file, i}]
 				if !ok {
-					all = testutil.Items[sources.Record](t, flow.From(parquet.Records(path, frag...)))
+					all = testutil.Items[sources.Record](t, flow.From(parquet.Read[sources.Record](path, frag...)))
 					alls[key{c.file, i}] = all
 				}
 				var want []flow.Item[sources.Record]
@@ -482,7 +482,7 @@ func TestRowFilterPagesOtherWriters(t *testing.T) {
 					t.Fatalf("%s: %v keeps %d of %d rows", c.file, c.f, len(want), len(all))
 				}
 				for _, n := range []int{1, 3} {
-					got := testutil.Items[sources.Record](t, flow.From(parquet.Records(path, append(frag, parquet.RowFilter(c.f))...)).Parallel(n))
+					got := testutil.Items[sources.Record](t, flow.From(parquet.Read[sources.Record](path, append(frag, parquet.RowFilter(c.f))...)).Parallel(n))
 					if !reflect.DeepEqual(got, want) {
 						t.Fatalf("%s: %v, parallelism %d: %d rows, want %d", c.file, c.f, n, len(got), len(want))
 					}
@@ -514,7 +514,7 @@ func TestRowFilterCorruptPageIndex(t *testing.T) {
 	}
 	run := func(opts ...parquet.Option) (int64, error) {
 		var n int64
-		err := flow.From(parquet.Records(root, opts...)).To(sinks.Count[sources.Record](&n)).Run(context.Background())
+		err := flow.From(parquet.Read[sources.Record](root, opts...)).To(sinks.Count[sources.Record](&n)).Run(context.Background())
 		return n, err
 	}
 	if n, err := run(); err != nil || n != 1000 {

@@ -166,7 +166,7 @@ func TestRowFilterRecordsAndColumns(t *testing.T) {
 		want := filtered(all, c.keep)
 		for _, n := range []int{1, 3} {
 			opts := []parquet.Option{parquet.RowFilter(c.f), parquet.MaxRows(64), sources.ChunkSize(10)}
-			recs := testutil.Items[sources.Record](t, flow.From(parquet.Records(root, append(opts, parquet.Columns("id", "opt"))...)).Parallel(n))
+			recs := testutil.Items[sources.Record](t, flow.From(parquet.Read[sources.Record](root, append(opts, parquet.Columns("id", "opt"))...)).Parallel(n))
 			if len(recs) != len(want) {
 				t.Fatalf("%v, records, parallelism %d: %d rows, want %d", c.f, n, len(recs), len(want))
 			}
@@ -181,7 +181,7 @@ func TestRowFilterRecordsAndColumns(t *testing.T) {
 			}
 			var ids []rowid.ID
 			var vals []int64
-			for _, it := range testutil.Items[*parquet.ColumnBatch](t, flow.From(parquet.ReadColumns(root, append(opts, parquet.Columns("id"))...)).Parallel(n)) {
+			for _, it := range testutil.Items[*parquet.ColumnBatch](t, flow.From(parquet.Read[*parquet.ColumnBatch](root, append(opts, parquet.Columns("id"))...)).Parallel(n)) {
 				b := it.Value
 				if len(b.Columns) != 1 || b.Keep != nil && len(b.Keep) != b.NumRows {
 					t.Fatalf("%v: batch with %d columns and %d Keep flags for %d rows", c.f, len(b.Columns), len(b.Keep), b.NumRows)
@@ -329,7 +329,7 @@ func TestRowFilterNeverReadsPrunedRowGroups(t *testing.T) {
 	testutil.WriteParquet(t, path, rows, sortedGroupRows)
 	corruptRowGroups(t, path, 3, 5)
 	var count int64
-	if err := flow.From(parquet.Records(root)).To(sinks.Count[sources.Record](&count)).Run(context.Background()); err == nil {
+	if err := flow.From(parquet.Read[sources.Record](root)).To(sinks.Count[sources.Record](&count)).Run(context.Background()); err == nil {
 		t.Fatal("reading the corrupt row groups succeeded")
 	}
 	notThree := sources.Not(sources.And(sources.Ge("id", 300), sources.Le("id", 399)))
@@ -364,12 +364,12 @@ func TestRowFilterNeverReadsPrunedRowGroups(t *testing.T) {
 					got = append(got, it.Value.ID)
 				}
 				var recs []int64
-				for _, it := range testutil.Items[sources.Record](t, flow.From(parquet.Records(root, opts...)).Parallel(n)) {
+				for _, it := range testutil.Items[sources.Record](t, flow.From(parquet.Read[sources.Record](root, opts...)).Parallel(n)) {
 					id, _ := it.Value.Get("id")
 					recs = append(recs, id.(int64))
 				}
 				var cols []int64
-				for _, it := range testutil.Items[*parquet.ColumnBatch](t, flow.From(parquet.ReadColumns(root, opts...)).Parallel(n)) {
+				for _, it := range testutil.Items[*parquet.ColumnBatch](t, flow.From(parquet.Read[*parquet.ColumnBatch](root, opts...)).Parallel(n)) {
 					for i, id := range it.Value.Column("id").Int64 {
 						if it.Value.Kept(i) {
 							cols = append(cols, id)

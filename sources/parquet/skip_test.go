@@ -44,7 +44,7 @@ func badDataset(t *testing.T) (root string, goodRows int64) {
 func TestParquetFailsFastByDefault(t *testing.T) {
 	root, _ := badDataset(t)
 	var n int64
-	err := flow.From(parquet.Records(root)).To(sinks.Count[sources.Record](&n)).Run(context.Background())
+	err := flow.From(parquet.Read[sources.Record](root)).To(sinks.Count[sources.Record](&n)).Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "b.parquet") {
 		t.Fatalf("Run = %v, want an error naming b.parquet", err)
 	}
@@ -58,7 +58,7 @@ func TestParquetSkipsBadFragmentsDeterministically(t *testing.T) {
 	for _, n := range []int{1, 2, 3} {
 		var report sources.SkipReport
 		var items []flow.Item[sources.Record]
-		err := flow.From(parquet.Records(root, sources.SkipBad(&report), parquet.MaxRows(64))).
+		err := flow.From(parquet.Read[sources.Record](root, sources.SkipBad(&report), parquet.MaxRows(64))).
 			Parallel(n).To(sinks.Collect(&items)).Run(context.Background())
 		if err != nil {
 			t.Fatalf("parallelism %d: %v", n, err)
@@ -122,14 +122,14 @@ func TestFooterRowCountMismatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	var n int64
-	err = flow.From(parquet.Records(root)).To(sinks.Count[sources.Record](&n)).Run(context.Background())
+	err = flow.From(parquet.Read[sources.Record](root)).To(sinks.Count[sources.Record](&n)).Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "b.parquet") || !strings.Contains(err.Error(), "row group 1") ||
 		!strings.Contains(err.Error(), "declares 60 rows") {
 		t.Fatalf("Run = %v, want an error naming b.parquet, row group 1 and its count", err)
 	}
 	var report sources.SkipReport
 	n = 0
-	err = flow.From(parquet.Records(root, sources.SkipBad(&report))).
+	err = flow.From(parquet.Read[sources.Record](root, sources.SkipBad(&report))).
 		To(sinks.Count[sources.Record](&n)).Run(context.Background())
 	if err != nil || n != 500 {
 		t.Fatalf("with SkipBadFragments: %d rows, %v; want a.parquet's 500", n, err)

@@ -38,7 +38,7 @@ func TestParquetGoTestdata(t *testing.T) {
 	}
 	for _, path := range append(files, variants...) {
 		var n int64
-		err := flow.From(parquet.Records(path)).Parallel(2).To(sinks.Count[sources.Record](&n)).Run(context.Background())
+		err := flow.From(parquet.Read[sources.Record](path)).Parallel(2).To(sinks.Count[sources.Record](&n)).Run(context.Background())
 		if want := declaredRows(t, path); err != nil || n != want {
 			t.Errorf("%s: %d rows, %v; want all %d rows", filepath.Base(path), n, err, want)
 		}
@@ -49,7 +49,7 @@ func TestParquetGoTestdata(t *testing.T) {
 	}
 	for _, path := range malformed {
 		var n int64
-		err := flow.From(parquet.Records(path)).To(sinks.Count[sources.Record](&n)).Run(context.Background())
+		err := flow.From(parquet.Read[sources.Record](path)).To(sinks.Count[sources.Record](&n)).Run(context.Background())
 		if err == nil || !strings.Contains(err.Error(), filepath.Base(path)) || n != 0 {
 			t.Errorf("%s: %d rows, %v; want an error naming the file", filepath.Base(path), n, err)
 		}
@@ -67,7 +67,7 @@ func TestParquetTestingData(t *testing.T) {
 	for _, path := range files {
 		name := filepath.Base(path)
 		var n int64
-		err := flow.From(parquet.Records(path)).To(sinks.Count[sources.Record](&n)).Run(context.Background())
+		err := flow.From(parquet.Read[sources.Record](path)).To(sinks.Count[sources.Record](&n)).Run(context.Background())
 		word, mustFail := failing[name]
 		switch {
 		case mustFail && err == nil:
@@ -94,7 +94,7 @@ func TestParquetBadData(t *testing.T) {
 	}
 	for _, path := range files {
 		var n int64
-		err := flow.From(parquet.Records(path)).Parallel(2).To(sinks.Count[sources.Record](&n)).Run(context.Background())
+		err := flow.From(parquet.Read[sources.Record](path)).Parallel(2).To(sinks.Count[sources.Record](&n)).Run(context.Background())
 		if filepath.Base(path) == "ARROW-GH-43605.parquet" {
 			if err != nil || n != declaredRows(t, path) {
 				t.Errorf("%s: %d rows, %v; want all %d rows", filepath.Base(path), n, err, declaredRows(t, path))
@@ -153,7 +153,7 @@ func TestColumnChunkKeyValueMetadata(t *testing.T) {
 		t.Skipf("not in the corpus: %v", err)
 	}
 	var n int64
-	err := flow.From(parquet.Records(path)).To(sinks.Count[sources.Record](&n)).Run(context.Background())
+	err := flow.From(parquet.Read[sources.Record](path)).To(sinks.Count[sources.Record](&n)).Run(context.Background())
 	if want := declaredRows(t, path); err != nil || n != want {
 		t.Fatalf("%d rows, %v; want all %d rows", n, err, want)
 	}

@@ -29,9 +29,9 @@ func TestColumnsRefusesUnknownNames(t *testing.T) {
 	errs := map[string]error{
 		"Parquet": flow.From(parquet.Read[IDLabel](root, parquet.Columns("labl", "id"))).
 			To(sinks.Count[IDLabel](new(int64))).Run(ctx),
-		"ParquetRecords": flow.From(parquet.Records(root, parquet.Columns("labl", "id"))).
+		"ParquetRecords": flow.From(parquet.Read[sources.Record](root, parquet.Columns("labl", "id"))).
 			To(sinks.Count[sources.Record](new(int64))).Run(ctx),
-		"ParquetColumns": flow.From(parquet.ReadColumns(root, parquet.Columns("labl", "id"))).
+		"ParquetColumns": flow.From(parquet.Read[*parquet.ColumnBatch](root, parquet.Columns("labl", "id"))).
 			To(sinks.Count[*parquet.ColumnBatch](new(int64))).Run(ctx),
 	}
 	for name, err := range errs {
@@ -139,12 +139,12 @@ func run[T any](root string) error {
 // uint64), and column batches say which columns are unsigned.
 func TestRecordsAndBatchesFollowTheTable(t *testing.T) {
 	root := intsFile(t)
-	recs := testutil.Items[sources.Record](t, flow.From(parquet.Records(root)))
+	recs := testutil.Items[sources.Record](t, flow.From(parquet.Read[sources.Record](root)))
 	want := []any{int32(-1), int32(-1), int64(-1), uint32(255), uint32(math.MaxUint32), uint64(math.MaxUint64)}
 	if len(recs) != 2 || !reflect.DeepEqual(recs[0].Value.Values, want) {
 		t.Fatalf("records: %#v, want %#v", recs[0].Value.Values, want)
 	}
-	batches := testutil.Items[*parquet.ColumnBatch](t, flow.From(parquet.ReadColumns(root)))
+	batches := testutil.Items[*parquet.ColumnBatch](t, flow.From(parquet.Read[*parquet.ColumnBatch](root)))
 	var unsigned []string
 	for _, c := range batches[0].Value.Columns {
 		if c.Unsigned {

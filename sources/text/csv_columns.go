@@ -22,13 +22,13 @@ import (
 // partition, and at most 1,048,576 fields; each column of the header is
 // an optional STRING column (BYTE_ARRAY) holding the fields' text, with
 // a null where a field is the [NullString]; the Hive partition values
-// are in the batch's Partition, as in sources/parquet.ReadColumns'
+// are in the batch's Partition, as in sources/parquet.Read's column
 // batches. Each row has the ID that CSVRecords gives its record. It
 // reads the files as [CSV] does and takes the same options; a header of
 // more than 65,536 columns is an error (CSVRecords reads up to
 // 1,048,576), since every batch holds a column for each. A batch's
-// Release hands its buffers back for later batches, as ReadColumns'
-// batches do.
+// Release hands its buffers back for later batches, as
+// sources/parquet.Read's batches do.
 func CSVColumns(root string, opts ...CSVOption) flow.Source[*parquet.ColumnBatch] {
 	c, err := buildText("csv", opts, CSVOption.ApplyCSV)
 	return &textSource[*parquet.ColumnBatch]{root: root, cfg: c, err: err, format: csvColumns{}}

@@ -33,7 +33,7 @@ import (
 // columns would pass 1,048,576 fields, or its columns 65,536; a line of
 // more than 65,536 keys is an error (JSONLRecords reads it). The Hive
 // partition values are in the batch's Partition, as in
-// sources/parquet.ReadColumns' batches. A batch's Release hands its
+// sources/parquet.Read's column batches. A batch's Release hands its
 // buffers back for later batches.
 func JSONLColumns(root string, opts ...JSONLOption) flow.Source[*parquet.ColumnBatch] {
 	c, err := buildText("jsonl", opts, JSONLOption.ApplyJSONL)

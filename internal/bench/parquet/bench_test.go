@@ -138,7 +138,7 @@ func checkRows(t *testing.T, name string, got, want []Row) {
 func checkColumns(t *testing.T, path string) {
 	t.Helper()
 	var batches []*parquet.ColumnBatch
-	for b, err := range flow.Values[*parquet.ColumnBatch](t.Context(), flow.From(parquet.ReadColumns(path))) {
+	for b, err := range flow.Values[*parquet.ColumnBatch](t.Context(), flow.From(parquet.Read[*parquet.ColumnBatch](path))) {
 		if err != nil {
 			t.Fatal(err)
 		}

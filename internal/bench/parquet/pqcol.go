@@ -10,7 +10,7 @@ import (
 // readPqcol reads every column chunk of path with internal/parquet/pqcol, the
 // decoder under rowflow's source, into one reused Column per leaf column,
 // and counts the rows. It is the columnar mode without its per-batch
-// buffers: what sources/parquet.ReadColumns could reach if it reused them.
+// buffers: what sources/parquet.Read[*ColumnBatch] could reach if it reused them.
 func readPqcol(ctx context.Context, path string) (int64, error) {
 	f, err := os.Open(path)
 	if err != nil {

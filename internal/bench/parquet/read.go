@@ -38,7 +38,7 @@ func structs[T any](path string, n int) *flow.Pipeline {
 // that is done with a batch does.
 func readColumns(ctx context.Context, path string) (int64, error) {
 	var rows int64
-	err := flow.From(parquet.ReadColumns(path)).To(sinks.ForEach(func(it flow.Item[*parquet.ColumnBatch]) error {
+	err := flow.From(parquet.Read[*parquet.ColumnBatch](path)).To(sinks.ForEach(func(it flow.Item[*parquet.ColumnBatch]) error {
 		rows += int64(it.Value.NumRows)
 		it.Value.Release()
 		return nil

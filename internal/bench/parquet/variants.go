@@ -61,7 +61,7 @@ func readVariants(path string) []variant {
 			"copying page.Data() values and levels into reused typed buffers", readPages(1)),
 		v(namePages2, "page-loop on 2 goroutines, each reading every other row group: "+
 			"the speed-up the machine allows a parallel read", readPages(2)),
-		v(nameColumns, "parquet.ReadColumns → count the batches' rows, Parallel(1)", readColumns),
+		v(nameColumns, "parquet.Read[*ColumnBatch] → count the batches' rows, Parallel(1)", readColumns),
 		v(namePqcol, "internal/parquet/pqcol, the source's decoder, reading each column chunk into one reused Column "+
 			"per leaf: the columnar mode without fresh buffers per batch", readPqcol),
 	}

@@ -233,7 +233,7 @@ func duckRead(t testing.TB, db *sql.DB, path string, leaves []pqcol.Leaf) [][]st
 // rendered, row by row.
 func rowflowRecords(t testing.TB, path string, leaves []pqcol.Leaf) ([][]string, error) {
 	t.Helper()
-	src := parquet.Records(filepath.Dir(path), sources.Files(path))
+	src := parquet.Read[sources.Record](filepath.Dir(path), sources.Files(path))
 	var out [][]string
 	for rec, err := range flow.Values[sources.Record](t.Context(), flow.From(src)) {
 		if err != nil {

@@ -91,7 +91,7 @@ func TestDuckDBNullsAgree(t *testing.T) {
 	}
 	// rowflow reads the default partition's lang as null too.
 	nulls := 0
-	for r, err := range flow.Values[sources.Record](t.Context(), flow.From(parquet.Records(out, parquet.Columns("id", "lang")))) {
+	for r, err := range flow.Values[sources.Record](t.Context(), flow.From(parquet.Read[sources.Record](out, parquet.Columns("id", "lang")))) {
 		if err != nil {
 			t.Fatal(err)
 		}

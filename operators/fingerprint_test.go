@@ -137,11 +137,11 @@ func TestFingerprintCoversSettings(t *testing.T) {
 				return flow.From(parquet.Read[*parquet.ColumnBatch]("data", parquet.Columns("b")))
 			}},
 		{"pipeline epochs",
-			func() *flow.Pipeline { return flow.From(text.CSVRecords("data")).Epochs(2) },
-			func() *flow.Pipeline { return flow.From(text.CSVRecords("data")) }},
+			func() *flow.Pipeline { return flow.From(text.CSV[sources.Record]("data")).Epochs(2) },
+			func() *flow.Pipeline { return flow.From(text.CSV[sources.Record]("data")) }},
 		{"csv header",
-			func() *flow.Pipeline { return flow.From(text.CSVRecords("data", text.Header("a"))) },
-			func() *flow.Pipeline { return flow.From(text.CSVRecords("data", text.Header("b"))) }},
+			func() *flow.Pipeline { return flow.From(text.CSV[sources.Record]("data", text.Header("a"))) },
+			func() *flow.Pipeline { return flow.From(text.CSV[sources.Record]("data", text.Header("b"))) }},
 	}
 	for _, c := range cases {
 		a, again, b := c.a().Fingerprint(), c.a().Fingerprint(), c.b().Fingerprint()
@@ -166,17 +166,17 @@ func TestFingerprintIgnoresExecution(t *testing.T) {
 		a, b *flow.Pipeline
 	}{
 		{"dataset location",
-			flow.From(text.CSVRecords("data", sources.Files("x.csv"))),
-			flow.From(text.CSVRecords(filepath.Join("copy2", "deeper", "data"), sources.Files("x.csv")))},
+			flow.From(text.CSV[sources.Record]("data", sources.Files("x.csv"))),
+			flow.From(text.CSV[sources.Record](filepath.Join("copy2", "deeper", "data"), sources.Files("x.csv")))},
 		{"dataset location, absolute root",
-			flow.From(text.CSVRecords("data", sources.Files("x.csv"))),
-			flow.From(text.CSVRecords(abs, sources.Files("x.csv")))},
+			flow.From(text.CSV[sources.Record]("data", sources.Files("x.csv"))),
+			flow.From(text.CSV[sources.Record](abs, sources.Files("x.csv")))},
 		{"dataset file given by its absolute path",
-			flow.From(text.CSVRecords("data", sources.Files("x.csv"))),
-			flow.From(text.CSVRecords(abs, sources.Files(filepath.Join(abs, "x.csv"))))},
+			flow.From(text.CSV[sources.Record]("data", sources.Files("x.csv"))),
+			flow.From(text.CSV[sources.Record](abs, sources.Files(filepath.Join(abs, "x.csv"))))},
 		{"the pipeline's epochs, set again",
-			flow.From(text.CSVRecords("data")).Epochs(2).Epochs(3),
-			flow.From(text.CSVRecords("data")).Epochs(3)},
+			flow.From(text.CSV[sources.Record]("data")).Epochs(2).Epochs(3),
+			flow.From(text.CSV[sources.Record]("data")).Epochs(3)},
 		{"chunk size",
 			flow.From(sources.Slice(nums, sources.ChunkSize(8))),
 			flow.From(sources.Slice(nums, sources.ChunkSize(9)))},

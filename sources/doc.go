@@ -21,8 +21,8 @@
 //
 // Each kind of source takes its own option type: [SliceOption] for
 // [Slice] and [Generate], parquet.Option for the Parquet sources,
-// text.CSVOption for text.CSV and text.CSVRecords, text.JSONLOption for
-// text.JSONL and text.JSONLRecords. Options shared by several satisfy
+// text.CSVOption for text.CSV, text.JSONLOption for text.JSONL. Options
+// shared by several satisfy
 // each of their types: a text.Option is both a CSVOption and a
 // JSONLOption, a [DatasetOption] (files, shuffling, Where, [SkipBad]) is taken by
 // every source of files, and an [Option] ([ChunkSize], [Named]) by every

@@ -10,9 +10,9 @@ import (
 )
 
 // Record is one row of a source that reads columns it does not know in
-// advance (sources/parquet.Read, sources/text.CSVRecords and
-// sources/text.JSONLRecords), and what the record sinks write: its values
-// in the order of Names. Which Go types the values have is said by the
+// advance (sources/parquet.Read, sources/text.CSV and sources/text.JSONL
+// of Record), and what the record sinks write: its values in the order of
+// Names. Which Go types the values have is said by the
 // source that reads them.
 type Record struct {
 	Names  []string
@@ -33,8 +33,8 @@ func (r Record) Get(name string) (any, bool) {
 // that comes twice (a Hive column that the files hold too) is written
 // once, with its first value. A NaN or infinite float, which JSON has no
 // number for, is written as the string "NaN", "+Inf" or "-Inf", in lists
-// too; sources/text.JSONLRecords reads such a string back as the string, and
-// shards.ParquetRecords writes it to a float column as the float.
+// too; sources/text.JSONL[Record] reads such a string back as the string,
+// and shards.ParquetRecords writes it to a float column as the float.
 func (r Record) MarshalJSON() ([]byte, error) {
 	b := []byte{'{'}
 	for i, name := range r.Names {

@@ -408,9 +408,9 @@ func libPipeline(root string, kind int, par int) *flow.Pipeline {
 	case fzParquet:
 		src = parquet.Read[sources.Record](root)
 	case fzCSV:
-		src = text.CSVRecords(root)
+		src = text.CSV[sources.Record](root)
 	default:
-		src = text.JSONLRecords(root)
+		src = text.JSONL[sources.Record](root)
 	}
 	return flow.From(src).Parallel(par)
 }
@@ -436,7 +436,7 @@ func readBack(t testing.TB, out string, jsonl bool) map[rowid.ID]string {
 	t.Helper()
 	p := flow.From(parquet.Read[sources.Record](out))
 	if jsonl {
-		p = flow.From(text.JSONLRecords(out))
+		p = flow.From(text.JSONL[sources.Record](out))
 	}
 	word := func(r sources.Record, name string) uint64 {
 		v, ok := r.Get(name)
@@ -500,8 +500,8 @@ func readBack(t testing.TB, out string, jsonl bool) map[rowid.ID]string {
 // nullable lists and bools, and runs the command in this process on it:
 //
 //   - digest -parallel N prints determinism.SumOf of the library's record
-//     source (sources/parquet.Read, sources/text.CSVRecords or
-//     JSONLRecords) read serially, whose records are the rows written (as
+//     source (sources/parquet.Read, sources/text.CSV or JSONL of
+//     sources.Record) read serially, whose records are the rows written (as
 //     the sources document their values);
 //   - verify -parallel N says ok with that digest and count;
 //   - inspect lists every file and counts them (and Parquet rows);

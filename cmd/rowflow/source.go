@@ -38,8 +38,8 @@ type input struct {
 	hive []string
 	// batches, when not empty, is the input's format ("parquet", "csv"
 	// or "jsonl"), which pipeline then reads as column batches
-	// (sources/parquet.Read, sources/text.CSVColumns,
-	// JSONLColumns) rather than records, for shards.ParquetColumns.
+	// (sources/parquet.Read, sources/text.CSV or JSONL of
+	// *parquet.ColumnBatch) rather than records, for shards.ParquetColumns.
 	batches string
 }
 
@@ -148,13 +148,13 @@ func (in input) pipeline(path string) (*flow.Pipeline, error) {
 		if err != nil {
 			return nil, err
 		}
-		p = flow.From(text.CSVColumns(path, opts...))
+		p = flow.From(text.CSV[*parquet.ColumnBatch](path, opts...))
 	case "jsonl":
 		opts, err := textOptions[text.JSONLOption](in, f)
 		if err != nil {
 			return nil, err
 		}
-		p = flow.From(text.JSONLColumns(path, opts...))
+		p = flow.From(text.JSONL[*parquet.ColumnBatch](path, opts...))
 	default:
 		var src flow.Source[sources.Record]
 		var err error
@@ -205,13 +205,13 @@ func (in input) source(path string) (flow.Source[sources.Record], string, error)
 		if err != nil {
 			return nil, "", err
 		}
-		src = text.CSVRecords(path, opts...)
+		src = text.CSV[sources.Record](path, opts...)
 	default:
 		opts, err := textOptions[text.JSONLOption](in, f)
 		if err != nil {
 			return nil, "", err
 		}
-		src = text.JSONLRecords(path, opts...)
+		src = text.JSONL[sources.Record](path, opts...)
 	}
 	return src, f, nil
 }

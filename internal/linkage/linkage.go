@@ -33,19 +33,19 @@ var OutType func(p any) reflect.Type
 // ReleaseWith makes the *sources/parquet.ColumnBatch b call f when it is
 // released (ColumnBatch.Release), for a batch that another source made
 // with NewColumnBatch from buffers it reuses. Set by sources/parquet;
-// sources/text's CSVColumns calls it.
+// sources/text's CSV and JSONL call it for their column batches.
 var ReleaseWith func(b any, f func())
 
-// JSONColumn returns what a column of a sources/text.JSONLColumns batch
-// (c, a *sources/parquet.Column) knows beyond its text, for the column's
-// source to fill and shards.ParquetColumns to read. Set by
-// sources/parquet.
+// JSONColumn returns what a column of a batch of
+// sources/text.JSONL[*parquet.ColumnBatch] (c, a *sources/parquet.Column)
+// knows beyond its text, for the column's source to fill and
+// shards.ParquetColumns to read. Set by sources/parquet.
 var JSONColumn func(c any) *JSONInfo
 
 // JSONInfo is what a column of JSON Lines knows beyond its text; the
 // zero value is that of a column of another source.
 type JSONInfo struct {
-	// JSON marks a column of JSONLColumns.
+	// JSON marks a column of a JSON Lines batch.
 	JSON bool
 	// Kinds holds the JSON kind of each of the column's values; it is
 	// empty if every value is a string.

@@ -33,7 +33,7 @@ func ExampleParquetRecords() {
 		"score": pq.Optional(pq.Leaf(pq.DoubleType)),
 	})
 	out := filepath.Join(dir, "out")
-	err = flow.From(text.CSVRecords(in)).To(shards.ParquetRecords(out, schema)).Run(context.Background())
+	err = flow.From(text.CSV[sources.Record](in)).To(shards.ParquetRecords(out, schema)).Run(context.Background())
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -20,46 +20,46 @@ import (
 	sparquet "github.com/rowflow/rowflow/sources/parquet"
 )
 
-// ParquetColumns returns a sink that writes column batches
-// ([sparquet.Read] of *ColumnBatch, sources/text.CSVColumns and
-// JSONLColumns) as sharded Parquet files in dir, with the columns of
-// schema, without making a record of each row. Each column of a batch
-// goes, a run of rows at a time, to the column of the file that a
-// record's value of its name goes to; the Hive partition values of a
-// batch ([sparquet.ColumnBatch].Partition) fill the columns of their
-// names (a Hive column that the schema does not have is an error, and a
-// null value, absent from Partition, is null).
+// ParquetColumns returns a sink that writes column batches (those of
+// [sparquet.Read], sources/text.CSV and JSONL of *ColumnBatch) as sharded
+// Parquet files in dir, with the columns of schema, without making a
+// record of each row. Each column of a batch goes, a run of rows at a
+// time, to the column of the file that a record's value of its name goes
+// to; the Hive partition values of a batch
+// ([sparquet.ColumnBatch].Partition) fill the columns of their names (a
+// Hive column that the schema does not have is an error, and a null
+// value, absent from Partition, is null).
 // Rows that the source's RowFilter does not keep are not written; each
 // row's ID is the batch's [sparquet.ColumnBatch.RowID]; and each batch is
 // released once its rows are written.
 //
-// A column whose values the file's leaf holds as they are is copied:
-// the same physical type (and length), signedness and repetition levels;
+// A column whose values the file's leaf holds as they are is copied: the
+// same physical type (and length), signedness and repetition levels;
 // outside lists, a value is a value and anything else a null, whatever
-// the definition levels, and inside lists the definition levels must
-// mean the same (as they do with the schema [sparquet.RecordSchema]
-// gives for the dataset read). A text column (STRING, ENUM or JSON,
-// outside lists) that the leaf does not hold as it is, such as CSV's
-// fields for a number, a date or a list, and a Hive value, are converted
-// value by value as ParquetRecords converts the same strings, errors
-// included; the values of JSONLColumns' columns as ParquetRecords
-// converts JSONLRecords' values (numbers, booleans, arrays and objects
+// the definition levels, and inside lists the definition levels must mean
+// the same (as they do with the schema [sparquet.RecordSchema] gives for
+// the dataset read). A text column (STRING, ENUM or JSON, outside lists)
+// that the leaf does not hold as it is, such as CSV's fields for a
+// number, a date or a list, and a Hive value, are converted value by
+// value as ParquetRecords converts the same strings, errors included; the
+// values of the columns of JSON Lines batches as ParquetRecords converts
+// the values of JSON Lines records (numbers, booleans, arrays and objects
 // as such, not as text). With such columns the files are those that
-// [ParquetRecords] writes from the same rows (sparquet.Read,
-// sources/text.CSVRecords, JSONLRecords), byte for byte, row groups
-// included. Other conversions that records make (an INT32 into an INT64
-// column, a nullable column into a required one, unsigned into signed)
-// are refused: a batch column that the schema does not have, and every
-// such mismatch, fail the run with an error that names the column, the
-// file read and its row group; a value that cannot be converted fails it
-// naming the row. In a batch of a text source, a column that the schema
-// does not have, and a required column the batch lacks, fail at the
-// first row that has the one or lacks the other, as records do. In a
-// batch of JSON Lines, each row takes for a column what its record
-// would: the value of whichever of the column's names its line has (a
-// LIST's name or its leaf's path), else the Hive value of the name, else
-// null; but a line that names a LIST both ways takes the batch's first
-// column of the two, where a record takes the line's first.
+// [ParquetRecords] writes from the same rows read as records
+// (sparquet.Read, sources/text.CSV and JSONL of sources.Record), byte for
+// byte, row groups included. Other conversions that records make (an
+// INT32 into an INT64 column, a nullable column into a required one,
+// unsigned into signed) are refused: a batch column that the schema does
+// not have, and every such mismatch, fail the run with an error that
+// names the column, the file read and its row group; a value that cannot
+// be converted fails it naming the row. In a batch of a text source, a
+// column that the schema does not have, and a required column the batch
+// lacks, fail at the first row that has the one or lacks the other, as
+// records do. In a batch of JSON Lines, each row takes for a column what
+// its record would: the value of whichever of the column's names its line
+// has (a LIST's name or its leaf's path), else the Hive value of the
+// name, else null; but a line that names a LIST both ways takes the
+// batch's first column of the two, where a record takes the line's first.
 //
 // Everything else is [ParquetRecords]': the options, file sizes,
 // writers, ranks, the crash-safe commit, the manifest and determinism.
@@ -373,7 +373,7 @@ func (w *columnWriter) match(b *sparquet.ColumnBatch) error {
 		c := &b.Columns[k]
 		j, ok := w.rp.index[c.Name] // the leaf of the column that a record's value of that name goes to
 		if !ok && b.RowGroup < 0 {
-			unknown = append(unknown, k) // as ParquetRecords fails a record of CSVRecords or JSONLRecords with it
+			unknown = append(unknown, k) // as ParquetRecords fails a record of CSV or JSON Lines with it
 			continue
 		}
 		if !ok {
@@ -432,7 +432,7 @@ func (w *columnWriter) match(b *sparquet.ColumnBatch) error {
 		case from[j].hive && leaves[j].MaxRepetitionLevel == 0:
 			from[j].text = textLeaf(w.rp.cols[j].Node.Type())
 		case !from[j].hive && leaves[j].MaxDefinitionLevel == 0 && b.RowGroup < 0:
-			from[j].missing = true // as ParquetRecords fails a record of CSVRecords or JSONLRecords without it
+			from[j].missing = true // as ParquetRecords fails a record of CSV or JSON Lines without it
 		case !from[j].hive && leaves[j].MaxDefinitionLevel == 0:
 			return fmt.Errorf("column %q is required, and the batch has no value for it", name)
 		}
@@ -532,12 +532,13 @@ func isText(c *sparquet.Column) bool {
 
 // parseColumn puts rows [from, to) of c, a text column, into leaf j
 // through the column's shredder, with src.text as its fast path if not
-// nil. The values of a column of JSON Lines (sources/text.JSONLColumns)
-// go to the shredder as JSONLRecords' records hold them, by their JSON
-// kinds: a number's text as a json.Number (through src.text where that
-// is the same), true and false as bools, arrays and objects decoded as
-// JSONLRecords decodes them. If a row cannot be written, it returns the
-// row and the error.
+// nil. The values of a column of JSON Lines
+// (sources/text.JSONL[*parquet.ColumnBatch]) go to the shredder as
+// JSONL[sources.Record]'s records hold them, by their JSON kinds: a
+// number's text as a json.Number (through src.text where that is the
+// same), true and false as bools, arrays and objects decoded as
+// JSONL[sources.Record] decodes them. If a row cannot be written, it
+// returns the row and the error.
 func (w *columnWriter) parseColumn(j int, c *sparquet.Column, src columnSource, b *sparquet.ColumnBatch, from, to int) (int, error) {
 	cur := &w.at[j]
 	if cur.b != b || cur.row > from {
@@ -657,8 +658,8 @@ func hasKinds(c *sparquet.Column) bool {
 
 // jsonValue returns the value of a JSON Lines record whose JSON kind is
 // kind and whose text in a column batch is s: a json.Number, a bool, or
-// an array or object decoded as sources/text.JSONLRecords decodes one
-// (numbers as json.Number).
+// an array or object decoded as sources/text.JSONL[sources.Record]
+// decodes one (numbers as json.Number).
 func jsonValue(kind byte, s string) any {
 	switch kind {
 	case linkage.JSONNumber:
@@ -670,7 +671,7 @@ func jsonValue(kind byte, s string) any {
 	d.UseNumber()
 	var v any
 	if err := d.Decode(&v); err != nil {
-		return s // not from JSONLColumns, whose arrays and objects are valid
+		return s // not from a JSON Lines batch, whose arrays and objects are valid
 	}
 	return v
 }

@@ -19,13 +19,15 @@ import (
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
+	sparquet "github.com/rowflow/rowflow/sources/parquet"
 	"github.com/rowflow/rowflow/sources/text"
 )
 
-// FuzzJSONLColumnsAsRecords writes generated JSON Lines once as records
-// (text.JSONLRecords into shards.ParquetRecords) and once as column
-// batches (text.JSONLColumns into shards.ParquetColumns), with the same
-// generated schema and options, and checks the contract of the two: the
+// FuzzJSONLBatchesAsRecords writes generated JSON Lines once as records
+// (text.JSONL[sources.Record] into shards.ParquetRecords) and once as
+// column batches (text.JSONL[*parquet.ColumnBatch] into
+// shards.ParquetColumns), with the same generated schema and options, and
+// checks the contract of the two: the
 // same files, byte for byte, or the same error; and with SkipBad the same
 // lines skipped.
 //
@@ -49,7 +51,7 @@ import (
 // line the other path takes, or names it with another message, is a
 // mismatch; two runs that each name a line that truly fails both ways,
 // as the other path would name it, are not.
-func FuzzJSONLColumnsAsRecords(f *testing.F) {
+func FuzzJSONLBatchesAsRecords(f *testing.F) {
 	raws := []string{
 		"",
 		`{"a":1}`,
@@ -774,9 +776,9 @@ func (c *jsonlCase) run(t *testing.T, input []byte) *jsonlRun {
 	}
 	sinkOpts := []shards.ParquetOption{shards.RowIDColumn("rid"), shards.Writers(c.writers),
 		shards.RowGroupRows(c.groupRows), shards.PageSize(c.pageSize), shards.RowsPerFile(c.fileRows)}
-	run.errR = flow.From(text.JSONLRecords(root, srcOpts(&run.repR)...)).Parallel(c.par).
+	run.errR = flow.From(text.JSONL[sources.Record](root, srcOpts(&run.repR)...)).Parallel(c.par).
 		To(shards.ParquetRecords(run.dirR, schema, sinkOpts...)).Run(t.Context())
-	run.errC = flow.From(text.JSONLColumns(root, srcOpts(&run.repC)...)).Parallel(c.par).
+	run.errC = flow.From(text.JSONL[*sparquet.ColumnBatch](root, srcOpts(&run.repC)...)).Parallel(c.par).
 		To(shards.ParquetColumns(run.dirC, schema, sinkOpts...)).Run(t.Context())
 	return run
 }
@@ -833,7 +835,7 @@ func (c *jsonlCase) known() string {
 }
 
 // check runs the case and fails t unless the two pipelines agree (see
-// FuzzJSONLColumnsAsRecords).
+// FuzzJSONLBatchesAsRecords).
 func (c *jsonlCase) check(t *testing.T) {
 	defer func() {
 		if t.Failed() {

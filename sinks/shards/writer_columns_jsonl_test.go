@@ -60,10 +60,10 @@ func jsonlLine(f, i int) string {
 }
 
 // TestParquetColumnsFromJSONL writes the same JSON Lines once as records
-// (text.JSONLRecords, ParquetRecords) and once as column batches
-// (text.JSONLColumns, ParquetColumns), with a schema of every kind of
-// conversion of JSON values: the files are the same bytes at every chunk
-// size, parallelism and writer count.
+// (text.JSONL[sources.Record], ParquetRecords) and once as column batches
+// (text.JSONL[*parquet.ColumnBatch], ParquetColumns), with a schema of
+// every kind of conversion of JSON values: the files are the same bytes
+// at every chunk size, parallelism and writer count.
 func TestParquetColumnsFromJSONL(t *testing.T) {
 	root := t.TempDir()
 	for f, lang := range []string{"en", "de"} {
@@ -88,10 +88,10 @@ func TestParquetColumnsFromJSONL(t *testing.T) {
 	for _, v := range []struct{ chunk, par, w int }{{1024, 1, 1}, {1024, 2, 2}, {333, 4, 2}, {50, 1, 1}} {
 		topts := []text.JSONLOption{sources.ChunkSize(v.chunk), text.PartitionBytes(20000)}
 		recs, cols := filepath.Join(t.TempDir(), "r"), filepath.Join(t.TempDir(), "c")
-		if err := flow.From(text.JSONLRecords(root, topts...)).Parallel(v.par).To(shards.ParquetRecords(recs, schema, columnsOpts(v.w)...)).Run(t.Context()); err != nil {
+		if err := flow.From(text.JSONL[sources.Record](root, topts...)).Parallel(v.par).To(shards.ParquetRecords(recs, schema, columnsOpts(v.w)...)).Run(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-		if err := flow.From(text.JSONLColumns(root, topts...)).Parallel(v.par).To(shards.ParquetColumns(cols, schema, columnsOpts(v.w)...)).Run(t.Context()); err != nil {
+		if err := flow.From(text.JSONL[*sparquet.ColumnBatch](root, topts...)).Parallel(v.par).To(shards.ParquetColumns(cols, schema, columnsOpts(v.w)...)).Run(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		sameFiles(t, fmt.Sprintf("%+v", v), recs, cols)
@@ -99,7 +99,7 @@ func TestParquetColumnsFromJSONL(t *testing.T) {
 }
 
 // TestParquetColumnsFromJSONLFailsAsRecords: a value that ParquetRecords
-// does not take from JSONLRecords' record, a bad line and a missing
+// does not take from JSONL[sources.Record]'s record, a bad line and a missing
 // required value fail the column batches' run naming the same row, column
 // and value; what it takes is written alike; and with SkipBad the bad
 // lines are skipped alike.
@@ -146,8 +146,8 @@ func TestParquetColumnsFromJSONLFailsAsRecords(t *testing.T) {
 				t.Fatal(err)
 			}
 			schema := jsonlSchema(t, c.schema)
-			errR := flow.From(text.JSONLRecords(path)).To(shards.ParquetRecords(filepath.Join(dir, "r"), schema)).Run(t.Context())
-			errC := flow.From(text.JSONLColumns(path)).To(shards.ParquetColumns(filepath.Join(dir, "c"), schema)).Run(t.Context())
+			errR := flow.From(text.JSONL[sources.Record](path)).To(shards.ParquetRecords(filepath.Join(dir, "r"), schema)).Run(t.Context())
+			errC := flow.From(text.JSONL[*sparquet.ColumnBatch](path)).To(shards.ParquetColumns(filepath.Join(dir, "c"), schema)).Run(t.Context())
 			if (errR == nil) != (errC == nil) {
 				t.Fatalf("records: %v\ncolumns: %v", errR, errC)
 			}
@@ -164,10 +164,10 @@ func TestParquetColumnsFromJSONLFailsAsRecords(t *testing.T) {
 
 			var repR, repC sources.SkipReport
 			var n int64
-			if err := flow.From(text.JSONLRecords(path, sources.SkipBad(&repR))).To(sinks.Count[sources.Record](&n)).Run(t.Context()); err != nil {
+			if err := flow.From(text.JSONL[sources.Record](path, sources.SkipBad(&repR))).To(sinks.Count[sources.Record](&n)).Run(t.Context()); err != nil {
 				t.Fatal(err)
 			}
-			if err := flow.From(text.JSONLColumns(path, sources.SkipBad(&repC))).To(sinks.Count[*sparquet.ColumnBatch](&n)).Run(t.Context()); err != nil {
+			if err := flow.From(text.JSONL[*sparquet.ColumnBatch](path, sources.SkipBad(&repC))).To(sinks.Count[*sparquet.ColumnBatch](&n)).Run(t.Context()); err != nil {
 				t.Fatal(err)
 			}
 			if fmt.Sprint(repR) != fmt.Sprint(repC) {

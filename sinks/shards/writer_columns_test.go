@@ -202,9 +202,10 @@ func TestParquetColumnsRefuses(t *testing.T) {
 }
 
 // TestParquetColumnsFromCSV writes CSV files, Hive-partitioned, once as
-// records (text.CSVRecords, ParquetRecords) and once as column batches
-// (text.CSVColumns, ParquetColumns), with a schema of every kind of
-// conversion from text: integers, floats, booleans, strings, bytes,
+// records (text.CSV[sources.Record], ParquetRecords) and once as column
+// batches (text.CSV[*parquet.ColumnBatch], ParquetColumns), with a schema
+// of every kind of conversion from text: integers, floats, booleans,
+// strings, bytes,
 // decimals, timestamps, lists as JSON arrays, nulls and empty fields. The
 // files are the same bytes at every chunk size, parallelism and writer
 // count, and a field that does not parse fails both runs naming the same
@@ -240,10 +241,10 @@ func TestParquetColumnsFromCSV(t *testing.T) {
 	}{{"", 1024, 1, 1}, {"NA", 1024, 2, 2}, {"", 333, 4, 2}, {"NA", 50, 1, 1}} {
 		topts := []text.CSVOption{text.NullString(v.null), sources.ChunkSize(v.chunk), text.PartitionBytes(20000)}
 		recs, cols := filepath.Join(t.TempDir(), "r"), filepath.Join(t.TempDir(), "c")
-		if err := flow.From(text.CSVRecords(root, topts...)).Parallel(v.par).To(shards.ParquetRecords(recs, schema, columnsOpts(v.w)...)).Run(t.Context()); err != nil {
+		if err := flow.From(text.CSV[sources.Record](root, topts...)).Parallel(v.par).To(shards.ParquetRecords(recs, schema, columnsOpts(v.w)...)).Run(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-		if err := flow.From(text.CSVColumns(root, topts...)).Parallel(v.par).To(shards.ParquetColumns(cols, schema, columnsOpts(v.w)...)).Run(t.Context()); err != nil {
+		if err := flow.From(text.CSV[*sparquet.ColumnBatch](root, topts...)).Parallel(v.par).To(shards.ParquetColumns(cols, schema, columnsOpts(v.w)...)).Run(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		sameFiles(t, fmt.Sprintf("%+v", v), recs, cols)
@@ -254,8 +255,8 @@ func TestParquetColumnsFromCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	small := pq.NewSchema("csv", pq.Group{"id": pq.Int(64), "small": pq.Optional(pq.Int(32))})
-	errRecs := flow.From(text.CSVRecords(bad)).To(shards.ParquetRecords(filepath.Join(t.TempDir(), "r"), small)).Run(t.Context())
-	errCols := flow.From(text.CSVColumns(bad)).To(shards.ParquetColumns(filepath.Join(t.TempDir(), "c"), small)).Run(t.Context())
+	errRecs := flow.From(text.CSV[sources.Record](bad)).To(shards.ParquetRecords(filepath.Join(t.TempDir(), "r"), small)).Run(t.Context())
+	errCols := flow.From(text.CSV[*sparquet.ColumnBatch](bad)).To(shards.ParquetColumns(filepath.Join(t.TempDir(), "c"), small)).Run(t.Context())
 	// The same row, file and message; only the sinks' names differ.
 	where := func(err error) (string, string) {
 		if err == nil {
@@ -350,10 +351,10 @@ func TestParquetColumnsHiveValues(t *testing.T) {
 	schema := pq.NewSchema("csv", pq.Group{"id": pq.Int(64), "n": pq.Optional(pq.Uint(32)),
 		"year": pq.Optional(pq.Int(64)), "k": pq.Optional(pq.String())})
 	recs, cols := filepath.Join(t.TempDir(), "r"), filepath.Join(t.TempDir(), "c")
-	if err := flow.From(text.CSVRecords(root)).To(shards.ParquetRecords(recs, schema, columnsOpts(1)...)).Run(t.Context()); err != nil {
+	if err := flow.From(text.CSV[sources.Record](root)).To(shards.ParquetRecords(recs, schema, columnsOpts(1)...)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if err := flow.From(text.CSVColumns(root)).To(shards.ParquetColumns(cols, schema, columnsOpts(1)...)).Run(t.Context()); err != nil {
+	if err := flow.From(text.CSV[*sparquet.ColumnBatch](root)).To(shards.ParquetColumns(cols, schema, columnsOpts(1)...)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	sameFiles(t, "hive", recs, cols)
@@ -371,7 +372,7 @@ func TestParquetColumnsHiveValues(t *testing.T) {
 	}
 
 	narrow := pq.NewSchema("csv", pq.Group{"id": pq.Int(64), "n": pq.Optional(pq.Int(32)), "k": pq.Optional(pq.String())})
-	err := flow.From(text.CSVColumns(root)).To(shards.ParquetColumns(filepath.Join(t.TempDir(), "o"), narrow)).Run(t.Context())
+	err := flow.From(text.CSV[*sparquet.ColumnBatch](root)).To(shards.ParquetColumns(filepath.Join(t.TempDir(), "o"), narrow)).Run(t.Context())
 	if err == nil || !strings.Contains(err.Error(), `year=2024/k=a/d.csv: the batch's Hive column "year" is not in the schema`) {
 		t.Fatalf("a Hive column the schema lacks: %v", err)
 	}
@@ -409,7 +410,7 @@ func TestParquetColumnsFailsClean(t *testing.T) {
 	}
 	schema := pq.NewSchema("csv", pq.Group{"id": pq.Int(64), "n": pq.Optional(pq.Int(32))})
 	out := filepath.Join(t.TempDir(), "out")
-	src := text.CSVColumns(in, text.PartitionBytes(8000))
+	src := text.CSV[*sparquet.ColumnBatch](in, text.PartitionBytes(8000))
 	err := flow.From(src).Parallel(2).To(shards.ParquetColumns(out, schema, columnsOpts(2)...)).Run(t.Context())
 	if err == nil || !strings.Contains(err.Error(), `column "n": cannot write string "many"`) {
 		t.Fatalf("Run: %v", err)
@@ -432,7 +433,7 @@ func TestParquetColumnsFailsClean(t *testing.T) {
 		}
 		return b, nil
 	})
-	err = flow.From(text.CSVColumns(in, text.PartitionBytes(8000))).Via(stop).To(shards.ParquetColumns(out, schema, columnsOpts(2)...)).Run(ctx)
+	err = flow.From(text.CSV[*sparquet.ColumnBatch](in, text.PartitionBytes(8000))).Via(stop).To(shards.ParquetColumns(out, schema, columnsOpts(2)...)).Run(ctx)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled run: %v", err)
 	}

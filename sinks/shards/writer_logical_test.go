@@ -46,7 +46,7 @@ func TestRecordShardsLogicalTypes(t *testing.T) {
 		"2024-03-01 10:20:30.123456,2024-03-01T10:20:30.5+02:00,1969-12-31T23:59:59.999999999Z,1969-12-31,23:59:59.999999,00:00:01.5,-1234.5,0.001,-12345678901234567890.12\n"+
 		",,,,,,,,\n"), 0o644)
 	out := filepath.Join(t.TempDir(), "out")
-	if err := flow.From(text.CSVRecords(csvPath)).To(shards.ParquetRecords(out, logicalSchema())).Run(t.Context()); err != nil {
+	if err := flow.From(text.CSV[sources.Record](csvPath)).To(shards.ParquetRecords(out, logicalSchema())).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	big := new(big.Int)

@@ -42,18 +42,20 @@ import (
 // the name records read from such a column have); a column that
 // the record does not name is null, and a name that is not a column is an
 // error. Each column is a leaf, a repeated leaf, or a LIST (of lists) of
-// leaves, optional or required; a record's value for a list is a []any, as
-// sources/parquet.Read[sources.Record] gives it, or a string that holds a JSON array,
-// such as "[1,2,3]" or "[]" in a CSV field, whose elements (numbers as
-// json.Number) are converted as sources/text.JSONLRecords' lists are; the
-// empty string is a null list, and a string that is not a JSON array is
-// an error. A value is converted to its column's
-// type when that loses nothing: any Go integer to an integer column that
-// holds it, integers and floats to float columns, json.Number (as
-// sources/text.JSONLRecords gives numbers) to any numeric column, and strings,
-// as sources/text.CSVRecords gives every value, parsed with strconv to numeric
-// and boolean columns, where the empty string is null. BYTE_ARRAY columns take strings and []byte (and a
-// json.Number's text); FIXED_LEN_BYTE_ARRAY the right number of bytes;
+// leaves, optional or required; a record's value for a list is a []any,
+// as sources/parquet.Read[sources.Record] gives it, or a string that
+// holds a JSON array, such as "[1,2,3]" or "[]" in a CSV field, whose
+// elements (numbers as json.Number) are converted as the lists of
+// sources/text.JSONL[sources.Record] are; the empty string is a null
+// list, and a string that is not a JSON array is an error. A value is
+// converted to its column's type when that loses nothing: any Go integer
+// to an integer column that holds it, integers and floats to float
+// columns, json.Number (as sources/text.JSONL[sources.Record] gives
+// numbers) to any numeric column, and strings, as
+// sources/text.CSV[sources.Record] gives every value, parsed with strconv
+// to numeric and boolean columns, where the empty string is null.
+// BYTE_ARRAY columns take strings and []byte (and a json.Number's text);
+// FIXED_LEN_BYTE_ARRAY the right number of bytes;
 // INT96 a [12]byte. A value that does not fit, and a null in a required
 // column, fail the run with an error that names the partition, the row ID
 // and the column.
@@ -657,7 +659,8 @@ func textLeaf(t parquet.Type) func(s string, rep, def int, o *colOut) bool {
 // textList returns the shredder of a list column that also takes the
 // column's value as text, as CSV gives every value: the empty string is
 // null, and any other string must hold a JSON array, which is decoded as
-// sources/text.JSONLRecords decodes a line's lists (numbers as json.Number).
+// sources/text.JSONL[sources.Record] decodes a line's lists (numbers as
+// json.Number).
 func textList(sh shredder) shredder {
 	return func(v any, rep, def int, o *colOut) error {
 		if s, ok := v.(string); ok {

@@ -167,11 +167,11 @@ func TestRecordShardsFromText(t *testing.T) {
 	}{
 		// An empty CSV field is null (text.NullString's default), in a
 		// text column as in the others, as DuckDB reads it.
-		{"csv", text.CSVRecords(csvPath), []typed{
+		{"csv", text.CSV[sources.Record](csvPath), []typed{
 			{ID: 1, Name: s("a"), Score: 0.5, Small: i32(-3), Ok: b(true)},
 			{ID: 2, Score: 2, Ok: b(false)},
 		}},
-		{"jsonl", text.JSONLRecords(jsonPath), []typed{
+		{"jsonl", text.JSONL[sources.Record](jsonPath), []typed{
 			{ID: 1, Name: s("a"), Score: 0.5, Small: i32(-3), Ok: b(true), Tags: []string{"x", "y"}},
 			{ID: 2, Score: 2},
 		}},
@@ -215,15 +215,15 @@ func TestRecordShardsBadInput(t *testing.T) {
 		row  int // the record that fails
 		msg  string
 	}{
-		{"not a number", text.CSVRecords(write("a.csv", "id,score\n1,2\n2,3\nx,4\n")), 2, `column "id": cannot write string "x" as INT(64,true)`},
-		{"out of range", text.JSONLRecords(write("b.jsonl", `{"id":1,"score":1,"small":2147483648}`+"\n")), 0, `column "small": cannot write json.Number "2147483648" as INT(32,true): out of range`},
-		{"not in the schema", text.JSONLRecords(write("c.jsonl", `{"id":1,"score":1}`+"\n"+`{"id":2,"score":1,"extra":true}`+"\n")), 1, `the record's column "extra" is not in the schema`},
-		{"required null", text.JSONLRecords(write("d.jsonl", `{"id":1,"score":1}`+"\n"+`{"id":2}`+"\n")), 1, `column "score": null in a required column`},
-		{"not a list", text.JSONLRecords(write("e.jsonl", `{"id":1,"score":1,"tags":7}`+"\n")), 0, `column "tags": json.Number is not a list`},
-		{"list text not JSON", text.CSVRecords(write("f.csv", "id,score,tags\n1,1,\"[\"\"x\"\"]\"\n2,1,x\n")), 1, `column "tags": string "x" is not a JSON array`},
-		{"list text not an array", text.CSVRecords(write("g.csv", "id,score,tags\n1,1,\"{\"\"x\"\":1}\"\n")), 0, `column "tags": string "{\"x\":1}" is not a JSON array`},
-		{"list text with more", text.CSVRecords(write("h.csv", "id,score,tags\n1,1,[] []\n")), 0, `column "tags": string "[] []" is not a JSON array`},
-		{"list text element", text.CSVRecords(write("i.csv", "id,score,tags\n1,1,[true]\n")), 0, `column "tags": element 0: cannot write bool "true" as STRING`},
+		{"not a number", text.CSV[sources.Record](write("a.csv", "id,score\n1,2\n2,3\nx,4\n")), 2, `column "id": cannot write string "x" as INT(64,true)`},
+		{"out of range", text.JSONL[sources.Record](write("b.jsonl", `{"id":1,"score":1,"small":2147483648}`+"\n")), 0, `column "small": cannot write json.Number "2147483648" as INT(32,true): out of range`},
+		{"not in the schema", text.JSONL[sources.Record](write("c.jsonl", `{"id":1,"score":1}`+"\n"+`{"id":2,"score":1,"extra":true}`+"\n")), 1, `the record's column "extra" is not in the schema`},
+		{"required null", text.JSONL[sources.Record](write("d.jsonl", `{"id":1,"score":1}`+"\n"+`{"id":2}`+"\n")), 1, `column "score": null in a required column`},
+		{"not a list", text.JSONL[sources.Record](write("e.jsonl", `{"id":1,"score":1,"tags":7}`+"\n")), 0, `column "tags": json.Number is not a list`},
+		{"list text not JSON", text.CSV[sources.Record](write("f.csv", "id,score,tags\n1,1,\"[\"\"x\"\"]\"\n2,1,x\n")), 1, `column "tags": string "x" is not a JSON array`},
+		{"list text not an array", text.CSV[sources.Record](write("g.csv", "id,score,tags\n1,1,\"{\"\"x\"\":1}\"\n")), 0, `column "tags": string "{\"x\":1}" is not a JSON array`},
+		{"list text with more", text.CSV[sources.Record](write("h.csv", "id,score,tags\n1,1,[] []\n")), 0, `column "tags": string "[] []" is not a JSON array`},
+		{"list text element", text.CSV[sources.Record](write("i.csv", "id,score,tags\n1,1,[true]\n")), 0, `column "tags": element 0: cannot write bool "true" as STRING`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := testutil.Items[sources.Record](t, flow.From(tc.src))
@@ -262,7 +262,7 @@ func TestRecordShardsBadInput(t *testing.T) {
 		{"row ID clash", schema, []shards.ParquetOption{shards.RowIDColumn("score")}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			src := text.JSONLRecords(write("ok.jsonl", `{"id":1,"score":1}`+"\n"))
+			src := text.JSONL[sources.Record](write("ok.jsonl", `{"id":1,"score":1}`+"\n"))
 			err := flow.From(src).To(shards.ParquetRecords(filepath.Join(t.TempDir(), "out"), tc.schema, tc.opts...)).Run(t.Context())
 			if tc.msg == "" {
 				if err != nil {
@@ -291,7 +291,7 @@ func TestRecordShardsCSVLists(t *testing.T) {
 		"ids":    pq.Repeated(pq.Int(64)),
 	})
 	out := filepath.Join(t.TempDir(), "out")
-	if err := flow.From(text.CSVRecords(csvPath)).To(shards.ParquetRecords(out, schema)).Run(t.Context()); err != nil {
+	if err := flow.From(text.CSV[sources.Record](csvPath)).To(shards.ParquetRecords(out, schema)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(out, "part-00000-00000.parquet")
@@ -377,7 +377,7 @@ func TestRecordShardsFloat32Range(t *testing.T) {
 			if err := os.WriteFile(in, []byte("id,f\n1,1.5\n2,"+v+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			src := text.CSVRecords(in)
+			src := text.CSV[sources.Record](in)
 			recs := testutil.Items[sources.Record](t, flow.From(src))
 			err := flow.From(src).To(shards.ParquetRecords(filepath.Join(t.TempDir(), "out"), schema)).Run(t.Context())
 			var re *flow.StageError
@@ -394,7 +394,7 @@ func TestRecordShardsFloat32Range(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	if err := flow.From(text.CSVRecords(in)).To(shards.ParquetRecords(out, schema)).Run(t.Context()); err != nil {
+	if err := flow.From(text.CSV[sources.Record](in)).To(shards.ParquetRecords(out, schema)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	type row struct {
@@ -434,7 +434,7 @@ func TestRecordShardsKeepEmptyLists(t *testing.T) {
 		"tokens": pq.Optional(pq.List(pq.Optional(pq.Int(32)))),
 	})
 	first := filepath.Join(t.TempDir(), "first")
-	if err := flow.From(text.CSVRecords(in)).To(shards.ParquetRecords(first, schema)).Run(t.Context()); err != nil {
+	if err := flow.From(text.CSV[sources.Record](in)).To(shards.ParquetRecords(first, schema)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	recs := testutil.Items[sources.Record](t, flow.From(parquet.Read[sources.Record](first)))

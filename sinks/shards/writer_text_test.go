@@ -238,7 +238,7 @@ func TestJSONLShardsRecordRowIDClash(t *testing.T) {
 	if err := os.WriteFile(in, []byte(`{"id":1}`+"\n"+`{"id":2,"row_id_lo":5}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	src := text.JSONLRecords(in)
+	src := text.JSONL[sources.Record](in)
 	recs := testutil.Items[sources.Record](t, flow.From(src))
 	out := filepath.Join(t.TempDir(), "out")
 	err := flow.From(src).To(shards.JSONL[sources.Record](out, shards.RowIDColumn("row_id"))).Run(t.Context())
@@ -410,7 +410,7 @@ func TestJSONLShardsNonFiniteFloats(t *testing.T) {
 		t.Fatal(err)
 	}
 	pq := filepath.Join(t.TempDir(), "pq")
-	if err := flow.From(text.JSONLRecords(jsonl)).To(shards.ParquetRecords(pq, schema)).Run(t.Context()); err != nil {
+	if err := flow.From(text.JSONL[sources.Record](jsonl)).To(shards.ParquetRecords(pq, schema)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	got := testutil.ReadParquet[pqRow](t, filepath.Join(pq, "part-00000-00000.parquet"))

@@ -43,7 +43,7 @@ type ColumnBatch struct {
 
 // NewColumnBatch returns a batch of the rows whose IDs are ids, one per
 // row, held in columns, which the batch takes: what another source (such
-// as sources/text.CSVColumns and JSONLColumns) gives to consumers of
+// as sources/text.CSV and JSONL of *ColumnBatch) gives to consumers of
 // column batches, such as shards.ParquetColumns. file names the rows' file in errors, and
 // partition holds its Hive partition values, as Read's batches do.
 // Each column must hold ids.Len() rows as [Column] says, with its Kind,

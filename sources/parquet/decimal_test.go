@@ -12,6 +12,7 @@ import (
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/parquet/pqschema"
 	"github.com/rowflow/rowflow/sinks/shards"
+	"github.com/rowflow/rowflow/sources"
 	"github.com/rowflow/rowflow/sources/parquet"
 	"github.com/rowflow/rowflow/sources/text"
 )
@@ -52,7 +53,7 @@ func TestDecimalColumns(t *testing.T) {
 		pqschema.Column{Name: "ba", Node: opt(pq.Decimal(3, 38, pq.ByteArrayType))},
 	)
 	out := filepath.Join(dir, "out")
-	if err := flow.From(text.CSVRecords(csvPath)).To(shards.ParquetRecords(out, schema)).Run(t.Context()); err != nil {
+	if err := flow.From(text.CSV[sources.Record](csvPath)).To(shards.ParquetRecords(out, schema)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	var got []decimalPQRow

@@ -15,10 +15,24 @@ import (
 	"github.com/rowflow/rowflow/internal/codec"
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
 )
 
-// CSV returns a source of the records of a CSV dataset, decoded into
-// structs of type T.
+// CSV returns a source of the records of a CSV dataset. T is the value
+// model, what each item is:
+//
+//   - a struct type: a record decoded into the fields of T (see "Records
+//     and fields" below);
+//   - [sources.Record]: a record as the columns' names (then the Hive
+//     partition columns') and their values as strings, nil for a null
+//     field ([NullString]);
+//   - *[parquet.ColumnBatch]: records as columns of text, for consumers of
+//     tables such as shards.ParquetColumns (see "Column batches").
+//
+// T is matched exactly: a struct type of its own, even one with the
+// fields of sources.Record, is read as structs. Any other T is an error
+// when the source is built. The three read the files alike and take the
+// same options.
 //
 // The dataset is root: a file, a directory tree (every *.csv file under
 // it, plain or compressed: *.csv.gz, *.csv.zst, *.csv.zstd, *.csv.s2;
@@ -46,7 +60,23 @@ import (
 // no column in a file fails the run, naming the file. Columns no field
 // reads are skipped. The text of string fields is copied into blocks that
 // the rows of a chunk share, not one allocation per row: a value kept long
-// after its chunk keeps a few KiB with it.
+// after its chunk keeps a few KiB with it. The records of a chunk of
+// [sources.Record]s share such blocks for their values and text too.
+//
+// # Column batches
+//
+// With T *[parquet.ColumnBatch], each column of the header is an optional
+// STRING column (BYTE_ARRAY) holding the fields' text, with a null where
+// a field is the [NullString]; shards.ParquetColumns parses the text into
+// a schema's types as shards.ParquetRecords parses the strings of
+// records, without a record per row. A batch holds up to
+// [sources.ChunkSize] records of one partition, and at most 1,048,576
+// fields; the Hive partition values are in the batch's Partition, as in
+// sources/parquet.Read's column batches. Each row has the ID that the
+// record has as a [sources.Record]. A header of more than 65,536 columns
+// is an error (records are read up to 1,048,576), since every batch holds
+// a column for each. A batch's Release hands its buffers back for later
+// batches, as sources/parquet.Read's batches do.
 //
 // # Partitions and row IDs
 //
@@ -79,19 +109,14 @@ import (
 // [sources.Where], [sources.SkipBad], [sources.ChunkSize], [sources.Named].
 func CSV[T any](root string, opts ...CSVOption) flow.Source[T] {
 	c, err := buildText("csv", opts, CSVOption.ApplyCSV)
+	switch any(*new(T)).(type) {
+	case sources.Record:
+		return any(&textSource[sources.Record]{root: root, cfg: c, err: err, format: csvRecords{}}).(flow.Source[T])
+	case *parquet.ColumnBatch:
+		return any(&textSource[*parquet.ColumnBatch]{root: root, cfg: c, err: err, format: csvColumns{}}).(flow.Source[T])
+	}
 	fields, ferr := textFields[T]("csv", true)
 	return &textSource[T]{root: root, cfg: c, err: errors.Join(err, ferr), format: csvStructs[T]{fields: fields}}
-}
-
-// CSVRecords returns a source of the records of a CSV dataset as
-// [sources.Record]s: the columns' names (then the Hive partition
-// columns') and their values as strings, nil for a null field
-// ([NullString]). It reads the files as [CSV] does and takes the same
-// options. The records of a chunk share blocks of memory for their
-// values and text, as [CSV]'s strings do.
-func CSVRecords(root string, opts ...CSVOption) flow.Source[sources.Record] {
-	c, err := buildText("csv", opts, CSVOption.ApplyCSV)
-	return &textSource[sources.Record]{root: root, cfg: c, err: err, format: csvRecords{}}
 }
 
 // csvFiles are the files a CSV source finds in directories.
@@ -375,6 +400,7 @@ func (f csvStructs[T]) read(ctx context.Context, part *textPart, out *rowBuffer[
 	})
 }
 
+// csvRecords reads CSV records as [sources.Record]s.
 type csvRecords struct{}
 
 func (csvRecords) files() dataset.Format { return csvFiles }

@@ -14,31 +14,11 @@ import (
 	"github.com/rowflow/rowflow/sources/parquet"
 )
 
-// CSVColumns returns a source of the records of a CSV dataset as column
-// batches ([parquet.ColumnBatch]), for consumers of tables such as
-// shards.ParquetColumns, which parses the text into a schema's types as
-// shards.ParquetRecords parses [CSVRecords]' strings, without a record
-// per row. A batch holds up to [sources.ChunkSize] records of one
-// partition, and at most 1,048,576 fields; each column of the header is
-// an optional STRING column (BYTE_ARRAY) holding the fields' text, with
-// a null where a field is the [NullString]; the Hive partition values
-// are in the batch's Partition, as in sources/parquet.Read's column
-// batches. Each row has the ID that CSVRecords gives its record. It
-// reads the files as [CSV] does and takes the same options; a header of
-// more than 65,536 columns is an error (CSVRecords reads up to
-// 1,048,576), since every batch holds a column for each. A batch's
-// Release hands its buffers back for later batches, as
-// sources/parquet.Read's batches do.
-func CSVColumns(root string, opts ...CSVOption) flow.Source[*parquet.ColumnBatch] {
-	c, err := buildText("csv", opts, CSVOption.ApplyCSV)
-	return &textSource[*parquet.ColumnBatch]{root: root, cfg: c, err: err, format: csvColumns{}}
-}
-
 // csvColumns reads CSV records into column batches.
 type csvColumns struct{}
 
-// Bounds of CSVColumns' batches: the columns of a header, and the fields
-// of a batch, which bound its rows for wide files.
+// Bounds of the column batches of CSV: the columns of a header, and the
+// fields of a batch, which bound its rows for wide files.
 const (
 	maxBatchColumns = 1 << 16
 	maxBatchFields  = 1 << 20
@@ -53,7 +33,7 @@ func (csvColumns) read(ctx context.Context, part *textPart, out *rowBuffer[*parq
 		return err
 	}
 	if len(c.names) > maxBatchColumns {
-		return fmt.Errorf("%s: the header has %d columns; column batches (CSVColumns) take at most %d, records (CSVRecords) more",
+		return fmt.Errorf("%s: the header has %d columns; column batches (CSV[*parquet.ColumnBatch]) take at most %d, records (CSV[sources.Record]) more",
 			part.file.RelPath, len(c.names), maxBatchColumns)
 	}
 	rows := max(1, min(out.size, maxBatchFields/max(len(c.names), 1)))
@@ -97,10 +77,11 @@ func (csvColumns) read(ctx context.Context, part *textPart, out *rowBuffer[*parq
 	return push()
 }
 
-// batchBufs is the buffers of one of CSVColumns' batches: its columns and
-// its rows' IDs. A consumer that releases the batch hands them back for a
-// later batch, whose columns then grow no more than the longest batch's
-// did; the batches of one that does not are garbage collected.
+// batchBufs is the buffers of one column batch of CSV or JSON Lines: its
+// columns and its rows' IDs. A consumer that releases the batch hands
+// them back for a later batch, whose columns then grow no more than the
+// longest batch's did; the batches of one that does not are garbage
+// collected.
 type batchBufs struct {
 	cols []parquet.Column
 	ids  []rowid.ID

@@ -18,12 +18,12 @@ import (
 	"github.com/rowflow/rowflow/sources/text"
 )
 
-// TestCSVColumnsHoldCSVRecords reads CSV files, with quoted fields
+// TestCSVBatchesHoldRecords reads CSV files, with quoted fields
 // across lines, nulls and a Hive column, as column batches and as records, at
 // several chunk sizes and parallelisms: row for row the same IDs, the
 // same text, nulls in the same places, and batches of at most a chunk,
 // also where a batch reuses the buffers of one released before it.
-func TestCSVColumnsHoldCSVRecords(t *testing.T) {
+func TestCSVBatchesHoldRecords(t *testing.T) {
 	root := t.TempDir()
 	for f, part := range []string{"k=a", "k=__HIVE_DEFAULT_PARTITION__"} {
 		var b strings.Builder
@@ -46,12 +46,12 @@ func TestCSVColumnsHoldCSVRecords(t *testing.T) {
 	released, reused := map[uintptr]bool{}, false // the batches' buffers, by their address
 	for _, v := range []struct{ chunk, par int }{{1024, 1}, {100, 2}, {7, 4}} {
 		opts := []text.CSVOption{text.NullString("NA"), sources.ChunkSize(v.chunk), text.PartitionBytes(9000)}
-		recs := readRecords(t, text.CSVRecords(root, opts...), v.par)
+		recs := readRecords(t, text.CSV[sources.Record](root, opts...), v.par)
 		if len(recs) != 2200 {
 			t.Fatalf("%+v: %d records", v, len(recs))
 		}
 		same := func(s string, want any) bool { return want == any(s) }
-		if batchesHoldRecords(t, fmt.Sprintf("%+v", v), recs, text.CSVColumns(root, opts...), v.par, v.chunk, 3, same, released) {
+		if batchesHoldRecords(t, fmt.Sprintf("%+v", v), recs, text.CSV[*parquet.ColumnBatch](root, opts...), v.par, v.chunk, 3, same, released) {
 			reused = true
 		}
 	}
@@ -60,10 +60,10 @@ func TestCSVColumnsHoldCSVRecords(t *testing.T) {
 	}
 }
 
-// TestCSVColumnsWideFiles: a header of 65,536 columns is read as batches
+// TestCSVBatchesWideFiles: a header of 65,536 columns is read as batches
 // of a few rows, in bounded memory (measured in a child process), and a
 // header of more columns is refused with an error naming the file.
-func TestCSVColumnsWideFiles(t *testing.T) {
+func TestCSVBatchesWideFiles(t *testing.T) {
 	dir := t.TempDir()
 	header := func(n int) string {
 		names := make([]string, n)
@@ -80,7 +80,7 @@ func TestCSVColumnsWideFiles(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(wide, "w.csv"), []byte(header(1<<16)+strings.Repeat(row, 300)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got := testutil.RunChild(t, "TestHelperCSVColumnsWide", wide)
+	got := testutil.RunChild(t, "TestHelperCSVBatchesWide", wide)
 	peak, _ := strconv.ParseInt(got["peak"], 10, 64)
 	t.Logf("peak RSS %.1f MiB, %s rows: %s", float64(peak)/(1<<20), got["rows"], got["err"])
 	if got["rows"] != "300" || got["err"] != "no error" {
@@ -93,21 +93,21 @@ func TestCSVColumnsWideFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	var n int64
-	err := flow.From(text.CSVColumns(wider)).To(sinks.Count[*parquet.ColumnBatch](&n)).Run(t.Context())
-	if err == nil || !strings.Contains(err.Error(), "wider.csv: the header has 65537 columns; column batches (CSVColumns) take at most 65536") {
+	err := flow.From(text.CSV[*parquet.ColumnBatch](wider)).To(sinks.Count[*parquet.ColumnBatch](&n)).Run(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "wider.csv: the header has 65537 columns; column batches (CSV[*parquet.ColumnBatch]) take at most 65536") {
 		t.Fatalf("65,537 columns: %v", err)
 	}
 }
 
-// TestHelperCSVColumnsWide is the child of TestCSVColumnsWideFiles: it
+// TestHelperCSVBatchesWide is the child of TestCSVBatchesWideFiles: it
 // reports the rows of the batches.
-func TestHelperCSVColumnsWide(t *testing.T) {
+func TestHelperCSVBatchesWide(t *testing.T) {
 	dir := testutil.ChildArg(t)
 	if err := testutil.LimitAddressSpace(8 << 30); err != nil {
 		t.Fatal(err)
 	}
 	var n int64
-	err := flow.From(text.CSVColumns(dir)).To(sinks.ForEach(func(it flow.Item[*parquet.ColumnBatch]) error {
+	err := flow.From(text.CSV[*parquet.ColumnBatch](dir)).To(sinks.ForEach(func(it flow.Item[*parquet.ColumnBatch]) error {
 		if it.Value.NumRows > 16 {
 			return fmt.Errorf("a batch of %d rows of 65,536 fields", it.Value.NumRows)
 		}

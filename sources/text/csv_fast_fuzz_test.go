@@ -76,7 +76,7 @@ func csvRecordsRun(c *csvCase, root, file string, extra ...CSVOption) *flow.Pipe
 	if c.skip {
 		opts = append(opts, sources.SkipBad(new(sources.SkipReport)))
 	}
-	return flow.From(CSVRecords(root, opts...))
+	return flow.From(CSV[sources.Record](root, opts...))
 }
 
 func recordLine(it flow.Item[sources.Record]) string {

@@ -118,7 +118,7 @@ func readCSVBoth(root, file string, fast, structs, skip bool, partBytes int64, p
 			runs[0].items = append(runs[0].items, fmt.Sprintf("%d %s %d %q %v %v %q %q %v %q", it.Part, it.ID, v.ID, v.Name, v.Score, deref(v.Small), deref(v.Note), v.Raw, v.Ok, v.Lang))
 		}
 	}
-	for it, err := range flow.Items[sources.Record](context.Background(), flow.From(CSVRecords(root, opts...)).Parallel(par)) {
+	for it, err := range flow.Items[sources.Record](context.Background(), flow.From(CSV[sources.Record](root, opts...)).Parallel(par)) {
 		if err != nil {
 			runs[1].err = err.Error()
 			break

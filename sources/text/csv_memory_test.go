@@ -56,7 +56,7 @@ func memoryCSV(t *testing.T, path string, n int) {
 }
 
 // referenceRecords reads path serially with encoding/csv: the records
-// and IDs CSVRecords must give, null for an empty field.
+// and IDs CSV[sources.Record] must give, null for an empty field.
 func referenceRecords(t *testing.T, path, rel string) []flow.Item[sources.Record] {
 	t.Helper()
 	var out []flow.Item[sources.Record]
@@ -75,14 +75,14 @@ func referenceRecords(t *testing.T, path, rel string) []flow.Item[sources.Record
 	return out
 }
 
-// TestCSVRecordsShareChunkMemory reads records whose strings, values and
+// TestCSVAsRecordsShareChunkMemory reads records whose strings, values and
 // boxed strings share blocks of their chunk's memory, at partition sizes
 // that cut the file anywhere and at every parallelism: each record is the
 // serial read of encoding/csv (values of type string, nil for empty
 // fields, IDs), the parallel runs give the serial run's partitions and
 // IDs, and once all are read, writing to one record's values or
 // appending to them changes no other record.
-func TestCSVRecordsShareChunkMemory(t *testing.T) {
+func TestCSVAsRecordsShareChunkMemory(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "a.csv")
 	memoryCSV(t, path, 5000)
@@ -91,7 +91,7 @@ func TestCSVRecordsShareChunkMemory(t *testing.T) {
 		var serial []flow.Item[sources.Record]
 		for _, par := range []int{1, 2, 4} {
 			what := fmt.Sprintf("PartitionBytes(%d) Parallel(%d)", size, par)
-			got := testutil.Items[sources.Record](t, flow.From(text.CSVRecords(dir, text.PartitionBytes(size), sources.ChunkSize(100))).Parallel(par))
+			got := testutil.Items[sources.Record](t, flow.From(text.CSV[sources.Record](dir, text.PartitionBytes(size), sources.ChunkSize(100))).Parallel(par))
 			if len(got) != len(want) {
 				t.Fatalf("%s: %d records, want %d", what, len(got), len(want))
 			}
@@ -173,7 +173,7 @@ func TestCSVReadsWithoutAllocationPerRow(t *testing.T) {
 		Name  string  `csv:"name"`
 		N     int32   `csv:"n"`
 	}
-	recs := allocsPerRow(t, func() flow.Source[sources.Record] { return text.CSVRecords(dir) }, rows)
+	recs := allocsPerRow(t, func() flow.Source[sources.Record] { return text.CSV[sources.Record](dir) }, rows)
 	structs := allocsPerRow(t, func() flow.Source[row] { return text.CSV[row](dir) }, rows)
 	t.Logf("allocations per row: %.3f as records, %.3f as structs", recs, structs)
 	if recs > 0.1 {
@@ -204,5 +204,5 @@ func BenchmarkCSVRead(b *testing.B) {
 		N     int32   `csv:"n"`
 	}
 	benchReads(b, rows, func() flow.Source[row] { return text.CSV[row](dir) },
-		func() flow.Source[sources.Record] { return text.CSVRecords(dir) })
+		func() flow.Source[sources.Record] { return text.CSV[sources.Record](dir) })
 }

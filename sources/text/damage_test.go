@@ -54,9 +54,9 @@ func recordText(it flow.Item[sources.Record]) string {
 // skipping bad lines into rep.
 func damagedRecords(path string, size int64, rep *sources.SkipReport) flow.Source[sources.Record] {
 	if strings.Contains(filepath.Base(path), ".jsonl") {
-		return text.JSONLRecords(path, text.PartitionBytes(size), sources.SkipBad(rep))
+		return text.JSONL[sources.Record](path, text.PartitionBytes(size), sources.SkipBad(rep))
 	}
-	return text.CSVRecords(path, text.PartitionBytes(size), sources.SkipBad(rep))
+	return text.CSV[sources.Record](path, text.PartitionBytes(size), sources.SkipBad(rep))
 }
 
 // checkResumeDamaged reads the damaged file at path split at size on par
@@ -183,10 +183,10 @@ func TestTextCancelledAmongBlankAndBadLines(t *testing.T) {
 	}
 	type src func(path string, rep *sources.SkipReport) flow.Source[sources.Record]
 	csvSrc := func(path string, rep *sources.SkipReport) flow.Source[sources.Record] {
-		return text.CSVRecords(path, sources.ChunkSize(1), sources.SkipBad(rep))
+		return text.CSV[sources.Record](path, sources.ChunkSize(1), sources.SkipBad(rep))
 	}
 	jsonlSrc := func(path string, rep *sources.SkipReport) flow.Source[sources.Record] {
-		return text.JSONLRecords(path, sources.ChunkSize(1), sources.SkipBad(rep))
+		return text.JSONL[sources.Record](path, sources.ChunkSize(1), sources.SkipBad(rep))
 	}
 	const mib = 1 << 20
 	for _, c := range []struct {
@@ -239,7 +239,7 @@ func TestCSVBlankLinesPastTheRecordLimit(t *testing.T) {
 	f.Write(enc.EncodeAll([]byte("3\n"), nil))
 	f.Close()
 	var n int64
-	if err := flow.From(text.CSVRecords(path)).To(sinks.Count[sources.Record](&n)).Run(t.Context()); err != nil || n != 2 {
+	if err := flow.From(text.CSV[sources.Record](path)).To(sinks.Count[sources.Record](&n)).Run(t.Context()); err != nil || n != 2 {
 		t.Fatalf("%d rows, %v; want 2 and no error", n, err)
 	}
 }

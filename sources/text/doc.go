@@ -1,17 +1,16 @@
 // Package text reads datasets of CSV and JSON Lines files, plain or
-// compressed: [CSV] and [JSONL] decode records into structs,
-// [CSVRecords] and [JSONLRecords] give [sources.Record]s, and
-// [CSVColumns] and [JSONLColumns] column batches (for
-// shards.ParquetColumns). Each is a [flow.Source] to start a pipeline
-// with [flow.From].
+// compressed: [CSV] and [JSONL] each return a [flow.Source] to start a
+// pipeline with [flow.From]. Their type parameter says what a record
+// becomes: a struct, a [sources.Record], or a *parquet.ColumnBatch of
+// text columns (for shards.ParquetColumns).
 //
 // # Options
 //
-// [CSV], [CSVRecords] and [CSVColumns] take a [CSVOption], [JSONL],
-// [JSONLRecords] and [JSONLColumns] a [JSONLOption]; an [Option] ([Compression], [PartitionBytes]) is both,
-// and so are the options of package sources that every source of files
-// takes (sources.Files, sources.ShuffleWindow, sources.Where,
-// sources.WholeFiles, sources.SkipBad, sources.ChunkSize, sources.Named).
+// [CSV] takes a [CSVOption], [JSONL] a [JSONLOption]; an [Option]
+// ([Compression], [PartitionBytes]) is both, and so are the options of
+// package sources that every source of files takes (sources.Files,
+// sources.ShuffleWindow, sources.Where, sources.WholeFiles,
+// sources.SkipBad, sources.ChunkSize, sources.Named).
 // Giving a source an option it does not take is a compile error. Each
 // option's doc states its default.
 //

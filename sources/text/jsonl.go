@@ -15,14 +15,22 @@ import (
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/internal/jsonfloat"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
 )
 
 // JSONL returns a source of the records of a JSON Lines dataset, each
-// line one JSON value decoded into a T as encoding/json decodes it (json
-// tags, as json.Unmarshal reads them). Most lines are decoded by a
-// faster decoder of the package's own, to the same values; the others,
-// and any line that does not decode, go to encoding/json, whose error a
-// bad line reports.
+// line one JSON value. T is the value model, what each item is:
+//
+//   - a struct type: the line decoded into a T (see "Structs" below);
+//   - [sources.Record]: the line, which must be a JSON object, as its keys
+//     and values (see "Records");
+//   - *[parquet.ColumnBatch]: lines as columns of text, for consumers of
+//     tables such as shards.ParquetColumns (see "Column batches").
+//
+// T is matched exactly: a struct type of its own, even one with the
+// fields of sources.Record, is decoded as a struct. Any other T is an
+// error when the source is built. The three read the files alike and take
+// the same options.
 //
 // The dataset is root: a file, a directory tree (every *.jsonl and
 // *.ndjson file under it, plain or compressed with a .gz, .zst, .zstd or
@@ -33,12 +41,20 @@ import (
 // partition value, parsed as for [CSV], before the line is decoded.
 // Blank lines (of JSON's white space: spaces, tabs, \r) are skipped, as
 // is a UTF-8 byte order mark at the start of a file; a line may end in
-// \r\n. A float field (at any depth of
-// pointers, slices, arrays, map values and structs) also reads the JSON
-// strings "NaN", "+Inf" and "-Inf", which shards.JSONL writes for
-// the floats JSON has no number for. A decimal.Decimal field (of
-// github.com/shopspring/decimal) reads a JSON number or a string of one
-// exactly, with no float on the way; a *decimal.Decimal is nil for null.
+// \r\n.
+//
+// # Structs
+//
+// A line is decoded into a T as encoding/json decodes it (json tags, as
+// json.Unmarshal reads them). Most lines are decoded by a faster decoder
+// of the package's own, to the same values; the others, and any line that
+// does not decode, go to encoding/json, whose error a bad line reports.
+// A float field (at any depth of pointers, slices, arrays, map values and
+// structs) also reads the JSON strings "NaN", "+Inf" and "-Inf", which
+// shards.JSONL writes for the floats JSON has no number for. A
+// decimal.Decimal field (of github.com/shopspring/decimal) reads a JSON
+// number or a string of one exactly, with no float on the way; a
+// *decimal.Decimal is nil for null.
 //
 // A line is a bad record if an object in it has a key twice, at any depth
 // (encoding/json would keep the last value), or if it has no key for a
@@ -46,6 +62,36 @@ import (
 // field tagged omitempty or omitzero, an embedded one): the field would
 // be its zero value without a word. [AllowMissingFields] lets such lines
 // decode.
+//
+// # Records
+//
+// With T [sources.Record], a line's keys (in the order of the line) and
+// then the Hive partition columns are the record's names. Values are as
+// encoding/json decodes into an any, except that numbers are json.Number,
+// which keeps integers exact. The strings "NaN", "+Inf" and "-Inf", which
+// JSON Lines shards hold for the floats JSON has no number for, stay
+// strings: shards.ParquetRecords writes them to float columns as the
+// floats. A line whose object has a key twice, at any depth, is a bad
+// record. [AllowMissingFields] has no effect.
+//
+// # Column batches
+//
+// With T *[parquet.ColumnBatch], a batch holds up to [sources.ChunkSize]
+// lines of one partition. Its columns are the keys of its lines, in the
+// order they first appear in the batch, each an optional STRING column
+// (BYTE_ARRAY) holding each value as text: a string's contents, a number
+// as written, true or false, and an array or an object as its JSON text.
+// A key that a line does not have, and a null, are null. A batch ends
+// early where its rows times its columns would pass 1,048,576 fields, or
+// its columns 65,536; a line of more than 65,536 keys is an error
+// (records read it). Lines are read, checked and skipped
+// ([sources.SkipBad]) as records are, and each row has the ID of its
+// record; shards.ParquetColumns writes the batches as
+// shards.ParquetRecords writes the records, byte for byte and error for
+// error, without a record per row. The Hive partition values are in the
+// batch's Partition, as in sources/parquet.Read's column batches. A
+// batch's Release hands its buffers back for later batches.
+// [AllowMissingFields] has no effect.
 //
 // Partitions, row IDs and bad input are as for [CSV]: uncompressed files
 // are split into byte ranges at line starts, a record's ordinal counts
@@ -60,6 +106,12 @@ import (
 // [sources.SkipBad], [AllowMissingFields], [sources.ChunkSize], [sources.Named].
 func JSONL[T any](root string, opts ...JSONLOption) flow.Source[T] {
 	c, err := buildText("jsonl", opts, JSONLOption.ApplyJSONL)
+	switch any(*new(T)).(type) {
+	case sources.Record:
+		return any(&textSource[sources.Record]{root: root, cfg: c, err: err, format: jsonlRecords{}}).(flow.Source[T])
+	case *parquet.ColumnBatch:
+		return any(&textSource[*parquet.ColumnBatch]{root: root, cfg: c, err: err, format: jsonlColumns{}}).(flow.Source[T])
+	}
 	fields, ferr := textFields[T]("json", false)
 	shadow, _ := jsonfloat.Shadow(reflect.TypeFor[T]())
 	var required []string
@@ -68,21 +120,6 @@ func JSONL[T any](root string, opts ...JSONLOption) flow.Source[T] {
 	}
 	format := jsonlStructs[T]{fields: fields, shadow: shadow, required: required, plan: jsonPlanOf(reflect.TypeFor[T]())}
 	return &textSource[T]{root: root, cfg: c, err: errors.Join(err, ferr), format: format}
-}
-
-// JSONLRecords returns a source of the lines of a JSON Lines dataset as
-// [sources.Record]s: each line must be a JSON object, whose keys (in the order of
-// the line) and then the Hive partition columns are the record's names.
-// Values are as encoding/json decodes into an any, except that numbers are
-// json.Number, which keeps integers exact. The strings "NaN", "+Inf" and
-// "-Inf", which JSON Lines shards hold for the floats JSON has no number
-// for, stay strings: shards.ParquetRecords writes them to float
-// columns as the floats. A line whose object has a key twice, at any
-// depth, is a bad record. It reads the files as [JSONL] does and takes
-// the same options ([AllowMissingFields] has no effect).
-func JSONLRecords(root string, opts ...JSONLOption) flow.Source[sources.Record] {
-	c, err := buildText("jsonl", opts, JSONLOption.ApplyJSONL)
-	return &textSource[sources.Record]{root: root, cfg: c, err: err, format: jsonlRecords{}}
 }
 
 // jsonlFiles are the files a JSON Lines source finds in directories.

@@ -16,30 +16,6 @@ import (
 	"github.com/rowflow/rowflow/sources/parquet"
 )
 
-// JSONLColumns returns a source of the records of a JSON Lines dataset
-// as column batches ([parquet.ColumnBatch]), for consumers of tables such
-// as shards.ParquetColumns, which writes them as shards.ParquetRecords
-// writes [JSONLRecords]' records, byte for byte and error for error,
-// without a record per row. It reads, checks and skips ([sources.SkipBad])
-// lines as JSONLRecords does, and each row has the ID that JSONLRecords
-// gives its record.
-//
-// A batch holds up to [sources.ChunkSize] lines of one partition. Its
-// columns are the keys of its lines, in the order they first appear in
-// the batch, each an optional STRING column (BYTE_ARRAY) holding each
-// value as text: a string's contents, a number as written, true or false,
-// and an array or an object as its JSON text. A key that a line does not
-// have, and a null, are null. A batch ends early where its rows times its
-// columns would pass 1,048,576 fields, or its columns 65,536; a line of
-// more than 65,536 keys is an error (JSONLRecords reads it). The Hive
-// partition values are in the batch's Partition, as in
-// sources/parquet.Read's column batches. A batch's Release hands its
-// buffers back for later batches.
-func JSONLColumns(root string, opts ...JSONLOption) flow.Source[*parquet.ColumnBatch] {
-	c, err := buildText("jsonl", opts, JSONLOption.ApplyJSONL)
-	return &textSource[*parquet.ColumnBatch]{root: root, cfg: c, err: err, format: jsonlColumns{}}
-}
-
 // jsonlColumns reads JSON Lines records into column batches.
 type jsonlColumns struct{}
 
@@ -54,7 +30,7 @@ type jsonCell struct {
 	text []byte
 }
 
-// jsonBatch builds one of JSONLColumns' batches.
+// jsonBatch builds one column batch of JSON Lines.
 type jsonBatch struct {
 	bufs  *batchBufs
 	index map[string]int // the column of each key
@@ -106,7 +82,7 @@ func (jsonlColumns) read(ctx context.Context, part *textPart, out *rowBuffer[*pa
 			}
 			cols := len(b.names)
 			if cols-len(b.bufs.cols) > maxBatchColumns {
-				return part.broken(n, off, fmt.Errorf("a line of more than %d keys; column batches (JSONLColumns) take at most %d, records (JSONLRecords) more",
+				return part.broken(n, off, fmt.Errorf("a line of more than %d keys; column batches (JSONL[*parquet.ColumnBatch]) take at most %d, records (JSONL[sources.Record]) more",
 					maxBatchColumns, maxBatchColumns))
 			}
 			if b.rows > 0 && (cols > maxBatchColumns || (b.rows+1)*cols > maxBatchFields) {
@@ -286,5 +262,5 @@ func (b *jsonBatch) nulls(k, row int) {
 	}
 }
 
-// jsonText is the type of JSONLColumns' columns.
+// jsonText is the type of the columns of JSON Lines batches.
 var jsonText = pq.Optional(pq.String())

@@ -16,7 +16,7 @@ import (
 	"github.com/rowflow/rowflow/sources/text"
 )
 
-// TestJSONLColumnsHoldJSONLRecords reads JSON Lines files, with keys in
+// TestJSONLBatchesHoldRecords reads JSON Lines files, with keys in
 // varying order, keys missing and new, nulls, escapes, numbers, booleans,
 // nested values, lines the fast scan leaves to encoding/json and a Hive
 // column, as column batches and as records, at several chunk sizes and
@@ -24,7 +24,7 @@ import (
 // number's, true or false, a nested value's JSON), nulls where a record
 // has none, and batches of at most a chunk, also where a batch reuses
 // the buffers of one released before it.
-func TestJSONLColumnsHoldJSONLRecords(t *testing.T) {
+func TestJSONLBatchesHoldRecords(t *testing.T) {
 	root := t.TempDir()
 	for f, part := range []string{"k=a", "k=__HIVE_DEFAULT_PARTITION__"} {
 		var b strings.Builder
@@ -53,11 +53,11 @@ func TestJSONLColumnsHoldJSONLRecords(t *testing.T) {
 	released, reused := map[uintptr]bool{}, false // the batches' buffers, by their address
 	for _, v := range []struct{ chunk, par int }{{1024, 1}, {100, 2}, {7, 4}} {
 		opts := []text.JSONLOption{sources.ChunkSize(v.chunk), text.PartitionBytes(9000)}
-		recs := readRecords(t, text.JSONLRecords(root, opts...), v.par)
+		recs := readRecords(t, text.JSONL[sources.Record](root, opts...), v.par)
 		if len(recs) != 2200 {
 			t.Fatalf("%+v: %d records", v, len(recs))
 		}
-		if batchesHoldRecords(t, fmt.Sprintf("%+v", v), recs, text.JSONLColumns(root, opts...), v.par, v.chunk, 0, sameJSONValue, released) {
+		if batchesHoldRecords(t, fmt.Sprintf("%+v", v), recs, text.JSONL[*parquet.ColumnBatch](root, opts...), v.par, v.chunk, 0, sameJSONValue, released) {
 			reused = true
 		}
 	}
@@ -84,11 +84,11 @@ func sameJSONValue(s string, v any) bool {
 	return d.Decode(&got) == nil && reflect.DeepEqual(got, v)
 }
 
-// TestJSONLColumnsBoundsBatches: lines of many keys that no other line
+// TestJSONLBatchBounds: lines of many keys that no other line
 // has end batches before their rows times their columns pass 1,048,576
 // fields, with every row kept; a line of more than 65,536 keys is an
 // error naming the file and line.
-func TestJSONLColumnsBoundsBatches(t *testing.T) {
+func TestJSONLBatchBounds(t *testing.T) {
 	dir := t.TempDir()
 	var b strings.Builder
 	for i := range 400 {
@@ -102,7 +102,7 @@ func TestJSONLColumnsBoundsBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows, batches := 0, 0
-	err := flow.From(text.JSONLColumns(dir)).To(sinks.ForEach(func(it flow.Item[*parquet.ColumnBatch]) error {
+	err := flow.From(text.JSONL[*parquet.ColumnBatch](dir)).To(sinks.ForEach(func(it flow.Item[*parquet.ColumnBatch]) error {
 		if f := it.Value.NumRows * len(it.Value.Columns); f > 1<<20 {
 			return fmt.Errorf("a batch of %d rows and %d columns", it.Value.NumRows, len(it.Value.Columns))
 		}
@@ -128,7 +128,7 @@ func TestJSONLColumnsBoundsBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	var n int64
-	err = flow.From(text.JSONLColumns(wide)).To(sinks.Count[*parquet.ColumnBatch](&n)).Run(t.Context())
+	err = flow.From(text.JSONL[*parquet.ColumnBatch](wide)).To(sinks.Count[*parquet.ColumnBatch](&n)).Run(t.Context())
 	if err == nil || !strings.Contains(err.Error(), "wide.jsonl:2 (byte 3): a line of more than 65536 keys") {
 		t.Fatalf("65,537 keys: %v", err)
 	}

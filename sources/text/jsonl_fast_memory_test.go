@@ -51,7 +51,7 @@ func TestJSONLReadsWithoutAllocationPerRow(t *testing.T) {
 	dir := t.TempDir()
 	const rows = 40000
 	writeJSONRows(t, dir, rows)
-	recs := allocsPerRow(t, func() flow.Source[sources.Record] { return text.JSONLRecords(dir) }, rows)
+	recs := allocsPerRow(t, func() flow.Source[sources.Record] { return text.JSONL[sources.Record](dir) }, rows)
 	structs := allocsPerRow(t, func() flow.Source[jsonRow] { return text.JSONL[jsonRow](dir) }, rows)
 	t.Logf("allocations per row: %.3f as records, %.3f as structs", recs, structs)
 	if recs > 0.1 {
@@ -69,7 +69,7 @@ func BenchmarkJSONLRead(b *testing.B) {
 	const rows = 200000
 	writeJSONRows(b, dir, rows)
 	benchReads(b, rows, func() flow.Source[jsonRow] { return text.JSONL[jsonRow](dir) },
-		func() flow.Source[sources.Record] { return text.JSONLRecords(dir) })
+		func() flow.Source[sources.Record] { return text.JSONL[sources.Record](dir) })
 }
 
 // benchReads measures reading rows rows from structs and records, on

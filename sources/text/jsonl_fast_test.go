@@ -441,7 +441,7 @@ func TestJSONLFastPathFiles(t *testing.T) {
 		}
 	}
 	records := func(more ...JSONLOption) string {
-		return transcript[sources.Record](t, flow.From(JSONLRecords(root, more...)))
+		return transcript[sources.Record](t, flow.From(JSONL[sources.Record](root, more...)))
 	}
 	for name, src := range map[string]func(...JSONLOption) string{
 		"structs": structs(), "structs missing": structs(AllowMissingFields()), "records": records,

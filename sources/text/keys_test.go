@@ -35,8 +35,8 @@ func readErr[T any](t *testing.T, src flow.Source[T]) (int64, error) {
 
 // TestJSONDuplicateKeys: a line with a key twice, at any depth and
 // however escaped, is a bad record naming the file, line and key, for
-// JSONL and JSONLRecords alike: JSONLRecords kept the first value (and
-// both names), JSONL the last. With SkipBadLines it is skipped.
+// structs and records alike: records kept the first value (and both
+// names), structs the last. With SkipBadLines it is skipped.
 func TestJSONDuplicateKeys(t *testing.T) {
 	good := `{"a":1,"b":"x","any":{"a":2,"k":[{"a":1},{"a":2}]},"s":["a","a"]}` + "\n"
 	for _, c := range []struct{ line, key string }{
@@ -53,7 +53,7 @@ func TestJSONDuplicateKeys(t *testing.T) {
 		}
 		want := "lang=en/d.jsonl:2 (byte " + itoa(len(good)) + "): duplicate key " + c.key
 		_, err1 := readErr(t, text.JSONL[keyed](filepath.Dir(dir)))
-		_, err2 := readErr(t, text.JSONLRecords(filepath.Dir(dir)))
+		_, err2 := readErr(t, text.JSONL[sources.Record](filepath.Dir(dir)))
 		for _, err := range []error{err1, err2} {
 			var le *text.LineError
 			if err == nil || !strings.Contains(err.Error(), want) || !errors.As(err, &le) {
@@ -61,7 +61,7 @@ func TestJSONDuplicateKeys(t *testing.T) {
 			}
 		}
 		var rep sources.SkipReport
-		n, err := readErr(t, text.JSONLRecords(filepath.Dir(dir), sources.SkipBad(&rep)))
+		n, err := readErr(t, text.JSONL[sources.Record](filepath.Dir(dir), sources.SkipBad(&rep)))
 		if err != nil || n != 2 || len(rep.Skipped) != 1 || rep.Skipped[0].Line != 2 {
 			t.Errorf("%s with SkipBadLines: %d rows, %v, %+v", c.line, n, err, rep)
 		}
@@ -98,8 +98,8 @@ func TestJSONMissingFields(t *testing.T) {
 }
 
 // TestCSVDuplicateHeader: a header that names a column twice fails the
-// run naming the file and the column, for CSV and CSVRecords: CSV read
-// the first of the two. Header with a name twice is refused.
+// run naming the file and the column, for structs and records: structs
+// read the first of the two. Header with a name twice is refused.
 func TestCSVDuplicateHeader(t *testing.T) {
 	type row struct {
 		A string `csv:"a"`
@@ -112,13 +112,13 @@ func TestCSVDuplicateHeader(t *testing.T) {
 	want := `h.csv:2 (byte 1): duplicate column "a" in the header (columns 1 and 3)`
 	_, err1 := readErr(t, text.CSV[row](dir))
 	var rep sources.SkipReport
-	_, err2 := readErr(t, text.CSVRecords(dir, sources.SkipBad(&rep)))
+	_, err2 := readErr(t, text.CSV[sources.Record](dir, sources.SkipBad(&rep)))
 	for _, err := range []error{err1, err2} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%v; want an error containing %q", err, want)
 		}
 	}
-	if _, err := readErr(t, text.CSVRecords(dir, text.Header("x", "y", "x"))); err == nil || !strings.Contains(err.Error(), `"x" is given twice`) {
+	if _, err := readErr(t, text.CSV[sources.Record](dir, text.Header("x", "y", "x"))); err == nil || !strings.Contains(err.Error(), `"x" is given twice`) {
 		t.Errorf("Header with a name twice: %v", err)
 	}
 }

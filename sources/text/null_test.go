@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rowflow/rowflow/flow"
+	"github.com/rowflow/rowflow/sources"
 	"github.com/rowflow/rowflow/sources/text"
 )
 
@@ -49,7 +50,7 @@ func TestNullFields(t *testing.T) {
 	s := func(v string) *string { return &v }
 	i := func(v int64) *int64 { return &v }
 
-	recs, err := readValues(t, text.CSVRecords(root))
+	recs, err := readValues(t, text.CSV[sources.Record](root))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func TestNullFields(t *testing.T) {
 	if !reflect.DeepEqual(rows, wantRows) {
 		t.Errorf("NullString(\"NA\"):\n%s\nwant\n%s", show(rows), show(wantRows))
 	}
-	recs, err = readValues(t, text.CSVRecords(root, text.NullString("NA")))
+	recs, err = readValues(t, text.CSV[sources.Record](root, text.NullString("NA")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func TestNullFields(t *testing.T) {
 	jroot := t.TempDir()
 	os.MkdirAll(filepath.Join(jroot, "lang=__HIVE_DEFAULT_PARTITION__"), 0o755)
 	os.WriteFile(filepath.Join(jroot, "lang=__HIVE_DEFAULT_PARTITION__", "a.jsonl"), []byte(`{"id":1,"name":null,"text":""}`+"\n"), 0o644)
-	jrecs, err := readValues(t, text.JSONLRecords(jroot))
+	jrecs, err := readValues(t, text.JSONL[sources.Record](jroot))
 	if err != nil {
 		t.Fatal(err)
 	}

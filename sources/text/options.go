@@ -18,12 +18,12 @@ import (
 // can: give a source the options these packages make, not a type of your
 // own.
 
-// CSVOption configures [CSV] and [CSVRecords].
+// CSVOption configures [CSV].
 type CSVOption interface {
 	ApplyCSV(*datasource.Settings) error
 }
 
-// JSONLOption configures [JSONL] and [JSONLRecords].
+// JSONLOption configures [JSONL].
 type JSONLOption interface {
 	ApplyJSONL(*datasource.Settings) error
 }
@@ -138,11 +138,11 @@ func Comma(r rune) CSVOption {
 }
 
 // NullString sets the text of a null CSV field (default "", the empty
-// field, as DuckDB and pandas read it): [CSVRecords] gives nil for such a
-// field, and [CSV] a nil pointer in a pointer field. A field that is not
-// a pointer takes the text as it is (a string field the text itself, a
-// number field fails to parse it). Hive's default partition is null
-// whatever the spelling.
+// field, as DuckDB and pandas read it): [CSV] gives nil for such a field
+// in a [sources.Record], a null in a column batch, and a nil pointer in a
+// pointer field of a struct. A field that is not a pointer takes the text
+// as it is (a string field the text itself, a number field fails to parse
+// it). Hive's default partition is null whatever the spelling.
 func NullString(s string) CSVOption {
 	return csvOption(func(c *textConfig) error {
 		c.null = s

@@ -87,19 +87,19 @@ func FuzzCSVOrdinals(f *testing.F) {
 
 		var recs [][]any
 		var ids []rowid.ID
-		err := readItems(CSVRecords(root, opts...), oc.par, func(it flow.Item[sources.Record]) {
+		err := readItems(CSV[sources.Record](root, opts...), oc.par, func(it flow.Item[sources.Record]) {
 			recs, ids = append(recs, it.Value.Values[:len(it.Value.Values)-1]), append(ids, it.ID) // without lang
 		})
-		check("CSVRecords", want.check(c.null, ids, recs, err, oc.skip))
+		check("CSV[sources.Record]", want.check(c.null, ids, recs, err, oc.skip))
 
 		recs, ids = nil, nil
-		err = readItems(CSVColumns(root, opts...), oc.par, func(it flow.Item[*parquet.ColumnBatch]) {
+		err = readItems(CSV[*parquet.ColumnBatch](root, opts...), oc.par, func(it flow.Item[*parquet.ColumnBatch]) {
 			recs = append(recs, batchRows(it.Value)...)
 			for i := range it.Value.NumRows {
 				ids = append(ids, it.Value.RowID(i))
 			}
 		})
-		check("CSVColumns", want.check(c.null, ids, recs, err, oc.skip))
+		check("CSV[*parquet.ColumnBatch]", want.check(c.null, ids, recs, err, oc.skip))
 
 		var rows []fastRow
 		ids = nil
@@ -165,14 +165,14 @@ func FuzzJSONLOrdinals(f *testing.F) {
 
 		var tags []int64
 		var ids []rowid.ID
-		err := readItems(JSONLRecords(root, opts...), oc.par, func(it flow.Item[sources.Record]) {
+		err := readItems(JSONL[sources.Record](root, opts...), oc.par, func(it flow.Item[sources.Record]) {
 			v, _ := it.Value.Get("#")
 			tags, ids = append(tags, tagOf(fmt.Sprint(v))), append(ids, it.ID)
 		})
-		check("JSONLRecords", tags, ids, err)
+		check("JSONL[sources.Record]", tags, ids, err)
 
 		tags, ids = nil, nil
-		err = readItems(JSONLColumns(root, opts...), oc.par, func(it flow.Item[*parquet.ColumnBatch]) {
+		err = readItems(JSONL[*parquet.ColumnBatch](root, opts...), oc.par, func(it flow.Item[*parquet.ColumnBatch]) {
 			b := it.Value
 			col := b.Column("#")
 			vals := 0
@@ -185,7 +185,7 @@ func FuzzJSONLOrdinals(f *testing.F) {
 				tags, ids = append(tags, tag), append(ids, b.RowID(i))
 			}
 		})
-		check("JSONLColumns", tags, ids, err)
+		check("JSONL[*parquet.ColumnBatch]", tags, ids, err)
 
 		tags, ids = nil, nil
 		err = readItems(JSONL[ordinalRow](root, opts...), oc.par, func(it flow.Item[ordinalRow]) {

@@ -87,13 +87,13 @@ func TestOrdinalsAcrossBlocks(t *testing.T) {
 				for i := range opts {
 					o[i] = opts[i]
 				}
-				return testutil.Items[sources.Record](t, flow.From(text.CSVRecords(root, o...)).Parallel(par))
+				return testutil.Items[sources.Record](t, flow.From(text.CSV[sources.Record](root, o...)).Parallel(par))
 			}
 			o := make([]text.JSONLOption, len(opts))
 			for i := range opts {
 				o[i] = opts[i]
 			}
-			return testutil.Items[sources.Record](t, flow.From(text.JSONLRecords(root, o...)).Parallel(par))
+			return testutil.Items[sources.Record](t, flow.From(text.JSONL[sources.Record](root, o...)).Parallel(par))
 		}
 		check := func(what string, got []flow.Item[sources.Record], want []rowid.ID) {
 			t.Helper()

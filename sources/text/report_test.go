@@ -154,7 +154,7 @@ func TestHelperBadLines(t *testing.T) {
 	var n int64
 	var err error
 	if strings.Contains(path, ".jsonl") {
-		err = flow.From(text.JSONLRecords(path, sources.SkipBad(&rep))).To(sinks.Count[sources.Record](&n)).Run(t.Context())
+		err = flow.From(text.JSONL[sources.Record](path, sources.SkipBad(&rep))).To(sinks.Count[sources.Record](&n)).Run(t.Context())
 	} else {
 		err = flow.From(text.CSV[intRow](path, sources.SkipBad(&rep))).To(sinks.Count[intRow](&n)).Run(t.Context())
 	}

@@ -300,27 +300,27 @@ func TestCSVCompressed(t *testing.T) {
 	}
 }
 
-// TestCSVRecords reads schema-less records with the header's names.
-func TestCSVRecords(t *testing.T) {
+// TestCSVAsRecords reads schema-less records with the header's names.
+func TestCSVAsRecords(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "k=1", "a.csv"), []byte("x,y\n1,\"a,b\"\n2,c\n"))
-	got := testutil.Items[sources.Record](t, flow.From(text.CSVRecords(dir)))
+	got := testutil.Items[sources.Record](t, flow.From(text.CSV[sources.Record](dir)))
 	if len(got) != 2 || fmt.Sprint(got[0].Value.Names, got[0].Value.Values, got[1].Value.Values) != "[x y k] [1 a,b 1] [2 c 1]" {
 		t.Fatalf("got %+v", got)
 	}
 	semi := t.TempDir()
 	writeFile(t, filepath.Join(semi, "a.csv"), []byte("x;y,z\n1;2\n"))
-	hdr := testutil.Items[sources.Record](t, flow.From(text.CSVRecords(semi, text.Header("p", "q"), text.Comma(';'))))
+	hdr := testutil.Items[sources.Record](t, flow.From(text.CSV[sources.Record](semi, text.Header("p", "q"), text.Comma(';'))))
 	if len(hdr) != 2 || fmt.Sprint(hdr[0].Value.Names, hdr[0].Value.Values, hdr[1].Value.Values) != "[p q] [x y,z] [1 2]" {
 		t.Fatalf("Header, Comma: got %+v", hdr)
 	}
 }
 
-// TestJSONLRecords keeps keys in line order and numbers exact.
-func TestJSONLRecords(t *testing.T) {
+// TestJSONLAsRecords keeps keys in line order and numbers exact.
+func TestJSONLAsRecords(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "a.jsonl"), []byte(`{"b": 9007199254740993, "a": [1, "x"], "c": null}`+"\n"+`{"z": {"k": true}}`))
-	got := testutil.Items[sources.Record](t, flow.From(text.JSONLRecords(dir)))
+	got := testutil.Items[sources.Record](t, flow.From(text.JSONL[sources.Record](dir)))
 	if len(got) != 2 || fmt.Sprint(got[0].Value.Names, got[0].Value.Values, got[1].Value.Names, got[1].Value.Values) !=
 		"[b a c] [9007199254740993 [1 x] <nil>] [z] [map[k:true]]" {
 		t.Fatalf("got %+v", got)
@@ -334,7 +334,7 @@ func TestJSONLBlankIsJSONSpace(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "a.jsonl"), []byte("{\"a\": 1}\n \t\r\n\u00a0\n\u0085{\"a\": 2}\n{\"a\": 3}\n"))
 	var rep sources.SkipReport
-	got := testutil.Items[sources.Record](t, flow.From(text.JSONLRecords(dir, sources.SkipBad(&rep))))
+	got := testutil.Items[sources.Record](t, flow.From(text.JSONL[sources.Record](dir, sources.SkipBad(&rep))))
 	var lines []int64
 	for _, s := range rep.Skipped {
 		lines = append(lines, s.Line)
@@ -348,7 +348,7 @@ func TestJSONLBlankIsJSONSpace(t *testing.T) {
 // "+Inf" and "-Inf", which shards.JSONL writes for the floats JSON
 // has no number for, into float fields at any depth, with the rest of the
 // line as encoding/json reads it; that another string in a float field is
-// still a bad line; and that JSONLRecords keeps the strings as strings.
+// still a bad line; and that records keep the strings as strings.
 func TestJSONLNonFiniteFloats(t *testing.T) {
 	type point struct {
 		X float64 `json:"x"`
@@ -379,9 +379,9 @@ func TestJSONLNonFiniteFloats(t *testing.T) {
 		t.Errorf("row 2: %+v", b)
 	}
 
-	recs := testutil.Items[sources.Record](t, flow.From(text.JSONLRecords(dir)))
+	recs := testutil.Items[sources.Record](t, flow.From(text.JSONL[sources.Record](dir)))
 	if v, _ := recs[1].Value.Get("f"); v != "-Inf" {
-		t.Errorf("JSONLRecords: f is %#v, want the string", v)
+		t.Errorf("JSONL[sources.Record]: f is %#v, want the string", v)
 	}
 
 	writeFile(t, filepath.Join(dir, "b.jsonl"), []byte(`{"id":3,"f":"nan"}`+"\n"))
@@ -576,9 +576,9 @@ func TestEndlessRecord(t *testing.T) {
 		os.WriteFile(filepath.Join(sub, c.name), data, 0o644)
 		var err error
 		if strings.Contains(c.name, "csv") {
-			err = flow.From(text.CSVRecords(sub)).To(sinks.Count[sources.Record](new(int64))).Run(t.Context())
+			err = flow.From(text.CSV[sources.Record](sub)).To(sinks.Count[sources.Record](new(int64))).Run(t.Context())
 		} else {
-			err = flow.From(text.JSONLRecords(sub)).To(sinks.Count[sources.Record](new(int64))).Run(t.Context())
+			err = flow.From(text.JSONL[sources.Record](sub)).To(sinks.Count[sources.Record](new(int64))).Run(t.Context())
 		}
 		if err == nil || !strings.Contains(err.Error(), "a record longer than 67108864 bytes") || !strings.Contains(err.Error(), c.name+":") {
 			t.Errorf("%s (%d bytes compressed): %v", c.name, len(data), err)

@@ -10,6 +10,7 @@ import (
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/parquet/pqschema"
 	"github.com/rowflow/rowflow/sinks/shards"
+	"github.com/rowflow/rowflow/sources"
 	"github.com/rowflow/rowflow/sources/text"
 )
 
@@ -35,7 +36,7 @@ func TestDuckDBReadsLogicalTypes(t *testing.T) {
 		pqschema.Column{Name: "big", Node: opt(pq.Decimal(2, 30, pq.FixedLenByteArrayType(13)))},
 	)
 	out := filepath.Join(t.TempDir(), "out")
-	if err := flow.From(text.CSVRecords(csvPath)).To(shards.ParquetRecords(out, schema)).Run(t.Context()); err != nil {
+	if err := flow.From(text.CSV[sources.Record](csvPath)).To(shards.ParquetRecords(out, schema)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	q := `SELECT typeof(ts), typeof(tstz), typeof(d), typeof(t), typeof(price), typeof(big),

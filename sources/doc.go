@@ -5,7 +5,7 @@
 // datasets, [github.com/rowflow/rowflow/sources/text] for CSV and JSON
 // Lines. This package holds the in-memory sources [Slice] and [Generate],
 // the [Record] type that the sources of records give and the record sinks
-// write, the [Filter] model, and the options that every source, or every
+// write, the [Expr] model, and the options that every source, or every
 // source of files, takes.
 //
 // Every source splits its input into partitions numbered in serial order
@@ -32,8 +32,8 @@
 //
 // # Filters
 //
-// A [Filter] is one model for both filters of a Parquet source: [Where]
+// An [Expr] is one model for both filters of a Parquet source: [Where]
 // on Hive partition values and parquet.RowFilter on file columns. Its
-// literals are typed Go values, and it has a text form ([ParseFilter],
-// [Filter.String]) for command lines.
+// literals are typed Go values, and it has a text form ([ParseExpr],
+// [Expr.String]) for command lines.
 package sources

@@ -9,12 +9,15 @@ import (
 	"github.com/rowflow/rowflow/internal/linkage"
 )
 
-// Filter is a predicate on the columns of a dataset: on its Hive
-// partition values with [Where], or on the values of its file columns,
-// row by row, with
-// [github.com/rowflow/rowflow/sources/parquet.RowFilter]. Make one with [Eq], [Ne], [Lt], [Le],
-// [Gt], [Ge], [In], [Not], [And] and [Or], whose literals are
-// typed Go values ([Literal]), or from text with [ParseFilter].
+// Expr is a filter expression on the columns of a dataset, which a
+// source evaluates itself: on its Hive partition values with [Where], or
+// on the values of its file columns, row by row, with
+// [github.com/rowflow/rowflow/sources/parquet.RowFilter]. (A filter of Go
+// values written as a Go function is a stage,
+// [github.com/rowflow/rowflow/operators.Filter].) Make one with [Eq],
+// [Ne], [Lt], [Le], [Gt], [Ge], [In], [Not], [And] and [Or], whose
+// literals are typed Go values ([Literal]), or from text with
+// [ParseExpr].
 //
 // Filters follow SQL's three-valued logic: a comparison with a null value
 // is neither true nor false but unknown, and so is its [Not]; [And] is
@@ -22,12 +25,12 @@ import (
 // any operand is true, else unknown if any is. What a filter makes true is
 // kept.
 //
-// The zero Filter is not a filter: giving it (or a filter built from it)
+// The zero Expr is not a filter: giving it (or a filter built from it)
 // to an option is an error, as is a NaN literal.
-type Filter struct{ e *filter.Expr }
+type Expr struct{ e *filter.Expr }
 
 func init() {
-	linkage.FilterExpr = func(f any) *filter.Expr { return f.(Filter).e }
+	linkage.FilterExpr = func(f any) *filter.Expr { return f.(Expr).e }
 }
 
 // Literal is the type of the values a filter compares columns with.
@@ -39,11 +42,11 @@ type Literal interface {
 		float32 | float64 | string | []byte | bool | time.Time
 }
 
-func compare[V Literal](op filter.Op, col string, v V) Filter {
-	return Filter{filter.Compare(op, col, filter.Of(v))}
+func compare[V Literal](op filter.Op, col string, v V) Expr {
+	return Expr{filter.Compare(op, col, filter.Of(v))}
 }
 
-func exprs(fs []Filter) []*filter.Expr {
+func exprs(fs []Expr) []*filter.Expr {
 	es := make([]*filter.Expr, len(fs))
 	for i, f := range fs {
 		es[i] = f.e
@@ -51,10 +54,10 @@ func exprs(fs []Filter) []*filter.Expr {
 	return es
 }
 
-// String returns the filter in the text form that [ParseFilter] reads.
-func (f Filter) String() string { return f.e.String() }
+// String returns the filter in the text form that [ParseExpr] reads.
+func (f Expr) String() string { return f.e.String() }
 
-// ParseFilter reads a filter from text, such as a command line's:
+// ParseExpr reads a filter from text, such as a command line's:
 //
 //	score > 0.5 and lang = 'en'
 //	not (id between 100 and 200) or name in ('a', 'b')
@@ -72,51 +75,51 @@ func (f Filter) String() string { return f.e.String() }
 //
 // f.String() of any filter parses back into an equal filter, except one
 // holding a time outside the years 0 to 9999, which RFC 3339 cannot write.
-func ParseFilter(text string) (Filter, error) {
+func ParseExpr(text string) (Expr, error) {
 	e, err := filter.Parse(text)
 	if err != nil {
-		return Filter{}, fmt.Errorf("sources: %w", err)
+		return Expr{}, fmt.Errorf("sources: %w", err)
 	}
-	return Filter{e}, nil
+	return Expr{e}, nil
 }
 
 // Eq keeps what has column col equal to v.
-func Eq[V Literal](col string, v V) Filter { return compare(filter.Eq, col, v) }
+func Eq[V Literal](col string, v V) Expr { return compare(filter.Eq, col, v) }
 
 // Ne keeps what has column col different from v.
-func Ne[V Literal](col string, v V) Filter { return compare(filter.Ne, col, v) }
+func Ne[V Literal](col string, v V) Expr { return compare(filter.Ne, col, v) }
 
 // Lt keeps what has column col less than v.
-func Lt[V Literal](col string, v V) Filter { return compare(filter.Lt, col, v) }
+func Lt[V Literal](col string, v V) Expr { return compare(filter.Lt, col, v) }
 
 // Le keeps what has column col at most v.
-func Le[V Literal](col string, v V) Filter { return compare(filter.Le, col, v) }
+func Le[V Literal](col string, v V) Expr { return compare(filter.Le, col, v) }
 
 // Gt keeps what has column col greater than v.
-func Gt[V Literal](col string, v V) Filter { return compare(filter.Gt, col, v) }
+func Gt[V Literal](col string, v V) Expr { return compare(filter.Gt, col, v) }
 
 // Ge keeps what has column col at least v.
-func Ge[V Literal](col string, v V) Filter { return compare(filter.Ge, col, v) }
+func Ge[V Literal](col string, v V) Expr { return compare(filter.Ge, col, v) }
 
 // In keeps what has column col equal to one of vs: it is Or of Eq with
 // each. With no vs it keeps nothing and is false everywhere, even where
 // col is null, so that Not(In(col)) keeps everything.
-func In[V Literal](col string, vs ...V) Filter {
+func In[V Literal](col string, vs ...V) Expr {
 	vals := make([]filter.Value, len(vs))
 	for i, v := range vs {
 		vals[i] = filter.Of(v)
 	}
-	return Filter{filter.InList(col, vals)}
+	return Expr{filter.InList(col, vals)}
 }
 
-// Not keeps what f makes false (see the three-valued logic at [Filter]).
-func Not(f Filter) Filter { return Filter{filter.Logic(filter.Not, f.e)} }
+// Not keeps what f makes false (see the three-valued logic at [Expr]).
+func Not(f Expr) Expr { return Expr{filter.Logic(filter.Not, f.e)} }
 
 // And keeps what every filter keeps; with no filters, everything.
-func And(fs ...Filter) Filter { return Filter{filter.Logic(filter.And, exprs(fs)...)} }
+func And(fs ...Expr) Expr { return Expr{filter.Logic(filter.And, exprs(fs)...)} }
 
 // Or keeps what some filter keeps; with no filters, nothing.
-func Or(fs ...Filter) Filter { return Filter{filter.Logic(filter.Or, exprs(fs)...)} }
+func Or(fs ...Expr) Expr { return Expr{filter.Logic(filter.Or, exprs(fs)...)} }
 
 // Where reads only the files whose Hive partition values f makes true,
 // and decides that before any file is opened. Partition values are text:
@@ -133,7 +136,7 @@ func Or(fs ...Filter) Filter { return Filter{filter.Logic(filter.Or, exprs(fs)..
 // parquet.Rename, as parquet.RowFilter names file columns. To filter on
 // the values inside the files, use parquet.RowFilter. Given more than
 // once, the filters are combined with [And].
-func Where(f Filter) DatasetOption {
+func Where(f Expr) DatasetOption {
 	return datasetOption(func(c *datasource.Settings) error {
 		if err := f.e.Check(); err != nil {
 			return fmt.Errorf("sources: Where(%v): %w", f, err)

@@ -25,7 +25,7 @@ import (
 // and ±Inf, strings and []byte with quotes, backslashes, unicode and
 // bytes that are not UTF-8, bools, times in several zones; column names
 // with spaces, quotes, dots, keywords, digits first and non-UTF-8 bytes)
-// and checks that ParseFilter(f.String()) succeeds and prints the same
+// and checks that ParseExpr(f.String()) succeeds and prints the same
 // text. It then writes a random Hive-partitioned JSON Lines dataset of
 // one line per file under col=value directories and reads it with
 // sources.Where of the drawn filter and of the parsed one: both must keep
@@ -57,17 +57,17 @@ func FuzzFilterText(f *testing.F) {
 // checkText parses src: a filter it accepts prints text that parses back
 // into a filter printing the same text.
 func checkText(t *testing.T, src string) {
-	f, err := sources.ParseFilter(src)
+	f, err := sources.ParseExpr(src)
 	if err != nil {
 		return
 	}
 	text := f.String()
-	back, err := sources.ParseFilter(text)
+	back, err := sources.ParseExpr(text)
 	if err != nil {
-		t.Fatalf("ParseFilter(%q) = %s, which does not parse: %v", src, text, err)
+		t.Fatalf("ParseExpr(%q) = %s, which does not parse: %v", src, text, err)
 	}
 	if got := back.String(); got != text {
-		t.Fatalf("ParseFilter(%q) = %s, which parses back into %s", src, text, got)
+		t.Fatalf("ParseExpr(%q) = %s, which parses back into %s", src, text, got)
 	}
 }
 
@@ -75,14 +75,14 @@ func checkTree(t *testing.T, ds *hiveDataset, tree *fnode) {
 	orig := tree.filter()
 	text := orig.String()
 	nan := tree.hasNaN()
-	parsed, err := sources.ParseFilter(text)
+	parsed, err := sources.ParseExpr(text)
 	switch {
 	case nan:
 		// A NaN literal is an error of the filter; its text is not a filter.
 	case err != nil:
-		t.Fatalf("%#v: ParseFilter(%q): %v", tree, text, err)
+		t.Fatalf("%#v: ParseExpr(%q): %v", tree, text, err)
 	case parsed.String() != text:
-		t.Fatalf("%#v: String() = %q, ParseFilter of it prints %q", tree, text, parsed.String())
+		t.Fatalf("%#v: String() = %q, ParseExpr of it prints %q", tree, text, parsed.String())
 	}
 
 	dir := ds.write(t)
@@ -96,7 +96,7 @@ func checkTree(t *testing.T, ds *hiveDataset, tree *fnode) {
 	}
 	compareKept(t, "Where("+text+")", got, gotErr, want, wantErr)
 	got, gotErr = readWhere(dir, parsed)
-	compareKept(t, "Where(ParseFilter("+strconv.Quote(text)+"))", got, gotErr, want, wantErr)
+	compareKept(t, "Where(ParseExpr("+strconv.Quote(text)+"))", got, gotErr, want, wantErr)
 }
 
 func compareKept(t *testing.T, what string, got []int, gotErr error, want []int, wantErr error) {
@@ -117,7 +117,7 @@ type idLine struct {
 
 // readWhere reads the dataset at dir with Where(f) and returns the ids of
 // the lines read, sorted.
-func readWhere(dir string, f sources.Filter) ([]int, error) {
+func readWhere(dir string, f sources.Expr) ([]int, error) {
 	var ids []int
 	for it, err := range flow.Items[idLine](context.Background(), flow.From(text.JSONL[idLine](dir, sources.Where(f)))) {
 		if err != nil {
@@ -398,12 +398,12 @@ func (n *fnode) columns() []string {
 }
 
 // filter builds n with the constructors of package sources.
-func (n *fnode) filter() sources.Filter {
+func (n *fnode) filter() sources.Expr {
 	switch n.op {
 	case "not":
 		return sources.Not(n.subs[0].filter())
 	case "and", "or":
-		var fs []sources.Filter
+		var fs []sources.Expr
 		for _, s := range n.subs {
 			fs = append(fs, s.filter())
 		}
@@ -451,7 +451,7 @@ func (n *fnode) filter() sources.Filter {
 	return build(n, func(l flit) time.Time { return l.t })
 }
 
-func build[V sources.Literal](n *fnode, conv func(flit) V) sources.Filter {
+func build[V sources.Literal](n *fnode, conv func(flit) V) sources.Expr {
 	vs := make([]V, len(n.lits))
 	for i, l := range n.lits {
 		vs[i] = conv(l)

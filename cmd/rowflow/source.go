@@ -247,7 +247,7 @@ func (in input) options(f string) ([]parquet.Option, []sources.DatasetOption, er
 		return nil, nil, fmt.Errorf("%w: -bad-lines skip reads CSV and JSON Lines only (a damaged Parquet file fails the run)", errUsage)
 	}
 	if in.filter != "" {
-		flt, err := sources.ParseFilter(in.filter)
+		flt, err := sources.ParseExpr(in.filter)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: -filter: %v", errUsage, err)
 		}

@@ -1,6 +1,6 @@
 // Package filter is rowflow's one model of a filter: a tree of
 // comparisons of named columns with typed literals, combined with Not, And
-// and Or. Package sources builds it (sources.Filter wraps an [*Expr]);
+// and Or. Package sources builds it (sources.Expr wraps an [*Expr]);
 // package dataset evaluates it on Hive partition values; package pqfilter
 // compiles it against the columns of a Parquet file.
 //

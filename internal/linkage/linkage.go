@@ -15,7 +15,7 @@ import (
 // that starts later gives another stream.
 var StartOf func(p any) string
 
-// FilterExpr returns the expression of a sources.Filter, given as f. Set
+// FilterExpr returns the expression of a sources.Expr, given as f. Set
 // by sources; the format packages (sources/parquet), which import
 // sources, call it.
 var FilterExpr func(f any) *filter.Expr

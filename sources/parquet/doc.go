@@ -17,7 +17,7 @@
 //
 // # Filters
 //
-// A sources.Filter is one model for both filters: sources.Where on Hive
+// A sources.Expr is one model for both filters: sources.Where on Hive
 // partition values, decided before any file is opened, and [RowFilter]
 // on file columns, which skips the row groups and pages whose statistics
 // show that no row matches and tests the remaining rows one by one.

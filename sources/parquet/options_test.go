@@ -139,19 +139,19 @@ func TestFilesReadsThePathsGiven(t *testing.T) {
 	}
 }
 
-// TestParseFilterMatchesConstructors: the text form reads the same rows as
+// TestParseExprMatchesConstructors: the text form reads the same rows as
 // the typed constructors, and String parses back.
-func TestParseFilterMatchesConstructors(t *testing.T) {
+func TestParseExprMatchesConstructors(t *testing.T) {
 	root, _ := hiveDataset(t)
 	typed := sources.Or(sources.And(sources.Ge("id", 100), sources.Lt("score", 30.0)), sources.In("id", 200000, 200001))
-	parsed, err := sources.ParseFilter("id >= 100 and score < 30.0 or id in (200000, 200001)")
+	parsed, err := sources.ParseExpr("id >= 100 and score < 30.0 or id in (200000, 200001)")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if parsed.String() != typed.String() {
 		t.Fatalf("parsed %s, typed %s", parsed, typed)
 	}
-	read := func(f sources.Filter) []flow.Item[Hive] {
+	read := func(f sources.Expr) []flow.Item[Hive] {
 		return testutil.Items[Hive](t, flow.From(parquet.Read[Hive](root, parquet.RowFilter(f),
 			sources.Where(sources.Ne("lang", "fr")))).Parallel(2))
 	}
@@ -159,7 +159,7 @@ func TestParseFilterMatchesConstructors(t *testing.T) {
 	if got := read(parsed); len(want) == 0 || !slices.Equal(got, want) {
 		t.Fatalf("parsed filter: %d rows, typed: %d", len(got), len(want))
 	}
-	if _, err := sources.ParseFilter("id >"); err == nil || !strings.HasPrefix(err.Error(), `sources: filter "id >": `) {
+	if _, err := sources.ParseExpr("id >"); err == nil || !strings.HasPrefix(err.Error(), `sources: filter "id >": `) {
 		t.Fatalf("bad text: %v", err)
 	}
 }

@@ -875,7 +875,7 @@ const (
 // fnode is a generated filter with what it means: f, and the tree that
 // eval walks.
 type fnode struct {
-	f    sources.Filter
+	f    sources.Expr
 	op   string // eq ne lt le gt ge in not and or
 	col  *rcol
 	lits []any
@@ -892,7 +892,7 @@ func (g *rgen) filter(c *readCase, depth int) *fnode {
 		if op != "not" {
 			k = g.r.IntN(4)
 		}
-		fs := make([]sources.Filter, k)
+		fs := make([]sources.Expr, k)
 		for i := range k {
 			n.kids = append(n.kids, g.filter(c, depth-1))
 			fs[i] = n.kids[i].f
@@ -1043,7 +1043,7 @@ func unitsOf(k rkind, tm time.Time) int64 {
 
 // makeFilter builds the comparison op of column col with lits, which
 // have the type of sample.
-func makeFilter(op, col string, sample any, lits []any) sources.Filter {
+func makeFilter(op, col string, sample any, lits []any) sources.Expr {
 	switch sample.(type) {
 	case bool:
 		return cmpFilter[bool](op, col, lits)
@@ -1069,7 +1069,7 @@ func makeFilter(op, col string, sample any, lits []any) sources.Filter {
 	return cmpFilter[time.Time](op, col, lits)
 }
 
-func cmpFilter[V sources.Literal](op, col string, lits []any) sources.Filter {
+func cmpFilter[V sources.Literal](op, col string, lits []any) sources.Expr {
 	vs := make([]V, len(lits))
 	for i, l := range lits {
 		vs[i] = l.(V)

@@ -46,7 +46,7 @@ import (
 //
 // # Nulls
 //
-// A filter follows SQL's three-valued logic (see [sources.Filter]); a
+// A filter follows SQL's three-valued logic (see [sources.Expr]); a
 // floating-point NaN in a column compares like a null. A row is kept only
 // when the filter is true: both Eq("x", 1) and Not(Eq("x", 1)) drop the
 // rows where x is null, and Or(Eq("x", 1), Not(Eq("x", 1))) keeps exactly
@@ -108,7 +108,7 @@ import (
 // the last that does) and leaves them out of its chunks; Read of records
 // skips them before building any value. Testing a row costs a few nanoseconds
 // per comparison.
-func RowFilter(f sources.Filter) Option {
+func RowFilter(f sources.Expr) Option {
 	return option(func(c *parquetConfig) error {
 		e := linkage.FilterExpr(f)
 		if err := e.Check(); err != nil {

@@ -240,7 +240,7 @@ func TestRowFilterNeverReadsPrunedPages(t *testing.T) {
 	testutil.CheckGoroutines(t)
 	cases := []struct {
 		name  string
-		f     sources.Filter
+		f     sources.Expr
 		keep  func(Sorted) bool
 		nulls [2]int64 // rows whose opt is null, besides those of sortedRows
 		strip []string // columns without a page index
@@ -353,7 +353,7 @@ func TestRowFilterPagesEndPartitions(t *testing.T) {
 		writePaged(t, filepath.Join(root, fmt.Sprintf("part-%d.parquet", k)), sortedRows(k), 500)
 	}
 	cases := []struct {
-		f    sources.Filter
+		f    sources.Expr
 		keep func(Sorted) bool
 	}{
 		{sources.Or(sources.And(sources.Ge("id", 130), sources.Le("id", 180)), sources.And(sources.Ge("id", 1610), sources.Le("id", 1700))),
@@ -435,7 +435,7 @@ func TestRowFilterPagesOtherWriters(t *testing.T) {
 	}
 	cases := []struct {
 		file string
-		f    sources.Filter
+		f    sources.Expr
 		keep func(sources.Record) bool
 	}{
 		{"alltypes_tiny_pages.parquet", sources.And(sources.Ge("id", 1000), sources.Le("id", 1100)), between("id", 1000, 1100)},

@@ -69,7 +69,7 @@ func optIs(r Sorted, v int64) bool { return r.Opt != nil && *r.Opt == v }
 // rowFilterCases pairs filters with what they mean in plain Go, nulls and
 // NaNs matching no comparison, not even a negated one.
 var rowFilterCases = []struct {
-	f    sources.Filter
+	f    sources.Expr
 	keep func(Sorted) bool
 }{
 	{sources.And(sources.Ge("id", 250), sources.Le("id", 1234)), func(r Sorted) bool { return r.ID >= 250 && r.ID <= 1234 }},
@@ -257,7 +257,7 @@ func TestRowFilterOnColumnsNotReturnedWithRenameAndTrace(t *testing.T) {
 func TestRowFilterFillsChunksAndEndsPartitions(t *testing.T) {
 	root := sortedDataset(t)
 	cases := []struct {
-		f    sources.Filter
+		f    sources.Expr
 		rows int
 	}{
 		{sources.Eq("flag", true), 1000},
@@ -334,7 +334,7 @@ func TestRowFilterNeverReadsPrunedRowGroups(t *testing.T) {
 	}
 	notThree := sources.Not(sources.And(sources.Ge("id", 300), sources.Le("id", 399)))
 	cases := []struct {
-		f    sources.Filter
+		f    sources.Expr
 		keep func(Sorted) bool
 	}{
 		{sources.Lt("id", 300), func(r Sorted) bool { return r.ID < 300 }},
@@ -395,7 +395,7 @@ func TestRowFilterErrors(t *testing.T) {
 	hive, _ := hiveDataset(t)
 	cases := []struct {
 		root  string
-		f     sources.Filter
+		f     sources.Expr
 		words []string
 	}{
 		{root, sources.Eq("nope", 1), []string{"part-0.parquet", `"nope"`, "no column"}},
@@ -427,7 +427,7 @@ func TestRowFilterErrors(t *testing.T) {
 	if err := flow.From(parquet.Read[JustID](root, parquet.RowFilter(nan))).To(sinks.Count[JustID](new(int64))).Run(context.Background()); err == nil || !strings.Contains(err.Error(), "NaN literal") {
 		t.Fatalf("RowFilter(%v): %v, want an error about the NaN literal", nan, err)
 	}
-	for _, f := range []sources.Filter{{}, sources.And(sources.Eq("id", 1), sources.Filter{}), sources.Not(sources.Filter{})} {
+	for _, f := range []sources.Expr{{}, sources.And(sources.Eq("id", 1), sources.Expr{}), sources.Not(sources.Expr{})} {
 		var count int64
 		err := flow.From(parquet.Read[JustID](root, parquet.RowFilter(f))).To(sinks.Count[JustID](&count)).Run(context.Background())
 		if err == nil || !strings.Contains(err.Error(), "zero Filter") {

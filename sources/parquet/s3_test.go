@@ -261,7 +261,7 @@ func TestParquetInBucketWherePrunesListing(t *testing.T) {
 	url := s3.Upload(t, root, "data", "hive")
 	for _, tc := range []struct {
 		name   string
-		where  sources.Filter
+		where  sources.Expr
 		listed int64
 	}{
 		{"one language", sources.Eq("lang", "en"), 3},

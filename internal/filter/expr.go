@@ -75,7 +75,7 @@ func cmpOr(a, b error) error {
 	return b
 }
 
-var errNil = errors.New("a zero Filter")
+var errNil = errors.New("a zero Expr")
 
 // Check reports a nil node or a bad literal anywhere in e.
 func (e *Expr) Check() error {

@@ -207,7 +207,7 @@ func TestCheck(t *testing.T) {
 	for e, want := range map[*filter.Expr]string{
 		ft.Eq("x", math.NaN()):                 "NaN literal",
 		ft.Eq("x", struct{}{}):                 "a literal of type struct {}",
-		ft.And(ft.Eq("x", 1), nil):             "a zero Filter",
+		ft.And(ft.Eq("x", 1), nil):             "a zero Expr",
 		ft.In("x", 1, math.NaN()):              "NaN literal",
 		filter.Logic(filter.Not):               "not takes one operand",
 		ft.Not(ft.Or(ft.Eq("x", math.Inf(1)))): "",

@@ -430,12 +430,12 @@ func TestRowFilterErrors(t *testing.T) {
 	for _, f := range []sources.Expr{{}, sources.And(sources.Eq("id", 1), sources.Expr{}), sources.Not(sources.Expr{})} {
 		var count int64
 		err := flow.From(parquet.Read[JustID](root, parquet.RowFilter(f))).To(sinks.Count[JustID](&count)).Run(context.Background())
-		if err == nil || !strings.Contains(err.Error(), "zero Filter") {
-			t.Fatalf("RowFilter(%v): %v, want an error about a zero Filter", f, err)
+		if err == nil || !strings.Contains(err.Error(), "zero Expr") {
+			t.Fatalf("RowFilter(%v): %v, want an error about a zero Expr", f, err)
 		}
 		err = flow.From(parquet.Read[JustID](root, sources.Where(f))).To(sinks.Count[JustID](&count)).Run(context.Background())
-		if err == nil || !strings.Contains(err.Error(), "zero Filter") {
-			t.Fatalf("Where(%v): %v, want an error about a zero Filter", f, err)
+		if err == nil || !strings.Contains(err.Error(), "zero Expr") {
+			t.Fatalf("Where(%v): %v, want an error about a zero Expr", f, err)
 		}
 	}
 }

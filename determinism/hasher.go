@@ -67,8 +67,7 @@ func (h *Hasher[T]) reset() {
 }
 
 // Add adds the item with ID id and value v. It panics as [AppendValue]
-// does; h is then unusable (make
-// another with NewHasher).
+// does; h is then unusable (make another with [NewHasher]).
 func (h *Hasher[T]) Add(id rowid.ID, v T) {
 	h.tmp = v
 	h.add(id, unsafe.Pointer(&h.tmp))

@@ -50,7 +50,7 @@ func longTokens(i int64) []int32 {
 //   - Positions count from 0 within each segment (a piece), not from the
 //     start of the sequence the piece was cut from; Offsets gives that.
 //   - DropOverlong drops the whole sequence, not only its shorter last
-//     piece ("it" in Pack's doc; the doc of Overlong says the same).
+//     piece (as Pack's doc and DropOverlong's say).
 func packSerial(seqs [][]int32, ids []rowid.ID, L int, pad int32, window int, policy overlong, name string, per int) []flow.Item[operators.Packed[int32]] {
 	type piece struct {
 		toks   []int32

@@ -41,6 +41,7 @@ import (
 	"github.com/rowflow/rowflow/determinism"
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/operators"
+	"github.com/rowflow/rowflow/sources"
 	"github.com/rowflow/rowflow/sources/parquet"
 )
 
@@ -109,6 +110,11 @@ func checkFlags(n, workers int) error {
 	}
 	if workers < 1 {
 		return fmt.Errorf("-workers %d: must be at least 1", workers)
+	}
+	// Parallel refuses more workers than a stage may have: ask it before
+	// anything is written.
+	if err := flow.From(sources.Slice([]int(nil))).Parallel(workers).Err(); err != nil {
+		return fmt.Errorf("-workers %d: %w", workers, err)
 	}
 	return nil
 }

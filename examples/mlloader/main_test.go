@@ -97,6 +97,7 @@ func TestMLLoaderFlags(t *testing.T) {
 		{63, 2, "-n 63: must be at least 64, a batch of 32 for each of 2 ranks"},
 		{100, 0, "-workers 0: must be at least 1"},
 		{100, -3, "-workers -3: must be at least 1"},
+		{100, 70000, `-workers 70000: flow: Parallel(70000) on stage "slice": at most 65536 workers`},
 	} {
 		dir := t.TempDir()
 		_, err := run(context.Background(), io.Discard, c.n, c.workers, dir)

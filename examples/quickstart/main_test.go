@@ -115,6 +115,7 @@ func TestQuickstartFlags(t *testing.T) {
 		{0, 2, "-n 0: must be at least 1"},
 		{100, 0, "-workers 0: must be at least 1"},
 		{100, -1, "-workers -1: must be at least 1"},
+		{100, 70000, `-workers 70000: flow: Parallel(70000) on stage "slice": at most 65536 workers`},
 	} {
 		dir := t.TempDir()
 		err := run(context.Background(), io.Discard, c.n, c.workers, dir)

@@ -39,10 +39,9 @@ const checkpointVersion = 4
 // A checkpoint is opaque: encode it as JSON ([Checkpoint.MarshalJSON]),
 // which carries a checksum, and decode it with
 // [Checkpoint.UnmarshalJSON], which refuses one that is damaged or was
-// edited. It does not
-// depend on the parallelism: only partition numbers and counts of items
-// cross it, so a checkpoint taken at one parallelism resumes under any
-// other.
+// edited. It does not depend on the parallelism: only partition numbers
+// and counts of items cross it, so a checkpoint taken at one parallelism
+// resumes under any other.
 type Checkpoint struct {
 	version     int
 	fingerprint string

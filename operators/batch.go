@@ -45,8 +45,9 @@ func (r *Rows[T]) padTo(n int) {
 // numbered 0, 1, 2, …
 //
 // The last batch may be short: it is kept (the default), dropped
-// ([DropRemainder]) or padded to n ([PadRemainder]). Batch panics nowhere: n < 1 or a bad
-// option is kept as the stage's error and fails the pipeline.
+// ([DropRemainder]) or padded to n ([PadRemainder]). Batch panics
+// nowhere: n < 1 or a bad option is kept as the stage's error and fails
+// the pipeline.
 //
 // A note on names: an item's Part field is the number of the partition it
 // belongs to, not a training batch; the training batch is the item Batch

@@ -117,9 +117,9 @@ func Rebuild() CacheOption {
 // the position it starts from if it was resumed (flow.Pipeline.Resume), T
 // (and so how its values are encoded) and the [CacheKey]. In memory it
 // lives in the source value. On disk ([OnDisk]) a file written by another
-// pipeline is refused with an error that says so, or rebuilt with [Rebuild]; it is never
-// replayed. A first pass that fails, or that is stopped before it has
-// read all of p, keeps nothing.
+// pipeline is refused with an error that says so, or rebuilt with
+// [Rebuild]; it is never replayed. A first pass that fails, or that is
+// stopped before it has read all of p, keeps nothing.
 //
 // What was kept is also keyed by the data it was read from: the data
 // fingerprint of p's source (flow.Pipeline.DataFingerprint; for the

@@ -29,9 +29,9 @@ const purposePool = 6
 // Unlike [BucketByLength], the number of batches depends only on the
 // number of rows: an epoch of n rows gives n/size batches, and one more
 // for the remainder unless [DropRemainder] drops it ([PadRemainder] pads
-// it instead).
-// So ranks that receive equal numbers of rows ([EvenRanks]) receive equal
-// numbers of batches. The last pool of an epoch may be smaller.
+// it instead). So ranks that receive equal numbers of rows ([EvenRanks])
+// receive equal numbers of batches. The last pool of an epoch may be
+// smaller.
 //
 // The stage is serial; its output partitions hold [PartitionItems]
 // batches (default 16). Memory is one pool. To be resumed it needs the

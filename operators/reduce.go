@@ -16,9 +16,8 @@ import (
 // partitions hold [PartitionItems] values (default 1024).
 //
 // The last group may be short: it is kept (the default) or dropped
-// ([DropRemainder]). n < 1 or
-// a bad option is kept as the stage's error. An error from f fails the
-// run, naming the row.
+// ([DropRemainder]). n < 1 or a bad option is kept as the stage's error.
+// An error from f fails the run, naming the row.
 //
 // Memory is one accumulator: members are folded as they come, not held.
 // To be resumed, the stage needs the [Mark] of the group's first row, the

@@ -97,8 +97,7 @@ type settable interface{ set(*shapeConfig) error }
 
 // ownOpt is an option that one family of constructors takes beyond the
 // common ones (the shuffles' MaxBytes, the combinations' StopExhausted and
-// CycleExhausted): it
-// sets the family's config C.
+// CycleExhausted): it sets the family's config C.
 type ownOpt[C any] struct {
 	name  string
 	apply func(*C) error

@@ -165,8 +165,9 @@
 // by one: required fields present, counts not negative and adding up to
 // the totals, worlds from 1 to 65536 (the most processes a job may have)
 // and ranks below them, and every path relative to the directory, clean,
-// without "..", named as the rank's files are. An edited or damaged record is refused with an error that
-// names its file and what is wrong; nothing is migrated.
+// without "..", named as the rank's files are. An edited or damaged
+// record is refused with an error that names its file and what is wrong;
+// nothing is migrated.
 //
 // The files a record lists are opened, renamed and removed through an
 // [os.Root] of the output directory, and must be regular files: a link,

@@ -10,8 +10,8 @@
 //  2. the struct reader on two workers against one (aim: 1.6×);
 //  3. reading the two numeric columns against all columns (information);
 //  4. the columnar mode, [github.com/rowflow/rowflow/sources/parquet.Read]
-//     of *ColumnBatch, against a hand-written page loop that copies each page's typed values and levels into
-//     reused buffers (aim: 0.8×);
+//     of *ColumnBatch, against a hand-written page loop that copies each
+//     page's typed values and levels into reused buffers (aim: 0.8×);
 //  5. the writer, [shards.Parquet], on one writer and on two,
 //     against a bare GenericWriter[Row] writing the same rows to one file
 //     with the same codec and row-group size (aims: 0.9× and 1.6×);

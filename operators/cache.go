@@ -39,8 +39,9 @@ func (cacheOpt) cacheOption() {}
 //
 //   - An unnamed slice of fixed-size numbers ([]int32 token lists,
 //     []float32 features; any of int8 to int64, uint8 to uint64, float32
-//     and float64, but not a named type such as type Tokens []int32) is
-//     written as its length, then its numbers little-endian. Every number
+//     and float64 themselves, but neither a named slice type such as type
+//     Tokens []int32 nor a slice of a named number type such as []Token)
+//     is written as its length, then its numbers little-endian. Every number
 //     keeps its bits. A replay decodes the rows of a record into one
 //     array, each row a slice of it whose capacity ends with the row
 //     (appending to a row copies it), so a row kept after the others are

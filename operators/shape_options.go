@@ -175,7 +175,8 @@ func remainderOption(name string, r remainder) lastOpt {
 // DropRemainder drops the batch (or group, or bucket) that is only partly
 // filled when the stream ends: its rows are not delivered. The default
 // keeps the partial batch as it is. Of DropRemainder and [PadRemainder],
-// the last one given wins. [ReduceRuns] takes neither.
+// the last one given wins. [ReduceRuns], whose last run ends with the
+// stream, refuses it: the stage fails the pipeline that uses it.
 func DropRemainder() interface {
 	BatchOption
 	ReduceOption

@@ -5,8 +5,9 @@
 // datasets, [github.com/rowflow/rowflow/sources/text] for CSV and JSON
 // Lines. This package holds the in-memory sources [Slice] and [Generate],
 // the [Record] type that the sources of records give and the record sinks
-// write, the [Expr] model, and the options that every source, or every
-// source of files, takes.
+// write, the [Expr] type of the filters that the dataset sources
+// evaluate, and the options that every source, or every source of files,
+// takes.
 //
 // Every source splits its input into partitions numbered in serial order
 // and gives each row a row ID by the rules of package [rowid]: the row's
@@ -20,13 +21,12 @@
 // # Options
 //
 // Each kind of source takes its own option type: [SliceOption] for
-// [Slice] and [Generate], parquet.Option for the Parquet sources,
+// [Slice] and [Generate], parquet.Option for parquet.Read,
 // text.CSVOption for text.CSV, text.JSONLOption for text.JSONL. Options
-// shared by several satisfy
-// each of their types: a text.Option is both a CSVOption and a
-// JSONLOption, a [DatasetOption] (files, shuffling, Where, [SkipBad]) is taken by
-// every source of files, and an [Option] ([ChunkSize], [Named]) by every
-// source. Giving a source an option it does not take is a compile error.
+// shared by several satisfy each of their types: a text.Option is both a
+// CSVOption and a JSONLOption, a [DatasetOption] (files, shuffling,
+// Where, [SkipBad]) is taken by every source of files, and an [Option]
+// ([ChunkSize], [Named]) by every source. Giving a source an option it does not take is a compile error.
 // Option values are checked when the source is built; a bad one makes
 // [flow.From] keep the error, which the run then returns.
 //

@@ -53,10 +53,6 @@ func newReduce[T, Out any](f func(Out, T) (Out, error), opts []ReduceOption) *re
 	if op.err == nil {
 		op.err = nilFunc(op.cfg.name, f == nil)
 	}
-	// PadRemainder is not a ReduceOption, but its value asserts to one.
-	if op.err == nil && op.cfg.last == remainderPad {
-		op.err = fmt.Errorf("operators: %s: PadRemainder: a reduction has nothing to pad with", op.cfg.name)
-	}
 	return op
 }
 

@@ -154,22 +154,26 @@ const (
 	remainderPad
 )
 
-// lastOpt is taken by Batch, BucketPool, the reductions, BucketByLength
-// and TableBucket.
-type lastOpt struct{ option }
+// remainderOpt is taken by Batch, BucketPool, BucketByLength and TableBucket:
+// the stages that can pad their last batch.
+type remainderOpt struct{ option }
 
-func (lastOpt) batchOption()  {}
+func (remainderOpt) batchOption()  {}
+func (remainderOpt) bucketOption() {}
+func (remainderOpt) tableOption()  {}
+
+// lastOpt is taken by those and by the reductions.
+type lastOpt struct{ remainderOpt }
+
 func (lastOpt) reduceOption() {}
-func (lastOpt) bucketOption() {}
-func (lastOpt) tableOption()  {}
 
-// remainderOption returns the option that sets the remainder policy r,
-// named name.
+// remainderOption returns the option named name that sets the remainder
+// policy r.
 func remainderOption(name string, r remainder) lastOpt {
-	return lastOpt{option{name, func(c *shapeConfig) error {
+	return lastOpt{remainderOpt{option{name, func(c *shapeConfig) error {
 		c.last, c.lastSet = r, true
 		return nil
-	}}}
+	}}}}
 }
 
 // DropRemainder drops the batch (or group, or bucket) that is only partly
@@ -197,7 +201,9 @@ func PadRemainder() interface {
 	BucketOption
 	TableOption
 } {
-	return remainderOption("PadRemainder", remainderPad)
+	// Not a lastOpt: the reductions, which do not take it, cannot be
+	// given it even through a type assertion.
+	return remainderOption("PadRemainder", remainderPad).remainderOpt
 }
 
 // commonOpt is taken by every regrouping stage.

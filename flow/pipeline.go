@@ -99,9 +99,6 @@ func (p *Pipeline) Via(s Stage) *Pipeline {
 	return q
 }
 
-// maxParallel is the most workers Parallel gives a stage.
-const maxParallel = limits.MaxParallel
-
 // Parallel runs the most recent stage (or the source, right after From) on
 // n workers. Output order stays the serial order unless [Pipeline.Unordered]
 // is also called. Consecutive stages with the same parallelism run fused on
@@ -119,8 +116,8 @@ func (p *Pipeline) Parallel(n int) *Pipeline {
 		return p.fail(fmt.Errorf("flow: Parallel(%d) after To(%q): sinks run on one goroutine", n, p.sink.n.info().Name))
 	case n < 1:
 		return p.fail(fmt.Errorf("flow: Parallel(%d) on stage %q: need at least 1 worker", n, info.Name))
-	case n > maxParallel:
-		return p.fail(fmt.Errorf("flow: Parallel(%d) on stage %q: at most %d workers", n, info.Name, maxParallel))
+	case n > limits.MaxParallel:
+		return p.fail(fmt.Errorf("flow: Parallel(%d) on stage %q: at most %d workers", n, info.Name, limits.MaxParallel))
 	case info.Serial != "" && n > 1:
 		return p.fail(fmt.Errorf("flow: stage %q cannot run in parallel: %s", info.Name, info.Serial))
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/rowflow/rowflow/internal/codec"
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/sources"
-	"github.com/rowflow/rowflow/sources/parquet"
 )
 
 // CSV returns a source of the records of a CSV dataset. T is the value
@@ -109,11 +108,8 @@ import (
 // [sources.Where], [sources.SkipBad], [sources.ChunkSize], [sources.Named].
 func CSV[T any](root string, opts ...CSVOption) flow.Source[T] {
 	c, err := buildText("csv", opts, CSVOption.ApplyCSV)
-	switch any(*new(T)).(type) {
-	case sources.Record:
-		return any(&textSource[sources.Record]{root: root, cfg: c, err: err, format: csvRecords{}}).(flow.Source[T])
-	case *parquet.ColumnBatch:
-		return any(&textSource[*parquet.ColumnBatch]{root: root, cfg: c, err: err, format: csvColumns{}}).(flow.Source[T])
+	if src, ok := modelSource[T](root, c, err, csvRecords{}, csvColumns{}); ok {
+		return src
 	}
 	fields, ferr := textFields[T]("csv", true)
 	return &textSource[T]{root: root, cfg: c, err: errors.Join(err, ferr), format: csvStructs[T]{fields: fields}}

@@ -15,7 +15,6 @@ import (
 	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/internal/jsonfloat"
 	"github.com/rowflow/rowflow/sources"
-	"github.com/rowflow/rowflow/sources/parquet"
 )
 
 // JSONL returns a source of the records of a JSON Lines dataset, each
@@ -106,11 +105,8 @@ import (
 // [sources.SkipBad], [AllowMissingFields], [sources.ChunkSize], [sources.Named].
 func JSONL[T any](root string, opts ...JSONLOption) flow.Source[T] {
 	c, err := buildText("jsonl", opts, JSONLOption.ApplyJSONL)
-	switch any(*new(T)).(type) {
-	case sources.Record:
-		return any(&textSource[sources.Record]{root: root, cfg: c, err: err, format: jsonlRecords{}}).(flow.Source[T])
-	case *parquet.ColumnBatch:
-		return any(&textSource[*parquet.ColumnBatch]{root: root, cfg: c, err: err, format: jsonlColumns{}}).(flow.Source[T])
+	if src, ok := modelSource[T](root, c, err, jsonlRecords{}, jsonlColumns{}); ok {
+		return src
 	}
 	fields, ferr := textFields[T]("json", false)
 	shadow, _ := jsonfloat.Shadow(reflect.TypeFor[T]())

@@ -67,7 +67,7 @@ func (c *lineCounter) Read(b []byte) (int, error) {
 // each block start after pos that b reaches.
 func (c *lineCounter) count(b []byte) {
 	for len(b) > 0 {
-		next := (c.pos/ordinalBlock + 1) * ordinalBlock
+		next := blockStart(c.pos) + ordinalBlock
 		k := min(int64(len(b)), next-c.pos)
 		c.lines += int64(bytes.Count(b[:k], newline))
 		c.pos += k

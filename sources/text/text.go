@@ -21,6 +21,7 @@ import (
 	"github.com/rowflow/rowflow/internal/slicepool"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sources"
+	"github.com/rowflow/rowflow/sources/parquet"
 )
 
 // textFormat is what a line-based source knows of its format: which files
@@ -32,6 +33,20 @@ type textFormat[T any] interface {
 	quoted() bool
 	// read decodes the records of part into out.
 	read(ctx context.Context, part *textPart, out *rowBuffer[T]) error
+}
+
+// modelSource returns the source of the records (T [sources.Record]) or
+// column batches (T *[parquet.ColumnBatch]) of root, read with the
+// format of that model, and false for any other T, which reads structs.
+func modelSource[T any](root string, c textConfig, err error,
+	records textFormat[sources.Record], columns textFormat[*parquet.ColumnBatch]) (flow.Source[T], bool) {
+	switch any(*new(T)).(type) {
+	case sources.Record:
+		return any(&textSource[sources.Record]{root: root, cfg: c, err: err, format: records}).(flow.Source[T]), true
+	case *parquet.ColumnBatch:
+		return any(&textSource[*parquet.ColumnBatch]{root: root, cfg: c, err: err, format: columns}).(flow.Source[T]), true
+	}
+	return nil, false
 }
 
 type textSource[T any] struct {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
+	"github.com/rowflow/rowflow/internal/rowerr"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -36,27 +37,14 @@ func (e *StageError) Error() string {
 
 func (e *StageError) Unwrap() error { return e.Err }
 
-// RowError attaches a row's position to an error. Operators return it (see
-// [ErrorAt]) so that the run's [StageError] names the row that failed.
-type RowError struct {
-	Part int64
-	ID   rowid.ID
-	Err  error
-}
-
-func (e *RowError) Error() string {
-	return fmt.Sprintf("partition %d, row %s: %v", e.Part, e.ID, e.Err)
-}
-
-func (e *RowError) Unwrap() error { return e.Err }
-
-// ErrorAt returns err attached to the k-th row of c. It returns nil if err
+// ErrorAt returns err attached to the k-th row of c, so that the run's
+// [StageError] names that row's partition and ID. It returns nil if err
 // is nil and err itself if err is [ErrStop].
 func ErrorAt[T any](c *Chunk[T], k int, err error) error {
 	if err == nil || err == ErrStop {
 		return err
 	}
-	return &RowError{Part: c.Part, ID: c.IDs.At(k), Err: err}
+	return &rowerr.Error{Part: c.Part, ID: c.IDs.At(k), Err: err}
 }
 
 // PanicError is a panic in a stage or a user function, turned into an
@@ -99,7 +87,7 @@ func stageError(stage string, batch int64, hasBatch bool, err error) error {
 		return err
 	}
 	e := &StageError{Stage: stage, Part: batch, HasPart: hasBatch, Err: err}
-	var re *RowError
+	var re *rowerr.Error
 	if errors.As(err, &re) {
 		e.Part, e.ID, e.HasPart, e.HasID, e.Err = re.Part, re.ID, true, true, re.Err
 	}

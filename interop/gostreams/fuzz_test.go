@@ -655,9 +655,9 @@ func (r *gsRun) from(t *testing.T, opts []gostreams.Option) (err error) {
 func (r *gsRun) source(opts []gostreams.Option) error {
 	c := r.c
 	in := append(c.options(), opts...)
-	out := in
+	var out []gostreams.OutputOption
 	if c.chunked {
-		out = append(out[:len(out):len(out)], gostreams.Chunked())
+		out = append(out, gostreams.Chunked())
 	}
 	var adapter gsAdapter
 	var rf *gostreams.Flow[int64, gsRow]
@@ -665,7 +665,14 @@ func (r *gsRun) source(opts []gostreams.Option) error {
 		p := c.build()(flow.From(gostreams.From[int64](r.up, in...)))
 		adapter = gostreams.NewSource[gsRow](r.ctx, p, out...)
 	} else {
-		rf = gostreams.NewFlow[int64, gsRow](r.ctx, c.build(), out...)
+		both := make([]gostreams.FlowOption, 0, len(in)+len(out))
+		for _, o := range in {
+			both = append(both, o)
+		}
+		for _, o := range out {
+			both = append(both, o)
+		}
+		rf = gostreams.NewFlow[int64, gsRow](r.ctx, c.build(), both...)
 		gsflow.DoStream(r.up, rf)
 		adapter = rf
 	}

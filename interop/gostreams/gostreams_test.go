@@ -357,3 +357,29 @@ func TestFromSettingsInFingerprint(t *testing.T) {
 		t.Errorf("chunk sizes 8 and 16: fingerprints %s and %s", a, b)
 	}
 }
+
+// A nil option is an error of the adapter's run, whichever adapter it is
+// given to, not a panic; the input is drained.
+func TestNilOptionRefused(t *testing.T) {
+	ctx := context.Background()
+	count := func(p *flow.Pipeline) *flow.Pipeline { return p.To(sinks.Count[int64](new(int64))) }
+	errs := map[string]error{
+		"From": flow.From(gostreams.From[int64](extension.NewChanSource(feed(3)), nil)).
+			To(sinks.Count[int64](new(int64))).Run(ctx),
+		"NewSource": gostreams.NewSource[int64](ctx, flow.From(sources.Slice(ints(3))), nil).Err(),
+	}
+	f := gostreams.NewFlow[int64, int64](ctx, func(p *flow.Pipeline) *flow.Pipeline { return p }, gostreams.Chunked(), nil)
+	gsflow.DoStream(extension.NewChanSource(feed(3)), f)
+	for range f.Out() {
+	}
+	errs["NewFlow"] = f.Err()
+	s := gostreams.NewSink[int64](ctx, count, nil)
+	gsflow.DoStream(extension.NewChanSource(feed(3)), s)
+	s.AwaitCompletion()
+	errs["NewSink"] = s.Err()
+	for name, err := range errs {
+		if err == nil || !strings.Contains(err.Error(), "gostreams: nil option") {
+			t.Errorf("%s with a nil option: %v, want gostreams: nil option", name, err)
+		}
+	}
+}

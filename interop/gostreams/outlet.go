@@ -27,11 +27,9 @@ var _ streams.Source = (*Source[int])(nil)
 // an element of type T, or with [Chunked] every chunk an element of type
 // []T, in the pipeline's serial order. The output is closed when the run
 // ends; [Source.Err] then says why. Cancel ctx to end the run early, for
-// instance when the go-streams consumer stops reading. Of the options,
-// only Chunked changes what it does; a bad value of any option (such as
-// PartitionItems(0)) is an error that Err returns, as a nil p is, not a
-// panic.
-func NewSource[T any](ctx context.Context, p *flow.Pipeline, opts ...Option) *Source[T] {
+// instance when the go-streams consumer stops reading. A nil option or a
+// nil p is an error that Err returns, not a panic.
+func NewSource[T any](ctx context.Context, p *flow.Pipeline, opts ...OutputOption) *Source[T] {
 	s := &Source[T]{out: make(chan any, chanBuffer), done: make(chan struct{})}
 	c, err := newConfig(opts)
 	if err == nil && p == nil {
@@ -120,11 +118,12 @@ var _ streams.Flow = (*Flow[int, int])(nil)
 // ctx is cancelled; [Flow.Err] then says why, and the input is drained
 // so that the go-streams stages before it finish. build runs in the
 // run's goroutine: a nil build, a panic in it (a [*flow.PanicError]) or a
-// nil pipeline from it is the run's error, and no element comes out.
-func NewFlow[In, Out any](ctx context.Context, build func(*flow.Pipeline) *flow.Pipeline, opts ...Option) *Flow[In, Out] {
+// nil pipeline from it is the run's error, and no element comes out. Its
+// options are those of [From] for the input and [Chunked] for the output.
+func NewFlow[In, Out any](ctx context.Context, build func(*flow.Pipeline) *flow.Pipeline, opts ...FlowOption) *Flow[In, Out] {
 	f := &Flow[In, Out]{in: make(chan any, chanBuffer), Source: Source[Out]{out: make(chan any, chanBuffer), done: make(chan struct{})}}
-	c, _ := newConfig(opts) // a bad option is the source's error
-	src := From[In](outlet(f.in), opts...).(*inlet[In])
+	c, err := newConfig(opts)
+	src := newInlet[In](f.in, c, err) // a bad option is the source's error
 	go func() {
 		defer close(f.done)
 		defer close(f.out)
@@ -155,11 +154,6 @@ func built(build func(*flow.Pipeline) *flow.Pipeline, p *flow.Pipeline) (q *flow
 	}
 	return q, nil
 }
-
-// outlet is a channel as a go-streams Outlet.
-type outlet chan any
-
-func (o outlet) Out() <-chan any { return o }
 
 // In returns the input channel.
 func (f *Flow[In, Out]) In() chan<- any { return f.in }
@@ -197,7 +191,8 @@ var _ streams.Sink = (*Sink[int])(nil)
 // nil build, a panic in it or a nil pipeline from it is the run's error.
 func NewSink[T any](ctx context.Context, build func(*flow.Pipeline) *flow.Pipeline, opts ...Option) *Sink[T] {
 	s := &Sink[T]{in: make(chan any, chanBuffer), done: make(chan struct{})}
-	src := From[T](outlet(s.in), opts...).(*inlet[T])
+	c, err := newConfig(opts)
+	src := newInlet[T](s.in, c, err)
 	go func() {
 		defer close(s.done)
 		defer src.drain()

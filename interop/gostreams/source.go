@@ -45,7 +45,13 @@ import (
 // without a run, read out.Out() to its end or end the go-streams source.
 func From[T any](out streams.Outlet, opts ...Option) flow.Source[T] {
 	c, err := newConfig(opts)
-	s := &inlet[T]{ch: out.Out(), cfg: c, err: err, base: rowid.FromString(c.name)}
+	return newInlet[T](out.Out(), c, err)
+}
+
+// newInlet returns the source reading ch with c, or, if err (a bad
+// option) is not nil, one that fails with err and drains ch at once.
+func newInlet[T any](ch <-chan any, c config, err error) *inlet[T] {
+	s := &inlet[T]{ch: ch, cfg: c, err: err, base: rowid.FromString(c.name)}
 	if err != nil {
 		s.used.Store(true)
 		go s.drain()

@@ -14,7 +14,7 @@ func benchChunk[T any](b *testing.B, vals []T) {
 	h := determinism.NewHasher[T]()
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := h.AddChunk(&c); err != nil {
+		if err := determinism.AddChunk(h, &c); err != nil {
 			b.Fatal(err)
 		}
 	}

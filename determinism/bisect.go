@@ -111,7 +111,7 @@ func partDigests[T any](ctx context.Context, p *flow.Pipeline, name string) ([]p
 			flush()
 		}
 		started, cur = true, c.Part
-		err := h.AddChunk(&c)
+		err := h.addChunk(&c)
 		c.Release()
 		if err != nil {
 			return nil, err

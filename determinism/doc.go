@@ -86,8 +86,8 @@
 //     the part of T that has no encoding ("v.F has type func()");
 //     [NewHasher] and [AppendValue] panic with that error. A value that T
 //     holds in an interface is checked when it is encoded: one that has no
-//     encoding is then an error of the run ([Hasher.AddChunk]'s error, a
-//     panic of [Hasher.Add] and AppendValue).
+//     encoding is then an error of the run or of [Hasher.Add], and a
+//     panic of AppendValue.
 //
 // A uvarint is encoding/binary's unsigned varint (LEB128). A defined type
 // is encoded by the rule of its underlying type, unless the Appender or

@@ -3,6 +3,7 @@ package determinism_test
 import (
 	"context"
 	"fmt"
+	"log"
 
 	"github.com/rowflow/rowflow/determinism"
 	"github.com/rowflow/rowflow/flow"
@@ -44,8 +45,11 @@ func ExampleVerify_divergence() {
 
 func ExampleHasher() {
 	h := determinism.NewHasher[string]()
-	h.Add(rowid.Ordinal(0), "a")
-	h.Add(rowid.Ordinal(1), "b")
+	for i, v := range []string{"a", "b"} {
+		if err := h.Add(rowid.Ordinal(uint64(i)), v); err != nil {
+			log.Fatal(err)
+		}
+	}
 	sum := h.Sum()
 	fmt.Println(sum.Count, sum)
 	// Output:

@@ -29,3 +29,6 @@ func Check[T any](ctx context.Context, p *flow.Pipeline, path string) error {
 // ResetHasher makes h the Hasher of an empty stream again, as Bisect does
 // between partitions.
 func ResetHasher[T any](h *Hasher[T]) { h.reset() }
+
+// AddChunk adds the items of c to h, as SumOf adds each chunk it reads.
+func AddChunk[T any](h *Hasher[T], c *flow.Chunk[T]) error { return h.addChunk(c) }

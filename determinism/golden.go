@@ -30,7 +30,7 @@ func SumOf[T any](ctx context.Context, p *flow.Pipeline) (Sum, error) {
 		if err != nil {
 			return Sum{}, err
 		}
-		err := h.AddChunk(&c)
+		err := h.addChunk(&c)
 		c.Release()
 		if err != nil {
 			return Sum{}, err

@@ -66,19 +66,21 @@ func (h *Hasher[T]) reset() {
 	h.n = 0
 }
 
-// Add adds the item with ID id and value v. It panics as [AppendValue]
-// does; h is then unusable (make another with [NewHasher]).
-func (h *Hasher[T]) Add(id rowid.ID, v T) {
+// Add adds the item with ID id and value v. It returns the error of a
+// value that cannot be encoded (an interface holding a value of a type
+// without an encoding, or nesting more than 10000 levels deep); h is then
+// unusable (make another with [NewHasher]).
+func (h *Hasher[T]) Add(id rowid.ID, v T) error {
 	h.tmp = v
-	h.add(id, unsafe.Pointer(&h.tmp))
+	err := catchEncoding(func() { h.add(id, unsafe.Pointer(&h.tmp)) })
 	var zero T
 	h.tmp = zero
+	return err
 }
 
-// AddChunk adds the items of c, in order, and returns the error of a
-// value that cannot be encoded (h is then unusable). It
-// ignores c.Part (see the package documentation) and does not keep c.
-func (h *Hasher[T]) AddChunk(c *flow.Chunk[T]) error {
+// addChunk adds the items of c, in order, as Add does each. It ignores
+// c.Part (see the package documentation) and does not keep c.
+func (h *Hasher[T]) addChunk(c *flow.Chunk[T]) error {
 	return catchEncoding(func() {
 		for k := range c.Values {
 			h.add(c.IDs.At(k), unsafe.Pointer(&c.Values[k]))

@@ -32,7 +32,9 @@ func goldenRows() []goldenRow {
 func sumOf[T any](ids []rowid.ID, vals []T) determinism.Sum {
 	h := determinism.NewHasher[T]()
 	for i, v := range vals {
-		h.Add(ids[i], v)
+		if err := h.Add(ids[i], v); err != nil {
+			panic(err) // the tests' types all have an encoding
+		}
 	}
 	return h.Sum()
 }
@@ -130,7 +132,7 @@ func TestDigestIgnoresBatch(t *testing.T) {
 			hi := min(lo+size, n)
 			c := flow.Chunk[string]{Part: int64(lo), IDs: flow.OrdinalIDs(rowid.FromString("test"), uint64(lo), hi-lo),
 				Values: vals[lo:hi]}
-			if err := h.AddChunk(&c); err != nil {
+			if err := determinism.AddChunk(h, &c); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -142,12 +144,18 @@ func TestDigestIgnoresBatch(t *testing.T) {
 
 func TestHasherSumAndReset(t *testing.T) {
 	h := determinism.NewHasher[int8]()
-	h.Add(idOf(0), 1)
+	add := func(id rowid.ID, v int8) {
+		t.Helper()
+		if err := h.Add(id, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(idOf(0), 1)
 	first := h.Sum()
 	if again := h.Sum(); again != first {
 		t.Errorf("Sum changed the state: %v, then %v", first, again)
 	}
-	h.Add(idOf(1), 2)
+	add(idOf(1), 2)
 	if got, want := h.Sum(), sumOf(ids(2), []int8{1, 2}); got != want || got.Count != 2 {
 		t.Errorf("after Sum and Add: %v (%d items), want %v", got, got.Count, want)
 	}
@@ -155,7 +163,7 @@ func TestHasherSumAndReset(t *testing.T) {
 	if got, want := h.Sum(), sumOf[int8](nil, nil); got != want || got.Count != 0 {
 		t.Errorf("after Reset: %v, want %v", got, want)
 	}
-	h.Add(idOf(0), 1)
+	add(idOf(0), 1)
 	if got := h.Sum(); got != first {
 		t.Errorf("after Reset and Add: %v, want %v", got, first)
 	}
@@ -186,4 +194,17 @@ func seq(n int) []int64 {
 		out[i] = int64(i)
 	}
 	return out
+}
+
+// A value that T holds in an interface is checked when it is added: one
+// without an encoding is Add's error, naming its type, not a panic.
+func TestHasherAddRefusesUnencodable(t *testing.T) {
+	h := determinism.NewHasher[any]()
+	if err := h.Add(idOf(0), 7); err != nil {
+		t.Fatalf("Add(7) = %v", err)
+	}
+	err := h.Add(idOf(1), func() {})
+	if err == nil || !strings.Contains(err.Error(), "func()") {
+		t.Fatalf("Add of a func in an interface = %v, want an error naming func()", err)
+	}
 }

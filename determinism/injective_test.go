@@ -155,10 +155,11 @@ func FuzzInjective(f *testing.F) {
 		// A stream of the two rows in either order is distinct from the
 		// other order unless the rows are equal.
 		h1, h2 := determinism.NewHasher[fuzzRow](), determinism.NewHasher[fuzzRow]()
-		h1.Add(idOf(0), x)
-		h1.Add(idOf(1), y)
-		h2.Add(idOf(0), y)
-		h2.Add(idOf(1), x)
+		for _, e := range []error{h1.Add(idOf(0), x), h1.Add(idOf(1), y), h2.Add(idOf(0), y), h2.Add(idOf(1), x)} {
+			if e != nil {
+				t.Fatal(e)
+			}
+		}
 		if (h1.Sum() == h2.Sum()) != equalRows(x, y) {
 			t.Fatalf("rows %+v and %+v: swapping them changes the digest: %v", x, y, h1.Sum() != h2.Sum())
 		}

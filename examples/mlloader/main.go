@@ -185,7 +185,9 @@ func train(ctx context.Context, data string, rank, workers int) (rankReport, err
 			r.Tokens += int64(l)
 		}
 		r.Padded += int64(len(ids.Data.([]int32)))
-		h.Add(it.ID, it.Value)
+		if err := h.Add(it.ID, it.Value); err != nil {
+			return r, err
+		}
 	}
 	r.Elapsed = time.Since(start)
 	r.Account, r.Rows, r.Sum = acct, acct.PerRank, h.Sum()

@@ -345,8 +345,8 @@ func (c *gsCase) elements() []any {
 	return out
 }
 
-func (c *gsCase) options() []gostreams.Option {
-	var opts []gostreams.Option
+func (c *gsCase) options() []gostreams.InputOption {
+	var opts []gostreams.InputOption
 	if c.part > 0 {
 		opts = append(opts, gostreams.PartitionItems(c.part))
 	}
@@ -470,7 +470,7 @@ func runGSCase(t *testing.T, c *gsCase) {
 	ch := gsProducer{gate: make(chan struct{}), stop: make(chan struct{}), paused: make(chan struct{}), resume: make(chan struct{})}
 	defer close(ch.gate) // after the run has ended: the producer may close its channel
 	r.up = c.produce(ch)
-	var opts []gostreams.Option
+	var opts []gostreams.InputOption
 	if c.onStop {
 		opts = append(opts, gostreams.OnStop(func() {
 			if r.stops.Add(1) == 1 {
@@ -606,7 +606,7 @@ func (r *gsRun) cancelAt() {
 // operators.Cache, as From's doc shows. A second run must fail, the stream
 // having been read, unless it replays the cache whole; it must if the first
 // run came to its end.
-func (r *gsRun) from(t *testing.T, opts []gostreams.Option) (err error) {
+func (r *gsRun) from(t *testing.T, opts []gostreams.InputOption) (err error) {
 	src := flow.From(gostreams.From[int64](r.up, append(r.c.options(), opts...)...))
 	if r.c.epochs > 1 {
 		src = flow.From(operators.Cache[int64](src)).Epochs(int64(r.c.epochs))
@@ -652,7 +652,7 @@ func (r *gsRun) from(t *testing.T, opts []gostreams.Option) (err error) {
 
 // source runs NewSource over a pipeline reading the stream, or NewFlow
 // between go-streams stages, and reads its output through a go-streams Map.
-func (r *gsRun) source(opts []gostreams.Option) error {
+func (r *gsRun) source(opts []gostreams.InputOption) error {
 	c := r.c
 	in := append(c.options(), opts...)
 	var out []gostreams.OutputOption
@@ -711,7 +711,7 @@ type gsAdapter interface {
 }
 
 // sink ends the stream in NewSink, whose pipeline ends in a ForEach.
-func (r *gsRun) sink(opts []gostreams.Option) error {
+func (r *gsRun) sink(opts []gostreams.InputOption) error {
 	c := r.c
 	sink := gostreams.NewSink[int64](r.ctx, func(p *flow.Pipeline) *flow.Pipeline {
 		return c.build()(p).To(sinks.ForEach(func(it flow.Item[gsRow]) error {

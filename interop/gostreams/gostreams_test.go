@@ -328,7 +328,7 @@ func TestSourceConsumerStops(t *testing.T) {
 }
 
 func TestOptionsRefuse(t *testing.T) {
-	for _, o := range []gostreams.Option{gostreams.PartitionItems(0), gostreams.ChunkSize(0), gostreams.Named(""), gostreams.OnStop(nil)} {
+	for _, o := range []gostreams.InputOption{gostreams.PartitionItems(0), gostreams.ChunkSize(0), gostreams.Named(""), gostreams.OnStop(nil)} {
 		err := flow.From(gostreams.From[int64](extension.NewChanSource(feed(0)), o)).To(sinks.Count[int64](new(int64))).Run(context.Background())
 		if err == nil || !strings.HasPrefix(err.Error(), "gostreams: ") {
 			t.Errorf("Run = %v", err)
@@ -347,7 +347,7 @@ func ints(n int) []int64 {
 // The partition size decides the items' partition numbers, so it is part
 // of a pipeline's fingerprint; the chunk size is not.
 func TestFromSettingsInFingerprint(t *testing.T) {
-	fp := func(opts ...gostreams.Option) string {
+	fp := func(opts ...gostreams.InputOption) string {
 		return flow.From(gostreams.From[int64](extension.NewChanSource(make(chan any)), opts...)).Fingerprint()
 	}
 	if a, b := fp(gostreams.PartitionItems(10)), fp(gostreams.PartitionItems(50)); a == b {

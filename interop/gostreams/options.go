@@ -5,23 +5,23 @@ import "fmt"
 // Options are typed by the adapters that take them: giving an adapter an
 // option it does not use is a compile error.
 //
-//   - [Option] configures how an adapter reads go-streams elements in:
+//   - [InputOption] configures how an adapter reads go-streams elements in:
 //     [From], [NewSink], and [NewFlow]'s input ([PartitionItems],
 //     [ChunkSize], [Named], [OnStop]).
 //   - [OutputOption] configures how an adapter hands elements out:
 //     [NewSource], and [NewFlow]'s output ([Chunked]).
-//   - [FlowOption] configures [NewFlow], which does both: every Option
+//   - [FlowOption] configures [NewFlow], which does both: every InputOption
 //     and OutputOption is one.
 
-// FlowOption configures [NewFlow]: it is an [Option] or an
+// FlowOption configures [NewFlow]: it is an [InputOption] or an
 // [OutputOption].
 type FlowOption interface {
 	apply(*config) error
 }
 
-// Option configures how an adapter reads go-streams elements in: [From],
+// InputOption configures how an adapter reads go-streams elements in: [From],
 // [NewSink] and [NewFlow].
-type Option interface {
+type InputOption interface {
 	FlowOption
 	input()
 }
@@ -67,7 +67,7 @@ func newConfig[O FlowOption](opts []O) (config, error) {
 
 // PartitionItems sets the number of elements per partition of the input
 // (default 4096).
-func PartitionItems(n int) Option {
+func PartitionItems(n int) InputOption {
 	return inputOpt(func(c *config) error {
 		if n < 1 {
 			return fmt.Errorf("gostreams: PartitionItems(%d): must be at least 1", n)
@@ -78,7 +78,7 @@ func PartitionItems(n int) Option {
 }
 
 // ChunkSize sets the most values per chunk of the input (default 1024).
-func ChunkSize(n int) Option {
+func ChunkSize(n int) InputOption {
 	return inputOpt(func(c *config) error {
 		if n < 1 {
 			return fmt.Errorf("gostreams: ChunkSize(%d): must be at least 1", n)
@@ -90,7 +90,7 @@ func ChunkSize(n int) Option {
 
 // Named names the input in errors and in its row IDs (default
 // "gostreams").
-func Named(name string) Option {
+func Named(name string) InputOption {
 	return inputOpt(func(c *config) error {
 		if name == "" {
 			return fmt.Errorf("gostreams: Named(\"\"): want a name")
@@ -105,7 +105,7 @@ func Named(name string) Option {
 // documentation). It should make the go-streams source end, so that the
 // goroutine draining it, and the go-streams goroutines, return; the run
 // does not wait for them. The default is none: the input is drained only.
-func OnStop(f func()) Option {
+func OnStop(f func()) InputOption {
 	return inputOpt(func(c *config) error {
 		if f == nil {
 			return fmt.Errorf("gostreams: OnStop(nil)")

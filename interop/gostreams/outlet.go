@@ -189,7 +189,7 @@ var _ streams.Sink = (*Sink[int])(nil)
 // input is closed and the pipeline's sink has committed, when it fails, or
 // when ctx is cancelled; the input is then drained. As with [NewFlow], a
 // nil build, a panic in it or a nil pipeline from it is the run's error.
-func NewSink[T any](ctx context.Context, build func(*flow.Pipeline) *flow.Pipeline, opts ...Option) *Sink[T] {
+func NewSink[T any](ctx context.Context, build func(*flow.Pipeline) *flow.Pipeline, opts ...InputOption) *Sink[T] {
 	s := &Sink[T]{in: make(chan any, chanBuffer), done: make(chan struct{})}
 	c, err := newConfig(opts)
 	src := newInlet[T](s.in, c, err)

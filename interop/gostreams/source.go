@@ -43,7 +43,7 @@ import (
 // as it is, and a later run can still read it. Such a source, like one
 // never run, does not drain out; to let the go-streams goroutines return
 // without a run, read out.Out() to its end or end the go-streams source.
-func From[T any](out streams.Outlet, opts ...Option) flow.Source[T] {
+func From[T any](out streams.Outlet, opts ...InputOption) flow.Source[T] {
 	c, err := newConfig(opts)
 	return newInlet[T](out.Out(), c, err)
 }

@@ -136,7 +136,7 @@ func TestEvenRanksParquet(t *testing.T) {
 	for rank := range 2 {
 		var acct operators.EvenAccount
 		src := func(acct *operators.EvenAccount) *flow.Pipeline {
-			return flow.From(operators.EvenRanks(parquet.Read[pqRow](dir, parquet.RowGroups()), acct, operators.PadUneven())).Parallel(3).WithRank(rank, 2)
+			return flow.From(operators.EvenRanks(parquet.Read[pqRow](dir), acct, operators.PadUneven())).Parallel(3).WithRank(rank, 2)
 		}
 		items := testutil.Items[pqRow](t, src(&acct))
 		for _, it := range items {

@@ -18,7 +18,7 @@
 //
 // The pipeline of one rank:
 //
-//	flow.From(operators.EvenRanks(sources/parquet.Read[Doc](dir, sources/parquet.RowGroups()), &acct)).
+//	flow.From(operators.EvenRanks(sources/parquet.Read[Doc](dir), &acct)).
 //		Parallel(w).Epochs(2).WithRank(rank, 2).WithSeed(7).
 //		Via(operators.Shuffle[Doc](4096)).                      // row-level, per epoch
 //		Via(operators.Map(tokenize)).Parallel(w).                // in parallel, serial order kept
@@ -79,7 +79,7 @@ type rankReport struct {
 
 // loader is the input pipeline of one rank.
 func loader(data string, rank, workers int, acct *operators.EvenAccount) *flow.Pipeline {
-	src := operators.EvenRanks(parquet.Read[Doc](data, parquet.RowGroups()), acct)
+	src := operators.EvenRanks(parquet.Read[Doc](data), acct)
 	length := func(d Doc) int { return len(d.Tokens) }
 	return flow.From(src).Parallel(workers).Epochs(epochs).WithRank(rank, world).WithSeed(7).
 		Via(operators.Shuffle[Doc](4096)).

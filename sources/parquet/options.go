@@ -64,12 +64,6 @@ func buildParquet(opts []Option) (parquetConfig, error) {
 	return *c, nil
 }
 
-// RowGroups makes every row group a fragment (the default): partitions are
-// row groups, split further by [MaxRows].
-func RowGroups() Option {
-	return option(func(c *parquetConfig) error { c.Plan.WholeFiles = false; return nil })
-}
-
 // MaxRows splits row groups of more than n rows into fragments of at most
 // n rows (default 65536), bounding the memory one fragment
 // takes and letting parallel workers share a large row group. n must be

@@ -38,7 +38,7 @@ func TestOptionsAreTypedBySource(t *testing.T) {
 		{[]any{sources.PartitionItems(1)}, []bool{true, false, false, false}},
 		{[]any{sources.Files("a"), sources.WholeFiles(), sources.ShuffleWindow(1), sources.Where(sources.Eq("a", 1)),
 			sources.SkipBad(&sources.SkipReport{})}, []bool{false, true, true, true}},
-		{[]any{parquet.RowGroups(), parquet.MaxRows(1), parquet.Columns("a"), parquet.Rename("a", "b"),
+		{[]any{parquet.MaxRows(1), parquet.Columns("a"), parquet.Rename("a", "b"),
 			parquet.RowFilter(sources.Eq("a", 1)), parquet.Trace(), parquet.MaxPageSize(1),
 			parquet.MaxReadSize(1)}, []bool{false, true, false, false}},
 		{[]any{text.Compression("gzip"), text.PartitionBytes(1)},

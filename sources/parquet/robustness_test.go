@@ -47,7 +47,7 @@ func TestParquetOpenFilesStayBounded(t *testing.T) {
 	for _, n := range []int{1, 3} {
 		before := openFDs(t)
 		var count int64
-		err := flow.From(parquet.Read[small](root, parquet.RowGroups())).Parallel(n).
+		err := flow.From(parquet.Read[small](root)).Parallel(n).
 			To(sinks.Count[small](&count)).Run(context.Background())
 		if err != nil {
 			t.Fatal(err)

@@ -34,7 +34,7 @@ func (r Record) Get(name string) (any, bool) {
 // once, with its first value. A NaN or infinite float, which JSON has no
 // number for, is written as the string "NaN", "+Inf" or "-Inf", in lists
 // too; sources/text.JSONL[Record] reads such a string back as the string,
-// and shards.ParquetRecords writes it to a float column as the float.
+// and shards.Parquet[Record] writes it to a float column as the float.
 func (r Record) MarshalJSON() ([]byte, error) {
 	b := []byte{'{'}
 	for i, name := range r.Names {

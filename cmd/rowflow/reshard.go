@@ -115,7 +115,7 @@ func runReshard(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	// A Parquet input written as it is, and a CSV or JSON Lines input
-	// given a schema, go as column batches, which ParquetColumns writes
+	// given a schema, go as column batches, which shards.Parquet writes
 	// into the files that records would give, without making a record of
 	// each row. Partitions, kept row IDs, per-row progress, -columns
 	// (which names a list by its column, where Parquet batches name
@@ -214,10 +214,7 @@ func (in input) sink(ctx context.Context, path, out, outFormat, schema, compress
 				return flow.Sink{}, fmt.Errorf("%w: -schema has no column %q, a Hive column of the input, which reshard writes as directories %s=…/: -schema names every column, the Hive columns too", errUsage, c, c)
 			}
 		}
-		if in.batches != "" {
-			return shards.ParquetColumns(out, s, popts...), nil
-		}
-		return shards.ParquetRecords(out, s, popts...), nil
+		return in.parquetSink(out, append(popts, shards.Schema(s))), nil
 	}
 	f, err := format(path)
 	if err != nil {
@@ -237,10 +234,16 @@ func (in input) sink(ctx context.Context, path, out, outFormat, schema, compress
 	if in.ids != "" {
 		s = withoutColumns(s, rowIDNames(in.ids)...)
 	}
+	return in.parquetSink(out, append(popts, shards.Schema(s))), nil
+}
+
+// parquetSink is shards.Parquet of the values that pipeline reads: column
+// batches (in.batches) or records. popts give the schema.
+func (in input) parquetSink(out string, popts []shards.ParquetOption) flow.Sink {
 	if in.batches != "" {
-		return shards.ParquetColumns(out, s, popts...), nil
+		return shards.Parquet[*parquet.ColumnBatch](out, popts...)
 	}
-	return shards.ParquetRecords(out, s, popts...), nil
+	return shards.Parquet[sources.Record](out, popts...)
 }
 
 // parquetCodecs are the compressions of Parquet output (see shards.Compression).

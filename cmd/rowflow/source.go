@@ -39,7 +39,7 @@ type input struct {
 	// batches, when not empty, is the input's format ("parquet", "csv"
 	// or "jsonl"), which pipeline then reads as column batches
 	// (sources/parquet.Read, sources/text.CSV or JSONL of
-	// *parquet.ColumnBatch) rather than records, for shards.ParquetColumns.
+	// *parquet.ColumnBatch) rather than records, for shards.Parquet.
 	batches string
 }
 

@@ -39,7 +39,7 @@ var ReleaseWith func(b any, f func())
 // JSONColumn returns what a column of a batch of
 // sources/text.JSONL[*parquet.ColumnBatch] (c, a *sources/parquet.Column)
 // knows beyond its text, for the column's source to fill and
-// shards.ParquetColumns to read. Set by sources/parquet.
+// shards.Parquet (of column batches) to read. Set by sources/parquet.
 var JSONColumn func(c any) *JSONInfo
 
 // JSONInfo is what a column of JSON Lines knows beyond its text; the

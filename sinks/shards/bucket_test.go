@@ -83,7 +83,7 @@ func TestShardsInBucketAsOnDisk(t *testing.T) {
 		}},
 		{"records", func(dir string) error {
 			return flow.From(sources.Slice(recs, sources.PartitionItems(300))).
-				To(shards.ParquetRecords(dir, pq.NewSchema("r", pq.Group{"id": pq.Int(64), "text": pq.String()}), shards.RowsPerFile(1000))).Run(context.Background())
+				To(shards.Parquet[sources.Record](dir, shards.Schema(pq.NewSchema("r", pq.Group{"id": pq.Int(64), "text": pq.String()})), shards.RowsPerFile(1000))).Run(context.Background())
 		}},
 		{"jsonl", func(dir string) error {
 			return flow.From(sources.Slice(notes(3000), sources.PartitionItems(250))).

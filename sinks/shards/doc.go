@@ -1,7 +1,7 @@
 // Package shards writes a pipeline's output as a sharded dataset in a
-// directory, and commits it: the sinks [Parquet], [ParquetRecords],
-// [ParquetColumns], [JSONL] and [CSV], each a [flow.Sink] to end a pipeline with
-// [flow.Pipeline.To], the manifests they write, and [Commit], which checks
+// directory, and commits it: the sinks [Parquet] (of structs, records or
+// column batches), [JSONL] and [CSV], each a [flow.Sink] to end a
+// pipeline with [flow.Pipeline.To], the manifests they write, and [Commit], which checks
 // that the ranks of a job wrote one complete dataset.
 //
 // The writers are one package because they share everything but the

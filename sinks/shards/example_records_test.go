@@ -18,7 +18,7 @@ import (
 
 // A CSV file, whose records hold every value as a string, written as
 // Parquet with typed columns, and read back.
-func ExampleParquetRecords() {
+func ExampleParquet_records() {
 	dir, err := os.MkdirTemp("", "example-")
 	if err != nil {
 		panic(err)
@@ -33,7 +33,7 @@ func ExampleParquetRecords() {
 		"score": pq.Optional(pq.Leaf(pq.DoubleType)),
 	})
 	out := filepath.Join(dir, "out")
-	err = flow.From(text.CSV[sources.Record](in)).To(shards.ParquetRecords(out, schema)).Run(context.Background())
+	err = flow.From(text.CSV[sources.Record](in)).To(shards.Parquet[sources.Record](out, shards.Schema(schema))).Run(context.Background())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -51,7 +51,7 @@ func ExampleParquetRecords() {
 
 // A Parquet dataset copied, filtered, with each row's ID, as column
 // batches: no record is made of a row.
-func ExampleParquetColumns() {
+func ExampleParquet_columnBatches() {
 	dir, err := os.MkdirTemp("", "example-")
 	if err != nil {
 		panic(err)
@@ -74,7 +74,7 @@ func ExampleParquetColumns() {
 	}
 	out := filepath.Join(dir, "out")
 	err = flow.From(parquet.Read[*parquet.ColumnBatch](in, where)).
-		To(shards.ParquetColumns(out, schema, shards.RowIDColumn("row_id"))).Run(context.Background())
+		To(shards.Parquet[*parquet.ColumnBatch](out, shards.Schema(schema), shards.RowIDColumn("row_id"))).Run(context.Background())
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -88,8 +88,9 @@ func withRowIDColumns(t reflect.Type, ts *parquet.Schema, name string) (*parquet
 	return parquet.NewSchema(ts.Name(), ws), nil
 }
 
-// withRecordRowIDColumns returns the columns cols of a ParquetRecords
-// schema named schemaName with the row-ID columns after them.
+// withRecordRowIDColumns returns the columns cols of a [Schema] (or of
+// the schema of a struct that rowflow's writer writes) named schemaName
+// with the row-ID columns after them.
 func withRecordRowIDColumns(schemaName string, cols []pqschema.Column, name string) (*parquet.Schema, error) {
 	names := rowIDNames(name)
 	for _, c := range cols {

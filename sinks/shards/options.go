@@ -1,6 +1,7 @@
 package shards
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -27,9 +28,9 @@ type parquetOption func(*parquetConfig) error
 
 func (o parquetOption) applyParquet(c *parquetConfig) error { return o(c) }
 
-// Option configures every shard sink: the Parquet sinks, which take
-// every Option as a ParquetOption, and [JSONL] and [CSV], which take
-// Options only. The options that are not about the Parquet encoding (the
+// Option configures every shard sink: [Parquet], which takes every
+// Option as a ParquetOption, and [JSONL] and [CSV], which take Options
+// only. The options that are not about the Parquet encoding (the
 // files' size and compression, the writers, the row-ID column,
 // partitioning, Overwrite, Continue) are Options. A nil Option is an
 // error.
@@ -59,7 +60,8 @@ type parquetConfig struct {
 	partitionBy  []string
 	maxOpenParts int
 	overwrite    bool
-	continuing   bool // Continue
+	continuing   bool            // Continue
+	schema       *parquet.Schema // Schema; nil: not given
 }
 
 // Defaults and limits of [Parquet]; the option docs state them.
@@ -105,8 +107,9 @@ func BytesPerFile(n int64) Option {
 }
 
 // RowGroupRows sets the number of rows of a row group (default
-// 65536). The last row group of a file may be shorter. A
-// writer buffers one row group's encoded pages in memory; [ParquetRecords]
+// 65536). The last row group of a file may be shorter. A writer buffers
+// one row group's encoded pages in memory; rowflow's own Parquet writer
+// (that of records, column batches and most structs, see [Parquet])
 // buffers its values, unencoded, and also ends a row group once its byte
 // arrays (strings, bytes) take 128 MiB, so that rows of large values do
 // not hold many times that. n must be at least 1.
@@ -122,9 +125,9 @@ func PageSize(n int) ParquetOption {
 }
 
 // Compression sets the compression of the files. Parquet files
-// ([Parquet], [ParquetRecords], [ParquetColumns]) compress every column
-// with "zstd" (the default, klauspost/compress's encoder), "snappy",
-// "gzip", "lz4" (Parquet's LZ4_RAW) or "none". [JSONL] and [CSV] files
+// ([Parquet]) compress every column with "zstd" (the default,
+// klauspost/compress's encoder), "snappy", "gzip", "lz4" (Parquet's
+// LZ4_RAW) or "none". [JSONL] and [CSV] files
 // are compressed whole with "gzip", "zstd", "s2" (from
 // github.com/klauspost/compress) or "none" (the default), and their
 // extension says which (.gz, .zst, .s2), as the sources expect. Another
@@ -142,8 +145,8 @@ var parquetCodecs = []string{"zstd", "snappy", "gzip", "lz4", "none"}
 // ZstdLevel sets the zstd compression level, on zstd's scale of 1 to 22.
 // klauspost/compress has four encoder levels, and the level maps to the
 // nearest: 1–2 fastest, 3–5 default, 6–9 better, 10–22 best. The default is
-// 3, except where rowflow's own Parquet writer writes ([ParquetRecords],
-// [ParquetColumns], and [Parquet] for the structs that it covers), which
+// 3, except where rowflow's own Parquet writer writes ([Parquet] of
+// records, of column batches and of the structs that it covers), which
 // by default compresses each column
 // of a file at the fastest level or at 3, whichever pays on the column's
 // first page (3 when it saves more than 2% of the bytes): on text with repeats
@@ -226,11 +229,11 @@ func RowIDColumn(name string) Option {
 // value too long for its directory name: a value written is the value
 // read.
 //
-// For records (ParquetRecords, and JSONL or CSV of sources.Record), a
+// For records ([Parquet], [JSONL] or [CSV] of sources.Record), a
 // column is the record's value of that name: null (or absent) goes to the
 // default partition, and a value that is not a string, bytes, a bool or a
-// number fails the run, naming its row. ParquetRecords also checks, when
-// it is built, that its schema has each column, and not as a list.
+// number fails the run, naming its row. Parquet of records also checks,
+// when it is built, that its [Schema] has each column, and not as a list.
 func PartitionBy(columns ...string) Option {
 	columns = append([]string(nil), columns...)
 	return shardOption(func(c *parquetConfig) error {
@@ -276,6 +279,25 @@ func MaxOpenPartitions(n int) Option {
 func Overwrite() Option {
 	return shardOption(func(c *parquetConfig) error {
 		c.overwrite = true
+		return nil
+	})
+}
+
+// Schema gives the columns of the files that [Parquet] writes from
+// records (T [sources.Record]) or column batches (T
+// *[sparquet.ColumnBatch]), which they require: the schema's top-level
+// columns are the files' columns, in its order (a parquet.Group orders
+// them by name; [sparquet.RecordSchema] gives the schema of the records of
+// a Parquet dataset, in the dataset's order). There is no default: such a
+// sink without Schema is an error when it is built, as is one of structs
+// with it, since a struct's columns are its fields. A nil schema is an
+// error.
+func Schema(s *parquet.Schema) ParquetOption {
+	return parquetOption(func(c *parquetConfig) error {
+		if s == nil {
+			return errors.New("shards: Schema: nil schema")
+		}
+		c.schema = s
 		return nil
 	})
 }

@@ -247,8 +247,8 @@ func (c *parquetConsumer[T]) manifest() ([]doneFile, *Manifest) {
 const writerQueue = 32
 
 // batchQueue is the number of column batches that may wait for a
-// writer's goroutine (ParquetColumns, whose chunks are batches of a few
-// thousand rows or of whole row groups), and queuedGroups how many row
+// writer's goroutine (Parquet of column batches, whose chunks are batches
+// of a few thousand rows or of whole row groups), and queuedGroups how many row
 // groups of rows they may hold together: two, so that the router can
 // hand a writer the rest of its partition, and move on to the next
 // writer's, while the writer encodes a row group.

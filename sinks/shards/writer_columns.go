@@ -20,55 +20,13 @@ import (
 	sparquet "github.com/rowflow/rowflow/sources/parquet"
 )
 
-// ParquetColumns returns a sink that writes column batches (those of
-// [sparquet.Read], sources/text.CSV and JSONL of *ColumnBatch) as sharded
-// Parquet files in dir, with the columns of schema, without making a
-// record of each row. Each column of a batch goes, a run of rows at a
-// time, to the column of the file that a record's value of its name goes
-// to; the Hive partition values of a batch
-// ([sparquet.ColumnBatch].Partition) fill the columns of their names (a
-// Hive column that the schema does not have is an error, and a null
-// value, absent from Partition, is null).
-// Rows that the source's RowFilter does not keep are not written; each
-// row's ID is the batch's [sparquet.ColumnBatch.RowID]; and each batch is
-// released once its rows are written.
-//
-// A column whose values the file's leaf holds as they are is copied: the
-// same physical type (and length), signedness and repetition levels;
-// outside lists, a value is a value and anything else a null, whatever
-// the definition levels, and inside lists the definition levels must mean
-// the same (as they do with the schema [sparquet.RecordSchema] gives for
-// the dataset read). A text column (STRING, ENUM or JSON, outside lists)
-// that the leaf does not hold as it is, such as CSV's fields for a
-// number, a date or a list, and a Hive value, are converted value by
-// value as ParquetRecords converts the same strings, errors included; the
-// values of the columns of JSON Lines batches as ParquetRecords converts
-// the values of JSON Lines records (numbers, booleans, arrays and objects
-// as such, not as text). With such columns the files are those that
-// [ParquetRecords] writes from the same rows read as records
-// (sparquet.Read, sources/text.CSV and JSONL of sources.Record), byte for
-// byte, row groups included. Other conversions that records make (an
-// INT32 into an INT64 column, a nullable column into a required one,
-// unsigned into signed) are refused: a batch column that the schema does
-// not have, and every such mismatch, fail the run with an error that
-// names the column, the file read and its row group; a value that cannot
-// be converted fails it naming the row. In a batch of a text source, a
-// column that the schema does not have, and a required column the batch
-// lacks, fail at the first row that has the one or lacks the other, as
-// records do. In a batch of JSON Lines, each row takes for a column what
-// its record would: the value of whichever of the column's names its line
-// has (a LIST's name or its leaf's path), else the Hive value of the
-// name, else null; but a line that names a LIST both ways takes the
-// batch's first column of the two, where a record takes the line's first.
-//
-// Everything else is [ParquetRecords]': the options, file sizes,
-// writers, ranks, the crash-safe commit, the manifest and determinism.
-// [PartitionBy] and [Continue] are not supported: a sink that takes
-// batches cuts files by rows but partitions and resumes by batches.
-func ParquetColumns(dir string, schema *parquet.Schema, opts ...ParquetOption) flow.Sink {
-	plan, err := newRecordPlan[batchRow](dir, "ParquetColumns", schema, opts)
+// parquetColumns is [Parquet] of column batches (T
+// *[sparquet.ColumnBatch]), with the columns of the [Schema] option: the
+// shard sink of the batches' kept rows (batchRow).
+func parquetColumns(dir string, opts []ParquetOption) flow.Sink {
+	plan, err := newRecordPlan[batchRow](dir, "Parquet[*parquet.ColumnBatch]", opts)
 	if err == nil && (len(plan.cfg.partitionBy) > 0 || plan.cfg.continuing) {
-		plan, err = nil, fmt.Errorf("shards: %s: PartitionBy and Continue are not supported; write records (ParquetRecords) for them", plan.what)
+		plan, err = nil, fmt.Errorf("shards: %s: PartitionBy and Continue are not supported for column batches; write records (Parquet[sources.Record]) for them", plan.what)
 	}
 	if plan != nil {
 		plan.release, plan.batched = releaseRows, true
@@ -76,7 +34,7 @@ func ParquetColumns(dir string, schema *parquet.Schema, opts ...ParquetOption) f
 	return flow.NewSink[*sparquet.ColumnBatch](columnsSink{&parquetSink[batchRow]{dir: dir, plan: plan, err: err}})
 }
 
-// batchRow is row i of a column batch: the writers of ParquetColumns take
+// batchRow is row i of a column batch: the writers of column batches take
 // rows, so that files, row groups and row counts are cut by rows as for
 // every other shard sink.
 type batchRow struct {
@@ -84,8 +42,8 @@ type batchRow struct {
 	i int
 }
 
-// columnsSink is the stage of ParquetColumns: the shard sink of the
-// batches' rows.
+// columnsSink is the stage of Parquet of column batches: the shard sink
+// of the batches' rows.
 type columnsSink struct{ rows *parquetSink[batchRow] }
 
 func (s columnsSink) Info() flow.Info { return s.rows.Info() }
@@ -179,8 +137,8 @@ type columnSource struct {
 	defs []byte
 	// parse, for text that the leaf does not hold as it is, puts each
 	// value (and a Hive value, always) through the column's shredder, as
-	// ParquetRecords puts a string, with text (textLeaf) as its fast path
-	// where it has one.
+	// Parquet of records puts a string, with text (textLeaf) as its fast
+	// path where it has one.
 	parse bool
 	text  func(s string, rep, def int, o *colOut) bool
 	// numbers says that text takes a JSON number's text as the leaf's
@@ -373,7 +331,7 @@ func (w *columnWriter) match(b *sparquet.ColumnBatch) error {
 		c := &b.Columns[k]
 		j, ok := w.rp.index[c.Name] // the leaf of the column that a record's value of that name goes to
 		if !ok && b.RowGroup < 0 {
-			unknown = append(unknown, k) // as ParquetRecords fails a record of CSV or JSON Lines with it
+			unknown = append(unknown, k) // as Parquet of records fails a record of CSV or JSON Lines with it
 			continue
 		}
 		if !ok {
@@ -432,7 +390,7 @@ func (w *columnWriter) match(b *sparquet.ColumnBatch) error {
 		case from[j].hive && leaves[j].MaxRepetitionLevel == 0:
 			from[j].text = textLeaf(w.rp.cols[j].Node.Type())
 		case !from[j].hive && leaves[j].MaxDefinitionLevel == 0 && b.RowGroup < 0:
-			from[j].missing = true // as ParquetRecords fails a record of CSV or JSON Lines without it
+			from[j].missing = true // as Parquet of records fails a record of CSV or JSON Lines without it
 		case !from[j].hive && leaves[j].MaxDefinitionLevel == 0:
 			return fmt.Errorf("column %q is required, and the batch has no value for it", name)
 		}

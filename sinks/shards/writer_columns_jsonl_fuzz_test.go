@@ -24,9 +24,9 @@ import (
 )
 
 // FuzzJSONLBatchesAsRecords writes generated JSON Lines once as records
-// (text.JSONL[sources.Record] into shards.ParquetRecords) and once as
+// (text.JSONL[sources.Record] into Parquet[sources.Record]) and once as
 // column batches (text.JSONL[*parquet.ColumnBatch] into
-// shards.ParquetColumns), with the same generated schema and options, and
+// Parquet[*parquet.ColumnBatch]), with the same generated schema and options, and
 // checks the contract of the two: the
 // same files, byte for byte, or the same error; and with SkipBad the same
 // lines skipped.
@@ -102,7 +102,7 @@ func FuzzJSONLBatchesAsRecords(f *testing.F) {
 // knownListBoth is the one difference that stays: a line that names a
 // LIST column both by its name (l) and by its leaf's path
 // (l.list.element), which records both take for it. A record takes the
-// line's first; ParquetColumns, whose batch has a column for each name
+// line's first; Parquet of column batches, whose batch has a column for each name
 // and no order of a line's keys, the value of the batch's first column
 // of the two that has one in the row (writer_columns.go, merged). The
 // generator does not name a list twice in a line.
@@ -774,20 +774,20 @@ func (c *jsonlCase) run(t *testing.T, input []byte) *jsonlRun {
 		}
 		return opts
 	}
-	sinkOpts := []shards.ParquetOption{shards.RowIDColumn("rid"), shards.Writers(c.writers),
+	sinkOpts := []shards.ParquetOption{shards.Schema(schema), shards.RowIDColumn("rid"), shards.Writers(c.writers),
 		shards.RowGroupRows(c.groupRows), shards.PageSize(c.pageSize), shards.RowsPerFile(c.fileRows)}
 	run.errR = flow.From(text.JSONL[sources.Record](root, srcOpts(&run.repR)...)).Parallel(c.par).
-		To(shards.ParquetRecords(run.dirR, schema, sinkOpts...)).Run(t.Context())
+		To(shards.Parquet[sources.Record](run.dirR, sinkOpts...)).Run(t.Context())
 	run.errC = flow.From(text.JSONL[*sparquet.ColumnBatch](root, srcOpts(&run.repC)...)).Parallel(c.par).
-		To(shards.ParquetColumns(run.dirC, schema, sinkOpts...)).Run(t.Context())
+		To(shards.Parquet[*sparquet.ColumnBatch](run.dirC, sinkOpts...)).Run(t.Context())
 	return run
 }
 
 // errors returns the run's errors with the sinks' names and directories
 // made the same.
 func (run *jsonlRun) errors() (string, string) {
-	return strings.ReplaceAll(run.errR.Error(), `ParquetRecords("`+run.dirR, "sink"),
-		strings.ReplaceAll(run.errC.Error(), `ParquetColumns("`+run.dirC, "sink")
+	return strings.ReplaceAll(run.errR.Error(), `Parquet[sources.Record]("`+run.dirR, "sink"),
+		strings.ReplaceAll(run.errC.Error(), `Parquet[*parquet.ColumnBatch]("`+run.dirC, "sink")
 }
 
 var (

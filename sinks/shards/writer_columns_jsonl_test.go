@@ -18,7 +18,7 @@ import (
 )
 
 // jsonlLine returns line i of the JSON Lines files of
-// TestParquetColumnsFromJSONL: keys in varying order, missing keys and
+// TestParquetBatchesFromJSONL: keys in varying order, missing keys and
 // nulls, strings with escapes and beyond ASCII, numbers as integers,
 // fractions and exponents, booleans, lists as arrays and as strings that
 // hold one, and a line of 80 keys now and then.
@@ -59,12 +59,12 @@ func jsonlLine(f, i int) string {
 	return "{" + strings.Join(m, ", ") + "}\n"
 }
 
-// TestParquetColumnsFromJSONL writes the same JSON Lines once as records
-// (text.JSONL[sources.Record], ParquetRecords) and once as column batches
-// (text.JSONL[*parquet.ColumnBatch], ParquetColumns), with a schema of
-// every kind of conversion of JSON values: the files are the same bytes
-// at every chunk size, parallelism and writer count.
-func TestParquetColumnsFromJSONL(t *testing.T) {
+// TestParquetBatchesFromJSONL writes the same JSON Lines once as records
+// (text.JSONL[sources.Record], Parquet[sources.Record]) and once as column
+// batches (text.JSONL[*parquet.ColumnBatch], Parquet[*parquet.ColumnBatch]),
+// with a schema of every kind of conversion of JSON values: the files are
+// the same bytes at every chunk size, parallelism and writer count.
+func TestParquetBatchesFromJSONL(t *testing.T) {
 	root := t.TempDir()
 	for f, lang := range []string{"en", "de"} {
 		var b strings.Builder
@@ -88,22 +88,22 @@ func TestParquetColumnsFromJSONL(t *testing.T) {
 	for _, v := range []struct{ chunk, par, w int }{{1024, 1, 1}, {1024, 2, 2}, {333, 4, 2}, {50, 1, 1}} {
 		topts := []text.JSONLOption{sources.ChunkSize(v.chunk), text.PartitionBytes(20000)}
 		recs, cols := filepath.Join(t.TempDir(), "r"), filepath.Join(t.TempDir(), "c")
-		if err := flow.From(text.JSONL[sources.Record](root, topts...)).Parallel(v.par).To(shards.ParquetRecords(recs, schema, columnsOpts(v.w)...)).Run(t.Context()); err != nil {
+		if err := flow.From(text.JSONL[sources.Record](root, topts...)).Parallel(v.par).To(shards.Parquet[sources.Record](recs, columnsOpts(schema, v.w)...)).Run(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-		if err := flow.From(text.JSONL[*sparquet.ColumnBatch](root, topts...)).Parallel(v.par).To(shards.ParquetColumns(cols, schema, columnsOpts(v.w)...)).Run(t.Context()); err != nil {
+		if err := flow.From(text.JSONL[*sparquet.ColumnBatch](root, topts...)).Parallel(v.par).To(shards.Parquet[*sparquet.ColumnBatch](cols, columnsOpts(schema, v.w)...)).Run(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		sameFiles(t, fmt.Sprintf("%+v", v), recs, cols)
 	}
 }
 
-// TestParquetColumnsFromJSONLFailsAsRecords: a value that ParquetRecords
+// TestParquetBatchesFromJSONLFailsAsRecords: a value that Parquet of records
 // does not take from JSONL[sources.Record]'s record, a bad line and a missing
 // required value fail the column batches' run naming the same row, column
 // and value; what it takes is written alike; and with SkipBad the bad
 // lines are skipped alike.
-func TestParquetColumnsFromJSONLFailsAsRecords(t *testing.T) {
+func TestParquetBatchesFromJSONLFailsAsRecords(t *testing.T) {
 	for _, c := range []struct {
 		name, schema, line string
 	}{
@@ -146,8 +146,8 @@ func TestParquetColumnsFromJSONLFailsAsRecords(t *testing.T) {
 				t.Fatal(err)
 			}
 			schema := jsonlSchema(t, c.schema)
-			errR := flow.From(text.JSONL[sources.Record](path)).To(shards.ParquetRecords(filepath.Join(dir, "r"), schema)).Run(t.Context())
-			errC := flow.From(text.JSONL[*sparquet.ColumnBatch](path)).To(shards.ParquetColumns(filepath.Join(dir, "c"), schema)).Run(t.Context())
+			errR := flow.From(text.JSONL[sources.Record](path)).To(shards.Parquet[sources.Record](filepath.Join(dir, "r"), shards.Schema(schema))).Run(t.Context())
+			errC := flow.From(text.JSONL[*sparquet.ColumnBatch](path)).To(shards.Parquet[*sparquet.ColumnBatch](filepath.Join(dir, "c"), shards.Schema(schema))).Run(t.Context())
 			if (errR == nil) != (errC == nil) {
 				t.Fatalf("records: %v\ncolumns: %v", errR, errC)
 			}
@@ -156,8 +156,8 @@ func TestParquetColumnsFromJSONLFailsAsRecords(t *testing.T) {
 				return
 			}
 			// The same row, file and message; only the sinks differ.
-			r := strings.ReplaceAll(errR.Error(), `ParquetRecords("`+filepath.Join(dir, "r"), "sink")
-			col := strings.ReplaceAll(errC.Error(), `ParquetColumns("`+filepath.Join(dir, "c"), "sink")
+			r := strings.ReplaceAll(errR.Error(), `Parquet[sources.Record]("`+filepath.Join(dir, "r"), "sink")
+			col := strings.ReplaceAll(errC.Error(), `Parquet[*parquet.ColumnBatch]("`+filepath.Join(dir, "c"), "sink")
 			if r != col {
 				t.Fatalf("the errors differ:\nrecords: %q\ncolumns: %q", r, col)
 			}

@@ -22,11 +22,11 @@ import (
 	"github.com/rowflow/rowflow/sources/text"
 )
 
-// columnsOpts are the sink options of the comparisons of ParquetColumns
-// with ParquetRecords: small row groups, pages and files, so that every
-// cut falls inside a batch.
-func columnsOpts(writers int) []shards.ParquetOption {
-	return []shards.ParquetOption{shards.RowIDColumn("rid"), shards.Writers(writers),
+// columnsOpts are the sink options of the comparisons of Parquet of
+// column batches with Parquet of records: the schema, and small row
+// groups, pages and files, so that every cut falls inside a batch.
+func columnsOpts(schema *pq.Schema, writers int) []shards.ParquetOption {
+	return []shards.ParquetOption{shards.Schema(schema), shards.RowIDColumn("rid"), shards.Writers(writers),
 		shards.RowGroupRows(700), shards.PageSize(4096), shards.RowsPerFile(1500)}
 }
 
@@ -58,12 +58,12 @@ func sameFiles(t *testing.T, name, a, b string) {
 	}
 }
 
-// TestParquetColumnsWritesWhatRecordsWrite reshards the Parquet files of
+// TestParquetBatchesWriteWhatRecordsWrite reshards the Parquet files of
 // parquet-go's testdata, written by other implementations, once as
 // records and once as column batches, with one and two writers: the
 // files are the same bytes, lists of every nesting and nulls at every
 // depth included (RecordSchema makes every list and element optional).
-func TestParquetColumnsWritesWhatRecordsWrite(t *testing.T) {
+func TestParquetBatchesWriteWhatRecordsWrite(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(testutil.ParquetGoTestdata(t), "*.parquet"))
 	if err != nil {
 		t.Fatal(err)
@@ -77,10 +77,10 @@ func TestParquetColumnsWritesWhatRecordsWrite(t *testing.T) {
 		}
 		for _, writers := range []int{1, 2} {
 			recs, cols := filepath.Join(t.TempDir(), "r"), filepath.Join(t.TempDir(), "c")
-			if err := flow.From(sparquet.Read[sources.Record](file)).To(shards.ParquetRecords(recs, schema, columnsOpts(writers)...)).Run(t.Context()); err != nil {
+			if err := flow.From(sparquet.Read[sources.Record](file)).To(shards.Parquet[sources.Record](recs, columnsOpts(schema, writers)...)).Run(t.Context()); err != nil {
 				break // records cannot write it either
 			}
-			err := flow.From(sparquet.Read[*sparquet.ColumnBatch](file)).To(shards.ParquetColumns(cols, schema, columnsOpts(writers)...)).Run(t.Context())
+			err := flow.From(sparquet.Read[*sparquet.ColumnBatch](file)).To(shards.Parquet[*sparquet.ColumnBatch](cols, columnsOpts(schema, writers)...)).Run(t.Context())
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
@@ -93,11 +93,11 @@ func TestParquetColumnsWritesWhatRecordsWrite(t *testing.T) {
 	}
 }
 
-// TestParquetColumnsSameAtAnyParallelism writes a dataset of several
+// TestParquetBatchesSameAtAnyParallelism writes a dataset of several
 // files, with nulls, lists, a Hive column and a row filter, as column
 // batches at parallelism 1, 2 and 4 and as records: the same bytes each
 // time.
-func TestParquetColumnsSameAtAnyParallelism(t *testing.T) {
+func TestParquetBatchesSameAtAnyParallelism(t *testing.T) {
 	type row struct {
 		ID    int64    `parquet:"id"`
 		Name  *string  `parquet:"name,optional"`
@@ -129,7 +129,7 @@ func TestParquetColumnsSameAtAnyParallelism(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs := filepath.Join(t.TempDir(), "r")
-	if err := flow.From(sparquet.Read[sources.Record](root, where)).To(shards.ParquetRecords(recs, schema, columnsOpts(2)...)).Run(t.Context()); err != nil {
+	if err := flow.From(sparquet.Read[sources.Record](root, where)).To(shards.Parquet[sources.Record](recs, columnsOpts(schema, 2)...)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	m, err := shards.ReadManifest(recs, 0)
@@ -141,7 +141,7 @@ func TestParquetColumnsSameAtAnyParallelism(t *testing.T) {
 	}
 	for _, par := range []int{1, 2, 4} {
 		cols := filepath.Join(t.TempDir(), "c")
-		err := flow.From(sparquet.Read[*sparquet.ColumnBatch](root, where)).Parallel(par).To(shards.ParquetColumns(cols, schema, columnsOpts(2)...)).Run(t.Context())
+		err := flow.From(sparquet.Read[*sparquet.ColumnBatch](root, where)).Parallel(par).To(shards.Parquet[*sparquet.ColumnBatch](cols, columnsOpts(schema, 2)...)).Run(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,9 +149,9 @@ func TestParquetColumnsSameAtAnyParallelism(t *testing.T) {
 	}
 }
 
-// TestParquetColumnsRefuses checks the errors of batches that do not fit
+// TestParquetBatchesRefuses checks the errors of batches that do not fit
 // the schema, and of the options the sink does not take.
-func TestParquetColumnsRefuses(t *testing.T) {
+func TestParquetBatchesRefuses(t *testing.T) {
 	type in struct {
 		ID   int64   `parquet:"id"`
 		Name *string `parquet:"name,optional"`
@@ -182,7 +182,7 @@ func TestParquetColumnsRefuses(t *testing.T) {
 		want   string
 	}{
 		{pq.SchemaOf(wrongType{}), nil, `in.parquet row group 0: column "id": the batch's values are INT64, the schema's INT32`},
-		{pq.SchemaOf(requiredName{}), nil, `(in.parquet, row 0): shards: ParquetColumns`},
+		{pq.SchemaOf(requiredName{}), nil, `(in.parquet, row 0): shards: Parquet[*parquet.ColumnBatch]`},
 		{pq.SchemaOf(requiredName{}), nil, `part-00000-00000.parquet: column "name": null in a required column`},
 		{pq.SchemaOf(fewer{}), nil, `in.parquet row group 0: the batch's column "name" is not in the schema`},
 		{pq.SchemaOf(required{}), nil, `in.parquet row group 0: column "more" is required, and the batch has no value for it`},
@@ -191,7 +191,7 @@ func TestParquetColumnsRefuses(t *testing.T) {
 		{nil, nil, "nil schema"},
 	} {
 		out := filepath.Join(t.TempDir(), "out")
-		err := flow.From(sparquet.Read[*sparquet.ColumnBatch](file)).To(shards.ParquetColumns(out, c.schema, c.opts...)).Run(t.Context())
+		err := flow.From(sparquet.Read[*sparquet.ColumnBatch](file)).To(shards.Parquet[*sparquet.ColumnBatch](out, append([]shards.ParquetOption{shards.Schema(c.schema)}, c.opts...)...)).Run(t.Context())
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Fatalf("got %v, want an error with %q", err, c.want)
 		}
@@ -201,16 +201,16 @@ func TestParquetColumnsRefuses(t *testing.T) {
 	}
 }
 
-// TestParquetColumnsFromCSV writes CSV files, Hive-partitioned, once as
-// records (text.CSV[sources.Record], ParquetRecords) and once as column
-// batches (text.CSV[*parquet.ColumnBatch], ParquetColumns), with a schema
-// of every kind of conversion from text: integers, floats, booleans,
-// strings, bytes,
+// TestParquetBatchesFromCSV writes CSV files, Hive-partitioned, once as
+// records (text.CSV[sources.Record], Parquet[sources.Record]) and once as
+// column batches (text.CSV[*parquet.ColumnBatch],
+// Parquet[*parquet.ColumnBatch]), with a schema of every kind of
+// conversion from text: integers, floats, booleans, strings, bytes,
 // decimals, timestamps, lists as JSON arrays, nulls and empty fields. The
 // files are the same bytes at every chunk size, parallelism and writer
 // count, and a field that does not parse fails both runs naming the same
 // row and column.
-func TestParquetColumnsFromCSV(t *testing.T) {
+func TestParquetBatchesFromCSV(t *testing.T) {
 	root := t.TempDir()
 	for f, lang := range []string{"en", "de"} {
 		var b strings.Builder
@@ -241,10 +241,10 @@ func TestParquetColumnsFromCSV(t *testing.T) {
 	}{{"", 1024, 1, 1}, {"NA", 1024, 2, 2}, {"", 333, 4, 2}, {"NA", 50, 1, 1}} {
 		topts := []text.CSVOption{text.NullString(v.null), sources.ChunkSize(v.chunk), text.PartitionBytes(20000)}
 		recs, cols := filepath.Join(t.TempDir(), "r"), filepath.Join(t.TempDir(), "c")
-		if err := flow.From(text.CSV[sources.Record](root, topts...)).Parallel(v.par).To(shards.ParquetRecords(recs, schema, columnsOpts(v.w)...)).Run(t.Context()); err != nil {
+		if err := flow.From(text.CSV[sources.Record](root, topts...)).Parallel(v.par).To(shards.Parquet[sources.Record](recs, columnsOpts(schema, v.w)...)).Run(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-		if err := flow.From(text.CSV[*sparquet.ColumnBatch](root, topts...)).Parallel(v.par).To(shards.ParquetColumns(cols, schema, columnsOpts(v.w)...)).Run(t.Context()); err != nil {
+		if err := flow.From(text.CSV[*sparquet.ColumnBatch](root, topts...)).Parallel(v.par).To(shards.Parquet[*sparquet.ColumnBatch](cols, columnsOpts(schema, v.w)...)).Run(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		sameFiles(t, fmt.Sprintf("%+v", v), recs, cols)
@@ -255,8 +255,8 @@ func TestParquetColumnsFromCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	small := pq.NewSchema("csv", pq.Group{"id": pq.Int(64), "small": pq.Optional(pq.Int(32))})
-	errRecs := flow.From(text.CSV[sources.Record](bad)).To(shards.ParquetRecords(filepath.Join(t.TempDir(), "r"), small)).Run(t.Context())
-	errCols := flow.From(text.CSV[*sparquet.ColumnBatch](bad)).To(shards.ParquetColumns(filepath.Join(t.TempDir(), "c"), small)).Run(t.Context())
+	errRecs := flow.From(text.CSV[sources.Record](bad)).To(shards.Parquet[sources.Record](filepath.Join(t.TempDir(), "r"), shards.Schema(small))).Run(t.Context())
+	errCols := flow.From(text.CSV[*sparquet.ColumnBatch](bad)).To(shards.Parquet[*sparquet.ColumnBatch](filepath.Join(t.TempDir(), "c"), shards.Schema(small))).Run(t.Context())
 	// The same row, file and message; only the sinks' names differ.
 	where := func(err error) (string, string) {
 		if err == nil {
@@ -292,11 +292,11 @@ func textGroup() pq.Group {
 	}
 }
 
-// TestParquetColumnsRowGroupsByBytes: with row groups ended by the bytes
+// TestParquetBatchesRowGroupsByBytes: with row groups ended by the bytes
 // of their byte arrays, batches end them after the same row as records,
 // whatever the chunks (the batches are whole fragments of long strings
 // and lists).
-func TestParquetColumnsRowGroupsByBytes(t *testing.T) {
+func TestParquetBatchesRowGroupsByBytes(t *testing.T) {
 	defer shards.SetRecordGroupBytes(20 << 10)()
 	type row struct {
 		ID   int64    `parquet:"id"`
@@ -315,12 +315,12 @@ func TestParquetColumnsRowGroupsByBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := []shards.ParquetOption{shards.RowIDColumn("rid")}
+	opts := []shards.ParquetOption{shards.Schema(schema), shards.RowIDColumn("rid")}
 	recs, cols := filepath.Join(t.TempDir(), "r"), filepath.Join(t.TempDir(), "c")
-	if err := flow.From(sparquet.Read[sources.Record](file)).To(shards.ParquetRecords(recs, schema, opts...)).Run(t.Context()); err != nil {
+	if err := flow.From(sparquet.Read[sources.Record](file)).To(shards.Parquet[sources.Record](recs, opts...)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if err := flow.From(sparquet.Read[*sparquet.ColumnBatch](file)).To(shards.ParquetColumns(cols, schema, opts...)).Run(t.Context()); err != nil {
+	if err := flow.From(sparquet.Read[*sparquet.ColumnBatch](file)).To(shards.Parquet[*sparquet.ColumnBatch](cols, opts...)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	sameFiles(t, "row groups by bytes", recs, cols)
@@ -333,12 +333,12 @@ func TestParquetColumnsRowGroupsByBytes(t *testing.T) {
 	}
 }
 
-// TestParquetColumnsHiveValues: Hive values are converted to their
+// TestParquetBatchesHiveValues: Hive values are converted to their
 // column's type as records convert them, a null one (the default
 // partition) is null and an empty one is "", and a Hive column that the
 // schema does not have fails the run, as do unsigned values for a
 // signed column.
-func TestParquetColumnsHiveValues(t *testing.T) {
+func TestParquetBatchesHiveValues(t *testing.T) {
 	root := t.TempDir()
 	for _, dir := range []string{"year=2024/k=a", "year=2025/k=__HIVE_DEFAULT_PARTITION__", "year=2026/k="} {
 		if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {
@@ -351,10 +351,10 @@ func TestParquetColumnsHiveValues(t *testing.T) {
 	schema := pq.NewSchema("csv", pq.Group{"id": pq.Int(64), "n": pq.Optional(pq.Uint(32)),
 		"year": pq.Optional(pq.Int(64)), "k": pq.Optional(pq.String())})
 	recs, cols := filepath.Join(t.TempDir(), "r"), filepath.Join(t.TempDir(), "c")
-	if err := flow.From(text.CSV[sources.Record](root)).To(shards.ParquetRecords(recs, schema, columnsOpts(1)...)).Run(t.Context()); err != nil {
+	if err := flow.From(text.CSV[sources.Record](root)).To(shards.Parquet[sources.Record](recs, columnsOpts(schema, 1)...)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if err := flow.From(text.CSV[*sparquet.ColumnBatch](root)).To(shards.ParquetColumns(cols, schema, columnsOpts(1)...)).Run(t.Context()); err != nil {
+	if err := flow.From(text.CSV[*sparquet.ColumnBatch](root)).To(shards.Parquet[*sparquet.ColumnBatch](cols, columnsOpts(schema, 1)...)).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	sameFiles(t, "hive", recs, cols)
@@ -372,7 +372,7 @@ func TestParquetColumnsHiveValues(t *testing.T) {
 	}
 
 	narrow := pq.NewSchema("csv", pq.Group{"id": pq.Int(64), "n": pq.Optional(pq.Int(32)), "k": pq.Optional(pq.String())})
-	err := flow.From(text.CSV[*sparquet.ColumnBatch](root)).To(shards.ParquetColumns(filepath.Join(t.TempDir(), "o"), narrow)).Run(t.Context())
+	err := flow.From(text.CSV[*sparquet.ColumnBatch](root)).To(shards.Parquet[*sparquet.ColumnBatch](filepath.Join(t.TempDir(), "o"), shards.Schema(narrow))).Run(t.Context())
 	if err == nil || !strings.Contains(err.Error(), `year=2024/k=a/d.csv: the batch's Hive column "year" is not in the schema`) {
 		t.Fatalf("a Hive column the schema lacks: %v", err)
 	}
@@ -383,17 +383,17 @@ func TestParquetColumnsHiveValues(t *testing.T) {
 	if err := pq.WriteFile(unsigned, []u{{4000000000}}); err != nil {
 		t.Fatal(err)
 	}
-	err = flow.From(sparquet.Read[*sparquet.ColumnBatch](unsigned)).To(shards.ParquetColumns(filepath.Join(t.TempDir(), "o"), pq.NewSchema("s", pq.Group{"n": pq.Int(32)}))).Run(t.Context())
+	err = flow.From(sparquet.Read[*sparquet.ColumnBatch](unsigned)).To(shards.Parquet[*sparquet.ColumnBatch](filepath.Join(t.TempDir(), "o"), shards.Schema(pq.NewSchema("s", pq.Group{"n": pq.Int(32)})))).Run(t.Context())
 	if err == nil || !strings.Contains(err.Error(), `u.parquet row group 0: column "n": the batch's values are unsigned, the schema's signed`) {
 		t.Fatalf("unsigned into signed: %v", err)
 	}
 }
 
-// TestParquetColumnsFailsClean: a CSV field that does not parse, late in
+// TestParquetBatchesFailsClean: a CSV field that does not parse, late in
 // the stream, fails a run of two writers and two workers; the run leaves
 // no goroutine and nothing in the output directory, and a run cancelled
 // in its middle leaves nothing either.
-func TestParquetColumnsFailsClean(t *testing.T) {
+func TestParquetBatchesFailsClean(t *testing.T) {
 	testutil.CheckGoroutines(t)
 	var b strings.Builder
 	b.WriteString("id,n\n")
@@ -411,7 +411,7 @@ func TestParquetColumnsFailsClean(t *testing.T) {
 	schema := pq.NewSchema("csv", pq.Group{"id": pq.Int(64), "n": pq.Optional(pq.Int(32))})
 	out := filepath.Join(t.TempDir(), "out")
 	src := text.CSV[*sparquet.ColumnBatch](in, text.PartitionBytes(8000))
-	err := flow.From(src).Parallel(2).To(shards.ParquetColumns(out, schema, columnsOpts(2)...)).Run(t.Context())
+	err := flow.From(src).Parallel(2).To(shards.Parquet[*sparquet.ColumnBatch](out, columnsOpts(schema, 2)...)).Run(t.Context())
 	if err == nil || !strings.Contains(err.Error(), `column "n": cannot write string "many"`) {
 		t.Fatalf("Run: %v", err)
 	}
@@ -433,7 +433,7 @@ func TestParquetColumnsFailsClean(t *testing.T) {
 		}
 		return b, nil
 	})
-	err = flow.From(text.CSV[*sparquet.ColumnBatch](in, text.PartitionBytes(8000))).Via(stop).To(shards.ParquetColumns(out, schema, columnsOpts(2)...)).Run(ctx)
+	err = flow.From(text.CSV[*sparquet.ColumnBatch](in, text.PartitionBytes(8000))).Via(stop).To(shards.Parquet[*sparquet.ColumnBatch](out, columnsOpts(schema, 2)...)).Run(ctx)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled run: %v", err)
 	}

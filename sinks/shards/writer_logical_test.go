@@ -46,7 +46,7 @@ func TestRecordShardsLogicalTypes(t *testing.T) {
 		"2024-03-01 10:20:30.123456,2024-03-01T10:20:30.5+02:00,1969-12-31T23:59:59.999999999Z,1969-12-31,23:59:59.999999,00:00:01.5,-1234.5,0.001,-12345678901234567890.12\n"+
 		",,,,,,,,\n"), 0o644)
 	out := filepath.Join(t.TempDir(), "out")
-	if err := flow.From(text.CSV[sources.Record](csvPath)).To(shards.ParquetRecords(out, logicalSchema())).Run(t.Context()); err != nil {
+	if err := flow.From(text.CSV[sources.Record](csvPath)).To(shards.Parquet[sources.Record](out, shards.Schema(logicalSchema()))).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	big := new(big.Int)
@@ -80,7 +80,7 @@ func TestRecordShardsLogicalTypes(t *testing.T) {
 	// Resharding the output (raw values) gives the same files' values;
 	// a time.Time is converted as text is.
 	again := filepath.Join(t.TempDir(), "again")
-	if err := flow.From(parquet.Read[sources.Record](out)).To(shards.ParquetRecords(again, logicalSchema())).Run(t.Context()); err != nil {
+	if err := flow.From(parquet.Read[sources.Record](out)).To(shards.Parquet[sources.Record](again, shards.Schema(logicalSchema()))).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if back := readRecords(t, again); !equalValue(back[0].Values, rows[0].Values) {
@@ -89,7 +89,7 @@ func TestRecordShardsLogicalTypes(t *testing.T) {
 	tm := time.Date(2024, 3, 1, 10, 20, 30, 123456000, time.FixedZone("x", 7200))
 	rec := sources.Record{Names: []string{"ts", "tstz", "d"}, Values: []any{tm, tm, tm}}
 	tt := filepath.Join(t.TempDir(), "tt")
-	if err := flow.From(sources.Slice([]sources.Record{rec})).To(shards.ParquetRecords(tt, logicalSchema())).Run(t.Context()); err != nil {
+	if err := flow.From(sources.Slice([]sources.Record{rec})).To(shards.Parquet[sources.Record](tt, shards.Schema(logicalSchema()))).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	got := readRecords(t, tt)[0].Values
@@ -118,13 +118,13 @@ func TestRecordShardsLogicalTypesRefused(t *testing.T) {
 		{"qty", "--1", "is not a decimal number"},
 	} {
 		rec := sources.Record{Names: []string{c.col}, Values: []any{c.value}}
-		err := flow.From(sources.Slice([]sources.Record{rec})).To(shards.ParquetRecords(t.TempDir(), logicalSchema())).Run(t.Context())
+		err := flow.From(sources.Slice([]sources.Record{rec})).To(shards.Parquet[sources.Record](t.TempDir(), shards.Schema(logicalSchema()))).Run(t.Context())
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.col) {
 			t.Errorf("%s = %q: %v; want an error naming the column and saying %q", c.col, c.value, err, c.want)
 		}
 	}
 	rec := sources.Record{Names: []string{"price"}, Values: []any{1.5}}
-	err := flow.From(sources.Slice([]sources.Record{rec})).To(shards.ParquetRecords(t.TempDir(), logicalSchema())).Run(t.Context())
+	err := flow.From(sources.Slice([]sources.Record{rec})).To(shards.Parquet[sources.Record](t.TempDir(), shards.Schema(logicalSchema()))).Run(t.Context())
 	if err == nil || !strings.Contains(err.Error(), "a float is not exact") {
 		t.Errorf("a float into a decimal: %v", err)
 	}

@@ -17,6 +17,8 @@ import (
 	"github.com/rowflow/rowflow/internal/parquet/pqschema"
 	"github.com/rowflow/rowflow/internal/parquet/pqwrite"
 	"github.com/rowflow/rowflow/rowid"
+	"github.com/rowflow/rowflow/sources"
+	sparquet "github.com/rowflow/rowflow/sources/parquet"
 )
 
 // parquetCreatedBy is the created_by field of every file. parquet-go's
@@ -31,15 +33,38 @@ const (
 	metaRowIDColumn = "rowflow.row_id_column"
 )
 
-// Parquet returns a sink that writes the stream's values, structs
-// of type T mapped to columns by their parquet tags, as sharded Parquet
-// files in dir, and a manifest of them, as the package documentation
-// says: files part-<rank>-<seq>.parquet, committed by the rank's
-// [Manifest] with the crash-safe protocol.
+// Parquet returns a sink that writes the stream's values as sharded
+// Parquet files in dir, and a manifest of them, as the package
+// documentation says: files part-<rank>-<seq>.parquet, committed by the
+// rank's [Manifest] with the crash-safe protocol.
 //
-// Options: [RowsPerFile], [BytesPerFile], [RowGroupRows], [PageSize],
-// [Compression], [ZstdLevel], [Writers], [RowIDColumn], [PartitionBy],
-// [MaxOpenPartitions], [Overwrite], [Continue].
+// T is the value model, picked by its exact type when the sink is built,
+// as the sources pick theirs:
+//   - [sources.Record]: schema-less records, with the columns that
+//     [Schema] gives (see "Records"): the sink of ETL that reads records,
+//     as the rowflow command's reshard does;
+//   - *[sparquet.ColumnBatch]: column batches, those of [sparquet.Read],
+//     sources/text.CSV and JSONL, with the columns that Schema gives,
+//     without making a record of each row (see "Column batches");
+//   - any other type: structs, mapped to columns by their parquet tags
+//     (see "Structs"); a struct type with the fields of sources.Record is
+//     a struct.
+//
+// Records and column batches require [Schema]; structs refuse it, since a
+// struct's columns are its fields. Either mistake is an error when the
+// sink is built. Everything but how a row becomes columns is the same
+// for the three: options, file sizes, writers, ranks, the crash-safe
+// commit, the manifest and determinism.
+//
+// Options: [Schema], [RowsPerFile], [BytesPerFile], [RowGroupRows],
+// [PageSize], [Compression], [ZstdLevel], [Writers], [RowIDColumn],
+// [PartitionBy], [MaxOpenPartitions], [Overwrite], [Continue].
+//
+// Files are compressed with zstd unless [Compression] says otherwise, and
+// carry the pipeline's fingerprint ([flow.Env]) in their key-value
+// metadata as rowflow.fingerprint.
+//
+// # Structs
 //
 // A decimal.Decimal field (github.com/shopspring/decimal), or a
 // *decimal.Decimal for a nullable column, is written as the DECIMAL
@@ -54,9 +79,100 @@ const (
 // the option, or inside a slice, map or nested struct, is refused when
 // the sink is built.
 //
-// Files are compressed with zstd unless [Compression] says otherwise, and
-// carry the pipeline's fingerprint ([flow.Env]) in their key-value
-// metadata as rowflow.fingerprint.
+// Structs are written by rowflow's own Parquet writer, as records are:
+// each leaf column's values and levels are copied from the chunks
+// straight into typed column buffers, a column at a time over up to 1024
+// rows, following the column's path through nested structs, pointers
+// (null when nil), optional fields (null when zero) and slices (repeated
+// fields and LISTs), and a row group's column chunks are encoded in
+// parallel when it ends, with dictionaries and delta encodings where they
+// pay and zstd's level chosen per column (see [ZstdLevel]). A writer
+// holds a row group of values in memory, and ends a row group early,
+// after a run of rows, once its byte arrays and lists take 128 MiB. A
+// time.Time that its column's unit cannot hold (a zero time.Time in
+// nanoseconds) fails the run.
+//
+// Structs with a column that it does not cover (a map, an interface, a
+// list of pointers outside a LIST, a column with compression of its own)
+// are handed to parquet-go's typed writer (GenericWriter[T]) in batches
+// of 1024 rows aligned on the row group, copied only where a chunk ends
+// inside a batch; with [RowIDColumn] or decimals they go through
+// parquet-go's dynamic rows, at about four times the cost per row
+// (BenchmarkStructWriters). Such a writer holds a row group of encoded
+// pages in memory.
+//
+// # Records
+//
+// A record's value goes to the column of its name, or to the LIST column
+// whose leaf has that dotted path (a.list.element for a LIST a, the name
+// records read from such a column have); a column that the record does
+// not name is null, and a name that is not a column is an error. Each
+// column of the [Schema] is a leaf, a repeated leaf, or a LIST (of lists)
+// of leaves, optional or required; a schema with columns of another kind
+// (a group that is not a LIST, a MAP) is refused when the sink is built.
+//
+// A record's value for a list is a []any, as
+// sources/parquet.Read[sources.Record] gives it, or a string that holds a
+// JSON array, such as "[1,2,3]" or "[]" in a CSV field, whose elements
+// (numbers as json.Number) are converted as the lists of
+// sources/text.JSONL[sources.Record] are; the empty string is a null
+// list, and a string that is not a JSON array is an error. A value is
+// converted to its column's type when that loses nothing: any Go integer
+// to an integer column that holds it, integers and floats to float
+// columns, json.Number (as sources/text.JSONL[sources.Record] gives
+// numbers) to any numeric column, and strings, as
+// sources/text.CSV[sources.Record] gives every value, parsed with strconv
+// to numeric and boolean columns, where the empty string is null.
+// BYTE_ARRAY columns take strings and []byte (and a json.Number's text);
+// FIXED_LEN_BYTE_ARRAY the right number of bytes; INT96 a [12]byte. A
+// value that does not fit, and a null in a required column, fail the run
+// with an error that names the partition, the row ID and the column.
+// [PartitionBy] takes the records' values of its columns.
+//
+// # Column batches
+//
+// Each column of a batch goes, a run of rows at a time, to the column of
+// the file that a record's value of its name goes to; the Hive partition
+// values of a batch ([sparquet.ColumnBatch].Partition) fill the columns
+// of their names (a Hive column that the schema does not have is an
+// error, and a null value, absent from Partition, is null). Rows that the
+// source's RowFilter does not keep are not written; each row's ID is the
+// batch's [sparquet.ColumnBatch.RowID]; and each batch is released once
+// its rows are written.
+//
+// A column whose values the file's leaf holds as they are is copied: the
+// same physical type (and length), signedness and repetition levels;
+// outside lists, a value is a value and anything else a null, whatever
+// the definition levels, and inside lists the definition levels must mean
+// the same (as they do with the schema [sparquet.RecordSchema] gives for
+// the dataset read). A text column (STRING, ENUM or JSON, outside lists)
+// that the leaf does not hold as it is, such as CSV's fields for a
+// number, a date or a list, and a Hive value, are converted value by
+// value as records convert the same strings, errors included; the values
+// of the columns of JSON Lines batches as records of JSON Lines are
+// converted (numbers, booleans, arrays and objects as such, not as text).
+// With such columns the files are those that Parquet[sources.Record]
+// writes from the same rows read as records (sparquet.Read,
+// sources/text.CSV and JSONL of sources.Record), byte for byte, row
+// groups included.
+//
+// Other conversions that records make (an INT32 into an INT64 column, a
+// nullable column into a required one, unsigned into signed) are refused:
+// a batch column that the schema does not have, and every such mismatch,
+// fail the run with an error that names the column, the file read and its
+// row group; a value that cannot be converted fails it naming the row. In
+// a batch of a text source, a column that the schema does not have, and a
+// required column the batch lacks, fail at the first row that has the one
+// or lacks the other, as records do. In a batch of JSON Lines, each row
+// takes for a column what its record would: the value of whichever of the
+// column's names its line has (a LIST's name or its leaf's path), else
+// the Hive value of the name, else null; but a line that names a LIST
+// both ways takes the batch's first column of the two, where a record
+// takes the line's first.
+//
+// [PartitionBy] and [Continue] are not supported for column batches, and
+// refused when the sink is built: the sink cuts files by rows but would
+// partition and resume by batches. Write records for them.
 //
 // # Determinism
 //
@@ -76,35 +192,20 @@ const (
 // per writer, each with its own Parquet writer, and joins them before it returns
 // from Close: none outlives the run.
 //
-// Structs are written by rowflow's own Parquet writer, as [ParquetRecords]
-// writes records: each leaf column's values and levels are copied from
-// the chunks straight into typed column buffers, a column at a time over
-// up to 1024 rows, following the column's path through nested structs,
-// pointers (null when nil), optional fields (null when zero) and slices
-// (repeated fields and LISTs), and a row group's column chunks are
-// encoded in parallel when it ends, with dictionaries and delta encodings
-// where they pay and zstd's level chosen per column (see [ZstdLevel]). A
-// writer holds a row group of values in memory, and ends a row group
-// early, after a run of rows, once its byte arrays and lists take 128
-// MiB. A time.Time that its column's unit cannot hold (a zero time.Time
-// in nanoseconds) fails the run.
-//
-// Structs with a column that it does not cover (a map, an interface, a
-// list of pointers outside a LIST, a column with compression of its own)
-// are handed to parquet-go's typed writer (GenericWriter[T]) in batches
-// of 1024 rows aligned on the row group, copied only where a chunk ends
-// inside a batch; with [RowIDColumn] or decimals they go through
-// parquet-go's dynamic rows, at about four times the cost per row
-// (BenchmarkStructWriters). Such a writer holds a row group of encoded
-// pages in memory.
-//
 // # Errors
 //
-// A bad option, or a T that parquet-go cannot write, is found when the
-// sink is built: [flow.Pipeline.To] keeps the error, and the run fails
-// with it before writing anything. Errors of a run name the directory, the
-// file and, where known, the partition and row ID being written.
+// A bad option, a missing or unwanted [Schema], a schema or a T that
+// cannot be written, is found when the sink is built: [flow.Pipeline.To]
+// keeps the error, and the run fails with it before writing anything.
+// Errors of a run name the directory, the file and, where known, the
+// partition and row ID being written.
 func Parquet[T any](dir string, opts ...ParquetOption) flow.Sink {
+	switch any(*new(T)).(type) {
+	case sources.Record:
+		return parquetRecords(dir, opts)
+	case *sparquet.ColumnBatch:
+		return parquetColumns(dir, opts)
+	}
 	plan, err := newPQPlan[T](dir, opts)
 	return newShardSink[T](dir, plan, err)
 }
@@ -158,7 +259,10 @@ func newPQPlan[T any](dir string, opts []ParquetOption) (p *pqPlan[T], err error
 	}
 	t := reflect.TypeFor[T]()
 	if t.Kind() != reflect.Struct {
-		return nil, fmt.Errorf("shards: Parquet[%v]: the values must be structs", t)
+		return nil, fmt.Errorf("shards: Parquet[%v]: the values must be structs, sources.Record or *parquet.ColumnBatch", t)
+	}
+	if cfg.schema != nil {
+		return nil, fmt.Errorf("shards: Parquet[%v]: Schema is for records and column batches; a struct's columns are its fields", t)
 	}
 	if f, ok := dateTimeField(t); ok {
 		return nil, fmt.Errorf("shards: Parquet[%v]: field %s is a time.Time with a date tag, which parquet-go (v0.32) writes as a wrong day; use a timestamp tag, or an int32 of days since 1970-01-01 with the date tag", t, f)

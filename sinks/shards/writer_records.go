@@ -27,58 +27,26 @@ import (
 	"github.com/rowflow/rowflow/sources"
 )
 
-// ParquetRecords returns a sink that writes schema-less records
-// ([sources.Record]) as sharded Parquet files in dir, with the columns of
-// schema: the sink for ETL that reads records, as the rowflow command's
-// reshard does. Everything but how a row becomes columns is
-// [Parquet]'s: file sizes, writers, ranks, the crash-safe commit,
-// the manifest, determinism. [PartitionBy] is not supported.
-//
-// The schema's top-level columns are the files' columns, in its order
-// (a parquet.Group orders them by name; [github.com/rowflow/rowflow/sources/parquet.RecordSchema]
-// gives the schema of the records of a Parquet dataset, in the dataset's
-// order). A record's value goes to the column of its name, or to the LIST
-// column whose leaf has that dotted path (a.list.element for a LIST a,
-// the name records read from such a column have); a column that
-// the record does not name is null, and a name that is not a column is an
-// error. Each column is a leaf, a repeated leaf, or a LIST (of lists) of
-// leaves, optional or required; a record's value for a list is a []any,
-// as sources/parquet.Read[sources.Record] gives it, or a string that
-// holds a JSON array, such as "[1,2,3]" or "[]" in a CSV field, whose
-// elements (numbers as json.Number) are converted as the lists of
-// sources/text.JSONL[sources.Record] are; the empty string is a null
-// list, and a string that is not a JSON array is an error. A value is
-// converted to its column's type when that loses nothing: any Go integer
-// to an integer column that holds it, integers and floats to float
-// columns, json.Number (as sources/text.JSONL[sources.Record] gives
-// numbers) to any numeric column, and strings, as
-// sources/text.CSV[sources.Record] gives every value, parsed with strconv
-// to numeric and boolean columns, where the empty string is null.
-// BYTE_ARRAY columns take strings and []byte (and a json.Number's text);
-// FIXED_LEN_BYTE_ARRAY the right number of bytes;
-// INT96 a [12]byte. A value that does not fit, and a null in a required
-// column, fail the run with an error that names the partition, the row ID
-// and the column.
-//
-// A schema with columns of another kind (a group that is not a LIST, a
-// MAP) is refused when the sink is built, as is a nil schema.
-func ParquetRecords(dir string, schema *parquet.Schema, opts ...ParquetOption) flow.Sink {
-	plan, err := newRecordPlan[sources.Record](dir, "ParquetRecords", schema, opts)
+// parquetRecords is [Parquet] of records (T [sources.Record]), with the
+// columns of the [Schema] option.
+func parquetRecords(dir string, opts []ParquetOption) flow.Sink {
+	plan, err := newRecordPlan[sources.Record](dir, "Parquet[sources.Record]", opts)
 	return newShardSink[sources.Record](dir, plan, err)
 }
 
-// recordPlan is how ParquetRecords turns records into rows.
+// recordPlan is how Parquet turns records, and the rows of column
+// batches, into the rows of its files.
 type recordPlan struct {
 	cols   []pqschema.Column
 	index  map[string]int // column name → position
 	shreds []shredder     // per column
 }
 
-// newRecordPlan checks the schema and the options of the sink called
-// sink, of records (T is sources.Record) or of column batches (T is
-// batchRow). It never panics: a panic of parquet-go on a strange schema
-// becomes the error.
-func newRecordPlan[T any](dir, sink string, schema *parquet.Schema, opts []ParquetOption) (p *pqPlan[T], err error) {
+// newRecordPlan checks the schema ([Schema]) and the options of the sink
+// called sink, Parquet of records (T is sources.Record) or of column
+// batches (T is batchRow). It never panics: a panic of parquet-go on a
+// strange schema becomes the error.
+func newRecordPlan[T any](dir, sink string, opts []ParquetOption) (p *pqPlan[T], err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			p, err = nil, fmt.Errorf("shards: %s(%q): %v", sink, dir, r)
@@ -88,12 +56,13 @@ func newRecordPlan[T any](dir, sink string, schema *parquet.Schema, opts []Parqu
 		return nil, fmt.Errorf("shards: %s: empty directory name", sink)
 	}
 	what := fmt.Sprintf("%s(%q)", sink, dir)
-	if schema == nil {
-		return nil, fmt.Errorf("shards: %s: nil schema", what)
-	}
 	cfg, err := buildParquetConfig(opts)
 	if err != nil {
 		return nil, err
+	}
+	schema := cfg.schema
+	if schema == nil {
+		return nil, fmt.Errorf("shards: %s: no Schema: give the files' columns with shards.Schema (sparquet.RecordSchema, of package sources/parquet, gives those of a Parquet dataset's records)", what)
 	}
 	rp := &recordPlan{cols: pqschema.Columns(schema), index: map[string]int{}}
 	if len(rp.cols) == 0 {

@@ -61,7 +61,7 @@ func TestRecordShardsRoundTrip(t *testing.T) {
 			for _, par := range []int{1, 3} {
 				out := filepath.Join(t.TempDir(), "out")
 				p := flow.From(parquet.Read[sources.Record](src)).Parallel(par).
-					To(shards.ParquetRecords(out, schema, shards.RowIDColumn("rid"), shards.RowGroupRows(7)))
+					To(shards.Parquet[sources.Record](out, shards.Schema(schema), shards.RowIDColumn("rid"), shards.RowGroupRows(7)))
 				if err := p.Run(t.Context()); err != nil {
 					t.Fatal(err)
 				}
@@ -178,7 +178,7 @@ func TestRecordShardsFromText(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
-			if err := flow.From(tc.src).To(shards.ParquetRecords(out, schema)).Run(t.Context()); err != nil {
+			if err := flow.From(tc.src).To(shards.Parquet[sources.Record](out, shards.Schema(schema))).Run(t.Context()); err != nil {
 				t.Fatal(err)
 			}
 			got := testutil.ReadParquet[typed](t, filepath.Join(out, "part-00000-00000.parquet"))
@@ -228,7 +228,7 @@ func TestRecordShardsBadInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			in := testutil.Items[sources.Record](t, flow.From(tc.src))
 			out := filepath.Join(t.TempDir(), "out")
-			err := flow.From(tc.src).To(shards.ParquetRecords(out, schema)).Run(t.Context())
+			err := flow.From(tc.src).To(shards.Parquet[sources.Record](out, shards.Schema(schema))).Run(t.Context())
 			var re *flow.StageError
 			if !errors.As(err, &re) || !re.HasID {
 				t.Fatalf("error %v, want a *flow.StageError that names the row", err)
@@ -236,7 +236,7 @@ func TestRecordShardsBadInput(t *testing.T) {
 			if re.ID != in[tc.row].ID || re.Part != in[tc.row].Part {
 				t.Errorf("error names partition %d, row %v; want %d, %v", re.Part, re.ID, in[tc.row].Part, in[tc.row].ID)
 			}
-			if !strings.Contains(err.Error(), tc.msg) || !strings.Contains(err.Error(), "ParquetRecords") {
+			if !strings.Contains(err.Error(), tc.msg) || !strings.Contains(err.Error(), "Parquet[sources.Record]") {
 				t.Errorf("error %q does not name the sink and say %q", err, tc.msg)
 			}
 			entries, _ := os.ReadDir(out)
@@ -263,7 +263,7 @@ func TestRecordShardsBadInput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := text.JSONL[sources.Record](write("ok.jsonl", `{"id":1,"score":1}`+"\n"))
-			err := flow.From(src).To(shards.ParquetRecords(filepath.Join(t.TempDir(), "out"), tc.schema, tc.opts...)).Run(t.Context())
+			err := flow.From(src).To(shards.Parquet[sources.Record](filepath.Join(t.TempDir(), "out"), append([]shards.ParquetOption{shards.Schema(tc.schema)}, tc.opts...)...)).Run(t.Context())
 			if tc.msg == "" {
 				if err != nil {
 					t.Fatalf("RowIDColumn(score) adds score_key1, score_key2 and score_ord, which do not clash: %v", err)
@@ -291,7 +291,7 @@ func TestRecordShardsCSVLists(t *testing.T) {
 		"ids":    pq.Repeated(pq.Int(64)),
 	})
 	out := filepath.Join(t.TempDir(), "out")
-	if err := flow.From(text.CSV[sources.Record](csvPath)).To(shards.ParquetRecords(out, schema)).Run(t.Context()); err != nil {
+	if err := flow.From(text.CSV[sources.Record](csvPath)).To(shards.Parquet[sources.Record](out, shards.Schema(schema))).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(out, "part-00000-00000.parquet")
@@ -341,7 +341,7 @@ func TestRecordShardsRepeatedLeaf(t *testing.T) {
 		{Names: []string{"ids", "id"}, Values: []any{[]any{uint8(7)}, int64(3)}},
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	if err := flow.From(sources.Slice(recs)).To(shards.ParquetRecords(out, pq.SchemaOf(rep{}))).Run(t.Context()); err != nil {
+	if err := flow.From(sources.Slice(recs)).To(shards.Parquet[sources.Record](out, shards.Schema(pq.SchemaOf(rep{})))).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	got := testutil.ReadParquet[rep](t, filepath.Join(out, "part-00000-00000.parquet"))
@@ -355,7 +355,7 @@ func TestRecordShardsRepeatedLeaf(t *testing.T) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 	bad := []sources.Record{{Names: []string{"id", "ids"}, Values: []any{int64(1), []any{int64(4), nil}}}}
-	err := flow.From(sources.Slice(bad)).To(shards.ParquetRecords(filepath.Join(t.TempDir(), "bad"), pq.SchemaOf(rep{}))).Run(t.Context())
+	err := flow.From(sources.Slice(bad)).To(shards.Parquet[sources.Record](filepath.Join(t.TempDir(), "bad"), shards.Schema(pq.SchemaOf(rep{})))).Run(t.Context())
 	if err == nil || !strings.Contains(err.Error(), `column "ids": element 1: null in a repeated column`) {
 		t.Errorf("a null element: %v", err)
 	}
@@ -379,7 +379,7 @@ func TestRecordShardsFloat32Range(t *testing.T) {
 			}
 			src := text.CSV[sources.Record](in)
 			recs := testutil.Items[sources.Record](t, flow.From(src))
-			err := flow.From(src).To(shards.ParquetRecords(filepath.Join(t.TempDir(), "out"), schema)).Run(t.Context())
+			err := flow.From(src).To(shards.Parquet[sources.Record](filepath.Join(t.TempDir(), "out"), shards.Schema(schema))).Run(t.Context())
 			var re *flow.StageError
 			if !errors.As(err, &re) || !re.HasID || re.ID != recs[1].ID {
 				t.Fatalf("error %v, want a *flow.StageError that names row %v", err, recs[1].ID)
@@ -394,7 +394,7 @@ func TestRecordShardsFloat32Range(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	if err := flow.From(text.CSV[sources.Record](in)).To(shards.ParquetRecords(out, schema)).Run(t.Context()); err != nil {
+	if err := flow.From(text.CSV[sources.Record](in)).To(shards.Parquet[sources.Record](out, shards.Schema(schema))).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	type row struct {
@@ -434,7 +434,7 @@ func TestRecordShardsKeepEmptyLists(t *testing.T) {
 		"tokens": pq.Optional(pq.List(pq.Optional(pq.Int(32)))),
 	})
 	first := filepath.Join(t.TempDir(), "first")
-	if err := flow.From(text.CSV[sources.Record](in)).To(shards.ParquetRecords(first, schema)).Run(t.Context()); err != nil {
+	if err := flow.From(text.CSV[sources.Record](in)).To(shards.Parquet[sources.Record](first, shards.Schema(schema))).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	recs := testutil.Items[sources.Record](t, flow.From(parquet.Read[sources.Record](first)))
@@ -448,7 +448,7 @@ func TestRecordShardsKeepEmptyLists(t *testing.T) {
 	}
 
 	second := filepath.Join(t.TempDir(), "second")
-	if err := flow.From(parquet.Read[sources.Record](first)).To(shards.ParquetRecords(second, schema)).Run(t.Context()); err != nil {
+	if err := flow.From(parquet.Read[sources.Record](first)).To(shards.Parquet[sources.Record](second, shards.Schema(schema))).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	levels := tokenLevels(t, filepath.Join(second, "part-00000-00000.parquet"))
@@ -565,7 +565,7 @@ func TestRecordShardsSameBytes(t *testing.T) {
 		var ref map[string][]byte
 		for _, v := range []struct{ p, chunk int }{{1, 1024}, {2, 1024}, {4, 1024}, {1, 37}, {4, 1000}} {
 			out := filepath.Join(t.TempDir(), "out")
-			sink := shards.ParquetRecords(out, schema, shards.Writers(writers), shards.RowIDColumn("rid"),
+			sink := shards.Parquet[sources.Record](out, shards.Schema(schema), shards.Writers(writers), shards.RowIDColumn("rid"),
 				shards.RowsPerFile(4000), shards.RowGroupRows(1500), shards.PageSize(2048))
 			err := flow.From(sources.Slice(recs, sources.PartitionItems(2500), sources.ChunkSize(v.chunk))).
 				Via(operators.Map(func(r sources.Record) (sources.Record, error) { return r, nil })).Parallel(v.p).
@@ -611,7 +611,7 @@ func TestRecordShardsZstdLiterals(t *testing.T) {
 		Count *int32 `parquet:"count"`
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	if err := flow.From(sources.Slice(recs)).To(shards.ParquetRecords(out, pq.SchemaOf(counts{}))).Run(t.Context()); err != nil {
+	if err := flow.From(sources.Slice(recs)).To(shards.Parquet[sources.Record](out, shards.Schema(pq.SchemaOf(counts{})))).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	files, _ := filepath.Glob(filepath.Join(out, "*.parquet"))
@@ -669,7 +669,7 @@ func TestRecordShardsRowGroupsByBytes(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "out")
 		err := flow.From(sources.Slice(recs, sources.PartitionItems(100), sources.ChunkSize(37))).
 			Via(operators.Map(func(r sources.Record) (sources.Record, error) { return r, nil })).Parallel(p).
-			To(shards.ParquetRecords(out, schema, shards.RowGroupRows(100000))).Run(t.Context())
+			To(shards.Parquet[sources.Record](out, shards.Schema(schema), shards.RowGroupRows(100000))).Run(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,8 +18,8 @@ import (
 )
 
 // structPlan is how [Parquet] writes the structs of a type with rowflow's
-// own Parquet writer (internal/parquet/pqwrite), as ParquetRecords writes
-// records: each leaf column's values and levels are copied from the
+// own Parquet writer (internal/parquet/pqwrite), as it writes records:
+// each leaf column's values and levels are copied from the
 // structs' memory into its typed column, a leaf at a time over a run of
 // rows, with no per-value allocation or boxing.
 //
@@ -534,7 +534,7 @@ func (l *leafWriter) levels(c *pqwrite.Column, rep, def int) {
 // row groups of a record writer, leaf by leaf over runs of rows that
 // end where a batch of writeBatchRows rows from the row group's start
 // ends, so that the row IDs are encoded over the same batches as
-// ParquetRecords' and the bytes do not depend on how the stream was cut
+// records' and the bytes do not depend on how the stream was cut
 // into chunks.
 type structWriter[T any] struct {
 	*recordWriter

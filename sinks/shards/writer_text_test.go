@@ -348,7 +348,7 @@ type measure struct {
 // "NaN", "+Inf" and "-Inf" (of structs and of records, whose lists too),
 // the other values as encoding/json does, and sources/text.JSONL reads the
 // structs back to the same floats; records read back hold the strings,
-// which ParquetRecords writes to float columns as the floats again.
+// which Parquet[sources.Record] writes to float columns as the floats again.
 func TestJSONLShardsNonFiniteFloats(t *testing.T) {
 	nan, inf := math.NaN(), math.Inf(1)
 	half := 0.5
@@ -410,7 +410,7 @@ func TestJSONLShardsNonFiniteFloats(t *testing.T) {
 		t.Fatal(err)
 	}
 	pq := filepath.Join(t.TempDir(), "pq")
-	if err := flow.From(text.JSONL[sources.Record](jsonl)).To(shards.ParquetRecords(pq, schema)).Run(t.Context()); err != nil {
+	if err := flow.From(text.JSONL[sources.Record](jsonl)).To(shards.Parquet[sources.Record](pq, shards.Schema(schema))).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	got := testutil.ReadParquet[pqRow](t, filepath.Join(pq, "part-00000-00000.parquet"))

@@ -44,12 +44,13 @@ type ColumnBatch struct {
 // NewColumnBatch returns a batch of the rows whose IDs are ids, one per
 // row, held in columns, which the batch takes: what another source (such
 // as sources/text.CSV and JSONL of *ColumnBatch) gives to consumers of
-// column batches, such as shards.ParquetColumns. file names the rows' file in errors, and
-// partition holds its Hive partition values, as Read's batches do.
+// column batches, such as shards.Parquet. file names the rows' file in
+// errors, and partition holds its Hive partition values, as Read's
+// batches do.
 // Each column must hold ids.Len() rows as [Column] says, with its Kind,
 // levels and RepeatedLevels set, and its Node where the logical type
 // matters: a BYTE_ARRAY column whose Node is a STRING holds text, which
-// shards.ParquetColumns converts to its column's type. Release does
+// shards.Parquet converts to its column's type. Release does
 // nothing, unless the source that made the batch reuses its buffers.
 func NewColumnBatch(file string, ids flow.IDs, columns []Column, partition map[string]string) *ColumnBatch {
 	return &ColumnBatch{File: file, RowGroup: -1, NumRows: ids.Len(), Columns: columns, Partition: partition, ids: ids}

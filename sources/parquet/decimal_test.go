@@ -27,7 +27,7 @@ type decimalPQRow struct {
 
 // TestDecimalColumns: DECIMAL columns of each physical type (INT32,
 // INT64, FIXED_LEN_BYTE_ARRAY, BYTE_ARRAY; written from text by
-// shards.ParquetRecords) read into decimal.Decimal fields exactly, at the
+// shards.Parquet[sources.Record]) read into decimal.Decimal fields exactly, at the
 // column's scale, negative values and 38 digits included; a null is nil in
 // a pointer field; a column that is not a DECIMAL is refused, naming it.
 func TestDecimalColumns(t *testing.T) {
@@ -53,7 +53,7 @@ func TestDecimalColumns(t *testing.T) {
 		pqschema.Column{Name: "ba", Node: opt(pq.Decimal(3, 38, pq.ByteArrayType))},
 	)
 	out := filepath.Join(dir, "out")
-	if err := flow.From(text.CSV[sources.Record](csvPath)).To(shards.ParquetRecords(out, schema)).Run(t.Context()); err != nil {
+	if err := flow.From(text.CSV[sources.Record](csvPath)).To(shards.Parquet[sources.Record](out, shards.Schema(schema))).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	var got []decimalPQRow

@@ -27,7 +27,7 @@ func TestParquetFingerprintsStay(t *testing.T) {
 		want string
 	}{
 		{"Parquet with Rename", flow.From(parquet.Read[fingerprintRow]("data", parquet.Rename("txt", "text"))), "d1392e526c45d1a2212d9136b0baccec"},
-		{"ParquetRecords with Where", flow.From(parquet.Read[sources.Record]("data", sources.Where(sources.Eq("lang", "en")))), "ccf8467b7c109a32e2814b3829ecef10"},
+		{"Records with Where", flow.From(parquet.Read[sources.Record]("data", sources.Where(sources.Eq("lang", "en")))), "ccf8467b7c109a32e2814b3829ecef10"},
 	} {
 		if got := c.p.Fingerprint(); got != c.want {
 			t.Errorf("%s: fingerprint %s, want %s", c.name, got, c.want)

@@ -822,7 +822,8 @@ func (c *readCase) checkRanks(t *testing.T, root string, opts []parquet.Option, 
 }
 
 // checkRewrite writes what the case reads, as records
-// (shards.ParquetRecords) or as column batches (shards.ParquetColumns),
+// (shards.Parquet[sources.Record]) or as column batches
+// (shards.Parquet[*parquet.ColumnBatch]),
 // with the schema RecordSchema gives, and reads each output back: the
 // values must be want's, in order. One writer writes each output, so
 // that its files, read in name order, hold the rows in stream order.
@@ -831,12 +832,12 @@ func (c *readCase) checkRewrite(t *testing.T, root string, opts []parquet.Option
 	if err != nil {
 		t.Fatalf("RecordSchema: %v\n%s", err, c)
 	}
-	sinkOpts := []shards.ParquetOption{shards.Writers(1), shards.RowsPerFile(int64(1 + c.seed%500)), shards.RowGroupRows(int(min(c.groupRows, 1<<20)))}
+	sinkOpts := []shards.ParquetOption{shards.Schema(schema), shards.Writers(1), shards.RowsPerFile(int64(1 + c.seed%500)), shards.RowGroupRows(int(min(c.groupRows, 1<<20)))}
 	for _, way := range []string{"records", "column batches"}[c.seed%2:][:1] { // one way per case, for time
 		out := filepath.Join(t.TempDir(), "out")
-		p := flow.From(parquet.Read[sources.Record](root, opts...)).Parallel(c.par).To(shards.ParquetRecords(out, schema, sinkOpts...))
+		p := flow.From(parquet.Read[sources.Record](root, opts...)).Parallel(c.par).To(shards.Parquet[sources.Record](out, sinkOpts...))
 		if way == "column batches" {
-			p = flow.From(parquet.Read[*parquet.ColumnBatch](root, opts...)).Parallel(c.par).To(shards.ParquetColumns(out, schema, sinkOpts...))
+			p = flow.From(parquet.Read[*parquet.ColumnBatch](root, opts...)).Parallel(c.par).To(shards.Parquet[*parquet.ColumnBatch](out, sinkOpts...))
 		}
 		if err := p.Run(t.Context()); err != nil {
 			t.Fatalf("writing the %s read: %v\n%s", way, err, c)

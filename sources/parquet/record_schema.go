@@ -15,8 +15,8 @@ import (
 // RecordSchema returns the Parquet schema of the records that
 // Read[sources.Record](root, opts...) reads from the dataset's first file: one
 // top-level column per record value, named and ordered as the records'
-// Names, so that shards.ParquetRecords writes the records back as
-// they were read. It reads the first file's footer and no pages.
+// Names, so that shards.Parquet[sources.Record] writes the records back
+// as they were read. It reads the first file's footer and no pages.
 //
 // A leaf column keeps its type (physical and logical); it is required
 // if it and every group above it are, and optional otherwise. A leaf

@@ -164,7 +164,7 @@ func TestRowFilterPagesKeepWhatPlainGoKeeps(t *testing.T) {
 	}
 }
 
-// checkRecordsAndColumns reads root with ParquetRecords and ParquetColumns
+// checkRecordsAndColumns reads root as records and as column batches
 // and checks the ids and IDs of the rows they keep against want.
 func checkRecordsAndColumns(t *testing.T, what, root string, opts []parquet.Option, n int, want []flow.Item[Sorted]) {
 	t.Helper()

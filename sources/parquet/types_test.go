@@ -29,9 +29,9 @@ func TestColumnsRefusesUnknownNames(t *testing.T) {
 	errs := map[string]error{
 		"Parquet": flow.From(parquet.Read[IDLabel](root, parquet.Columns("labl", "id"))).
 			To(sinks.Count[IDLabel](new(int64))).Run(ctx),
-		"ParquetRecords": flow.From(parquet.Read[sources.Record](root, parquet.Columns("labl", "id"))).
+		"Records": flow.From(parquet.Read[sources.Record](root, parquet.Columns("labl", "id"))).
 			To(sinks.Count[sources.Record](new(int64))).Run(ctx),
-		"ParquetColumns": flow.From(parquet.Read[*parquet.ColumnBatch](root, parquet.Columns("labl", "id"))).
+		"ColumnBatches": flow.From(parquet.Read[*parquet.ColumnBatch](root, parquet.Columns("labl", "id"))).
 			To(sinks.Count[*parquet.ColumnBatch](new(int64))).Run(ctx),
 	}
 	for name, err := range errs {

@@ -26,7 +26,7 @@ import (
 //     partition columns') and their values as strings, nil for a null
 //     field ([NullString]);
 //   - *[parquet.ColumnBatch]: records as columns of text, for consumers of
-//     tables such as shards.ParquetColumns (see "Column batches").
+//     tables such as shards.Parquet (see "Column batches").
 //
 // T is matched exactly: a struct type of its own, even one with the
 // fields of sources.Record, is read as structs. Any other T is an error
@@ -66,9 +66,9 @@ import (
 //
 // With T *[parquet.ColumnBatch], each column of the header is an optional
 // STRING column (BYTE_ARRAY) holding the fields' text, with a null where
-// a field is the [NullString]; shards.ParquetColumns parses the text into
-// a schema's types as shards.ParquetRecords parses the strings of
-// records, without a record per row. A batch holds up to
+// a field is the [NullString]; shards.Parquet parses the text into a
+// schema's types as it parses the strings of records, without a record
+// per row. A batch holds up to
 // [sources.ChunkSize] records of one partition, and at most 1,048,576
 // fields; the Hive partition values are in the batch's Partition, as in
 // sources/parquet.Read's column batches. Each row has the ID that the

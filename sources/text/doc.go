@@ -2,7 +2,7 @@
 // compressed: [CSV] and [JSONL] each return a [flow.Source] to start a
 // pipeline with [flow.From]. Their type parameter says what a record
 // becomes: a struct, a [sources.Record], or a *parquet.ColumnBatch of
-// text columns (for shards.ParquetColumns).
+// text columns (for shards.Parquet).
 //
 // # Options
 //

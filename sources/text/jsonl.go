@@ -24,7 +24,7 @@ import (
 //   - [sources.Record]: the line, which must be a JSON object, as its keys
 //     and values (see "Records");
 //   - *[parquet.ColumnBatch]: lines as columns of text, for consumers of
-//     tables such as shards.ParquetColumns (see "Column batches").
+//     tables such as shards.Parquet (see "Column batches").
 //
 // T is matched exactly: a struct type of its own, even one with the
 // fields of sources.Record, is decoded as a struct. Any other T is an
@@ -69,8 +69,8 @@ import (
 // encoding/json decodes into an any, except that numbers are json.Number,
 // which keeps integers exact. The strings "NaN", "+Inf" and "-Inf", which
 // JSON Lines shards hold for the floats JSON has no number for, stay
-// strings: shards.ParquetRecords writes them to float columns as the
-// floats. A line whose object has a key twice, at any depth, is a bad
+// strings: shards.Parquet[sources.Record] writes them to float columns as
+// the floats. A line whose object has a key twice, at any depth, is a bad
 // record. [AllowMissingFields] has no effect.
 //
 // # Column batches
@@ -85,9 +85,9 @@ import (
 // its columns 65,536; a line of more than 65,536 keys is an error
 // (records read it). Lines are read, checked and skipped
 // ([sources.SkipBad]) as records are, and each row has the ID of its
-// record; shards.ParquetColumns writes the batches as
-// shards.ParquetRecords writes the records, byte for byte and error for
-// error, without a record per row. The Hive partition values are in the
+// record; shards.Parquet writes the batches as it writes the records,
+// byte for byte and error for error, without a record per row. The Hive
+// partition values are in the
 // batch's Partition, as in sources/parquet.Read's column batches. A
 // batch's Release hands its buffers back for later batches.
 // [AllowMissingFields] has no effect.

@@ -15,8 +15,8 @@ import (
 )
 
 // TestDuckDBReadsLogicalTypes writes CSV text into timestamp, date, time
-// and decimal columns with shards.ParquetRecords, and DuckDB reads them
-// back as those types, value for value, nulls as nulls.
+// and decimal columns with shards.Parquet[sources.Record], and DuckDB
+// reads them back as those types, value for value, nulls as nulls.
 func TestDuckDBReadsLogicalTypes(t *testing.T) {
 	db := openDuckDB(t)
 	dir := t.TempDir()
@@ -36,7 +36,7 @@ func TestDuckDBReadsLogicalTypes(t *testing.T) {
 		pqschema.Column{Name: "big", Node: opt(pq.Decimal(2, 30, pq.FixedLenByteArrayType(13)))},
 	)
 	out := filepath.Join(t.TempDir(), "out")
-	if err := flow.From(text.CSV[sources.Record](csvPath)).To(shards.ParquetRecords(out, schema)).Run(t.Context()); err != nil {
+	if err := flow.From(text.CSV[sources.Record](csvPath)).To(shards.Parquet[sources.Record](out, shards.Schema(schema))).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	q := `SELECT typeof(ts), typeof(tstz), typeof(d), typeof(t), typeof(price), typeof(big),

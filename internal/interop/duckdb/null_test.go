@@ -64,7 +64,7 @@ func TestDuckDBNullsAgree(t *testing.T) {
 		pqschema.Column{Name: "name", Node: pq.Optional(pq.String())},
 		pqschema.Column{Name: "lang", Node: pq.Optional(pq.String())},
 	)
-	if err := flow.From(text.CSV[sources.Record](csvPath)).To(shards.ParquetRecords(out, schema, shards.PartitionBy("lang"))).Run(t.Context()); err != nil {
+	if err := flow.From(text.CSV[sources.Record](csvPath)).To(shards.Parquet[sources.Record](out, shards.Schema(schema), shards.PartitionBy("lang"))).Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(out, "lang=__HIVE_DEFAULT_PARTITION__")); err != nil {

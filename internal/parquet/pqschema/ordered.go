@@ -24,7 +24,7 @@ type Column struct {
 // parquet-go's Schema.Deconstruct reads rows of it from Go maps keyed by
 // column name (map[string]any) through the fields' Value; it gets the
 // levels of lists of lists held as []any wrong, which is why
-// shards.ParquetRecords builds its rows itself.
+// shards.Parquet of records builds its rows itself.
 func New(name string, cols ...Column) *parquet.Schema {
 	g := make(group, len(cols))
 	for i, c := range cols {

@@ -41,10 +41,10 @@
 //
 // # Users
 //
-// The sinks of sinks/shards write with it: ParquetRecords' shredders put
-// each record's values straight into the typed columns, ParquetColumns
-// copies column batches' values and levels, and Parquet copies each leaf
-// of a run of structs from their memory. Parquet's structs with maps or
+// The sinks of sinks/shards write with it: shards.Parquet of records
+// puts each record's values straight into the typed columns with its
+// shredders, of column batches copies their values and levels, and of
+// structs copies each leaf of a run of structs from their memory. Parquet's structs with maps or
 // interfaces are still written by parquet-go's GenericWriter.
 //
 // # Determinism

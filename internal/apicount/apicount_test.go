@@ -7,7 +7,7 @@ import "testing"
 // to it, budget is the count of the last deliberate change: a change that
 // adds public names lowers another count or raises this one on purpose,
 // saying why in its commit.
-const budget = 336
+const budget = 332
 
 // TestPublicSurfaceDoesNotGrow counts the public packages' exported
 // identifiers against budget.

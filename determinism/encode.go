@@ -56,6 +56,41 @@ func mustCodec[T any]() *codec {
 	return c
 }
 
+// mayFail reports whether encoding a value of type t, which has an
+// encoding, can fail when it runs: when t holds an interface, whose
+// value's type is checked as it is encoded, or is recursive, so that a
+// value may nest deeper than maxDepth. A type encoded by a rule of its own
+// (an Appender, time.Time, a row ID) does not descend into its parts.
+// path holds the types being walked, to find a recursion.
+func mayFail(t reflect.Type, path map[reflect.Type]bool) bool {
+	switch {
+	case t == timeType || t == idType || reflect.PointerTo(t).Implements(appenderType):
+		return false
+	case path[t]:
+		return true
+	}
+	if path == nil {
+		path = map[reflect.Type]bool{}
+	}
+	path[t] = true
+	defer delete(path, t)
+	switch t.Kind() {
+	case reflect.Interface:
+		return true
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return mayFail(t.Elem(), path)
+	case reflect.Map:
+		return mayFail(t.Key(), path) || mayFail(t.Elem(), path)
+	case reflect.Struct:
+		for f := range t.Fields() {
+			if f.Name != "_" && mayFail(f.Type, path) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // maxDepth bounds the nesting of pointers, slices, maps and interfaces in
 // one value, so that a cyclic value panics instead of exhausting the stack.
 const maxDepth = 10000

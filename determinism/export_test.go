@@ -2,6 +2,7 @@ package determinism
 
 import (
 	"context"
+	"reflect"
 
 	"github.com/rowflow/rowflow/flow"
 )
@@ -32,3 +33,7 @@ func ResetHasher[T any](h *Hasher[T]) { h.reset() }
 
 // AddChunk adds the items of c to h, as SumOf adds each chunk it reads.
 func AddChunk[T any](h *Hasher[T], c *flow.Chunk[T]) error { return h.addChunk(c) }
+
+// MayFail reports whether encoding a T can fail when it runs (see
+// mayFail).
+func MayFail[T any]() bool { return mayFail(reflect.TypeFor[T](), nil) }

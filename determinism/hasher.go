@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"hash"
+	"reflect"
 	"unsafe"
 
 	"github.com/rowflow/rowflow/flow"
@@ -49,12 +50,15 @@ type Hasher[T any] struct {
 	s   state
 	n   int64
 	tmp T // Add's value, so that encoding it does not allocate
+	// fallible says that encoding a T can fail (see mayFail): only then
+	// does Add pay for recovering the encoder's panic.
+	fallible bool
 }
 
 // NewHasher returns a Hasher for values of type T. It panics if T has no
 // encoding (see the package documentation).
 func NewHasher[T any]() *Hasher[T] {
-	h := &Hasher[T]{h: sha256.New(), c: mustCodec[T]()}
+	h := &Hasher[T]{h: sha256.New(), c: mustCodec[T](), fallible: mayFail(reflect.TypeFor[T](), nil)}
 	h.reset()
 	return h
 }
@@ -72,7 +76,12 @@ func (h *Hasher[T]) reset() {
 // unusable (make another with [NewHasher]).
 func (h *Hasher[T]) Add(id rowid.ID, v T) error {
 	h.tmp = v
-	err := catchEncoding(func() { h.add(id, unsafe.Pointer(&h.tmp)) })
+	var err error
+	if h.fallible {
+		err = catchEncoding(func() { h.add(id, unsafe.Pointer(&h.tmp)) })
+	} else {
+		h.add(id, unsafe.Pointer(&h.tmp))
+	}
 	var zero T
 	h.tmp = zero
 	return err

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rowflow/rowflow/determinism"
 	"github.com/rowflow/rowflow/flow"
@@ -206,5 +207,62 @@ func TestHasherAddRefusesUnencodable(t *testing.T) {
 	err := h.Add(idOf(1), func() {})
 	if err == nil || !strings.Contains(err.Error(), "func()") {
 		t.Fatalf("Add of a func in an interface = %v, want an error naming func()", err)
+	}
+}
+
+type mfNode struct {
+	V    int
+	Next *mfNode
+}
+
+type mfHook struct{ X any }
+
+func (h *mfHook) AppendDigest(b []byte) []byte { return append(b, 1) }
+
+// Only a type that holds an interface, or is recursive, can fail to
+// encode when it runs; Add recovers the encoder's failure for those only.
+func TestMayFail(t *testing.T) {
+	for name, c := range map[string]struct{ got, want bool }{
+		"int64": {determinism.MayFail[int64](), false},
+		"struct of scalars": {determinism.MayFail[struct {
+			A int
+			B string
+			C [3]float32
+		}](), false},
+		"slice, pointer, map": {determinism.MayFail[struct {
+			S []int
+			P *string
+			M map[string][]byte
+		}](), false},
+		"time and row ID": {determinism.MayFail[struct {
+			T  time.Time
+			ID rowid.ID
+		}](), false},
+		"any":                  {determinism.MayFail[any](), true},
+		"interface in a map":   {determinism.MayFail[map[string]any](), true},
+		"interface in a field": {determinism.MayFail[struct{ X any }](), true},
+		"recursive":            {determinism.MayFail[mfNode](), true},
+		"appender over any":    {determinism.MayFail[mfHook](), false},
+		"blank interface field": {determinism.MayFail[struct {
+			_ any
+			A int
+		}](), false},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: mayFail %v, want %v", name, c.got, c.want)
+		}
+	}
+}
+
+// A value nested deeper than the encoder goes, such as a long chain of a
+// recursive type, is Add's error too.
+func TestHasherAddRefusesDeepValue(t *testing.T) {
+	var head *mfNode
+	for i := range 10002 { // 10001 pointers, one level each
+		head = &mfNode{V: i, Next: head}
+	}
+	err := determinism.NewHasher[mfNode]().Add(idOf(0), *head)
+	if err == nil || !strings.Contains(err.Error(), "nested more than") {
+		t.Fatalf("Add of a chain of 10002 nodes = %v, want an error saying it is nested too deep", err)
 	}
 }

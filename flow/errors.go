@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
-	"github.com/rowflow/rowflow/internal/rowerr"
+	"github.com/rowflow/rowflow/internal/linkage"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -44,7 +44,7 @@ func ErrorAt[T any](c *Chunk[T], k int, err error) error {
 	if err == nil || err == ErrStop {
 		return err
 	}
-	return &rowerr.Error{Part: c.Part, ID: c.IDs.At(k), Err: err}
+	return &linkage.RowError{Part: c.Part, ID: c.IDs.At(k), Err: err}
 }
 
 // PanicError is a panic in a stage or a user function, turned into an
@@ -87,7 +87,7 @@ func stageError(stage string, batch int64, hasBatch bool, err error) error {
 		return err
 	}
 	e := &StageError{Stage: stage, Part: batch, HasPart: hasBatch, Err: err}
-	var re *rowerr.Error
+	var re *linkage.RowError
 	if errors.As(err, &re) {
 		e.Part, e.ID, e.HasPart, e.HasID, e.Err = re.Part, re.ID, true, true, re.Err
 	}

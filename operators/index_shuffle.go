@@ -8,9 +8,9 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/epoch"
+	"github.com/rowflow/rowflow/internal/linkage"
 	"github.com/rowflow/rowflow/internal/pcg"
 	"github.com/rowflow/rowflow/internal/permute"
-	"github.com/rowflow/rowflow/internal/rowerr"
 	"github.com/rowflow/rowflow/internal/shares"
 	"github.com/rowflow/rowflow/internal/slicepool"
 	"github.com/rowflow/rowflow/rowid"
@@ -127,7 +127,7 @@ func (s *indexShuffle[T]) read(ctx context.Context, perm permute.Perm, batch, lo
 		if err != nil {
 			slicepool.Recycle(vals)
 			slicepool.Recycle(ids)
-			var re *rowerr.Error
+			var re *linkage.RowError
 			if errors.As(err, &re) {
 				re.Part = batch
 			}

@@ -6,7 +6,7 @@ import (
 	"math"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/rowerr"
+	"github.com/rowflow/rowflow/internal/linkage"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -50,7 +50,7 @@ func (s *genSource[T]) ReadRange(_ context.Context, lo, hi int64, vals []T, ids 
 	for i := lo; i < hi; i++ {
 		v, err := s.f(i)
 		if err != nil {
-			return vals, ids, &rowerr.Error{Part: i / int64(s.cfg.partitionItems), ID: run.At(int(i - lo)), Err: err}
+			return vals, ids, &linkage.RowError{Part: i / int64(s.cfg.partitionItems), ID: run.At(int(i - lo)), Err: err}
 		}
 		vals = append(vals, v)
 	}

@@ -4,9 +4,11 @@
 package linkage
 
 import (
+	"fmt"
 	"reflect"
 
 	"github.com/rowflow/rowflow/internal/filter"
+	"github.com/rowflow/rowflow/rowid"
 )
 
 // StartOf returns a text that names the position a *flow.Pipeline's runs
@@ -65,3 +67,20 @@ const (
 	JSONBool               // true or false
 	JSONNested             // an array or an object, its text the JSON
 )
+
+// RowError is err, which happened at the row ID of partition Part: how a
+// source, stage or sink of rowflow's own packages that knows a row's
+// position without a chunk names the failing row. flow.ErrorAt makes one
+// from a chunk, and flow takes the position out of it into the run's
+// StageError, keeping only Err, so users never see it.
+type RowError struct {
+	Part int64
+	ID   rowid.ID
+	Err  error
+}
+
+func (e *RowError) Error() string {
+	return fmt.Sprintf("partition %d, row %s: %v", e.Part, e.ID, e.Err)
+}
+
+func (e *RowError) Unwrap() error { return e.Err }

@@ -13,7 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/rowerr"
+	"github.com/rowflow/rowflow/internal/linkage"
 	"github.com/rowflow/rowflow/rowid"
 )
 
@@ -241,7 +241,7 @@ func (r *rollingWriter[T]) write(batch int64, vals []T, ids flow.IDs) error {
 
 // fail attaches the sink and the row to err.
 func (r *rollingWriter[T]) fail(batch int64, id rowid.ID, err error) error {
-	return &rowerr.Error{Part: batch, ID: id, Err: fmt.Errorf("shards: %s: %w", r.s.run.plan.what, err)}
+	return &linkage.RowError{Part: batch, ID: id, Err: fmt.Errorf("shards: %s: %w", r.s.run.plan.what, err)}
 }
 
 // add writes vals to the current row group in batches aligned on

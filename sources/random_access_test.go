@@ -2,12 +2,16 @@ package sources_test
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/testutil"
+	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
+	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -38,5 +42,35 @@ func TestReadRangeMatchesPartitions(t *testing.T) {
 				t.Errorf("%s: ReadRange(%d, %d): no error", name, r[0], r[1])
 			}
 		}
+	}
+}
+
+// An error from Generate's function fails the run with a StageError that
+// names the index's partition and row ID, and wraps the error itself,
+// whether the rows are read by partition or by range (IndexShuffle).
+func TestGenerateErrorNamesRow(t *testing.T) {
+	boom := errors.New("boom")
+	src := sources.Generate(20, func(i int64) (int64, error) {
+		if i == 9 {
+			return 0, boom
+		}
+		return i, nil
+	}, sources.PartitionItems(4))
+	var n int64
+	err := flow.From(src).To(sinks.Count[int64](&n)).Run(context.Background())
+	var se *flow.StageError
+	if !errors.As(err, &se) || !errors.Is(err, boom) {
+		t.Fatalf("run = %v, want a StageError wrapping boom", err)
+	}
+	want := rowid.Ordinal(9).Combine(rowid.FromString("generate"))
+	if !se.HasPart || se.Part != 2 || !se.HasID || se.ID != want {
+		t.Errorf("StageError names partition %d (%v), row %v (%v); want partition 2, row %v", se.Part, se.HasPart, se.ID, se.HasID, want)
+	}
+	if strings.Contains(se.Err.Error(), "partition") {
+		t.Errorf("the wrapped error %q repeats the position the StageError gives", se.Err)
+	}
+	err = flow.From(operators.IndexShuffle(src)).To(sinks.Count[int64](&n)).Run(context.Background())
+	if !errors.As(err, &se) || !errors.Is(err, boom) || !se.HasID || se.ID != want {
+		t.Errorf("IndexShuffle's run = %v, want a StageError naming row %v and wrapping boom", err, want)
 	}
 }

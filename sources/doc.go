@@ -21,7 +21,8 @@
 // # Options
 //
 // Each kind of source takes its own option type: [SliceOption] for
-// [Slice] and [Generate], parquet.Option for parquet.Read,
+// [Slice] and [Generate] (and the go-streams inputs of
+// interop/gostreams, which read values in order too), parquet.Option for parquet.Read,
 // text.CSVOption for text.CSV, text.JSONLOption for text.JSONL. Options
 // shared by several satisfy each of their types: a text.Option is both a
 // CSVOption and a JSONLOption, a [DatasetOption] (files, shuffling,

@@ -54,7 +54,7 @@ func (s *genSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2[f
 			yield(flow.Partition[T]{}, s.err)
 			return
 		}
-		for sp := range shares.Spans(s.n, int64(s.cfg.partitionItems), env.Rank, env.World) {
+		for sp := range shares.Spans(s.n, int64(s.cfg.PartitionItems), env.Rank, env.World) {
 			p := flow.Partition[T]{Part: sp.Part, Read: func(ctx context.Context, out flow.Emitter[T]) error {
 				return s.read(ctx, sp.Part, sp.Lo, sp.Hi, out)
 			}}

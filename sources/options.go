@@ -14,19 +14,26 @@ import (
 // does not take is a compile error. See "Options" in the package
 // documentation.
 
-// SliceOption configures [Slice] and [Generate].
+// SliceOption configures [Slice] and [Generate], and the go-streams
+// inputs of package interop/gostreams, which read values in order as
+// well: every SliceOption is a gostreams.InputOption.
+//
+// Its methods are exported so that the option types of that package can
+// require them; their parameter is internal, so only rowflow's packages
+// can implement them: give a source the options these packages make, not
+// a type of your own.
 type SliceOption interface {
-	applySlice(*memConfig) error
+	ApplySlice(*datasource.Stream) error
+	ApplyStream(*datasource.Stream) error
+	ApplyFlow(*datasource.Stream) error
 }
 
 // DatasetOption configures every source of a dataset of files: those of
 // packages sources/parquet and sources/text. It is a parquet.Option, a
 // text.CSVOption and a text.JSONLOption.
 //
-// Its methods are exported so that the option types of those packages
-// can require them; their parameter is internal, so only rowflow's
-// packages can implement them: give a source the options these packages
-// make, not a type of your own.
+// Its methods are exported for the same reason as SliceOption's, and
+// only rowflow's packages can implement them.
 type DatasetOption interface {
 	ApplyParquet(*datasource.Settings) error
 	ApplyCSV(*datasource.Settings) error
@@ -39,27 +46,26 @@ type Option interface {
 	DatasetOption
 }
 
-// memConfig configures Slice and Generate.
-type memConfig struct {
-	datasource.Common
-	partitionItems int
-}
-
 type commonOption func(*datasource.Common) error
 
-func (o commonOption) applySlice(c *memConfig) error             { return o(&c.Common) }
+func (o commonOption) ApplySlice(c *datasource.Stream) error     { return o(&c.Common) }
+func (o commonOption) ApplyStream(c *datasource.Stream) error    { return o(&c.Common) }
+func (o commonOption) ApplyFlow(c *datasource.Stream) error      { return o(&c.Common) }
 func (o commonOption) ApplyParquet(s *datasource.Settings) error { return o(&s.Common) }
 func (o commonOption) ApplyCSV(s *datasource.Settings) error     { return o(&s.Common) }
 func (o commonOption) ApplyJSONL(s *datasource.Settings) error   { return o(&s.Common) }
 
-type sliceOption func(*memConfig) error
+type sliceOption func(*datasource.Stream) error
 
-func (o sliceOption) applySlice(c *memConfig) error { return o(c) }
+func (o sliceOption) ApplySlice(c *datasource.Stream) error  { return o(c) }
+func (o sliceOption) ApplyStream(c *datasource.Stream) error { return o(c) }
+func (o sliceOption) ApplyFlow(c *datasource.Stream) error   { return o(c) }
 
-// PartitionItems sets how many values make one partition (default 16384).
-// Partitions are what parallel workers take turns on. n must be at least 1.
+// PartitionItems sets how many values make one partition (default 16384
+// for Slice and Generate, 4096 for a go-streams input). Partitions are
+// what parallel workers take turns on. n must be at least 1.
 func PartitionItems(n int) SliceOption {
-	return sliceOption(optcheck.AtLeast("sources", "PartitionItems", n, 1, func(c *memConfig, v int) { c.partitionItems = v }))
+	return sliceOption(optcheck.AtLeast("sources", "PartitionItems", n, 1, func(c *datasource.Stream, v int) { c.PartitionItems = v }))
 }
 
 // ChunkSize sets the most values one chunk carries (default 1024). n must
@@ -74,27 +80,34 @@ const maxChunkSize = 1 << 20
 
 // Named names the source in errors and derives its row IDs from name:
 // row i gets rowid.Ordinal(i).Combine(rowid.FromString(name)). Two sources
-// that are mixed or joined should have different names.
+// that are mixed or joined should have different names. name must not be
+// empty.
 func Named(name string) Option {
 	return commonOption(func(c *datasource.Common) error {
+		if name == "" {
+			return fmt.Errorf("sources: Named(\"\"): empty name")
+		}
 		c.Name, c.Base = name, rowid.FromString(name)
 		return nil
 	})
 }
 
+// memConfig configures Slice and Generate.
+type memConfig struct{ datasource.Stream }
+
 // settings returns the text of the Info.Settings of a source of n values.
 func (c memConfig) settings(n int64) string {
-	return fmt.Sprintf("n=%d partition=%d %s", n, c.partitionItems, c.Common.Describe())
+	return fmt.Sprintf("n=%d partition=%d %s", n, c.PartitionItems, c.Common.Describe())
 }
 
 // buildMem applies opts to the defaults of Slice and Generate.
 func buildMem(name string, opts []SliceOption) (memConfig, error) {
-	c := memConfig{Common: datasource.NewCommon(name), partitionItems: 16384}
+	c := memConfig{datasource.Stream{Common: datasource.NewCommon(name), PartitionItems: 16384}}
 	for _, o := range opts {
 		if o == nil {
 			return c, fmt.Errorf("sources: %s: nil option", name)
 		}
-		if err := o.applySlice(&c); err != nil {
+		if err := o.ApplySlice(&c.Stream); err != nil {
 			return c, err
 		}
 	}

@@ -50,7 +50,7 @@ func (s *genSource[T]) ReadRange(_ context.Context, lo, hi int64, vals []T, ids 
 	for i := lo; i < hi; i++ {
 		v, err := s.f(i)
 		if err != nil {
-			return vals, ids, &linkage.RowError{Part: i / int64(s.cfg.partitionItems), ID: run.At(int(i - lo)), Err: err}
+			return vals, ids, &linkage.RowError{Part: i / int64(s.cfg.PartitionItems), ID: run.At(int(i - lo)), Err: err}
 		}
 		vals = append(vals, v)
 	}

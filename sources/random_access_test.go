@@ -74,3 +74,11 @@ func TestGenerateErrorNamesRow(t *testing.T) {
 		t.Errorf("IndexShuffle's run = %v, want a StageError naming row %v and wrapping boom", err, want)
 	}
 }
+
+// An empty name is refused when the source is built, as a stage's is.
+func TestNamedRefusesEmpty(t *testing.T) {
+	err := flow.From(sources.Slice([]int{1}, sources.Named(""))).Err()
+	if err == nil || !strings.Contains(err.Error(), `Named(""): empty name`) {
+		t.Fatalf("Slice with Named(\"\"): %v, want an error saying the name is empty", err)
+	}
+}

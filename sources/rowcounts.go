@@ -18,7 +18,7 @@ func (s *sliceSource[T]) RowCounts(_ context.Context, env flow.Env) ([]int64, er
 	if s.err != nil {
 		return nil, s.err
 	}
-	return spans(int64(len(s.values)), int64(s.cfg.partitionItems), env), nil
+	return spans(int64(len(s.values)), int64(s.cfg.PartitionItems), env), nil
 }
 
 // RowCounts returns the size of each partition; an unending source has no
@@ -30,7 +30,7 @@ func (s *genSource[T]) RowCounts(_ context.Context, env flow.Env) ([]int64, erro
 	if s.n == 1<<63-1 {
 		return nil, fmt.Errorf("sources: %s is unending: it has no row count", s.cfg.Name)
 	}
-	return spans(s.n, int64(s.cfg.partitionItems), env), nil
+	return spans(s.n, int64(s.cfg.PartitionItems), env), nil
 }
 
 // spans returns the row counts of the partitions shares.Spans gives.

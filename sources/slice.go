@@ -46,7 +46,7 @@ func (s *sliceSource[T]) Partitions(ctx context.Context, env flow.Env) iter.Seq2
 			yield(flow.Partition[T]{}, s.err)
 			return
 		}
-		for sp := range shares.Spans(int64(len(s.values)), int64(s.cfg.partitionItems), env.Rank, env.World) {
+		for sp := range shares.Spans(int64(len(s.values)), int64(s.cfg.PartitionItems), env.Rank, env.World) {
 			p := flow.Partition[T]{Part: sp.Part, Read: func(ctx context.Context, out flow.Emitter[T]) error {
 				return s.read(ctx, sp.Part, int(sp.Lo), int(sp.Hi), out)
 			}}

@@ -7,7 +7,7 @@ import "testing"
 // to it, budget is the count of the last deliberate change: a change that
 // adds public names lowers another count or raises this one on purpose,
 // saying why in its commit.
-const budget = 332
+const budget = 329
 
 // TestPublicSurfaceDoesNotGrow counts the public packages' exported
 // identifiers against budget.

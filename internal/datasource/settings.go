@@ -31,6 +31,19 @@ func (c Common) Describe() string {
 	return fmt.Sprintf("name=%q base=%v", c.Name, c.Base)
 }
 
+// Stream is the configuration of a source that reads its values in order
+// from memory or a channel, not from files: sources.Slice and Generate,
+// and the go-streams inputs of interop/gostreams. The options of package
+// sources write it. Own holds, while the options are applied, a pointer
+// to the constructor's own configuration (the go-streams adapters'),
+// which the constructor's own options assert; it is nil for Slice and
+// Generate.
+type Stream struct {
+	Common
+	PartitionItems int
+	Own            any
+}
+
 // Settings is the configuration every source of a dataset of files has,
 // which the options of package sources write: they are the one place
 // where the dataset planner's settings are declared, defaulted and

@@ -10,13 +10,14 @@
 // # Partitions are cut by count
 //
 // go-streams elements arrive one at a time on a channel. The adapters
-// group them into partitions of [PartitionItems] elements, in arrival
-// order, never by a timer, so which partition an element falls in (its
-// partition number) and its row ID depend only on its place in the stream:
-// element i gets the ID rowid.Ordinal(i).Combine(rowid.FromString(name))
-// ([Named], default "gostreams"). An element may also be a []T (as
-// go-streams' own flow.NewBatch emits): its values are rows one after
-// another, and how the stream happened to be batched does not change the
+// group them into partitions of sources.PartitionItems elements (default
+// 4096), in arrival order, never by a timer, so which partition an element
+// falls in (its partition number) and its row ID depend only on its place
+// in the stream: element i gets the ID
+// rowid.Ordinal(i).Combine(rowid.FromString(name)) (sources.Named,
+// default "gostreams"). An element may also be a []T (as go-streams' own
+// flow.NewBatch emits): its values are rows one after another, and how the
+// stream happened to be batched does not change the
 // partitions. A partition is complete when it is full or the stream ends,
 // so a slow stream delivers its rows a partition at a time.
 //

@@ -25,7 +25,7 @@ func ExampleNewFlow() {
 	lengths := gostreams.NewFlow[string, int](context.Background(), func(p *flow.Pipeline) *flow.Pipeline {
 		return p.Via(operators.Filter(func(s string) bool { return s != "" })).Parallel(2).
 			Via(operators.Map(func(s string) (int, error) { return len(s), nil })).Parallel(2)
-	}, gostreams.PartitionItems(2))
+	}, sources.PartitionItems(2))
 	go extension.NewChanSource(in).
 		Via(gsflow.NewMap(func(s string) string { return s + "!" }, 1)).
 		Via(lengths).
@@ -48,7 +48,7 @@ func ExampleFrom() {
 			in <- i * i
 		}
 	}()
-	p := flow.From(gostreams.From[int](extension.NewChanSource(in), gostreams.PartitionItems(3)))
+	p := flow.From(gostreams.From[int](extension.NewChanSource(in), sources.PartitionItems(3)))
 	for it, err := range flow.Items[int](context.Background(), p) {
 		if err != nil {
 			fmt.Println(err)

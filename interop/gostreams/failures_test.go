@@ -17,6 +17,7 @@ import (
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sources"
 )
 
 // producer starts a go-streams producer of n elements and returns its
@@ -39,7 +40,7 @@ func TestBadOptionDrains(t *testing.T) {
 	testutil.Synctest(t, func(t *testing.T) {
 		ch, done := producer(10)
 		var n int64
-		err := flow.From(gostreams.From[int64](extension.NewChanSource(ch), gostreams.PartitionItems(0))).
+		err := flow.From(gostreams.From[int64](extension.NewChanSource(ch), sources.PartitionItems(0))).
 			To(sinks.Count[int64](&n)).Run(context.Background())
 		if err == nil || !strings.Contains(err.Error(), "PartitionItems") {
 			t.Fatalf("error %v, want the bad option's", err)
@@ -144,7 +145,7 @@ func TestSecondEpochFails(t *testing.T) {
 func TestEpochsThroughCache(t *testing.T) {
 	testutil.Synctest(t, func(t *testing.T) {
 		ch, done := producer(10)
-		src := gostreams.From[int64](extension.NewChanSource(ch), gostreams.PartitionItems(4))
+		src := gostreams.From[int64](extension.NewChanSource(ch), sources.PartitionItems(4))
 		p := flow.From(operators.Cache[int64](flow.From(src))).Epochs(2)
 		var got []flow.Item[int64]
 		for it, err := range flow.Items[int64](context.Background(), p) {
@@ -205,7 +206,7 @@ func TestCancelIdleSourceReturns(t *testing.T) {
 		var n int64
 		done := make(chan error, 1)
 		go func() {
-			done <- flow.From(gostreams.From[int64](extension.NewChanSource(ch), gostreams.PartitionItems(4))).
+			done <- flow.From(gostreams.From[int64](extension.NewChanSource(ch), sources.PartitionItems(4))).
 				To(sinks.Count[int64](&n)).Run(ctx)
 		}()
 		ch <- int64(1) // read by the run: the source is running

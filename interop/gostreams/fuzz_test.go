@@ -25,6 +25,7 @@ import (
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sinks"
+	"github.com/rowflow/rowflow/sources"
 )
 
 // FuzzGoStreams runs the adapters in every direction against an oracle
@@ -348,13 +349,13 @@ func (c *gsCase) elements() []any {
 func (c *gsCase) options() []gostreams.InputOption {
 	var opts []gostreams.InputOption
 	if c.part > 0 {
-		opts = append(opts, gostreams.PartitionItems(c.part))
+		opts = append(opts, sources.PartitionItems(c.part))
 	}
 	if c.chunk > 0 {
-		opts = append(opts, gostreams.ChunkSize(c.chunk))
+		opts = append(opts, sources.ChunkSize(c.chunk))
 	}
 	if c.name != "" {
-		opts = append(opts, gostreams.Named(c.name))
+		opts = append(opts, sources.Named(c.name))
 	}
 	return opts
 }

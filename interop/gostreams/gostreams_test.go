@@ -63,7 +63,7 @@ func TestFlowBetweenGoStreamsStages(t *testing.T) {
 		for _, part := range []int{1, 100, 4096} {
 			testutil.CheckGoroutines(t)
 			out := make(chan any)
-			rf := gostreams.NewFlow[int64, int64](context.Background(), tripleThenKeepEven(w), gostreams.PartitionItems(part))
+			rf := gostreams.NewFlow[int64, int64](context.Background(), tripleThenKeepEven(w), sources.PartitionItems(part))
 			go extension.NewChanSource(feed(n)).
 				Via(gsflow.NewMap(func(v int64) int64 { return 3 * v }, 1)).
 				Via(rf).
@@ -90,7 +90,7 @@ func TestFromCutsPartitionsByCount(t *testing.T) {
 		if batched {
 			up = src.Via(gsflow.NewBatch[int64](37, time.Millisecond))
 		}
-		p := flow.From(gostreams.From[int64](up, gostreams.PartitionItems(500), gostreams.Named("events"))).
+		p := flow.From(gostreams.From[int64](up, sources.PartitionItems(500), sources.Named("events"))).
 			Via(operators.Map(func(v int64) (int64, error) { return -v, nil })).Parallel(3)
 		return testutil.Items[int64](t, p)
 	}
@@ -144,7 +144,7 @@ func TestSinkEndsAGoStreamsStream(t *testing.T) {
 	var got []flow.Item[int64]
 	sink := gostreams.NewSink[int64](context.Background(), func(p *flow.Pipeline) *flow.Pipeline {
 		return p.Via(operators.Filter(func(v int64) bool { return v%3 == 0 })).Parallel(2).To(sinks.Collect(&got))
-	}, gostreams.PartitionItems(128))
+	}, sources.PartitionItems(128))
 	extension.NewChanSource(feed(3000)).Via(gsflow.NewMap(func(v int64) int64 { return v + 1 }, 1)).To(sink)
 	if err := sink.Err(); err != nil || len(got) != 1000 {
 		t.Fatalf("%d items, %v", len(got), err)
@@ -171,7 +171,7 @@ func TestFlowErrorEndsTheStream(t *testing.T) {
 				}
 				return v, nil
 			})).Parallel(w)
-		}, gostreams.PartitionItems(100))
+		}, sources.PartitionItems(100))
 		out := make(chan any)
 		go extension.NewChanSource(feed(50000)).
 			Via(gsflow.NewMap(func(v int64) int64 { return v }, 1)).
@@ -230,7 +230,7 @@ func TestFromInterfaceElements(t *testing.T) {
 			}()
 			return extension.NewChanSource(ch)
 		}
-		anys := testutil.Items[any](t, flow.From(gostreams.From[any](send(int64(1), []any{2, 3}, nil, "x"), gostreams.PartitionItems(2))))
+		anys := testutil.Items[any](t, flow.From(gostreams.From[any](send(int64(1), []any{2, 3}, nil, "x"), sources.PartitionItems(2))))
 		want := []any{int64(1), []any{2, 3}, nil, "x"}
 		if len(anys) != len(want) {
 			t.Fatalf("T any: %d items, want %d: %v", len(anys), len(want), anys)
@@ -328,10 +328,15 @@ func TestSourceConsumerStops(t *testing.T) {
 }
 
 func TestOptionsRefuse(t *testing.T) {
-	for _, o := range []gostreams.InputOption{gostreams.PartitionItems(0), gostreams.ChunkSize(0), gostreams.Named(""), gostreams.OnStop(nil)} {
+	for want, o := range map[string]gostreams.InputOption{
+		"sources: PartitionItems(0)":     sources.PartitionItems(0),
+		"sources: ChunkSize(0)":          sources.ChunkSize(0),
+		`sources: Named(""): empty name`: sources.Named(""),
+		"gostreams: OnStop(nil)":         gostreams.OnStop(nil),
+	} {
 		err := flow.From(gostreams.From[int64](extension.NewChanSource(feed(0)), o)).To(sinks.Count[int64](new(int64))).Run(context.Background())
-		if err == nil || !strings.HasPrefix(err.Error(), "gostreams: ") {
-			t.Errorf("Run = %v", err)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Run = %v, want an error naming %s", err, want)
 		}
 	}
 }
@@ -350,10 +355,10 @@ func TestFromSettingsInFingerprint(t *testing.T) {
 	fp := func(opts ...gostreams.InputOption) string {
 		return flow.From(gostreams.From[int64](extension.NewChanSource(make(chan any)), opts...)).Fingerprint()
 	}
-	if a, b := fp(gostreams.PartitionItems(10)), fp(gostreams.PartitionItems(50)); a == b {
+	if a, b := fp(sources.PartitionItems(10)), fp(sources.PartitionItems(50)); a == b {
 		t.Errorf("partition sizes 10 and 50: one fingerprint %s", a)
 	}
-	if a, b := fp(gostreams.ChunkSize(8)), fp(gostreams.ChunkSize(16)); a != b {
+	if a, b := fp(sources.ChunkSize(8)), fp(sources.ChunkSize(16)); a != b {
 		t.Errorf("chunk sizes 8 and 16: fingerprints %s and %s", a, b)
 	}
 }

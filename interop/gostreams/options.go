@@ -1,103 +1,93 @@
 package gostreams
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rowflow/rowflow/internal/datasource"
+)
 
 // Options are typed by the adapters that take them: giving an adapter an
 // option it does not use is a compile error.
 //
-//   - [InputOption] configures how an adapter reads go-streams elements in:
-//     [From], [NewSink], and [NewFlow]'s input ([PartitionItems],
-//     [ChunkSize], [Named], [OnStop]).
+//   - [InputOption] configures how an adapter reads go-streams elements
+//     in, as a rowflow source: [From], [NewSink], and [NewFlow]'s input.
+//     The go-streams input takes the options of every source that reads
+//     values in order, sources.SliceOption (sources.PartitionItems,
+//     sources.ChunkSize, sources.Named), and [OnStop].
 //   - [OutputOption] configures how an adapter hands elements out:
 //     [NewSource], and [NewFlow]'s output ([Chunked]).
-//   - [FlowOption] configures [NewFlow], which does both: every InputOption
-//     and OutputOption is one.
+//   - [FlowOption] configures [NewFlow], which does both: every
+//     InputOption and OutputOption is one.
+//
+// The input's defaults: partitions of 4096 elements, chunks of at most
+// 1024 values, the name "gostreams", no OnStop function.
 
 // FlowOption configures [NewFlow]: it is an [InputOption] or an
-// [OutputOption].
+// [OutputOption]. Its method is exported so that the options of package
+// sources can implement it; its parameter is internal, so only rowflow's
+// packages can.
 type FlowOption interface {
-	apply(*config) error
+	ApplyFlow(*datasource.Stream) error
 }
 
-// InputOption configures how an adapter reads go-streams elements in: [From],
-// [NewSink] and [NewFlow].
+// InputOption configures how an adapter reads go-streams elements in:
+// [From], [NewSink] and [NewFlow]. Every sources.SliceOption is one.
 type InputOption interface {
 	FlowOption
-	input()
+	ApplyStream(*datasource.Stream) error
 }
 
 // OutputOption configures how an adapter hands elements out: [NewSource]
 // and [NewFlow].
 type OutputOption interface {
 	FlowOption
-	output()
+	applyOutput(*config)
 }
 
-type inputOpt func(*config) error
-
-func (o inputOpt) apply(c *config) error { return o(c) }
-func (inputOpt) input()                  {}
-
-type outputOpt func(*config) error
-
-func (o outputOpt) apply(c *config) error { return o(c) }
-func (outputOpt) output()                 {}
-
+// config is an adapter's configuration: the input's, as a source, and
+// what the adapters add.
 type config struct {
-	name      string
-	partition int
-	chunk     int
-	chunked   bool
-	onStop    func()
+	datasource.Stream
+	chunked bool
+	onStop  func()
 }
 
-// newConfig applies opts to the defaults. A nil option is an error.
-func newConfig[O FlowOption](opts []O) (config, error) {
-	c := config{name: "gostreams", partition: 4096, chunk: 1024}
+// own returns the adapter's configuration that s is part of.
+func own(s *datasource.Stream) *config { return s.Own.(*config) }
+
+// newConfig applies opts with apply to the defaults. A nil option is an
+// error.
+func newConfig[O FlowOption](opts []O, apply func(O, *datasource.Stream) error) (*config, error) {
+	c := &config{Stream: datasource.Stream{Common: datasource.NewCommon("gostreams"), PartitionItems: 4096}}
+	c.Own = c
 	for _, o := range opts {
 		if FlowOption(o) == nil {
 			return c, fmt.Errorf("gostreams: nil option")
 		}
-		if err := o.apply(&c); err != nil {
+		if err := apply(o, &c.Stream); err != nil {
 			return c, err
 		}
 	}
 	return c, nil
 }
 
-// PartitionItems sets the number of elements per partition of the input
-// (default 4096).
-func PartitionItems(n int) InputOption {
-	return inputOpt(func(c *config) error {
-		if n < 1 {
-			return fmt.Errorf("gostreams: PartitionItems(%d): must be at least 1", n)
-		}
-		c.partition = n
-		return nil
-	})
+func applyInput(o InputOption, s *datasource.Stream) error { return o.ApplyStream(s) }
+func applyFlow(o FlowOption, s *datasource.Stream) error   { return o.ApplyFlow(s) }
+
+func applyOutput(o OutputOption, s *datasource.Stream) error {
+	o.applyOutput(own(s))
+	return nil
 }
 
-// ChunkSize sets the most values per chunk of the input (default 1024).
-func ChunkSize(n int) InputOption {
-	return inputOpt(func(c *config) error {
-		if n < 1 {
-			return fmt.Errorf("gostreams: ChunkSize(%d): must be at least 1", n)
-		}
-		c.chunk = n
-		return nil
-	})
-}
+type onStopOpt func()
 
-// Named names the input in errors and in its row IDs (default
-// "gostreams").
-func Named(name string) InputOption {
-	return inputOpt(func(c *config) error {
-		if name == "" {
-			return fmt.Errorf("gostreams: Named(\"\"): want a name")
-		}
-		c.name = name
-		return nil
-	})
+func (f onStopOpt) ApplyStream(s *datasource.Stream) error { return f.ApplyFlow(s) }
+func (f onStopOpt) ApplyFlow(s *datasource.Stream) error {
+	if f == nil {
+		return fmt.Errorf("gostreams: OnStop(nil)")
+	}
+	own(s).onStop = f
+	return nil
 }
 
 // OnStop sets the function a run calls when it ends before its go-streams
@@ -105,21 +95,13 @@ func Named(name string) InputOption {
 // documentation). It should make the go-streams source end, so that the
 // goroutine draining it, and the go-streams goroutines, return; the run
 // does not wait for them. The default is none: the input is drained only.
-func OnStop(f func()) InputOption {
-	return inputOpt(func(c *config) error {
-		if f == nil {
-			return fmt.Errorf("gostreams: OnStop(nil)")
-		}
-		c.onStop = f
-		return nil
-	})
-}
+func OnStop(f func()) InputOption { return onStopOpt(f) }
+
+type chunkedOpt struct{}
+
+func (chunkedOpt) ApplyFlow(s *datasource.Stream) error { own(s).chunked = true; return nil }
+func (chunkedOpt) applyOutput(c *config)                { c.chunked = true }
 
 // Chunked makes the output send one []T element per chunk instead of one
 // element per value (the default). The slice belongs to the receiver.
-func Chunked() OutputOption {
-	return outputOpt(func(c *config) error {
-		c.chunked = true
-		return nil
-	})
-}
+func Chunked() OutputOption { return chunkedOpt{} }

@@ -13,12 +13,11 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/slicepool"
-	"github.com/rowflow/rowflow/rowid"
 )
 
 // From returns a rowflow source that reads the elements of out, a
 // go-streams Source or Flow. Each element must be a T or a []T; values are
-// grouped into partitions of [PartitionItems] in arrival order (see the
+// grouped into partitions of sources.PartitionItems in arrival order (see the
 // package documentation). An element that is a T is one value, even if it
 // is a []T as well (a []any when T is any), and a nil element is the nil
 // value of an interface type T; for any other T it is of the wrong type.
@@ -44,14 +43,14 @@ import (
 // never run, does not drain out; to let the go-streams goroutines return
 // without a run, read out.Out() to its end or end the go-streams source.
 func From[T any](out streams.Outlet, opts ...InputOption) flow.Source[T] {
-	c, err := newConfig(opts)
+	c, err := newConfig(opts, applyInput)
 	return newInlet[T](out.Out(), c, err)
 }
 
 // newInlet returns the source reading ch with c, or, if err (a bad
 // option) is not nil, one that fails with err and drains ch at once.
-func newInlet[T any](ch <-chan any, c config, err error) *inlet[T] {
-	s := &inlet[T]{ch: ch, cfg: c, err: err, base: rowid.FromString(c.name)}
+func newInlet[T any](ch <-chan any, c *config, err error) *inlet[T] {
+	s := &inlet[T]{ch: ch, cfg: c, err: err}
 	if err != nil {
 		s.used.Store(true)
 		go s.drain()
@@ -62,9 +61,8 @@ func newInlet[T any](ch <-chan any, c config, err error) *inlet[T] {
 // inlet is a rowflow source reading a channel of go-streams elements.
 type inlet[T any] struct {
 	ch      <-chan any
-	cfg     config
+	cfg     *config
 	err     error // a bad option
-	base    rowid.ID
 	used    atomic.Bool
 	drained sync.Once
 	closed  atomic.Bool // the channel was seen closed
@@ -75,7 +73,7 @@ func (s *inlet[T]) Err() error { return s.err }
 
 // Info's settings are the partition size; the chunk size changes no item.
 func (s *inlet[T]) Info() flow.Info {
-	return flow.Info{Name: s.cfg.name, Settings: fmt.Sprintf("partition=%d", s.cfg.partition)}
+	return flow.Info{Name: s.cfg.Name, Settings: fmt.Sprintf("partition=%d", s.cfg.PartitionItems)}
 }
 
 func (s *inlet[T]) Partitions(ctx context.Context, _ flow.Env) iter.Seq2[flow.Partition[T], error] {
@@ -108,11 +106,11 @@ func (s *inlet[T]) Partitions(ctx context.Context, _ flow.Env) iter.Seq2[flow.Pa
 
 // push pushes a partition's values in chunks.
 func (s *inlet[T]) push(ctx context.Context, out flow.Emitter[T], b int64, first uint64, vals []T) error {
-	n := s.cfg.chunk
+	n := s.cfg.ChunkSize
 	for i := 0; i < len(vals); i += n {
 		j := min(i+n, len(vals))
 		buf := append(slicepool.Alloc[T](j-i), vals[i:j]...)
-		c := flow.Chunk[T]{Part: b, Values: buf, IDs: flow.OrdinalIDs(s.base, first+uint64(i), j-i), End: j == len(vals)}
+		c := flow.Chunk[T]{Part: b, Values: buf, IDs: flow.OrdinalIDs(s.cfg.Base, first+uint64(i), j-i), End: j == len(vals)}
 		if err := out.Push(ctx, c); err != nil {
 			return err
 		}
@@ -152,7 +150,7 @@ type reader[T any] struct {
 
 // fill reads the next partition's values; none at the end of the stream.
 func (r *reader[T]) fill(ctx context.Context) ([]T, error) {
-	want := r.s.cfg.partition
+	want := r.s.cfg.PartitionItems
 	vals := make([]T, 0, want)
 	for len(vals) < want {
 		if len(r.carry) > 0 {
@@ -201,5 +199,5 @@ func (r *reader[T]) fill(ctx context.Context) ([]T, error) {
 // read after n values of the partition being filled.
 func (r *reader[T]) wrongType(n int, e any) error {
 	return fmt.Errorf("gostreams: source %q: the element after row %d is a %T, want %v or []%[4]v",
-		r.s.cfg.name, r.row+uint64(n), e, reflect.TypeFor[T]())
+		r.s.cfg.Name, r.row+uint64(n), e, reflect.TypeFor[T]())
 }

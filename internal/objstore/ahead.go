@@ -52,7 +52,6 @@ type aheadState struct {
 	ctx    context.Context // the object's, cancelled by Close
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-	closed bool
 }
 
 // Prefetch starts reading the ranges (see [Prefetcher]).
@@ -60,7 +59,7 @@ func (ob *s3Object) Prefetch(ranges []Range) {
 	ob.mu.Lock()
 	defer ob.mu.Unlock()
 	st := &ob.ahead
-	if st.closed {
+	if ob.closed.Load() { // Close sets it before it takes mu to stop the reads
 		return
 	}
 	if st.ctx == nil {
@@ -154,11 +153,11 @@ func (ob *s3Object) dropAhead(a *ahead) {
 }
 
 // closeAhead stops the reads ahead under way, waits for them, and
-// forgets what they read.
+// forgets what they read. The object is closed already (ob.closed), so
+// no Prefetch starts another.
 func (ob *s3Object) closeAhead() {
 	ob.mu.Lock()
 	st := &ob.ahead
-	st.closed = true
 	if st.cancel != nil {
 		st.cancel()
 	}

@@ -108,8 +108,9 @@ next:
 
 // fromAhead copies into p what a range read ahead holds of the bytes at
 // off, waiting for it if its GET is under way, and returns how many bytes
-// it copied: 0 if no range holds off, or if its read failed (the caller
-// then reads the bytes itself, and fails as it would have).
+// it copied: 0 if no range holds off, if its read failed, or if the
+// object's context is done (the caller then reads the bytes itself, and
+// fails as it would have).
 func (ob *s3Object) fromAhead(p []byte, off int64) int64 {
 	ob.mu.Lock()
 	var a *ahead
@@ -120,8 +121,8 @@ func (ob *s3Object) fromAhead(p []byte, off int64) int64 {
 		}
 	}
 	ob.mu.Unlock()
-	if a == nil {
-		return 0
+	if a == nil || ob.ctx.Err() != nil {
+		return 0 // after a cancel, fail as a fetch does, whether or not the range came
 	}
 	select {
 	case <-a.done:

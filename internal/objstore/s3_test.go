@@ -236,3 +236,29 @@ func TestS3ReadAfterClose(t *testing.T) {
 		t.Errorf("a local file's read after Close: %v", err)
 	}
 }
+
+// TestS3ReadAheadAfterCancel: once the object's context is cancelled, a
+// read of a range read ahead fails as a read of any other range does,
+// even when that range had arrived: it used to succeed or fail at random.
+func TestS3ReadAheadAfterCancel(t *testing.T) {
+	s3 := testutil.StartS3(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	_, ob := object(t, s3, ctx)
+	defer ob.Close()
+	o := ob.(*s3Object)
+	o.Prefetch([]Range{{Off: 100_000, Len: 1000}})
+	o.mu.Lock()
+	a := o.ahead.ranges[0]
+	o.mu.Unlock()
+	<-a.done // the range has arrived
+	if a.err != nil {
+		t.Fatalf("the read ahead failed: %v", a.err)
+	}
+	cancel()
+	buf := make([]byte, 10)
+	for range 20 {
+		if n, err := ob.ReadAt(buf, 100_500); n != 0 || !errors.Is(err, context.Canceled) {
+			t.Fatalf("read of a range read ahead after the cancel: %d bytes, %v; want context.Canceled", n, err)
+		}
+	}
+}

@@ -155,9 +155,9 @@ import (
 // cannot hold fails before anything is planned from it. With [sources.SkipBad], a fragment that fails to read is
 // skipped instead, and reported.
 //
-// Options: [sources.Files], [RowGroups], [sources.WholeFiles], [MaxRows], [Columns],
-// [Rename], [sources.ShuffleWindow],
-// [sources.Where], [RowFilter], [Trace], [MaxPageSize], [MaxReadSize], [sources.SkipBad],
+// Options: [sources.Files], [sources.WholeFiles], [MaxRows], [Columns],
+// [Rename], [sources.ShuffleWindow], [sources.Where], [RowFilter],
+// [Trace], [MaxPageSize], [MaxReadSize], [sources.SkipBad],
 // [sources.ChunkSize], [sources.Named].
 func Read[T any](root string, opts ...Option) flow.Source[T] {
 	switch any(*new(T)).(type) {

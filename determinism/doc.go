@@ -98,7 +98,8 @@
 // encodings, except where stated above (nil and empty, the location of a
 // time) and as far as AppendDigest methods keep theirs distinct. Values
 // must not be cyclic: a value nested more than 10000 levels deep through
-// pointers, slices, maps or interfaces makes encoding panic.
+// pointers, slices, maps or interfaces cannot be encoded, which is an
+// error of the run or of [Hasher.Add], and a panic of AppendValue.
 //
 // # Costs
 //

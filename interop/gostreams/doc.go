@@ -16,14 +16,34 @@
 // in the stream: element i gets the ID
 // rowid.Ordinal(i).Combine(rowid.FromString(name)) (sources.Named,
 // default "gostreams"). An element may also be a []T (as go-streams' own
-// flow.NewBatch emits): its values are rows one after another, and how the
-// stream happened to be batched does not change the
-// partitions. A partition is complete when it is full or the stream ends,
-// so a slow stream delivers its rows a partition at a time.
+// flow.NewBatch emits): its values are rows one after another, and how
+// the stream happened to be batched does not change the partitions. A
+// partition is complete when it is full or the stream ends, so a slow
+// stream delivers its rows a partition at a time.
 //
 // Going out, every value is one go-streams element, or, with [Chunked],
 // every chunk is one element of type []T: one channel operation per chunk
 // instead of per value, for a go-streams stage that takes slices.
+//
+// # Options
+//
+// Options are typed by the adapters that take them, so that giving an
+// adapter an option it does not use is a compile error:
+//
+//   - an [InputOption] configures how an adapter reads go-streams
+//     elements in, as a rowflow source ([From], [NewSink], and [NewFlow]'s
+//     input). The go-streams input is a source that reads values in
+//     order, as sources.Slice is, and takes the same options,
+//     sources.SliceOption (sources.PartitionItems, sources.ChunkSize,
+//     sources.Named), and [OnStop];
+//   - an [OutputOption] configures how an adapter hands elements out
+//     ([NewSource], and [NewFlow]'s output): [Chunked];
+//   - [NewFlow], which does both, takes a [FlowOption], which every
+//     InputOption and OutputOption is.
+//
+// The input's defaults are partitions of 4096 elements, chunks of at most
+// 1024 values, the name "gostreams" and no OnStop function. A nil option
+// is an error of the adapter's run, not a panic.
 //
 // # Errors and cancellation
 //

@@ -6,22 +6,6 @@ import (
 	"github.com/rowflow/rowflow/internal/datasource"
 )
 
-// Options are typed by the adapters that take them: giving an adapter an
-// option it does not use is a compile error.
-//
-//   - [InputOption] configures how an adapter reads go-streams elements
-//     in, as a rowflow source: [From], [NewSink], and [NewFlow]'s input.
-//     The go-streams input takes the options of every source that reads
-//     values in order, sources.SliceOption (sources.PartitionItems,
-//     sources.ChunkSize, sources.Named), and [OnStop].
-//   - [OutputOption] configures how an adapter hands elements out:
-//     [NewSource], and [NewFlow]'s output ([Chunked]).
-//   - [FlowOption] configures [NewFlow], which does both: every
-//     InputOption and OutputOption is one.
-//
-// The input's defaults: partitions of 4096 elements, chunks of at most
-// 1024 values, the name "gostreams", no OnStop function.
-
 // FlowOption configures [NewFlow]: it is an [InputOption] or an
 // [OutputOption]. Its method is exported so that the options of package
 // sources can implement it; its parameter is internal, so only rowflow's

@@ -115,7 +115,7 @@ var _ streams.Flow = (*Flow[int, int])(nil)
 // them (see [From]), and come out as elements of type Out (or []Out with
 // [Chunked]) in serial order. The run starts now and ends when the input
 // is closed and drained through the stages, when a stage fails, or when
-// ctx is cancelled; [Flow.Err] then says why, and the input is drained
+// ctx is cancelled; its Err ([Source.Err]) then says why, and the input is drained
 // so that the go-streams stages before it finish. build runs in the
 // run's goroutine: a nil build, a panic in it (a [*flow.PanicError]) or a
 // nil pipeline from it is the run's error, and no element comes out. Its

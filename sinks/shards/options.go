@@ -284,11 +284,11 @@ func Overwrite() Option {
 }
 
 // Schema gives the columns of the files that [Parquet] writes from
-// records (T [sources.Record]) or column batches (T
-// *[sparquet.ColumnBatch]), which they require: the schema's top-level
+// records (T [sources.Record]) or column batches (T *ColumnBatch of
+// package sources/parquet), which they require: the schema's top-level
 // columns are the files' columns, in its order (a parquet.Group orders
-// them by name; [sparquet.RecordSchema] gives the schema of the records of
-// a Parquet dataset, in the dataset's order). There is no default: such a
+// them by name; sources/parquet.RecordSchema gives the schema of the
+// records of a Parquet dataset, in the dataset's order). There is no default: such a
 // sink without Schema is an error when it is built, as is one of structs
 // with it, since a struct's columns are its fields. A nil schema is an
 // error.

@@ -201,9 +201,9 @@ func TestParquetSchemaRefused(t *testing.T) {
 		want []string
 	}{
 		{"records without Schema", flow.From(sources.Slice(recs)).To(shards.Parquet[sources.Record](dir, shards.RowIDColumn("rid"))),
-			[]string{`shards: Parquet[sources.Record](`, `no Schema: give the files' columns with shards.Schema`, `sparquet.RecordSchema`}},
+			[]string{`shards: Parquet[sources.Record](`, `no Schema: give the files' columns with shards.Schema`, `sources/parquet.RecordSchema`}},
 		{"batches without Schema", flow.From(sparquet.Read[*sparquet.ColumnBatch](file)).To(shards.Parquet[*sparquet.ColumnBatch](dir)),
-			[]string{`shards: Parquet[*parquet.ColumnBatch](`, `no Schema: give the files' columns with shards.Schema`, `sparquet.RecordSchema`}},
+			[]string{`shards: Parquet[*parquet.ColumnBatch](`, `no Schema: give the files' columns with shards.Schema`, `sources/parquet.RecordSchema`}},
 		{"structs with Schema", flow.From(sources.Slice(rows)).To(shards.Parquet[typed](dir, schema)),
 			[]string{`shards: Parquet[shards_test.typed]: Schema is for records and column batches; a struct's columns are its fields`}},
 		{"nil Schema", flow.From(sources.Slice(recs)).To(shards.Parquet[sources.Record](dir, shards.Schema(nil))),

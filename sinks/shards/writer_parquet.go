@@ -43,9 +43,10 @@ const (
 //   - [sources.Record]: schema-less records, with the columns that
 //     [Schema] gives (see "Records"): the sink of ETL that reads records,
 //     as the rowflow command's reshard does;
-//   - *[sparquet.ColumnBatch]: column batches, those of [sparquet.Read],
-//     sources/text.CSV and JSONL, with the columns that Schema gives,
-//     without making a record of each row (see "Column batches");
+//   - *ColumnBatch of package sources/parquet: column batches, those of
+//     its Read and of sources/text.CSV and JSONL, with the columns that
+//     Schema gives, without making a record of each row (see "Column
+//     batches");
 //   - any other type: structs, mapped to columns by their parquet tags
 //     (see "Structs"); a struct type with the fields of sources.Record is
 //     a struct.
@@ -133,26 +134,26 @@ const (
 //
 // Each column of a batch goes, a run of rows at a time, to the column of
 // the file that a record's value of its name goes to; the Hive partition
-// values of a batch ([sparquet.ColumnBatch].Partition) fill the columns
-// of their names (a Hive column that the schema does not have is an
-// error, and a null value, absent from Partition, is null). Rows that the
-// source's RowFilter does not keep are not written; each row's ID is the
-// batch's [sparquet.ColumnBatch.RowID]; and each batch is released once
-// its rows are written.
+// values of a batch (its Partition) fill the columns of their names (a
+// Hive column that the schema does not have is an error, and a null
+// value, absent from Partition, is null). Rows that the source's
+// RowFilter does not keep are not written; each row's ID is the batch's
+// RowID; and each batch is released once its rows are written.
 //
 // A column whose values the file's leaf holds as they are is copied: the
 // same physical type (and length), signedness and repetition levels;
 // outside lists, a value is a value and anything else a null, whatever
 // the definition levels, and inside lists the definition levels must mean
-// the same (as they do with the schema [sparquet.RecordSchema] gives for
-// the dataset read). A text column (STRING, ENUM or JSON, outside lists)
-// that the leaf does not hold as it is, such as CSV's fields for a
-// number, a date or a list, and a Hive value, are converted value by
-// value as records convert the same strings, errors included; the values
-// of the columns of JSON Lines batches as records of JSON Lines are
-// converted (numbers, booleans, arrays and objects as such, not as text).
+// the same (as they do with the schema sources/parquet.RecordSchema
+// gives for the dataset read). A text column (STRING, ENUM or JSON,
+// outside lists) that the leaf does not hold as it is, such as CSV's
+// fields for a number, a date or a list, and a Hive value, are converted
+// value by value as records convert the same strings, errors included;
+// the values of the columns of JSON Lines batches as records of JSON
+// Lines are converted (numbers, booleans, arrays and objects as such, not
+// as text).
 // With such columns the files are those that Parquet[sources.Record]
-// writes from the same rows read as records (sparquet.Read,
+// writes from the same rows read as records (sources/parquet.Read,
 // sources/text.CSV and JSONL of sources.Record), byte for byte, row
 // groups included.
 //

@@ -62,7 +62,7 @@ func newRecordPlan[T any](dir, sink string, opts []ParquetOption) (p *pqPlan[T],
 	}
 	schema := cfg.schema
 	if schema == nil {
-		return nil, fmt.Errorf("shards: %s: no Schema: give the files' columns with shards.Schema (sparquet.RecordSchema, of package sources/parquet, gives those of a Parquet dataset's records)", what)
+		return nil, fmt.Errorf("shards: %s: no Schema: give the files' columns with shards.Schema (sources/parquet.RecordSchema gives those of a Parquet dataset's records)", what)
 	}
 	rp := &recordPlan{cols: pqschema.Columns(schema), index: map[string]int{}}
 	if len(rp.cols) == 0 {

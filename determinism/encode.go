@@ -59,12 +59,16 @@ func mustCodec[T any]() *codec {
 // mayFail reports whether encoding a value of type t, which has an
 // encoding, can fail when it runs: when t holds an interface, whose
 // value's type is checked as it is encoded, or is recursive, so that a
-// value may nest deeper than maxDepth. A type encoded by a rule of its own
-// (an Appender, time.Time, a row ID) does not descend into its parts.
-// path holds the types being walked, to find a recursion.
+// value may nest deeper than maxDepth, or holds an Appender, whose
+// AppendDigest may call AppendValue on a value that cannot be encoded.
+// time.Time and a row ID, encoded by rules of their own, do not descend
+// into their parts. path holds the types being walked, to find a
+// recursion.
 func mayFail(t reflect.Type, path map[reflect.Type]bool) bool {
 	switch {
-	case t == timeType || t == idType || reflect.PointerTo(t).Implements(appenderType):
+	case hasHook(t):
+		return true
+	case t == timeType || t == idType:
 		return false
 	case path[t]:
 		return true

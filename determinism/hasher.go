@@ -72,8 +72,9 @@ func (h *Hasher[T]) reset() {
 
 // Add adds the item with ID id and value v. It returns the error of a
 // value that cannot be encoded (an interface holding a value of a type
-// without an encoding, or nesting more than 10000 levels deep); h is then
-// unusable (make another with [NewHasher]).
+// without an encoding, or nesting more than 10000 levels deep, whether in
+// v or in a value that an AppendDigest method encodes with
+// [AppendValue]); h is then unusable (make another with [NewHasher]).
 func (h *Hasher[T]) Add(id rowid.ID, v T) error {
 	h.tmp = v
 	var err error

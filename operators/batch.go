@@ -53,7 +53,7 @@ func (r *Rows[T]) padTo(n int) {
 // belongs to, not a training batch; the training batch is the item Batch
 // emits, whose Part field is its output partition.
 //
-// To be resumed, Batch needs the [Mark] of the first row of the batch it
+// To be resumed, Batch needs the [flow.Mark] of the first row of the batch it
 // is filling (rows before it were all delivered), the number of batches
 // it delivered and its next output partition.
 func Batch[T any](n int, opts ...BatchOption) flow.Stage {

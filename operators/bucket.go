@@ -32,7 +32,7 @@ import (
 // 16). Memory is the rows held in the buckets: at most the sum of the
 // batch sizes, or the budget per bucket.
 //
-// To be resumed, the stage needs, per bucket, the [Mark] of its oldest
+// To be resumed, the stage needs, per bucket, the [flow.Mark] of its oldest
 // row: on replay from the oldest of these marks, a row is in the bucket
 // exactly when it is not before its bucket's mark.
 func BucketByLength[T any](length func(T) int, opts ...BucketOption) flow.Stage {

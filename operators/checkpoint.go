@@ -13,7 +13,7 @@ import (
 // shuffles, the regrouping stages, Take) implement flow.Checkpointer: after
 // each chunk they push, Checkpoint reports their state, a few integers
 // (opaque inside the checkpoint) and never the rows they hold,
-// with the [Mark] of their input from which a new processor, resumed with
+// with the [flow.Mark] of their input from which a new processor, resumed with
 // that state (flow.Env.Resume), gives exactly the rest of their output. The
 // input restarts at the oldest row the stage still holds; what the stage
 // had already given out again is computed, not stored, and discarded.

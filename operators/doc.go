@@ -36,7 +36,7 @@
 //
 // What such a stage must remember to be resumed is small: its processor
 // implements flow.Checkpointer and reports, after every chunk it pushes, a
-// state (opaque inside the checkpoint) with the [Mark] (input partition
+// state (opaque inside the checkpoint) with the [flow.Mark] (input partition
 // and row) of the oldest row it still holds, its output partition and the items of it delivered,
 // and the table or pool number of the random stages. A processor resumed
 // from that state (flow.Env.Resume) and fed its input from that mark gives

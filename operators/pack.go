@@ -45,7 +45,7 @@ type Packed[E Number] struct {
 //
 // Pack is serial; its output partitions hold [PartitionItems] rows
 // (default 16). Memory is the window and the row being filled. Its
-// state in a checkpoint lists the [Mark] of each sequence it holds, at
+// state in a checkpoint lists the [flow.Mark] of each sequence it holds, at
 // most the window plus the segments of one row. [PackFields] packs
 // structs alike, their other fields going with their tokens.
 func Pack[E Number](length int, pad E, opts ...PackOption) flow.Stage {

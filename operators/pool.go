@@ -35,7 +35,7 @@ const purposePool = 6
 //
 // The stage is serial; its output partitions hold [PartitionItems]
 // batches (default 16). Memory is one pool. To be resumed it needs the
-// [Mark] of the pool's first row, the pool's number within the epoch and
+// [flow.Mark] of the pool's first row, the pool's number within the epoch and
 // the batches of it delivered: nothing is held across pools.
 func BucketPool[T any](size, pool int, length func(T) int, opts ...BatchOption) flow.Stage {
 	return flow.NewStage[T, Rows[T]](newPoolOp(size, pool, length, opts))

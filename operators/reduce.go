@@ -20,7 +20,7 @@ import (
 // An error from f fails the run, naming the row.
 //
 // Memory is one accumulator: members are folded as they come, not held.
-// To be resumed, the stage needs the [Mark] of the group's first row, the
+// To be resumed, the stage needs the [flow.Mark] of the group's first row, the
 // values it delivered and its next output partition.
 func ReduceEvery[T, Out any](n int, f func(acc Out, v T) (Out, error), opts ...ReduceOption) flow.Stage {
 	op := newReduce[T, Out](f, opts)

@@ -148,8 +148,9 @@
 // it has completed (still under their temporary names) and the pipeline's
 // checkpoint at the row where that file ended, in the hidden progress
 // record .progress-<rank>.json. A run killed later is started again from
-// that checkpoint, as the sink tells the run (flow.SinkStage's Continuation), keeps those files and
-// writes only the rest. The commit removes the progress record first.
+// that checkpoint, which the sink gives the run (the Continuation method
+// of [flow.SinkStage]), keeps those files and writes only the rest. The
+// commit removes the progress record first.
 //
 // # Records and checksums
 //

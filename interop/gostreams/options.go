@@ -25,7 +25,7 @@ type InputOption interface {
 // and [NewFlow].
 type OutputOption interface {
 	FlowOption
-	applyOutput(*config)
+	output()
 }
 
 // config is an adapter's configuration: the input's, as a source, and
@@ -55,13 +55,12 @@ func newConfig[O FlowOption](opts []O, apply func(O, *datasource.Stream) error) 
 	return c, nil
 }
 
+// applyInput applies an option to the input of From or NewSink.
 func applyInput(o InputOption, s *datasource.Stream) error { return o.ApplyStream(s) }
-func applyFlow(o FlowOption, s *datasource.Stream) error   { return o.ApplyFlow(s) }
 
-func applyOutput(o OutputOption, s *datasource.Stream) error {
-	o.applyOutput(own(s))
-	return nil
-}
+// applyFlow applies an option of NewFlow, or of NewSource, whose options
+// are NewFlow's output options.
+func applyFlow[O FlowOption](o O, s *datasource.Stream) error { return o.ApplyFlow(s) }
 
 type onStopOpt func()
 
@@ -84,7 +83,7 @@ func OnStop(f func()) InputOption { return onStopOpt(f) }
 type chunkedOpt struct{}
 
 func (chunkedOpt) ApplyFlow(s *datasource.Stream) error { own(s).chunked = true; return nil }
-func (chunkedOpt) applyOutput(c *config)                { c.chunked = true }
+func (chunkedOpt) output()                              {}
 
 // Chunked makes the output send one []T element per chunk instead of one
 // element per value (the default). The slice belongs to the receiver.

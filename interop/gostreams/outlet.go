@@ -31,7 +31,7 @@ var _ streams.Source = (*Source[int])(nil)
 // nil p is an error that Err returns, not a panic.
 func NewSource[T any](ctx context.Context, p *flow.Pipeline, opts ...OutputOption) *Source[T] {
 	s := &Source[T]{out: make(chan any, chanBuffer), done: make(chan struct{})}
-	c, err := newConfig(opts, applyOutput)
+	c, err := newConfig(opts, applyFlow[OutputOption])
 	if err == nil && p == nil {
 		err = errors.New("gostreams: NewSource of a nil pipeline")
 	}
@@ -122,7 +122,7 @@ var _ streams.Flow = (*Flow[int, int])(nil)
 // options are those of [From] for the input and [Chunked] for the output.
 func NewFlow[In, Out any](ctx context.Context, build func(*flow.Pipeline) *flow.Pipeline, opts ...FlowOption) *Flow[In, Out] {
 	f := &Flow[In, Out]{in: make(chan any, chanBuffer), Source: Source[Out]{out: make(chan any, chanBuffer), done: make(chan struct{})}}
-	c, err := newConfig(opts, applyFlow)
+	c, err := newConfig(opts, applyFlow[FlowOption])
 	src := newInlet[In](f.in, c, err) // a bad option is the source's error
 	go func() {
 		defer close(f.done)

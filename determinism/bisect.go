@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/epoch"
+	"github.com/rowflow/rowflow/internal/run/epoch"
 )
 
 // partDigest is one partition of a stream: its number, item count and

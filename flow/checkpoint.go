@@ -10,7 +10,7 @@ import (
 	"hash/crc32"
 	"math"
 
-	"github.com/rowflow/rowflow/internal/epoch"
+	"github.com/rowflow/rowflow/internal/run/epoch"
 )
 
 // checkpointVersion is the version of the [Checkpoint] encoding that

@@ -1,7 +1,7 @@
 package flow
 
 import (
-	"github.com/rowflow/rowflow/internal/slicepool"
+	"github.com/rowflow/rowflow/internal/run/slicepool"
 	"github.com/rowflow/rowflow/rowid"
 )
 

@@ -6,7 +6,7 @@ import (
 	"iter"
 	"math"
 
-	"github.com/rowflow/rowflow/internal/epoch"
+	"github.com/rowflow/rowflow/internal/run/epoch"
 )
 
 // # Epochs

@@ -5,7 +5,7 @@ import (
 	"iter"
 	"slices"
 
-	"github.com/rowflow/rowflow/internal/epoch"
+	"github.com/rowflow/rowflow/internal/run/epoch"
 )
 
 // The pipeline plan is untyped so that the DSL can chain stages of any

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/rowflow/rowflow/internal/limits"
+	"github.com/rowflow/rowflow/internal/api/limits"
 )
 
 // # Ranks

@@ -7,8 +7,8 @@ import (
 	"math"
 	"reflect"
 
-	"github.com/rowflow/rowflow/internal/epoch"
-	"github.com/rowflow/rowflow/internal/linkage"
+	"github.com/rowflow/rowflow/internal/api/linkage"
+	"github.com/rowflow/rowflow/internal/run/epoch"
 )
 
 // Checkpoints makes every run of the returned pipeline followed by t, so

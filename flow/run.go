@@ -5,7 +5,7 @@ import (
 	"errors"
 	"sync"
 
-	"github.com/rowflow/rowflow/internal/firsterr"
+	"github.com/rowflow/rowflow/internal/run/firsterr"
 )
 
 // errStopped is the cancellation cause of the stages upstream of a stage

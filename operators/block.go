@@ -5,9 +5,9 @@ import (
 	"fmt"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/epoch"
-	"github.com/rowflow/rowflow/internal/pcg"
-	"github.com/rowflow/rowflow/internal/slicepool"
+	"github.com/rowflow/rowflow/internal/random/pcg"
+	"github.com/rowflow/rowflow/internal/run/epoch"
+	"github.com/rowflow/rowflow/internal/run/slicepool"
 	"github.com/rowflow/rowflow/rowid"
 )
 

@@ -11,9 +11,9 @@ import (
 	"sync"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/linkage"
-	"github.com/rowflow/rowflow/internal/objstore"
-	"github.com/rowflow/rowflow/internal/slicepool"
+	"github.com/rowflow/rowflow/internal/api/linkage"
+	"github.com/rowflow/rowflow/internal/io/objstore"
+	"github.com/rowflow/rowflow/internal/run/slicepool"
 	"github.com/rowflow/rowflow/rowid"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/minio/minio-go/v7"
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/objstore"
+	"github.com/rowflow/rowflow/internal/io/objstore"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sinks"

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"unsafe"
 
-	"github.com/rowflow/rowflow/internal/slicepool"
+	"github.com/rowflow/rowflow/internal/run/slicepool"
 )
 
 // codec encodes the values of a disk cache ([OnDisk]). Append appends the

@@ -15,8 +15,8 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/objstore"
-	"github.com/rowflow/rowflow/internal/slicepool"
+	"github.com/rowflow/rowflow/internal/io/objstore"
+	"github.com/rowflow/rowflow/internal/run/slicepool"
 	"github.com/rowflow/rowflow/rowid"
 )
 

@@ -6,15 +6,15 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/rowflow/rowflow/internal/flock"
-	"github.com/rowflow/rowflow/internal/objstore"
+	"github.com/rowflow/rowflow/internal/io/flock"
+	"github.com/rowflow/rowflow/internal/io/objstore"
 )
 
 // A disk cache's first pass writes a temporary file beside the cache,
 // .<name>.tmp-<random>, renamed to the cache's name when the pass ends; a
 // failed pass removes it. A process killed during the pass cannot, so each
 // run of the cache removes the temporaries that no pass is writing: the
-// pass holds a lock on its temporary, as internal/flock's temporaries say.
+// pass holds a lock on its temporary, as internal/io/flock's temporaries say.
 
 // stagePath returns the path whose temporaries a pass writes: the cache's
 // own for a local cache; for a cache in a bucket, a name in os.TempDir

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/epoch"
+	"github.com/rowflow/rowflow/internal/run/epoch"
 	"github.com/rowflow/rowflow/operators"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/strictjson"
+	"github.com/rowflow/rowflow/internal/run/strictjson"
 )
 
 // # Checkpoints

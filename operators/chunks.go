@@ -7,7 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/slicepool"
+	"github.com/rowflow/rowflow/internal/run/slicepool"
 )
 
 // MapChunks returns a stage that maps a whole chunk of values with one

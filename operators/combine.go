@@ -11,9 +11,9 @@ import (
 	"strings"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/epoch"
-	"github.com/rowflow/rowflow/internal/linkage"
-	"github.com/rowflow/rowflow/internal/strictjson"
+	"github.com/rowflow/rowflow/internal/api/linkage"
+	"github.com/rowflow/rowflow/internal/run/epoch"
+	"github.com/rowflow/rowflow/internal/run/strictjson"
 	"github.com/rowflow/rowflow/rowid"
 )
 

@@ -7,8 +7,8 @@ import (
 	"sync"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/epoch"
-	"github.com/rowflow/rowflow/internal/slicepool"
+	"github.com/rowflow/rowflow/internal/run/epoch"
+	"github.com/rowflow/rowflow/internal/run/slicepool"
 )
 
 // uneven is what [EvenRanks] does when the rows do not divide evenly

@@ -7,12 +7,12 @@ import (
 	"iter"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/epoch"
-	"github.com/rowflow/rowflow/internal/linkage"
-	"github.com/rowflow/rowflow/internal/pcg"
-	"github.com/rowflow/rowflow/internal/permute"
-	"github.com/rowflow/rowflow/internal/shares"
-	"github.com/rowflow/rowflow/internal/slicepool"
+	"github.com/rowflow/rowflow/internal/api/linkage"
+	"github.com/rowflow/rowflow/internal/random/pcg"
+	"github.com/rowflow/rowflow/internal/random/permute"
+	"github.com/rowflow/rowflow/internal/run/epoch"
+	"github.com/rowflow/rowflow/internal/run/shares"
+	"github.com/rowflow/rowflow/internal/run/slicepool"
 	"github.com/rowflow/rowflow/rowid"
 )
 

@@ -8,7 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/slicepool"
+	"github.com/rowflow/rowflow/internal/run/slicepool"
 )
 
 // Map returns a stage that replaces every value v by f(v). IDs and partition

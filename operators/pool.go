@@ -8,7 +8,7 @@ import (
 	"slices"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/pcg"
+	"github.com/rowflow/rowflow/internal/random/pcg"
 	"github.com/rowflow/rowflow/rowid"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/pcg"
+	"github.com/rowflow/rowflow/internal/random/pcg"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
 )

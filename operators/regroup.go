@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/epoch"
-	"github.com/rowflow/rowflow/internal/slicepool"
+	"github.com/rowflow/rowflow/internal/run/epoch"
+	"github.com/rowflow/rowflow/internal/run/slicepool"
 	"github.com/rowflow/rowflow/rowid"
 )
 

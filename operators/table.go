@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/pcg"
+	"github.com/rowflow/rowflow/internal/random/pcg"
 	"github.com/rowflow/rowflow/rowid"
 )
 

@@ -84,7 +84,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rowflow/rowflow/internal/limits"
+	"github.com/rowflow/rowflow/internal/api/limits"
 )
 
 // Rank is one process's share of a job: rank Rank of World processes,

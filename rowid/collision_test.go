@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rowflow/rowflow/internal/longtest"
+	"github.com/rowflow/rowflow/internal/testutil/longtest"
 )
 
 // group names a run of IDs in the acceptable set: ids[previous end:end].

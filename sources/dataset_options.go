@@ -3,7 +3,7 @@ package sources
 import (
 	"fmt"
 
-	"github.com/rowflow/rowflow/internal/datasource"
+	"github.com/rowflow/rowflow/internal/io/datasource"
 )
 
 type datasetOption func(*datasource.Settings) error

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rowflow/rowflow/internal/datasource"
+	"github.com/rowflow/rowflow/internal/api/linkage"
 	"github.com/rowflow/rowflow/internal/filter"
-	"github.com/rowflow/rowflow/internal/linkage"
+	"github.com/rowflow/rowflow/internal/io/datasource"
 )
 
 // Expr is a filter expression on the columns of a dataset, which a

@@ -7,8 +7,8 @@ import (
 	"math"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/shares"
-	"github.com/rowflow/rowflow/internal/slicepool"
+	"github.com/rowflow/rowflow/internal/run/shares"
+	"github.com/rowflow/rowflow/internal/run/slicepool"
 )
 
 // Generate returns a source of the values f(0), f(1), … f(n-1), or of an

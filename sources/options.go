@@ -3,8 +3,8 @@ package sources
 import (
 	"fmt"
 
-	"github.com/rowflow/rowflow/internal/datasource"
-	"github.com/rowflow/rowflow/internal/optcheck"
+	"github.com/rowflow/rowflow/internal/api/optcheck"
+	"github.com/rowflow/rowflow/internal/io/datasource"
 
 	"github.com/rowflow/rowflow/rowid"
 )

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/rowflow/rowflow/internal/jsonfloat"
+	"github.com/rowflow/rowflow/internal/text/jsonfloat"
 )
 
 // Record is one row of a source that reads columns it does not know in

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/shares"
+	"github.com/rowflow/rowflow/internal/run/shares"
 )
 
 var (

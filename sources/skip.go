@@ -3,7 +3,7 @@ package sources
 import (
 	"fmt"
 
-	"github.com/rowflow/rowflow/internal/datasource"
+	"github.com/rowflow/rowflow/internal/io/datasource"
 )
 
 // SkipBad makes a source of a dataset of files skip what it cannot read

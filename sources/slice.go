@@ -5,8 +5,8 @@ import (
 	"iter"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/shares"
-	"github.com/rowflow/rowflow/internal/slicepool"
+	"github.com/rowflow/rowflow/internal/run/shares"
+	"github.com/rowflow/rowflow/internal/run/slicepool"
 )
 
 // Slice returns a source of the values of values, in order. Partition k

@@ -14,8 +14,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rowflow/rowflow/internal/flock"
-	"github.com/rowflow/rowflow/internal/objstore"
+	"github.com/rowflow/rowflow/internal/io/flock"
+	"github.com/rowflow/rowflow/internal/io/objstore"
 	"github.com/rowflow/rowflow/sinks/shards"
 )
 

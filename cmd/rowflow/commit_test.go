@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rowflow/rowflow/internal/limits"
+	"github.com/rowflow/rowflow/internal/api/limits"
 	"github.com/rowflow/rowflow/sinks/shards"
 )
 

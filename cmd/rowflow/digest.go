@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/rowflow/rowflow/determinism"
-	"github.com/rowflow/rowflow/internal/limits"
+	"github.com/rowflow/rowflow/internal/api/limits"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
 )

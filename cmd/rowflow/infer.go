@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/texttime"
+	"github.com/rowflow/rowflow/internal/text/texttime"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sources"
 )

@@ -15,8 +15,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/rowflow/rowflow/internal/dataset"
-	"github.com/rowflow/rowflow/internal/objstore"
+	"github.com/rowflow/rowflow/internal/io/dataset"
+	"github.com/rowflow/rowflow/internal/io/objstore"
 	"github.com/rowflow/rowflow/internal/parquet/assemble"
 	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 )
@@ -103,7 +103,7 @@ func hive(rel string) string {
 
 // parquetFiles returns the Parquet files of the dataset at path (a file,
 // a directory or a glob pattern), found as every command's sources find
-// them: internal/dataset's discovery, which skips hidden and _ names and
+// them: internal/io/dataset's discovery, which skips hidden and _ names and
 // follows symbolic links that stay under the dataset root.
 func parquetFiles(path string) ([]dataset.File, error) {
 	ds, err := dataset.Parquet.Discover(path)

@@ -43,7 +43,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/rowflow/rowflow/internal/limits"
+	"github.com/rowflow/rowflow/internal/api/limits"
 )
 
 // errUsage marks errors of the command line: exit code 2.

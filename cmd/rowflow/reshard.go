@@ -15,11 +15,11 @@ import (
 	"sync"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/codec"
-	"github.com/rowflow/rowflow/internal/objstore"
+	"github.com/rowflow/rowflow/internal/io/codec"
+	"github.com/rowflow/rowflow/internal/io/objstore"
 	"github.com/rowflow/rowflow/operators"
 
-	"github.com/rowflow/rowflow/internal/limits"
+	"github.com/rowflow/rowflow/internal/api/limits"
 	"github.com/rowflow/rowflow/ranks"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"

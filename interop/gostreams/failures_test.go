@@ -11,7 +11,7 @@ import (
 	"github.com/reugn/go-streams/extension"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/epoch"
+	"github.com/rowflow/rowflow/internal/run/epoch"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/interop/gostreams"
 	"github.com/rowflow/rowflow/operators"

@@ -19,7 +19,7 @@ import (
 	gsflow "github.com/reugn/go-streams/flow"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/epoch"
+	"github.com/rowflow/rowflow/internal/run/epoch"
 	"github.com/rowflow/rowflow/internal/testutil"
 	"github.com/rowflow/rowflow/interop/gostreams"
 	"github.com/rowflow/rowflow/operators"

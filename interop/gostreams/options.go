@@ -3,7 +3,7 @@ package gostreams
 import (
 	"fmt"
 
-	"github.com/rowflow/rowflow/internal/datasource"
+	"github.com/rowflow/rowflow/internal/io/datasource"
 )
 
 // FlowOption configures [NewFlow]: it is an [InputOption] or an

@@ -12,7 +12,7 @@ import (
 	"github.com/reugn/go-streams"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/slicepool"
+	"github.com/rowflow/rowflow/internal/run/slicepool"
 )
 
 // From returns a rowflow source that reads the elements of out, a

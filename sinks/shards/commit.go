@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rowflow/rowflow/internal/limits"
+	"github.com/rowflow/rowflow/internal/api/limits"
 	"github.com/rowflow/rowflow/rowid"
 )
 

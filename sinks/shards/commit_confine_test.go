@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/limits"
+	"github.com/rowflow/rowflow/internal/api/limits"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"
 )

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/objstore"
+	"github.com/rowflow/rowflow/internal/io/objstore"
 	"github.com/rowflow/rowflow/rowid"
 )
 

@@ -22,8 +22,8 @@ import (
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/longtest"
 	"github.com/rowflow/rowflow/internal/testutil"
+	"github.com/rowflow/rowflow/internal/testutil/longtest"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"

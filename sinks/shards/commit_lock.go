@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/rowflow/rowflow/internal/flock"
+	"github.com/rowflow/rowflow/internal/io/flock"
 )
 
 // Runs of one rank exclude each other.

@@ -11,8 +11,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rowflow/rowflow/internal/dataset"
-	"github.com/rowflow/rowflow/internal/objstore"
+	"github.com/rowflow/rowflow/internal/io/dataset"
+	"github.com/rowflow/rowflow/internal/io/objstore"
 )
 
 // outputTree is an output directory as Commit, VerifyManifest and

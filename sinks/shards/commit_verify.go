@@ -16,9 +16,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/rowflow/rowflow/internal/dataset"
-	"github.com/rowflow/rowflow/internal/limits"
-	"github.com/rowflow/rowflow/internal/lineage"
+	"github.com/rowflow/rowflow/internal/api/limits"
+	"github.com/rowflow/rowflow/internal/io/dataset"
+	"github.com/rowflow/rowflow/internal/io/lineage"
 	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 	"github.com/rowflow/rowflow/rowid"
 )
@@ -93,7 +93,7 @@ type output struct {
 }
 
 // scanOutput lists what dir holds as a reader of it finds it, the way
-// internal/dataset's discovery (which the sources use) walks a directory:
+// internal/io/dataset's discovery (which the sources use) walks a directory:
 // names starting with "." or "_" below dir are skipped, so the hidden
 // temporary files of runs, their locks and the manifests are not data.
 // It lists the ranks' manifests (_manifest-<rank>.json, in the

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/rowflow/rowflow/internal/codec"
+	"github.com/rowflow/rowflow/internal/io/codec"
 	"github.com/rowflow/rowflow/rowid"
 )
 

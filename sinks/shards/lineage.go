@@ -8,7 +8,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/lineage"
+	"github.com/rowflow/rowflow/internal/io/lineage"
 	"github.com/rowflow/rowflow/internal/parquet/pqschema"
 	"github.com/rowflow/rowflow/rowid"
 )
@@ -107,7 +107,7 @@ func withRecordRowIDColumns(schemaName string, cols []pqschema.Column, name stri
 
 // rowIDEncoder appends the row-ID columns of a file's rows to their
 // parquet.Rows. One serves one file: it learns the file's scopes (see
-// package internal/lineage).
+// package internal/io/lineage).
 type rowIDEncoder struct {
 	enc     lineage.Encoder
 	triples []lineage.Triple

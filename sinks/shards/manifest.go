@@ -6,7 +6,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/rowflow/rowflow/internal/limits"
+	"github.com/rowflow/rowflow/internal/api/limits"
 	"github.com/rowflow/rowflow/rowid"
 )
 

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rowflow/rowflow/internal/codec"
-	"github.com/rowflow/rowflow/internal/limits"
-	"github.com/rowflow/rowflow/internal/optcheck"
+	"github.com/rowflow/rowflow/internal/api/limits"
+	"github.com/rowflow/rowflow/internal/api/optcheck"
+	"github.com/rowflow/rowflow/internal/io/codec"
 	"github.com/rowflow/rowflow/internal/parquet/pqwrite"
 
 	"github.com/klauspost/compress/zstd"

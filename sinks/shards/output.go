@@ -17,7 +17,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/rowflow/rowflow/internal/objstore"
+	"github.com/rowflow/rowflow/internal/io/objstore"
 )
 
 // outputDir is the file-system side of one run of Parquet: the

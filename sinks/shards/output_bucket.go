@@ -14,7 +14,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/rowflow/rowflow/internal/objstore"
+	"github.com/rowflow/rowflow/internal/io/objstore"
 )
 
 // Output in a bucket.

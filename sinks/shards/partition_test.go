@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/io/dataset"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sinks/shards"
 	"github.com/rowflow/rowflow/sources"

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/firsterr"
+	"github.com/rowflow/rowflow/internal/run/firsterr"
 )
 
 // parquetSink is the sink of every shard writer: its plan says how the

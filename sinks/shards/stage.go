@@ -3,14 +3,14 @@ package shards
 import (
 	"os"
 
-	"github.com/rowflow/rowflow/internal/flock"
+	"github.com/rowflow/rowflow/internal/io/flock"
 )
 
 // A run writing to a bucket stages each file in a local directory of its
 // own in os.TempDir() before uploading it, and removes the directory when
 // it ends. A killed run cannot, so the run holds a lock on its directory
 // for as long as it lives, and a run making its directory first removes
-// those that no run holds (internal/flock's temporaries).
+// those that no run holds (internal/io/flock's temporaries).
 
 // stagePrefix begins the names of the staging directories.
 const stagePrefix = "rowflow-upload-"

@@ -13,7 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/linkage"
+	"github.com/rowflow/rowflow/internal/api/linkage"
 	"github.com/rowflow/rowflow/rowid"
 )
 

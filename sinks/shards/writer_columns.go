@@ -12,10 +12,10 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/linkage"
+	"github.com/rowflow/rowflow/internal/api/linkage"
 	"github.com/rowflow/rowflow/internal/parquet/pqschema"
 	"github.com/rowflow/rowflow/internal/parquet/pqwrite"
-	"github.com/rowflow/rowflow/internal/slicepool"
+	"github.com/rowflow/rowflow/internal/run/slicepool"
 	"github.com/rowflow/rowflow/rowid"
 	sparquet "github.com/rowflow/rowflow/sources/parquet"
 )

@@ -12,7 +12,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	pqformat "github.com/parquet-go/parquet-go/format"
 	"github.com/rowflow/rowflow/internal/parquet/pqschema"
-	"github.com/rowflow/rowflow/internal/texttime"
+	"github.com/rowflow/rowflow/internal/text/texttime"
 )
 
 // logicalConverter returns the converter of a record's values to a

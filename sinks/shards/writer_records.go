@@ -22,7 +22,7 @@ import (
 	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 	"github.com/rowflow/rowflow/internal/parquet/pqschema"
 	"github.com/rowflow/rowflow/internal/parquet/pqwrite"
-	"github.com/rowflow/rowflow/internal/textnum"
+	"github.com/rowflow/rowflow/internal/text/textnum"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sources"
 )

@@ -15,8 +15,8 @@ import (
 	"unsafe"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/codec"
-	"github.com/rowflow/rowflow/internal/jsonfloat"
+	"github.com/rowflow/rowflow/internal/io/codec"
+	"github.com/rowflow/rowflow/internal/text/jsonfloat"
 	"github.com/rowflow/rowflow/sources"
 	"github.com/shopspring/decimal"
 )
@@ -79,7 +79,7 @@ type textPlan[T any] struct {
 	cols   []textColumn // csv
 	schema string       // for the manifest
 	// shadow, for jsonl, is T's type with floats that encode NaN and the
-	// infinities as strings (see internal/jsonfloat); nil if T has none.
+	// infinities as strings (see internal/text/jsonfloat); nil if T has none.
 	shadow reflect.Type
 }
 
@@ -347,7 +347,7 @@ func (w *textWriter[T]) row(v *T, ids flow.IDs, k int) error {
 	}
 	b, err := json.Marshal(v)
 	if uv := (*json.UnsupportedValueError)(nil); errors.As(err, &uv) && tp.shadow != nil {
-		// NaN or an infinity: by the rule of internal/jsonfloat.
+		// NaN or an infinity: by the rule of internal/text/jsonfloat.
 		b, err = json.Marshal(reflect.NewAt(tp.shadow, unsafe.Pointer(v)).Interface())
 	}
 	if err != nil {

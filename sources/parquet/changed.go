@@ -8,7 +8,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/rowflow/rowflow/internal/objstore"
+	"github.com/rowflow/rowflow/internal/io/objstore"
 )
 
 var footerCRC = crc32.MakeTable(crc32.Castagnoli)

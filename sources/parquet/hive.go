@@ -4,8 +4,8 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/rowflow/rowflow/internal/dataset"
 	"github.com/rowflow/rowflow/internal/filter"
+	"github.com/rowflow/rowflow/internal/io/dataset"
 )
 
 // hiveColumns returns the Hive partition values of a file under their

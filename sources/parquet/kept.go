@@ -6,7 +6,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/parquet/assemble"
-	"github.com/rowflow/rowflow/internal/slicepool"
+	"github.com/rowflow/rowflow/internal/run/slicepool"
 )
 
 // emitKept pushes the rows of sp that sp.keep marks, in chunks of up to

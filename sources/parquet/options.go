@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/rowflow/rowflow/internal/datasource"
+	"github.com/rowflow/rowflow/internal/api/optcheck"
 	"github.com/rowflow/rowflow/internal/filter"
-	"github.com/rowflow/rowflow/internal/optcheck"
+	"github.com/rowflow/rowflow/internal/io/datasource"
 )
 
 // Option configures [Read] and [RecordSchema].

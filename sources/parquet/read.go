@@ -12,9 +12,9 @@ import (
 	"sync"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/dataset"
-	"github.com/rowflow/rowflow/internal/datasource"
-	"github.com/rowflow/rowflow/internal/objstore"
+	"github.com/rowflow/rowflow/internal/io/dataset"
+	"github.com/rowflow/rowflow/internal/io/datasource"
+	"github.com/rowflow/rowflow/internal/io/objstore"
 	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 	"github.com/rowflow/rowflow/internal/parquet/pqfilter"
 	"github.com/rowflow/rowflow/rowid"

@@ -7,7 +7,7 @@ import (
 
 	pq "github.com/parquet-go/parquet-go"
 
-	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/io/dataset"
 	"github.com/rowflow/rowflow/internal/parquet/pqschema"
 	"github.com/rowflow/rowflow/sources"
 )

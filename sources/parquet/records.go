@@ -8,8 +8,8 @@ import (
 
 	pq "github.com/parquet-go/parquet-go"
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/chunkmem"
-	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/io/chunkmem"
+	"github.com/rowflow/rowflow/internal/io/dataset"
 	"github.com/rowflow/rowflow/internal/parquet/assemble"
 	"github.com/rowflow/rowflow/internal/parquet/pqcol"
 	"github.com/rowflow/rowflow/sources"

@@ -3,8 +3,8 @@ package parquet
 import (
 	"fmt"
 
+	"github.com/rowflow/rowflow/internal/api/linkage"
 	"github.com/rowflow/rowflow/internal/filter"
-	"github.com/rowflow/rowflow/internal/linkage"
 	"github.com/rowflow/rowflow/sources"
 )
 

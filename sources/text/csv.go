@@ -12,8 +12,8 @@ import (
 	"unsafe"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/codec"
-	"github.com/rowflow/rowflow/internal/dataset"
+	"github.com/rowflow/rowflow/internal/io/codec"
+	"github.com/rowflow/rowflow/internal/io/dataset"
 	"github.com/rowflow/rowflow/sources"
 )
 

@@ -19,7 +19,7 @@ import (
 // with their quotes dropped and doubled quotes undone, in a buffer of its
 // own) and hands the fields on as strings that point there, so that a
 // struct field of a number or a bool costs no allocation, and the text
-// that a string keeps is copied into its chunk's memory (internal/chunkmem),
+// that a string keeps is copied into its chunk's memory (internal/io/chunkmem),
 // shared by many rows. It takes records up to the first that needs
 // more: a quoted field that spans lines or is malformed, a quote inside a
 // field that is not quoted, a line longer than the read buffer. Blank

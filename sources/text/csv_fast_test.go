@@ -16,7 +16,7 @@ import (
 
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/testutil"
-	"github.com/rowflow/rowflow/internal/textnum"
+	"github.com/rowflow/rowflow/internal/text/textnum"
 	"github.com/rowflow/rowflow/sources"
 )
 

@@ -14,8 +14,8 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/longtest"
 	"github.com/rowflow/rowflow/internal/testutil"
+	"github.com/rowflow/rowflow/internal/testutil/longtest"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources"

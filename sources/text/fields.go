@@ -8,8 +8,8 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/rowflow/rowflow/internal/textnum"
-	"github.com/rowflow/rowflow/internal/texttime"
+	"github.com/rowflow/rowflow/internal/text/textnum"
+	"github.com/rowflow/rowflow/internal/text/texttime"
 )
 
 // textField is a struct field that a text value is parsed into.

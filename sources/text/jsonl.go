@@ -12,8 +12,8 @@ import (
 	"unsafe"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/dataset"
-	"github.com/rowflow/rowflow/internal/jsonfloat"
+	"github.com/rowflow/rowflow/internal/io/dataset"
+	"github.com/rowflow/rowflow/internal/text/jsonfloat"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -172,7 +172,7 @@ const jsonSpace = " \t\r\n"
 type jsonlStructs[T any] struct {
 	fields []textField
 	// shadow is T's type with floats that read the strings "NaN",
-	// "+Inf" and "-Inf" (see internal/jsonfloat); nil if T has none.
+	// "+Inf" and "-Inf" (see internal/text/jsonfloat); nil if T has none.
 	shadow reflect.Type
 	// required names the keys of the fields a line must have unless
 	// AllowMissingFields (see jsonRequired).

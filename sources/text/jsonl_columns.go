@@ -9,8 +9,8 @@ import (
 	pq "github.com/parquet-go/parquet-go"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/dataset"
-	"github.com/rowflow/rowflow/internal/linkage"
+	"github.com/rowflow/rowflow/internal/api/linkage"
+	"github.com/rowflow/rowflow/internal/io/dataset"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sources"
 	"github.com/rowflow/rowflow/sources/parquet"

@@ -14,9 +14,9 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/rowflow/rowflow/internal/chunkmem"
-	"github.com/rowflow/rowflow/internal/dataset"
-	"github.com/rowflow/rowflow/internal/textnum"
+	"github.com/rowflow/rowflow/internal/io/chunkmem"
+	"github.com/rowflow/rowflow/internal/io/dataset"
+	"github.com/rowflow/rowflow/internal/text/textnum"
 	"github.com/rowflow/rowflow/sources"
 )
 
@@ -29,7 +29,7 @@ import (
 // once, tells which key is which field), or into a record's values;
 // integers and floats by the CSV reader's in-line parsers (which agree
 // with strconv bit for bit) or strconv, the text that a value keeps in
-// the chunk's memory (internal/chunkmem), shared by many rows.
+// the chunk's memory (internal/io/chunkmem), shared by many rows.
 //
 // A value of another type (a nested struct, a slice, a map, a type that
 // decodes itself with json.Unmarshaler or encoding.TextUnmarshaler but

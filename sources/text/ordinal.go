@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rowflow/rowflow/internal/codec"
-	"github.com/rowflow/rowflow/internal/dataset"
-	"github.com/rowflow/rowflow/internal/objstore"
+	"github.com/rowflow/rowflow/internal/io/codec"
+	"github.com/rowflow/rowflow/internal/io/dataset"
+	"github.com/rowflow/rowflow/internal/io/objstore"
 )
 
 // ordinalBlock is the size of the blocks of a file (of its decompressed

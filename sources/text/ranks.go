@@ -4,9 +4,9 @@ import (
 	"context"
 	"io"
 
-	"github.com/rowflow/rowflow/internal/codec"
-	"github.com/rowflow/rowflow/internal/dataset"
-	"github.com/rowflow/rowflow/internal/objstore"
+	"github.com/rowflow/rowflow/internal/io/codec"
+	"github.com/rowflow/rowflow/internal/io/dataset"
+	"github.com/rowflow/rowflow/internal/io/objstore"
 )
 
 // rangesPerRank is how many byte ranges of uncompressed text the plan
@@ -21,7 +21,7 @@ const minRankSplit = 4 << 10
 // ranks splits uncompressed files into: PartitionBytes, or less when the
 // uncompressed files are too small to give every rank rangesPerRank
 // ranges of that size (but not below minRankSplit). Ranks take whole
-// ranges (see internal/dataset), so smaller ranges make their shares even.
+// ranges (see internal/io/dataset), so smaller ranges make their shares even.
 // A file that cannot be read here is left to the planning that follows,
 // which reports it.
 func (c *textConfig) rankSplitBytes(ds *dataset.Dataset, world int) int64 {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/pcg"
+	"github.com/rowflow/rowflow/internal/random/pcg"
 	"github.com/rowflow/rowflow/operators"
 	"github.com/rowflow/rowflow/rowid"
 	"github.com/rowflow/rowflow/sources"

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/rowflow/rowflow/flow"
-	"github.com/rowflow/rowflow/internal/longtest"
+	"github.com/rowflow/rowflow/internal/testutil/longtest"
 	"github.com/rowflow/rowflow/sinks"
 	"github.com/rowflow/rowflow/sources/parquet"
 )

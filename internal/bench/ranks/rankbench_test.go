@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/rowflow/rowflow/internal/longtest"
+	"github.com/rowflow/rowflow/internal/testutil/longtest"
 )
 
 // TestSharesAreEven: at every world from 2 to 16, over a dataset of

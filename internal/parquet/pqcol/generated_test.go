@@ -15,7 +15,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 
-	"github.com/rowflow/rowflow/internal/longtest"
+	"github.com/rowflow/rowflow/internal/testutil/longtest"
 )
 
 // genRow covers the column shapes a dataset usually has, and the encodings

@@ -19,7 +19,7 @@ import (
 
 	"github.com/parquet-go/parquet-go/format"
 
-	"github.com/rowflow/rowflow/internal/longtest"
+	"github.com/rowflow/rowflow/internal/testutil/longtest"
 )
 
 // Helpers: a Reader that learns page starts and one that scans

@@ -2,6 +2,8 @@
 // among world processes, from explicit settings or from the environment
 // that the scheduler starting it sets.
 //
+// # Conventions
+//
 // A job that outgrows one machine runs as world processes ("ranks"), each
 // started with the same program by a scheduler the user already has.
 // rowflow follows the conventions of those schedulers rather than inventing
@@ -48,6 +50,8 @@
 //     PMI_RANK/PMI_SIZE or PMIX_RANK that srun sets in such a step
 //     (--mpi=pmi2 or pmix) number the step's tasks alone: when they agree
 //     with SLURM_PROCID/SLURM_NTASKS the composed rank is used.
+//
+// # Agreement and errors
 //
 // Every convention whose variables are set is read, and they must agree:
 // an MPI launcher may set both OMPI_COMM_WORLD_* and PMI_*, which then name

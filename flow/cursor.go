@@ -216,7 +216,9 @@ func (s *CursorSet[T]) cause() error {
 // give it: it reads the cursors itself, one partition at a time, always
 // taking the lowest partition any cursor holds. Use it instead of the
 // cursors, not alongside them, on a fresh set. Leaving the loop early
-// closes the set; an error is yielded once, as the last pair.
+// closes the set; an error is yielded once, as the last pair. Of a run
+// that fails, a set of several cursors may give fewer of the items
+// before the error than Items (see [Cursor.All]).
 func (s *CursorSet[T]) Consolidate() iter.Seq2[Item[T], error] {
 	return func(yield func(Item[T], error) bool) {
 		s.rt = nil // the partitions in order, not each back to its cursor
@@ -344,6 +346,11 @@ func (c *Cursor[T]) Close() {
 // cursor that finds no partition left to take ends without an error, even
 // if a partition that another cursor still reads fails later;
 // [CursorSet.Close] returns the run's error whichever cursor met it.
+// That holds for an error of the last stage's workers when it runs on
+// several, and for every error when the set has one cursor. With several
+// cursors, an error before the last parallel stage, or of a serial last
+// stage, fails the run at once, where it happens: the cursors may yield it
+// before items of earlier partitions that the run had not handed out yet.
 //
 // Leaving the loop early closes the cursor. Like the cursor, the sequence
 // is single-use: ranged over again once the cursor has ended, it yields

@@ -40,8 +40,9 @@ import (
 // last and one-past-the-last item of each epoch gives the rest of the run
 // from there; and a cursor set of n cursors stopped at random quotas
 // takes a checkpoint whose resume with m cursors hands out the items not
-// handed out before, each once, so that both sets' items stable-sorted
-// by partition are the run.
+// handed out before, each once, and a chain of such sets, each resumed
+// from the checkpoint of the one before, hands out the run: the items of
+// all sets, stable-sorted by partition, are the run.
 func FuzzResumeChains(f *testing.F) {
 	for i := range testutil.FuzzSeeds(12) {
 		f.Add(uint64(i)*0x9e3779b97f4a7c15 + 3)
@@ -554,75 +555,80 @@ func checkResumeChain(t *testing.T, c *resumeChain, seed uint64) {
 			same(fmt.Sprintf("At(%d, %d) at parallelism %d", e, k, par), got, err, from)
 		}
 	}
-	// A cursor set's checkpoint, resumed with another number of cursors.
+	// Cursor sets of 1 to 3 cursors, each stopped at random quotas and
+	// resumed from its checkpoint by the next, the last read to the end.
 	for range 2 {
 		if wantErr != nil {
 			break
 		}
-		n, m := 1+r.IntN(3), 1+r.IntN(3)
-		quota := make([]int, n)
-		for i := range quota {
-			quota[i] = r.IntN(2*len(want)/n + 2)
+		quotas := make([][]int, 1+r.IntN(3))
+		for j := range quotas {
+			n := 1 + r.IntN(3)
+			quotas[j] = make([]int, n)
+			for i := range n {
+				quotas[j][i] = r.IntN(len(want)/n + 2)
+				if j == len(quotas)-1 {
+					quotas[j][i] = -1
+				}
+			}
 		}
-		checkCursorChain(t, c, want, 1+r.IntN(3), quota, m)
+		checkCursorChain(t, c, want, r.IntN(3), quotas)
 	}
 }
 
-// checkCursorChain reads c with n = len(quota) cursors, cursor i stopping
-// after quota[i] items or where it waits for good, takes the set's
-// checkpoint, and resumes it with m cursors read to the end: the items
-// of both sets, stable-sorted by partition, must be want.
-func checkCursorChain(t *testing.T, c *resumeChain, want []flow.Item[int64], par int, quota []int, m int) {
+// checkCursorChain reads c with a chain of cursor sets: set j has
+// len(quotas[j]) cursors, cursor i stopping after quotas[j][i] items (at
+// the end if below 0) or where it waits for good; then the set's
+// checkpoint is taken, and set j+1 resumes from it. The last set reads to
+// the end. The items of all sets, stable-sorted by partition, must be
+// want.
+func checkCursorChain(t *testing.T, c *resumeChain, want []flow.Item[int64], par int, quotas [][]int) {
 	t.Helper()
-	var before, after [][]flow.Item[int64]
-	var ck flow.Checkpoint
+	var read [][]flow.Item[int64]
+	var cks []string
 	var failed error
 	synctest.Test(t, func(t *testing.T) {
-		tr := new(flow.Tracker)
-		s, err := flow.Cursors[int64](context.Background(), c.build(par).Checkpoints(tr), len(quota))
-		if err != nil {
-			failed = err
-			return
-		}
-		release := make(chan struct{})
-		before = readCursors(s, quota, release)
-		ck, err = tr.Checkpoint()
-		close(release)
-		s.Close()
-		synctest.Wait()
-		if err != nil {
-			failed = fmt.Errorf("checkpoint: %w", err)
-			return
-		}
-		b, _ := json.Marshal(ck)
-		var back flow.Checkpoint
-		if err := json.Unmarshal(b, &back); err != nil {
-			failed = err
-			return
-		}
-		s2, err := flow.Cursors[int64](context.Background(), c.build(par%3+1).Resume(back), m)
-		if err != nil {
-			failed = fmt.Errorf("resume of %s: %w", b, err)
-			return
-		}
-		all := make([]int, m)
-		for i := range all {
-			all[i] = -1
-		}
-		after = readCursors(s2, all, nil)
-		if err := s2.Close(); err != nil {
-			failed = fmt.Errorf("resume of %s: %w", b, err)
+		var from *flow.Checkpoint
+		for j, quota := range quotas {
+			p := c.build((par+j)%3 + 1)
+			if from != nil {
+				p = p.Resume(*from)
+			}
+			tr := new(flow.Tracker)
+			s, err := flow.Cursors[int64](context.Background(), p.Checkpoints(tr), len(quota))
+			if err != nil {
+				failed = err
+				return
+			}
+			release := make(chan struct{})
+			read = append(read, readCursors(s, quota, release)...)
+			ck, err := tr.Checkpoint()
+			close(release)
+			cerr := s.Close()
+			synctest.Wait()
+			if err != nil {
+				failed = fmt.Errorf("set %d: checkpoint: %w", j, err)
+				return
+			}
+			if cerr != nil {
+				failed = fmt.Errorf("set %d: %w", j, cerr)
+				return
+			}
+			b, _ := json.Marshal(ck)
+			cks = append(cks, string(b))
+			var back flow.Checkpoint
+			if err := json.Unmarshal(b, &back); err != nil {
+				failed = err
+				return
+			}
+			from = &back
 		}
 	})
 	if failed != nil {
-		t.Fatalf("%d cursors at quotas %v, resumed with %d: %v", len(quota), quota, m, failed)
+		t.Fatalf("cursor sets at quotas %v: %v\ncheckpoints %s", quotas, failed, strings.Join(cks, "\n"))
 	}
 	var union []flow.Item[int64]
-	for _, items := range before {
-		union = append(union, items...)
-	}
-	nb := len(union)
-	for _, items := range after {
+	for _, items := range read {
 		union = append(union, items...)
 	}
 	slices.SortStableFunc(union, func(a, b flow.Item[int64]) int {
@@ -635,9 +641,8 @@ func checkCursorChain(t *testing.T, c *resumeChain, want []flow.Item[int64], par
 		return 0
 	})
 	if !itemsEqual(union, want) {
-		b, _ := json.Marshal(ck)
-		t.Fatalf("%d cursors at quotas %v handed out %d items, resumed with %d cursors %d: sorted by partition, %s\ncheckpoint %s",
-			len(quota), quota, nb, m, len(union)-nb, firstDiff(union, want), b)
+		t.Fatalf("cursor sets at quotas %v handed out, sorted by partition, %s\ncheckpoints %s",
+			quotas, firstDiff(union, want), strings.Join(cks, "\n"))
 	}
 }
 

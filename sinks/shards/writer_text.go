@@ -60,7 +60,8 @@ func JSONL[T any](dir string, opts ...Option) flow.Sink {
 // the shortest form that parses back to the same value, []byte as its
 // bytes, a time.Time in RFC 3339 with its nanoseconds and zone offset, a
 // decimal.Decimal with its scale ("12.30"), and a nil pointer as an empty
-// field. A field of another type (a struct, a slice, a map) is an error
+// field; a record that is one empty field is written "", not as a blank
+// line, which readers skip. A field of another type (a struct, a slice, a map) is an error
 // when the sink is built. What CSV cannot tell apart comes back as one:
 // a pointer to an empty string reads back nil, and a "\r\n" inside a
 // string as "\n" (encoding/csv's reader drops a carriage return before a
@@ -338,6 +339,16 @@ func (w *textWriter[T]) row(v *T, ids flow.IDs, k int) error {
 			ends = append(ends, len(w.b))
 		}
 		w.ends = ends
+		if len(ends) == 1 && ends[0] == 0 {
+			// encoding/csv writes a record of one empty field as a blank
+			// line, which readers skip: quote it.
+			w.csv.Flush()
+			if err := w.csv.Error(); err != nil {
+				return err
+			}
+			_, err := w.buf.WriteString("\"\"\n")
+			return err
+		}
 		start := 0
 		for _, e := range ends {
 			w.rec = append(w.rec, string(w.b[start:e]))

@@ -100,8 +100,12 @@ func RowsPerFile(n int64) Option {
 // output, and starts the next. The size is checked when a row group has
 // been written, so a file ends at the first row-group boundary at which it
 // has reached n bytes: it may exceed n by up to one row group plus the
-// footer. Make [RowGroupRows] smaller for a tighter bound. The default is
-// no limit. n must be at least 1.
+// footer. Make [RowGroupRows] smaller for a tighter bound. [JSONL] and
+// [CSV] files, which have no row groups and do not take RowGroupRows, are
+// checked every 65536 rows (RowGroupRows' default): with a small n, every
+// file but the last holds 65536 rows, whatever their size; use
+// [RowsPerFile] to bound them by rows. The default is no limit. n must be
+// at least 1.
 func BytesPerFile(n int64) Option {
 	return shardOption(optcheck.AtLeast("shards", "BytesPerFile", n, 1, func(c *parquetConfig, v int64) { c.bytesPerFile = v }))
 }

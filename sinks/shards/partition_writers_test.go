@@ -129,11 +129,11 @@ func readPW(t *testing.T, format string, b []byte) ([]pwRow, []rowid.ID) {
 // and Writers(n), every writer at MaxOpenPartitions exactly, in the three
 // formats: the union of the rows read back from the manifest's files is
 // the input, each row once, with its row ID, in the directory of its key,
-// in stream order within a file, and each file's rows and first and last
-// IDs are the manifest's. With one more key per writer than the cap, the
-// run fails naming the partition and the row, and leaves no file and no
-// goroutine. go test ./... runs one number of writers per format, the
-// long tests both.
+// in stream order within a file, each file's rows and first and last IDs
+// are the manifest's, and Commit accepts the output. With one more key
+// per writer than the cap, the run fails naming the partition and the
+// row, and leaves no file and no goroutine. go test ./... runs one number
+// of writers per format, the long tests both.
 func TestPartitionedWritersUnion(t *testing.T) {
 	const part = 37
 	for _, format := range []string{"parquet", "jsonl", "csv"} {
@@ -201,6 +201,9 @@ func TestPartitionedWritersUnion(t *testing.T) {
 				}
 				if len(dirs) != 2*keys {
 					t.Errorf("%d partition directories, want %d", len(dirs), 2*keys)
+				}
+				if dm, err := shards.Commit(dir, 1); err != nil || dm.Rows != int64(len(rows)) || dm.Files != len(m.Files) {
+					t.Fatalf("Commit: %v", err)
 				}
 
 				// One key more per writer than the cap.

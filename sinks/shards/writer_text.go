@@ -23,7 +23,9 @@ import (
 
 // JSONL returns a sink that writes a stream of structs as JSON Lines
 // shards: one JSON object per row (encoding/json, field names from `json`
-// tags), in files part-<rank>-<seq>.jsonl, compressed when [Compression]
+// tags; two fields of T of one name, of which encoding/json would write
+// one or neither, are an error when the sink is built), in files
+// part-<rank>-<seq>.jsonl, compressed when [Compression]
 // says so (.jsonl.gz, .jsonl.zst, .jsonl.s2). Everything but the encoding
 // of a file is [Parquet]'s: file sizes, writers, ranks, [PartitionBy]
 // directories, the crash-safe commit and the manifest (whose format is
@@ -55,14 +57,16 @@ func JSONL[T any](dir string, opts ...Option) flow.Sink {
 // field holds a comma, a quote or a line break), in files
 // part-<rank>-<seq>.csv, compressed when [Compression] says so. The
 // columns are the struct's exported fields, named by their `csv` tag or
-// their Go name (a tag "-" leaves a field out), as sources/text.CSV[T] reads
-// them: strings as they are, integers and booleans by strconv, floats in
-// the shortest form that parses back to the same value, []byte as its
+// their Go name (a tag "-" leaves a field out; two of one name are an
+// error when the sink is built), as sources/text.CSV[T] reads them:
+// strings as they are, integers and booleans by strconv, floats in the
+// shortest form that parses back to the same value, []byte as its
 // bytes, a time.Time in RFC 3339 with its nanoseconds and zone offset, a
 // decimal.Decimal with its scale ("12.30"), and a nil pointer as an empty
 // field; a record that is one empty field is written "", not as a blank
-// line, which readers skip. A field of another type (a struct, a slice, a map) is an error
-// when the sink is built. What CSV cannot tell apart comes back as one:
+// line, which readers skip. A field of another type (a struct, a slice,
+// a map) is an error when the sink is built. What CSV cannot tell apart
+// comes back as one:
 // a pointer to an empty string reads back nil, and a "\r\n" inside a
 // string as "\n" (encoding/csv's reader drops a carriage return before a
 // line feed, inside quotes too).
@@ -125,6 +129,7 @@ func newTextPlan[T any](kind, format, dir string, opts []Option) (*pqPlan[T], er
 	}
 	p := &pqPlan[T]{dir: dir, cfg: cfg, what: what, format: format, ext: "." + format + cfg.textCodec.Ext(), text: tp}
 	var names []string
+	fieldOf := map[string]string{} // column name → field
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		if !sf.IsExported() {
@@ -139,8 +144,19 @@ func newTextPlan[T any](kind, format, dir string, opts []Option) (*pqPlan[T], er
 		case "-":
 			continue
 		case "":
+			if format == "jsonl" && sf.Anonymous {
+				names = append(names, sf.Name)
+				continue // encoding/json writes its fields
+			}
 			name = sf.Name
 		}
+		if other, ok := fieldOf[name]; ok {
+			// encoding/json writes neither field (or only the tagged
+			// one), and the CSV source refuses a header with a column
+			// twice.
+			return nil, fmt.Errorf("shards: %s[%v]: fields %s and %s have the same name %q", kind, t, other, sf.Name, name)
+		}
+		fieldOf[name] = sf.Name
 		names = append(names, name)
 		if format == "csv" {
 			f, err := csvFormatter(sf.Type)

@@ -2,6 +2,7 @@ package shards_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/rowflow/rowflow/flow"
@@ -66,5 +67,59 @@ func TestCSVShardsSingleEmptyField(t *testing.T) {
 	}
 	if len(got) != len(ptrs) || got[0] != nil || got[1] == nil || *got[1] != "x" || got[2] != nil || got[3] != nil {
 		t.Fatalf("read back %d values %v, want nil, x, nil, nil", len(got), got)
+	}
+}
+
+// TestTextShardsSameNameTwice: a struct with two fields of one column
+// name is an error when the sink is built: of a field tagged with the
+// name of another, encoding/json writes only the tagged one (of two with
+// the same tag, which go vet reports, neither: every row was "{}"), and
+// the CSV source refuses a header that names a column twice. A struct embedded without a tag, whose fields encoding/json
+// writes, is no such name, and fields named apart are written and read
+// back.
+func TestTextShardsSameNameTwice(t *testing.T) {
+	type both struct {
+		A int `csv:"x"`
+		B int `csv:"x"`
+	}
+	type tagged struct {
+		A int `json:"B" csv:"B"`
+		B int
+	}
+	dir := t.TempDir()
+	for name, p := range map[string]*flow.Pipeline{
+		"csv both":     flow.From(sources.Slice([]both{{1, 2}})).To(shards.CSV[both](dir)),
+		"jsonl tagged": flow.From(sources.Slice([]tagged{{1, 2}})).To(shards.JSONL[tagged](dir)),
+		"csv tagged":   flow.From(sources.Slice([]tagged{{1, 2}})).To(shards.CSV[tagged](dir)),
+	} {
+		if err := p.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "fields A and B have the same name") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if got := listTree(t, dir); len(got) != 0 {
+		t.Errorf("the runs wrote %q", got)
+	}
+
+	type Inner struct {
+		In int `json:"in"`
+	}
+	type embeds struct {
+		Inner
+		Out int `json:"Inner"`
+	}
+	dir = t.TempDir()
+	rows := []embeds{{Inner{1}, 2}, {Inner{3}, 4}}
+	if err := flow.From(sources.Slice(rows)).To(shards.JSONL[embeds](dir)).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var got []embeds
+	for it, err := range flow.Items[embeds](context.Background(), flow.From(text.JSONL[embeds](dir))) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, it.Value)
+	}
+	if len(got) != 2 || got[0] != rows[0] || got[1] != rows[1] {
+		t.Fatalf("read back %+v, wrote %+v", got, rows)
 	}
 }

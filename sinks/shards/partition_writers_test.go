@@ -242,7 +242,7 @@ func TestPartitionedWritersUnion(t *testing.T) {
 // failing and cancelled; the long tests every combination.
 func TestShardsFailureLeavesNothing(t *testing.T) {
 	const part = 41
-	rows := pwRows(2000, part, 6)
+	rows := pwRows(1200, part, 6)
 	boom := errors.New("boom")
 	for _, format := range []string{"parquet", "jsonl", "csv"} {
 		for _, writers := range []int{1, 3} {
@@ -287,7 +287,7 @@ func TestShardsFailureLeavesNothing(t *testing.T) {
 						before := listTree(t, dir)
 						ctx, cancel := context.WithCancel(context.Background())
 						defer cancel()
-						err := p(ctx, cancel, 1500).To(pwSink(format, dir, opts...)).Run(ctx)
+						err := p(ctx, cancel, 900).To(pwSink(format, dir, opts...)).Run(ctx)
 						switch {
 						case mode == "error" && !errors.Is(err, boom), mode == "cancel" && !errors.Is(err, context.Canceled):
 							t.Fatalf("Run: %v", err)

@@ -80,7 +80,8 @@ import (
 // a fragment starts inside a row group). A maximum of only 0xff bytes in a column index is ignored, since
 // a writer that truncates long bounds cannot round it up. A page index
 // that cannot be read, lies outside the file or disagrees with itself or
-// its column chunk fails the fragment, as other corrupt data does.
+// its column chunk (a page of only nulls in a column of required fields,
+// say) fails the fragment, as other corrupt data does.
 //
 // # What is returned
 //

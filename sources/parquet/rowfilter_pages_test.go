@@ -537,3 +537,66 @@ func TestRowFilterCorruptPageIndex(t *testing.T) {
 		t.Fatalf("skipping bad fragments: %d rows, %v, report %+v", n, err, report)
 	}
 }
+
+// TestRowFilterNullPagesInRequiredColumn: a column index that says the
+// pages of a required column hold only nulls (as parquet-mr 1.13 wrote
+// for pages without statistics, in parquet-testing's
+// datapage_v1-snappy-compressed-checksum.parquet) disagrees with its
+// column chunk. A filter on the column fails the fragment, naming the file
+// and the column, where it dropped every row of the pages without an
+// error.
+func TestRowFilterNullPagesInRequiredColumn(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, "sorted.parquet")
+	writePaged(t, path, sortedRows(0), 500)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
+	at := len(data) - 8 - n
+	var md format.FileMetaData
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), data[at:len(data)-8], &md); err != nil {
+		t.Fatal(err)
+	}
+	cc := &md.RowGroups[1].Columns[0] // id
+	var index format.ColumnIndex
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), data[cc.ColumnIndexOffset:cc.ColumnIndexOffset+int64(cc.ColumnIndexLength)], &index); err != nil {
+		t.Fatal(err)
+	}
+	for k := range index.NullPages {
+		index.NullPages[k], index.MinValues[k], index.MaxValues[k] = true, []byte{}, []byte{}
+	}
+	index.NullCounts = nil
+	nulls, err := thrift.Marshal(new(thrift.CompactProtocol), &index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc.ColumnIndexOffset, cc.ColumnIndexLength = int64(at), int32(len(nulls))
+	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := append(append(data[:at:at], nulls...), footer...)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(footer)))
+	if err := os.WriteFile(path, append(out, "PAR1"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(opts ...parquet.Option) (int64, error) {
+		var n int64
+		err := flow.From(parquet.Read[sources.Record](root, opts...)).To(sinks.Count[sources.Record](&n)).Run(context.Background())
+		return n, err
+	}
+	if n, err := run(); err != nil || n != 1000 {
+		t.Fatalf("no filter: %d rows, %v", n, err)
+	}
+	if n, err := run(parquet.RowFilter(sources.Ge("name", "n0600"))); err != nil || n != 400 {
+		t.Fatalf("a filter on name: %d rows, %v", n, err)
+	}
+	n2, err := run(parquet.RowFilter(sources.Ge("id", 600)))
+	for _, w := range []string{"sorted.parquet", "row group 1", `"id"`, "column index"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Fatalf("a filter on id: %d rows, error %v does not say %s", n2, err, w)
+		}
+	}
+}

@@ -65,7 +65,10 @@ func (r *Reader) OffsetIndex(ctx context.Context, rowGroup, column int) (index *
 // The index is read, kept and checked against the file's size and for its
 // thrift encoding as with [Reader.OffsetIndex], whose index it reads too.
 // Its lists must have one entry per page (the null counts may be absent),
-// and as many as the offset index has pages if the chunk has one. The
+// and as many as the offset index has pages if the chunk has one; in a
+// column of required fields, which holds no nulls, no page of rows may be
+// one that holds only nulls (parquet-mr 1.13 flagged so the pages it
+// wrote without statistics, and a filter would drop their rows). The
 // bounds themselves are not checked: they are PLAIN-encoded values in the
 // order that the file's column_orders declare, and mean nothing for pages
 // that hold only nulls.
@@ -102,12 +105,31 @@ func (r *Reader) ColumnIndex(ctx context.Context, rowGroup, column int) (index *
 			pages, len(index.MinValues), len(index.MaxValues), len(index.NullCounts))
 	case offsets != nil && len(offsets.PageLocations) != pages:
 		err = corruptf("it describes %d pages; the offset index, %d", pages, len(offsets.PageLocations))
+	case offsets != nil && r.leaves[column].MaxDefinitionLevel == 0:
+		if k := nullPageOfRows(index, offsets.PageLocations, r.file.Metadata().RowGroups[rowGroup].NumRows); k >= 0 {
+			err = corruptf("it says that page %d holds only nulls, in a column of required fields, which has none", k)
+		}
 	}
 	if err != nil {
 		return nil, e.wrap(err, "column index")
 	}
 	slot.Store(index)
 	return index, nil
+}
+
+// nullPageOfRows returns the first page holding rows that index says
+// holds only nulls, or -1; pages lists the pages, one per entry of index.
+func nullPageOfRows(index *format.ColumnIndex, pages []format.PageLocation, numRows int64) int {
+	for k, null := range index.NullPages {
+		end := numRows
+		if k+1 < len(pages) {
+			end = pages[k+1].FirstRowIndex
+		}
+		if null && end > pages[k].FirstRowIndex {
+			return k
+		}
+	}
+	return -1
 }
 
 // indexArgs checks the arguments of a page index read, returning the

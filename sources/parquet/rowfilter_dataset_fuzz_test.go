@@ -112,6 +112,9 @@ func FuzzReadHiveFiltered(f *testing.F) {
 	// Where(Not(In("region"))), of no values, keeps the default partition,
 	// whose region is null: In of nothing is false even there.
 	f.Add(uint64(2624))
+	// Rename("s", "region") and Rename("region", "reg"): Where(reg = 'b')
+	// filters the Hive column, RowFilter(not region >= 'kkk…') the file's.
+	f.Add(uint64(2276))
 	f.Fuzz(func(t *testing.T, seed uint64) {
 		newDsCase(seed).check(t)
 	})

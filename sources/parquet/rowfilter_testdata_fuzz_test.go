@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -68,24 +69,26 @@ func FuzzRowFilterTestdata(f *testing.F) {
 }
 
 // filterTestdataFiles returns the files the fuzzer draws from: parquet-go's
-// testdata without the largest files, all of them and the parquet-testing
-// corpus in the long tests.
+// testdata, with the parquet-testing corpus in the long tests, without
+// the files over a MiB unless the long tests run the seeds: with -fuzz,
+// an input must take less than 10 seconds.
 func filterTestdataFiles(t *testing.T) []string {
 	dir := testutil.ParquetGoTestdata(t)
 	files, _ := filepath.Glob(filepath.Join(dir, "*.parquet"))
 	if len(files) < 40 {
 		t.Fatalf("%d files under %s", len(files), dir)
 	}
-	if !longtest.On() {
+	if longtest.On() {
+		if dir, ok := testutil.LookupSharedCorpus(t); ok {
+			corpus, _ := filepath.Glob(filepath.Join(dir, "data", "*.parquet"))
+			files = append(files, corpus...)
+		}
+	}
+	if fuzzing := flag.Lookup("test.fuzz"); !longtest.On() || fuzzing != nil && fuzzing.Value.String() != "" {
 		files = slices.DeleteFunc(files, func(p string) bool {
 			st, err := os.Stat(p)
 			return err != nil || st.Size() > 1<<20
 		})
-		return files
-	}
-	if dir, ok := testutil.LookupSharedCorpus(t); ok {
-		corpus, _ := filepath.Glob(filepath.Join(dir, "data", "*.parquet"))
-		files = append(files, corpus...)
 	}
 	return files
 }

@@ -78,10 +78,13 @@ import (
 // decompressed, in the columns that have an offset index (a column
 // without one skips the pages before each piece by reading them, as when
 // a fragment starts inside a row group). A maximum of only 0xff bytes in a column index is ignored, since
-// a writer that truncates long bounds cannot round it up. A page index
+// a writer that truncates long bounds cannot round it up; so is a column
+// index that says a page of a column of required fields holds only nulls,
+// as parquet-mr 1.13 wrote for pages without statistics (the column
+// chunk's statistics, if any, are used instead). A page index
 // that cannot be read, lies outside the file or disagrees with itself or
-// its column chunk (a page of only nulls in a column of required fields,
-// say) fails the fragment, as other corrupt data does.
+// its column chunk otherwise fails the fragment, as other corrupt data
+// does.
 //
 // # What is returned
 //

@@ -93,12 +93,6 @@ func filterTestdataFiles(t *testing.T) []string {
 	return files
 }
 
-// badColumnIndex lists the files whose column indexes disagree with
-// their column chunks, which fails a filter that needs them: parquet-mr
-// 1.13 flagged as holding only nulls the pages of required columns that
-// it wrote without statistics.
-var badColumnIndex = map[string]bool{"datapage_v1-snappy-compressed-checksum.parquet": true}
-
 // tdCol is a column of a testdata file that a filter can compare.
 type tdCol struct {
 	name      string // dotted leaf path
@@ -688,10 +682,6 @@ func (tf *tdFile) check(t *testing.T, r *rand.Rand, seed uint64) {
 	for _, par := range []int{1, 3} {
 		var got []flow.Item[sources.Record]
 		for it, err := range flow.Items[sources.Record](t.Context(), flow.From(parquet.Read[sources.Record](tf.path, opts...)).Parallel(par)) {
-			if err != nil && badColumnIndex[filepath.Base(tf.path)] && strings.Contains(err.Error(), "column index") &&
-				strings.Contains(err.Error(), filepath.Base(tf.path)) {
-				return // as RowFilter's doc says
-			}
 			if err != nil {
 				t.Fatalf("parallelism %d: %v\n%s", par, err, desc)
 			}

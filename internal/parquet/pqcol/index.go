@@ -65,11 +65,13 @@ func (r *Reader) OffsetIndex(ctx context.Context, rowGroup, column int) (index *
 // The index is read, kept and checked against the file's size and for its
 // thrift encoding as with [Reader.OffsetIndex], whose index it reads too.
 // Its lists must have one entry per page (the null counts may be absent),
-// and as many as the offset index has pages if the chunk has one; in a
-// column of required fields, which holds no nulls, no page of rows may be
-// one that holds only nulls (parquet-mr 1.13 flagged so the pages it
-// wrote without statistics, and a filter would drop their rows). The
-// bounds themselves are not checked: they are PLAIN-encoded values in the
+// and as many as the offset index has pages if the chunk has one. An
+// index that says a page of rows holds only nulls, in a column of required
+// fields, which has none, is ignored: ColumnIndex returns nil, nil, as for
+// a chunk without one. parquet-mr 1.13 flagged so the pages it wrote
+// without statistics; the data is sound, and a filter that trusted the
+// flags would drop the pages' rows (parquet-java ignores such an index
+// too). The bounds themselves are not checked: they are PLAIN-encoded values in the
 // order that the file's column_orders declare, and mean nothing for pages
 // that hold only nulls.
 //
@@ -81,6 +83,9 @@ func (r *Reader) ColumnIndex(ctx context.Context, rowGroup, column int) (index *
 	}
 	slot := &r.colIndexes[rowGroup*len(r.leaves)+column]
 	if index := slot.Load(); index != nil {
+		if index == ignoredIndex {
+			return nil, nil
+		}
 		return index, nil
 	}
 	cc := &r.file.Metadata().RowGroups[rowGroup].Columns[column]
@@ -105,17 +110,23 @@ func (r *Reader) ColumnIndex(ctx context.Context, rowGroup, column int) (index *
 			pages, len(index.MinValues), len(index.MaxValues), len(index.NullCounts))
 	case offsets != nil && len(offsets.PageLocations) != pages:
 		err = corruptf("it describes %d pages; the offset index, %d", pages, len(offsets.PageLocations))
-	case offsets != nil && r.leaves[column].MaxDefinitionLevel == 0:
-		if k := nullPageOfRows(index, offsets.PageLocations, r.file.Metadata().RowGroups[rowGroup].NumRows); k >= 0 {
-			err = corruptf("it says that page %d holds only nulls, in a column of required fields, which has none", k)
-		}
+	case offsets != nil && r.leaves[column].MaxDefinitionLevel == 0 &&
+		nullPageOfRows(index, offsets.PageLocations, r.file.Metadata().RowGroups[rowGroup].NumRows) >= 0:
+		index = ignoredIndex
 	}
 	if err != nil {
 		return nil, e.wrap(err, "column index")
 	}
 	slot.Store(index)
+	if index == ignoredIndex {
+		return nil, nil
+	}
 	return index, nil
 }
+
+// ignoredIndex marks, in the reader's slot of a column chunk, a column
+// index that ColumnIndex ignores.
+var ignoredIndex = new(format.ColumnIndex)
 
 // nullPageOfRows returns the first page holding rows that index says
 // holds only nulls, or -1; pages lists the pages, one per entry of index.

@@ -873,6 +873,41 @@ const (
 	tTrue
 )
 
+// evalBool evaluates a node of op "not", "and" or "or" of the generated
+// filters from its kids, eval giving a kid's value; ok is false for
+// other ops (comparisons, which each test evaluates itself).
+func evalBool[N any](op string, kids []N, eval func(N) tri) (v tri, ok bool) {
+	switch op {
+	case "not":
+		return tTrue - eval(kids[0]), true
+	case "and":
+		v = tTrue
+		for _, k := range kids {
+			v = min(v, eval(k))
+		}
+		return v, true
+	case "or":
+		v = tFalse
+		for _, k := range kids {
+			v = max(v, eval(k))
+		}
+		return v, true
+	}
+	return 0, false
+}
+
+// boolExpr is the expression of a node of op "and", "or" or "not" of
+// the generated filters, given its kids' expressions.
+func boolExpr(op string, fs []sources.Expr) sources.Expr {
+	switch op {
+	case "and":
+		return sources.And(fs...)
+	case "or":
+		return sources.Or(fs...)
+	}
+	return sources.Not(fs[0])
+}
+
 // fnode is a generated filter with what it means: f, and the tree that
 // eval walks.
 type fnode struct {
@@ -898,14 +933,7 @@ func (g *rgen) filter(c *readCase, depth int) *fnode {
 			n.kids = append(n.kids, g.filter(c, depth-1))
 			fs[i] = n.kids[i].f
 		}
-		switch op {
-		case "and":
-			n.f = sources.And(fs...)
-		case "or":
-			n.f = sources.Or(fs...)
-		default:
-			n.f = sources.Not(fs[0])
-		}
+		n.f = boolExpr(op, fs)
 		return n
 	}
 	// Mostly a sorted column, whose pages and row groups the statistics
@@ -1095,21 +1123,8 @@ func cmpFilter[V sources.Literal](op, col string, lits []any) sources.Expr {
 // eval evaluates the filter on row i of the case, as the package doc
 // says: comparisons exact, with a null or a NaN unknown.
 func (n *fnode) eval(c *readCase, i int) tri {
-	switch n.op {
-	case "not":
-		return tTrue - n.kids[0].eval(c, i)
-	case "and":
-		out := tTrue
-		for _, k := range n.kids {
-			out = min(out, k.eval(c, i))
-		}
-		return out
-	case "or":
-		out := tFalse
-		for _, k := range n.kids {
-			out = max(out, k.eval(c, i))
-		}
-		return out
+	if v, ok := evalBool(n.op, n.kids, func(k *fnode) tri { return k.eval(c, i) }); ok {
+		return v
 	}
 	if n.op == "in" { // Or of Eqs: with no literals, false even on a null
 		out := tFalse

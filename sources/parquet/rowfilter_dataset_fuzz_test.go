@@ -297,14 +297,7 @@ func (c *dsCase) drawWhere(g *rgen, depth int) *wnode {
 			n.kids = append(n.kids, c.drawWhere(g, depth-1))
 			fs[i] = n.kids[i].f
 		}
-		switch n.op {
-		case "and":
-			n.f = sources.And(fs...)
-		case "or":
-			n.f = sources.Or(fs...)
-		default:
-			n.f = sources.Not(fs[0])
-		}
+		n.f = boolExpr(n.op, fs)
 		return n
 	}
 	n := &wnode{op: pickOf(g, "eq", "ne", "lt", "le", "gt", "ge", "in"), col: pickOf(g, "region", "day")}
@@ -343,21 +336,8 @@ func (c *dsCase) drawWhere(g *rgen, depth int) *wnode {
 // sources.Where says: a value is read as its literal's type, the default
 // partition is null.
 func (n *wnode) eval(f *dsFile) tri {
-	switch n.op {
-	case "not":
-		return tTrue - n.kids[0].eval(f)
-	case "and":
-		out := tTrue
-		for _, k := range n.kids {
-			out = min(out, k.eval(f))
-		}
-		return out
-	case "or":
-		out := tFalse
-		for _, k := range n.kids {
-			out = max(out, k.eval(f))
-		}
-		return out
+	if v, ok := evalBool(n.op, n.kids, func(k *wnode) tri { return k.eval(f) }); ok {
+		return v
 	}
 	if n.op == "in" && len(n.lits) == 0 {
 		return tFalse // even on a null

@@ -382,14 +382,7 @@ func (tf *tdFile) draw(r *rand.Rand, depth int) *tdFilter {
 			n.kids = append(n.kids, tf.draw(r, depth-1))
 			fs[i] = n.kids[i].f
 		}
-		switch n.op {
-		case "and":
-			n.f = sources.And(fs...)
-		case "or":
-			n.f = sources.Or(fs...)
-		default:
-			n.f = sources.Not(fs[0])
-		}
+		n.f = boolExpr(n.op, fs)
 		return n
 	}
 	n := &tdFilter{op: []string{"eq", "ne", "lt", "le", "gt", "ge", "in"}[r.IntN(7)], col: r.IntN(len(tf.cols))}
@@ -549,21 +542,8 @@ func unitTime(x, perSecond int64) time.Time {
 
 // eval evaluates the filter on row i, as RowFilter's doc says.
 func (n *tdFilter) eval(tf *tdFile, i int) tri {
-	switch n.op {
-	case "not":
-		return tTrue - n.kids[0].eval(tf, i)
-	case "and":
-		out := tTrue
-		for _, k := range n.kids {
-			out = min(out, k.eval(tf, i))
-		}
-		return out
-	case "or":
-		out := tFalse
-		for _, k := range n.kids {
-			out = max(out, k.eval(tf, i))
-		}
-		return out
+	if v, ok := evalBool(n.op, n.kids, func(k *tdFilter) tri { return k.eval(tf, i) }); ok {
+		return v
 	}
 	v := tf.vals[i][n.col]
 	if n.op == "in" { // false on a null when there are no literals

@@ -512,11 +512,7 @@ func TestRowFilterCorruptPageIndex(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run := func(opts ...parquet.Option) (int64, error) {
-		var n int64
-		err := flow.From(parquet.Read[sources.Record](root, opts...)).To(sinks.Count[sources.Record](&n)).Run(context.Background())
-		return n, err
-	}
+	run := func(opts ...parquet.Option) (int64, error) { return countRecords(root, opts...) }
 	if n, err := run(); err != nil || n != 1000 {
 		t.Fatalf("no filter: %d rows, %v", n, err)
 	}
@@ -581,11 +577,7 @@ func TestRowFilterNullPagesInRequiredColumn(t *testing.T) {
 	if err := os.WriteFile(path, append(out, "PAR1"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run := func(opts ...parquet.Option) (int64, error) {
-		var n int64
-		err := flow.From(parquet.Read[sources.Record](root, opts...)).To(sinks.Count[sources.Record](&n)).Run(context.Background())
-		return n, err
-	}
+	run := func(opts ...parquet.Option) (int64, error) { return countRecords(root, opts...) }
 	if n, err := run(); err != nil || n != 1000 {
 		t.Fatalf("no filter: %d rows, %v", n, err)
 	}
@@ -605,4 +597,12 @@ func TestRowFilterNullPagesInRequiredColumn(t *testing.T) {
 			t.Fatalf("RowFilter(%v): %d rows, %v; want %d", c.f, n, err, c.want)
 		}
 	}
+}
+
+// countRecords reads the dataset at root as records with opts and
+// returns how many it read.
+func countRecords(root string, opts ...parquet.Option) (int64, error) {
+	var n int64
+	err := flow.From(parquet.Read[sources.Record](root, opts...)).To(sinks.Count[sources.Record](&n)).Run(context.Background())
+	return n, err
 }

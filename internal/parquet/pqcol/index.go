@@ -71,9 +71,9 @@ func (r *Reader) OffsetIndex(ctx context.Context, rowGroup, column int) (index *
 // a chunk without one. parquet-mr 1.13 flagged so the pages it wrote
 // without statistics; the data is sound, and a filter that trusted the
 // flags would drop the pages' rows (parquet-java ignores such an index
-// too). The bounds themselves are not checked: they are PLAIN-encoded values in the
-// order that the file's column_orders declare, and mean nothing for pages
-// that hold only nulls.
+// too). The bounds themselves are not checked: they are PLAIN-encoded
+// values in the order that the file's column_orders declare, and mean
+// nothing for pages that hold only nulls.
 //
 // Errors are as for [Reader.OffsetIndex], whose errors it returns.
 func (r *Reader) ColumnIndex(ctx context.Context, rowGroup, column int) (index *format.ColumnIndex, err error) {

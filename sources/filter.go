@@ -133,9 +133,11 @@ func Or(fs ...Expr) Expr { return Expr{filter.Logic(filter.Or, exprs(fs)...)} }
 // that names a column the dataset's paths do not have, or a value that
 // does not read as its literal's type, fails the run when it starts. In a
 // Parquet source, Where names the Hive columns by their names after
-// parquet.Rename, as parquet.RowFilter names file columns. To filter on
-// the values inside the files, use parquet.RowFilter. Given more than
-// once, the filters are combined with [And].
+// parquet.Rename, as parquet.RowFilter names file columns: a name that
+// Rename gives a file column, or a Hive column's name in the paths that
+// Rename changes, fails the run too. To filter on the values inside the
+// files, use parquet.RowFilter. Given more than once, the filters are
+// combined with [And].
 func Where(f Expr) DatasetOption {
 	return datasetOption(func(c *datasource.Settings) error {
 		if err := f.e.Check(); err != nil {

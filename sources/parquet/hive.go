@@ -1,6 +1,7 @@
 package parquet
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 
@@ -37,9 +38,21 @@ func hiveColumns(part dataset.Partition, rename map[string]string) dataset.Parti
 // rawWhere returns the partition filter e with the columns it names by
 // the names that rename gives Hive columns (hive) replaced by their raw
 // names, which the dataset's paths have. A name is looked up as
-// [RowFilter] looks up a file column's.
-func rawWhere(e *filter.Expr, rename map[string]string, hive []string) *filter.Expr {
-	return renameWhere(e, rename, func(raw string) bool { return slices.Contains(hive, raw) })
+// [RowFilter] looks up a file column's. A name that Rename gives a file
+// column, or the raw name of a Hive column that Rename renames, names no
+// Hive column of the source: an error, which a filter on the raw Hive
+// column of that name would hide.
+func rawWhere(e *filter.Expr, rename map[string]string, hive []string) (*filter.Expr, error) {
+	for _, col := range e.Columns(nil) {
+		raw, renamed := rename[col]
+		switch {
+		case renamed && !slices.Contains(hive, raw):
+			return nil, fmt.Errorf("parquet: Where names %q, the name Rename gives the file column %q: Where filters Hive partition columns, RowFilter the files' columns", col, raw)
+		case !renamed && slices.Contains(hive, col) && slices.Contains(slices.Collect(maps.Values(rename)), col):
+			return nil, fmt.Errorf("parquet: Where names the Hive column %q by its name in the paths, which Rename changes: name it as Rename does", col)
+		}
+	}
+	return renameWhere(e, rename, func(raw string) bool { return slices.Contains(hive, raw) }), nil
 }
 
 // listingWhere is e with every column that Rename names given its raw

@@ -288,8 +288,20 @@ func TestHiveColumnsFiltersUseRenamedNames(t *testing.T) {
 		t.Errorf("RowFilter on a renamed Hive column: error %v, want one that names %s and the column", err, file)
 	}
 	if err := runSource(parquet.Read[sources.Record](root, append(renames, sources.Where(sources.Eq("aa", 12)))...)); err == nil ||
-		!strings.Contains(err.Error(), `unknown partition column "aa"`) {
+		!strings.Contains(err.Error(), `Where names "aa", the name Rename gives the file column "a"`) {
 		t.Errorf("Where on a renamed file column: error %v, want one that names the column", err)
+	}
+	// A file column renamed to a Hive column's raw name is a file column:
+	// Where on that name is an error, not a filter on the Hive column,
+	// which Rename named yr. So is the raw name of a renamed Hive column.
+	swapped := []parquet.Option{parquet.Rename("year", "yr"), parquet.Rename("a", "year")}
+	if err := runSource(parquet.Read[sources.Record](root, append(swapped, sources.Where(sources.Eq("year", 2025)))...)); err == nil ||
+		!strings.Contains(err.Error(), `Where names "year", the name Rename gives the file column "a"`) {
+		t.Errorf("Where on a file column renamed to a Hive column's raw name: error %v, want one that names the column", err)
+	}
+	if err := runSource(parquet.Read[sources.Record](root, parquet.Rename("year", "yr"), sources.Where(sources.Eq("year", 2025)))); err == nil ||
+		!strings.Contains(err.Error(), `Where names the Hive column "year" by its name in the paths, which Rename changes`) {
+		t.Errorf("Where on a renamed Hive column's raw name: error %v, want one that names the column", err)
 	}
 }
 

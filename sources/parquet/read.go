@@ -301,7 +301,11 @@ func (run *parquetRun[T]) plan(env flow.Env) (*dataset.Plan, error) {
 	// Where names Hive columns as Rename names them; the paths have the
 	// raw names.
 	dc := run.src.cfg.Settings
-	dc.Plan.Where = rawWhere(dc.Plan.Where, run.src.cfg.rename, run.ds.Columns())
+	where, err := rawWhere(dc.Plan.Where, run.src.cfg.rename, run.ds.Columns())
+	if err != nil {
+		return nil, err
+	}
+	dc.Plan.Where = where
 	return dc.NewPlan(run.ds, env, dataset.MetadataFunc(run.rowGroups))
 }
 

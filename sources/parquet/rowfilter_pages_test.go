@@ -79,29 +79,42 @@ func stripPageIndex(t *testing.T, path string, columns ...string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
-	at := len(data) - 8 - n
-	var md format.FileMetaData
-	if err := thrift.Unmarshal(new(thrift.CompactProtocol), data[at:len(data)-8], &md); err != nil {
-		t.Fatal(err)
-	}
-	for rg := range md.RowGroups {
-		for i := range md.RowGroups[rg].Columns {
-			cc := &md.RowGroups[rg].Columns[i]
-			if len(columns) == 0 || slices.Contains(columns, strings.Join(cc.MetaData.PathInSchema, ".")) {
-				cc.ColumnIndexOffset, cc.ColumnIndexLength, cc.OffsetIndexOffset, cc.OffsetIndexLength = 0, 0, 0, 0
+	data = editFooter(t, data, func(md *format.FileMetaData, _ int64) []byte {
+		for rg := range md.RowGroups {
+			for i := range md.RowGroups[rg].Columns {
+				cc := &md.RowGroups[rg].Columns[i]
+				if len(columns) == 0 || slices.Contains(columns, strings.Join(cc.MetaData.PathInSchema, ".")) {
+					cc.ColumnIndexOffset, cc.ColumnIndexLength, cc.OffsetIndexOffset, cc.OffsetIndexLength = 0, 0, 0, 0
+				}
 			}
 		}
+		return nil
+	})
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
 	}
+}
+
+// editFooter returns a copy of the Parquet file data whose footer edit
+// has changed. edit gets the decoded footer and the offset at which the
+// footer starts, and returns bytes to write there, before the new footer
+// (nil for none), which the footer may point into.
+func editFooter(t *testing.T, data []byte, edit func(md *format.FileMetaData, at int64) []byte) []byte {
+	t.Helper()
+	size := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
+	body := data[:len(data)-8-size]
+	var md format.FileMetaData
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), data[len(body):len(data)-8], &md); err != nil {
+		t.Fatal(err)
+	}
+	extra := edit(&md, int64(len(body)))
 	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := append(data[:at:at], footer...)
+	out := append(append(append([]byte(nil), body...), extra...), footer...)
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(footer)))
-	if err := os.WriteFile(path, append(out, "PAR1"...), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	return append(out, "PAR1"...)
 }
 
 // pagedDatasets returns datasets of the two files of sortedRows in row
@@ -548,33 +561,24 @@ func TestRowFilterNullPagesInRequiredColumn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
-	at := len(data) - 8 - n
-	var md format.FileMetaData
-	if err := thrift.Unmarshal(new(thrift.CompactProtocol), data[at:len(data)-8], &md); err != nil {
-		t.Fatal(err)
-	}
-	cc := &md.RowGroups[1].Columns[0] // id
-	var index format.ColumnIndex
-	if err := thrift.Unmarshal(new(thrift.CompactProtocol), data[cc.ColumnIndexOffset:cc.ColumnIndexOffset+int64(cc.ColumnIndexLength)], &index); err != nil {
-		t.Fatal(err)
-	}
-	for k := range index.NullPages {
-		index.NullPages[k], index.MinValues[k], index.MaxValues[k] = true, []byte{}, []byte{}
-	}
-	index.NullCounts = nil
-	nulls, err := thrift.Marshal(new(thrift.CompactProtocol), &index)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc.ColumnIndexOffset, cc.ColumnIndexLength = int64(at), int32(len(nulls))
-	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := append(append(data[:at:at], nulls...), footer...)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(footer)))
-	if err := os.WriteFile(path, append(out, "PAR1"...), 0o644); err != nil {
+	data = editFooter(t, data, func(md *format.FileMetaData, at int64) []byte {
+		cc := &md.RowGroups[1].Columns[0] // id
+		var index format.ColumnIndex
+		if err := thrift.Unmarshal(new(thrift.CompactProtocol), data[cc.ColumnIndexOffset:cc.ColumnIndexOffset+int64(cc.ColumnIndexLength)], &index); err != nil {
+			t.Fatal(err)
+		}
+		for k := range index.NullPages {
+			index.NullPages[k], index.MinValues[k], index.MaxValues[k] = true, []byte{}, []byte{}
+		}
+		index.NullCounts = nil
+		nulls, err := thrift.Marshal(new(thrift.CompactProtocol), &index)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cc.ColumnIndexOffset, cc.ColumnIndexLength = at, int32(len(nulls))
+		return nulls
+	})
+	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	run := func(opts ...parquet.Option) (int64, error) { return countRecords(root, opts...) }

@@ -2,14 +2,12 @@ package parquet_test
 
 import (
 	"context"
-	"encoding/binary"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 	"github.com/rowflow/rowflow/flow"
 	"github.com/rowflow/rowflow/internal/testutil"
@@ -91,21 +89,11 @@ func TestParquetSkipsBadFragmentsDeterministically(t *testing.T) {
 // declares n rows for row group rg.
 func withRowGroupRows(t *testing.T, data []byte, rg int, n int64) []byte {
 	t.Helper()
-	size := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
-	body := data[:len(data)-8-size]
-	var md format.FileMetaData
-	if err := thrift.Unmarshal(new(thrift.CompactProtocol), data[len(body):len(data)-8], &md); err != nil {
-		t.Fatal(err)
-	}
-	md.NumRows += n - md.RowGroups[rg].NumRows
-	md.RowGroups[rg].NumRows = n
-	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := append(append([]byte(nil), body...), footer...)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(footer)))
-	return append(out, "PAR1"...)
+	return editFooter(t, data, func(md *format.FileMetaData, _ int64) []byte {
+		md.NumRows += n - md.RowGroups[rg].NumRows
+		md.RowGroups[rg].NumRows = n
+		return nil
+	})
 }
 
 // TestFooterRowCountMismatch: a file whose footer declares fewer rows for

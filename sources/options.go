@@ -18,12 +18,12 @@ import (
 // inputs of package interop/gostreams, which read values in order as
 // well: every SliceOption is a gostreams.InputOption.
 //
-// Its methods are exported so that the option types of that package can
-// require them; their parameter is internal, so only rowflow's packages
-// can implement them: give a source the options these packages make, not
-// a type of your own.
+// Its exported methods are those that the option types of that package
+// require; their parameter is internal, and the method that Slice and
+// Generate call is unexported, so only this package can implement it:
+// give a source the options these packages make, not a type of your own.
 type SliceOption interface {
-	ApplySlice(*datasource.Stream) error
+	applySlice(*datasource.Stream) error
 	ApplyStream(*datasource.Stream) error
 	ApplyFlow(*datasource.Stream) error
 }
@@ -48,7 +48,7 @@ type Option interface {
 
 type commonOption func(*datasource.Common) error
 
-func (o commonOption) ApplySlice(c *datasource.Stream) error     { return o(&c.Common) }
+func (o commonOption) applySlice(c *datasource.Stream) error     { return o(&c.Common) }
 func (o commonOption) ApplyStream(c *datasource.Stream) error    { return o(&c.Common) }
 func (o commonOption) ApplyFlow(c *datasource.Stream) error      { return o(&c.Common) }
 func (o commonOption) ApplyParquet(s *datasource.Settings) error { return o(&s.Common) }
@@ -57,7 +57,7 @@ func (o commonOption) ApplyJSONL(s *datasource.Settings) error   { return o(&s.C
 
 type sliceOption func(*datasource.Stream) error
 
-func (o sliceOption) ApplySlice(c *datasource.Stream) error  { return o(c) }
+func (o sliceOption) applySlice(c *datasource.Stream) error  { return o(c) }
 func (o sliceOption) ApplyStream(c *datasource.Stream) error { return o(c) }
 func (o sliceOption) ApplyFlow(c *datasource.Stream) error   { return o(c) }
 
@@ -107,7 +107,7 @@ func buildMem(name string, opts []SliceOption) (memConfig, error) {
 		if o == nil {
 			return c, fmt.Errorf("sources: %s: nil option", name)
 		}
-		if err := o.ApplySlice(&c.Stream); err != nil {
+		if err := o.applySlice(&c.Stream); err != nil {
 			return c, err
 		}
 	}
